@@ -1,0 +1,43 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import { useAppSelector } from '@/store/hooks';
+import { selectOrgId } from '@/store/userSlice';
+
+const SECTIONS = [
+  { heading: 'Ad data', links: [['connection', 'Connections'], ['source', 'Sources'], ['destination', 'Destinations']] },
+  { heading: 'Conversions', links: [['conversion', 'Conversions'], ['app', 'Apps'], ['payment', 'Payments']] },
+  { heading: 'Organization', links: [['settings', 'Settings'], ['subscription', 'Subscription']] },
+] as const;
+
+/** Links of the organization in the URL, or else of the selected one. */
+export default function OrganizationNav() {
+  const router = useRouter();
+  const selectedOrgId = useAppSelector(selectOrgId);
+  const orgId = typeof router.query.orgId === 'string' ? router.query.orgId : selectedOrgId;
+  if (!orgId) {
+    return (
+      <nav className="nav" aria-label="Main">
+        <Link href="/organizations">Organizations</Link>
+      </nav>
+    );
+  }
+  const base = `/${encodeURIComponent(orgId)}`;
+  return (
+    <nav className="nav" aria-label="Main">
+      {SECTIONS.map(({ heading, links }) => (
+        <div key={heading}>
+          <div className="nav__heading">{heading}</div>
+          {links.map(([segment, label]) => {
+            const href = `${base}/${segment}`;
+            const current = router.asPath === href || router.asPath.startsWith(`${href}/`);
+            return (
+              <Link key={segment} href={href} aria-current={current ? 'page' : undefined}>
+                {label}
+              </Link>
+            );
+          })}
+        </div>
+      ))}
+    </nav>
+  );
+}

@@ -1,0 +1,38 @@
+/** An API answer that was not a 2xx, with the server's message and field errors. */
+export class ApiRequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fieldErrors: Record<string, string[]> = {},
+  ) {
+    super(message);
+    this.name = 'ApiRequestError';
+  }
+}
+
+interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/** Calls our own API as the signed-in user (bearer ID token) and returns the parsed JSON. */
+export async function apiRequest<T>(path: string, { method = 'GET', query, body }: RequestOptions = {}): Promise<T> {
+  // Loaded on first use, so code that only holds the store never starts the Firebase SDK.
+  const { clientAuth } = await import('@/lib/firebase/auth');
+  const token = await clientAuth().currentUser?.getIdToken();
+  const url = query ? `${path}?${new URLSearchParams(query)}` : path;
+  const response = await fetch(url, {
+    method,
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const payload = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    throw new ApiRequestError(response.status, payload.message ?? 'An unexpected error occurred', payload.fieldErrors);
+  }
+  return payload as T;
+}

@@ -1,0 +1,21 @@
+import { connectAuthEmulator, getAuth, type Auth, type User } from 'firebase/auth';
+import { publicConfig } from '@/lib/config';
+import { firebaseApp } from '@/lib/firebase/app';
+import type { ProviderUser } from '@/store/userSlice';
+
+let auth: Auth | undefined;
+
+/** The browser Auth SDK, pointed at the emulator when NEXT_PUBLIC_USE_EMULATORS=1. */
+export function clientAuth(): Auth {
+  if (!auth) {
+    auth = getAuth(firebaseApp());
+    if (publicConfig.useEmulators) {
+      connectAuthEmulator(auth, publicConfig.authEmulatorUrl, { disableWarnings: true });
+    }
+  }
+  return auth;
+}
+
+export function toProviderUser(user: User): ProviderUser {
+  return { uid: user.uid, email: user.email, displayName: user.displayName, photoURL: user.photoURL };
+}

@@ -1,0 +1,53 @@
+/**
+ * Who may do what inside an organization. Handlers enforce it; the UI reads it only to hide
+ * controls a user may not use.
+ */
+export const ORGANIZATION_ROLES = ['owner', 'admin', 'member'] as const;
+export type OrganizationRole = (typeof ORGANIZATION_ROLES)[number];
+
+/** The platform role: may do anything anywhere. */
+export const SUPER_ADMIN = 'super_admin';
+export type Role = OrganizationRole | typeof SUPER_ADMIN;
+
+export type Action = 'read' | 'create' | 'update' | 'delete';
+export type Resource =
+  | 'organization'
+  | 'member'
+  | 'invitation'
+  | 'billing'
+  | 'source'
+  | 'destination'
+  | 'connection'
+  | 'conversion'
+  | 'payment'
+  | 'app';
+
+const ALL: readonly Action[] = ['read', 'create', 'update', 'delete'];
+const READ: readonly Action[] = ['read'];
+
+const INTEGRATIONS = {
+  source: ALL,
+  destination: ALL,
+  connection: ALL,
+  conversion: ALL,
+  payment: ALL,
+  app: ALL,
+} as const;
+
+const table: Record<OrganizationRole, Record<Resource, readonly Action[]>> = {
+  owner: { organization: ALL, member: ALL, invitation: ALL, billing: ALL, ...INTEGRATIONS },
+  admin: { organization: ['read', 'update'], member: ALL, invitation: ALL, billing: ALL, ...INTEGRATIONS },
+  member: { organization: READ, member: READ, invitation: READ, billing: READ, ...INTEGRATIONS },
+};
+
+/** Ranks decide who may remove or demote whom: nobody acts on a higher rank than their own. */
+export const ROLE_RANK: Record<Role, number> = { member: 1, admin: 2, owner: 3, super_admin: 4 };
+
+export function can(role: Role, resource: Resource, action: Action): boolean {
+  if (role === SUPER_ADMIN) return true;
+  return table[role][resource].includes(action);
+}
+
+export function isOrganizationRole(value: unknown): value is OrganizationRole {
+  return typeof value === 'string' && (ORGANIZATION_ROLES as readonly string[]).includes(value);
+}

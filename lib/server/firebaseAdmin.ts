@@ -1,0 +1,31 @@
+import { applicationDefault, cert, getApp, getApps, initializeApp, type App } from 'firebase-admin/app';
+import { getAuth, type Auth } from 'firebase-admin/auth';
+import { getFirestore, type Firestore } from 'firebase-admin/firestore';
+import { serverEnv } from '@/lib/server/env';
+
+function adminApp(): App {
+  if (getApps().length) return getApp();
+  const env = serverEnv();
+  const usesEmulators = Boolean(env.FIREBASE_AUTH_EMULATOR_HOST || env.FIRESTORE_EMULATOR_HOST);
+  return initializeApp({
+    projectId: env.FIREBASE_PROJECT_ID,
+    // The emulators need no credentials; a real project takes a key or Application Default Credentials.
+    ...(usesEmulators
+      ? {}
+      : { credential: env.FIREBASE_SERVICE_ACCOUNT ? cert(JSON.parse(env.FIREBASE_SERVICE_ACCOUNT)) : applicationDefault() }),
+  });
+}
+
+let db: Firestore | undefined;
+
+export function adminAuth(): Auth {
+  return getAuth(adminApp());
+}
+
+export function adminDb(): Firestore {
+  if (!db) {
+    db = getFirestore(adminApp());
+    db.settings({ ignoreUndefinedProperties: true });
+  }
+  return db;
+}

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import type { NextApiHandler, NextApiRequest, NextApiResponse } from 'next';
+import type { DocumentData } from 'firebase-admin/firestore';
+import { z } from 'zod';
+import { can, SUPER_ADMIN, type Action, type Resource, type Role } from '@/lib/permissions';
+import { authenticate, type Caller } from '@/lib/server/http/authenticate';
+import { ApiError, forbidden, organizationNotFound } from '@/lib/server/http/errors';
+import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
+import { isSuperAdmin } from '@/lib/server/repos/users';
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Who may call a route. Membership is part of the spec, so no handler can forget to check it. */
+export type Access = 'public' | 'signedIn' | 'orgMember' | 'superAdmin';
+
+interface BaseContext<Q, B> {
+  req: NextApiRequest;
+  res: NextApiResponse;
+  query: Q;
+  body: B;
+  requestId: string;
+}
+
+export interface OrganizationContext {
+  id: string;
+  role: Role;
+  data: DocumentData;
+}
+
+export type RouteContext<A extends Access, Q, B> = BaseContext<Q, B> &
+  (A extends 'public' ? unknown : { caller: Caller }) &
+  (A extends 'orgMember' ? { org: OrganizationContext } : unknown);
+
+type Schema = z.ZodType;
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+export interface RouteSpec<A extends Access, Q extends Schema | undefined, B extends Schema | undefined> {
+  access: A;
+  query?: Q;
+  body?: B;
+  /** For orgMember routes: where the organization id is. Defaults to the `orgId` route segment. */
+  orgId?: (input: { query: Infer<Q>; body: Infer<B> }) => string;
+  /** For orgMember routes: what the caller's role must allow. */
+  permission?: [Resource, Action];
+  /** Returns the JSON body of a 200, or writes to ctx.res itself and returns undefined. */
+  handle: (ctx: RouteContext<A, Infer<Q>, Infer<B>>) => unknown;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a method map holds routes of any shape
+type AnyRouteSpec = RouteSpec<Access, any, any>;
+
+/** Declares one method's route; exists so TypeScript infers the context from the spec. */
+export function route<A extends Access, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  spec: RouteSpec<A, Q, B>,
+): RouteSpec<A, Q, B> {
+  return spec;
+}
+
+function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
+  const fieldErrors: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const key = issue.path.join('.') || '_';
+    (fieldErrors[key] ??= []).push(issue.message);
+  }
+  return fieldErrors;
+}
+
+function parse<S extends Schema | undefined>(schema: S, value: unknown, where: 'query' | 'body'): Infer<S> {
+  if (!schema) return undefined as Infer<S>;
+  const result = schema.safeParse(value ?? (where === 'body' ? {} : value));
+  if (!result.success) {
+    throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', fieldErrorsOf(result.error));
+  }
+  return result.data as Infer<S>;
+}
+
+async function organizationFor(spec: AnyRouteSpec, caller: Caller, query: unknown, body: unknown): Promise<OrganizationContext> {
+  const orgId = spec.orgId ? spec.orgId({ query, body }) : (query as { orgId?: unknown } | undefined)?.orgId;
+  if (typeof orgId !== 'string' || !orgId || orgId.includes('/')) throw organizationNotFound();
+
+  const { organization, role } = await getOrganizationWithMembership(orgId, caller.uid);
+  if (!organization) throw organizationNotFound();
+  // A super admin may act in any organization; anyone else must be a member.
+  const effectiveRole: Role | null = role ?? ((await isSuperAdmin(caller.uid)) ? SUPER_ADMIN : null);
+  if (!effectiveRole) throw organizationNotFound();
+  if (spec.permission && !can(effectiveRole, ...spec.permission)) throw forbidden();
+  return { id: orgId, role: effectiveRole, data: organization };
+}
+
+function sendError(res: NextApiResponse, requestId: string, error: unknown) {
+  if (error instanceof ApiError) {
+    res.status(error.status).json({
+      success: false,
+      code: error.code,
+      message: error.message,
+      ...(error.fieldErrors ? { fieldErrors: error.fieldErrors } : {}),
+    });
+    return;
+  }
+  // Internals go to the log with the request id; the caller gets the id only.
+  console.error(`[api] request ${requestId} failed`, error);
+  res.status(500).json({ success: false, code: 'internal', message: 'An unexpected error occurred', requestId });
+}
+
+/**
+ * Wraps a method map into a Next API handler: 405 with Allow, authentication (401), validation
+ * (400 with field errors), organization membership (404) and permission (403), then the handler;
+ * ApiErrors pass through as they are, anything else becomes a 500 with a request id.
+ */
+export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): NextApiHandler {
+  const allow = Object.keys(methods).join(', ');
+  return async (req, res) => {
+    const requestId = randomUUID();
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('Cache-Control', 'no-store');
+    const spec = methods[req.method as Method];
+    if (!spec) {
+      res.setHeader('Allow', allow);
+      res.status(405).json({ success: false, code: 'method_not_allowed', message: `Use ${allow}.` });
+      return;
+    }
+    try {
+      const caller = spec.access === 'public' ? undefined : await authenticate(req);
+      if (spec.access === 'superAdmin' && !(await isSuperAdmin(caller!.uid))) throw forbidden();
+      const query = parse(spec.query, req.query, 'query');
+      const body = parse(spec.body, req.body, 'body');
+      const org = spec.access === 'orgMember' ? await organizationFor(spec, caller!, query, body) : undefined;
+
+      const result = await spec.handle({ req, res, query, body, requestId, caller, org } as never);
+      if (result !== undefined && !res.headersSent) res.status(200).json(result);
+    } catch (error) {
+      if (!res.headersSent) sendError(res, requestId, error);
+      else console.error(`[api] request ${requestId} failed after responding`, error);
+    }
+  };
+}

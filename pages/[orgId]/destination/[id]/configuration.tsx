@@ -1,0 +1,3 @@
+import { plannedPage } from '@/components/PlannedPage';
+
+export default plannedPage('Destination configuration', "This destination's account and settings will be shown here.");

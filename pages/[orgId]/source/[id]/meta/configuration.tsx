@@ -1,0 +1,3 @@
+import { plannedPage } from '@/components/PlannedPage';
+
+export default plannedPage('Meta Ads source', 'The Meta ad accounts this source reads will be chosen here.');

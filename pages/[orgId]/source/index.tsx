@@ -1,0 +1,3 @@
+import { plannedPage } from '@/components/PlannedPage';
+
+export default plannedPage('Sources', 'The ad accounts your data comes from will be listed here.');

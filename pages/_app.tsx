@@ -1,0 +1,42 @@
+import '@/components/ui/globals.css';
+import type { AppProps } from 'next/app';
+import Head from 'next/head';
+import { useRouter } from 'next/router';
+import { useState } from 'react';
+import { Provider } from 'react-redux';
+import { persistStore } from 'redux-persist';
+import { PersistGate } from 'redux-persist/integration/react';
+import AuthListener from '@/components/auth/AuthListener';
+import ErrorBoundary from '@/components/ErrorBoundary';
+import { layouts } from '@/layouts/index';
+import type { NextPageWithLayout } from '@/layouts/types';
+import { makeStore } from '@/store/index';
+
+type AppPropsWithLayout = AppProps & { Component: NextPageWithLayout };
+
+export default function App({ Component, pageProps }: AppPropsWithLayout) {
+  const router = useRouter();
+  const [{ store, persistor }] = useState(() => {
+    const created = makeStore();
+    return { store: created, persistor: persistStore(created) };
+  });
+  const getLayout = Component.getLayout ?? layouts.default;
+
+  return (
+    <Provider store={store}>
+      <Head>
+        <title>SignalBridge</title>
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+      </Head>
+      {/* A function child renders on the server too, before the stored state is read. */}
+      <PersistGate persistor={persistor}>
+        {(rehydrated) => (
+          <>
+            {rehydrated && <AuthListener />}
+            <ErrorBoundary resetKey={router.asPath}>{getLayout(<Component {...pageProps} />)}</ErrorBoundary>
+          </>
+        )}
+      </PersistGate>
+    </Provider>
+  );
+}

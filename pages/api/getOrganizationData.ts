@@ -1,0 +1,13 @@
+import { organizationDataQuerySchema } from '@/lib/schemas/organization';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
+
+export default createHandler({
+  GET: route({
+    access: 'orgMember',
+    query: organizationDataQuerySchema,
+    orgId: ({ query }) => query.documentId,
+    permission: ['organization', 'read'],
+    handle: ({ org }) => ({ data: toOrganizationDocument(org.id, org.data), status: 200 }),
+  }),
+});

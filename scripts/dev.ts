@@ -1,0 +1,45 @@
+/** `npm run dev`: the local stack, the demo seed and `next dev`, stopped together with Ctrl-C. */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { DEMO } from '@/scripts/lib/demo';
+import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scripts/lib/stack';
+
+async function main() {
+  const port = Number(process.env.PORT || 3000);
+  const ports = portsFromEnv(DEV_PORTS);
+  console.log('Starting the Auth and Firestore emulators…');
+  const stack = await startStack(ports);
+  const env = { ...stack.env, NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId, NEXT_TELEMETRY_DISABLED: '1', ...process.env };
+  Object.assign(process.env, env);
+
+  const { seedDemo } = await import('@/scripts/lib/seed');
+  await seedDemo();
+
+  const next = spawn(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'dev', '-p', String(port)], {
+    cwd: ROOT,
+    env,
+    stdio: ['inherit', 'inherit', 'inherit'],
+  });
+  const stopAll = async () => {
+    next.kill('SIGTERM');
+    await stack.stop();
+  };
+  stopOnSignals(stopAll);
+  next.on('exit', (code) => void stack.stop().finally(() => process.exit(code ?? 0)));
+
+  console.log(
+    [
+      '',
+      `  SignalBridge is starting on http://localhost:${port}`,
+      `  Demo login: ${DEMO.email} / ${DEMO.password}  (organization "${DEMO.orgName}")`,
+      `  Emulators: Auth 127.0.0.1:${ports.auth}, Firestore 127.0.0.1:${ports.firestore}`,
+      '  Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

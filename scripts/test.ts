@@ -1,0 +1,57 @@
+/**
+ * `npm test`: lint, typecheck, Jest unit tests, then — with the emulators this script starts and
+ * stops — Jest API tests and Playwright e2e in Chromium against a production build.
+ * `--only <step>` runs one step (lint, typecheck, unit, api, e2e).
+ */
+import { spawn } from 'node:child_process';
+import { DEMO } from '@/scripts/lib/demo';
+import { portsFromEnv, ROOT, startStack, stopOnSignals, TEST_PORTS, type RunningStack } from '@/scripts/lib/stack';
+
+const E2E_PORT = Number(process.env.E2E_PORT || 3100);
+const E2E_DIST_DIR = '.next-e2e';
+
+function run(label: string, command: string, env: Record<string, string> = {}): Promise<void> {
+  console.log(`\n▶ ${label}: ${command}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, { cwd: ROOT, shell: true, stdio: 'inherit', env: { ...process.env, ...env } });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${label} failed (exit ${code})`))));
+  });
+}
+
+type Step = 'lint' | 'typecheck' | 'unit' | 'api' | 'e2e';
+const STEPS: Step[] = ['lint', 'typecheck', 'unit', 'api', 'e2e'];
+
+async function main() {
+  const onlyIndex = process.argv.indexOf('--only');
+  const only = onlyIndex >= 0 ? (process.argv[onlyIndex + 1]?.split(',') as Step[]) : STEPS;
+  const wants = (step: Step) => only.includes(step);
+
+  if (wants('lint')) await run('lint', 'npx eslint --max-warnings=0 .');
+  if (wants('typecheck')) await run('typecheck', 'npx tsc --noEmit');
+  if (wants('unit')) await run('unit tests', 'npx jest --selectProjects unit');
+  if (!wants('api') && !wants('e2e')) return;
+
+  console.log('\n▶ starting the emulators');
+  const stack: RunningStack = await startStack(portsFromEnv(TEST_PORTS));
+  stopOnSignals(stack.stop);
+  try {
+    const env = { ...stack.env, NEXT_TELEMETRY_DISABLED: '1' };
+    if (wants('api')) await run('API tests', 'npx jest --selectProjects api', env);
+    if (wants('e2e')) {
+      const appEnv = { ...env, NEXT_DIST_DIR: E2E_DIST_DIR, NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId, E2E_PORT: String(E2E_PORT) };
+      await run('production build', 'npx next build', appEnv);
+      await run('seed', 'npx tsx scripts/seed.ts', appEnv);
+      await run('e2e tests', 'npx playwright test', appEnv);
+    }
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().then(
+  () => console.log('\n✔ all checks passed'),
+  (error) => {
+    console.error(`\n✖ ${error instanceof Error ? error.message : error}`);
+    process.exit(1);
+  },
+);

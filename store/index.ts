@@ -1,0 +1,48 @@
+import { combineSlices, configureStore, createListenerMiddleware } from '@reduxjs/toolkit';
+import { FLUSH, PAUSE, PERSIST, persistReducer, PURGE, REGISTER, REHYDRATE } from 'redux-persist';
+import flowSlice from '@/store/flowSlice';
+import organizationSlice from '@/store/organizationSlice';
+import { ORG_ID_STORAGE_KEY, persistStorage } from '@/store/storage';
+import userSlice, { organizationSelected, userSignedOut } from '@/store/userSlice';
+
+const rootReducer = combineSlices(userSlice, organizationSlice, flowSlice);
+
+export type RootState = ReturnType<typeof rootReducer>;
+
+const persistConfig = {
+  key: 'signalbridge',
+  version: 1,
+  storage: persistStorage,
+  // The user and the flow keys survive a reload; the organization document is fetched again.
+  whitelist: [userSlice.reducerPath, flowSlice.reducerPath],
+};
+
+function orgIdStorageListener() {
+  const listener = createListenerMiddleware();
+  listener.startListening({
+    actionCreator: organizationSelected,
+    effect: ({ payload }) => window.localStorage.setItem(ORG_ID_STORAGE_KEY, payload.orgId),
+  });
+  listener.startListening({
+    actionCreator: userSignedOut,
+    effect: () => window.localStorage.removeItem(ORG_ID_STORAGE_KEY),
+  });
+  return listener.middleware;
+}
+
+/** A new store: one per browser session, one per server render, one per test. */
+export function makeStore(preloadedState?: Partial<RootState>) {
+  return configureStore({
+    reducer: persistReducer(persistConfig, rootReducer),
+    preloadedState: preloadedState as never,
+    middleware: (getDefault) => {
+      const middleware = getDefault({
+        serializableCheck: { ignoredActions: [FLUSH, REHYDRATE, PAUSE, PERSIST, PURGE, REGISTER] },
+      });
+      return typeof window === 'undefined' ? middleware : middleware.concat(orgIdStorageListener());
+    },
+  });
+}
+
+export type AppStore = ReturnType<typeof makeStore>;
+export type AppDispatch = AppStore['dispatch'];

@@ -1,0 +1,60 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { NextApiHandler } from 'next';
+import { apiResolver } from 'next/dist/server/api-utils/node/api-resolver';
+
+export interface TestServer {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** Serves one API handler over real HTTP through Next's own API resolver (body parsing, cookies, res helpers). */
+export async function serveHandler(handler: NextApiHandler): Promise<TestServer> {
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const query = Object.fromEntries(url.searchParams.entries());
+    void apiResolver(
+      req,
+      res,
+      query,
+      { default: handler },
+      { previewModeId: 'test', previewModeEncryptionKey: 'test', previewModeSigningKey: 'test', dev: false },
+      false,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface CallOptions {
+  method?: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export async function call(server: TestServer, { method = 'GET', query, body, token, headers = {} }: CallOptions = {}) {
+  const url = query ? `${server.url}/?${new URLSearchParams(query)}` : `${server.url}/`;
+  const response = await fetch(url, {
+    method,
+    headers: {
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
+    },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: Record<string, unknown> = {};
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = { raw: text };
+  }
+  return { status: response.status, headers: response.headers, body: json };
+}
