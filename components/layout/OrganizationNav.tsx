@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useAppSelector } from '@/store/hooks';
-import { selectOrgId } from '@/store/userSlice';
+import { selectIsAuthenticated, selectOrgId } from '@/store/userSlice';
 
 const SECTIONS = [
   { heading: 'Ad data', links: [['connection', 'Connections'], ['source', 'Sources'], ['destination', 'Destinations']] },
@@ -13,8 +13,10 @@ const SECTIONS = [
 export default function OrganizationNav() {
   const router = useRouter();
   const selectedOrgId = useAppSelector(selectOrgId);
+  const isAuthenticated = useAppSelector(selectIsAuthenticated);
   const orgId = typeof router.query.orgId === 'string' ? router.query.orgId : selectedOrgId;
   if (!orgId) {
+    if (!isAuthenticated) return null;
     return (
       <nav className="nav" aria-label="Main">
         <Link href="/organizations">Organizations</Link>
