@@ -1,16 +1,64 @@
 import { NextResponse, type NextRequest } from 'next/server';
+import {
+  CALLBACK_COOKIE,
+  CALLBACK_PARAM,
+  isAcceptInvitationPage,
+  isAuthPage,
+  isRememberedAsCallback,
+  orgIdOfPath,
+  safeCallback,
+  sessionRedirect,
+} from '@/lib/navigation';
+import { adminAuth } from '@/lib/server/firebaseAdmin';
+import { SESSION_COOKIE } from '@/lib/server/http/authenticate';
+import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
+import { isSuperAdmin } from '@/lib/server/repos/users';
 
-/**
- * The coarse server-side guard runs here (Node runtime, so it can verify session cookies with
- * firebase-admin). Until the session cookie exists (accounts issue) every page is let through;
- * API routes authenticate in createHandler.
- */
-export function middleware(request: NextRequest) {
-  void request;
+async function sessionUid(request: NextRequest): Promise<string | null> {
+  const cookie = request.cookies.get(SESSION_COOKIE)?.value;
+  if (!cookie) return null;
+  try {
+    // Revoked sessions are rejected.
+    return (await adminAuth().verifySessionCookie(cookie, true)).uid;
+  } catch {
+    return null;
+  }
+}
+
+/** Members (and super admins) enter an organization's pages; anyone else goes to their list. */
+async function mayEnter(orgId: string, uid: string): Promise<boolean> {
+  const { organization, role } = await getOrganizationWithMembership(orgId, uid);
+  return Boolean(organization) && (role !== null || (await isSuperAdmin(uid)));
+}
+
+/** The navigation rules of SPEC.md §2 for full page loads; RouteGuard applies them in the browser. */
+export async function middleware(request: NextRequest) {
+  // Client-side transitions (and prefetches, which would cache a redirect) are RouteGuard's.
+  if (request.headers.has('x-nextjs-data')) return NextResponse.next();
+  const { pathname, search } = request.nextUrl;
+  const uid = await sessionUid(request);
+  const callback =
+    safeCallback(request.nextUrl.searchParams.get(CALLBACK_PARAM)) ?? safeCallback(request.cookies.get(CALLBACK_COOKIE)?.value);
+  const redirect = sessionRedirect({ path: pathname, fullPath: `${pathname}${search}`, signedIn: Boolean(uid), callback });
+
+  if (redirect) {
+    const response = NextResponse.redirect(new URL(redirect, request.url));
+    if (!uid && isRememberedAsCallback(pathname)) {
+      response.cookies.set(CALLBACK_COOKIE, `${pathname}${search}`, { path: '/', sameSite: 'lax' });
+    }
+    if (uid && isAuthPage(pathname)) response.cookies.delete(CALLBACK_COOKIE);
+    return response;
+  }
+
+  const orgId = uid ? orgIdOfPath(pathname) : null;
+  if (uid && orgId && !isAcceptInvitationPage(pathname) && !(await mayEnter(orgId, uid))) {
+    return NextResponse.redirect(new URL('/organizations', request.url));
+  }
   return NextResponse.next();
 }
 
 export const config = {
   runtime: 'nodejs',
-  matcher: ['/((?!api|_next/static|_next/image|favicon.svg).*)'],
+  // Pages only: not the API (it authenticates itself), not Next's assets or public files.
+  matcher: ['/((?!api/|_next/|favicon.svg|404$|500$).*)'],
 };

@@ -35,6 +35,6 @@ export default defineConfig({
     command: `npx next start -p ${port} -H 127.0.0.1`,
     url: `http://127.0.0.1:${port}/api/health`,
     timeout: 60_000,
-    reuseExistingServer: false,
+    reuseExistingServer: !process.env.CI,
   },
 });

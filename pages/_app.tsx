@@ -7,6 +7,7 @@ import { Provider } from 'react-redux';
 import { persistStore } from 'redux-persist';
 import { PersistGate } from 'redux-persist/integration/react';
 import AuthListener from '@/components/auth/AuthListener';
+import RouteGuard from '@/components/auth/RouteGuard';
 import ErrorBoundary from '@/components/ErrorBoundary';
 import { layouts } from '@/layouts/index';
 import type { NextPageWithLayout } from '@/layouts/types';
@@ -33,7 +34,9 @@ export default function App({ Component, pageProps }: AppPropsWithLayout) {
         {(rehydrated) => (
           <>
             {rehydrated && <AuthListener />}
-            <ErrorBoundary resetKey={router.asPath}>{getLayout(<Component {...pageProps} />)}</ErrorBoundary>
+            <ErrorBoundary resetKey={router.asPath}>
+              <RouteGuard>{getLayout(<Component {...pageProps} />)}</RouteGuard>
+            </ErrorBoundary>
           </>
         )}
       </PersistGate>

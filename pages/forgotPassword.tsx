@@ -1,3 +1,5 @@
-import { plannedPage } from '@/components/PlannedPage';
+import ForgotPasswordForm from '@/components/auth/ForgotPasswordForm';
 
-export default plannedPage('Reset your password', 'Here you will ask for a link to set a new password.');
+export default function ForgotPasswordPage() {
+  return <ForgotPasswordForm />;
+}

@@ -1,20 +1,8 @@
-import { useRouter } from 'next/router';
-import { useEffect } from 'react';
 import Spinner from '@/components/ui/Spinner';
 import { layouts } from '@/layouts/index';
-import { useAppSelector, useRehydrated } from '@/store/hooks';
-import { selectIsAuthenticated } from '@/store/userSlice';
 
-/** `/` → the organizations when signed in, else the login page. */
+/** `/` → the organizations when signed in, else the login page (RouteGuard and middleware decide). */
 export default function Home() {
-  const router = useRouter();
-  const rehydrated = useRehydrated();
-  const isAuthenticated = useAppSelector(selectIsAuthenticated);
-
-  useEffect(() => {
-    if (rehydrated) void router.replace(isAuthenticated ? '/organizations' : '/login');
-  }, [rehydrated, isAuthenticated, router]);
-
   return <Spinner label="Loading" />;
 }
 

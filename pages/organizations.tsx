@@ -1,34 +1,16 @@
 import Head from 'next/head';
-import Link from 'next/link';
-import EmptyState from '@/components/ui/EmptyState';
+import OrganizationsPage from '@/components/organizations/OrganizationsPage';
 import { layouts } from '@/layouts/index';
-import { useAppSelector } from '@/store/hooks';
-import { selectUser } from '@/store/userSlice';
 
-export default function OrganizationsPage() {
-  const user = useAppSelector(selectUser);
+export default function Organizations() {
   return (
     <>
       <Head>
         <title>Organizations · SignalBridge</title>
       </Head>
-      <EmptyState
-        title="Organizations"
-        description={
-          user.isAuthenticated
-            ? 'The organizations you belong to, and invitations waiting for you, will be listed here.'
-            : 'Log in to see the organizations you belong to.'
-        }
-        action={
-          !user.isAuthenticated && (
-            <p>
-              <Link href="/login">Log in</Link>
-            </p>
-          )
-        }
-      />
+      <OrganizationsPage />
     </>
   );
 }
 
-OrganizationsPage.getLayout = layouts.topNavbar;
+Organizations.getLayout = layouts.topNavbar;

@@ -1,3 +1,5 @@
-import { plannedPage } from '@/components/PlannedPage';
+import SignUpForm from '@/components/auth/SignUpForm';
 
-export default plannedPage('Create your account', 'Registration with email and password or Google will be here.');
+export default function SignUpPage() {
+  return <SignUpForm />;
+}

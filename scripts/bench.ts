@@ -54,7 +54,7 @@ async function stackAndApi() {
   console.log(`\nEmulator stack cold start: ${((performance.now() - started) / 1000).toFixed(1)} s`);
   Object.assign(process.env, stack.env);
   try {
-    const { createTestOrganization, createTestUser } = await import('@/tests/api/helpers/fixtures');
+    const { createTestOrganization, createTestUser } = await import('@/tests/fixtures/firebase');
     const { call, serveHandler } = await import('@/tests/api/helpers/server');
     const { default: handler } = await import('@/pages/api/getOrganizationData');
     const user = await createTestUser();

@@ -1,6 +1,6 @@
-import { createAsyncThunk, createSlice } from '@reduxjs/toolkit';
-import { apiRequest } from '@/lib/apiClient';
+import { createSlice } from '@reduxjs/toolkit';
 import type { OrganizationDocument } from '@/lib/schemas/organization';
+import { fetchOrganization } from '@/store/thunks';
 import type { FetchStatus } from '@/store/types';
 import { organizationSelected, userSignedIn, userSignedOut } from '@/store/userSlice';
 
@@ -11,13 +11,6 @@ export interface OrganizationState {
 }
 
 const initialState: OrganizationState = { document: null, status: 'idle' };
-
-export const fetchOrganization = createAsyncThunk('organization/fetch', async (orgId: string) => {
-  const { data } = await apiRequest<{ data: OrganizationDocument }>('/api/getOrganizationData', {
-    query: { documentId: orgId, type: 'organization' },
-  });
-  return data;
-});
 
 const organizationSlice = createSlice({
   name: 'organization',

@@ -1,5 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import type { Role } from '@/lib/permissions';
+import { SUPER_ADMIN, type Role } from '@/lib/permissions';
+import { checkSuperAdmin, fetchOrganization, fetchOrganizations } from '@/store/thunks';
 
 export interface OrganizationSummary {
   organizationId: string;
@@ -19,7 +20,8 @@ export interface UserState {
   profileUrl: string | null;
   photoURL: string | null;
   orgId: string | null;
-  organizations: OrganizationSummary[];
+  /** null until loaded: "no organizations loaded" and "no organizations" are different states. */
+  organizations: OrganizationSummary[] | null;
   organization: { name: string | null; logo: string | null };
   pendingInvitationId: string | null;
   role: Role | null;
@@ -45,7 +47,7 @@ export const initialUserState: UserState = {
   profileUrl: null,
   photoURL: null,
   orgId: null,
-  organizations: [],
+  organizations: null,
   organization: { name: null, logo: null },
   pendingInvitationId: null,
   role: null,
@@ -80,14 +82,23 @@ const userSlice = createSlice({
       state.orgId = payload.orgId;
       state.organization = payload.organization ?? { name: null, logo: null };
     },
-    superAdminChecked: (state, { payload }: PayloadAction<{ role: Role | null }>) => {
-      state.role = payload.role;
-      state.super_admin = payload.role === 'super_admin';
-      state.checkedForSuperAdmin = true;
-    },
     pendingInvitationStored: (state, { payload }: PayloadAction<string | null>) => {
       state.pendingInvitationId = payload;
     },
+  },
+  extraReducers: (builder) => {
+    builder
+      .addCase(fetchOrganizations.fulfilled, (state, { payload }) => {
+        state.organizations = payload;
+      })
+      .addCase(fetchOrganization.fulfilled, (state, { payload }) => {
+        if (state.orgId === payload.organization_id) state.organization = { name: payload.name, logo: payload.logo };
+      })
+      .addCase(checkSuperAdmin.fulfilled, (state, { payload }) => {
+        state.role = payload;
+        state.super_admin = payload === SUPER_ADMIN;
+        state.checkedForSuperAdmin = true;
+      });
   },
   selectors: {
     selectUser: (state) => state,
@@ -101,7 +112,6 @@ export const {
   userSignedOut,
   organizationsLoaded,
   organizationSelected,
-  superAdminChecked,
   pendingInvitationStored,
 } = userSlice.actions;
 export const { selectUser, selectIsAuthenticated, selectOrgId } = userSlice.selectors;

@@ -1,18 +1,19 @@
-import { signInWithEmailAndPassword } from 'firebase/auth';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
-import Alert from '@/components/ui/Alert';
+import AuthCard from '@/components/auth/AuthCard';
+import GoogleSignInButton from '@/components/auth/GoogleSignInButton';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { authErrorMessage } from '@/lib/auth/errors';
-import { clientAuth, toProviderUser } from '@/lib/firebase/auth';
+import { authErrorMessage, AUTH_MESSAGES } from '@/lib/auth/errors';
+import { signInWithEmail } from '@/lib/auth/flows';
 import { useAppDispatch } from '@/store/hooks';
 import { userSignedIn } from '@/store/userSlice';
 
+/** Email + password or Google; the route guard then sends the user to the callback or /organizations. */
 export default function LoginForm() {
   const dispatch = useAppDispatch();
-  const router = useRouter();
+  const { query } = useRouter();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -23,19 +24,28 @@ export default function LoginForm() {
     setBusy(true);
     setError(null);
     try {
-      const { user } = await signInWithEmailAndPassword(clientAuth(), email, password);
-      dispatch(userSignedIn(toProviderUser(user)));
-      await router.push('/organizations');
+      dispatch(userSignedIn(await signInWithEmail(email, password)));
     } catch (caught) {
-      setError(authErrorMessage(caught));
+      setError(authErrorMessage(caught, AUTH_MESSAGES.loginFailed));
       setBusy(false);
     }
   }
 
   return (
-    <form className="card auth-card stack" onSubmit={submit} noValidate aria-labelledby="login-title">
-      <h1 id="login-title">Log in to SignalBridge</h1>
-      {error && <Alert>{error}</Alert>}
+    <AuthCard
+      title="Log in to SignalBridge"
+      error={error}
+      notice={query.registered === '1' ? 'Your account is ready. Log in to continue.' : undefined}
+      onSubmit={submit}
+      footer={
+        <>
+          <Link href="/forgotPassword">Forgot your password?</Link>
+          <span>
+            New here? <Link href="/signUp">Create an account</Link>
+          </span>
+        </>
+      }
+    >
       <TextField label="Email" type="email" name="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
       <TextField
         label="Password"
@@ -48,9 +58,8 @@ export default function LoginForm() {
       <Button type="submit" busy={busy}>
         Log in
       </Button>
-      <p className="muted">
-        <Link href="/forgotPassword">Forgot your password?</Link> · New here? <Link href="/signUp">Create an account</Link>
-      </p>
-    </form>
+      <div className="divider">or</div>
+      <GoogleSignInButton onError={setError} />
+    </AuthCard>
   );
 }

@@ -14,8 +14,7 @@ export default function UserMenu() {
 
   async function signOut() {
     setBusy(true);
-    await signOutEverywhere(dispatch);
-    await router.push('/login');
+    await signOutEverywhere(dispatch, () => router.push('/login'));
   }
 
   return (

@@ -32,10 +32,14 @@ const PROVIDER_MESSAGES: Record<string, string> = {
   'invalid-action-code': 'This link is invalid or has already been used. Please request a new one.',
 };
 
-/** The message for an error from the provider; an unknown code reads as its words ("quota-exceeded" → "quota exceeded"). */
-export function authErrorMessage(error: unknown): string {
+/**
+ * The message for an error from the provider; an unknown code reads as its words
+ * ("quota-exceeded" → "quota exceeded"); an error without a code gets the fallback.
+ */
+export function authErrorMessage(error: unknown, fallback: string = AUTH_MESSAGES.unexpected): string {
+  if (error instanceof Error && error.name === 'AuthFlowError') return error.message;
   const code = typeof error === 'object' && error && 'code' in error ? String(error.code) : '';
-  if (!code) return AUTH_MESSAGES.unexpected;
+  if (!code) return fallback;
   const bare = code.replace(/^auth\//, '');
   return PROVIDER_MESSAGES[bare] ?? bare.replace(/-/g, ' ');
 }

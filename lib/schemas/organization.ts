@@ -29,3 +29,49 @@ export interface OrganizationDocument {
     current_period_end: string | null;
   } | null;
 }
+
+const LOGO_MAX_BYTES = 256 * 1024;
+const DATA_URL = /^data:image\/(png|jpeg|webp);base64,([A-Za-z0-9+/]+={0,2})$/;
+
+/** A logo is an http(s) image URL or an inline PNG/JPEG/WebP of at most 256 kB; never SVG (it can carry script). */
+export const logoSchema = z
+  .string()
+  .trim()
+  .max(Math.ceil((LOGO_MAX_BYTES * 4) / 3) + 64, 'The logo must be at most 256 kB')
+  .refine((value) => {
+    const inline = DATA_URL.exec(value);
+    if (inline) return Math.floor((inline[2]!.length * 3) / 4) <= LOGO_MAX_BYTES;
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && !url.pathname.toLowerCase().endsWith('.svg');
+    } catch {
+      return false;
+    }
+  }, 'Use a PNG, JPEG or WebP image of at most 256 kB, or an image URL (no SVG)');
+
+export const createOrganizationSchema = z.object({
+  companyName: z.string().trim().min(1, 'Enter your organization name').max(100, 'At most 100 characters'),
+  userId: z.string().trim().min(1, 'Required'),
+  isDefault: z.boolean().default(true),
+  company_logo: logoSchema.nullish(),
+});
+
+export const organizationIdsQuerySchema = z.object({
+  userId: z.string().trim().min(1, 'Required'),
+  superadmin: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  search: z.string().trim().max(100).optional(),
+  cursor: z.string().max(500).optional(),
+});
+
+/** An entry of the organization list (server field names, SPEC.md §3). */
+export interface OrganizationListEntry {
+  organization_id: string;
+  company_name: string;
+  company_logo: string | null;
+  connections_count: number;
+}
+
+export type CreateOrganizationInput = z.infer<typeof createOrganizationSchema>;

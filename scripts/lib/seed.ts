@@ -36,6 +36,7 @@ export async function seedDemo(): Promise<void> {
     {
       name: DEMO.orgName,
       company_name: DEMO.orgName,
+      name_lower: DEMO.orgName.toLowerCase(),
       logo: null,
       company_logo: null,
       is_demo: true,

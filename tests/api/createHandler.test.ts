@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { createTestOrganization, createTestUser, type TestUser } from '@/tests/api/helpers/fixtures';
+import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 
 // A handler in the shape every product endpoint has: members read, only admins write.

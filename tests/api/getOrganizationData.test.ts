@@ -1,5 +1,5 @@
 import handler from '@/pages/api/getOrganizationData';
-import { createTestOrganization, createTestUser, type TestUser } from '@/tests/api/helpers/fixtures';
+import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 
 let server: TestServer;

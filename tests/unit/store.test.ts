@@ -1,7 +1,7 @@
 import { persistStore, type Persistor } from 'redux-persist';
 import { flowCleared, flowStarted } from '@/store/flowSlice';
 import { makeStore } from '@/store/index';
-import { fetchOrganization } from '@/store/organizationSlice';
+import { fetchOrganization } from '@/store/thunks';
 import { organizationSelected, userSignedIn, userSignedOut } from '@/store/userSlice';
 
 beforeEach(() => window.localStorage.clear());

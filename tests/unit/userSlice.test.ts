@@ -1,7 +1,7 @@
+import { checkSuperAdmin } from '@/store/thunks';
 import userSlice, {
   initialUserState,
   organizationSelected,
-  superAdminChecked,
   userSignedIn,
   userSignedOut,
 } from '@/store/userSlice';
@@ -12,7 +12,7 @@ const alice = { uid: 'alice', email: 'alice@example.test', displayName: 'Alice',
 test('signing in clears any previous user before setting the new one', () => {
   let state = reducer(undefined, userSignedIn({ ...alice, uid: 'bob', email: 'bob@example.test' }));
   state = reducer(state, organizationSelected({ orgId: 'bobs-org', organization: { name: 'Bob Inc', logo: null } }));
-  state = reducer(state, superAdminChecked({ role: 'super_admin' }));
+  state = reducer(state, checkSuperAdmin.fulfilled('super_admin', 'request'));
 
   state = reducer(state, userSignedIn(alice));
 
@@ -32,13 +32,13 @@ test('signing in clears any previous user before setting the new one', () => {
 test('signing out resets every field', () => {
   let state = reducer(undefined, userSignedIn(alice));
   state = reducer(state, organizationSelected({ orgId: 'acme' }));
-  state = reducer(state, superAdminChecked({ role: 'super_admin' }));
+  state = reducer(state, checkSuperAdmin.fulfilled('super_admin', 'request'));
   expect(reducer(state, userSignedOut())).toEqual(initialUserState);
 });
 
 test('the super-admin check sets the flag from the role and marks itself done', () => {
-  const admin = reducer(reducer(undefined, userSignedIn(alice)), superAdminChecked({ role: 'super_admin' }));
+  const admin = reducer(reducer(undefined, userSignedIn(alice)), checkSuperAdmin.fulfilled('super_admin', 'request'));
   expect(admin).toMatchObject({ role: 'super_admin', super_admin: true, checkedForSuperAdmin: true });
-  const regular = reducer(reducer(undefined, userSignedIn(alice)), superAdminChecked({ role: null }));
+  const regular = reducer(reducer(undefined, userSignedIn(alice)), checkSuperAdmin.fulfilled(null, 'request'));
   expect(regular).toMatchObject({ role: null, super_admin: false, checkedForSuperAdmin: true });
 });

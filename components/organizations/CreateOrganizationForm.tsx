@@ -1,0 +1,89 @@
+import { useState, type ChangeEvent, type FormEvent } from 'react';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import TextField from '@/components/ui/TextField';
+import { apiRequest, ApiRequestError } from '@/lib/apiClient';
+import { createOrganizationSchema } from '@/lib/schemas/organization';
+import { useAppDispatch, useAppSelector } from '@/store/hooks';
+import { fetchOrganizations } from '@/store/thunks';
+import { organizationSelected, selectUser } from '@/store/userSlice';
+
+const ACCEPTED_LOGOS = 'image/png,image/jpeg,image/webp';
+
+function readAsDataUrl(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Name and optional logo; on success the new organization is selected and `onCreated` gets its id. */
+export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgId: string) => void }) {
+  const dispatch = useAppDispatch();
+  const user = useAppSelector(selectUser);
+  const [companyName, setCompanyName] = useState('');
+  const [logo, setLogo] = useState<string | null>(null);
+  const [fieldErrors, setFieldErrors] = useState<Record<string, string[]>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function chooseLogo(event: ChangeEvent<HTMLInputElement>) {
+    const file = event.target.files?.[0];
+    setLogo(file ? await readAsDataUrl(file) : null);
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    const input = { companyName, userId: user.uid ?? '', isDefault: true, company_logo: logo };
+    const parsed = createOrganizationSchema.safeParse(input);
+    if (!parsed.success) {
+      const errors: Record<string, string[]> = {};
+      for (const issue of parsed.error.issues) (errors[String(issue.path[0])] ??= []).push(issue.message);
+      setFieldErrors(errors);
+      return;
+    }
+    setFieldErrors({});
+    setBusy(true);
+    try {
+      const { organizationId } = await apiRequest<{ organizationId: string }>('/api/createOrganization', {
+        method: 'POST',
+        body: parsed.data,
+      });
+      dispatch(organizationSelected({ orgId: organizationId, organization: { name: parsed.data.companyName, logo } }));
+      await dispatch(fetchOrganizations());
+      onCreated(organizationId);
+    } catch (caught) {
+      if (caught instanceof ApiRequestError) setFieldErrors(caught.fieldErrors);
+      setError(caught instanceof Error ? caught.message : 'An unexpected error occurred');
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form className="stack" onSubmit={submit} noValidate aria-label="Create organization">
+      {error && <Alert>{error}</Alert>}
+      <TextField
+        label="Organization name"
+        name="companyName"
+        value={companyName}
+        onChange={(e) => setCompanyName(e.target.value)}
+        error={fieldErrors.companyName?.[0]}
+        autoFocus
+      />
+      <TextField
+        label="Logo (optional: PNG, JPEG or WebP, up to 256 kB)"
+        name="company_logo"
+        type="file"
+        accept={ACCEPTED_LOGOS}
+        onChange={chooseLogo}
+        error={fieldErrors.company_logo?.[0]}
+      />
+      <Button type="submit" busy={busy}>
+        Create organization
+      </Button>
+    </form>
+  );
+}

@@ -1,0 +1,69 @@
+import {
+  createUserWithEmailAndPassword,
+  GoogleAuthProvider,
+  sendPasswordResetEmail,
+  signInWithEmailAndPassword,
+  signInWithPopup,
+  signOut,
+  updateProfile,
+  type User,
+} from 'firebase/auth';
+import { apiRequest } from '@/lib/apiClient';
+import { AUTH_MESSAGES } from '@/lib/auth/errors';
+import { syncSession, whileAuthFlowRuns } from '@/lib/auth/session';
+import { clientAuth, toProviderUser } from '@/lib/firebase/auth';
+import type { ProviderUser } from '@/store/userSlice';
+
+/** An error whose message is already what the user should read. */
+export class AuthFlowError extends Error {
+  name = 'AuthFlowError';
+}
+
+/** SPEC.md §7: called after login, registration and federated sign-in. */
+async function getOrSaveUser(user: User, fullName?: string) {
+  await apiRequest('/api/getOrSaveUser', {
+    method: 'POST',
+    body: { email: user.email, fullName: fullName ?? user.displayName ?? '', uid: user.uid, photoURL: user.photoURL ?? '' },
+  });
+}
+
+async function finishSignIn(user: User): Promise<ProviderUser> {
+  await getOrSaveUser(user);
+  await syncSession(user);
+  return toProviderUser(user);
+}
+
+export function signInWithEmail(email: string, password: string): Promise<ProviderUser> {
+  return whileAuthFlowRuns(async () => {
+    const { user } = await signInWithEmailAndPassword(clientAuth(), email, password);
+    return finishSignIn(user);
+  });
+}
+
+export function signInWithGoogle(): Promise<ProviderUser> {
+  return whileAuthFlowRuns(async () => {
+    const { user } = await signInWithPopup(clientAuth(), new GoogleAuthProvider());
+    return finishSignIn(user);
+  });
+}
+
+/** Registers, creates the database user if none exists, then signs out: the user logs in next. */
+export function registerWithEmail(fullName: string, email: string, password: string): Promise<void> {
+  return whileAuthFlowRuns(async () => {
+    const auth = clientAuth();
+    const { user } = await createUserWithEmailAndPassword(auth, email, password);
+    try {
+      if (fullName) await updateProfile(user, { displayName: fullName });
+      await getOrSaveUser(user, fullName);
+    } catch {
+      throw new AuthFlowError(AUTH_MESSAGES.databaseUserFailed);
+    } finally {
+      await signOut(auth);
+    }
+  });
+}
+
+/** Sends the reset email; its link continues to /login on this site. */
+export async function requestPasswordReset(email: string): Promise<void> {
+  await sendPasswordResetEmail(clientAuth(), email, { url: `${window.location.origin}/login` });
+}

@@ -1,0 +1,96 @@
+/**
+ * Navigation rules of SPEC.md §2 as pure functions, shared by middleware.ts (server) and the
+ * route guard in _app (client).
+ */
+export const CALLBACK_PARAM = 'callback';
+export const CALLBACK_COOKIE = 'callbackUrl';
+
+const AUTH_PAGES = new Set(['/login', '/signUp', '/forgotPassword']);
+const ORG_SECTIONS =
+  'app|connection|conversion|createConnection|createConversion|destination|source|GoogleAds|MetaAds|MicrosoftAds|payment|settings|subscription|acceptInvitation';
+const ORG_PATH = new RegExp(`^/([^/]+)/(?:${ORG_SECTIONS})(?:/|$)`);
+const ACCEPT_INVITATION_PATH = /^\/[^/]+\/acceptInvitation\/[^/]+\/?$/;
+const FLOW_CLEARING_PATH = /^\/[^/]+\/(?:connection|conversion|app)\/?$/;
+
+/** Global pages that need a signed-in user; with the organization pages, all the guard looks after. */
+const GUARDED_GLOBAL_PAGES = new Set([
+  '/organizations',
+  '/onboarding',
+  '/settings',
+  '/payments',
+  '/addSource',
+  '/addDestination',
+  '/addConversionSource',
+  '/addConversionDestination',
+  '/bigquery',
+  '/googleReauth',
+  '/metaReauth',
+  '/microsoftReauth',
+  '/SourceSettings',
+  '/subscription',
+  '/subscription/success',
+  '/subscription/failure',
+]);
+
+export const isAuthPage = (path: string) => AUTH_PAGES.has(path);
+export const isAcceptInvitationPage = (path: string) => ACCEPT_INVITATION_PATH.test(path);
+
+/**
+ * Pages a signed-out visitor may open: the sign-in pages, invitation links (they store their cookie,
+ * then send the visitor to sign in) and anything that is no page of ours (it is a 404 for everyone).
+ */
+export const isPublicPage = (path: string) =>
+  isAuthPage(path) || isAcceptInvitationPage(path) || !(GUARDED_GLOBAL_PAGES.has(path) || ORG_PATH.test(path));
+
+/** The wanted page is remembered as a callback, except the sign-in pages and invitations. */
+export const isRememberedAsCallback = (path: string) => !isAuthPage(path) && !isAcceptInvitationPage(path);
+
+/** The organization id of an organization-scoped path, else null. */
+export function orgIdOfPath(path: string): string | null {
+  const match = ORG_PATH.exec(path);
+  return match ? decodeURIComponent(match[1]!) : null;
+}
+
+/** Entering /connection, /conversion or /app clears the remembered flow keys. */
+export const clearsFlowKeys = (path: string) => FLOW_CLEARING_PATH.test(path);
+
+/** A callback is only ever a path on this site: `//evil.example`, `https://…` and `/\evil` are ignored. */
+export function safeCallback(value: unknown): string | null {
+  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return null;
+  try {
+    const url = new URL(value, 'https://signalbridge.invalid');
+    if (url.origin !== 'https://signalbridge.invalid') return null;
+    const path = `${url.pathname}${url.search}`;
+    return isRememberedAsCallback(url.pathname) ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface SessionRouteInput {
+  /** The path without the query string. */
+  path: string;
+  /** The path with its query string, as it would be remembered. */
+  fullPath: string;
+  signedIn: boolean;
+  /** The saved callback (query parameter or cookie), already checked with safeCallback. */
+  callback: string | null;
+}
+
+/** Where the signed-in state alone sends a request, or null to stay. */
+export function sessionRedirect({ path, fullPath, signedIn, callback }: SessionRouteInput): string | null {
+  if (!signedIn) {
+    if (path === '/') return '/login';
+    if (isPublicPage(path)) return null;
+    return `/login?${CALLBACK_PARAM}=${encodeURIComponent(fullPath)}`;
+  }
+  if (isAuthPage(path)) return callback ?? '/organizations';
+  if (path === '/') return '/organizations';
+  return null;
+}
+
+/** Where a user goes once their organizations are loaded: one → it, several → the list, none → onboarding. */
+export function organizationsDestination(organizationIds: string[]): string {
+  if (organizationIds.length === 1) return `/${encodeURIComponent(organizationIds[0]!)}/connection`;
+  return organizationIds.length > 1 ? '/organizations' : '/onboarding';
+}

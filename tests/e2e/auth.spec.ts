@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { DEMO } from '@/scripts/lib/demo';
+import { createTestUser, logIn, persistedState } from '@/tests/e2e/helpers';
+
+const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+
+async function signUp(page: Page, { name, email, password }: { name: string; email: string; password: string }) {
+  await page.goto('/signUp');
+  await page.getByLabel('Full name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+}
+
+test('register → /login → log in → onboarding → create the first organization', async ({ page }) => {
+  const email = uniqueEmail('new');
+  await signUp(page, { name: 'Nora New', email, password: 'secret123' });
+  await expect(page).toHaveURL('/login?registered=1');
+  await expect(page.getByRole('status')).toHaveText('Your account is ready. Log in to continue.');
+
+  await logIn(page, { email, password: 'secret123' }, { from: page.url(), landing: '/onboarding' });
+  await page.getByLabel('Organization name').fill('Nora Rockets');
+  await page.getByRole('button', { name: 'Create organization' }).click();
+  await expect(page).toHaveURL(/\/[^/]+\/connection$/);
+  await expect(page.getByRole('heading', { name: 'Connections' })).toBeVisible();
+
+  await page.goto('/organizations');
+  await expect(page.getByRole('list', { name: 'Organizations' })).toContainText('Nora Rockets');
+});
+
+test('registration shows the provider messages verbatim', async ({ page }) => {
+  await signUp(page, { name: 'Weak', email: uniqueEmail('weak'), password: '123' });
+  await expect(page.getByRole('form').getByRole('alert')).toHaveText('Password should be at least 6 characters long.');
+  await signUp(page, { name: 'Again', email: DEMO.email, password: 'secret123' });
+  await expect(page.getByRole('form').getByRole('alert')).toHaveText(
+    'This email is already in use. Please try a different email or log in.',
+  );
+  await signUp(page, { name: 'Bad', email: 'not-an-email', password: 'secret123' });
+  await expect(page.getByRole('form').getByRole('alert')).toHaveText(
+    'That email address does not look right. Please check it and try again.',
+  );
+});
+
+test('a wrong password shows the provider message and stays on the login page', async ({ page }) => {
+  await page.goto('/login');
+  await page.getByLabel('Email').fill(DEMO.email);
+  await page.getByLabel('Password').fill('not-the-password');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByRole('form').getByRole('alert')).toHaveText('The email or password is incorrect.');
+  await expect(page).toHaveURL('/login');
+});
+
+test('the seeded demo user signs in; signing out forgets the user and the session', async ({ page, context }) => {
+  await logIn(page, DEMO, { landing: `/${DEMO.orgId}/connection` });
+  expect((await context.cookies()).find((c) => c.name === '__session')).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
+
+  await page.reload();
+  await expect(page.getByTestId('signed-in-email')).toHaveText(DEMO.email);
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL('/login');
+  await expect.poll(async () => (await context.cookies()).find((c) => c.name === '__session')).toBeUndefined();
+  expect((await persistedState(page)).user).toMatchObject({ uid: null, email: null, isAuthenticated: false, orgId: null });
+  await page.goto(`/${DEMO.orgId}/connection`);
+  await expect(page).toHaveURL(/\/login\?callback=/);
+});
+
+test('Google popup sign-in through the Auth emulator', async ({ page, context }) => {
+  // Google's gapi loader cannot be fetched offline: serve our fake of it (tests/fakes/gapi.js).
+  await context.route('https://apis.google.com/js/api.js*', (route) =>
+    route.fulfill({ path: path.join(__dirname, '../fakes/gapi.js'), contentType: 'text/javascript' }),
+  );
+  const email = uniqueEmail('google');
+  await page.goto('/login');
+  const popupPromise = page.waitForEvent('popup');
+  await page.getByRole('button', { name: 'Continue with Google' }).click();
+  const popup = await popupPromise;
+  await popup.locator('#add-account-button button').click();
+  await popup.locator('#email-input').fill(email);
+  await popup.locator('#display-name-input').fill('Gina Google');
+  await popup.locator('#sign-in').click();
+  await expect(page).toHaveURL('/onboarding');
+  await expect(page.getByTestId('signed-in-email')).toHaveText(email);
+});
+
+test('password reset: the email links back to /login, and the new password works', async ({ page, request }) => {
+  const user = await createTestUser();
+  await page.goto('/forgotPassword');
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+  await expect(page.getByRole('status')).toContainText(`We sent a link to ${user.email}`);
+
+  const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+  const project = process.env.FIREBASE_PROJECT_ID;
+  const { oobCodes } = (await (await request.get(`http://${host}/emulator/v1/projects/${project}/oobCodes`)).json()) as {
+    oobCodes: Array<{ email: string; requestType: string; oobCode: string; oobLink: string }>;
+  };
+  const code = oobCodes.filter((c) => c.email === user.email && c.requestType === 'PASSWORD_RESET').at(-1)!;
+  expect(new URL(code.oobLink).searchParams.get('continueUrl')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login$/);
+
+  const reset = await request.post(`http://${host}/identitytoolkit.googleapis.com/v1/accounts:resetPassword?key=demo-api-key`, {
+    data: { oobCode: code.oobCode, newPassword: 'brand-new-password' },
+  });
+  expect(reset.ok()).toBe(true);
+  await logIn(page, { email: user.email, password: 'brand-new-password' }, { landing: '/onboarding' });
+});

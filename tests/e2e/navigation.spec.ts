@@ -1,0 +1,118 @@
+import { expect, test } from '@playwright/test';
+import { createTestUser, logIn, persistedState, userWithOrganizations } from '@/tests/e2e/helpers';
+
+test.describe('signed out', () => {
+  test('the wanted page becomes the callback (and a cookie); after login the user is taken back to it', async ({ page, context }) => {
+    const { user, orgIds } = await userWithOrganizations(2);
+    const wanted = `/${orgIds[1]}/source`;
+    await page.goto(wanted);
+    await expect(page).toHaveURL(`/login?callback=${encodeURIComponent(wanted)}`);
+    const cookie = (await context.cookies()).find((c) => c.name === 'callbackUrl');
+    expect(decodeURIComponent(cookie!.value)).toBe(wanted);
+
+    await logIn(page, user, { from: page.url(), landing: wanted });
+    await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
+  });
+
+  test('the callback cookie alone brings the user back', async ({ page }) => {
+    const { user, orgIds } = await userWithOrganizations(2);
+    await page.goto(`/${orgIds[0]}/destination`);
+    await logIn(page, user, { from: '/login', landing: `/${orgIds[0]}/destination` });
+  });
+
+  test('a callback that leaves the site is ignored', async ({ page }) => {
+    const { user } = await userWithOrganizations(2);
+    for (const evil of ['//evil.example/x', 'https://evil.example/x', '/\\evil.example']) {
+      await test.step(evil, async () => {
+        await page.context().clearCookies();
+        await page.evaluate(() => window.localStorage.clear()).catch(() => undefined);
+        await logIn(page, user, { from: `/login?callback=${encodeURIComponent(evil)}`, landing: '/organizations' });
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await expect(page).toHaveURL('/login');
+      });
+    }
+  });
+});
+
+test.describe('signed in', () => {
+  test('the sign-in pages send a signed-in user to /organizations', async ({ page }) => {
+    const { user } = await userWithOrganizations(2);
+    await logIn(page, user, { landing: '/organizations' });
+    for (const path of ['/login', '/signUp', '/forgotPassword', '/']) {
+      await page.goto(path);
+      await expect(page).toHaveURL('/organizations');
+    }
+  });
+
+  test('one organization → its connections; several → the list; none → onboarding', async ({ browser }) => {
+    const one = await userWithOrganizations(1);
+    const several = await userWithOrganizations(3);
+    const none = await createTestUser();
+    for (const [user, landing] of [
+      [one.user, `/${one.orgIds[0]}/connection`],
+      [several.user, '/organizations'],
+      [none, '/onboarding'],
+    ] as const) {
+      const context = await browser.newContext();
+      await logIn(await context.newPage(), user, { landing });
+      await context.close();
+    }
+  });
+
+  test('the organizations list shows each organization; choosing one opens it', async ({ page }) => {
+    const { user, orgIds } = await userWithOrganizations(2);
+    await logIn(page, user, { landing: '/organizations' });
+    const list = page.getByRole('list', { name: 'Organizations' });
+    await expect(list.getByRole('button')).toHaveCount(2);
+    await expect(list.getByRole('button').first()).toContainText('0 connections');
+    await list.getByRole('button', { name: /E2E Org 2/ }).click();
+    await expect(page).toHaveURL(`/${orgIds[1]}/connection`);
+  });
+
+  test('/settings → the selected organization’s settings; /onboarding with organizations → its connections', async ({ page }) => {
+    const { user, orgIds } = await userWithOrganizations(2);
+    await logIn(page, user, { landing: '/organizations' });
+    await page.goto(`/${orgIds[1]}/source`);
+    await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
+    await page.goto('/settings');
+    await expect(page).toHaveURL(`/${orgIds[1]}/settings`);
+    await page.goto('/onboarding');
+    await expect(page).toHaveURL(`/${orgIds[1]}/connection`);
+  });
+
+  test("another organization's pages send the user to /organizations", async ({ page }) => {
+    const { user } = await userWithOrganizations(2);
+    const stranger = await userWithOrganizations(1);
+    await logIn(page, user, { landing: '/organizations' });
+    await page.goto(`/${stranger.orgIds[0]}/connection`);
+    await expect(page).toHaveURL('/organizations');
+    // and a client-side visit is caught too
+    await page.evaluate(
+      (path) => (window as unknown as { next: { router: { push: (p: string) => Promise<boolean> } } }).next.router.push(path),
+      `/${stranger.orgIds[0]}/source`,
+    );
+    await expect(page).toHaveURL('/organizations');
+  });
+
+  test('entering connections clears the remembered flow keys', async ({ page }) => {
+    const { user, orgIds } = await userWithOrganizations(1);
+    await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
+    // Remember flow keys, as an OAuth round trip would, before the app starts on the next load.
+    await page.addInitScript(() => {
+      if (window.sessionStorage.getItem('flowSeeded')) return;
+      window.sessionStorage.setItem('flowSeeded', '1');
+      const state = JSON.parse(window.localStorage.getItem('persist:signalbridge')!);
+      state.flow = JSON.stringify({ storedFrom: 'source', storedType: 'google', sourceKey: 'k1' });
+      window.localStorage.setItem('persist:signalbridge', JSON.stringify(state));
+    });
+    await page.goto(`/${orgIds[0]}/source`);
+    await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
+    expect((await persistedState(page)).flow).toEqual({ storedFrom: 'source', storedType: 'google', sourceKey: 'k1' });
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
+    await expect(page).toHaveURL(`/${orgIds[0]}/connection`);
+    await expect
+      .poll(async () => (await persistedState(page)).flow)
+      .toEqual({ storedFrom: null, storedType: null, sourceKey: null });
+  });
+});

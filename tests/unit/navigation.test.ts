@@ -1,0 +1,81 @@
+import {
+  clearsFlowKeys,
+  orgIdOfPath,
+  organizationsDestination,
+  safeCallback,
+  sessionRedirect,
+} from '@/lib/navigation';
+
+describe('signed out', () => {
+  const signedOut = (path: string, fullPath = path) => sessionRedirect({ path, fullPath, signedIn: false, callback: null });
+
+  test('a protected page sends to /login with the wanted path as callback', () => {
+    expect(signedOut('/acme/source', '/acme/source?tab=2')).toBe('/login?callback=%2Facme%2Fsource%3Ftab%3D2');
+    expect(signedOut('/organizations')).toBe('/login?callback=%2Forganizations');
+  });
+
+  test('the sign-in pages and invitation links stay open', () => {
+    for (const path of ['/login', '/signUp', '/forgotPassword', '/acme/acceptInvitation/inv1']) {
+      expect(signedOut(path)).toBeNull();
+    }
+  });
+
+  test('/ goes to /login', () => expect(signedOut('/')).toBe('/login'));
+
+  test('a path that is no page of ours is left to be a 404', () => {
+    expect(signedOut('/no/such/page')).toBeNull();
+    expect(signedOut('/acme/no-such-section')).toBeNull();
+  });
+});
+
+describe('signed in', () => {
+  const signedIn = (path: string, callback: string | null = null) =>
+    sessionRedirect({ path, fullPath: path, signedIn: true, callback });
+
+  test('the sign-in pages go to /organizations, or back to the saved callback', () => {
+    expect(signedIn('/login')).toBe('/organizations');
+    expect(signedIn('/signUp')).toBe('/organizations');
+    expect(signedIn('/forgotPassword', '/acme/source')).toBe('/acme/source');
+  });
+
+  test('other pages stay', () => {
+    expect(signedIn('/acme/source')).toBeNull();
+    expect(signedIn('/organizations')).toBeNull();
+    expect(signedIn('/')).toBe('/organizations');
+  });
+});
+
+test.each([
+  ['/acme/source', '/acme/source'],
+  ['/acme/source?x=1', '/acme/source?x=1'],
+  ['//evil.example', null],
+  ['/\\evil.example', null],
+  ['https://evil.example/acme', null],
+  ['javascript:alert(1)', null],
+  ['/login', null],
+  ['/acme/acceptInvitation/i1', null],
+  [undefined, null],
+])('callback %j → %j', (value, expected) => {
+  expect(safeCallback(value)).toBe(expected);
+});
+
+test('organization destinations: one → it, several → the list, none → onboarding', () => {
+  expect(organizationsDestination(['acme'])).toBe('/acme/connection');
+  expect(organizationsDestination(['acme', 'globex'])).toBe('/organizations');
+  expect(organizationsDestination([])).toBe('/onboarding');
+});
+
+test('organization ids come from organization-scoped paths only', () => {
+  expect(orgIdOfPath('/acme/connection')).toBe('acme');
+  expect(orgIdOfPath('/acme/app/a1/google/configuration')).toBe('acme');
+  expect(orgIdOfPath('/organizations')).toBeNull();
+  expect(orgIdOfPath('/subscription/success')).toBeNull();
+});
+
+test('entering connections, conversions or apps clears the flow keys; their subpages do not', () => {
+  expect(clearsFlowKeys('/acme/connection')).toBe(true);
+  expect(clearsFlowKeys('/acme/conversion')).toBe(true);
+  expect(clearsFlowKeys('/acme/app')).toBe(true);
+  expect(clearsFlowKeys('/acme/app/connect')).toBe(false);
+  expect(clearsFlowKeys('/acme/source')).toBe(false);
+});
