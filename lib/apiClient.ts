@@ -20,7 +20,9 @@ interface RequestOptions {
 export async function apiRequest<T>(path: string, { method = 'GET', query, body }: RequestOptions = {}): Promise<T> {
   // Loaded on first use, so code that only holds the store never starts the Firebase SDK.
   const { clientAuth } = await import('@/lib/firebase/auth');
-  const token = await clientAuth().currentUser?.getIdToken();
+  const auth = clientAuth();
+  await auth.authStateReady(); // right after a page load the signed-in user is still being restored
+  const token = await auth.currentUser?.getIdToken();
   const url = query ? `${path}?${new URLSearchParams(query)}` : path;
   const response = await fetch(url, {
     method,

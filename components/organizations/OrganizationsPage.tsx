@@ -1,6 +1,6 @@
+import dynamic from 'next/dynamic';
 import { useRouter } from 'next/router';
 import { useEffect, useRef, useState } from 'react';
-import CreateOrganizationForm from '@/components/organizations/CreateOrganizationForm';
 import OrganizationCard from '@/components/organizations/OrganizationCard';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -12,6 +12,11 @@ import { useAppDispatch, useAppSelector } from '@/store/hooks';
 import { fetchOrganizations, toOrganizationSummary } from '@/store/thunks';
 import type { FetchStatus } from '@/store/types';
 import { organizationSelected, selectUser, type OrganizationSummary } from '@/store/userSlice';
+
+// The form (and its schema) loads when the dialog first opens, not with the list.
+const CreateOrganizationForm = dynamic(() => import('@/components/organizations/CreateOrganizationForm'), {
+  loading: () => <Spinner label="Loading" />,
+});
 
 interface Page {
   organizations: OrganizationSummary[];
@@ -59,6 +64,7 @@ export default function OrganizationsPage() {
   const [search, setSearch] = useState('');
   const [refreshStatus, setRefreshStatus] = useState<FetchStatus>('idle');
   const dialog = useRef<HTMLDialogElement>(null);
+  const [creating, setCreating] = useState(false);
   const all = useAllOrganizations(user.super_admin, search.trim());
 
   useEffect(() => {
@@ -88,7 +94,14 @@ export default function OrganizationsPage() {
             {user.super_admin ? 'Every organization on SignalBridge (super admin).' : 'Choose an organization to work in.'}
           </p>
         </div>
-        <Button type="button" variant="secondary" onClick={() => dialog.current?.showModal()}>
+        <Button
+          type="button"
+          variant="secondary"
+          onClick={() => {
+            setCreating(true);
+            dialog.current?.showModal();
+          }}
+        >
           New organization
         </Button>
       </div>
@@ -119,7 +132,9 @@ export default function OrganizationsPage() {
       <dialog ref={dialog} aria-labelledby="new-org-title">
         <div className="stack">
           <h2 id="new-org-title">New organization</h2>
-          <CreateOrganizationForm onCreated={(orgId) => void router.push(`/${encodeURIComponent(orgId)}/connection`)} />
+          {creating && (
+            <CreateOrganizationForm onCreated={(orgId) => void router.push(`/${encodeURIComponent(orgId)}/connection`)} />
+          )}
           <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>
             Cancel
           </Button>
