@@ -51,3 +51,13 @@ export function can(role: Role, resource: Resource, action: Action): boolean {
 export function isOrganizationRole(value: unknown): value is OrganizationRole {
   return typeof value === 'string' && (ORGANIZATION_ROLES as readonly string[]).includes(value);
 }
+
+/** Nobody removes or demotes someone of a higher rank than their own. */
+export function canManageMember(actor: Role, target: OrganizationRole): boolean {
+  return can(actor, 'member', 'delete') && ROLE_RANK[actor] >= ROLE_RANK[target];
+}
+
+/** Nobody hands out a role above their own. */
+export function canAssignRole(actor: Role, role: OrganizationRole): boolean {
+  return can(actor, 'member', 'update') && ROLE_RANK[actor] >= ROLE_RANK[role];
+}

@@ -1,4 +1,5 @@
-import { createSlice } from '@reduxjs/toolkit';
+import { createAction, createSlice } from '@reduxjs/toolkit';
+import type { Role } from '@/lib/permissions';
 import type { OrganizationDocument } from '@/lib/schemas/organization';
 import { fetchOrganization } from '@/store/thunks';
 import type { FetchStatus } from '@/store/types';
@@ -7,10 +8,15 @@ import { organizationSelected, userSignedIn, userSignedOut } from '@/store/userS
 /** The selected organization's document, loaded when the selection changes. */
 export interface OrganizationState {
   document: OrganizationDocument | null;
+  /** The signed-in user's role here: only for showing controls, the server decides. */
+  role: Role | null;
   status: FetchStatus;
 }
 
-const initialState: OrganizationState = { document: null, status: 'idle' };
+const initialState: OrganizationState = { document: null, role: null, status: 'idle' };
+
+/** The user is no longer a member (removed while the page was open). */
+export const organizationAccessLost = createAction('organization/accessLost');
 
 const organizationSlice = createSlice({
   name: 'organization',
@@ -21,8 +27,9 @@ const organizationSlice = createSlice({
       .addCase(fetchOrganization.pending, (state) => {
         state.status = 'pending';
       })
-      .addCase(fetchOrganization.fulfilled, (_state, { payload }) => ({ document: payload, status: 'success' }))
-      .addCase(fetchOrganization.rejected, () => ({ document: null, status: 'error' }))
+      .addCase(fetchOrganization.fulfilled, (_state, { payload }) => ({ ...payload, status: 'success' }))
+      .addCase(fetchOrganization.rejected, () => ({ ...initialState, status: 'error' }))
+      .addCase(organizationAccessLost, () => ({ ...initialState, status: 'error' }))
       .addCase(organizationSelected, () => initialState)
       .addCase(userSignedIn, () => initialState)
       .addCase(userSignedOut, () => initialState);

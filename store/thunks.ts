@@ -8,10 +8,10 @@ type WithUser = { state: { user: UserState } };
 
 /** The selected organization's document; members only (the server checks). */
 export const fetchOrganization = createAsyncThunk('organization/fetch', async (orgId: string) => {
-  const { data } = await apiRequest<{ data: OrganizationDocument }>('/api/getOrganizationData', {
+  const { data, role } = await apiRequest<{ data: OrganizationDocument; role: Role }>('/api/getOrganizationData', {
     query: { documentId: orgId, type: 'organization' },
   });
-  return data;
+  return { document: data, role };
 });
 
 export function toOrganizationSummary(entry: OrganizationListEntry): OrganizationSummary {

@@ -92,7 +92,8 @@ const userSlice = createSlice({
         state.organizations = payload;
       })
       .addCase(fetchOrganization.fulfilled, (state, { payload }) => {
-        if (state.orgId === payload.organization_id) state.organization = { name: payload.name, logo: payload.logo };
+        const { document } = payload;
+        if (state.orgId === document.organization_id) state.organization = { name: document.name, logo: document.logo };
       })
       .addCase(checkSuperAdmin.fulfilled, (state, { payload }) => {
         state.role = payload;

@@ -49,11 +49,18 @@ export const logoSchema = z
     }
   }, 'Use a PNG, JPEG or WebP image of at most 256 kB, or an image URL (no SVG)');
 
+const companyNameSchema = z.string().trim().min(1, 'Enter your organization name').max(100, 'At most 100 characters');
+
 export const createOrganizationSchema = z.object({
-  companyName: z.string().trim().min(1, 'Enter your organization name').max(100, 'At most 100 characters'),
+  companyName: companyNameSchema,
   userId: z.string().trim().min(1, 'Required'),
   isDefault: z.boolean().default(true),
   company_logo: logoSchema.nullish(),
+});
+
+export const organizationProfileSchema = z.object({
+  companyName: companyNameSchema,
+  company_logo: logoSchema.nullable(),
 });
 
 export const organizationIdsQuerySchema = z.object({

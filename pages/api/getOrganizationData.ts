@@ -8,6 +8,7 @@ export default createHandler({
     query: organizationDataQuerySchema,
     orgId: ({ query }) => query.documentId,
     permission: ['organization', 'read'],
-    handle: ({ org }) => ({ data: toOrganizationDocument(org.id, org.data), status: 200 }),
+    // `role` is the caller's, so the UI can hide what it may not use (the handlers refuse it anyway).
+    handle: ({ org }) => ({ data: toOrganizationDocument(org.id, org.data), status: 200, role: org.role }),
   }),
 });

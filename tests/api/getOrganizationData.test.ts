@@ -19,6 +19,7 @@ test('a member reads the organization document, without billing ids', async () =
   expect(response.status).toBe(200);
   expect(response.body).toEqual({
     status: 200,
+    role: 'member',
     data: {
       organization_id: orgId,
       name: expect.stringMatching(/^Org /),

@@ -49,7 +49,7 @@ test('the organization load status goes idle → pending → error, and a new se
   store.dispatch(fetchOrganization.pending('request', 'acme'));
   expect(store.getState().organization.status).toBe('pending');
   store.dispatch(fetchOrganization.rejected(new Error('boom'), 'request', 'acme'));
-  expect(store.getState().organization).toEqual({ document: null, status: 'error' });
+  expect(store.getState().organization).toEqual({ document: null, role: null, status: 'error' });
   store.dispatch(organizationSelected({ orgId: 'other' }));
   expect(store.getState().organization.status).toBe('idle');
 });

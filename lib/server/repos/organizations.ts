@@ -109,3 +109,15 @@ export async function listAllOrganizations({ search, cursor }: { search?: string
     nextCursor: page.docs.length > ORGANIZATIONS_PAGE_SIZE ? encodeCursor(docs.at(-1)!) : null,
   };
 }
+
+/** Name and logo live under both spellings the spec shows (name/company_name, logo/company_logo). */
+export async function updateOrganizationProfile(orgId: string, { name, logo }: { name: string; logo: string | null }) {
+  await organizationsCollection().doc(orgId).update({
+    name,
+    company_name: name,
+    name_lower: name.toLowerCase(),
+    logo,
+    company_logo: logo,
+    updated_at: FieldValue.serverTimestamp(),
+  });
+}

@@ -1,0 +1,19 @@
+import { pendingInvitationQuerySchema } from '@/lib/schemas/team';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { forbidden } from '@/lib/server/http/errors';
+import { listPendingInvitations } from '@/lib/server/repos/invitations';
+
+export default createHandler({
+  POST: route({
+    access: 'signedIn',
+    body: pendingInvitationQuerySchema,
+    async handle({ caller, body }) {
+      // Only the caller's own email: invitations reveal who is being invited where.
+      if (body.email !== caller.email?.toLowerCase()) throw forbidden();
+      const invitations = await listPendingInvitations(body.email);
+      return invitations.length
+        ? { success: true, invitations }
+        : { success: false, invitations, message: 'No pending invitations found for this user' };
+    },
+  }),
+});

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { organizationProfileSchema } from '@/lib/schemas/organization';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { updateOrganizationProfile } from '@/lib/server/repos/organizations';
+
+/** PATCH { companyName, company_logo } renames the organization or changes its logo. */
+export default createHandler({
+  PATCH: route({
+    access: 'orgMember',
+    query: z.object({ orgId: z.string() }),
+    body: organizationProfileSchema,
+    permission: ['organization', 'update'],
+    async handle({ org, body }) {
+      await updateOrganizationProfile(org.id, { name: body.companyName, logo: body.company_logo });
+      return { success: true };
+    },
+  }),
+});

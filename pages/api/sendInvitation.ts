@@ -1,0 +1,29 @@
+import { sendInvitationSchema } from '@/lib/schemas/team';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { forbidden } from '@/lib/server/http/errors';
+import { emailInvitation } from '@/lib/server/invitationEmail';
+import { createInvitation, invitationsCollection } from '@/lib/server/repos/invitations';
+import { canAssignRole } from '@/lib/permissions';
+
+export default createHandler({
+  POST: route({
+    access: 'orgMember',
+    body: sendInvitationSchema,
+    orgId: ({ body }) => body.organization_id,
+    permission: ['invitation', 'create'],
+    async handle({ caller, org, body }) {
+      // The inviter fields must describe the caller; the organization's name comes from its document.
+      if (body.inviter_user_id !== caller.uid || body.inviter_email !== caller.email?.toLowerCase()) throw forbidden();
+      if (!canAssignRole(org.role, body.role)) throw forbidden();
+      const invitationId = await createInvitation({
+        orgId: org.id,
+        organizationName: org.data.company_name ?? org.data.name ?? '',
+        email: body.email,
+        role: body.role,
+        inviter: { uid: caller.uid, email: body.inviter_email },
+      });
+      const emailSent = await emailInvitation(await invitationsCollection().doc(invitationId).get());
+      return { success: true, invitationId, emailSent };
+    },
+  }),
+});

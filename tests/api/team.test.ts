@@ -1,0 +1,290 @@
+import type { NextApiHandler } from 'next';
+import acceptInvitation from '@/pages/api/acceptInvitation';
+import getPendingInvitation from '@/pages/api/getPendingInvitation';
+import getSentInvitation from '@/pages/api/getSentInvitation';
+import getTeamMembers from '@/pages/api/getTeamMembers';
+import rejectInvitation from '@/pages/api/rejectInvitation';
+import removeMember from '@/pages/api/removeMemberFromOrganization';
+import sendInvitation from '@/pages/api/sendInvitation';
+import updateOrganization from '@/pages/api/orgs/[orgId]/index';
+import revokeInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/index';
+import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/resend';
+import changeRole from '@/pages/api/orgs/[orgId]/members/[memberId]';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
+import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
+
+const handlers = {
+  sendInvitation,
+  getPendingInvitation,
+  acceptInvitation,
+  rejectInvitation,
+  getTeamMembers,
+  getSentInvitation,
+  removeMember,
+  revokeInvitation,
+  resendInvitation,
+  changeRole,
+  updateOrganization,
+} satisfies Record<string, NextApiHandler>;
+
+type Name = keyof typeof handlers;
+const servers = {} as Record<Name, TestServer>;
+let fake: FakeCustomerIo;
+let owner: TestUser;
+let admin: TestUser;
+let member: TestUser;
+let outsider: TestUser;
+let superAdmin: TestUser;
+let orgId: string;
+
+beforeAll(async () => {
+  fake = await startFakeCustomerIo();
+  Object.assign(process.env, customerIoEnv(fake), { APP_URL: 'http://app.test' });
+  await Promise.all(
+    (Object.keys(handlers) as Name[]).map(async (name) => {
+      servers[name] = await serveHandler(handlers[name]);
+    }),
+  );
+  [owner, admin, member, outsider, superAdmin] = await Promise.all([
+    createTestUser(),
+    createTestUser(),
+    createTestUser(),
+    createTestUser(),
+    createTestUser({ superAdmin: true }),
+  ]);
+  orgId = await createTestOrganization([
+    [owner, 'owner'],
+    [admin, 'admin'],
+    [member, 'member'],
+  ]);
+  await createTestOrganization([[outsider, 'owner']]);
+});
+afterAll(async () => {
+  await Promise.all(Object.values(servers).map((server) => server.close()));
+  await fake.close();
+});
+
+const post = (name: Name, user: TestUser, body: unknown, query?: Record<string, string>) =>
+  call(servers[name], { method: 'POST', token: user.token, body, query });
+
+let counter = 0;
+const freshEmail = () => `invitee-${Date.now()}-${counter++}@example.test`;
+
+function invite(user: TestUser, email = freshEmail(), extra: Record<string, unknown> = {}) {
+  return post('sendInvitation', user, {
+    email,
+    organization_id: orgId,
+    inviter_user_id: user.uid,
+    organization: 'whatever the client says',
+    inviter_email: user.email,
+    ...extra,
+  });
+}
+
+async function invitationFor(user: TestUser): Promise<string> {
+  const response = await invite(owner, user.email);
+  expect(response.status).toBe(200);
+  return response.body.invitationId as string;
+}
+
+describe('sendInvitation', () => {
+  test('tenant × role: outsider 404, member 403, admin, owner and super admin may invite', async () => {
+    expect((await invite(outsider)).status).toBe(404);
+    expect((await invite(member)).status).toBe(403);
+    for (const user of [admin, owner, superAdmin]) expect((await invite(user)).status).toBe(200);
+  });
+
+  test('emails the link through Customer.io with the organization name from the server', async () => {
+    const email = freshEmail();
+    const response = await invite(admin, email);
+    expect(response.body).toMatchObject({ success: true, emailSent: true });
+    const sent = fake.messages.find((message) => message.to === email)!;
+    expect(sent).toMatchObject({ transactionalMessageId: 'invitation', identifiers: { email } });
+    expect(sent.messageData).toMatchObject({
+      accept_url: `http://app.test/${orgId}/acceptInvitation/${response.body.invitationId}`,
+      inviter_email: admin.email,
+      organization_name: expect.stringMatching(/^Org /),
+    });
+  });
+
+  test('the inviter fields are checked against the caller', async () => {
+    const response = await invite(admin, freshEmail(), { inviter_user_id: owner.uid });
+    expect(response.status).toBe(403);
+    const spoofedEmail = await invite(admin, freshEmail(), { inviter_email: owner.email });
+    expect(spoofedEmail.status).toBe(403);
+  });
+
+  test('inviting a member, or an email with a pending invitation, says so', async () => {
+    expect((await invite(owner, member.email)).body).toMatchObject({
+      success: false,
+      message: 'This person is already a member of the organization.',
+    });
+    const email = freshEmail();
+    expect((await invite(owner, email)).status).toBe(200);
+    const twice = await invite(owner, email);
+    expect(twice.status).toBe(409);
+    expect(twice.body.message).toMatch(/already pending/);
+  });
+
+  test('an admin cannot invite an owner; a malformed body → 400, nothing written', async () => {
+    expect((await invite(admin, freshEmail(), { role: 'owner' })).status).toBe(400);
+    const before = (await adminDb().collection('invitations').where('organization_id', '==', orgId).get()).size;
+    const response = await invite(owner, 'not-an-email');
+    expect(response.status).toBe(400);
+    expect(response.body.fieldErrors).toHaveProperty('email');
+    expect((await adminDb().collection('invitations').where('organization_id', '==', orgId).get()).size).toBe(before);
+  });
+});
+
+describe('the invitee', () => {
+  test('sees only their own pending invitations', async () => {
+    const invitee = await createTestUser();
+    const invitationId = await invitationFor(invitee);
+    const own = await post('getPendingInvitation', invitee, { email: invitee.email });
+    expect(own.body).toMatchObject({
+      success: true,
+      invitations: [{ id: invitationId, organizationId: orgId, inviterEmail: owner.email }],
+    });
+    expect((await post('getPendingInvitation', outsider, { email: invitee.email })).status).toBe(403);
+    expect((await post('getPendingInvitation', outsider, { email: outsider.email })).body).toEqual({
+      success: false,
+      invitations: [],
+      message: 'No pending invitations found for this user',
+    });
+  });
+
+  test('accepts once: the membership is added exactly once, a second accept finds nothing', async () => {
+    const invitee = await createTestUser();
+    const invitationId = await invitationFor(invitee);
+    const accepted = await post('acceptInvitation', invitee, { invitationId, userId: invitee.uid });
+    expect(accepted.body).toEqual({ success: true, organizationId: orgId });
+    const again = await post('acceptInvitation', invitee, { invitationId, userId: invitee.uid });
+    expect(again.status).toBe(404);
+    expect(again.body.message).toBe('No pending invitations found');
+    const memberships = await adminDb().collection(`organizations/${orgId}/members`).where('uid', '==', invitee.uid).get();
+    expect(memberships.size).toBe(1);
+    expect(memberships.docs[0]!.get('role')).toBe('member');
+  });
+
+  test("nobody accepts someone else's invitation", async () => {
+    const invitee = await createTestUser();
+    const invitationId = await invitationFor(invitee);
+    expect((await post('acceptInvitation', outsider, { invitationId, userId: outsider.uid })).status).toBe(404);
+    expect((await post('acceptInvitation', outsider, { invitationId, userId: invitee.uid })).status).toBe(403);
+    const membership = await adminDb().doc(`organizations/${orgId}/members/${outsider.uid}`).get();
+    expect(membership.exists).toBe(false);
+  });
+
+  test('rejects; a rejected, revoked or expired invitation cannot be accepted', async () => {
+    const invitee = await createTestUser();
+    const rejected = await invitationFor(invitee);
+    expect((await post('rejectInvitation', outsider, { invitationId: rejected })).status).toBe(404);
+    expect((await post('rejectInvitation', invitee, { invitationId: rejected })).body).toEqual({ success: true });
+    expect((await post('acceptInvitation', invitee, { invitationId: rejected, userId: invitee.uid })).status).toBe(404);
+
+    const expired = await invitationFor(invitee);
+    await adminDb().doc(`invitations/${expired}`).update({ expires_at: new Date(Date.now() - 1000) });
+    expect((await post('acceptInvitation', invitee, { invitationId: expired, userId: invitee.uid })).status).toBe(404);
+  });
+});
+
+describe('team and invitation management', () => {
+  test('reads: outsider 404; members, admins, owners and super admins see the team', async () => {
+    expect((await post('getTeamMembers', outsider, { organizationId: orgId })).status).toBe(404);
+    for (const user of [member, admin, owner, superAdmin]) {
+      const response = await post('getTeamMembers', user, { organizationId: orgId });
+      expect(response.status).toBe(200);
+      expect(response.body.members).toEqual(
+        expect.arrayContaining([expect.objectContaining({ uid: owner.uid, role: 'owner', email: owner.email })]),
+      );
+    }
+    expect((await post('getSentInvitation', outsider, { organizationId: orgId })).status).toBe(404);
+    expect((await post('getSentInvitation', member, { organizationId: orgId })).status).toBe(200);
+  });
+
+  test('revoke and resend: outsider 404, member 403, admin ok; a revoked invitation is gone for the invitee', async () => {
+    const invitee = await createTestUser();
+    const invitationId = await invitationFor(invitee);
+    const revoke = (user: TestUser, org = orgId) =>
+      call(servers.revokeInvitation, { method: 'DELETE', token: user.token, query: { orgId: org, invitationId } });
+    const resend = (user: TestUser) => post('resendInvitation', user, undefined, { orgId, invitationId });
+
+    expect((await revoke(outsider)).status).toBe(404);
+    expect((await resend(member)).status).toBe(403);
+    expect((await resend(admin)).body).toMatchObject({ success: true, emailSent: true });
+    expect((await revoke(member)).status).toBe(403);
+    // an organization's admin cannot reach another organization's invitation through their own
+    const otherOrg = await createTestOrganization([[admin, 'owner']]);
+    expect((await revoke(admin, otherOrg)).status).toBe(404);
+    expect((await revoke(admin)).body).toEqual({ success: true });
+    expect((await post('acceptInvitation', invitee, { invitationId, userId: invitee.uid })).status).toBe(404);
+  });
+
+  test('remove: ranks hold, the last owner stays, members may leave', async () => {
+    const [victim, leaver] = await Promise.all([createTestUser(), createTestUser()]);
+    const team = await createTestOrganization([
+      [owner, 'owner'],
+      [admin, 'admin'],
+      [member, 'member'],
+      [victim, 'member'],
+      [leaver, 'member'],
+    ]);
+    const remove = (user: TestUser, memberId: string) => post('removeMember', user, { organizationId: team, memberId });
+
+    expect((await remove(outsider, victim.uid)).status).toBe(404);
+    expect((await remove(member, victim.uid)).status).toBe(403);
+    expect((await remove(admin, owner.uid)).status).toBe(403);
+    expect((await remove(leaver, leaver.uid)).body).toEqual({ success: true });
+    expect((await remove(owner, owner.uid)).status).toBe(409);
+    expect((await remove(admin, victim.uid)).body).toEqual({ success: true });
+    expect((await adminDb().doc(`organizations/${team}/members/${victim.uid}`).get()).exists).toBe(false);
+    expect((await remove(superAdmin, member.uid)).status).toBe(200);
+  });
+
+  test('change role: admins promote to admin but never to owner; the last owner is not demoted', async () => {
+    const [person] = await Promise.all([createTestUser()]);
+    const team = await createTestOrganization([
+      [owner, 'owner'],
+      [admin, 'admin'],
+      [member, 'member'],
+      [person, 'member'],
+    ]);
+    const patch = (user: TestUser, memberId: string, role: string) =>
+      call(servers.changeRole, { method: 'PATCH', token: user.token, query: { orgId: team, memberId }, body: { role } });
+
+    expect((await patch(outsider, person.uid, 'admin')).status).toBe(404);
+    expect((await patch(member, person.uid, 'admin')).status).toBe(403);
+    expect((await patch(admin, person.uid, 'owner')).status).toBe(403);
+    expect((await patch(admin, owner.uid, 'member')).status).toBe(403);
+    expect((await patch(admin, person.uid, 'admin')).status).toBe(200);
+    expect((await patch(owner, owner.uid, 'admin')).status).toBe(409);
+    expect((await patch(owner, person.uid, 'owner')).status).toBe(200);
+    expect((await patch(owner, owner.uid, 'admin')).status).toBe(200);
+    expect((await patch(owner, person.uid, 'boss')).status).toBe(400);
+  });
+
+  test('organization profile: members 403, admins rename; no SVG logo', async () => {
+    const patch = (user: TestUser, body: unknown) =>
+      call(servers.updateOrganization, { method: 'PATCH', token: user.token, query: { orgId }, body });
+    expect((await patch(outsider, { companyName: 'X', company_logo: null })).status).toBe(404);
+    expect((await patch(member, { companyName: 'X', company_logo: null })).status).toBe(403);
+    expect((await patch(admin, { companyName: 'X', company_logo: 'https://example.test/logo.svg' })).status).toBe(400);
+    expect((await patch(admin, { companyName: 'Renamed Co', company_logo: null })).status).toBe(200);
+    expect((await adminDb().doc(`organizations/${orgId}`).get()).get('company_name')).toBe('Renamed Co');
+  });
+});
+
+test('the fake Customer.io refuses what the real one refuses', async () => {
+  const post = (headers: Record<string, string>, body: string) =>
+    fetch(`${fake.url}/v1/send/email`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+  expect((await post({ Authorization: 'Bearer wrong' }, '{}')).status).toBe(401);
+  const auth = { Authorization: `Bearer ${fake.apiKey}` };
+  expect((await post(auth, '{not json')).status).toBe(400);
+  expect((await post(auth, JSON.stringify({ to: 'a@example.test', identifiers: { email: 'a@example.test' } }))).status).toBe(400);
+  expect(
+    (await post(auth, JSON.stringify({ to: 'a@example.test', transactional_message_id: 1, identifiers: { id: 1, email: 'x' } })))
+      .status,
+  ).toBe(400);
+});
