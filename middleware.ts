@@ -2,6 +2,8 @@ import { NextResponse, type NextRequest } from 'next/server';
 import {
   CALLBACK_COOKIE,
   CALLBACK_PARAM,
+  PENDING_INVITATION_COOKIE,
+  pendingInvitationPath,
   isAcceptInvitationPage,
   isAuthPage,
   isRememberedAsCallback,
@@ -39,7 +41,13 @@ export async function middleware(request: NextRequest) {
   const uid = await sessionUid(request);
   const callback =
     safeCallback(request.nextUrl.searchParams.get(CALLBACK_PARAM)) ?? safeCallback(request.cookies.get(CALLBACK_COOKIE)?.value);
-  const redirect = sessionRedirect({ path: pathname, fullPath: `${pathname}${search}`, signedIn: Boolean(uid), callback });
+  const redirect = sessionRedirect({
+    path: pathname,
+    fullPath: `${pathname}${search}`,
+    signedIn: Boolean(uid),
+    callback,
+    pendingInvitation: pendingInvitationPath(request.cookies.get(PENDING_INVITATION_COOKIE)?.value),
+  });
 
   if (redirect) {
     const response = NextResponse.redirect(new URL(redirect, request.url));

@@ -4,6 +4,8 @@
  */
 export const CALLBACK_PARAM = 'callback';
 export const CALLBACK_COOKIE = 'callbackUrl';
+/** Set by an invitation link (`{orgId}/{invitationId}`) so the invitee comes back to it after signing in. */
+export const PENDING_INVITATION_COOKIE = 'pendingInvitation';
 
 const AUTH_PAGES = new Set(['/login', '/signUp', '/forgotPassword']);
 const ORG_SECTIONS =
@@ -67,6 +69,18 @@ export function safeCallback(value: unknown): string | null {
   }
 }
 
+/** The invitation a pending-invitation cookie points at, or null when it is missing or malformed. */
+export function parsePendingInvitation(value: unknown): { orgId: string; invitationId: string } | null {
+  if (typeof value !== 'string') return null;
+  const match = /^([A-Za-z0-9_-]{1,128})\/([A-Za-z0-9_-]{1,128})$/.exec(value);
+  return match ? { orgId: match[1]!, invitationId: match[2]! } : null;
+}
+
+export function pendingInvitationPath(value: unknown): string | null {
+  const pending = parsePendingInvitation(value);
+  return pending ? `/${pending.orgId}/acceptInvitation/${pending.invitationId}` : null;
+}
+
 export interface SessionRouteInput {
   /** The path without the query string. */
   path: string;
@@ -75,16 +89,18 @@ export interface SessionRouteInput {
   signedIn: boolean;
   /** The saved callback (query parameter or cookie), already checked with safeCallback. */
   callback: string | null;
+  /** The invitation page to come back to (pendingInvitationPath of the cookie). */
+  pendingInvitation?: string | null;
 }
 
 /** Where the signed-in state alone sends a request, or null to stay. */
-export function sessionRedirect({ path, fullPath, signedIn, callback }: SessionRouteInput): string | null {
+export function sessionRedirect({ path, fullPath, signedIn, callback, pendingInvitation }: SessionRouteInput): string | null {
   if (!signedIn) {
     if (path === '/') return '/login';
     if (isPublicPage(path)) return null;
     return `/login?${CALLBACK_PARAM}=${encodeURIComponent(fullPath)}`;
   }
-  if (isAuthPage(path)) return callback ?? '/organizations';
+  if (isAuthPage(path)) return pendingInvitation ?? callback ?? '/organizations';
   if (path === '/') return '/organizations';
   return null;
 }

@@ -3,13 +3,23 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { DEMO } from '@/scripts/lib/demo';
 import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scripts/lib/stack';
+import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
 
 async function main() {
   const port = Number(process.env.PORT || 3000);
   const ports = portsFromEnv(DEV_PORTS);
   console.log('Starting the Auth and Firestore emulators…');
   const stack = await startStack(ports);
-  const env = { ...stack.env, NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId, NEXT_TELEMETRY_DISABLED: '1', ...process.env };
+  // The local sandbox of the SaaS we call: emails land in the fake Customer.io, readable at /__fake/messages.
+  const customerIo = await startFakeCustomerIo({ port: Number(process.env.FAKE_CUSTOMERIO_PORT || 4600) });
+  const env = {
+    ...stack.env,
+    ...customerIoEnv(customerIo),
+    APP_URL: `http://localhost:${port}`,
+    NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId,
+    NEXT_TELEMETRY_DISABLED: '1',
+    ...process.env,
+  };
   Object.assign(process.env, env);
 
   const { seedDemo } = await import('@/scripts/lib/seed');
@@ -22,7 +32,7 @@ async function main() {
   });
   const stopAll = async () => {
     next.kill('SIGTERM');
-    await stack.stop();
+    await Promise.all([stack.stop(), customerIo.close()]);
   };
   stopOnSignals(stopAll);
   next.on('exit', (code) => void stack.stop().finally(() => process.exit(code ?? 0)));
@@ -33,6 +43,7 @@ async function main() {
       `  SignalBridge is starting on http://localhost:${port}`,
       `  Demo login: ${DEMO.email} / ${DEMO.password}  (organization "${DEMO.orgName}")`,
       `  Emulators: Auth 127.0.0.1:${ports.auth}, Firestore 127.0.0.1:${ports.firestore}`,
+      `  Emails (fake Customer.io): ${customerIo.url}/__fake/messages`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

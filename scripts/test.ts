@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { DEMO } from '@/scripts/lib/demo';
 import { portsFromEnv, ROOT, startStack, stopOnSignals, TEST_PORTS, type RunningStack } from '@/scripts/lib/stack';
+import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
 
 const E2E_PORT = Number(process.env.E2E_PORT || 3100);
 const E2E_DIST_DIR = '.next-e2e';
@@ -38,10 +39,22 @@ async function main() {
     const env = { ...stack.env, NEXT_TELEMETRY_DISABLED: '1' };
     if (wants('api')) await run('API tests', 'npx jest --selectProjects api', env);
     if (wants('e2e')) {
-      const appEnv = { ...env, NEXT_DIST_DIR: E2E_DIST_DIR, NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId, E2E_PORT: String(E2E_PORT) };
-      await run('production build', 'npx next build', appEnv);
-      await run('seed', 'npx tsx scripts/seed.ts', appEnv);
-      await run('e2e tests', 'npx playwright test', appEnv);
+      const customerIo = await startFakeCustomerIo();
+      const appEnv = {
+        ...env,
+        ...customerIoEnv(customerIo),
+        APP_URL: `http://127.0.0.1:${E2E_PORT}`,
+        NEXT_DIST_DIR: E2E_DIST_DIR,
+        NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId,
+        E2E_PORT: String(E2E_PORT),
+      };
+      try {
+        await run('production build', 'npx next build', appEnv);
+        await run('seed', 'npx tsx scripts/seed.ts', appEnv);
+        await run('e2e tests', 'npx playwright test', appEnv);
+      } finally {
+        await customerIo.close();
+      }
     }
   } finally {
     await stack.stop();

@@ -1,11 +1,12 @@
 import { combineSlices, configureStore, createListenerMiddleware } from '@reduxjs/toolkit';
 import { FLUSH, PAUSE, PERSIST, persistReducer, PURGE, REGISTER, REHYDRATE } from 'redux-persist';
+import { api } from '@/store/api';
 import flowSlice from '@/store/flowSlice';
 import organizationSlice from '@/store/organizationSlice';
 import { ORG_ID_STORAGE_KEY, persistStorage } from '@/store/storage';
 import userSlice, { organizationSelected, userSignedOut } from '@/store/userSlice';
 
-const rootReducer = combineSlices(userSlice, organizationSlice, flowSlice);
+const rootReducer = combineSlices(userSlice, organizationSlice, flowSlice, api);
 
 export type RootState = ReturnType<typeof rootReducer>;
 
@@ -25,7 +26,11 @@ function orgIdStorageListener() {
   });
   listener.startListening({
     actionCreator: userSignedOut,
-    effect: () => window.localStorage.removeItem(ORG_ID_STORAGE_KEY),
+    effect: (_action, { dispatch }) => {
+      window.localStorage.removeItem(ORG_ID_STORAGE_KEY);
+      // Nothing cached for one user may show for the next.
+      dispatch(api.util.resetApiState());
+    },
   });
   return listener.middleware;
 }
@@ -39,7 +44,8 @@ export function makeStore(preloadedState?: Partial<RootState>) {
       const middleware = getDefault({
         serializableCheck: { ignoredActions: [FLUSH, REHYDRATE, PAUSE, PERSIST, PURGE, REGISTER] },
       });
-      return typeof window === 'undefined' ? middleware : middleware.concat(orgIdStorageListener());
+      const withApi = middleware.concat(api.middleware);
+      return typeof window === 'undefined' ? withApi : withApi.concat(orgIdStorageListener());
     },
   });
 }

@@ -6,6 +6,8 @@ import { ensureServerSession, isAuthFlowRunning } from '@/lib/auth/session';
 import {
   CALLBACK_COOKIE,
   CALLBACK_PARAM,
+  PENDING_INVITATION_COOKIE,
+  pendingInvitationPath,
   clearsFlowKeys,
   isAcceptInvitationPage,
   isAuthPage,
@@ -17,7 +19,8 @@ import {
 } from '@/lib/navigation';
 import { flowCleared } from '@/store/flowSlice';
 import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
-import { selectOrganization } from '@/store/organizationSlice';
+import { watchMembership } from '@/lib/firebase/membership';
+import { organizationAccessLost, selectOrganization } from '@/store/organizationSlice';
 import { checkSuperAdmin, fetchOrganization, fetchOrganizations } from '@/store/thunks';
 import { organizationSelected, selectUser } from '@/store/userSlice';
 
@@ -47,7 +50,13 @@ export default function RouteGuard({ children }: { children: ReactNode }) {
   const isErrorPage = ['/404', '/500', '/_error'].includes(router.pathname);
   let redirect: string | null = null;
   if (rehydrated && router.isReady && !isErrorPage && !isAuthFlowRunning()) {
-    redirect = sessionRedirect({ path, fullPath: router.asPath, signedIn: user.isAuthenticated, callback });
+    redirect = sessionRedirect({
+      path,
+      fullPath: router.asPath,
+      signedIn: user.isAuthenticated,
+      callback,
+      pendingInvitation: pendingInvitationPath(Cookies.get(PENDING_INVITATION_COOKIE)),
+    });
     if (!redirect && user.isAuthenticated) {
       if (path === '/settings') redirect = user.orgId ? `/${encodeURIComponent(user.orgId)}/settings` : '/organizations';
       else if (path === '/onboarding' && user.organizations?.length) {
@@ -110,6 +119,24 @@ export default function RouteGuard({ children }: { children: ReactNode }) {
       void dispatch(fetchOrganization(orgId));
     }
   }, [rehydrated, user.isAuthenticated, orgId, path, user.orgId, organization.status, dispatch]);
+
+  // Removed from the organization while here: its pages close at once.
+  const watchedOrgId = orgId && !isAcceptInvitationPage(path) ? orgId : null;
+  useEffect(() => {
+    if (!rehydrated || !user.isAuthenticated || !user.uid || user.super_admin || !watchedOrgId) return;
+    let stop: (() => void) | undefined;
+    let cancelled = false;
+    void watchMembership(watchedOrgId, user.uid, () => dispatch(organizationAccessLost()))
+      .then((unsubscribe) => {
+        if (cancelled) unsubscribe();
+        else stop = unsubscribe;
+      })
+      .catch((error) => console.error('Could not watch the membership', error));
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
+  }, [rehydrated, user.isAuthenticated, user.uid, user.super_admin, watchedOrgId, dispatch]);
 
   useEffect(() => {
     if (router.isReady && clearsFlowKeys(path)) dispatch(flowCleared());

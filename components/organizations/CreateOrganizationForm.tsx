@@ -2,22 +2,12 @@ import { useState, type ChangeEvent, type FormEvent } from 'react';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
+import { ACCEPTED_LOGO_TYPES, readImageAsDataUrl } from '@/components/organizations/logo';
 import { apiRequest, ApiRequestError } from '@/lib/apiClient';
 import { createOrganizationSchema } from '@/lib/schemas/organization';
 import { useAppDispatch, useAppSelector } from '@/store/hooks';
 import { fetchOrganizations } from '@/store/thunks';
 import { organizationSelected, selectUser } from '@/store/userSlice';
-
-const ACCEPTED_LOGOS = 'image/png,image/jpeg,image/webp';
-
-function readAsDataUrl(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(file);
-  });
-}
 
 /** Name and optional logo; on success the new organization is selected and `onCreated` gets its id. */
 export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgId: string) => void }) {
@@ -31,7 +21,7 @@ export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgI
 
   async function chooseLogo(event: ChangeEvent<HTMLInputElement>) {
     const file = event.target.files?.[0];
-    setLogo(file ? await readAsDataUrl(file) : null);
+    setLogo(file ? await readImageAsDataUrl(file) : null);
   }
 
   async function submit(event: FormEvent) {
@@ -77,7 +67,7 @@ export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgI
         label="Logo (optional: PNG, JPEG or WebP, up to 256 kB)"
         name="company_logo"
         type="file"
-        accept={ACCEPTED_LOGOS}
+        accept={ACCEPTED_LOGO_TYPES}
         onChange={chooseLogo}
         error={fieldErrors.company_logo?.[0]}
       />

@@ -2,6 +2,7 @@ import dynamic from 'next/dynamic';
 import { useRouter } from 'next/router';
 import { useEffect, useRef, useState } from 'react';
 import OrganizationCard from '@/components/organizations/OrganizationCard';
+import PendingInvitations from '@/components/team/PendingInvitations';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
@@ -105,6 +106,7 @@ export default function OrganizationsPage() {
           New organization
         </Button>
       </div>
+      {user.email && <PendingInvitations email={user.email.toLowerCase()} />}
       {user.super_admin && (
         <TextField label="Search by name" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
       )}

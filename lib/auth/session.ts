@@ -7,8 +7,17 @@ export const SESSION_SYNC_URL = '/api/session';
 /** The server takes only ID tokens younger than 5 minutes (SPEC.md §9); we refresh a little before. */
 const FRESH_TOKEN_MS = 4 * 60 * 1000;
 
+// Syncs run one after another, so a sign-out's DELETE can never be overtaken by an earlier POST.
+let queue: Promise<unknown> = Promise.resolve();
+
 /** Gives the server an httpOnly session cookie for this user, or clears it when there is none. */
-export async function syncSession(user: User | null): Promise<void> {
+export function syncSession(user: User | null): Promise<void> {
+  const next = queue.then(() => sync(user));
+  queue = next.catch(() => undefined);
+  return next;
+}
+
+async function sync(user: User | null): Promise<void> {
   if (!user) {
     await fetch(SESSION_SYNC_URL, { method: 'DELETE' });
     return;

@@ -56,3 +56,16 @@ export interface TeamMember {
   role: z.infer<typeof roleSchema>;
   joinedAt: string | null;
 }
+
+/** SPEC.md §8: what the user reads when an invitation call fails. */
+export const INVITATION_MESSAGES = {
+  send: 'Error sending invitation.',
+  pending: 'Error getting pending invitations.',
+  accept: 'Error accepting invitation.',
+  reject: 'Error rejecting invitation.',
+  remove: 'Error removing member from organization.',
+  sent: 'Error getting sent invitations.',
+  check: 'Error checking invitation',
+  none: 'No pending invitations found',
+  noneForUser: 'No pending invitations found for this user',
+} as const;

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import SettingsPage from '@/components/team/SettingsPage';
 
-export default plannedPage(
-  'Settings',
-  "Your organization's name, logo, team members and invitations will be managed here.",
-);
+export default SettingsPage;

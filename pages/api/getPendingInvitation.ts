@@ -1,4 +1,4 @@
-import { pendingInvitationQuerySchema } from '@/lib/schemas/team';
+import { INVITATION_MESSAGES, pendingInvitationQuerySchema } from '@/lib/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { listPendingInvitations } from '@/lib/server/repos/invitations';
@@ -13,7 +13,7 @@ export default createHandler({
       const invitations = await listPendingInvitations(body.email);
       return invitations.length
         ? { success: true, invitations }
-        : { success: false, invitations, message: 'No pending invitations found for this user' };
+        : { success: false, invitations, message: INVITATION_MESSAGES.noneForUser };
     },
   }),
 });

@@ -2,6 +2,7 @@ import {
   clearsFlowKeys,
   orgIdOfPath,
   organizationsDestination,
+  pendingInvitationPath,
   safeCallback,
   sessionRedirect,
 } from '@/lib/navigation';
@@ -38,6 +39,18 @@ describe('signed in', () => {
     expect(signedIn('/forgotPassword', '/acme/source')).toBe('/acme/source');
   });
 
+  test('a pending invitation wins over the callback', () => {
+    expect(
+      sessionRedirect({
+        path: '/login',
+        fullPath: '/login',
+        signedIn: true,
+        callback: '/acme/source',
+        pendingInvitation: '/acme/acceptInvitation/inv1',
+      }),
+    ).toBe('/acme/acceptInvitation/inv1');
+  });
+
   test('other pages stay', () => {
     expect(signedIn('/acme/source')).toBeNull();
     expect(signedIn('/organizations')).toBeNull();
@@ -57,6 +70,16 @@ test.each([
   [undefined, null],
 ])('callback %j → %j', (value, expected) => {
   expect(safeCallback(value)).toBe(expected);
+});
+
+test.each([
+  ['acme/inv1', '/acme/acceptInvitation/inv1'],
+  ['acme/../x', null],
+  ['//evil.example/x', null],
+  ['acme', null],
+  [undefined, null],
+])('pending invitation cookie %j → %j', (value, expected) => {
+  expect(pendingInvitationPath(value)).toBe(expected);
 });
 
 test('organization destinations: one → it, several → the list, none → onboarding', () => {

@@ -3,6 +3,7 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { ApiError } from '@/lib/server/http/errors';
 import { membersCollection, organizationsCollection } from '@/lib/server/repos/organizations';
 import {
+  INVITATION_MESSAGES,
   INVITATION_TTL_DAYS,
   type InvitationStatus,
   type PendingInvitation,
@@ -16,7 +17,7 @@ const expiry = () => Timestamp.fromMillis(Date.now() + INVITATION_TTL_DAYS * DAY
 const iso = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : null);
 
 // The invitee gets one answer for "no such invitation", "not yours", "not pending" and "expired".
-const noPendingInvitation = () => new ApiError(404, 'not_found', 'No pending invitations found');
+const noPendingInvitation = () => new ApiError(404, 'not_found', INVITATION_MESSAGES.none);
 
 function isLive(snap: DocumentSnapshot): boolean {
   const expiresAt = snap.get('expires_at');

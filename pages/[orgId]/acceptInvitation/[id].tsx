@@ -1,7 +1,8 @@
-import { plannedPage } from '@/components/PlannedPage';
+import AcceptInvitationPage from '@/components/team/AcceptInvitationPage';
+import { layouts } from '@/layouts/index';
 
-export default plannedPage(
-  'Invitation',
-  'Here you will accept or decline an invitation to join this organization.',
-  'topNavbar',
-);
+export default function AcceptInvitation() {
+  return <AcceptInvitationPage />;
+}
+
+AcceptInvitation.getLayout = layouts.topNavbar;

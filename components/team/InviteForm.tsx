@@ -1,0 +1,72 @@
+import { useState, type FormEvent } from 'react';
+import { failureMessage } from '@/components/team/failure';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import TextField from '@/components/ui/TextField';
+import { canAssignRole, type Role } from '@/lib/permissions';
+import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/schemas/team';
+import { useSendInvitationMutation } from '@/store/api';
+
+interface Props {
+  orgId: string;
+  organizationName: string;
+  role: Role;
+  inviter: { uid: string; email: string };
+}
+
+export default function InviteForm({ orgId, organizationName, role, inviter }: Props) {
+  const [email, setEmail] = useState('');
+  const [invitedRole, setInvitedRole] = useState<'member' | 'admin'>('member');
+  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [send, { isLoading }] = useSendInvitationMutation();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setNotice(null);
+    const result = await send({
+      email,
+      organization_id: orgId,
+      inviter_user_id: inviter.uid,
+      organization: organizationName,
+      inviter_email: inviter.email,
+      role: invitedRole,
+    });
+    if ('error' in result) {
+      setNotice({ ok: false, text: failureMessage(INVITATION_MESSAGES.send, result.error) });
+      return;
+    }
+    setNotice(
+      result.data.emailSent
+        ? { ok: true, text: `Invitation sent to ${email}. The link is valid for ${INVITATION_TTL_DAYS} days.` }
+        : { ok: false, text: `The invitation to ${email} is created, but the email could not be sent. Resend it below.` },
+    );
+    setEmail('');
+  }
+
+  return (
+    <section className="section" aria-labelledby="invite-title">
+      <h2 id="invite-title">Invite a teammate</h2>
+      {notice &&
+        (notice.ok ? (
+          <div role="status" className="alert alert--success">
+            {notice.text}
+          </div>
+        ) : (
+          <Alert>{notice.text}</Alert>
+        ))}
+      <form className="inline-form" onSubmit={submit} aria-labelledby="invite-title">
+        <TextField label="Email address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <div className="field">
+          <label htmlFor="invite-role">Role</label>
+          <select id="invite-role" value={invitedRole} onChange={(e) => setInvitedRole(e.target.value as 'member' | 'admin')}>
+            <option value="member">member</option>
+            {canAssignRole(role, 'admin') && <option value="admin">admin</option>}
+          </select>
+        </div>
+        <Button type="submit" busy={isLoading}>
+          Send invitation
+        </Button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,137 @@
+import { expect, test, type Browser, type Page } from '@playwright/test';
+import { createTestOrganization, createTestUser, logIn, userWithOrganizations, type TestUser } from '@/tests/e2e/helpers';
+
+const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+
+interface RecordedEmail {
+  to: string;
+  messageData: { accept_url: string; organization_name: string };
+}
+
+/** The invitation link, read from the fake Customer.io as the invitee would read their inbox. */
+async function invitationLink(page: Page, email: string): Promise<string> {
+  const inbox = `${process.env.CUSTOMERIO_API_URL!.replace(/\/v1$/, '')}/__fake/messages`;
+  let link: string | undefined;
+  await expect
+    .poll(async () => {
+      const { messages } = (await (await page.request.get(inbox)).json()) as { messages: RecordedEmail[] };
+      link = messages.filter((message) => message.to === email).at(-1)?.messageData.accept_url;
+      return link;
+    })
+    .toBeTruthy();
+  return link!;
+}
+
+async function invite(page: Page, orgId: string, email: string) {
+  await page.goto(`/${orgId}/settings`);
+  const form = page.getByRole('form', { name: 'Invite a teammate' });
+  await form.getByLabel('Email address').fill(email);
+  await form.getByRole('button', { name: 'Send invitation' }).click();
+  await expect(page.getByRole('status').filter({ hasText: `Invitation sent to ${email}` })).toBeVisible();
+}
+
+async function signedInPage(browser: Browser, user: TestUser, landing: string | RegExp) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await logIn(page, user, { landing });
+  return page;
+}
+
+test('invite → the invitee signs up from the emailed link → accepts → works in the organization', async ({ page, browser }) => {
+  const { user: owner, orgIds } = await userWithOrganizations(1);
+  const orgId = orgIds[0]!;
+  await logIn(page, owner, { landing: `/${orgId}/connection` });
+  const email = uniqueEmail('invitee');
+  await invite(page, orgId, email);
+  await expect(page.getByRole('table', { name: 'Invitations' })).toContainText(email);
+  const link = await invitationLink(page, email);
+  expect(new URL(link).pathname).toMatch(new RegExp(`^/${orgId}/acceptInvitation/[A-Za-z0-9]+$`));
+
+  const invitee = await (await browser.newContext()).newPage();
+  await invitee.goto(link);
+  await invitee.getByRole('link', { name: 'Create an account' }).click();
+  await invitee.getByLabel('Full name').fill('Ivy Invitee');
+  await invitee.getByLabel('Email').fill(email);
+  await invitee.getByLabel('Password').fill('secret123');
+  await invitee.getByRole('button', { name: 'Create account' }).click();
+  await expect(invitee).toHaveURL('/login?registered=1');
+  await logIn(invitee, { email, password: 'secret123' }, { from: invitee.url(), landing: new URL(link).pathname });
+  await expect(invitee.getByText(`${owner.email} invited you to join`)).toBeVisible();
+  await invitee.getByRole('button', { name: 'Accept invitation' }).click();
+  await expect(invitee).toHaveURL(`/${orgId}/connection`);
+  await expect(invitee.getByRole('heading', { name: 'Connections' })).toBeVisible();
+
+  await page.reload();
+  await expect(page.getByRole('table', { name: 'Team members' })).toContainText(email);
+  await expect(page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(email) })).toContainText(
+    'accepted',
+  );
+});
+
+test('an invitee declines from /organizations; the inviter sees it rejected', async ({ page, browser }) => {
+  const { user: owner, orgIds } = await userWithOrganizations(1);
+  const invitee = await createTestUser();
+  await createTestOrganization([[invitee, 'owner']]);
+  await createTestOrganization([[invitee, 'owner']]);
+  await logIn(page, owner, { landing: `/${orgIds[0]}/connection` });
+  await invite(page, orgIds[0]!, invitee.email);
+
+  const inviteePage = await signedInPage(browser, invitee, '/organizations');
+  const invitations = inviteePage.getByRole('list', { name: 'Invitations for you' });
+  await expect(invitations).toContainText(owner.email);
+  await invitations.getByRole('button', { name: 'Decline' }).click();
+  await expect(invitations).toHaveCount(0);
+
+  await page.reload();
+  await expect(page.getByRole('table', { name: 'Invitations' })).toContainText('rejected');
+});
+
+test('a revoked invitation link no longer works', async ({ page, browser }) => {
+  const { user: owner, orgIds } = await userWithOrganizations(1);
+  const invitee = await createTestUser();
+  await logIn(page, owner, { landing: `/${orgIds[0]}/connection` });
+  await invite(page, orgIds[0]!, invitee.email);
+  const link = await invitationLink(page, invitee.email);
+
+  const row = page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(invitee.email) });
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Revoke this invitation?' });
+  await dialog.getByRole('button', { name: 'Revoke' }).click();
+  await expect(row).toContainText('revoked');
+
+  const inviteePage = await (await browser.newContext()).newPage();
+  await inviteePage.goto(link);
+  await inviteePage.getByRole('link', { name: 'Log in' }).click();
+  await expect(inviteePage).toHaveURL('/login');
+  await logIn(inviteePage, invitee, { from: '/login', landing: new URL(link).pathname });
+  await expect(inviteePage.getByRole('main').getByRole('alert')).toHaveText('No pending invitations found');
+});
+
+test('a removed member loses access at once, even with a page open', async ({ page, browser }) => {
+  const owner = await createTestUser();
+  const member = await createTestUser();
+  const orgId = await createTestOrganization([
+    [owner, 'owner'],
+    [member, 'member'],
+  ]);
+  const memberPage = await signedInPage(browser, member, `/${orgId}/connection`);
+  await memberPage.goto(`/${orgId}/source`);
+  await expect(memberPage.getByRole('heading', { name: 'Sources' })).toBeVisible();
+  // a member sees the team but none of the controls they may not use
+  await memberPage.goto(`/${orgId}/settings`);
+  await expect(memberPage.getByRole('table', { name: 'Team members' })).toContainText(owner.email);
+  await expect(memberPage.getByRole('form', { name: 'Invite a teammate' })).toHaveCount(0);
+  await expect(memberPage.getByRole('button', { name: 'Remove' })).toHaveCount(0);
+  await memberPage.goto(`/${orgId}/source`);
+
+  await logIn(page, owner, { landing: `/${orgId}/connection` });
+  await page.goto(`/${orgId}/settings`);
+  const row = page.getByRole('table', { name: 'Team members' }).getByRole('row', { name: new RegExp(member.email) });
+  await row.getByRole('button', { name: 'Remove' }).click();
+  await page.getByRole('dialog', { name: 'Remove this member?' }).getByRole('button', { name: 'Remove' }).click();
+  await expect(row).toHaveCount(0);
+
+  await expect(memberPage).toHaveURL('/organizations');
+  await memberPage.goto(`/${orgId}/source`);
+  await expect(memberPage).toHaveURL('/organizations');
+});
