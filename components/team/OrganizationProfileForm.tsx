@@ -63,6 +63,13 @@ export default function OrganizationProfileForm({ orgId, role, document }: Props
               type="file"
               accept={ACCEPTED_LOGO_TYPES}
               onChange={async (e) => setLogo(e.target.files?.[0] ? await readImageAsDataUrl(e.target.files[0]) : logo)}
+            />
+            <TextField
+              label="…or an image URL"
+              type="url"
+              placeholder="https://example.com/logo.png"
+              value={logo?.startsWith('data:') ? '' : (logo ?? '')}
+              onChange={(e) => setLogo(e.target.value || null)}
               error={fieldErrors.company_logo?.[0]}
             />
             <div className="actions">

@@ -16,16 +16,14 @@ function adminApp(): App {
   });
 }
 
-let db: Firestore | undefined;
-
 export function adminAuth(): Auth {
   return getAuth(adminApp());
 }
 
+/**
+ * Default settings on purpose: middleware and API routes are separate bundles in dev that share one
+ * admin app, and Firestore settings can be set only once per instance.
+ */
 export function adminDb(): Firestore {
-  if (!db) {
-    db = getFirestore(adminApp());
-    db.settings({ ignoreUndefinedProperties: true });
-  }
-  return db;
+  return getFirestore(adminApp());
 }
