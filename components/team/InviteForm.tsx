@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { failureMessage } from '@/components/team/failure';
-import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
+import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import TextField from '@/components/ui/TextField';
 import { canAssignRole, type Role } from '@/lib/permissions';
 import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/schemas/team';
@@ -17,7 +17,7 @@ interface Props {
 export default function InviteForm({ orgId, organizationName, role, inviter }: Props) {
   const [email, setEmail] = useState('');
   const [invitedRole, setInvitedRole] = useState<'member' | 'admin'>('member');
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [notice, setNotice] = useState<NoticeValue | null>(null);
   const [send, { isLoading }] = useSendInvitationMutation();
 
   async function submit(event: FormEvent) {
@@ -46,14 +46,7 @@ export default function InviteForm({ orgId, organizationName, role, inviter }: P
   return (
     <section className="section" aria-labelledby="invite-title">
       <h2 id="invite-title">Invite a teammate</h2>
-      {notice &&
-        (notice.ok ? (
-          <div role="status" className="alert alert--success">
-            {notice.text}
-          </div>
-        ) : (
-          <Alert>{notice.text}</Alert>
-        ))}
+      <Notice notice={notice} />
       <form className="inline-form" onSubmit={submit} aria-labelledby="invite-title">
         <TextField label="Email address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
         <div className="field">

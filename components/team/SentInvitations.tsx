@@ -3,7 +3,9 @@ import { failureMessage } from '@/components/team/failure';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
+import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
 import { can, type Role } from '@/lib/permissions';
 import { INVITATION_MESSAGES, type SentInvitation } from '@/lib/schemas/team';
 import { useResendInvitationMutation, useRevokeInvitationMutation, useSentInvitationsQuery } from '@/store/api';
@@ -14,7 +16,7 @@ export default function SentInvitations({ orgId, role }: { orgId: string; role: 
   const [resend, resending] = useResendInvitationMutation();
   const [revoke, revoking] = useRevokeInvitationMutation();
   const [revokingInvitation, setRevokingInvitation] = useState<SentInvitation | null>(null);
-  const [notice, setNotice] = useState<{ ok: boolean; text: string } | null>(null);
+  const [notice, setNotice] = useState<NoticeValue | null>(null);
   const manage = can(role, 'invitation', 'update');
 
   async function resendOne(invitation: SentInvitation) {
@@ -34,14 +36,7 @@ export default function SentInvitations({ orgId, role }: { orgId: string; role: 
   return (
     <section className="section" aria-labelledby="invitations-title">
       <h2 id="invitations-title">Invitations</h2>
-      {notice &&
-        (notice.ok ? (
-          <div role="status" className="alert alert--success">
-            {notice.text}
-          </div>
-        ) : (
-          <Alert>{notice.text}</Alert>
-        ))}
+      <Notice notice={notice} />
       {isError && <Alert>{failureMessage(INVITATION_MESSAGES.sent, loadError)}</Alert>}
       {isLoading ? (
         <Spinner label="Loading invitations" />
@@ -49,17 +44,7 @@ export default function SentInvitations({ orgId, role }: { orgId: string; role: 
         <p className="muted">No invitations yet.</p>
       ) : (
         <table className="table" aria-label="Invitations">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Status</th>
-              <th scope="col">Expires</th>
-              <th scope="col">
-                <span className="skip-link">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Email', 'Role', 'Status', 'Expires']} />
           <tbody>
             {invitations.map((invitation) => (
               <tr key={invitation.id}>

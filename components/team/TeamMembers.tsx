@@ -5,6 +5,7 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
 import { canAssignRole, canManageMember, ORGANIZATION_ROLES, type OrganizationRole, type Role } from '@/lib/permissions';
 import { INVITATION_MESSAGES, type TeamMember } from '@/lib/schemas/team';
 import { useChangeRoleMutation, useRemoveMemberMutation, useTeamMembersQuery } from '@/store/api';
@@ -50,17 +51,7 @@ export default function TeamMembers({ orgId, role, uid }: { orgId: string; role:
         <Spinner label="Loading team members" />
       ) : (
         <table className="table" aria-label="Team members">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Joined</th>
-              <th scope="col">
-                <span className="skip-link">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Name', 'Email', 'Role', 'Joined']} />
           <tbody>
             {members.map((member) => {
               const manageable = member.uid !== uid && canManageMember(role, member.role);
