@@ -2,7 +2,7 @@ import Cookies from 'js-cookie';
 import Head from 'next/head';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useInvitationResponse } from '@/components/team/useInvitationResponse';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -17,11 +17,20 @@ function InvitationDecision({ invitationId, email }: { invitationId: string; ema
   const { data: invitations, isLoading, isError } = usePendingInvitationsQuery(email);
   const { acceptInvitation, rejectInvitation, error, busy } = useInvitationResponse();
   // SPEC.md §5: the check accepts only the invitation whose id matches the pending-invitation cookie.
-  const cookieMatches = parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId === invitationId;
+  // Read once: the cookie is cleared below when the invitation turns out to be gone.
+  const [cookieMatches] = useState(
+    () => parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId === invitationId,
+  );
+
+  const invitation = invitations?.find((candidate) => candidate.id === invitationId);
+  const gone = !isLoading && !isError && cookieMatches && !invitation;
+  useEffect(() => {
+    // A revoked or expired invitation should not bring the user back here at every sign-in.
+    if (gone) Cookies.remove(PENDING_INVITATION_COOKIE, { path: '/' });
+  }, [gone]);
 
   if (isLoading) return <Spinner label="Checking your invitation" />;
   if (isError || !cookieMatches) return <Alert>{INVITATION_MESSAGES.check}</Alert>;
-  const invitation = invitations?.find((candidate) => candidate.id === invitationId);
   if (!invitation) {
     return (
       <>
