@@ -9,6 +9,7 @@ interface State {
 interface Props {
   /** A new value (the next route) clears the error. */
   resetKey?: string;
+  onError?: (error: Error) => void;
   children: ReactNode;
 }
 
@@ -21,6 +22,7 @@ export default class ErrorBoundary extends Component<Props, State> {
 
   componentDidCatch(error: Error, info: ErrorInfo) {
     console.error('Unhandled application error', error, info.componentStack);
+    this.props.onError?.(error);
   }
 
   componentDidUpdate(previous: Props) {

@@ -14,6 +14,8 @@ export const publicConfig = {
   firestoreEmulatorHost: process.env.NEXT_PUBLIC_FIRESTORE_EMULATOR_HOST || '127.0.0.1:8080',
   /** The seeded demo organization: its pages wear the Demo marker. Empty in production. */
   demoOrgId: process.env.NEXT_PUBLIC_DEMO_ORG_ID || '',
+  /** Intercom workspace id; without it the chat widget is never loaded. */
+  intercomAppId: process.env.NEXT_PUBLIC_INTERCOM_APP_ID || '',
 } as const;
 
 export function isDemoOrganization(orgId: string | undefined): boolean {

@@ -1,19 +1,27 @@
 import '@/components/ui/globals.css';
 import type { AppProps } from 'next/app';
+import dynamic from 'next/dynamic';
 import Head from 'next/head';
 import { useRouter } from 'next/router';
 import { useState } from 'react';
 import { Provider } from 'react-redux';
 import { persistStore } from 'redux-persist';
 import { PersistGate } from 'redux-persist/integration/react';
+import AppUpdates from '@/components/AppUpdates';
 import AuthListener from '@/components/auth/AuthListener';
 import RouteGuard from '@/components/auth/RouteGuard';
 import ErrorBoundary from '@/components/ErrorBoundary';
+import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
+import { reportEvent } from '@/lib/analytics/client';
+import { publicConfig } from '@/lib/config';
 import { layouts } from '@/layouts/index';
 import type { NextPageWithLayout } from '@/layouts/types';
 import { makeStore } from '@/store/index';
 
 type AppPropsWithLayout = AppProps & { Component: NextPageWithLayout };
+
+// The chat loads only where an Intercom workspace is configured, and then in its own chunk.
+const SupportChat = publicConfig.intercomAppId ? dynamic(() => import('@/components/support/SupportChat'), { ssr: false }) : null;
 
 export default function App({ Component, pageProps }: AppPropsWithLayout) {
   const router = useRouter();
@@ -34,7 +42,15 @@ export default function App({ Component, pageProps }: AppPropsWithLayout) {
         {(rehydrated) => (
           <>
             {rehydrated && <AuthListener />}
-            <ErrorBoundary resetKey={router.asPath}>
+            {rehydrated && SupportChat && <SupportChat />}
+            <AppUpdates />
+            <ErrorBoundary
+              resetKey={router.asPath}
+              onError={(error) => {
+                const { uid } = store.getState().user;
+                if (uid) reportEvent(uid, ANALYTICS_EVENTS.errorReceived, { message: error.message.slice(0, 500), path: router.asPath });
+              }}
+            >
               <RouteGuard>{getLayout(<Component {...pageProps} />)}</RouteGuard>
             </ErrorBoundary>
           </>

@@ -1,9 +1,11 @@
 import { combineSlices, configureStore, createListenerMiddleware } from '@reduxjs/toolkit';
 import { FLUSH, PAUSE, PERSIST, persistReducer, PURGE, REGISTER, REHYDRATE } from 'redux-persist';
+import { identifyWithOrganization } from '@/lib/analytics/client';
 import { api } from '@/store/api';
 import flowSlice from '@/store/flowSlice';
 import organizationSlice from '@/store/organizationSlice';
 import { ORG_ID_STORAGE_KEY, persistStorage } from '@/store/storage';
+import { fetchOrganization } from '@/store/thunks';
 import userSlice, { organizationSelected, userSignedOut } from '@/store/userSlice';
 
 const rootReducer = combineSlices(userSlice, organizationSlice, flowSlice, api);
@@ -23,6 +25,14 @@ function orgIdStorageListener() {
   listener.startListening({
     actionCreator: organizationSelected,
     effect: ({ payload }) => window.localStorage.setItem(ORG_ID_STORAGE_KEY, payload.orgId),
+  });
+  // Customer.io learns which organization the user is working in whenever one is loaded.
+  listener.startListening({
+    actionCreator: fetchOrganization.fulfilled,
+    effect: ({ payload }, { getState }) => {
+      const { uid } = (getState() as RootState).user;
+      if (uid) identifyWithOrganization(uid, payload.document.organization_id);
+    },
   });
   listener.startListening({
     actionCreator: userSignedOut,

@@ -8,6 +8,7 @@ import {
   updateProfile,
   type User,
 } from 'firebase/auth';
+import { identifySelf } from '@/lib/analytics/client';
 import { apiRequest } from '@/lib/apiClient';
 import { AUTH_MESSAGES } from '@/lib/auth/errors';
 import { syncSession, whileAuthFlowRuns } from '@/lib/auth/session';
@@ -30,6 +31,7 @@ async function getOrSaveUser(user: User, fullName?: string) {
 async function finishSignIn(user: User): Promise<ProviderUser> {
   await getOrSaveUser(user);
   await syncSession(user);
+  identifySelf(user);
   return toProviderUser(user);
 }
 

@@ -1,6 +1,6 @@
 import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
 import { getOrSaveUserSchema } from '@/lib/schemas/user';
-import { trackEvent } from '@/lib/server/analytics';
+import { identifyUser, trackEvent } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { getOrCreateUserRecord } from '@/lib/server/repos/users';
@@ -18,7 +18,10 @@ export default createHandler({
         uid: body.uid,
         photoURL: body.photoURL,
       });
-      if (created) await trackEvent(user.uid, ANALYTICS_EVENTS.accountCreated, { email: user.email });
+      if (created) {
+        await identifyUser(user.uid, { user_id: user.uid, email: user.email, name: user.fullName });
+        await trackEvent(user.uid, ANALYTICS_EVENTS.accountCreated, { email: user.email });
+      }
       return { success: true, user, message: created ? 'User created' : 'User found' };
     },
   }),

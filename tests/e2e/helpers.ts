@@ -36,3 +36,10 @@ export async function persistedState(page: Page): Promise<Record<string, unknown
   if (!raw) return {};
   return Object.fromEntries(Object.entries(JSON.parse(raw) as Record<string, string>).map(([key, value]) => [key, JSON.parse(value)]));
 }
+
+/** What the fake Customer.io has received (`npm test` starts it and passes its URL to the app). */
+export async function fakeCustomerIo<T>(page: Page, what: 'messages' | 'events' | 'people'): Promise<T> {
+  const base = process.env.CUSTOMERIO_API_URL!.replace(/\/v1$/, '');
+  const body = (await (await page.request.get(`${base}/__fake/${what}`)).json()) as Record<string, T>;
+  return body[what]!;
+}

@@ -1,5 +1,12 @@
 import { expect, test, type Browser, type Page } from '@playwright/test';
-import { createTestOrganization, createTestUser, logIn, userWithOrganizations, type TestUser } from '@/tests/e2e/helpers';
+import {
+  createTestOrganization,
+  createTestUser,
+  fakeCustomerIo,
+  logIn,
+  userWithOrganizations,
+  type TestUser,
+} from '@/tests/e2e/helpers';
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
@@ -10,11 +17,10 @@ interface RecordedEmail {
 
 /** The invitation link, read from the fake Customer.io as the invitee would read their inbox. */
 async function invitationLink(page: Page, email: string): Promise<string> {
-  const inbox = `${process.env.CUSTOMERIO_API_URL!.replace(/\/v1$/, '')}/__fake/messages`;
   let link: string | undefined;
   await expect
     .poll(async () => {
-      const { messages } = (await (await page.request.get(inbox)).json()) as { messages: RecordedEmail[] };
+      const messages = await fakeCustomerIo<RecordedEmail[]>(page, 'messages');
       link = messages.filter((message) => message.to === email).at(-1)?.messageData.accept_url;
       return link;
     })

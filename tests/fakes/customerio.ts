@@ -1,8 +1,10 @@
 /**
- * A fake of Customer.io's transactional email API (POST /v1/send/email) that checks what the real
- * one checks: the app API key as a bearer token, a JSON body, a recipient, exactly one identifier
- * and a template (transactional_message_id) or an inline message. It records what it accepts.
- * GET /__fake/messages lists them (newest last); DELETE clears.
+ * A fake of Customer.io that checks what the real one checks, and records what it accepts:
+ * - the transactional App API, POST /v1/send/email: the app API key as a bearer token, a JSON body,
+ *   a recipient, exactly one identifier, a template id or an inline message;
+ * - the Track API, PUT /api/v1/customers/{id} (identify) and POST /api/v1/customers/{id}/events:
+ *   Basic auth with site id and API key, a JSON object, an event name.
+ * GET /__fake/messages, /__fake/people and /__fake/events list what came in (newest last).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,10 +18,20 @@ export interface RecordedEmail {
   messageData: Record<string, unknown>;
 }
 
+export interface RecordedEvent {
+  customerId: string;
+  name: string;
+  data: Record<string, unknown>;
+}
+
 export interface FakeCustomerIo {
   url: string;
   apiKey: string;
+  siteId: string;
+  trackApiKey: string;
   messages: RecordedEmail[];
+  people: Record<string, Record<string, unknown>>;
+  events: RecordedEvent[];
   close: () => Promise<void>;
 }
 
@@ -58,14 +70,52 @@ function validate(body: Record<string, unknown>): string | null {
   return null;
 }
 
-export async function startFakeCustomerIo({ apiKey = 'fake-customerio-app-key', port = 0 } = {}): Promise<FakeCustomerIo> {
+const TRACK_PATH = /^\/api\/v1\/customers\/([^/]+)(\/events)?$/;
+
+async function readJsonObject(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  try {
+    const value = JSON.parse(await readBody(req));
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function startFakeCustomerIo({
+  apiKey = 'fake-customerio-app-key',
+  siteId = 'fake-site-id',
+  trackApiKey = 'fake-track-api-key',
+  port = 0,
+} = {}): Promise<FakeCustomerIo> {
   const messages: RecordedEmail[] = [];
+  const people: Record<string, Record<string, unknown>> = {};
+  const events: RecordedEvent[] = [];
+  const trackAuth = `Basic ${Buffer.from(`${siteId}:${trackApiKey}`).toString('base64')}`;
+
+  async function handleTrack(req: IncomingMessage, res: ServerResponse, customerId: string, isEvent: boolean) {
+    if (req.headers.authorization !== trackAuth) return fail(res, 401, 'Unauthorized request');
+    if (req.method !== (isEvent ? 'POST' : 'PUT')) return fail(res, 405, 'Method not allowed');
+    const body = await readJsonObject(req);
+    if (!body) return fail(res, 400, 'Request body must be a JSON object');
+    if (!isEvent) {
+      people[customerId] = { ...people[customerId], ...body };
+      return send(res, 200, {});
+    }
+    if (typeof body.name !== 'string' || !body.name) return fail(res, 400, 'name is required');
+    if (body.data !== undefined && (typeof body.data !== 'object' || body.data === null)) {
+      return fail(res, 400, 'data must be an object');
+    }
+    events.push({ customerId, name: body.name, data: (body.data as Record<string, unknown>) ?? {} });
+    return send(res, 200, {});
+  }
+
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname === '/__fake/messages') {
-      if (req.method === 'DELETE') messages.length = 0;
-      return send(res, 200, { messages });
-    }
+    if (url.pathname === '/__fake/messages') return send(res, 200, { messages });
+    if (url.pathname === '/__fake/people') return send(res, 200, { people });
+    if (url.pathname === '/__fake/events') return send(res, 200, { events });
+    const track = TRACK_PATH.exec(url.pathname);
+    if (track) return handleTrack(req, res, decodeURIComponent(track[1]!), Boolean(track[2]));
     if (url.pathname !== '/v1/send/email') return fail(res, 404, 'Not found');
     if (req.method !== 'POST') return fail(res, 405, 'Method not allowed');
     if (req.headers.authorization !== `Bearer ${apiKey}`) return fail(res, 401, 'Unauthorized request');
@@ -92,7 +142,11 @@ export async function startFakeCustomerIo({ apiKey = 'fake-customerio-app-key', 
   return {
     url: `http://127.0.0.1:${bound}`,
     apiKey,
+    siteId,
+    trackApiKey,
     messages,
+    people,
+    events,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
@@ -103,5 +157,8 @@ export function customerIoEnv(fake: FakeCustomerIo): Record<string, string> {
     CUSTOMERIO_API_URL: `${fake.url}/v1`,
     CUSTOMERIO_APP_API_KEY: fake.apiKey,
     CUSTOMERIO_INVITATION_MESSAGE_ID: 'invitation',
+    CUSTOMERIO_TRACK_URL: `${fake.url}/api/v1`,
+    CUSTOMERIO_SITE_ID: fake.siteId,
+    CUSTOMERIO_API_KEY: fake.trackApiKey,
   };
 }

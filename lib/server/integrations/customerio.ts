@@ -1,21 +1,36 @@
 import { Agent as HttpAgent } from 'node:http';
-import { APIClient, SendEmailRequest } from 'customerio-node';
+import { APIClient, SendEmailRequest, TrackClient } from 'customerio-node';
 
-/** Customer.io's transactional API; a local fake in development and tests (tests/fakes/customerio.ts). */
+/**
+ * Customer.io: the Track API (identify people, record events; site id + API key) and the
+ * transactional App API (emails; app key). `npm run dev` and the tests point both at a local fake
+ * (tests/fakes/customerio.ts).
+ */
 const DEFAULT_API_URL = 'https://api.customer.io/v1';
+const DEFAULT_TRACK_URL = 'https://track.customer.io/api/v1';
 
-function client(): APIClient | null {
-  const appKey = process.env.CUSTOMERIO_APP_API_KEY;
-  if (!appKey) return null;
-  const url = new URL(process.env.CUSTOMERIO_API_URL || DEFAULT_API_URL);
-  // customerio-node 4 always speaks https and drops the URL's port; a plain-http local fake needs both back.
+/** customerio-node 4 always speaks https and drops the URL's port; a plain-http local fake needs both back. */
+function transportFor(base: string) {
+  const url = new URL(base);
   const transport =
     url.protocol === 'http:'
       ? { protocol: 'http:', agent: new HttpAgent(), port: Number(url.port || 80) }
       : url.port
         ? { port: Number(url.port) }
         : {};
-  return new APIClient(appKey, { url: url.toString().replace(/\/$/, ''), ...transport });
+  return { url: url.toString().replace(/\/$/, ''), ...transport };
+}
+
+function apiClient(): APIClient | null {
+  const appKey = process.env.CUSTOMERIO_APP_API_KEY;
+  return appKey ? new APIClient(appKey, transportFor(process.env.CUSTOMERIO_API_URL || DEFAULT_API_URL)) : null;
+}
+
+function trackClient(): TrackClient | null {
+  const { CUSTOMERIO_SITE_ID: siteId, CUSTOMERIO_API_KEY: apiKey } = process.env;
+  return siteId && apiKey
+    ? new TrackClient(siteId, apiKey, transportFor(process.env.CUSTOMERIO_TRACK_URL || DEFAULT_TRACK_URL))
+    : null;
 }
 
 export interface TransactionalEmail {
@@ -26,7 +41,7 @@ export interface TransactionalEmail {
 
 /** Sends a transactional email; false (and a log line) when it could not be sent or is not configured. */
 export async function sendTransactionalEmail({ to, messageId, data }: TransactionalEmail): Promise<boolean> {
-  const api = client();
+  const api = apiClient();
   if (!api) {
     console.warn('[customerio] CUSTOMERIO_APP_API_KEY is not set: email not sent', { to, messageId });
     return false;
@@ -40,4 +55,22 @@ export async function sendTransactionalEmail({ to, messageId, data }: Transactio
     console.error('[customerio] sending failed', { to, messageId, error: error instanceof Error ? error.message : error });
     return false;
   }
+}
+
+export type Traits = Record<string, string | number | boolean | null>;
+
+/** Creates or updates the person `userId` with these attributes; false when tracking is not configured. */
+export async function identifyPerson(userId: string, traits: Traits): Promise<boolean> {
+  const track = trackClient();
+  if (!track) return false;
+  await track.identify(userId, traits);
+  return true;
+}
+
+/** Records that `userId` did `name`; false when tracking is not configured. */
+export async function trackPersonEvent(userId: string, name: string, data: Record<string, unknown>): Promise<boolean> {
+  const track = trackClient();
+  if (!track) return false;
+  await track.track(userId, { name, data });
+  return true;
 }
