@@ -11,8 +11,10 @@ import {
   safeCallback,
   sessionRedirect,
 } from '@/lib/navigation';
+import { hasActiveSubscription, requiresSubscription } from '@/lib/billing/gate';
 import { adminAuth } from '@/lib/server/firebaseAdmin';
 import { SESSION_COOKIE } from '@/lib/server/http/authenticate';
+import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
 import { isSuperAdmin } from '@/lib/server/repos/users';
 
@@ -27,10 +29,21 @@ async function sessionUid(request: NextRequest): Promise<string | null> {
   }
 }
 
-/** Members (and super admins) enter an organization's pages; anyone else goes to their list. */
-async function mayEnter(orgId: string, uid: string): Promise<boolean> {
-  const { organization, role } = await getOrganizationWithMembership(orgId, uid);
-  return Boolean(organization) && (role !== null || (await isSuperAdmin(uid)));
+/**
+ * Where an organization page sends its visitor: members (and super admins) enter; anyone else goes
+ * to their list; without a subscription, or when the check fails, to the subscription page.
+ */
+async function organizationGate(orgId: string, uid: string, path: string): Promise<string | null> {
+  const subscriptionPage = `/${encodeURIComponent(orgId)}/subscription`;
+  try {
+    const { organization, role } = await getOrganizationWithMembership(orgId, uid);
+    if (!organization || (role === null && !(await isSuperAdmin(uid)))) return '/organizations';
+    if (!requiresSubscription(path)) return null;
+    return hasActiveSubscription(toOrganizationDocument(orgId, organization).subscription) ? null : subscriptionPage;
+  } catch (error) {
+    console.error('[middleware] organization check failed', error);
+    return requiresSubscription(path) ? subscriptionPage : null;
+  }
 }
 
 /** The navigation rules of SPEC.md §2 for full page loads; RouteGuard applies them in the browser. */
@@ -59,10 +72,8 @@ export async function middleware(request: NextRequest) {
   }
 
   const orgId = uid ? orgIdOfPath(pathname) : null;
-  if (uid && orgId && !isAcceptInvitationPage(pathname) && !(await mayEnter(orgId, uid))) {
-    return NextResponse.redirect(new URL('/organizations', request.url));
-  }
-  return NextResponse.next();
+  const gate = uid && orgId && !isAcceptInvitationPage(pathname) ? await organizationGate(orgId, uid, pathname) : null;
+  return gate ? NextResponse.redirect(new URL(gate, request.url)) : NextResponse.next();
 }
 
 export const config = {

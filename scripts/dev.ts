@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DEMO } from '@/scripts/lib/demo';
 import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scripts/lib/stack';
 import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
+import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
 
 async function main() {
   const port = Number(process.env.PORT || 3000);
@@ -12,9 +13,14 @@ async function main() {
   const stack = await startStack(ports);
   // The local sandbox of the SaaS we call: emails land in the fake Customer.io, readable at /__fake/messages.
   const customerIo = await startFakeCustomerIo({ port: Number(process.env.FAKE_CUSTOMERIO_PORT || 4600) });
+  const fakeStripe = await startFakeStripe({
+    port: Number(process.env.FAKE_STRIPE_PORT || 12111),
+    webhookUrl: `http://127.0.0.1:${port}/api/billing/webhook`,
+  });
   const env = {
     ...stack.env,
     ...customerIoEnv(customerIo),
+    ...stripeEnv(fakeStripe),
     APP_URL: `http://localhost:${port}`,
     NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId,
     NEXT_TELEMETRY_DISABLED: '1',
@@ -32,7 +38,7 @@ async function main() {
   });
   const stopAll = async () => {
     next.kill('SIGTERM');
-    await Promise.all([stack.stop(), customerIo.close()]);
+    await Promise.all([stack.stop(), customerIo.close(), fakeStripe.close()]);
   };
   stopOnSignals(stopAll);
   next.on('exit', (code) => void stack.stop().finally(() => process.exit(code ?? 0)));
@@ -44,6 +50,7 @@ async function main() {
       `  Demo login: ${DEMO.email} / ${DEMO.password}  (organization "${DEMO.orgName}")`,
       `  Emulators: Auth 127.0.0.1:${ports.auth}, Firestore 127.0.0.1:${ports.firestore}`,
       `  Emails (fake Customer.io): ${customerIo.url}/__fake/messages`,
+      `  Payments: a local Stripe sandbox at ${fakeStripe.url} (its Pay button subscribes)`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

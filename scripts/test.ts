@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { DEMO } from '@/scripts/lib/demo';
 import { portsFromEnv, ROOT, startStack, stopOnSignals, TEST_PORTS, type RunningStack } from '@/scripts/lib/stack';
 import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
+import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
 
 const E2E_PORT = Number(process.env.E2E_PORT || 3100);
 const E2E_DIST_DIR = '.next-e2e';
@@ -40,9 +41,11 @@ async function main() {
     if (wants('api')) await run('API tests', 'npx jest --selectProjects api', env);
     if (wants('e2e')) {
       const customerIo = await startFakeCustomerIo();
+      const fakeStripe = await startFakeStripe({ webhookUrl: `http://127.0.0.1:${E2E_PORT}/api/billing/webhook` });
       const appEnv = {
         ...env,
         ...customerIoEnv(customerIo),
+        ...stripeEnv(fakeStripe),
         APP_URL: `http://127.0.0.1:${E2E_PORT}`,
         NEXT_DIST_DIR: E2E_DIST_DIR,
         NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId,
@@ -53,7 +56,7 @@ async function main() {
         await run('seed', 'npx tsx scripts/seed.ts', appEnv);
         await run('e2e tests', 'npx playwright test', appEnv);
       } finally {
-        await customerIo.close();
+        await Promise.all([customerIo.close(), fakeStripe.close()]);
       }
     }
   } finally {

@@ -1,5 +1,6 @@
 import { createApi, type BaseQueryFn } from '@reduxjs/toolkit/query/react';
 import { apiRequest, ApiRequestError } from '@/lib/apiClient';
+import type { PlanWithPrice } from '@/lib/billing/plans';
 import type { OrganizationRole } from '@/lib/permissions';
 import type { PendingInvitation, SentInvitation, TeamMember } from '@/lib/schemas/team';
 
@@ -33,6 +34,10 @@ export const api = createApi({
   baseQuery,
   tagTypes: ['Members', 'SentInvitations', 'PendingInvitations'],
   endpoints: (build) => ({
+    plans: build.query<PlanWithPrice[], void>({
+      query: () => ({ url: '/api/billing/plans', method: 'GET' }),
+      transformResponse: (response: { plans: PlanWithPrice[] }) => response.plans,
+    }),
     teamMembers: build.query<TeamMember[], string>({
       query: (organizationId) => ({ url: '/api/getTeamMembers', body: { organizationId } }),
       transformResponse: (response: { members: TeamMember[] }) => response.members,
@@ -86,6 +91,7 @@ export const api = createApi({
 });
 
 export const {
+  usePlansQuery,
   useTeamMembersQuery,
   useSentInvitationsQuery,
   usePendingInvitationsQuery,

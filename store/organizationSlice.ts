@@ -1,7 +1,7 @@
 import { createAction, createSlice } from '@reduxjs/toolkit';
 import type { Role } from '@/lib/permissions';
 import type { OrganizationDocument } from '@/lib/schemas/organization';
-import { fetchOrganization } from '@/store/thunks';
+import { fetchOrganization, type OrganizationLoadFailure } from '@/store/thunks';
 import type { FetchStatus } from '@/store/types';
 import { organizationSelected, userSignedIn, userSignedOut } from '@/store/userSlice';
 
@@ -11,9 +11,10 @@ export interface OrganizationState {
   /** The signed-in user's role here: only for showing controls, the server decides. */
   role: Role | null;
   status: FetchStatus;
+  failure: OrganizationLoadFailure | null;
 }
 
-const initialState: OrganizationState = { document: null, role: null, status: 'idle' };
+const initialState: OrganizationState = { document: null, role: null, status: 'idle', failure: null };
 
 /** The user is no longer a member (removed while the page was open). */
 export const organizationAccessLost = createAction('organization/accessLost');
@@ -27,9 +28,9 @@ const organizationSlice = createSlice({
       .addCase(fetchOrganization.pending, (state) => {
         state.status = 'pending';
       })
-      .addCase(fetchOrganization.fulfilled, (_state, { payload }) => ({ ...payload, status: 'success' }))
-      .addCase(fetchOrganization.rejected, () => ({ ...initialState, status: 'error' }))
-      .addCase(organizationAccessLost, () => ({ ...initialState, status: 'error' }))
+      .addCase(fetchOrganization.fulfilled, (_state, { payload }) => ({ ...payload, status: 'success', failure: null }))
+      .addCase(fetchOrganization.rejected, (_state, { payload }) => ({ ...initialState, status: 'error', failure: payload ?? 'failed' }))
+      .addCase(organizationAccessLost, () => ({ ...initialState, status: 'error', failure: 'not_found' }))
       .addCase(organizationSelected, () => initialState)
       .addCase(userSignedIn, () => initialState)
       .addCase(userSignedOut, () => initialState);

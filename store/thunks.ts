@@ -1,5 +1,5 @@
 import { createAsyncThunk } from '@reduxjs/toolkit';
-import { apiRequest } from '@/lib/apiClient';
+import { apiRequest, ApiRequestError } from '@/lib/apiClient';
 import { SUPER_ADMIN, type Role } from '@/lib/permissions';
 import type { OrganizationDocument, OrganizationListEntry } from '@/lib/schemas/organization';
 import type { OrganizationSummary, UserState } from '@/store/userSlice';
@@ -7,11 +7,22 @@ import type { OrganizationSummary, UserState } from '@/store/userSlice';
 type WithUser = { state: { user: UserState } };
 
 /** The selected organization's document; members only (the server checks). */
-export const fetchOrganization = createAsyncThunk('organization/fetch', async (orgId: string) => {
-  const { data, role } = await apiRequest<{ data: OrganizationDocument; role: Role }>('/api/getOrganizationData', {
-    query: { documentId: orgId, type: 'organization' },
-  });
-  return { document: data, role };
+/** Why an organization could not be loaded: not one of the user's (404), or the check itself failed. */
+export type OrganizationLoadFailure = 'not_found' | 'failed';
+
+export const fetchOrganization = createAsyncThunk<
+  { document: OrganizationDocument; role: Role },
+  string,
+  { rejectValue: OrganizationLoadFailure }
+>('organization/fetch', async (orgId, { rejectWithValue }) => {
+  try {
+    const { data, role } = await apiRequest<{ data: OrganizationDocument; role: Role }>('/api/getOrganizationData', {
+      query: { documentId: orgId, type: 'organization' },
+    });
+    return { document: data, role };
+  } catch (error) {
+    return rejectWithValue(error instanceof ApiRequestError && error.status === 404 ? 'not_found' : 'failed');
+  }
 });
 
 export function toOrganizationSummary(entry: OrganizationListEntry): OrganizationSummary {

@@ -20,9 +20,27 @@ import {
 import { flowCleared } from '@/store/flowSlice';
 import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
 import { watchMembership } from '@/lib/firebase/membership';
-import { organizationAccessLost, selectOrganization } from '@/store/organizationSlice';
+import { organizationAccessLost, selectOrganization, type OrganizationState } from '@/store/organizationSlice';
+import { hasActiveSubscription, requiresSubscription } from '@/lib/billing/gate';
 import { checkSuperAdmin, fetchOrganization, fetchOrganizations } from '@/store/thunks';
 import { organizationSelected, selectUser } from '@/store/userSlice';
+
+const GLOBAL_SUBSCRIPTION_PAGE = /^\/subscription(?:\/success|\/failure)?$/;
+
+/**
+ * Where an organization page sends its user once the organization has loaded (or failed to): not a
+ * member → the list; no subscription, or the check failed → the subscription page.
+ */
+function organizationRedirect(orgId: string, path: string, organization: OrganizationState): string | null {
+  if (organization.status === 'error' && organization.failure === 'not_found') return '/organizations';
+  if (!requiresSubscription(path)) return null;
+  const subscriptionPage = `/${encodeURIComponent(orgId)}/subscription`;
+  if (organization.status === 'error') return subscriptionPage;
+  if (organization.status === 'success' && !hasActiveSubscription(organization.document?.subscription ?? null)) {
+    return subscriptionPage;
+  }
+  return null;
+}
 
 /** Pages where loading the organizations decides where the user belongs. */
 const LANDING_PAGES = new Set(['/', '/organizations', '/onboarding']);
@@ -61,8 +79,12 @@ export default function RouteGuard({ children }: { children: ReactNode }) {
       if (path === '/settings') redirect = user.orgId ? `/${encodeURIComponent(user.orgId)}/settings` : '/organizations';
       else if (path === '/onboarding' && user.organizations?.length) {
         redirect = `/${encodeURIComponent(user.orgId ?? user.organizations[0]!.organizationId)}/connection`;
-      } else if (orgId && orgId === user.orgId && organization.status === 'error' && !isAcceptInvitationPage(path)) {
-        redirect = '/organizations';
+      } else if (GLOBAL_SUBSCRIPTION_PAGE.test(path)) {
+        // The global subscription pages belong to the selected organization.
+        const rest = router.asPath.slice(path.length);
+        redirect = user.orgId ? `/${encodeURIComponent(user.orgId)}${path}${rest}` : '/organizations';
+      } else if (orgId && orgId === user.orgId && !isAcceptInvitationPage(path)) {
+        redirect = organizationRedirect(orgId, path, organization);
       }
     }
   }

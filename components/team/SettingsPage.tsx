@@ -1,4 +1,5 @@
 import Head from 'next/head';
+import BillingSection from '@/components/billing/BillingSection';
 import InviteForm from '@/components/team/InviteForm';
 import OrganizationProfileForm from '@/components/team/OrganizationProfileForm';
 import SentInvitations from '@/components/team/SentInvitations';
@@ -21,6 +22,7 @@ export default function SettingsPage() {
       ) : (
         <>
           <OrganizationProfileForm key={document.organization_id} orgId={orgId} role={role} document={document} />
+          <BillingSection orgId={orgId} role={role} document={document} />
           <TeamMembers orgId={orgId} role={role} uid={user.uid} />
           {can(role, 'invitation', 'read') && <SentInvitations orgId={orgId} role={role} />}
           {can(role, 'invitation', 'create') && (

@@ -27,7 +27,10 @@ export interface OrganizationDocument {
     status: SubscriptionStatus;
     plan: string | null;
     current_period_end: string | null;
+    past_due_since: string | null;
   } | null;
+  /** Whether the organization has a Stripe customer (so a billing portal can open). */
+  has_billing_account: boolean;
 }
 
 const LOGO_MAX_BYTES = 256 * 1024;

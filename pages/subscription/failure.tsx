@@ -1,6 +1,6 @@
-import { plannedPage } from '@/components/PlannedPage';
+import Spinner from '@/components/ui/Spinner';
 
-export default plannedPage(
-  'Subscription not completed',
-  "You will be taken to your organization's subscription page to try again.",
-);
+/** `/subscription/failure` → the selected organization's (RouteGuard decides). */
+export default function GlobalSubscriptionFailure() {
+  return <Spinner label="Loading" />;
+}

@@ -1,3 +1,9 @@
-import { plannedPage } from '@/components/PlannedPage';
+import Spinner from '@/components/ui/Spinner';
+import { layouts } from '@/layouts/index';
 
-export default plannedPage('Subscription', "You will be taken to your organization's subscription page.", 'topNavbar');
+/** `/subscription` → the selected organization's (RouteGuard decides). */
+export default function GlobalSubscription() {
+  return <Spinner label="Loading" />;
+}
+
+GlobalSubscription.getLayout = layouts.topNavbar;

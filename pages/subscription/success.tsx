@@ -1,6 +1,6 @@
-import { plannedPage } from '@/components/PlannedPage';
+import Spinner from '@/components/ui/Spinner';
 
-export default plannedPage(
-  'Subscription confirmed',
-  "You will be taken to your organization's subscription confirmation.",
-);
+/** `/subscription/success` → the selected organization's (RouteGuard decides). */
+export default function GlobalSubscriptionSuccess() {
+  return <Spinner label="Loading" />;
+}

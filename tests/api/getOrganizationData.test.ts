@@ -26,7 +26,8 @@ test('a member reads the organization document, without billing ids', async () =
       company_name: expect.stringMatching(/^Org /),
       logo: 'https://example.test/logo.png',
       company_logo: 'https://example.test/logo.png',
-      subscription: { status: 'active', plan: 'growth', current_period_end: '2099-01-01T00:00:00.000Z' },
+      subscription: { status: 'active', plan: 'growth', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null },
+      has_billing_account: false,
     },
   });
   expect(JSON.stringify(response.body)).not.toContain('cus_secret');

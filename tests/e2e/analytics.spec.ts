@@ -26,7 +26,7 @@ test('sign-up sends Account Created once; creating the organization sends Organi
   await logIn(page, { email, password: 'secret123' }, { from: page.url(), landing: '/onboarding' });
   await page.getByLabel('Organization name').fill('Eventful');
   await page.getByRole('button', { name: 'Create organization' }).click();
-  await expect(page).toHaveURL(/\/connection$/);
+  await expect(page).toHaveURL(/\/subscription$/);
   const orgId = new URL(page.url()).pathname.split('/')[1];
 
   const events = await fakeCustomerIo<RecordedEvent[]>(page, 'events');

@@ -22,8 +22,9 @@ test('register → /login → log in → onboarding → create the first organiz
   await logIn(page, { email, password: 'secret123' }, { from: page.url(), landing: '/onboarding' });
   await page.getByLabel('Organization name').fill('Nora Rockets');
   await page.getByRole('button', { name: 'Create organization' }).click();
-  await expect(page).toHaveURL(/\/[^/]+\/connection$/);
-  await expect(page.getByRole('heading', { name: 'Connections' })).toBeVisible();
+  // A new organization has no subscription yet: its pages wait behind the plans.
+  await expect(page).toHaveURL(/\/[^/]+\/subscription$/);
+  await expect(page.getByRole('heading', { name: 'Subscription for Nora Rockets' })).toBeVisible();
 
   await page.goto('/organizations');
   await expect(page.getByRole('list', { name: 'Organizations' })).toContainText('Nora Rockets');

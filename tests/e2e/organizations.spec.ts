@@ -10,7 +10,7 @@ test('a second organization is created from the list, and opens', async ({ page 
   await expect(dialog.getByText('Enter your organization name')).toBeVisible();
   await dialog.getByLabel('Organization name').fill('Third Company');
   await dialog.getByRole('button', { name: 'Create organization' }).click();
-  await expect(page).toHaveURL(/^http:\/\/[^/]+\/[A-Za-z0-9]{20}\/connection$/);
+  await expect(page).toHaveURL(/^http:\/\/[^/]+\/[A-Za-z0-9]{20}\/subscription$/);
   await page.goto('/organizations');
   await expect(page.getByRole('list', { name: 'Organizations' }).getByRole('button')).toHaveCount(3);
 });

@@ -4,7 +4,15 @@ import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 import { ROUTES } from '@/tests/e2e/routes';
 
 // Pages that send a signed-in user elsewhere by rule; navigation.spec.ts covers them.
-const REDIRECTING_WHEN_SIGNED_IN = new Set(['/login', '/signUp', '/forgotPassword', '/onboarding']);
+const REDIRECTING_WHEN_SIGNED_IN = new Set([
+  '/login',
+  '/signUp',
+  '/forgotPassword',
+  '/onboarding',
+  '/subscription',
+  '/subscription/success',
+  '/subscription/failure',
+]);
 
 test('signed in, every route of the spec renders with its layout', async ({ page }) => {
   test.setTimeout(120_000);

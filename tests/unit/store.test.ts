@@ -48,8 +48,8 @@ test('the organization load status goes idle → pending → error, and a new se
   expect(store.getState().organization.status).toBe('idle');
   store.dispatch(fetchOrganization.pending('request', 'acme'));
   expect(store.getState().organization.status).toBe('pending');
-  store.dispatch(fetchOrganization.rejected(new Error('boom'), 'request', 'acme'));
-  expect(store.getState().organization).toEqual({ document: null, role: null, status: 'error' });
+  store.dispatch(fetchOrganization.rejected(new Error('boom'), 'request', 'acme', 'failed'));
+  expect(store.getState().organization).toEqual({ document: null, role: null, status: 'error', failure: 'failed' });
   store.dispatch(organizationSelected({ orgId: 'other' }));
   expect(store.getState().organization.status).toBe('idle');
 });

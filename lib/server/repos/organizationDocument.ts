@@ -17,7 +17,9 @@ export function toOrganizationDocument(orgId: string, data: DocumentData): Organ
           status: subscription.status,
           plan: subscription.plan ?? null,
           current_period_end: subscription.current_period_end ?? null,
+          past_due_since: subscription.past_due_since ?? null,
         }
       : null,
+    has_billing_account: Boolean(data.stripe_customer_id),
   };
 }

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { CheckoutFailurePage } from '@/components/billing/CheckoutResultPage';
 
-export default plannedPage(
-  'Subscription not completed',
-  'What went wrong with your checkout, and how to try again, will be shown here.',
-);
+export default CheckoutFailurePage;

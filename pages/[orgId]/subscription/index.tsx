@@ -1,3 +1,8 @@
-import { plannedPage } from '@/components/PlannedPage';
+import SubscriptionPage from '@/components/billing/SubscriptionPage';
+import { layouts } from '@/layouts/index';
 
-export default plannedPage('Subscription', "Your organization's plan and billing will be managed here.", 'topNavbar');
+export default function Subscription() {
+  return <SubscriptionPage />;
+}
+
+Subscription.getLayout = layouts.topNavbar;

@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { CheckoutSuccessPage } from '@/components/billing/CheckoutResultPage';
 
-export default plannedPage('Subscription confirmed', 'Confirmation of your new subscription will be shown here.');
+export default CheckoutSuccessPage;

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { NextApiHandler } from 'next';
+import type { NextApiHandler, PageConfig } from 'next';
 import { apiResolver } from 'next/dist/server/api-utils/node/api-resolver';
 
 export interface TestServer {
@@ -8,8 +8,11 @@ export interface TestServer {
   close: () => Promise<void>;
 }
 
-/** Serves one API handler over real HTTP through Next's own API resolver (body parsing, cookies, res helpers). */
-export async function serveHandler(handler: NextApiHandler): Promise<TestServer> {
+/**
+ * Serves one API handler over real HTTP through Next's own API resolver (body parsing, cookies, res
+ * helpers); `config` is the route's exported config (a raw-body webhook passes its own).
+ */
+export async function serveHandler(handler: NextApiHandler, config?: PageConfig): Promise<TestServer> {
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const query = Object.fromEntries(url.searchParams.entries());
@@ -17,7 +20,7 @@ export async function serveHandler(handler: NextApiHandler): Promise<TestServer>
       req,
       res,
       query,
-      { default: handler },
+      { default: handler, config },
       { previewModeId: 'test', previewModeEncryptionKey: 'test', previewModeSigningKey: 'test', dev: false },
       false,
     );

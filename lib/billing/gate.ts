@@ -1,0 +1,20 @@
+import type { OrganizationDocument } from '@/lib/schemas/organization';
+
+/** How long a past-due subscription (a failed renewal payment) keeps the organization open. */
+export const PAST_DUE_GRACE_DAYS = 7;
+
+type Subscription = OrganizationDocument['subscription'];
+
+/** Active or trialing opens the organization; past_due does for the grace period; anything else closes it. */
+export function hasActiveSubscription(subscription: Subscription, now: Date = new Date()): boolean {
+  if (!subscription) return false;
+  if (subscription.status === 'active' || subscription.status === 'trialing') return true;
+  if (subscription.status !== 'past_due') return false;
+  const since = subscription.past_due_since ? Date.parse(subscription.past_due_since) : now.getTime();
+  return now.getTime() - since < PAST_DUE_GRACE_DAYS * 24 * 60 * 60 * 1000;
+}
+
+const OPEN_WITHOUT_SUBSCRIPTION = /^\/[^/]+\/(?:subscription|acceptInvitation)(?:\/|$)/;
+
+/** Organization pages need a subscription, except the subscription pages (and invitation links). */
+export const requiresSubscription = (path: string) => !OPEN_WITHOUT_SUBSCRIPTION.test(path);

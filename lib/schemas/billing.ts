@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { PLAN_IDS } from '@/lib/billing/plans';
+import { documentIdSchema } from '@/lib/schemas/organization';
+
+export const billingCustomerSchema = z.object({
+  email: z.email().transform((email) => email.toLowerCase()),
+  organizationId: documentIdSchema,
+  userId: z.string().min(1, 'Required'),
+});
+
+export const checkoutSchema = z.object({ organizationId: documentIdSchema, plan: z.enum(PLAN_IDS) });
+export const portalSchema = z.object({ organizationId: documentIdSchema });
+
+/** GET {billing api}/billing/session-validity/{a}/{b}: a = organization id, b = Checkout Session id. */
+export const sessionValidityQuerySchema = z.object({
+  a: documentIdSchema,
+  b: z.string().regex(/^cs_[A-Za-z0-9_]+$/, 'Not a Checkout Session id'),
+});

@@ -1,0 +1,20 @@
+import { billingCustomerSchema } from '@/lib/schemas/billing';
+import { assertSelf } from '@/lib/server/access';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { forbidden } from '@/lib/server/http/errors';
+import { getOrCreateCustomer } from '@/lib/server/repos/billing';
+
+/** POST {billing api}/billing/customer: the organization's Stripe customer, created once. Owners and admins. */
+export default createHandler({
+  POST: route({
+    access: 'orgMember',
+    body: billingCustomerSchema,
+    orgId: ({ body }) => body.organizationId,
+    permission: ['billing', 'update'],
+    async handle({ caller, org, body }) {
+      assertSelf(caller.uid, body.userId);
+      if (body.email !== caller.email?.toLowerCase()) throw forbidden();
+      return { customerId: await getOrCreateCustomer(org.id, { email: body.email, userId: caller.uid }) };
+    },
+  }),
+});

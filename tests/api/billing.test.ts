@@ -1,0 +1,182 @@
+import type { NextApiHandler } from 'next';
+import checkout from '@/pages/api/billing/checkout';
+import customer from '@/pages/api/billing/customer';
+import plans from '@/pages/api/billing/plans';
+import portal from '@/pages/api/billing/portal';
+import sessionValidity from '@/pages/api/billing/session-validity/[a]/[b]';
+import webhook, { config as webhookConfig } from '@/pages/api/billing/webhook';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { startFakeStripe, stripeEnv, type FakeStripe } from '@/tests/fakes/stripe';
+import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
+import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
+
+const handlers = { checkout, customer, plans, portal, sessionValidity, webhook } satisfies Record<string, NextApiHandler>;
+type Name = keyof typeof handlers;
+const servers = {} as Record<Name, TestServer>;
+let stripe: FakeStripe;
+let owner: TestUser;
+let admin: TestUser;
+let member: TestUser;
+let outsider: TestUser;
+let orgId: string;
+let otherOrg: string;
+
+beforeAll(async () => {
+  await Promise.all(
+    (Object.keys(handlers) as Name[]).map(
+      async (name) => void (servers[name] = await serveHandler(handlers[name], name === 'webhook' ? webhookConfig : undefined)),
+    ),
+  );
+  stripe = await startFakeStripe({ webhookUrl: `${servers.webhook.url}/` });
+  Object.assign(process.env, stripeEnv(stripe), { APP_URL: 'http://app.test' });
+  [owner, admin, member, outsider] = await Promise.all([createTestUser(), createTestUser(), createTestUser(), createTestUser()]);
+  orgId = await createTestOrganization(
+    [
+      [owner, 'owner'],
+      [admin, 'admin'],
+      [member, 'member'],
+    ],
+    { subscription: null },
+  );
+  otherOrg = await createTestOrganization([[outsider, 'owner']], { subscription: null });
+});
+afterAll(async () => {
+  await Promise.all(Object.values(servers).map((server) => server.close()));
+  await stripe.close();
+});
+
+const post = (name: Name, user: TestUser, body: unknown) => call(servers[name], { method: 'POST', token: user.token, body });
+const subscriptionOf = async (id: string) => (await adminDb().doc(`organizations/${id}`).get()).get('subscription');
+
+/** Completes a checkout the way a customer would: Pay on the hosted page (which sends the webhooks). */
+async function payFor(user: TestUser, organizationId: string, plan = 'growth'): Promise<string> {
+  const response = await post('checkout', user, { organizationId, plan });
+  expect(response.status).toBe(200);
+  const checkoutUrl = response.body.url as string;
+  const paid = await fetch(`${checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' });
+  expect(paid.status).toBe(303);
+  return new URL(paid.headers.get('location')!).searchParams.get('session_id')!;
+}
+
+function signedEvent(type: string, object: Record<string, unknown>, id = `evt_${Math.random().toString(36).slice(2)}`) {
+  const payload = JSON.stringify({ id, object: 'event', type, created: Math.floor(Date.now() / 1000), data: { object } });
+  return { payload, signature: stripe.sign(payload) };
+}
+
+const deliver = (payload: string, signature?: string) =>
+  call(servers.webhook, {
+    method: 'POST',
+    body: payload,
+    headers: signature ? { 'Stripe-Signature': signature } : {},
+  });
+
+describe('customer and checkout', () => {
+  test('the customer is created once per organization and reused; members and outsiders cannot', async () => {
+    const body = (user: TestUser) => ({ email: user.email, organizationId: orgId, userId: user.uid });
+    const first = await post('customer', owner, body(owner));
+    const second = await post('customer', admin, body(admin));
+    expect(first.body.customerId).toMatch(/^cus_/);
+    expect(second.body.customerId).toBe(first.body.customerId);
+    expect(stripe.customers.size).toBe(1);
+    expect((await post('customer', member, body(member))).status).toBe(403);
+    expect((await post('customer', outsider, { ...body(outsider), organizationId: orgId })).status).toBe(404);
+    expect((await post('customer', admin, body(owner))).status).toBe(403);
+  });
+
+  test('only owners and admins start a checkout; plans come with Stripe prices', async () => {
+    expect((await post('checkout', member, { organizationId: orgId, plan: 'growth' })).status).toBe(403);
+    expect((await post('checkout', outsider, { organizationId: orgId, plan: 'growth' })).status).toBe(404);
+    expect((await post('checkout', owner, { organizationId: orgId, plan: 'platinum' })).status).toBe(400);
+    const listed = await call(servers.plans, { token: member.token });
+    expect(listed.body.plans).toEqual([
+      expect.objectContaining({ id: 'starter', amount: 4900, currency: 'usd' }),
+      expect.objectContaining({ id: 'growth', amount: 14900 }),
+      expect.objectContaining({ id: 'scale', amount: 39900 }),
+    ]);
+  });
+
+  test('paying activates the subscription; the session is valid only for its own organization', async () => {
+    const sessionId = await payFor(owner, orgId);
+    expect(await subscriptionOf(orgId)).toMatchObject({ status: 'active', plan: 'growth', customer_id: expect.stringMatching(/^cus_/) });
+    const valid = (user: TestUser, a: string) => call(servers.sessionValidity, { token: user.token, query: { a, b: sessionId } });
+    expect((await valid(member, orgId)).body).toEqual({ isValid: true });
+    expect((await valid(outsider, otherOrg)).body).toEqual({ isValid: false });
+    expect((await valid(outsider, orgId)).status).toBe(404);
+  });
+
+  test('the portal is for owners and admins of an organization with a billing account', async () => {
+    expect((await post('portal', member, { organizationId: orgId })).status).toBe(403);
+    expect((await post('portal', outsider, { organizationId: orgId })).status).toBe(404);
+    expect((await post('portal', outsider, { organizationId: otherOrg })).status).toBe(409);
+    expect((await post('portal', admin, { organizationId: orgId })).body.url).toMatch(/\/portal\/bps_/);
+  });
+});
+
+describe('webhook', () => {
+  test('a forged or missing signature → 400, and nothing changes', async () => {
+    const before = await subscriptionOf(otherOrg);
+    const { payload } = signedEvent('customer.subscription.created', {
+      id: 'sub_forged',
+      object: 'subscription',
+      customer: 'cus_x',
+      status: 'active',
+      metadata: { organization_id: otherOrg },
+      items: { data: [] },
+    });
+    const forged = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
+    expect((await deliver(payload, forged)).status).toBe(400);
+    expect((await deliver(payload)).status).toBe(400);
+    expect(await subscriptionOf(otherOrg)).toEqual(before);
+  });
+
+  test('a replayed event has no second effect, and an older event never overwrites a newer one', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    const subscription = {
+      id: 'sub_replay',
+      object: 'subscription',
+      customer: 'cus_replay',
+      status: 'active',
+      metadata: { organization_id: team },
+      items: { data: [] },
+    };
+    const created = signedEvent('customer.subscription.created', subscription, 'evt_replay_1');
+    expect((await deliver(created.payload, created.signature)).body).toMatchObject({ outcome: 'applied' });
+    const canceled = signedEvent('customer.subscription.deleted', { ...subscription, status: 'canceled' }, 'evt_replay_2');
+    expect((await deliver(canceled.payload, canceled.signature)).body).toMatchObject({ outcome: 'applied' });
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'canceled' });
+
+    // Stripe retries the first event: it must not bring the subscription back.
+    const replay = await deliver(created.payload, stripe.sign(created.payload));
+    expect(replay.body).toMatchObject({ outcome: 'duplicate' });
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'canceled' });
+  });
+
+  test('a failed payment makes the subscription past due, with the date it started', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    const sessionId = await payFor(owner, team);
+    expect(sessionId).toMatch(/^cs_test_/);
+    const { customer_id: customerId, subscription_id: subscriptionId } = await subscriptionOf(team);
+    const failed = signedEvent('invoice.payment_failed', { id: 'in_1', object: 'invoice', customer: customerId, subscription: subscriptionId });
+    expect((await deliver(failed.payload, failed.signature)).status).toBe(200);
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'past_due', past_due_since: expect.any(String), plan: 'growth' });
+  });
+});
+
+test('the fake Stripe refuses what Stripe refuses', async () => {
+  const post = (key: string, path: string, body: string) =>
+    fetch(`${stripe.url}${path}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+  expect((await post('sk_test_wrong', '/v1/customers', 'email=a%40b.test')).status).toBe(401);
+  const missing = await post(stripe.secretKey, '/v1/checkout/sessions', 'mode=subscription');
+  expect(missing.status).toBe(400);
+  expect(await missing.json()).toEqual({ error: { type: 'invalid_request_error', message: 'Missing required param: success_url.', param: 'success_url' } });
+  const unknownPrice = await post(
+    stripe.secretKey,
+    '/v1/checkout/sessions',
+    'mode=subscription&success_url=http%3A%2F%2Fx&line_items[0][price]=price_nope&line_items[0][quantity]=1',
+  );
+  expect(unknownPrice.status).toBe(400);
+});

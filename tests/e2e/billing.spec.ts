@@ -1,0 +1,65 @@
+import { expect, test } from '@playwright/test';
+import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpers';
+
+test('subscribe → the gate opens; cancel in the portal → the gate closes', async ({ page }) => {
+  test.setTimeout(60_000);
+  const owner = await createTestUser();
+  const orgId = await createTestOrganization([[owner, 'owner']], { subscription: null, company_name: 'Gatekeepers' });
+  await logIn(page, owner, { landing: `/${orgId}/subscription` });
+  await expect(page.getByTestId('subscription-status')).toHaveText(
+    'This organization has no active subscription. Choose a plan to open its pages.',
+  );
+  // the gate holds for every organization page, full loads included
+  await page.goto(`/${orgId}/source`);
+  await expect(page).toHaveURL(`/${orgId}/subscription`);
+
+  await page.getByRole('list', { name: 'Plans' }).getByRole('button', { name: 'Choose Growth' }).click();
+  await expect(page.getByRole('heading', { name: 'Subscribe to Growth' })).toBeVisible();
+  await expect(page.getByText('149.00 USD per month')).toBeVisible();
+  await page.getByRole('button', { name: 'Pay' }).click();
+
+  await expect(page).toHaveURL(new RegExp(`/${orgId}/subscription/success\\?session_id=cs_test_`));
+  await expect(page.getByText('Your subscription is active.')).toBeVisible();
+  await page.getByRole('link', { name: 'Go to connections' }).click();
+  await expect(page).toHaveURL(`/${orgId}/connection`);
+  await page.goto(`/${orgId}/source`);
+  await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
+
+  await page.goto(`/${orgId}/settings`);
+  await expect(page.getByRole('region', { name: 'Billing' })).toContainText('Plan: growth (active)');
+  await page.getByRole('button', { name: 'Manage billing' }).click();
+  await expect(page.getByRole('heading', { name: 'Billing' })).toBeVisible();
+  await page.getByRole('button', { name: 'Cancel subscription' }).click();
+
+  await expect(page).toHaveURL(`/${orgId}/subscription`);
+  await expect(page.getByTestId('subscription-status')).toHaveText(
+    'This organization has no active subscription. Choose a plan to open its pages.',
+  );
+  await page.goto(`/${orgId}/source`);
+  await expect(page).toHaveURL(`/${orgId}/subscription`);
+});
+
+test('a member cannot start a checkout', async ({ page }) => {
+  const owner = await createTestUser();
+  const member = await createTestUser();
+  const orgId = await createTestOrganization(
+    [
+      [owner, 'owner'],
+      [member, 'member'],
+    ],
+    { subscription: null },
+  );
+  await logIn(page, member, { landing: `/${orgId}/subscription` });
+  await expect(page.getByText('Only owners and admins of this organization can subscribe.')).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Plans' })).toContainText('Starter');
+  await expect(page.getByRole('button', { name: /^Choose/ })).toHaveCount(0);
+});
+
+test('the global subscription pages lead to the selected organization’s', async ({ page }) => {
+  const owner = await createTestUser();
+  const orgId = await createTestOrganization([[owner, 'owner']], { subscription: null });
+  await logIn(page, owner, { landing: `/${orgId}/subscription` });
+  await page.goto('/subscription/failure');
+  await expect(page).toHaveURL(`/${orgId}/subscription/failure`);
+  await expect(page.getByRole('heading', { name: 'Subscription not completed' })).toBeVisible();
+});

@@ -1,0 +1,329 @@
+/**
+ * A fake of the parts of Stripe we use, speaking its wire format: form-encoded requests with
+ * bracket keys, JSON objects with `object` fields, `{ error: { type, message, param } }` errors,
+ * secret-key auth, and webhooks signed the way Stripe signs them (`Stripe-Signature: t=…,v1=…`).
+ * It also serves the hosted pages a user sees: Checkout (a Pay button that completes the session,
+ * creates the subscription, sends the webhooks and returns to success_url) and the customer portal
+ * (cancel the subscription). Used by `npm run dev` and the tests; the real `stripe` SDK talks to it.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type Json = Record<string, unknown>;
+
+export interface FakeStripeOptions {
+  secretKey?: string;
+  webhookSecret?: string;
+  /** Where signed webhooks go (the app's /api/billing/webhook). */
+  webhookUrl: string;
+  prices?: Array<{ id: string; unit_amount: number; currency: string; nickname: string }>;
+  port?: number;
+}
+
+export interface FakeStripe {
+  url: string;
+  secretKey: string;
+  webhookSecret: string;
+  customers: Map<string, Json>;
+  subscriptions: Map<string, Json>;
+  checkoutSessions: Map<string, Json>;
+  /** Signs a payload as Stripe would: for tests that forge or replay events. */
+  sign: (payload: string, timestamp?: number) => string;
+  close: () => Promise<void>;
+}
+
+export const DEFAULT_FAKE_PRICES = [
+  { id: 'price_starter_monthly', unit_amount: 4900, currency: 'usd', nickname: 'Starter' },
+  { id: 'price_growth_monthly', unit_amount: 14900, currency: 'usd', nickname: 'Growth' },
+  { id: 'price_scale_monthly', unit_amount: 39900, currency: 'usd', nickname: 'Scale' },
+];
+
+const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Parses Stripe's form encoding (`a[b][0][c]=v`) into nested objects and arrays. */
+export function parseStripeForm(body: string): Json {
+  const root: Json = {};
+  for (const pair of body.split('&').filter(Boolean)) {
+    const [rawKey = '', rawValue = ''] = pair.split('=');
+    const key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
+    const value = decodeURIComponent(rawValue.replace(/\+/g, ' '));
+    const path = key.split(/\[|\]\[|\]/).filter((part) => part !== '');
+    let node: Record<string, unknown> = root;
+    path.forEach((part, index) => {
+      if (index === path.length - 1) {
+        node[part] = value;
+        return;
+      }
+      const nextIsIndex = /^\d+$/.test(path[index + 1]!);
+      node[part] ??= nextIsIndex ? [] : {};
+      node = node[part] as Record<string, unknown>;
+    });
+  }
+  return root;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': id('req') });
+  res.end(JSON.stringify(body));
+}
+
+function stripeError(res: ServerResponse, status: number, message: string, param?: string, type = 'invalid_request_error') {
+  json(res, status, { error: { type, message, ...(param ? { param } : {}) } });
+}
+
+const missing = (res: ServerResponse, param: string) => stripeError(res, 400, `Missing required param: ${param}.`, param);
+const noSuch = (res: ServerResponse, kind: string, value: string) =>
+  stripeError(res, 404, `No such ${kind}: '${value}'`, 'id');
+
+function html(res: ServerResponse, body: string) {
+  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+  res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Stripe (local sandbox)</title>
+<style>body{font-family:system-ui,sans-serif;max-width:440px;margin:4rem auto;padding:0 1rem;color:#1a1f36}
+button{font:inherit;font-weight:600;background:#635bff;color:#fff;border:0;border-radius:6px;padding:.7rem 1.2rem;cursor:pointer}
+.muted{color:#697386}.badge{background:#fff4e6;color:#a34a00;border-radius:999px;padding:.1rem .5rem;font-size:.8rem}</style>
+</head><body><p><span class="badge">Local Stripe sandbox</span></p>${body}</body></html>`);
+}
+
+/** A Checkout Session as the API shows it: without the creation params we keep for the Pay step. */
+function visible(session: Json): Json {
+  const shown = { ...session };
+  delete shown.line_items;
+  delete shown.subscription_data;
+  return shown;
+}
+
+const escapeHtml = (value: unknown) =>
+  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeStripe> {
+  const secretKey = options.secretKey ?? 'sk_test_fake_signalbridge';
+  const webhookSecret = options.webhookSecret ?? 'whsec_fake_signalbridge';
+  const prices = new Map((options.prices ?? DEFAULT_FAKE_PRICES).map((price) => [price.id, price]));
+  const customers = new Map<string, Json>();
+  const subscriptions = new Map<string, Json>();
+  const checkoutSessions = new Map<string, Json>();
+  const portalSessions = new Map<string, Json>();
+  let base = '';
+
+  const sign = (payload: string, timestamp = now()) =>
+    `t=${timestamp},v1=${createHmac('sha256', webhookSecret).update(`${timestamp}.${payload}`).digest('hex')}`;
+
+  async function sendWebhook(type: string, object: Json) {
+    const payload = JSON.stringify({
+      id: id('evt'),
+      object: 'event',
+      api_version: '2026-10-28.endive',
+      created: now(),
+      livemode: false,
+      type,
+      data: { object },
+    });
+    try {
+      const response = await fetch(options.webhookUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Stripe-Signature': sign(payload) },
+        body: payload,
+      });
+      if (!response.ok) console.error(`[fake stripe] webhook ${type} answered ${response.status}`);
+    } catch (error) {
+      console.error(`[fake stripe] webhook ${type} failed`, error);
+    }
+  }
+
+  function subscriptionFor(session: Json): Json {
+    const lineItem = (session.line_items as Json[])[0]!;
+    const price = prices.get(lineItem.price as string)!;
+    const subscription: Json = {
+      id: id('sub'),
+      object: 'subscription',
+      customer: session.customer,
+      status: 'active',
+      cancel_at_period_end: false,
+      metadata: ((session.subscription_data as Json | undefined)?.metadata as Json) ?? {},
+      items: { object: 'list', data: [{ id: id('si'), object: 'subscription_item', price: { ...price, object: 'price' }, quantity: 1 }] },
+      current_period_end: now() + 30 * 24 * 3600,
+      created: now(),
+    };
+    subscriptions.set(subscription.id as string, subscription);
+    return subscription;
+  }
+
+  // Stripe replays the first answer to a POST with the same Idempotency-Key.
+  const idempotent = new Map<string, { status: number; body: string }>();
+
+  async function api(req: IncomingMessage, res: ServerResponse, path: string) {
+    const key = req.headers['idempotency-key'];
+    if (req.method === 'POST' && typeof key === 'string') {
+      const seen = idempotent.get(key);
+      if (seen) {
+        res.writeHead(seen.status, { 'Content-Type': 'application/json', 'Idempotent-Replayed': 'true' });
+        return res.end(seen.body);
+      }
+      const end = res.end.bind(res);
+      res.end = ((chunk?: unknown) => {
+        if (typeof chunk === 'string') idempotent.set(key, { status: res.statusCode, body: chunk });
+        return end(chunk as string);
+      }) as typeof res.end;
+    }
+    const auth = req.headers.authorization ?? '';
+    if (auth !== `Bearer ${secretKey}`) {
+      const shown = auth.replace(/^Bearer /, '').slice(0, 12);
+      return stripeError(res, 401, `Invalid API Key provided: ${shown}***`, undefined, 'invalid_request_error');
+    }
+    const body = req.method === 'POST' ? parseStripeForm(await readBody(req)) : {};
+    let match: RegExpExecArray | null;
+
+    if (req.method === 'POST' && path === '/v1/customers') {
+      const customer = { id: id('cus'), object: 'customer', email: body.email ?? null, metadata: body.metadata ?? {}, created: now() };
+      customers.set(customer.id, customer);
+      return json(res, 200, customer);
+    }
+    if (req.method === 'GET' && (match = /^\/v1\/prices\/([^/]+)$/.exec(path))) {
+      const price = prices.get(match[1]!);
+      return price
+        ? json(res, 200, { ...price, object: 'price', active: true, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } })
+        : noSuch(res, 'price', match[1]!);
+    }
+    if (req.method === 'POST' && path === '/v1/checkout/sessions') {
+      if (!body.mode) return missing(res, 'mode');
+      if (body.mode !== 'subscription') return stripeError(res, 400, 'This sandbox supports mode=subscription only.', 'mode');
+      if (!body.success_url) return missing(res, 'success_url');
+      const lineItems = body.line_items as Json[] | undefined;
+      if (!lineItems?.length) return missing(res, 'line_items');
+      for (const [index, item] of lineItems.entries()) {
+        if (!prices.has(item.price as string)) return stripeError(res, 400, `No such price: '${item.price}'`, `line_items[${index}][price]`);
+      }
+      if (body.customer && !customers.has(body.customer as string)) return noSuch(res, 'customer', body.customer as string);
+      const session: Json = {
+        id: id('cs_test'),
+        object: 'checkout.session',
+        mode: 'subscription',
+        status: 'open',
+        payment_status: 'unpaid',
+        customer: body.customer ?? null,
+        client_reference_id: body.client_reference_id ?? null,
+        metadata: body.metadata ?? {},
+        subscription: null,
+        success_url: body.success_url,
+        cancel_url: body.cancel_url ?? null,
+        line_items: lineItems,
+        subscription_data: body.subscription_data ?? {},
+        created: now(),
+      };
+      session.url = `${base}/checkout/${session.id}`;
+      checkoutSessions.set(session.id as string, session);
+      return json(res, 200, visible(session));
+    }
+    if (req.method === 'GET' && (match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
+      const session = checkoutSessions.get(match[1]!);
+      return session ? json(res, 200, visible(session)) : noSuch(res, 'checkout.session', match[1]!);
+    }
+    if (req.method === 'GET' && (match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
+      const subscription = subscriptions.get(match[1]!);
+      return subscription ? json(res, 200, subscription) : noSuch(res, 'subscription', match[1]!);
+    }
+    if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
+      if (!body.customer) return missing(res, 'customer');
+      if (!customers.has(body.customer as string)) return noSuch(res, 'customer', body.customer as string);
+      const session = { id: id('bps'), object: 'billing_portal.session', customer: body.customer, return_url: body.return_url ?? null };
+      portalSessions.set(session.id, session);
+      return json(res, 200, { ...session, url: `${base}/portal/${session.id}` });
+    }
+    return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${path}).`);
+  }
+
+  async function hostedPages(req: IncomingMessage, res: ServerResponse, path: string) {
+    let match: RegExpExecArray | null;
+    if ((match = /^\/checkout\/([^/]+)(\/pay)?$/.exec(path))) {
+      const session = checkoutSessions.get(match[1]!);
+      if (!session || session.status !== 'open') return html(res, '<h1>This checkout session is no longer available.</h1>');
+      const price = prices.get(((session.line_items as Json[])[0]!.price as string))!;
+      if (!match[2]) {
+        return html(
+          res,
+          `<h1>Subscribe to ${escapeHtml(price.nickname)}</h1>
+<p>${(price.unit_amount / 100).toFixed(2)} ${price.currency.toUpperCase()} per month</p>
+<form method="post" action="/checkout/${escapeHtml(session.id)}/pay"><button type="submit">Pay</button></form>
+${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel and go back</a></p>` : ''}`,
+        );
+      }
+      if (req.method !== 'POST') return stripeError(res, 405, 'Use POST');
+      const subscription = subscriptionFor(session);
+      Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: subscription.id });
+      await sendWebhook('customer.subscription.created', subscription);
+      await sendWebhook('checkout.session.completed', visible(session));
+      res.writeHead(303, { Location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', String(session.id)) });
+      return res.end();
+    }
+    if ((match = /^\/portal\/([^/]+)(\/cancel)?$/.exec(path))) {
+      const portal = portalSessions.get(match[1]!);
+      if (!portal) return html(res, '<h1>This portal session is no longer available.</h1>');
+      const live = [...subscriptions.values()].filter((s) => s.customer === portal.customer && s.status !== 'canceled');
+      if (!match[2]) {
+        return html(
+          res,
+          `<h1>Billing</h1>${
+            live.length
+              ? live
+                  .map((s) => {
+                    const price = (((s.items as Json).data as Json[])[0]!.price ?? {}) as Json;
+                    return `<p>Plan: ${escapeHtml(price.nickname)} — ${escapeHtml(s.status)}</p>`;
+                  })
+                  .join('') +
+                `<form method="post" action="/portal/${escapeHtml(portal.id)}/cancel"><button type="submit">Cancel subscription</button></form>`
+              : '<p class="muted">No active subscription.</p>'
+          }${portal.return_url ? `<p><a href="${escapeHtml(portal.return_url)}">Return to SignalBridge</a></p>` : ''}`,
+        );
+      }
+      if (req.method !== 'POST') return stripeError(res, 405, 'Use POST');
+      for (const subscription of live) {
+        Object.assign(subscription, { status: 'canceled', canceled_at: now() });
+        await sendWebhook('customer.subscription.deleted', subscription);
+      }
+      res.writeHead(303, { Location: String(portal.return_url ?? '/') });
+      return res.end();
+    }
+    return html(res, '<h1>Not found</h1>');
+  }
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const handle = path.startsWith('/v1/') ? api(req, res, path) : hostedPages(req, res, path);
+    handle.catch((error) => {
+      console.error('[fake stripe]', error);
+      if (!res.headersSent) stripeError(res, 500, 'Internal error in the fake', undefined, 'api_error');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    secretKey,
+    webhookSecret,
+    customers,
+    subscriptions,
+    checkoutSessions,
+    sign,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The environment that points the app at this fake. */
+export function stripeEnv(fake: FakeStripe): Record<string, string> {
+  return {
+    STRIPE_SECRET_KEY: fake.secretKey,
+    STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+    STRIPE_API_URL: fake.url,
+    STRIPE_PRICE_STARTER: 'price_starter_monthly',
+    STRIPE_PRICE_GROWTH: 'price_growth_monthly',
+    STRIPE_PRICE_SCALE: 'price_scale_monthly',
+  };
+}
