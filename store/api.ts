@@ -2,7 +2,7 @@ import { createApi, type BaseQueryFn } from '@reduxjs/toolkit/query/react';
 import { apiRequest, ApiRequestError } from '@/lib/apiClient';
 import type { PlanWithPrice } from '@/lib/billing/plans';
 import type { OrganizationRole } from '@/lib/permissions';
-import type { PendingInvitation, SentInvitation, TeamMember } from '@/lib/schemas/team';
+import type { PendingInvitation, SentInvitation, TeamMember } from '@/lib/team';
 
 interface Request {
   url: string;

@@ -8,7 +8,7 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { PENDING_INVITATION_COOKIE, parsePendingInvitation } from '@/lib/navigation';
-import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/schemas/team';
+import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/team';
 import { usePendingInvitationsQuery } from '@/store/api';
 import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
 import { pendingInvitationStored, selectUser } from '@/store/userSlice';

@@ -4,7 +4,7 @@ import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import TextField from '@/components/ui/TextField';
 import { canAssignRole, type Role } from '@/lib/permissions';
-import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/schemas/team';
+import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/team';
 import { useSendInvitationMutation } from '@/store/api';
 
 interface Props {

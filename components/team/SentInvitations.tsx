@@ -7,7 +7,7 @@ import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { can, type Role } from '@/lib/permissions';
-import { INVITATION_MESSAGES, type SentInvitation } from '@/lib/schemas/team';
+import { INVITATION_MESSAGES, type SentInvitation } from '@/lib/team';
 import { useResendInvitationMutation, useRevokeInvitationMutation, useSentInvitationsQuery } from '@/store/api';
 
 /** Invitations with their status and expiry; owners and admins resend or revoke pending ones. */

@@ -7,7 +7,7 @@ import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { canAssignRole, canManageMember, ORGANIZATION_ROLES, type OrganizationRole, type Role } from '@/lib/permissions';
-import { INVITATION_MESSAGES, type TeamMember } from '@/lib/schemas/team';
+import { INVITATION_MESSAGES, type TeamMember } from '@/lib/team';
 import { useChangeRoleMutation, useRemoveMemberMutation, useTeamMembersQuery } from '@/store/api';
 
 type Pending =

@@ -3,7 +3,7 @@ import { useRouter } from 'next/router';
 import { useState } from 'react';
 import { failureMessage } from '@/components/team/failure';
 import { PENDING_INVITATION_COOKIE } from '@/lib/navigation';
-import { INVITATION_MESSAGES } from '@/lib/schemas/team';
+import { INVITATION_MESSAGES } from '@/lib/team';
 import { useAcceptInvitationMutation, useRejectInvitationMutation } from '@/store/api';
 import { useAppDispatch, useAppSelector } from '@/store/hooks';
 import { fetchOrganizations } from '@/store/thunks';

@@ -1,4 +1,5 @@
-import { INVITATION_MESSAGES, pendingInvitationQuerySchema } from '@/lib/schemas/team';
+import { pendingInvitationQuerySchema } from '@/lib/schemas/team';
+import { INVITATION_MESSAGES } from '@/lib/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { listPendingInvitations } from '@/lib/server/repos/invitations';

@@ -2,13 +2,7 @@ import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/fir
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { ApiError } from '@/lib/server/http/errors';
 import { membersCollection, organizationsCollection } from '@/lib/server/repos/organizations';
-import {
-  INVITATION_MESSAGES,
-  INVITATION_TTL_DAYS,
-  type InvitationStatus,
-  type PendingInvitation,
-  type SentInvitation,
-} from '@/lib/schemas/team';
+import { INVITATION_MESSAGES, INVITATION_TTL_DAYS, type InvitationStatus, type PendingInvitation, type SentInvitation } from '@/lib/team';
 
 export const invitationsCollection = () => adminDb().collection('invitations');
 

@@ -3,7 +3,7 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { canAssignRole, canManageMember, isOrganizationRole, type OrganizationRole, type Role } from '@/lib/permissions';
 import { ApiError, forbidden } from '@/lib/server/http/errors';
 import { membersCollection } from '@/lib/server/repos/organizations';
-import type { TeamMember } from '@/lib/schemas/team';
+import type { TeamMember } from '@/lib/team';
 
 const memberNotFound = () => new ApiError(404, 'not_found', 'Member not found.');
 const lastOwner = () =>

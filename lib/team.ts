@@ -1,0 +1,49 @@
+import type { OrganizationRole } from '@/lib/permissions';
+
+/** Invitations and teams: constants and shapes shared by the browser and the server (no zod here). */
+/** How long an invitation stays valid. */
+export const INVITATION_TTL_DAYS = 7;
+
+export type InvitationStatus = 'pending' | 'accepted' | 'rejected' | 'revoked' | 'expired';
+
+/** A pending invitation as its invitee sees it (SPEC.md §3: id, organizationName, inviterEmail). */
+export interface PendingInvitation {
+  id: string;
+  organizationId: string;
+  organizationName: string;
+  inviterEmail: string;
+  role: 'member' | 'admin';
+  expiresAt: string;
+}
+
+/** An invitation as the organization's admins see it. */
+export interface SentInvitation {
+  id: string;
+  email: string;
+  role: 'member' | 'admin';
+  status: InvitationStatus;
+  inviterEmail: string;
+  createdAt: string | null;
+  expiresAt: string;
+}
+
+export interface TeamMember {
+  uid: string;
+  name: string;
+  email: string;
+  role: OrganizationRole;
+  joinedAt: string | null;
+}
+
+/** SPEC.md §8: what the user reads when an invitation call fails. */
+export const INVITATION_MESSAGES = {
+  send: 'Error sending invitation.',
+  pending: 'Error getting pending invitations.',
+  accept: 'Error accepting invitation.',
+  reject: 'Error rejecting invitation.',
+  remove: 'Error removing member from organization.',
+  sent: 'Error getting sent invitations.',
+  check: 'Error checking invitation',
+  none: 'No pending invitations found',
+  noneForUser: 'No pending invitations found for this user',
+} as const;
