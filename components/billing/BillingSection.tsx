@@ -1,32 +1,20 @@
 import Link from 'next/link';
-import { useState } from 'react';
+import { useBillingPortal } from '@/components/billing/useBillingPortal';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
-import { openBillingPortal } from '@/lib/billing/client';
 import { can, type Role } from '@/lib/permissions';
 import type { OrganizationDocument } from '@/lib/schemas/organization';
 
 /** The plan, read-only for members; owners and admins open the Stripe customer portal. */
 export default function BillingSection({ orgId, role, document }: { orgId: string; role: Role; document: OrganizationDocument }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const portal = useBillingPortal(orgId);
   const subscription = document.subscription;
   const manage = can(role, 'billing', 'update');
-
-  async function portal() {
-    setBusy(true);
-    try {
-      await openBillingPortal(orgId);
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : 'An unexpected error occurred');
-      setBusy(false);
-    }
-  }
 
   return (
     <section className="section" aria-labelledby="billing-title">
       <h2 id="billing-title">Billing</h2>
-      {error && <Alert>{error}</Alert>}
+      {portal.error && <Alert>{portal.error}</Alert>}
       <p className="muted" style={{ margin: 0 }}>
         {subscription
           ? `Plan: ${subscription.plan ?? '—'} (${subscription.status})${
@@ -37,7 +25,7 @@ export default function BillingSection({ orgId, role, document }: { orgId: strin
       {manage && (
         <div className="actions" style={{ justifyContent: 'flex-start' }}>
           {document.has_billing_account ? (
-            <Button type="button" variant="secondary" busy={busy} onClick={portal}>
+            <Button type="button" variant="secondary" busy={portal.busy} onClick={portal.open}>
               Manage billing
             </Button>
           ) : (

@@ -1,11 +1,12 @@
 import Head from 'next/head';
 import Link from 'next/link';
 import { useState } from 'react';
+import { useBillingPortal } from '@/components/billing/useBillingPortal';
 import { useOrganizationContext } from '@/components/team/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
-import { createBillingCustomer, openBillingPortal, startCheckout } from '@/lib/billing/client';
+import { createBillingCustomer, startCheckout } from '@/lib/billing/client';
 import { hasActiveSubscription, PAST_DUE_GRACE_DAYS } from '@/lib/billing/gate';
 import { can } from '@/lib/permissions';
 import { usePlansQuery } from '@/store/api';
@@ -19,6 +20,7 @@ export default function SubscriptionPage() {
   const { data: plans, isLoading, isError } = usePlansQuery();
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const portal = useBillingPortal(orgId);
   const manage = role !== null && can(role, 'billing', 'update');
   const subscription = document?.subscription ?? null;
   const active = hasActiveSubscription(subscription);
@@ -36,16 +38,6 @@ export default function SubscriptionPage() {
     }
   }
 
-  async function portal() {
-    if (!orgId) return;
-    setBusy('portal');
-    try {
-      await openBillingPortal(orgId);
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : 'An unexpected error occurred');
-      setBusy(null);
-    }
-  }
 
   return (
     <section className="stack" style={{ gap: '1.5rem' }}>
@@ -64,7 +56,7 @@ export default function SubscriptionPage() {
                 : 'This organization has no active subscription. Choose a plan to open its pages.'}
         </p>
       </div>
-      {error && <Alert>{error}</Alert>}
+      {(error ?? portal.error) && <Alert>{error ?? portal.error}</Alert>}
       {!manage && document && !active && (
         <div role="status" className="alert alert--info">
           Only owners and admins of this organization can subscribe. Ask one of them to choose a plan.
@@ -97,7 +89,7 @@ export default function SubscriptionPage() {
       )}
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
         {manage && document?.has_billing_account && (
-          <Button type="button" variant="secondary" busy={busy === 'portal'} onClick={portal}>
+          <Button type="button" variant="secondary" busy={portal.busy} onClick={portal.open}>
             Manage billing
           </Button>
         )}

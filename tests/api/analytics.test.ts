@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import type { NextApiHandler } from 'next';
 import acceptInvitation from '@/pages/api/acceptInvitation';
 import createOrganization from '@/pages/api/createOrganization';
 import identify from '@/pages/api/customerio/identify';
@@ -11,7 +10,7 @@ import sendInvitation from '@/pages/api/sendInvitation';
 import { adminAuth } from '@/lib/server/firebaseAdmin';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
 import { createTestOrganization, createTestUser, signIn, type TestUser } from '@/tests/fixtures/firebase';
-import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
+import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 const handlers = {
   identify,
@@ -22,9 +21,9 @@ const handlers = {
   createOrganization,
   sendInvitation,
   acceptInvitation,
-} satisfies Record<string, NextApiHandler>;
+};
 type Name = keyof typeof handlers;
-const servers = {} as Record<Name, TestServer>;
+let servers: Record<Name, TestServer>;
 let fake: FakeCustomerIo;
 let alice: TestUser;
 let bob: TestUser;
@@ -34,12 +33,12 @@ let bobOrg: string;
 beforeAll(async () => {
   fake = await startFakeCustomerIo();
   Object.assign(process.env, customerIoEnv(fake), { INTERCOM_IDENTITY_SECRET: 'intercom-test-secret' });
-  await Promise.all((Object.keys(handlers) as Name[]).map(async (name) => void (servers[name] = await serveHandler(handlers[name]))));
+  servers = await serveHandlers(handlers);
   [alice, bob] = await Promise.all([createTestUser(), createTestUser()]);
   [aliceOrg, bobOrg] = await Promise.all([createTestOrganization([[alice, 'owner']]), createTestOrganization([[bob, 'owner']])]);
 });
 afterAll(async () => {
-  await Promise.all(Object.values(servers).map((server) => server.close()));
+  await closeAll(servers);
   await fake.close();
 });
 

@@ -1,4 +1,3 @@
-import type { NextApiHandler } from 'next';
 import checkout from '@/pages/api/billing/checkout';
 import customer from '@/pages/api/billing/customer';
 import plans from '@/pages/api/billing/plans';
@@ -8,11 +7,11 @@ import webhook, { config as webhookConfig } from '@/pages/api/billing/webhook';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { startFakeStripe, stripeEnv, type FakeStripe } from '@/tests/fakes/stripe';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
+import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
-const handlers = { checkout, customer, plans, portal, sessionValidity, webhook } satisfies Record<string, NextApiHandler>;
+const handlers = { checkout, customer, plans, portal, sessionValidity, webhook };
 type Name = keyof typeof handlers;
-const servers = {} as Record<Name, TestServer>;
+let servers: Record<Name, TestServer>;
 let stripe: FakeStripe;
 let owner: TestUser;
 let admin: TestUser;
@@ -22,11 +21,7 @@ let orgId: string;
 let otherOrg: string;
 
 beforeAll(async () => {
-  await Promise.all(
-    (Object.keys(handlers) as Name[]).map(
-      async (name) => void (servers[name] = await serveHandler(handlers[name], name === 'webhook' ? webhookConfig : undefined)),
-    ),
-  );
+  servers = await serveHandlers(handlers, { webhook: webhookConfig });
   stripe = await startFakeStripe({ webhookUrl: `${servers.webhook.url}/` });
   Object.assign(process.env, stripeEnv(stripe), { APP_URL: 'http://app.test' });
   [owner, admin, member, outsider] = await Promise.all([createTestUser(), createTestUser(), createTestUser(), createTestUser()]);
@@ -41,7 +36,7 @@ beforeAll(async () => {
   otherOrg = await createTestOrganization([[outsider, 'owner']], { subscription: null });
 });
 afterAll(async () => {
-  await Promise.all(Object.values(servers).map((server) => server.close()));
+  await closeAll(servers);
   await stripe.close();
 });
 

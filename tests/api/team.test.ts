@@ -1,4 +1,3 @@
-import type { NextApiHandler } from 'next';
 import acceptInvitation from '@/pages/api/acceptInvitation';
 import getPendingInvitation from '@/pages/api/getPendingInvitation';
 import getSentInvitation from '@/pages/api/getSentInvitation';
@@ -13,7 +12,7 @@ import changeRole from '@/pages/api/orgs/[orgId]/members/[memberId]';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
+import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 const handlers = {
   sendInvitation,
@@ -27,10 +26,10 @@ const handlers = {
   resendInvitation,
   changeRole,
   updateOrganization,
-} satisfies Record<string, NextApiHandler>;
+};
 
 type Name = keyof typeof handlers;
-const servers = {} as Record<Name, TestServer>;
+let servers: Record<Name, TestServer>;
 let fake: FakeCustomerIo;
 let owner: TestUser;
 let admin: TestUser;
@@ -42,11 +41,7 @@ let orgId: string;
 beforeAll(async () => {
   fake = await startFakeCustomerIo();
   Object.assign(process.env, customerIoEnv(fake), { APP_URL: 'http://app.test' });
-  await Promise.all(
-    (Object.keys(handlers) as Name[]).map(async (name) => {
-      servers[name] = await serveHandler(handlers[name]);
-    }),
-  );
+  servers = await serveHandlers(handlers);
   [owner, admin, member, outsider, superAdmin] = await Promise.all([
     createTestUser(),
     createTestUser(),
@@ -62,7 +57,7 @@ beforeAll(async () => {
   await createTestOrganization([[outsider, 'owner']]);
 });
 afterAll(async () => {
-  await Promise.all(Object.values(servers).map((server) => server.close()));
+  await closeAll(servers);
   await fake.close();
 });
 

@@ -61,3 +61,16 @@ export async function call(server: TestServer, { method = 'GET', query, body, to
   }
   return { status: response.status, headers: response.headers, body: json };
 }
+
+/** Serves each handler of a map on its own server (configs for routes that export one). */
+export async function serveHandlers<T extends Record<string, NextApiHandler>>(
+  handlers: T,
+  configs: Partial<Record<keyof T, PageConfig>> = {},
+): Promise<Record<keyof T, TestServer>> {
+  const entries = await Promise.all(
+    Object.entries(handlers).map(async ([name, handler]) => [name, await serveHandler(handler, configs[name as keyof T])] as const),
+  );
+  return Object.fromEntries(entries) as Record<keyof T, TestServer>;
+}
+
+export const closeAll = (servers: Record<string, TestServer>) => Promise.all(Object.values(servers).map((server) => server.close()));
