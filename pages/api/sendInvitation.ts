@@ -2,7 +2,7 @@ import { sendInvitationSchema } from '@/lib/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { emailInvitation } from '@/lib/server/invitationEmail';
-import { createInvitation, invitationsCollection } from '@/lib/server/repos/invitations';
+import { createInvitation } from '@/lib/server/repos/invitations';
 import { canAssignRole } from '@/lib/permissions';
 
 export default createHandler({
@@ -15,15 +15,15 @@ export default createHandler({
       // The inviter fields must describe the caller; the organization's name comes from its document.
       if (body.inviter_user_id !== caller.uid || body.inviter_email !== caller.email?.toLowerCase()) throw forbidden();
       if (!canAssignRole(org.role, body.role)) throw forbidden();
-      const invitationId = await createInvitation({
+      const invitation = await createInvitation({
         orgId: org.id,
         organizationName: org.data.company_name ?? org.data.name ?? '',
         email: body.email,
         role: body.role,
         inviter: { uid: caller.uid, email: body.inviter_email },
       });
-      const emailSent = await emailInvitation(await invitationsCollection().doc(invitationId).get());
-      return { success: true, invitationId, emailSent };
+      const emailSent = await emailInvitation(invitation);
+      return { success: true, invitationId: invitation.id, emailSent };
     },
   }),
 });

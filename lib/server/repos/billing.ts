@@ -1,4 +1,4 @@
-import { FieldValue } from 'firebase-admin/firestore';
+import { FieldValue, type DocumentData } from 'firebase-admin/firestore';
 import type Stripe from 'stripe';
 import { PLAN_IDS, type PlanId } from '@/lib/billing/plans';
 import { adminDb } from '@/lib/server/firebaseAdmin';
@@ -8,17 +8,23 @@ import { organizationsCollection } from '@/lib/server/repos/organizations';
 const customersCollection = () => adminDb().collection('stripe_customers');
 const eventsCollection = () => adminDb().collection('stripe_events');
 
-/** The organization's Stripe customer: created once (idempotently, even under concurrent calls), reused after. */
-export async function getOrCreateCustomer(orgId: string, { email, userId }: { email: string; userId: string }): Promise<string> {
-  const org = await organizationsCollection().doc(orgId).get();
-  const existing = org.get('stripe_customer_id');
+/**
+ * The organization's Stripe customer: created once (idempotently, even under concurrent calls), reused
+ * after. `organization` is the document the handler already loaded, so no second read.
+ */
+export async function getOrCreateCustomer(
+  orgId: string,
+  organization: DocumentData,
+  { email, userId }: { email: string; userId: string },
+): Promise<string> {
+  const existing = organization.stripe_customer_id;
   if (typeof existing === 'string' && existing) return existing;
   const customer = await stripe().customers.create(
     { email, metadata: { organization_id: orgId, created_by: userId } },
     { idempotencyKey: `customer-for-organization-${orgId}` },
   );
   const batch = adminDb().batch();
-  batch.update(org.ref, { stripe_customer_id: customer.id });
+  batch.update(organizationsCollection().doc(orgId), { stripe_customer_id: customer.id });
   batch.set(customersCollection().doc(customer.id), { organization_id: orgId });
   await batch.commit();
   return customer.id;

@@ -42,6 +42,29 @@ function toPendingInvitation(snap: DocumentSnapshot): PendingInvitation {
   };
 }
 
+/** What the invitation email needs, as written: no second read after the write. */
+export interface InvitationToSend {
+  id: string;
+  orgId: string;
+  email: string;
+  organizationName: string;
+  inviterEmail: string;
+  role: 'member' | 'admin';
+  expiresAt: Timestamp;
+}
+
+function toSend(snap: DocumentSnapshot, expiresAt: Timestamp): InvitationToSend {
+  return {
+    id: snap.id,
+    orgId: snap.get('organization_id'),
+    email: snap.get('email'),
+    organizationName: snap.get('organization'),
+    inviterEmail: snap.get('inviter_email'),
+    role: snap.get('role') ?? 'member',
+    expiresAt,
+  };
+}
+
 interface NewInvitation {
   orgId: string;
   organizationName: string;
@@ -54,9 +77,10 @@ interface NewInvitation {
  * Creates a pending invitation unless the email already belongs to a member or has a live
  * invitation to this organization. The check and the write share one transaction.
  */
-export async function createInvitation({ orgId, organizationName, email, role, inviter }: NewInvitation): Promise<string> {
+export async function createInvitation({ orgId, organizationName, email, role, inviter }: NewInvitation): Promise<InvitationToSend> {
   const db = adminDb();
   const ref = invitationsCollection().doc();
+  const expiresAt = expiry();
   await db.runTransaction(async (tx) => {
     const [members, pending] = await Promise.all([
       tx.get(membersCollection(orgId).where('email', '==', email).limit(1)),
@@ -80,10 +104,10 @@ export async function createInvitation({ orgId, organizationName, email, role, i
       inviter_email: inviter.email,
       status: 'pending',
       created_at: FieldValue.serverTimestamp(),
-      expires_at: expiry(),
+      expires_at: expiresAt,
     });
   });
-  return ref.id;
+  return { id: ref.id, orgId, email, organizationName, inviterEmail: inviter.email, role, expiresAt };
 }
 
 export async function listPendingInvitations(email: string): Promise<PendingInvitation[]> {
@@ -145,7 +169,9 @@ export async function revokeInvitation(invitation: DocumentSnapshot): Promise<vo
 }
 
 /** A resend gives the invitation a fresh 7 days (an expired one included). */
-export async function renewInvitation(invitation: DocumentSnapshot): Promise<void> {
+export async function renewInvitation(invitation: DocumentSnapshot): Promise<InvitationToSend> {
   if (invitation.get('status') !== 'pending') throw new ApiError(409, 'not_pending', 'Only a pending invitation can be resent.');
-  await invitation.ref.update({ expires_at: expiry(), updated_at: FieldValue.serverTimestamp() });
+  const expiresAt = expiry();
+  await invitation.ref.update({ expires_at: expiresAt, updated_at: FieldValue.serverTimestamp() });
+  return toSend(invitation, expiresAt);
 }

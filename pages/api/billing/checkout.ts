@@ -17,7 +17,7 @@ export default createHandler({
     async handle({ caller, org, body }) {
       const price = priceIdOf(body.plan);
       if (!price) throw new ApiError(503, 'not_configured', 'This plan is not available right now.');
-      const customer = await getOrCreateCustomer(org.id, { email: caller.email ?? '', userId: caller.uid });
+      const customer = await getOrCreateCustomer(org.id, org.data, { email: caller.email ?? '', userId: caller.uid });
       const base = `/${encodeURIComponent(org.id)}/subscription`;
       const session = await stripe().checkout.sessions.create({
         mode: 'subscription',

@@ -14,7 +14,7 @@ export default createHandler({
     async handle({ caller, org, body }) {
       assertSelf(caller.uid, body.userId);
       if (body.email !== caller.email?.toLowerCase()) throw forbidden();
-      return { customerId: await getOrCreateCustomer(org.id, { email: body.email, userId: caller.uid }) };
+      return { customerId: await getOrCreateCustomer(org.id, org.data, { email: body.email, userId: caller.uid }) };
     },
   }),
 });

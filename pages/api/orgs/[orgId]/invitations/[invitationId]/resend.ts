@@ -11,8 +11,7 @@ export default createHandler({
     permission: ['invitation', 'update'],
     async handle({ org, query }) {
       const invitation = await getOrganizationInvitation(org.id, query.invitationId);
-      await renewInvitation(invitation);
-      const emailSent = await emailInvitation(await invitation.ref.get());
+      const emailSent = await emailInvitation(await renewInvitation(invitation));
       return { success: true, emailSent };
     },
   }),
