@@ -34,10 +34,20 @@ const INTEGRATIONS = {
   app: ALL,
 } as const;
 
+// Members connect and configure; deleting what others may rely on is for owners and admins.
+const MEMBER_INTEGRATIONS: Record<keyof typeof INTEGRATIONS, readonly Action[]> = {
+  source: ['read', 'create', 'update'],
+  destination: ['read', 'create', 'update'],
+  connection: ['read', 'create', 'update'],
+  conversion: ['read', 'create', 'update'],
+  payment: ['read', 'create', 'update'],
+  app: ['read', 'create', 'update'],
+};
+
 const table: Record<OrganizationRole, Record<Resource, readonly Action[]>> = {
   owner: { organization: ALL, member: ALL, invitation: ALL, billing: ALL, ...INTEGRATIONS },
   admin: { organization: ['read', 'update'], member: ALL, invitation: ALL, billing: ALL, ...INTEGRATIONS },
-  member: { organization: READ, member: READ, invitation: READ, billing: READ, ...INTEGRATIONS },
+  member: { organization: READ, member: READ, invitation: READ, billing: READ, ...MEMBER_INTEGRATIONS },
 };
 
 /** Ranks decide who may remove or demote whom: nobody acts on a higher rank than their own. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DEMO } from '@/scripts/lib/demo';
 import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scripts/lib/stack';
 import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
+import { platformsEnv, startFakePlatforms } from '@/tests/fakes/platforms';
 import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
 
 async function main() {
@@ -17,8 +18,11 @@ async function main() {
     port: Number(process.env.FAKE_STRIPE_PORT || 12111),
     webhookUrl: `http://127.0.0.1:${port}/api/billing/webhook`,
   });
+  // Google, Meta, Microsoft and Mixpanel: consent pages with an Allow button, tokens, accounts.
+  const platforms = await startFakePlatforms({ port: Number(process.env.FAKE_PLATFORMS_PORT || 4700), appUrl: `http://localhost:${port}` });
   const env = {
     ...stack.env,
+    ...platformsEnv(platforms),
     ...customerIoEnv(customerIo),
     ...stripeEnv(fakeStripe),
     APP_URL: `http://localhost:${port}`,
@@ -38,7 +42,7 @@ async function main() {
   });
   const stopAll = async () => {
     next.kill('SIGTERM');
-    await Promise.all([stack.stop(), customerIo.close(), fakeStripe.close()]);
+    await Promise.all([stack.stop(), customerIo.close(), fakeStripe.close(), platforms.close()]);
   };
   stopOnSignals(stopAll);
   next.on('exit', (code) => void stack.stop().finally(() => process.exit(code ?? 0)));
@@ -51,6 +55,7 @@ async function main() {
       `  Emulators: Auth 127.0.0.1:${ports.auth}, Firestore 127.0.0.1:${ports.firestore}`,
       `  Emails (fake Customer.io): ${customerIo.url}/__fake/messages`,
       `  Payments: a local Stripe sandbox at ${fakeStripe.url} (its Pay button subscribes)`,
+      `  Ad platforms (fake Google, Meta, Microsoft, Mixpanel): ${platforms.url}/__sandbox`,
       '  Ctrl-C stops everything.',
       '',
     ].join('\n'),

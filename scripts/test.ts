@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { DEMO } from '@/scripts/lib/demo';
 import { portsFromEnv, ROOT, startStack, stopOnSignals, TEST_PORTS, type RunningStack } from '@/scripts/lib/stack';
 import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
+import { platformsEnv, startFakePlatforms } from '@/tests/fakes/platforms';
 import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
 
 const E2E_PORT = Number(process.env.E2E_PORT || 3100);
@@ -42,8 +43,10 @@ async function main() {
     if (wants('e2e')) {
       const customerIo = await startFakeCustomerIo();
       const fakeStripe = await startFakeStripe({ webhookUrl: `http://127.0.0.1:${E2E_PORT}/api/billing/webhook` });
+      const platforms = await startFakePlatforms({ appUrl: `http://127.0.0.1:${E2E_PORT}` });
       const appEnv = {
         ...env,
+        ...platformsEnv(platforms),
         ...customerIoEnv(customerIo),
         ...stripeEnv(fakeStripe),
         APP_URL: `http://127.0.0.1:${E2E_PORT}`,
@@ -56,7 +59,7 @@ async function main() {
         await run('seed', 'npx tsx scripts/seed.ts', appEnv);
         await run('e2e tests', 'npx playwright test', appEnv);
       } finally {
-        await Promise.all([customerIo.close(), fakeStripe.close()]);
+        await Promise.all([customerIo.close(), fakeStripe.close(), platforms.close()]);
       }
     }
   } finally {

@@ -11,7 +11,7 @@ export const documentIdSchema = z
 
 export const organizationDataQuerySchema = z.object({
   documentId: documentIdSchema,
-  type: z.enum(['organization']),
+  type: z.enum(['organization', 'sources', 'destinations', 'payments', 'apps']),
 });
 
 export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'incomplete' | 'unpaid';

@@ -134,9 +134,9 @@ describe('webhook', () => {
       metadata: { organization_id: team },
       items: { data: [] },
     };
-    const created = signedEvent('customer.subscription.created', subscription, 'evt_replay_1');
+    const created = signedEvent('customer.subscription.created', subscription, `evt_replay_1_${team}`);
     expect((await deliver(created.payload, created.signature)).body).toMatchObject({ outcome: 'applied' });
-    const canceled = signedEvent('customer.subscription.deleted', { ...subscription, status: 'canceled' }, 'evt_replay_2');
+    const canceled = signedEvent('customer.subscription.deleted', { ...subscription, status: 'canceled' }, `evt_replay_2_${team}`);
     expect((await deliver(canceled.payload, canceled.signature)).body).toMatchObject({ outcome: 'applied' });
     expect(await subscriptionOf(team)).toMatchObject({ status: 'canceled' });
 

@@ -39,6 +39,15 @@ export const DEFAULT_FAKE_PRICES = [
   { id: 'price_scale_monthly', unit_amount: 39900, currency: 'usd', nickname: 'Scale' },
 ];
 
+/**
+ * Restricted keys of the sandbox's "customer" Stripe account and what they may do: one that can
+ * read charges (connect it as a payment source) and one that cannot.
+ */
+export const RESTRICTED_KEYS: Record<string, string[]> = {
+  rk_test_sandboxChargesRead: ['charges_read'],
+  rk_test_sandboxNoCharges: [],
+};
+
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -174,6 +183,18 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       }) as typeof res.end;
     }
     const auth = req.headers.authorization ?? '';
+    // A customer's restricted key (payments as a conversion source): it reads charges if allowed.
+    const restricted = RESTRICTED_KEYS[auth.replace(/^Bearer /, '')];
+    if (restricted && req.method === 'GET' && path === '/v1/charges') {
+      if (!restricted.includes('charges_read')) {
+        return stripeError(
+          res,
+          403,
+          `The provided key '${auth.slice(7, 19)}***' does not have the required permissions for this endpoint on account 'acct_sandbox'. Having the 'rak_charge_read' permission would allow this request to continue.`,
+        );
+      }
+      return json(res, 200, { object: 'list', url: '/v1/charges', has_more: false, data: [] });
+    }
     if (auth !== `Bearer ${secretKey}`) {
       const shown = auth.replace(/^Bearer /, '').slice(0, 12);
       return stripeError(res, 401, `Invalid API Key provided: ${shown}***`, undefined, 'invalid_request_error');

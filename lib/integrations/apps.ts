@@ -1,0 +1,62 @@
+import type { AdPlatform } from '@/lib/integrations/platforms';
+
+/** SPEC.md §5: a tag-manager identifier is GTM- followed by uppercase letters and digits. */
+export const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;
+export const GTM_MESSAGE = 'A tag-manager identifier must match GTM- followed by uppercase letters and digits';
+export const PAYLOAD_HOST_MESSAGE = 'Payload URLs must not contain a host';
+
+export function isGtmContainerId(value: string): boolean {
+  return GTM_CONTAINER_ID.test(value);
+}
+
+/**
+ * SPEC.md §5: payload URLs are paths only. Anything a browser would resolve to another host is
+ * refused: a scheme (`https:`, `javascript:`), a protocol-relative `//host`, or a backslash that
+ * browsers read as a slash.
+ */
+export function payloadUrlHasHost(value: string): boolean {
+  const url = value.trim();
+  if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return true;
+  if (/^[\\/]{2}/.test(url.replace(/\\/g, '/'))) return true;
+  return url.includes('\\');
+}
+
+export function isPayloadPath(value: string): boolean {
+  return value.trim().startsWith('/') && !payloadUrlHasHost(value);
+}
+
+/** Where one platform's conversions of an app go: a destination and its pixel / action / goal. */
+export interface AppPlatformTarget {
+  destinationId: string;
+  accountId: string;
+  targetId: string;
+  targetName: string;
+}
+
+export const APP_PLATFORM_SEGMENTS = { google: 'google_ads', meta: 'meta_ads', microsoft: 'microsoft_ads' } as const;
+export type AppPlatformSegment = keyof typeof APP_PLATFORM_SEGMENTS;
+
+export interface App {
+  id: string;
+  name: string;
+  websiteUrl: string;
+  gtmContainerId: string;
+  payloadUrls: string[];
+  targets: Partial<Record<AdPlatform, AppPlatformTarget>>;
+  /** Warehouse / analytics destinations that receive this app's conversions. */
+  bigqueryDestinationId: string | null;
+  mixpanelDestinationId: string | null;
+  /** The custom-submission key: only its prefix is ever shown again after it is made. */
+  submissionKey: { prefix: string; createdAt: string } | null;
+  createdAt: string;
+}
+
+/** A Stripe account whose payments become conversions. */
+export interface Payment {
+  id: string;
+  name: string;
+  provider: 'stripe';
+  livemode: boolean;
+  keyPrefix: string;
+  connectedAt: string;
+}

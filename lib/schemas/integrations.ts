@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost } from '@/lib/integrations/apps';
+import { AD_PLATFORMS, INTEGRATION_KINDS, MIXPANEL_RESIDENCIES, OAUTH_PLATFORMS, RETURN_PATHS } from '@/lib/integrations/platforms';
+import { documentIdSchema } from '@/lib/schemas/organization';
+
+export const orgRouteSchema = z.object({ orgId: documentIdSchema });
+export const objectRouteSchema = z.object({ orgId: documentIdSchema, id: documentIdSchema });
+
+export const oauthStartSchema = z.object({
+  platform: z.enum(OAUTH_PLATFORMS),
+  kind: z.enum(INTEGRATION_KINDS),
+  /** Set when replacing the credentials of an existing source or destination. */
+  objectId: documentIdSchema.optional(),
+});
+
+export const oauthCompleteSchema = z.object({
+  state: z.string().min(1, 'Required').max(512),
+  code: z.string().min(1, 'Required').max(2048),
+  returnPath: z.enum(RETURN_PATHS),
+});
+
+const accountSchema = z.object({
+  id: z.string().trim().min(1).max(64),
+  name: z.string().trim().max(200).default(''),
+  currency: z.string().max(8).nullish(),
+  managerId: z.string().max(64).nullish(),
+  isManager: z.boolean().optional(),
+});
+
+export const updateIntegrationSchema = z
+  .object({
+    name: z.string().trim().min(1, 'Enter a name').max(100, 'At most 100 characters').optional(),
+    accountIds: z.array(z.string().trim().min(1).max(64)).max(500, 'At most 500 accounts').optional(),
+  })
+  .refine((body) => body.name !== undefined || body.accountIds !== undefined, 'Nothing to change');
+
+export type AccountInput = z.infer<typeof accountSchema>;
+
+const nameSchema = z.string().trim().min(1, 'Enter a name').max(100, 'At most 100 characters');
+
+export const mixpanelCredentialsSchema = z.object({
+  platform: z.literal('mixpanel'),
+  name: nameSchema,
+  username: z.string().trim().min(1, 'Enter the service account username').max(200),
+  secret: z.string().trim().min(1, 'Enter the service account secret').max(200),
+  projectId: z.string().trim().regex(/^\d{1,12}$/, 'A Mixpanel project id is a number'),
+  residency: z.enum(MIXPANEL_RESIDENCIES),
+});
+
+export const bigQueryKeySchema = z.object({
+  platform: z.literal('bigquery'),
+  name: nameSchema,
+  /** The service-account JSON key file, as text. */
+  serviceAccountKey: z.string().trim().min(1, 'Paste the JSON key file').max(20_000),
+});
+
+export const createDestinationSchema = z.discriminatedUnion('platform', [mixpanelCredentialsSchema, bigQueryKeySchema]);
+
+export const createPaymentSchema = z.object({
+  name: nameSchema,
+  apiKey: z
+    .string()
+    .trim()
+    .min(1, 'Enter a restricted API key')
+    .max(300)
+    .refine((key) => !/^sk_/.test(key), 'Use a restricted key (rk_…), never your secret key')
+    .refine((key) => /^rk_(test|live)_[A-Za-z0-9]+$/.test(key), 'A restricted key starts with rk_test_ or rk_live_'),
+});
+
+const payloadUrlSchema = z
+  .string()
+  .trim()
+  .min(1, 'Enter a path')
+  .max(500, 'At most 500 characters')
+  .refine((url) => !payloadUrlHasHost(url), PAYLOAD_HOST_MESSAGE)
+  .refine((url) => payloadUrlHasHost(url) || url.startsWith('/'), 'A payload URL is a path starting with /');
+
+export const appFieldsSchema = z.object({
+  name: nameSchema,
+  websiteUrl: z
+    .string()
+    .trim()
+    .max(500)
+    .refine((value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === 'https:' || url.protocol === 'http:';
+      } catch {
+        return false;
+      }
+    }, 'Enter the website address, like https://example.com'),
+  gtmContainerId: z.string().trim().refine(isGtmContainerId, GTM_MESSAGE),
+  payloadUrls: z.array(payloadUrlSchema).max(50, 'At most 50 payload URLs').default([]),
+});
+
+export const updateAppSchema = appFieldsSchema.partial();
+
+export const appTargetSchema = z.object({
+  platform: z.enum(AD_PLATFORMS),
+  destinationId: documentIdSchema,
+  accountId: z.string().trim().min(1, 'Pick an account').max(64),
+  targetId: z.string().trim().min(1, 'Pick one').max(128),
+});
+
+export const appWarehouseSchema = z.object({
+  platform: z.enum(['bigquery', 'mixpanel']),
+  destinationId: documentIdSchema.nullable(),
+});
+
+export const targetsQuerySchema = objectRouteSchema.extend({ accountId: z.string().trim().min(1).max(64) });
+
+export { accountSchema };

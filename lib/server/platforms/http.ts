@@ -1,0 +1,51 @@
+import type { Platform } from '@/lib/integrations/platforms';
+
+/**
+ * A platform said no. `reauth` means the credentials are gone for good (revoked, expired, password
+ * changed) and only the user can fix it by connecting again; anything else may pass on retry.
+ */
+export class PlatformError extends Error {
+  constructor(
+    readonly platform: Platform | 'stripe',
+    readonly status: number,
+    message: string,
+    readonly reauth = false,
+  ) {
+    super(message);
+    this.name = 'PlatformError';
+  }
+}
+
+export interface PlatformResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const TIMEOUT_MS = 15_000;
+
+/** One JSON request to a platform, with a timeout; network failures become a PlatformError. */
+export async function requestJson(platform: Platform | 'stripe', url: string, init: RequestInit = {}): Promise<PlatformResponse> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (error) {
+    console.error(`[platforms] ${platform} unreachable`, { url: new URL(url).origin, error: error instanceof Error ? error.message : error });
+    throw new PlatformError(platform, 502, 'The platform could not be reached. Try again in a minute.');
+  }
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = { raw: text.slice(0, 200) };
+  }
+  return { status: response.status, body };
+}
+
+export const form = (values: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(values).toString(),
+});
+
+export const bearer = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, ...extra });

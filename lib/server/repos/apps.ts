@@ -1,0 +1,181 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
+import type { App, AppPlatformTarget } from '@/lib/integrations/apps';
+import { PLATFORM_LABELS, type AdPlatform } from '@/lib/integrations/platforms';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { ApiError } from '@/lib/server/http/errors';
+import { listTargets } from '@/lib/server/platforms';
+import { getIntegration, iso, notFound, withSession } from '@/lib/server/repos/integrations';
+
+/** Apps: the websites an organization tracks, where their conversions go, and their submission key. */
+const apps = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('apps');
+const submissionKeys = () => adminDb().collection('submission_keys');
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+type Fields = { name: string; websiteUrl: string; gtmContainerId: string; payloadUrls: string[] };
+
+function toApp(snap: DocumentSnapshot): App {
+  const targets = (snap.get('targets') ?? {}) as Record<string, { destination_id: string; account_id: string; target_id: string; target_name: string }>;
+  const key = snap.get('submission_key') as { prefix: string; created_at: unknown } | null | undefined;
+  return {
+    id: snap.id,
+    name: snap.get('name'),
+    websiteUrl: snap.get('website_url'),
+    gtmContainerId: snap.get('gtm_container_id'),
+    payloadUrls: snap.get('payload_urls') ?? [],
+    targets: Object.fromEntries(
+      Object.entries(targets).map(([platform, target]) => [
+        platform,
+        { destinationId: target.destination_id, accountId: target.account_id, targetId: target.target_id, targetName: target.target_name } satisfies AppPlatformTarget,
+      ]),
+    ),
+    bigqueryDestinationId: snap.get('bigquery_destination_id') ?? null,
+    mixpanelDestinationId: snap.get('mixpanel_destination_id') ?? null,
+    submissionKey: key ? { prefix: key.prefix, createdAt: iso(key.created_at) } : null,
+    createdAt: iso(snap.get('created_at')),
+  };
+}
+
+const fieldsToDoc = (fields: Partial<Fields>) => ({
+  ...(fields.name !== undefined ? { name: fields.name } : {}),
+  ...(fields.websiteUrl !== undefined ? { website_url: fields.websiteUrl } : {}),
+  ...(fields.gtmContainerId !== undefined ? { gtm_container_id: fields.gtmContainerId } : {}),
+  ...(fields.payloadUrls !== undefined ? { payload_urls: [...new Set(fields.payloadUrls)] } : {}),
+});
+
+export async function listApps(orgId: string): Promise<App[]> {
+  const snapshot = await apps(orgId).orderBy('created_at', 'desc').limit(200).get();
+  return snapshot.docs.map(toApp);
+}
+
+export async function getApp(orgId: string, id: string): Promise<App> {
+  const snap = await apps(orgId).doc(id).get();
+  if (!snap.exists) throw notFound('App');
+  return toApp(snap);
+}
+
+export async function createApp(orgId: string, uid: string, fields: Fields): Promise<App> {
+  const ref = apps(orgId).doc();
+  await ref.set({
+    ...fieldsToDoc(fields),
+    targets: {},
+    destination_ids: [],
+    bigquery_destination_id: null,
+    mixpanel_destination_id: null,
+    submission_key: null,
+    created_by: uid,
+    created_at: FieldValue.serverTimestamp(),
+  });
+  return toApp(await ref.get());
+}
+
+export async function updateApp(orgId: string, id: string, fields: Partial<Fields>): Promise<App> {
+  await getApp(orgId, id);
+  await apps(orgId).doc(id).update({ ...fieldsToDoc(fields), updated_at: FieldValue.serverTimestamp() });
+  return getApp(orgId, id);
+}
+
+/** Every destination an app sends to, kept on the app so "is this destination used?" is one query. */
+function destinationIdsOf(app: App): string[] {
+  const ids = Object.values(app.targets).map((target) => target!.destinationId);
+  return [...new Set([...ids, app.bigqueryDestinationId, app.mixpanelDestinationId].filter((id): id is string => Boolean(id)))];
+}
+
+async function saveRouting(orgId: string, id: string, update: Record<string, unknown>): Promise<App> {
+  const ref = apps(orgId).doc(id);
+  await ref.update(update);
+  const app = toApp(await ref.get());
+  await ref.update({ destination_ids: destinationIdsOf(app) });
+  return app;
+}
+
+/**
+ * Points one platform's conversions at a pixel / conversion action / goal, which must be one the
+ * destination's account offers right now (fetched from the platform, never taken from the browser).
+ */
+export async function setAppTarget(orgId: string, id: string, input: { platform: AdPlatform; destinationId: string; accountId: string; targetId: string }) {
+  await getApp(orgId, id);
+  const destination = await getIntegration(orgId, 'destination', input.destinationId);
+  if (destination.platform !== input.platform) {
+    throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { destinationId: [`Pick a ${PLATFORM_LABELS[input.platform]} destination`] });
+  }
+  const targets = await withSession(orgId, 'destination', input.destinationId, async (session, integration) => {
+    const account = integration.accounts.find((candidate) => candidate.id === input.accountId);
+    if (!account) throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { accountId: ['Pick one of this destination’s accounts'] });
+    return listTargets(input.platform, session.accessToken, account);
+  });
+  const target = targets.find((candidate) => candidate.id === input.targetId);
+  if (!target) throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { targetId: ['Pick one from the list'] });
+  return saveRouting(orgId, id, {
+    [`targets.${input.platform}`]: { destination_id: input.destinationId, account_id: input.accountId, target_id: target.id, target_name: target.name },
+  });
+}
+
+export async function clearAppTarget(orgId: string, id: string, platform: AdPlatform) {
+  await getApp(orgId, id);
+  return saveRouting(orgId, id, { [`targets.${platform}`]: FieldValue.delete() });
+}
+
+export async function setAppWarehouse(orgId: string, id: string, platform: 'bigquery' | 'mixpanel', destinationId: string | null) {
+  await getApp(orgId, id);
+  if (destinationId) {
+    const destination = await getIntegration(orgId, 'destination', destinationId);
+    if (destination.platform !== platform) {
+      throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
+    }
+  }
+  return saveRouting(orgId, id, { [`${platform}_destination_id`]: destinationId });
+}
+
+/** A new custom-submission key, shown once; the previous one stops working at the same moment. */
+export async function rotateSubmissionKey(orgId: string, id: string): Promise<{ key: string; app: App }> {
+  const ref = apps(orgId).doc(id);
+  const key = `sbk_${randomBytes(24).toString('base64url')}`;
+  const hash = hashKey(key);
+  await adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('App');
+    const previous = snap.get('submission_key.hash') as string | undefined;
+    if (previous) transaction.delete(submissionKeys().doc(previous));
+    transaction.set(submissionKeys().doc(hash), { org_id: orgId, app_id: id, created_at: FieldValue.serverTimestamp() });
+    transaction.update(ref, { submission_key: { hash, prefix: key.slice(0, 10), created_at: FieldValue.serverTimestamp() } });
+  });
+  return { key, app: await getApp(orgId, id) };
+}
+
+export async function revokeSubmissionKey(orgId: string, id: string): Promise<App> {
+  const ref = apps(orgId).doc(id);
+  await adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('App');
+    const previous = snap.get('submission_key.hash') as string | undefined;
+    if (previous) transaction.delete(submissionKeys().doc(previous));
+    transaction.update(ref, { submission_key: null });
+  });
+  return getApp(orgId, id);
+}
+
+/** The app a custom-submission key belongs to, or null for an unknown or revoked key. */
+export async function appOfSubmissionKey(key: string): Promise<{ orgId: string; appId: string } | null> {
+  const snap = await submissionKeys().doc(hashKey(key)).get();
+  return snap.exists ? { orgId: snap.get('org_id'), appId: snap.get('app_id') } : null;
+}
+
+export async function recordSubmission(orgId: string, appId: string, submission: Record<string, unknown>): Promise<string> {
+  const ref = apps(orgId).doc(appId).collection('submissions').doc();
+  await ref.set({ ...submission, received_at: FieldValue.serverTimestamp() });
+  return ref.id;
+}
+
+export async function deleteApp(orgId: string, id: string): Promise<void> {
+  const snap = await apps(orgId).doc(id).get();
+  if (!snap.exists) throw notFound('App');
+  const conversions = await adminDb().collection('organizations').doc(orgId).collection('conversions').where('app_id', '==', id).limit(20).get();
+  if (!conversions.empty) throw new ApiError(409, 'in_use', `This app is still used by ${conversions.size} conversion(s). Remove it from them first.`);
+  const batch = adminDb().batch();
+  const hash = snap.get('submission_key.hash') as string | undefined;
+  if (hash) batch.delete(submissionKeys().doc(hash));
+  batch.delete(snap.ref);
+  await batch.commit();
+}

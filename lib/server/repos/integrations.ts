@@ -1,0 +1,216 @@
+import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore } from 'firebase-admin/firestore';
+import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
+import {
+  PLATFORM_LABELS,
+  type AdAccount,
+  type Integration,
+  type IntegrationKind,
+  type Platform,
+} from '@/lib/integrations/platforms';
+import { trackEvent } from '@/lib/server/analytics';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { ApiError } from '@/lib/server/http/errors';
+import { openSession, type Credential, type PlatformSession } from '@/lib/server/platforms';
+import { googleRevoke } from '@/lib/server/platforms/google';
+import { PlatformError } from '@/lib/server/platforms/http';
+import { open, seal } from '@/lib/server/secretBox';
+
+export const COLLECTION_OF: Record<IntegrationKind, 'sources' | 'destinations'> = { source: 'sources', destination: 'destinations' };
+const LABEL_OF: Record<IntegrationKind, string> = { source: 'Source', destination: 'Destination' };
+
+const organization = (orgId: string, db: Firestore = adminDb()) => db.collection('organizations').doc(orgId);
+export const integrations = (orgId: string, kind: IntegrationKind) => organization(orgId).collection(COLLECTION_OF[kind]);
+export const credentials = (orgId: string) => organization(orgId).collection('credentials');
+
+export const iso = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : new Date(0).toISOString());
+
+export const notFound = (label: string) => new ApiError(404, 'not_found', `${label} not found.`);
+
+export function toIntegration(kind: IntegrationKind, snap: DocumentSnapshot): Integration {
+  return {
+    id: snap.id,
+    kind,
+    platform: snap.get('platform'),
+    name: snap.get('name'),
+    accountName: snap.get('account_name') ?? '',
+    status: snap.get('status') ?? 'active',
+    connectedAt: iso(snap.get('connected_at')),
+    connectedBy: snap.get('connected_by') ?? null,
+    accounts: snap.get('accounts') ?? [],
+    settings: snap.get('settings') ?? {},
+  };
+}
+
+export async function listIntegrations(orgId: string, kind: IntegrationKind): Promise<Integration[]> {
+  const snapshot = await integrations(orgId, kind).orderBy('created_at', 'desc').limit(500).get();
+  return snapshot.docs.map((doc) => toIntegration(kind, doc));
+}
+
+export async function getIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<Integration & { credentialId: string }> {
+  const snap = await integrations(orgId, kind).doc(id).get();
+  if (!snap.exists) throw notFound(LABEL_OF[kind]);
+  return { ...toIntegration(kind, snap), credentialId: snap.get('credential_id') };
+}
+
+/** The object as the browser may see it. */
+export async function getPublicIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<Integration> {
+  const snap = await integrations(orgId, kind).doc(id).get();
+  if (!snap.exists) throw notFound(LABEL_OF[kind]);
+  return toIntegration(kind, snap);
+}
+
+/** Seals a credential with the document path as associated data: it opens nowhere else. */
+export function sealCredential(orgId: string, credentialId: string, credential: Credential) {
+  return { sealed: seal(JSON.stringify(credential), `${orgId}/${credentialId}`), type: credential.type, updated_at: FieldValue.serverTimestamp() };
+}
+
+export async function readCredential(orgId: string, credentialId: string): Promise<Credential> {
+  const snap = await credentials(orgId).doc(credentialId).get();
+  if (!snap.exists) throw new ApiError(409, 'needs_reauth', 'The login behind this connection is missing. Reconnect it.');
+  return JSON.parse(open(snap.get('sealed'), `${orgId}/${credentialId}`)) as Credential;
+}
+
+interface NewIntegration {
+  kind: IntegrationKind;
+  platform: Platform;
+  name?: string;
+  accountName: string;
+  credential: Credential;
+  accounts?: AdAccount[];
+  settings?: Record<string, string>;
+  uid: string;
+}
+
+export async function createIntegration(orgId: string, input: NewIntegration): Promise<Integration> {
+  const db = adminDb();
+  const ref = integrations(orgId, input.kind).doc();
+  const credentialRef = credentials(orgId).doc();
+  const batch = db.batch();
+  batch.set(credentialRef, { ...sealCredential(orgId, credentialRef.id, input.credential), owner: `${COLLECTION_OF[input.kind]}/${ref.id}` });
+  batch.set(ref, {
+    platform: input.platform,
+    name: input.name ?? `${PLATFORM_LABELS[input.platform]} · ${input.accountName}`,
+    account_name: input.accountName,
+    status: 'active',
+    credential_id: credentialRef.id,
+    accounts: input.accounts ?? [],
+    settings: input.settings ?? {},
+    connected_by: input.uid,
+    connected_at: FieldValue.serverTimestamp(),
+    created_at: FieldValue.serverTimestamp(),
+  });
+  await batch.commit();
+  await trackEvent(input.uid, input.kind === 'source' ? ANALYTICS_EVENTS.sourceCreated : ANALYTICS_EVENTS.destinationCreated, {
+    org_id: orgId,
+    platform: input.platform,
+    [`${input.kind}_id`]: ref.id,
+  });
+  return toIntegration(input.kind, await ref.get());
+}
+
+/** Reauth: the same object with a new login; it works again. */
+export async function replaceCredential(orgId: string, kind: IntegrationKind, id: string, credential: Credential, accountName: string, uid: string) {
+  const current = await getIntegration(orgId, kind, id);
+  const batch = adminDb().batch();
+  batch.set(credentials(orgId).doc(current.credentialId), {
+    ...sealCredential(orgId, current.credentialId, credential),
+    owner: `${COLLECTION_OF[kind]}/${id}`,
+  });
+  batch.update(integrations(orgId, kind).doc(id), {
+    status: 'active',
+    account_name: accountName,
+    connected_by: uid,
+    connected_at: FieldValue.serverTimestamp(),
+    reauth_reason: FieldValue.delete(),
+  });
+  await batch.commit();
+  await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceReauthenticated : ANALYTICS_EVENTS.destinationReauthenticated, {
+    org_id: orgId,
+    platform: current.platform,
+    [`${kind}_id`]: id,
+  });
+}
+
+export const needsReauth = (platform: Platform) =>
+  new ApiError(
+    409,
+    'needs_reauth',
+    `${PLATFORM_LABELS[platform]} has disconnected SignalBridge from this account (the login expired or access was removed). Reconnect to keep your data flowing.`,
+  );
+
+/**
+ * Runs `work` with a live access token. A credential the platform has killed marks the object
+ * 'needs reauth' (the UI offers a one-click reconnect) and answers 409 needs_reauth.
+ */
+export async function withSession<T>(orgId: string, kind: IntegrationKind, id: string, work: (session: PlatformSession, integration: Integration) => Promise<T>): Promise<T> {
+  const integration = await getIntegration(orgId, kind, id);
+  if (integration.status === 'needs_reauth') throw needsReauth(integration.platform);
+  try {
+    const credential = await readCredential(orgId, integration.credentialId);
+    const session = await openSession(credential);
+    if (session.rotated) {
+      await credentials(orgId).doc(integration.credentialId).update(sealCredential(orgId, integration.credentialId, session.rotated));
+    }
+    return await work(session, integration);
+  } catch (error) {
+    if (error instanceof PlatformError && error.reauth) {
+      await integrations(orgId, kind).doc(id).update({ status: 'needs_reauth', reauth_reason: error.message, reauth_at: FieldValue.serverTimestamp() });
+      throw needsReauth(integration.platform);
+    }
+    if (error instanceof PlatformError) throw new ApiError(error.status >= 500 ? 502 : 400, 'platform_error', error.message);
+    throw error;
+  }
+}
+
+export interface Usage {
+  connections: Array<{ id: string; name: string }>;
+  conversions: Array<{ id: string; name: string }>;
+  apps: Array<{ id: string; name: string }>;
+}
+
+const named = (snap: DocumentSnapshot) => ({ id: snap.id, name: String(snap.get('name') ?? snap.id) });
+
+/** What still uses an object: it cannot be deleted until these let go of it. */
+export async function usageOf(orgId: string, field: 'source_id' | 'destination_id', id: string): Promise<Usage> {
+  const org = organization(orgId);
+  const [connections, conversions, apps] = await Promise.all([
+    org.collection('connections').where(field, '==', id).limit(20).get(),
+    org.collection('conversions').where(field, '==', id).limit(20).get(),
+    field === 'destination_id' ? org.collection('apps').where('destination_ids', 'array-contains', id).limit(20).get() : null,
+  ]);
+  return { connections: connections.docs.map(named), conversions: conversions.docs.map(named), apps: apps?.docs.map(named) ?? [] };
+}
+
+export const inUse = (usage: Usage) => usage.connections.length + usage.conversions.length + usage.apps.length > 0;
+
+export function describeUsage(label: string, usage: Usage): string {
+  const parts = [
+    usage.connections.length && `${usage.connections.length} connection${usage.connections.length === 1 ? '' : 's'}`,
+    usage.conversions.length && `${usage.conversions.length} conversion${usage.conversions.length === 1 ? '' : 's'}`,
+    usage.apps.length && `${usage.apps.length} app${usage.apps.length === 1 ? '' : 's'}`,
+  ].filter(Boolean);
+  return `This ${label.toLowerCase()} is still used by ${parts.join(' and ')}. Remove it from them first.`;
+}
+
+export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string, uid: string): Promise<void> {
+  const integration = await getIntegration(orgId, kind, id);
+  const usage = await usageOf(orgId, kind === 'source' ? 'source_id' : 'destination_id', id);
+  if (inUse(usage)) throw new ApiError(409, 'in_use', describeUsage(LABEL_OF[kind], usage));
+  const credential = await readCredential(orgId, integration.credentialId).catch(() => null);
+  const batch = adminDb().batch();
+  batch.delete(integrations(orgId, kind).doc(id));
+  batch.delete(credentials(orgId).doc(integration.credentialId));
+  await batch.commit();
+  // Let go of the grant at Google too; the other platforms have no revocation a user would miss.
+  if (credential?.type === 'google_oauth') await googleRevoke(credential.refreshToken);
+  await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceDeleted : ANALYTICS_EVENTS.destinationDeleted, {
+    org_id: orgId,
+    platform: integration.platform,
+    [`${kind}_id`]: id,
+  });
+}
+
+/** Keeps the accounts the user picked, by id, from the ones the login can reach. */
+export async function selectAccounts(orgId: string, kind: IntegrationKind, id: string, picked: AdAccount[]) {
+  await integrations(orgId, kind).doc(id).update({ accounts: picked, updated_at: FieldValue.serverTimestamp() });
+}

@@ -1,0 +1,77 @@
+import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
+import type { Payment } from '@/lib/integrations/apps';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { ApiError } from '@/lib/server/http/errors';
+import { checkRestrictedKey } from '@/lib/server/platforms/stripePayments';
+import { PlatformError } from '@/lib/server/platforms/http';
+import { credentials, inUse, iso, notFound, sealCredential } from '@/lib/server/repos/integrations';
+
+/** Stripe accounts connected as conversion sources, by a restricted key checked on save. */
+const payments = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('payments');
+
+function toPayment(snap: DocumentSnapshot): Payment {
+  return {
+    id: snap.id,
+    name: snap.get('name'),
+    provider: 'stripe',
+    livemode: Boolean(snap.get('livemode')),
+    keyPrefix: snap.get('key_prefix'),
+    connectedAt: iso(snap.get('connected_at')),
+  };
+}
+
+export async function listPayments(orgId: string): Promise<Payment[]> {
+  const snapshot = await payments(orgId).orderBy('connected_at', 'desc').limit(100).get();
+  return snapshot.docs.map(toPayment);
+}
+
+export async function getPayment(orgId: string, id: string): Promise<Payment> {
+  const snap = await payments(orgId).doc(id).get();
+  if (!snap.exists) throw notFound('Payment account');
+  return toPayment(snap);
+}
+
+export async function createPayment(orgId: string, uid: string, input: { name: string; apiKey: string }): Promise<Payment> {
+  try {
+    await checkRestrictedKey(input.apiKey);
+  } catch (error) {
+    if (error instanceof PlatformError) throw new ApiError(400, 'invalid_credentials', error.message, { apiKey: [error.message] });
+    throw error;
+  }
+  const ref = payments(orgId).doc();
+  const credentialRef = credentials(orgId).doc();
+  const batch = adminDb().batch();
+  // The key is sealed like any credential; the browser only ever sees its first characters.
+  batch.set(credentialRef, { ...sealCredential(orgId, credentialRef.id, { type: 'stripe', apiKey: input.apiKey }), owner: `payments/${ref.id}` });
+  batch.set(ref, {
+    name: input.name,
+    provider: 'stripe',
+    livemode: input.apiKey.startsWith('rk_live_'),
+    key_prefix: `${input.apiKey.slice(0, 12)}…`,
+    credential_id: credentialRef.id,
+    connected_by: uid,
+    connected_at: FieldValue.serverTimestamp(),
+  });
+  await batch.commit();
+  return toPayment(await ref.get());
+}
+
+export async function renamePayment(orgId: string, id: string, name: string): Promise<Payment> {
+  await getPayment(orgId, id);
+  await payments(orgId).doc(id).update({ name });
+  return getPayment(orgId, id);
+}
+
+export async function deletePayment(orgId: string, id: string): Promise<void> {
+  const snap = await payments(orgId).doc(id).get();
+  if (!snap.exists) throw notFound('Payment account');
+  const conversions = await adminDb().collection('organizations').doc(orgId).collection('conversions').where('source_id', '==', id).limit(20).get();
+  const usage = { connections: [], apps: [], conversions: conversions.docs.map((doc) => ({ id: doc.id, name: String(doc.get('name') ?? doc.id) })) };
+  if (inUse(usage)) {
+    throw new ApiError(409, 'in_use', `This payment account is still used by ${usage.conversions.length} conversion(s). Remove it from them first.`);
+  }
+  const batch = adminDb().batch();
+  batch.delete(payments(orgId).doc(id));
+  batch.delete(credentials(orgId).doc(snap.get('credential_id')));
+  await batch.commit();
+}

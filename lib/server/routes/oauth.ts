@@ -1,0 +1,74 @@
+import { isAdPlatform, PLATFORMS_OF_KIND, PLATFORM_LABELS, returnPathOf } from '@/lib/integrations/platforms';
+import { can } from '@/lib/permissions';
+import { oauthCompleteSchema, oauthStartSchema, orgRouteSchema } from '@/lib/schemas/integrations';
+import { appUrl } from '@/lib/server/appUrl';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { ApiError, forbidden } from '@/lib/server/http/errors';
+import { consumeState, createState } from '@/lib/server/oauth/state';
+import { authorizeUrl, exchangeCode } from '@/lib/server/platforms';
+import { PlatformError } from '@/lib/server/platforms/http';
+import { createIntegration, getIntegration, replaceCredential } from '@/lib/server/repos/integrations';
+
+/**
+ * POST /api/orgs/{orgId}/oauth/start {platform, kind, objectId?} → {url}: the provider's consent
+ * screen with a signed, single-use, expiring state. Reauth (objectId) needs update rights on the
+ * object; a new one needs create rights.
+ */
+export const startRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    query: orgRouteSchema,
+    body: oauthStartSchema,
+    async handle({ org, caller, body }) {
+      const { platform, kind, objectId } = body;
+      if (!PLATFORMS_OF_KIND[kind].includes(platform)) {
+        throw new ApiError(400, 'invalid_request', `${PLATFORM_LABELS[platform]} cannot be a ${kind}.`, { platform: ['Not available here'] });
+      }
+      if (!can(org.role, kind, objectId ? 'update' : 'create')) throw forbidden();
+      if (objectId) {
+        const existing = await getIntegration(org.id, kind, objectId);
+        if (existing.platform !== platform) throw new ApiError(400, 'invalid_request', `This ${kind} is not a ${PLATFORM_LABELS[platform]} account.`);
+      }
+      const redirectUri = appUrl(returnPathOf(kind, platform, Boolean(objectId)));
+      const state = await createState({ orgId: org.id, uid: caller.uid, platform, kind, objectId: objectId ?? null, redirectUri });
+      return { url: authorizeUrl(platform, state, redirectUri) };
+    },
+  }),
+});
+
+/**
+ * POST /api/orgs/{orgId}/oauth/complete {state, code, returnPath}: spends the state, trades the
+ * code, then creates the object (or replaces the login of the one being reconnected).
+ */
+export const completeRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    query: orgRouteSchema,
+    body: oauthCompleteSchema,
+    async handle({ org, caller, body }) {
+      const flow = await consumeState(body.state, { orgId: org.id, uid: caller.uid });
+      if (appUrl(body.returnPath) !== flow.redirectUri) {
+        throw new ApiError(400, 'invalid_state', 'This connection link has expired or was already used. Start connecting again.');
+      }
+      let result;
+      try {
+        result = await exchangeCode(flow.platform, body.code, flow.redirectUri);
+      } catch (error) {
+        if (error instanceof PlatformError) throw new ApiError(400, 'oauth_failed', error.message);
+        throw error;
+      }
+      if (flow.objectId) {
+        await replaceCredential(org.id, flow.kind, flow.objectId, result.credential, result.accountName, caller.uid);
+        return { kind: flow.kind, id: flow.objectId, platform: flow.platform, reauthenticated: true };
+      }
+      const created = await createIntegration(org.id, {
+        kind: flow.kind,
+        platform: flow.platform,
+        accountName: result.accountName,
+        credential: result.credential,
+        uid: caller.uid,
+      });
+      return { kind: flow.kind, id: created.id, platform: flow.platform, reauthenticated: false, pickAccounts: isAdPlatform(flow.platform) || flow.platform === 'bigquery' };
+    },
+  }),
+});

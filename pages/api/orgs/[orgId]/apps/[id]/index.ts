@@ -1,0 +1,28 @@
+import { objectRouteSchema, updateAppSchema } from '@/lib/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { deleteApp, getApp, updateApp } from '@/lib/server/repos/apps';
+
+export default createHandler({
+  GET: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    permission: ['app', 'read'],
+    handle: async ({ org, query }) => ({ app: await getApp(org.id, query.id) }),
+  }),
+  PATCH: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    body: updateAppSchema,
+    permission: ['app', 'update'],
+    handle: async ({ org, query, body }) => ({ app: await updateApp(org.id, query.id, body) }),
+  }),
+  DELETE: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    permission: ['app', 'delete'],
+    async handle({ org, query }) {
+      await deleteApp(org.id, query.id);
+      return { success: true };
+    },
+  }),
+});

@@ -1,0 +1,19 @@
+import { objectRouteSchema } from '@/lib/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { revokeSubmissionKey, rotateSubmissionKey } from '@/lib/server/repos/apps';
+
+/** POST makes a new custom-submission key (shown once, the old one stops working); DELETE revokes it. */
+export default createHandler({
+  POST: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    permission: ['app', 'update'],
+    handle: ({ org, query }) => rotateSubmissionKey(org.id, query.id),
+  }),
+  DELETE: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    permission: ['app', 'update'],
+    handle: async ({ org, query }) => ({ app: await revokeSubmissionKey(org.id, query.id) }),
+  }),
+});

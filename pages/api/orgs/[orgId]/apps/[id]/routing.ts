@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { AD_PLATFORMS } from '@/lib/integrations/platforms';
+import { appTargetSchema, appWarehouseSchema, objectRouteSchema } from '@/lib/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { clearAppTarget, setAppTarget, setAppWarehouse } from '@/lib/server/repos/apps';
+
+/**
+ * PUT: where one platform's conversions of the app go — an ad platform's pixel / conversion action /
+ * goal, or a BigQuery / Mixpanel destination (null stops sending). DELETE ?platform clears an ad target.
+ */
+export default createHandler({
+  PUT: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    body: z.union([appTargetSchema, appWarehouseSchema]),
+    permission: ['app', 'update'],
+    async handle({ org, query, body }) {
+      if (body.platform === 'bigquery' || body.platform === 'mixpanel') {
+        return { app: await setAppWarehouse(org.id, query.id, body.platform, body.destinationId) };
+      }
+      return { app: await setAppTarget(org.id, query.id, body as z.infer<typeof appTargetSchema>) };
+    },
+  }),
+  DELETE: route({
+    access: 'orgMember',
+    query: objectRouteSchema.extend({ platform: z.enum(AD_PLATFORMS) }),
+    permission: ['app', 'update'],
+    handle: async ({ org, query }) => ({ app: await clearAppTarget(org.id, query.id, query.platform) }),
+  }),
+});

@@ -1,0 +1,19 @@
+import { appFieldsSchema, orgRouteSchema } from '@/lib/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { createApp, listApps } from '@/lib/server/repos/apps';
+
+export default createHandler({
+  GET: route({
+    access: 'orgMember',
+    query: orgRouteSchema,
+    permission: ['app', 'read'],
+    handle: async ({ org }) => ({ apps: await listApps(org.id) }),
+  }),
+  POST: route({
+    access: 'orgMember',
+    query: orgRouteSchema,
+    body: appFieldsSchema,
+    permission: ['app', 'create'],
+    handle: async ({ org, caller, body }) => ({ app: await createApp(org.id, caller.uid, body) }),
+  }),
+});

@@ -1,0 +1,3 @@
+import { accountsRoutes } from '@/lib/server/routes/integrations';
+
+export default accountsRoutes('destination');

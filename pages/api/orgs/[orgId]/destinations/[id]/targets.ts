@@ -1,0 +1,3 @@
+import { targetsRoutes } from '@/lib/server/routes/integrations';
+
+export default targetsRoutes;

@@ -1,0 +1,3 @@
+import { completeRoutes } from '@/lib/server/routes/oauth';
+
+export default completeRoutes;

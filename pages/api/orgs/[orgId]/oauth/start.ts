@@ -1,0 +1,3 @@
+import { startRoutes } from '@/lib/server/routes/oauth';
+
+export default startRoutes;

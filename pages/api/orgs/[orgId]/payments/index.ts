@@ -1,0 +1,19 @@
+import { createPaymentSchema, orgRouteSchema } from '@/lib/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { createPayment, listPayments } from '@/lib/server/repos/payments';
+
+export default createHandler({
+  GET: route({
+    access: 'orgMember',
+    query: orgRouteSchema,
+    permission: ['payment', 'read'],
+    handle: async ({ org }) => ({ payments: await listPayments(org.id) }),
+  }),
+  POST: route({
+    access: 'orgMember',
+    query: orgRouteSchema,
+    body: createPaymentSchema,
+    permission: ['payment', 'create'],
+    handle: async ({ org, caller, body }) => ({ payment: await createPayment(org.id, caller.uid, body) }),
+  }),
+});

@@ -1,0 +1,3 @@
+import { itemRoutes } from '@/lib/server/routes/integrations';
+
+export default itemRoutes('source');

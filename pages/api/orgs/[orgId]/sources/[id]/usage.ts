@@ -1,0 +1,3 @@
+import { usageRoutes } from '@/lib/server/routes/integrations';
+
+export default usageRoutes('source');

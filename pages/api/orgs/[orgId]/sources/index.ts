@@ -1,0 +1,3 @@
+import { collectionRoutes } from '@/lib/server/routes/integrations';
+
+export default collectionRoutes('source');
