@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { oauthReturnPage } from '@/components/integrations/OAuthReturnPage';
 
-export default plannedPage(
-  'Finishing your conversion source',
-  'The platform sends you back here after you allow access, and the new conversion source is created.',
-);
+export default oauthReturnPage('Finishing your conversion source');

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { oauthReturnPage } from '@/components/integrations/OAuthReturnPage';
 
-export default plannedPage(
-  'Finishing your source',
-  'The ad platform sends you back here after you allow access, and the new source is created.',
-);
+export default oauthReturnPage('Finishing your source');

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { oauthReturnPage } from '@/components/integrations/OAuthReturnPage';
 
-export default plannedPage(
-  'Finishing your BigQuery connection',
-  'Google sends you back here after you allow BigQuery access, and the connection is created.',
-);
+export default oauthReturnPage('Finishing your BigQuery connection');

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { oauthReturnPage } from '@/components/integrations/OAuthReturnPage';
 
-export default plannedPage(
-  'Reconnecting Microsoft Advertising',
-  'Microsoft sends you back here after you reconnect an account whose access expired.',
-);
+export default oauthReturnPage('Reconnecting Microsoft');

@@ -1,6 +1,9 @@
-import { plannedPage } from '@/components/PlannedPage';
+import Spinner from '@/components/ui/Spinner';
+import { layouts } from '@/layouts/index';
 
-export default plannedPage(
-  'Connecting Stripe',
-  'Here a Stripe account connection finishes and continues to its configuration.',
-);
+/** `/payments` → the selected organization's payment accounts (RouteGuard decides). */
+export default function PaymentsRedirect() {
+  return <Spinner label="Loading" />;
+}
+
+PaymentsRedirect.getLayout = layouts.empty;

@@ -6,7 +6,7 @@ import type { PendingInvitation, SentInvitation, TeamMember } from '@/lib/team';
 
 interface Request {
   url: string;
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   body?: unknown;
 }
 

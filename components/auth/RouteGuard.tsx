@@ -76,8 +76,11 @@ export default function RouteGuard({ children }: { children: ReactNode }) {
       pendingInvitation: pendingInvitationPath(Cookies.get(PENDING_INVITATION_COOKIE)),
     });
     if (!redirect && user.isAuthenticated) {
-      if (path === '/settings') redirect = user.orgId ? `/${encodeURIComponent(user.orgId)}/settings` : '/organizations';
-      else if (path === '/onboarding' && user.organizations?.length) {
+      if (path === '/settings' || path === '/payments') {
+        // Both belong to the selected organization: its settings, its payment accounts.
+        const section = path === '/settings' ? 'settings' : 'payment';
+        redirect = user.orgId ? `/${encodeURIComponent(user.orgId)}/${section}` : '/organizations';
+      } else if (path === '/onboarding' && user.organizations?.length) {
         redirect = `/${encodeURIComponent(user.orgId ?? user.organizations[0]!.organizationId)}/connection`;
       } else if (GLOBAL_SUBSCRIPTION_PAGE.test(path)) {
         // The global subscription pages belong to the selected organization.

@@ -7,12 +7,14 @@ interface ConfirmDialogProps {
   children: ReactNode;
   confirmLabel: string;
   busy?: boolean;
+  /** While true the action cannot be confirmed (say why in the body). */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }
 
 /** Asks before a destructive action; Escape or Cancel closes it, focus starts on Cancel. */
-export default function ConfirmDialog({ open, title, children, confirmLabel, busy, onConfirm, onCancel }: ConfirmDialogProps) {
+export default function ConfirmDialog({ open, title, children, confirmLabel, busy, confirmDisabled, onConfirm, onCancel }: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -31,7 +33,7 @@ export default function ConfirmDialog({ open, title, children, confirmLabel, bus
           <Button type="button" variant="secondary" onClick={onCancel} autoFocus>
             Cancel
           </Button>
-          <Button type="button" className="button--danger" busy={busy} onClick={onConfirm}>
+          <Button type="button" className="button--danger" busy={busy} disabled={confirmDisabled} onClick={onConfirm}>
             {confirmLabel}
           </Button>
         </div>

@@ -1,7 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { oauthStartPage } from '@/components/integrations/OAuthStartPage';
 
-export default plannedPage(
-  'Connecting Google Ads',
-  "This page sends you to Google's consent screen to connect Google Ads.",
-  'empty',
-);
+export default oauthStartPage('google_ads', 'empty');

@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { oauthStartPage } from '@/components/integrations/OAuthStartPage';
 
-export default plannedPage('Connecting Meta Ads', "This page sends you to Meta's consent screen to connect Meta Ads.");
+export default oauthStartPage('meta_ads', 'default');

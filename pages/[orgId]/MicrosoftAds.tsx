@@ -1,7 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { oauthStartPage } from '@/components/integrations/OAuthStartPage';
 
-export default plannedPage(
-  'Connecting Microsoft Advertising',
-  "This page sends you to Microsoft's consent screen to connect Microsoft Advertising.",
-  'empty',
-);
+export default oauthStartPage('microsoft_ads', 'empty');

@@ -9,6 +9,7 @@ const REDIRECTING_WHEN_SIGNED_IN = new Set([
   '/signUp',
   '/forgotPassword',
   '/onboarding',
+  '/payments',
   '/subscription',
   '/subscription/success',
   '/subscription/failure',

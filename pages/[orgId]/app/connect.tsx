@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { ConnectAppPage } from '@/components/apps/AppsPages';
 
-export default plannedPage(
-  'Connect an app',
-  'Here you will add a website or product whose conversions you want to track.',
-);
+export default ConnectAppPage;

@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { AppsPage } from '@/components/apps/AppsPages';
 
-export default plannedPage('Apps', 'Websites and products whose conversions you track will be listed here.');
+export default AppsPage;

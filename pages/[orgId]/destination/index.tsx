@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { integrationsPage } from '@/components/integrations/IntegrationsPage';
 
-export default plannedPage(
-  'Destinations',
-  'The analytics tools and warehouses your ad data flows into will be listed here.',
-);
+export default integrationsPage('destination');

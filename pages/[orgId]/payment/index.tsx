@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { PaymentsPage } from '@/components/integrations/PaymentsPage';
 
-export default plannedPage('Payments', 'The Stripe accounts whose payments count as conversions will be listed here.');
+export default PaymentsPage;

@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { integrationsPage } from '@/components/integrations/IntegrationsPage';
 
-export default plannedPage('Sources', 'The ad accounts your data comes from will be listed here.');
+export default integrationsPage('source');

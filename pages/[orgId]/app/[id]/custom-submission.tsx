@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import CustomSubmissionPage from '@/components/apps/CustomSubmissionPage';
 
-export default plannedPage(
-  'Custom submission',
-  "This app's endpoint and key for posting form submissions will be shown here.",
-);
+export default CustomSubmissionPage;

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { AppPage } from '@/components/apps/AppsPages';
 
-export default plannedPage(
-  'App',
-  "This app's tag manager container, payload URLs and conversion destinations will be shown here.",
-);
+export default AppPage;

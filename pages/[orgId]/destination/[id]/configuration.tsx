@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { integrationConfigurationPage } from '@/components/integrations/IntegrationConfigurationPage';
 
-export default plannedPage('Destination configuration', "This destination's account and settings will be shown here.");
+export default integrationConfigurationPage('destination');

@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { PaymentConfigurationPage } from '@/components/integrations/PaymentsPage';
 
-export default plannedPage('Payment configuration', "This Stripe account's settings will be shown here.");
+export default PaymentConfigurationPage;

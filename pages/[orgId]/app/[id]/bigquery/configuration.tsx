@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { appPlatformPage } from '@/components/apps/AppRoutingPages';
 
-export default plannedPage(
-  'BigQuery configuration',
-  "Here you will choose where this app's conversions land in BigQuery.",
-);
+export default appPlatformPage('bigquery');

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { appPlatformPage } from '@/components/apps/AppRoutingPages';
 
-export default plannedPage(
-  'Google Ads configuration',
-  "Here you will choose the Google Ads conversion action for this app's conversions.",
-);
+export default appPlatformPage('google');

@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { appPlatformPage } from '@/components/apps/AppRoutingPages';
 
-export default plannedPage('Meta configuration', "Here you will choose the Meta pixel for this app's conversions.");
+export default appPlatformPage('meta');

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { appPlatformPage } from '@/components/apps/AppRoutingPages';
 
-export default plannedPage(
-  'Microsoft Advertising configuration',
-  "Here you will choose the Microsoft Advertising conversion goal for this app's conversions.",
-);
+export default appPlatformPage('microsoft');

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { appPlatformPage } from '@/components/apps/AppRoutingPages';
 
-export default plannedPage(
-  'Mixpanel configuration',
-  "Here you will choose the Mixpanel project for this app's conversions.",
-);
+export default appPlatformPage('mixpanel');

@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { integrationConfigurationPage } from '@/components/integrations/IntegrationConfigurationPage';
 
-export default plannedPage('Meta Ads source', 'The Meta ad accounts this source reads will be chosen here.');
+export default integrationConfigurationPage('source');

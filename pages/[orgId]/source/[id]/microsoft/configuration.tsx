@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { integrationConfigurationPage } from '@/components/integrations/IntegrationConfigurationPage';
 
-export default plannedPage(
-  'Microsoft Advertising source',
-  'The Microsoft Advertising accounts this source reads will be chosen here.',
-);
+export default integrationConfigurationPage('source');

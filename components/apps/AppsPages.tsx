@@ -1,0 +1,214 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import { useState } from 'react';
+import AppForm from '@/components/apps/AppForm';
+import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import ConfirmDialog from '@/components/ui/ConfirmDialog';
+import Notice, { type NoticeValue } from '@/components/ui/Notice';
+import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
+import { APP_PLATFORM_SEGMENTS, type App } from '@/lib/integrations/apps';
+import { PLATFORM_LABELS } from '@/lib/integrations/platforms';
+import { can, type Role } from '@/lib/permissions';
+import { useAppQuery, useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
+
+const appPath = (orgId: string, id: string, rest = '') => `/${encodeURIComponent(orgId)}/app/${encodeURIComponent(id)}${rest}`;
+
+/** Where an app's conversions go, one line per platform. */
+export function routingSummary(app: App): string {
+  const parts = [
+    ...Object.entries(app.targets).map(([platform, target]) => `${PLATFORM_LABELS[platform as keyof typeof PLATFORM_LABELS]}: ${target!.targetName}`),
+    ...(app.bigqueryDestinationId ? ['BigQuery'] : []),
+    ...(app.mixpanelDestinationId ? ['Mixpanel'] : []),
+  ];
+  return parts.length ? parts.join(' · ') : 'Not sending conversions yet';
+}
+
+/** `/{orgId}/app`: the websites the organization tracks. */
+export function AppsPage() {
+  const { orgId, role } = useOrganizationContext();
+  const { data = [], isLoading, error } = useAppsQuery(orgId ?? '', { skip: !orgId });
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>Apps</Title>
+      <div className="toolbar">
+        <div>
+          <h1>Apps</h1>
+          <p className="muted">Your websites and products: their tag manager, conversion pages and where conversions go.</p>
+        </div>
+        {orgId && role && can(role, 'app', 'create') && (
+          <Link className="button" href={`/${encodeURIComponent(orgId)}/app/connect`}>
+            Add an app
+          </Link>
+        )}
+      </div>
+      {!orgId || isLoading ? (
+        <Spinner label="Loading apps" />
+      ) : error ? (
+        <Alert>{messageOf(error, 'Could not load your apps.')}</Alert>
+      ) : data.length === 0 ? (
+        <p className="empty-state" data-testid="empty-state">
+          No apps yet. Add your website to send its conversions to your ad platforms.
+        </p>
+      ) : (
+        <table className="table" aria-label="Apps">
+          <TableHead columns={['Name', 'Website', 'Tag manager', 'Conversions go to']} />
+          <tbody>
+            {data.map((app) => (
+              <tr key={app.id}>
+                <td>
+                  <Link href={appPath(orgId, app.id)}>{app.name}</Link>
+                </td>
+                <td>{app.websiteUrl}</td>
+                <td>
+                  <code>{app.gtmContainerId}</code>
+                </td>
+                <td>{routingSummary(app)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+/** `/{orgId}/app/connect`: a new app. */
+export function ConnectAppPage() {
+  const router = useRouter();
+  const { orgId } = useOrganizationContext();
+  const [create, { isLoading, error }] = useCreateAppMutation();
+  if (!orgId) return <Spinner label="Loading" />;
+  return (
+    <div className="stack" style={{ maxWidth: 560 }}>
+      <Title>Add an app</Title>
+      <h1>Add an app</h1>
+      <AppForm
+        initial={{ name: '', websiteUrl: '', gtmContainerId: '', payloadUrls: [] }}
+        submitLabel="Add app"
+        busy={isLoading}
+        serverError={error}
+        onSubmit={async (fields) => {
+          const result = await create({ orgId, ...fields });
+          if ('data' in result && result.data) void router.push(appPath(orgId, result.data.app.id));
+        }}
+      />
+    </div>
+  );
+}
+
+function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App }) {
+  const router = useRouter();
+  const [update, updating] = useUpdateAppMutation();
+  const [remove, removing] = useDeleteAppMutation();
+  const [notice, setNotice] = useState<NoticeValue | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const platforms = [
+    ...Object.entries(APP_PLATFORM_SEGMENTS).map(([segment, platform]) => ({
+      segment,
+      label: PLATFORM_LABELS[platform],
+      status: app.targets[platform] ? `${app.targets[platform]!.targetName}` : 'Not set up',
+    })),
+    { segment: 'bigquery', label: 'BigQuery', status: app.bigqueryDestinationId ? 'Sending' : 'Not set up' },
+    { segment: 'mixpanel', label: 'Mixpanel', status: app.mixpanelDestinationId ? 'Sending' : 'Not set up' },
+  ];
+
+  async function confirmDelete() {
+    const result = await remove({ orgId, id: app.id });
+    if ('error' in result) {
+      setConfirming(false);
+      setNotice({ ok: false, text: messageOf(result.error, 'Could not delete the app.') });
+      return;
+    }
+    void router.push(`/${encodeURIComponent(orgId)}/app`);
+  }
+
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>{app.name}</Title>
+      <h1>{app.name}</h1>
+      <Notice notice={notice} />
+      <section className="grid-2">
+        <div className="stack">
+          <h2>Details</h2>
+          {can(role, 'app', 'update') ? (
+            <AppForm
+              initial={app}
+              submitLabel="Save"
+              busy={updating.isLoading}
+              serverError={updating.error}
+              onSubmit={async (fields) => {
+                const result = await update({ orgId, id: app.id, ...fields });
+                setNotice('error' in result ? null : { ok: true, text: 'App saved.' });
+              }}
+            />
+          ) : (
+            <p>
+              {app.websiteUrl} · <code>{app.gtmContainerId}</code>
+            </p>
+          )}
+        </div>
+        <div className="stack">
+          <h2>Where conversions go</h2>
+          <table className="table" aria-label="Where conversions go">
+            <tbody>
+              {platforms.map((platform) => (
+                <tr key={platform.segment}>
+                  <td>{platform.label}</td>
+                  <td>{platform.status}</td>
+                  <td className="actions">
+                    <Link href={appPath(orgId, app.id, `/${platform.segment}/configuration`)} aria-label={`Configure ${platform.label}`}>
+                      Configure
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2>Custom submissions</h2>
+          <p className="muted">
+            {app.submissionKey ? `Key ${app.submissionKey.prefix}… is active.` : 'No key yet.'}{' '}
+            <Link href={appPath(orgId, app.id, '/custom-submission')}>Endpoint and key</Link>
+          </p>
+        </div>
+      </section>
+      {can(role, 'app', 'delete') && (
+        <div>
+          <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
+            Delete app
+          </Button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete “${app.name}”?`}
+        confirmLabel="Delete app"
+        busy={removing.isLoading}
+        onConfirm={confirmDelete}
+        onCancel={() => setConfirming(false)}
+      >
+        Its routing and submission key stop working at once.
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+/** Loads the app of the route for a page. */
+export function useRouteApp() {
+  const { query } = useRouter();
+  const { orgId, role } = useOrganizationContext();
+  const id = typeof query.id === 'string' ? query.id : '';
+  const result = useAppQuery({ orgId: orgId ?? '', id }, { skip: !orgId || !id });
+  return { orgId, role, id, ...result };
+}
+
+/** `/{orgId}/app/{id}`. */
+export function AppPage() {
+  const { orgId, role, data, isLoading, error } = useRouteApp();
+  if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
+  if (error || !data) return <LoadFailed title="App" error={error} fallback="App not found." />;
+  return <AppDetails key={data.id} orgId={orgId} role={role} app={data} />;
+}

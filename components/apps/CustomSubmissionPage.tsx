@@ -1,0 +1,88 @@
+import Link from 'next/link';
+import { useState } from 'react';
+import { useRouteApp } from '@/components/apps/AppsPages';
+import { formatDate, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import ConfirmDialog from '@/components/ui/ConfirmDialog';
+import Spinner from '@/components/ui/Spinner';
+import { can } from '@/lib/permissions';
+import { useSubmissionKeyMutation } from '@/store/integrationsApi';
+
+/** `/{orgId}/app/{id}/custom-submission`: the endpoint for posting conversions, and its revocable key. */
+export default function CustomSubmissionPage() {
+  const { orgId, role, data: app, isLoading, error } = useRouteApp();
+  const [keyAction, keyState] = useSubmissionKeyMutation();
+  const [newKey, setNewKey] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<'rotate' | 'revoke' | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
+  if (error || !app) return <LoadFailed title="Custom submission" error={error} fallback="App not found." />;
+  const endpoint = `${typeof window === 'undefined' ? '' : window.location.origin}/api/submissions`;
+  const canEdit = can(role, 'app', 'update');
+
+  async function run(revoke: boolean) {
+    setConfirm(null);
+    setFailure(null);
+    const result = await keyAction({ orgId: orgId!, id: app!.id, revoke });
+    if ('error' in result) setFailure(messageOf(result.error, 'Could not change the key.'));
+    else setNewKey(revoke ? null : (result.data.key ?? null));
+  }
+
+  return (
+    <div className="stack" style={{ gap: '1.5rem', maxWidth: 720 }}>
+      <Title>{`${app.name} · Custom submission`}</Title>
+      <p>
+        <Link href={`/${encodeURIComponent(orgId)}/app/${app.id}`}>← {app.name}</Link>
+      </p>
+      <h1>Custom submission</h1>
+      <p className="muted">Post form submissions and other conversion events from your own code.</p>
+      <section className="stack" aria-label="Endpoint">
+        <h2>Endpoint</h2>
+        <code className="secret">POST {endpoint}</code>
+        <pre className="card" style={{ overflowX: 'auto', margin: 0 }}>
+          {`curl -X POST ${endpoint} \\\n  -H "Authorization: Bearer <your key>" \\\n  -H "Content-Type: application/json" \\\n  -d '{"event":"Lead","email":"ada@example.com","gclid":"…","value":40,"currency":"USD"}'`}
+        </pre>
+      </section>
+      <section className="stack" aria-labelledby="key-title">
+        <h2 id="key-title">Key</h2>
+        {failure && <Alert>{failure}</Alert>}
+        {newKey ? (
+          <div role="status" className="alert alert--success stack">
+            <strong>Copy your new key now: it is not shown again.</strong>
+            <code className="secret" data-testid="submission-key">
+              {newKey}
+            </code>
+          </div>
+        ) : app.submissionKey ? (
+          <p>
+            Key <code>{app.submissionKey.prefix}…</code> created {formatDate(app.submissionKey.createdAt)} is active.
+          </p>
+        ) : (
+          <p className="muted">No key yet: nothing can post to this app.</p>
+        )}
+        {canEdit && (
+          <div className="actions" style={{ justifyContent: 'flex-start' }}>
+            <Button type="button" busy={keyState.isLoading} onClick={() => (app.submissionKey ? setConfirm('rotate') : void run(false))}>
+              {app.submissionKey ? 'Replace key' : 'Create key'}
+            </Button>
+            {app.submissionKey && (
+              <Button type="button" variant="secondary" onClick={() => setConfirm('revoke')}>
+                Revoke key
+              </Button>
+            )}
+          </div>
+        )}
+      </section>
+      <ConfirmDialog
+        open={confirm !== null}
+        title={confirm === 'revoke' ? 'Revoke this key?' : 'Replace this key?'}
+        confirmLabel={confirm === 'revoke' ? 'Revoke key' : 'Replace key'}
+        onConfirm={() => void run(confirm === 'revoke')}
+        onCancel={() => setConfirm(null)}
+      >
+        Anything still posting with the current key is refused from now on.
+      </ConfirmDialog>
+    </div>
+  );
+}

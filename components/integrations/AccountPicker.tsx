@@ -1,0 +1,106 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { isNeedsReauth, messageOf } from '@/components/integrations/shared';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import Notice, { type NoticeValue } from '@/components/ui/Notice';
+import Spinner from '@/components/ui/Spinner';
+import type { AdAccount, Integration } from '@/lib/integrations/platforms';
+import { useAccountsQuery, useUpdateIntegrationMutation } from '@/store/integrationsApi';
+
+interface Props {
+  orgId: string;
+  integration: Integration;
+  canEdit: boolean;
+  /** The login died while listing: the parent refreshes the object to show the reconnect notice. */
+  onNeedsReauth: () => void;
+}
+
+/** Manager accounts first, each followed by the clients reached through it. */
+function ordered(accounts: AdAccount[]): Array<AdAccount & { depth: number }> {
+  const clientsOf = (managerId: string) => accounts.filter((account) => account.managerId === managerId);
+  const top = accounts.filter((account) => !account.managerId || !accounts.some((other) => other.id === account.managerId));
+  return top.flatMap((account) => [{ ...account, depth: 0 }, ...(account.isManager ? clientsOf(account.id).map((client) => ({ ...client, depth: 1 })) : [])]);
+}
+
+/** Picks which accounts of the login this source or destination covers (SourceSettings). */
+export default function AccountPicker({ orgId, integration, canEdit, onNeedsReauth }: Props) {
+  const args = { orgId, kind: integration.kind, id: integration.id };
+  const { data, isFetching, error, refetch } = useAccountsQuery(args, { refetchOnMountOrArgChange: true });
+  // null until the user changes something: until then the saved selection is shown.
+  const [edited, setEdited] = useState<Set<string> | null>(null);
+  const picked = edited ?? new Set(data?.selected ?? integration.accounts.map((account) => account.id));
+  const [save, saving] = useUpdateIntegrationMutation();
+  const [notice, setNotice] = useState<NoticeValue | null>(null);
+  const noun = integration.platform === 'bigquery' ? 'project' : 'account';
+
+  useEffect(() => {
+    if (error && isNeedsReauth(error)) onNeedsReauth();
+  }, [error, onNeedsReauth]);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setNotice(null);
+    const result = await save({ ...args, accountIds: [...picked] });
+    setNotice('error' in result ? { ok: false, text: messageOf(result.error, `Could not save the ${noun}s.`) } : { ok: true, text: `Saved: ${picked.size} ${noun}${picked.size === 1 ? '' : 's'}.` });
+  }
+
+  const toggle = (id: string) => {
+    const next = new Set(picked);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setEdited(next);
+  };
+
+  return (
+    <section className="stack" aria-labelledby="accounts-title">
+      <h2 id="accounts-title">{integration.platform === 'bigquery' ? 'Projects' : 'Ad accounts'}</h2>
+      {isFetching && !data ? (
+        <Spinner label={`Loading the ${noun}s this login can reach`} />
+      ) : error ? (
+        isNeedsReauth(error) ? null : (
+          <Alert>
+            {messageOf(error, `Could not load the ${noun}s.`)}{' '}
+            <button type="button" className="link-button" onClick={() => void refetch()}>
+              Try again
+            </button>
+          </Alert>
+        )
+      ) : data && data.accounts.length === 0 ? (
+        <p className="muted">This login has no {noun}s. Sign in with another login, or ask for access to an account.</p>
+      ) : (
+        data && (
+          <form className="stack" onSubmit={submit}>
+            <p className="muted">Pick the {noun}s SignalBridge should use with this login.</p>
+            <ul className="checklist">
+              {ordered(data.accounts).map((account) => (
+                <li key={`${account.managerId ?? ''}-${account.id}`} className={account.depth ? 'indent' : undefined}>
+                  <label>
+                    <input
+                      type="checkbox"
+                      checked={picked.has(account.id)}
+                      disabled={!canEdit || account.isManager}
+                      onChange={() => toggle(account.id)}
+                    />
+                    <span>
+                      {account.name || account.id} <span className="muted">· {account.id}</span>
+                      {account.isManager && <span className="badge">Manager — pick its client accounts</span>}
+                      {account.currency && <span className="muted"> · {account.currency}</span>}
+                    </span>
+                  </label>
+                </li>
+              ))}
+            </ul>
+            <Notice notice={notice} />
+            {canEdit && (
+              <div className="actions" style={{ justifyContent: 'flex-start' }}>
+                <Button type="submit" busy={saving.isLoading} disabled={picked.size === 0}>
+                  Save {noun}s
+                </Button>
+              </div>
+            )}
+          </form>
+        )
+      )}
+    </section>
+  );
+}

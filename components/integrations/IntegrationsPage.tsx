@@ -1,0 +1,115 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import { BigQueryKeyForm, MixpanelForm } from '@/components/integrations/CredentialForms';
+import DeleteButton from '@/components/integrations/DeleteButton';
+import { ReconnectButton } from '@/components/integrations/ReconnectNotice';
+import { formatDate, messageOf, StatusBadge, Title } from '@/components/integrations/shared';
+import { useConnect } from '@/components/integrations/useConnect';
+import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
+import {
+  configurationPathOf,
+  isOAuthPlatform,
+  PLATFORM_LABELS,
+  PLATFORMS_OF_KIND,
+  type Integration,
+  type IntegrationKind,
+} from '@/lib/integrations/platforms';
+import { can } from '@/lib/permissions';
+import { useIntegrationsQuery } from '@/store/integrationsApi';
+
+const COPY: Record<IntegrationKind, { title: string; lead: string; empty: string }> = {
+  source: {
+    title: 'Sources',
+    lead: 'The ad accounts your spend, clicks and impressions come from.',
+    empty: 'No sources yet. Connect an ad account to start moving its data.',
+  },
+  destination: {
+    title: 'Destinations',
+    lead: 'Where ad data lands (BigQuery, Mixpanel) and the ad accounts that receive your conversions.',
+    empty: 'No destinations yet. Connect a warehouse, Mixpanel or an ad account.',
+  },
+};
+
+/** `/{orgId}/source` and `/{orgId}/destination`: the objects of one kind, and how to connect more. */
+export function integrationsPage(kind: IntegrationKind) {
+  function IntegrationsPage() {
+    const router = useRouter();
+    const { orgId, role } = useOrganizationContext();
+    const connect = useConnect(orgId);
+    const { data = [], isLoading, error } = useIntegrationsQuery({ orgId: orgId ?? '', kind }, { skip: !orgId });
+    const copy = COPY[kind];
+    const open = (integration: Integration) => void router.push(configurationPathOf(orgId!, kind, integration.id, integration.platform));
+    const mayCreate = role ? can(role, kind, 'create') : false;
+
+    return (
+      <div className="stack" style={{ gap: '2rem' }}>
+        <Title>{copy.title}</Title>
+        <div>
+          <h1>{copy.title}</h1>
+          <p className="muted">{copy.lead}</p>
+        </div>
+        {!orgId || !role || isLoading ? (
+          <Spinner label={`Loading ${copy.title.toLowerCase()}`} />
+        ) : error ? (
+          <Alert>{messageOf(error, `Could not load your ${copy.title.toLowerCase()}.`)}</Alert>
+        ) : data.length === 0 ? (
+          <p className="empty-state" data-testid="empty-state">
+            {copy.empty}
+          </p>
+        ) : (
+          <table className="table" aria-label={copy.title}>
+            <TableHead columns={['Name', 'Platform', 'Login', 'Accounts', 'Status', 'Connected']} />
+            <tbody>
+              {data.map((integration) => (
+                <tr key={integration.id}>
+                  <td>
+                    <Link href={configurationPathOf(orgId, kind, integration.id, integration.platform)}>{integration.name}</Link>
+                  </td>
+                  <td>{PLATFORM_LABELS[integration.platform]}</td>
+                  <td>{integration.accountName}</td>
+                  <td>{integration.accounts.length || '—'}</td>
+                  <td>
+                    <StatusBadge status={integration.status} />
+                  </td>
+                  <td>{formatDate(integration.connectedAt)}</td>
+                  <td className="actions">
+                    {integration.status === 'needs_reauth' && <ReconnectButton orgId={orgId} integration={integration} small />}
+                    <Button type="button" variant="secondary" className="button--small" onClick={() => open(integration)}>
+                      Configure
+                    </Button>
+                    {can(role, kind, 'delete') && (
+                      <DeleteButton orgId={orgId} kind={kind} id={integration.id} name={integration.name} onDeleted={() => undefined} />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {orgId && mayCreate && (
+          <section className="stack" aria-labelledby="connect-title">
+            <h2 id="connect-title">Connect {kind === 'source' ? 'a source' : 'a destination'}</h2>
+            <div className="actions" style={{ justifyContent: 'flex-start' }}>
+              {PLATFORMS_OF_KIND[kind].filter(isOAuthPlatform).map((platform) => (
+                <Button key={platform} type="button" variant="secondary" onClick={() => connect(platform, kind)}>
+                  Connect {PLATFORM_LABELS[platform]}
+                </Button>
+              ))}
+            </div>
+            {kind === 'destination' && (
+              <div className="grid-2">
+                <MixpanelForm orgId={orgId} onCreated={(created) => open(created)} />
+                <BigQueryKeyForm orgId={orgId} onCreated={(created) => open(created)} />
+              </div>
+            )}
+          </section>
+        )}
+      </div>
+    );
+  }
+  return IntegrationsPage;
+}

@@ -1,0 +1,162 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import { useState, type FormEvent } from 'react';
+import { fieldErrorOf, formatDate, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import ConfirmDialog from '@/components/ui/ConfirmDialog';
+import Notice, { type NoticeValue } from '@/components/ui/Notice';
+import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
+import TextField from '@/components/ui/TextField';
+import type { Payment } from '@/lib/integrations/apps';
+import { can } from '@/lib/permissions';
+import { useCreatePaymentMutation, useDeletePaymentMutation, usePaymentQuery, usePaymentsQuery, useRenamePaymentMutation } from '@/store/integrationsApi';
+
+function ConnectStripe({ orgId }: { orgId: string }) {
+  const router = useRouter();
+  const [name, setName] = useState('Stripe');
+  const [apiKey, setApiKey] = useState('');
+  const [create, { isLoading, error }] = useCreatePaymentMutation();
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const result = await create({ orgId, name, apiKey });
+    if ('data' in result && result.data) void router.push(`/${encodeURIComponent(orgId)}/payment/${result.data.payment.id}/configuration?connected=1`);
+  }
+  const keyError = fieldErrorOf(error, 'apiKey');
+  return (
+    <form className="stack card" onSubmit={submit} aria-labelledby="stripe-title">
+      <h2 id="stripe-title">Connect a Stripe account</h2>
+      <p className="muted">
+        In Stripe, create a restricted key (Developers → API keys → Create restricted key) with <strong>Charges: Read</strong>. SignalBridge
+        checks it before saving and never shows it again.
+      </p>
+      {error && !keyError && <Alert>{messageOf(error, 'Could not connect Stripe.')}</Alert>}
+      <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} required maxLength={100} />
+      <TextField label="Restricted key" value={apiKey} onChange={(event) => setApiKey(event.target.value)} required autoComplete="off" placeholder="rk_live_…" error={keyError} />
+      <div className="actions">
+        <Button type="submit" busy={isLoading}>
+          Connect Stripe
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+/** `/{orgId}/payment`: Stripe accounts whose payments become conversions. */
+export function PaymentsPage() {
+  const { orgId, role } = useOrganizationContext();
+  const { data = [], isLoading, error } = usePaymentsQuery(orgId ?? '', { skip: !orgId });
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>Payments</Title>
+      <div>
+        <h1>Payments</h1>
+        <p className="muted">Stripe accounts whose payments are sent to your ad platforms as conversions.</p>
+      </div>
+      {!orgId || !role || isLoading ? (
+        <Spinner label="Loading payment accounts" />
+      ) : error ? (
+        <Alert>{messageOf(error, 'Could not load your payment accounts.')}</Alert>
+      ) : data.length === 0 ? (
+        <p className="empty-state" data-testid="empty-state">
+          No payment accounts yet.
+        </p>
+      ) : (
+        <table className="table" aria-label="Payment accounts">
+          <TableHead columns={['Name', 'Key', 'Mode', 'Connected']} />
+          <tbody>
+            {data.map((payment) => (
+              <tr key={payment.id}>
+                <td>
+                  <Link href={`/${encodeURIComponent(orgId)}/payment/${payment.id}/configuration`}>{payment.name}</Link>
+                </td>
+                <td>
+                  <code>{payment.keyPrefix}</code>
+                </td>
+                <td>{payment.livemode ? 'Live' : 'Test'}</td>
+                <td>{formatDate(payment.connectedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {orgId && role && can(role, 'payment', 'create') && <ConnectStripe orgId={orgId} />}
+    </div>
+  );
+}
+
+function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment: Payment; mayDelete: boolean }) {
+  const router = useRouter();
+  const [name, setName] = useState(payment.name);
+  const [notice, setNotice] = useState<NoticeValue | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [rename, renaming] = useRenamePaymentMutation();
+  const [remove, removing] = useDeletePaymentMutation();
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const result = await rename({ orgId, id: payment.id, name });
+    setNotice('error' in result ? { ok: false, text: messageOf(result.error, 'Could not rename it.') } : { ok: true, text: 'Name saved.' });
+  }
+  async function confirmDelete() {
+    const result = await remove({ orgId, id: payment.id });
+    if ('error' in result) {
+      setConfirming(false);
+      setNotice({ ok: false, text: messageOf(result.error, 'Could not delete it.') });
+      return;
+    }
+    void router.push(`/${encodeURIComponent(orgId)}/payment`);
+  }
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>{payment.name}</Title>
+      <div>
+        <h1>{payment.name}</h1>
+        <p className="muted">
+          Stripe · <code>{payment.keyPrefix}</code> · {payment.livemode ? 'live mode' : 'test mode'} · connected {formatDate(payment.connectedAt)}
+        </p>
+      </div>
+      {router.query.connected === '1' && (
+        <div role="status" className="alert alert--success">
+          Stripe connected. The key can read charges.
+        </div>
+      )}
+      <Notice notice={notice} />
+      <form className="inline-form" onSubmit={submit} aria-label="Rename">
+        <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} required maxLength={100} />
+        <Button type="submit" variant="secondary" busy={renaming.isLoading}>
+          Save name
+        </Button>
+      </form>
+      {mayDelete && (
+        <div>
+          <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
+            Delete
+          </Button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete “${payment.name}”?`}
+        confirmLabel="Delete payment account"
+        busy={removing.isLoading}
+        onConfirm={confirmDelete}
+        onCancel={() => setConfirming(false)}
+      >
+        Its key is removed from SignalBridge. Revoke it in Stripe too if you no longer need it.
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+/** `/{orgId}/payment/{id}/configuration`. */
+export function PaymentConfigurationPage() {
+  const { query } = useRouter();
+  const { orgId, role } = useOrganizationContext();
+  const id = typeof query.id === 'string' ? query.id : '';
+  const { data, isLoading, error } = usePaymentQuery({ orgId: orgId ?? '', id }, { skip: !orgId || !id });
+  if (!orgId || !role || isLoading) return <Spinner label="Loading" />;
+  if (error || !data) return <LoadFailed title="Payment account" error={error} fallback="Payment account not found." />;
+  return <PaymentSettings key={data.id} orgId={orgId} payment={data} mayDelete={can(role, 'payment', 'delete')} />;
+}

@@ -1,0 +1,45 @@
+import Head from 'next/head';
+import type { IntegrationStatus } from '@/lib/integrations/platforms';
+import type { ApiFailure } from '@/store/api';
+
+/** The server's message of a failed call, or a fallback when there is none a user can act on. */
+export function messageOf(error: unknown, fallback = 'An unexpected error occurred'): string {
+  const failure = error as Partial<ApiFailure> | undefined;
+  return failure?.status && failure.status < 500 && failure.message ? failure.message : fallback;
+}
+
+export const fieldErrorOf = (error: unknown, field: string): string | undefined =>
+  (error as Partial<ApiFailure> | undefined)?.fieldErrors?.[field]?.[0];
+
+export const isNeedsReauth = (error: unknown) => (error as Partial<ApiFailure> | undefined)?.status === 409;
+
+export function Title({ children }: { children: string }) {
+  return (
+    <Head>
+      <title>{`${children} · SignalBridge`}</title>
+    </Head>
+  );
+}
+
+export function StatusBadge({ status }: { status: IntegrationStatus }) {
+  return status === 'active' ? (
+    <span className="badge badge--accepted">Connected</span>
+  ) : (
+    <span className="badge badge--pending">Needs reconnecting</span>
+  );
+}
+
+export const formatDate = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+/** A page whose object could not be loaded: still a titled page, with the reason. */
+export function LoadFailed({ title, error, fallback }: { title: string; error: unknown; fallback: string }) {
+  return (
+    <div className="stack">
+      <Title>{title}</Title>
+      <h1>{title}</h1>
+      <div role="alert" className="alert alert--error">
+        {messageOf(error, fallback)}
+      </div>
+    </div>
+  );
+}
