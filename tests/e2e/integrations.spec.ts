@@ -1,0 +1,161 @@
+import { expect, test, type Page } from '@playwright/test';
+import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { SANDBOX_MIXPANEL } from '@/tests/fakes/platforms';
+
+/** The platform sandbox `npm test` started; its consent pages are real pages on another origin. */
+const sandbox = () => process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
+
+async function signedInOwner(page: Page) {
+  const { user, orgIds } = await userWithOrganizations(1);
+  const orgId = orgIds[0]!;
+  await logIn(page, user, { landing: `/${orgId}/connection` });
+  return { user, orgId };
+}
+
+/** Clicks through the sandbox's consent screen as the marketer would. */
+async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' | 'Microsoft') {
+  await expect(page.getByRole('heading', { name: `SignalBridge wants to access your ${provider} account` })).toBeVisible();
+  await page.getByRole('button', { name: 'Allow' }).click();
+}
+
+test('Google Ads: connect through the consent screen, pick accounts under a manager, reconnect after the login is revoked', async ({ page }) => {
+  test.setTimeout(60_000);
+  const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/source`);
+  await expect(page.getByText('No sources yet.')).toBeVisible();
+  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+  await allowOnConsentScreen(page, 'Google');
+
+  await expect(page).toHaveURL(new RegExp(`/${orgId}/source/[^/]+/google/configuration\\?connected=1$`));
+  await expect(page.getByRole('status').filter({ hasText: 'Source created.' })).toBeVisible();
+  await expect(page.getByText('sandbox.marketer@example.com').first()).toBeVisible();
+  // Clients reached through the manager are listed; the manager itself cannot be picked.
+  await expect(page.getByRole('checkbox', { name: /Sandbox Agency \(manager\)/ })).toBeDisabled();
+  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
+  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 2 accounts.')).toBeVisible();
+
+  await page.goto(`/${orgId}/source`);
+  const row = page.getByRole('row', { name: /Google Ads/ });
+  await expect(row).toContainText('2');
+  await expect(row).toContainText('Connected');
+
+  // The marketer removes SignalBridge's access in their Google account.
+  await page.request.post(`${sandbox()}/google/revoke`);
+  await row.getByRole('button', { name: 'Configure' }).click();
+  const notice = page.getByRole('alert').filter({ hasText: 'Google Ads has disconnected SignalBridge.' });
+  await expect(notice).toBeVisible();
+  await expect(notice).toContainText('your settings stay as they are');
+  await page.goto(`/${orgId}/source`);
+  await expect(page.getByRole('row', { name: /Google Ads/ })).toContainText('Needs reconnecting');
+
+  await page.getByRole('button', { name: 'Reconnect Google Ads' }).click();
+  await allowOnConsentScreen(page, 'Google');
+  await expect(page).toHaveURL(/\/source\/[^/]+\/google\/configuration\?reconnected=1$/);
+  await expect(page.getByRole('status').filter({ hasText: 'Reconnected.' })).toBeVisible();
+  await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
+});
+
+test('Microsoft: cancelling the consent creates nothing; allowing it creates a source with its accounts; deleting asks first', async ({ page }) => {
+  const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/source`);
+  await page.getByRole('button', { name: 'Connect Microsoft Advertising' }).click();
+  await expect(page.getByRole('heading', { name: 'SignalBridge wants to access your Microsoft account' })).toBeVisible();
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page).toHaveURL(/\/addSource\?error=access_denied/);
+  await expect(page.getByRole('alert').filter({ hasText: 'You did not allow access, so nothing was connected.' })).toBeVisible();
+  await page.getByRole('link', { name: 'Back to your sources' }).click();
+  await expect(page.getByText('No sources yet.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Connect Microsoft Advertising' }).click();
+  await allowOnConsentScreen(page, 'Microsoft');
+  await expect(page).toHaveURL(/\/source\/[^/]+\/microsoft\/configuration\?connected=1$/);
+  await page.getByRole('checkbox', { name: /Acme Outlet \(Microsoft\)/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 1 account.')).toBeVisible();
+
+  await page.getByRole('button', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText('Nothing uses it.');
+  await dialog.getByRole('button', { name: 'Delete source' }).click();
+  await expect(page).toHaveURL(`/${orgId}/source`);
+  await expect(page.getByText('No sources yet.')).toBeVisible();
+});
+
+test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({ page }) => {
+  test.setTimeout(60_000);
+  const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/destination`);
+  await page.getByRole('button', { name: 'Connect Meta Ads' }).click();
+  await allowOnConsentScreen(page, 'Facebook');
+  await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  await page.getByRole('checkbox', { name: /Acme Shoes \(Meta\)/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 1 account.')).toBeVisible();
+
+  await page.goto(`/${orgId}/app/connect`);
+  await page.getByLabel('Name').fill('Acme store');
+  await page.getByLabel('Website URL').fill('https://acme.example');
+  await page.getByLabel('Google Tag Manager container id').fill('gtm-abc');
+  await page.getByLabel('Payload URLs (one path per line)').fill('https://acme.example/thanks');
+  await page.getByRole('button', { name: 'Add app' }).click();
+  await expect(page.getByText('A tag-manager identifier must match GTM- followed by uppercase letters and digits')).toBeVisible();
+  await expect(page.getByText('Payload URLs must not contain a host')).toBeVisible();
+  await page.getByLabel('Google Tag Manager container id').fill('GTM-ABC123');
+  await page.getByLabel('Payload URLs (one path per line)').fill('/thanks');
+  await page.getByRole('button', { name: 'Add app' }).click();
+  await expect(page.getByRole('heading', { name: 'Acme store', level: 1 })).toBeVisible();
+
+  await page.getByRole('link', { name: 'Configure Meta Ads' }).click();
+  await page.getByLabel('Meta Ads destination').selectOption({ label: 'Meta Ads · Sandbox Marketer' });
+  await page.getByLabel('Ad account').selectOption({ label: 'Acme Shoes (Meta) · 101' });
+  await page.getByLabel('Pixel').selectOption({ label: 'Acme Shoes Pixel' });
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Conversions of Acme store now go to this pixel.')).toBeVisible();
+
+  await page.goto(`/${orgId}/destination`);
+  await page.getByRole('row', { name: /Meta Ads/ }).getByRole('button', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText('It is still used by app “Acme store”');
+  await expect(dialog.getByRole('button', { name: 'Delete destination' })).toBeDisabled();
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByRole('row', { name: /Meta Ads/ })).toBeVisible();
+});
+
+test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ page }) => {
+  const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/destination`);
+  const mixpanel = page.getByRole('form', { name: 'Mixpanel' });
+  await mixpanel.getByLabel('Service account username').fill(SANDBOX_MIXPANEL.username);
+  await mixpanel.getByLabel('Service account secret').fill('wrong-secret');
+  await mixpanel.getByLabel('Project id').fill(SANDBOX_MIXPANEL.projects.EU.id);
+  await mixpanel.getByLabel('Data residency').selectOption('EU');
+  await mixpanel.getByRole('button', { name: 'Connect Mixpanel' }).click();
+  await expect(mixpanel.getByText('Mixpanel did not accept this service account username and secret.')).toBeVisible();
+  await mixpanel.getByLabel('Service account secret').fill(SANDBOX_MIXPANEL.secret);
+  await mixpanel.getByRole('button', { name: 'Connect Mixpanel' }).click();
+  await expect(page.getByText('Project 3002 in the EU data center.')).toBeVisible();
+
+  await page.goto(`/${orgId}/destination`);
+  const key = await (await page.request.get(`${sandbox()}/google/service-account-key.json`)).text();
+  const bigquery = page.getByRole('form', { name: 'BigQuery with a service-account key' });
+  await bigquery.getByLabel('JSON key file').fill(key);
+  await bigquery.getByRole('button', { name: 'Connect with key' }).click();
+  await expect(page.getByText('signalbridge@acme-warehouse.iam.gserviceaccount.com').first()).toBeVisible();
+  await expect(page.getByRole('checkbox', { name: /Acme Warehouse/ })).toBeVisible();
+
+  await page.goto('/payments');
+  await expect(page).toHaveURL(`/${orgId}/payment`);
+  await page.getByLabel('Restricted key').fill('sk_test_123');
+  await page.getByRole('button', { name: 'Connect Stripe' }).click();
+  await expect(page.getByText('Use a restricted key (rk_…), never your secret key')).toBeVisible();
+  await page.getByLabel('Restricted key').fill('rk_test_sandboxNoCharges');
+  await page.getByRole('button', { name: 'Connect Stripe' }).click();
+  await expect(page.getByText(/give the restricted key “Charges: Read” access/)).toBeVisible();
+  await page.getByLabel('Restricted key').fill('rk_test_sandboxChargesRead');
+  await page.getByRole('button', { name: 'Connect Stripe' }).click();
+  await expect(page.getByText('Stripe connected. The key can read charges.')).toBeVisible();
+  await expect(page.getByText('rk_test_sand…')).toBeVisible();
+  await expect(page.getByText('rk_test_sandboxChargesRead')).toHaveCount(0);
+});
