@@ -23,3 +23,13 @@ test('ranks order member < admin < owner < super admin', () => {
   expect(ROLE_RANK.admin).toBeLessThan(ROLE_RANK.owner);
   expect(ROLE_RANK.owner).toBeLessThan(ROLE_RANK.super_admin);
 });
+
+test('members connect and configure integrations; only owners and admins delete them', () => {
+  for (const resource of ['source', 'destination', 'payment', 'app'] as const) {
+    expect(can('member', resource, 'create')).toBe(true);
+    expect(can('member', resource, 'update')).toBe(true);
+    expect(can('member', resource, 'delete')).toBe(false);
+    expect(can('admin', resource, 'delete')).toBe(true);
+    expect(can('owner', resource, 'delete')).toBe(true);
+  }
+});
