@@ -18,6 +18,8 @@ export const publicConfig = {
   billingApiUrl: (process.env.NEXT_PUBLIC_BILLING_API_URL || '/api').replace(/\/$/, ''),
   /** Intercom workspace id; without it the chat widget is never loaded. */
   intercomAppId: process.env.NEXT_PUBLIC_INTERCOM_APP_ID || '',
+  /** The local platform sandbox's index (npm run dev); empty in production. */
+  platformSandboxUrl: process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL || '',
 } as const;
 
 export function isDemoOrganization(orgId: string | undefined): boolean {

@@ -18,6 +18,7 @@ import {
   type Integration,
   type IntegrationKind,
 } from '@/lib/integrations/platforms';
+import { publicConfig } from '@/lib/config';
 import { can } from '@/lib/permissions';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
 
@@ -93,6 +94,15 @@ export function integrationsPage(kind: IntegrationKind) {
         {orgId && mayCreate && (
           <section className="stack" aria-labelledby="connect-title">
             <h2 id="connect-title">Connect {kind === 'source' ? 'a source' : 'a destination'}</h2>
+            {publicConfig.platformSandboxUrl && (
+              <p className="alert alert--info">
+                Local sandbox: consent screens, test credentials and a revoke button are at{' '}
+                <a href={publicConfig.platformSandboxUrl} target="_blank" rel="noreferrer">
+                  the platform sandbox
+                </a>
+                .
+              </p>
+            )}
             <div className="actions" style={{ justifyContent: 'flex-start' }}>
               {PLATFORMS_OF_KIND[kind].filter(isOAuthPlatform).map((platform) => (
                 <Button key={platform} type="button" variant="secondary" onClick={() => connect(platform, kind)}>
