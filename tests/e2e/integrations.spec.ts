@@ -108,9 +108,9 @@ test('Meta as a conversion destination: an app sends to a pixel from the account
   await expect(page.getByRole('heading', { name: 'Acme store', level: 1 })).toBeVisible();
 
   await page.getByRole('link', { name: 'Configure Meta Ads' }).click();
-  await page.getByLabel('Meta Ads destination').selectOption({ label: 'Meta Ads · Sandbox Marketer' });
-  await page.getByLabel('Ad account').selectOption({ label: 'Acme Shoes (Meta) · 101' });
-  await page.getByLabel('Pixel').selectOption({ label: 'Acme Shoes Pixel' });
+  await page.getByLabel('Meta Ads destination', { exact: true }).selectOption({ label: 'Meta Ads · Sandbox Marketer' });
+  await page.getByLabel('Ad account', { exact: true }).selectOption({ label: 'Acme Shoes (Meta) · 101' });
+  await page.getByLabel('Pixel', { exact: true }).selectOption({ label: 'Acme Shoes Pixel' });
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Conversions of Acme store now go to this pixel.')).toBeVisible();
 
