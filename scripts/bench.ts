@@ -109,6 +109,57 @@ async function superAdminList(
   await server.close();
 }
 
+/** Connecting an account end to end through the sandbox, listing sources, listing a login's ad accounts. */
+async function integrations(
+  createTestUser: Fixtures['createTestUser'],
+  createTestOrganization: Fixtures['createTestOrganization'],
+  call: Server['call'],
+  serveHandler: Server['serveHandler'],
+) {
+  const { consentTo, platformsEnv, startFakePlatforms } = await import('@/tests/fakes/platforms');
+  const platforms = await startFakePlatforms({ appUrl: 'http://bench.test' });
+  Object.assign(process.env, platformsEnv(platforms), { APP_URL: 'http://bench.test' });
+  const [start, complete, sources, accounts] = await Promise.all(
+    ['oauth/start', 'oauth/complete', 'sources/index', 'sources/[id]/accounts'].map(async (route) =>
+      serveHandler((await import(`@/pages/api/orgs/[orgId]/${route}`)).default),
+    ),
+  );
+  const user = await createTestUser();
+  const orgId = await createTestOrganization([[user, 'owner']]);
+  const connect = async () => {
+    const started = await call(start!, { method: 'POST', token: user.token, query: { orgId }, body: { platform: 'google_ads', kind: 'source' } });
+    const back = await consentTo(started.body.url as string);
+    const done = await call(complete!, {
+      method: 'POST',
+      token: user.token,
+      query: { orgId },
+      body: { state: back.searchParams.get('state'), code: back.searchParams.get('code'), returnPath: back.pathname },
+    });
+    if (done.status !== 200) throw new Error(`connect failed: ${done.status}`);
+    return done.body.id as string;
+  };
+  const timed = async (label: string, count: number, run: () => Promise<unknown>) => {
+    const samples: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const t = performance.now();
+      await run();
+      samples.push(performance.now() - t);
+    }
+    report(label, samples);
+  };
+  let sourceId = '';
+  await timed('Google Ads connect round trip (start → sandbox consent → code exchange → source created), 50 times', 50, async () => {
+    sourceId = await connect();
+  });
+  await timed('GET sources of an organization with 50 sources, 200 requests', 200, () => call(sources!, { token: user.token, query: { orgId } }));
+  await timed('GET a source’s ad accounts (token refresh + listAccessibleCustomers + manager walk), 100 requests', 100, async () => {
+    const response = await call(accounts!, { token: user.token, query: { orgId, id: sourceId } });
+    if (response.status !== 200) throw new Error(`accounts failed: ${response.status}`);
+  });
+  await Promise.all([start, complete, sources, accounts].map((server) => server!.close()));
+  await platforms.close();
+}
+
 async function stackAndApi() {
   const started = performance.now();
   const stack = await startStack(portsFromEnv(TEST_PORTS));
@@ -133,6 +184,7 @@ async function stackAndApi() {
     await server.close();
     report('GET /api/getOrganizationData (token check + org and membership read), 300 sequential requests', samples);
     await superAdminList(createTestUser, call, serveHandler);
+    await integrations(createTestUser, createTestOrganization, call, serveHandler);
   } finally {
     await stack.stop();
   }

@@ -19,7 +19,7 @@ import sourceAccounts from '@/pages/api/orgs/[orgId]/sources/[id]/accounts';
 import sourceUsage from '@/pages/api/orgs/[orgId]/sources/[id]/usage';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createState, STATE_TTL_MS } from '@/lib/server/oauth/state';
-import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/tests/fakes/platforms';
+import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/tests/fakes/platforms';
 import { startFakeStripe, stripeEnv, type FakeStripe } from '@/tests/fakes/stripe';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
@@ -81,17 +81,6 @@ afterAll(async () => {
   await closeAll(s);
   await Promise.all([platforms.close(), stripe.close()]);
 });
-
-/** What a person does on the sandbox's consent page: open it, press Allow (or Cancel), follow the redirect. */
-async function consentTo(authorizeUrl: string, decision: 'allow' | 'deny' = 'allow'): Promise<URL> {
-  const html = await (await fetch(authorizeUrl)).text();
-  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
-  if (!action) throw new Error(`No consent form: ${html.slice(0, 300)}`);
-  const fields = new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
-  fields.set('decision', decision);
-  const response = await fetch(action, { method: 'POST', body: fields, redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
-  return new URL(response.headers.get('location')!);
-}
 
 async function startFlow(user: TestUser, org: string, body: Record<string, unknown>) {
   const response = await call(s.start, { method: 'POST', token: user.token, query: { orgId: org }, body });

@@ -689,6 +689,21 @@ ${(['google', 'meta', 'microsoft'] as const)
   };
 }
 
+/**
+ * What a person does on a sandbox consent page, without a browser (API tests, the bench): open it,
+ * press Allow (or Cancel), and return where the redirect goes (the app's return route with code and state).
+ */
+export async function consentTo(authorizeUrl: string, decision: 'allow' | 'deny' = 'allow'): Promise<URL> {
+  const html = await (await fetch(authorizeUrl)).text();
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  if (!action) throw new Error(`No consent form: ${html.slice(0, 300)}`);
+  const unescape = (value: string) => value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const fields = new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [match[1]!, unescape(match[2]!)]));
+  fields.set('decision', decision);
+  const response = await fetch(action, { method: 'POST', body: fields, redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+  return new URL(response.headers.get('location')!);
+}
+
 /** The environment that points the app at this sandbox. */
 export function platformsEnv(fake: FakePlatforms): Record<string, string> {
   return {
