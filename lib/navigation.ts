@@ -2,6 +2,8 @@
  * Navigation rules of SPEC.md §2 as pure functions, shared by middleware.ts (server) and the
  * route guard in _app (client).
  */
+import { RETURN_PATHS } from '@/lib/integrations/platforms';
+
 export const CALLBACK_PARAM = 'callback';
 export const CALLBACK_COOKIE = 'callbackUrl';
 /** Set by an invitation link (`{orgId}/{invitationId}`) so the invitee comes back to it after signing in. */
@@ -20,14 +22,8 @@ const GUARDED_GLOBAL_PAGES = new Set([
   '/onboarding',
   '/settings',
   '/payments',
-  '/addSource',
-  '/addDestination',
-  '/addConversionSource',
-  '/addConversionDestination',
-  '/bigquery',
-  '/googleReauth',
-  '/metaReauth',
-  '/microsoftReauth',
+  // Where the ad platforms send a user back after consent.
+  ...RETURN_PATHS,
   '/SourceSettings',
   '/subscription',
   '/subscription/success',

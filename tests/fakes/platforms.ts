@@ -13,6 +13,8 @@
 import { createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+// The redirect URIs registered with each platform: the app's return routes, nothing else.
+import { RETURN_PATHS } from '@/lib/integrations/platforms';
 
 type Provider = 'google' | 'meta' | 'microsoft';
 type Json = Record<string, unknown>;
@@ -47,17 +49,6 @@ export const SANDBOX_MIXPANEL = {
 
 /** A key for local credentials only (npm run dev, tests); production sets its own secret. */
 export const SANDBOX_CREDENTIALS_KEY = Buffer.alloc(32, 7).toString('base64');
-
-const RETURN_PATHS = [
-  '/addSource',
-  '/addDestination',
-  '/addConversionSource',
-  '/addConversionDestination',
-  '/bigquery',
-  '/googleReauth',
-  '/metaReauth',
-  '/microsoftReauth',
-];
 
 /** The sandbox's world: one marketer with a manager account, its clients, and their conversion targets. */
 const GOOGLE_USER = { sub: '109876543210', email: 'sandbox.marketer@example.com', name: 'Sandbox Marketer' };
