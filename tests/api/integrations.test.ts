@@ -171,6 +171,23 @@ describe('OAuth consent flows', () => {
     expect(goals.body.targets[0]).toEqual({ id: '8001', name: 'Offline purchase' });
   });
 
+  test('BigQuery with a Google login: the BigQuery scope, back through /bigquery, its projects to pick', async () => {
+    const url = new URL(await startFlow(member, orgId, { platform: 'bigquery', kind: 'destination' }));
+    expect(url.searchParams.get('scope')).toContain('https://www.googleapis.com/auth/bigquery');
+    expect(url.searchParams.get('redirect_uri')).toBe(`${APP_URL}/bigquery`);
+    const id = await connect(member, 'bigquery', 'destination');
+    const projects = await call(s.destinationAccounts, { token: member.token, query: { orgId, id } });
+    expect(projects.body.accounts.map((project: { id: string }) => project.id)).toEqual(['acme-analytics', 'acme-warehouse']);
+  });
+
+  test('an organization without a subscription cannot connect or list accounts, and gets 402', async () => {
+    const lapsed = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    const started = await call(s.start, { method: 'POST', token: owner.token, query: { orgId: lapsed }, body: { platform: 'google_ads', kind: 'source' } });
+    expect(started.status).toBe(402);
+    expect(started.body.code).toBe('subscription_required');
+    expect((await call(s.sources, { token: owner.token, query: { orgId: lapsed } })).status).toBe(402);
+  });
+
   test('a platform that cannot be that kind is refused', async () => {
     const response = await call(s.start, { method: 'POST', token: owner.token, query: { orgId }, body: { platform: 'bigquery', kind: 'source' } });
     expect(response.status).toBe(400);
@@ -399,17 +416,25 @@ describe('tenant isolation and roles', () => {
     expect((await call(s.deleteRoute, { query: { documentId: orgId, type: 'source', key: sourceId } })).status).toBe(401);
   });
 
-  test.each([
-    ['member', 'read', 200],
-    ['member', 'delete', 403],
-    ['admin', 'read', 200],
-  ] as const)('%s may %s → %i', async (role, action, status) => {
-    const user = { member, admin }[role];
-    const response =
-      action === 'read'
-        ? await call(s.source, { token: user.token, query: { orgId, id: sourceId } })
-        : await call(s.source, { method: 'DELETE', token: user.token, query: { orgId, id: sourceId } });
-    expect(response.status).toBe(status);
+  // The tenant × role matrix: what each caller gets for each action on a source of the organization.
+  const matrix = [
+    ['owner', 200, 200, 200, 200, 200],
+    ['admin', 200, 200, 200, 200, 'deletes'],
+    ['member', 200, 200, 200, 200, 403],
+    ['outsider', 404, 404, 404, 404, 404],
+    ['signed out', 401, 401, 401, 401, 401],
+  ] as const;
+  test.each(matrix)('%s: list %s, read %s, rename %s, start a connection %s, delete %s', async (who, list, read, rename, start, remove) => {
+    const user = { owner, admin, member, outsider, 'signed out': null }[who];
+    const token = user?.token;
+    const id = remove === 'deletes' ? await connect(owner, 'google_ads', 'source') : sourceId;
+    expect((await call(s.sources, { token, query: { orgId } })).status).toBe(list);
+    expect((await call(s.source, { token, query: { orgId, id } })).status).toBe(read);
+    expect((await call(s.source, { method: 'PATCH', token, query: { orgId, id }, body: { name: `Renamed by ${who}` } })).status).toBe(rename);
+    expect((await call(s.start, { method: 'POST', token, query: { orgId }, body: { platform: 'meta_ads', kind: 'source' } })).status).toBe(start);
+    const deleted = await call(s.source, { method: 'DELETE', token, query: { orgId, id } });
+    expect(deleted.status).toBe(remove === 'deletes' ? 200 : remove);
+    if (remove === 200) sourceId = await connect(owner, 'google_ads', 'source');
   });
 
   test('getOrganizationData lists the objects of a type for members', async () => {

@@ -1,9 +1,15 @@
 import { expect, test, type Page } from '@playwright/test';
-import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { fakeCustomerIo, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import type { RecordedEvent } from '@/tests/fakes/customerio';
 import { SANDBOX_MIXPANEL } from '@/tests/fakes/platforms';
 
 /** The platform sandbox `npm test` started; its consent pages are real pages on another origin. */
 const sandbox = () => process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
+
+/** The analytics events the server recorded for one person, in order. */
+async function eventsOf(page: Page, uid: string) {
+  return (await fakeCustomerIo<RecordedEvent[]>(page, 'events')).filter((event) => event.customerId === uid).map((event) => event.name);
+}
 
 async function signedInOwner(page: Page) {
   const { user, orgIds } = await userWithOrganizations(1);
@@ -20,7 +26,7 @@ async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' 
 
 test('Google Ads: connect through the consent screen, pick accounts under a manager, reconnect after the login is revoked', async ({ page }) => {
   test.setTimeout(60_000);
-  const { orgId } = await signedInOwner(page);
+  const { user, orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/source`);
   await expect(page.getByText('No sources yet.')).toBeVisible();
   await page.getByRole('button', { name: 'Connect Google Ads' }).click();
@@ -55,10 +61,11 @@ test('Google Ads: connect through the consent screen, pick accounts under a mana
   await expect(page).toHaveURL(/\/source\/[^/]+\/google\/configuration\?reconnected=1$/);
   await expect(page.getByRole('status').filter({ hasText: 'Reconnected.' })).toBeVisible();
   await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
+  expect(await eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Reauthenticated']));
 });
 
 test('Microsoft: cancelling the consent creates nothing; allowing it creates a source with its accounts; deleting asks first', async ({ page }) => {
-  const { orgId } = await signedInOwner(page);
+  const { user, orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/source`);
   await page.getByRole('button', { name: 'Connect Microsoft Advertising' }).click();
   await expect(page.getByRole('heading', { name: 'SignalBridge wants to access your Microsoft account' })).toBeVisible();
@@ -81,6 +88,7 @@ test('Microsoft: cancelling the consent creates nothing; allowing it creates a s
   await dialog.getByRole('button', { name: 'Delete source' }).click();
   await expect(page).toHaveURL(`/${orgId}/source`);
   await expect(page.getByText('No sources yet.')).toBeVisible();
+  expect(await eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Deleted']));
 });
 
 test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({ page }) => {
@@ -124,7 +132,16 @@ test('Meta as a conversion destination: an app sends to a pixel from the account
 });
 
 test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ page }) => {
+  test.setTimeout(60_000);
   const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/destination`);
+  await page.getByRole('button', { name: 'Connect BigQuery' }).click();
+  await allowOnConsentScreen(page, 'Google');
+  await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  await page.getByRole('checkbox', { name: /Acme Analytics/ }).check();
+  await page.getByRole('button', { name: 'Save projects' }).click();
+  await expect(page.getByText('Saved: 1 project.')).toBeVisible();
+
   await page.goto(`/${orgId}/destination`);
   const mixpanel = page.getByRole('form', { name: 'Mixpanel' });
   await mixpanel.getByLabel('Service account username').fill(SANDBOX_MIXPANEL.username);

@@ -467,6 +467,11 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
       ].filter((_label, index) => scope.includes(['ads_management', 'ads_read', 'business_management'][index]!)));
     }
     if (req.method === 'POST' && path === '/meta/consent') return decide(req, res, 'meta');
+    if (req.method === 'DELETE' && path === '/meta/graph/v25.0/me/permissions') {
+      if (!bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
+      for (const [key, grant] of accessTokens) if (grant.provider === 'meta') accessTokens.delete(key);
+      return json(res, 200, { success: true });
+    }
     if (req.method !== 'GET') return graphError(res, 400, 100, 'Unsupported post request.');
 
     if (path === '/meta/graph/v25.0/oauth/access_token') {
@@ -702,7 +707,6 @@ export function platformsEnv(fake: FakePlatforms): Record<string, string> {
     GOOGLE_OAUTH_CLIENT_SECRET: SANDBOX_CLIENTS.google.secret,
     GOOGLE_OAUTH_AUTHORIZE_URL: `${fake.url}/google/o/oauth2/v2/auth`,
     GOOGLE_OAUTH_TOKEN_URL: `${fake.url}/google/token`,
-    GOOGLE_OAUTH_REVOKE_URL: `${fake.url}/google/revoke`,
     GOOGLE_USERINFO_URL: `${fake.url}/google/userinfo`,
     GOOGLE_ADS_API_URL: `${fake.url}/googleads`,
     BIGQUERY_API_URL: `${fake.url}/bigquery`,

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { NextApiHandler, NextApiRequest, NextApiResponse } from 'next';
 import type { DocumentData } from 'firebase-admin/firestore';
 import { z } from 'zod';
+import { hasActiveSubscription } from '@/lib/billing/gate';
 import { can, SUPER_ADMIN, type Action, type Resource, type Role } from '@/lib/permissions';
 import { authenticate, type Caller } from '@/lib/server/http/authenticate';
 import { ApiError, forbidden, organizationNotFound } from '@/lib/server/http/errors';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
+import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
 import { isSuperAdmin } from '@/lib/server/repos/users';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -42,6 +44,8 @@ export interface RouteSpec<A extends Access, Q extends Schema | undefined, B ext
   orgId?: (input: { query: Infer<Q>; body: Infer<B> }) => string;
   /** For orgMember routes: what the caller's role must allow. */
   permission?: [Resource, Action];
+  /** For orgMember routes: the organization must have an active subscription (402 otherwise; super admins pass). */
+  subscription?: 'required';
   /** Returns the JSON body of a 200, or writes to ctx.res itself and returns undefined. */
   handle: (ctx: RouteContext<A, Infer<Q>, Infer<B>>) => unknown;
 }
@@ -84,6 +88,9 @@ async function organizationFor(spec: AnyRouteSpec, caller: Caller, query: unknow
   const effectiveRole: Role | null = role ?? ((await isSuperAdmin(caller.uid)) ? SUPER_ADMIN : null);
   if (!effectiveRole) throw organizationNotFound();
   if (spec.permission && !can(effectiveRole, ...spec.permission)) throw forbidden();
+  if (spec.subscription === 'required' && effectiveRole !== SUPER_ADMIN && !hasActiveSubscription(toOrganizationDocument(orgId, organization).subscription)) {
+    throw new ApiError(402, 'subscription_required', 'This organization needs an active subscription. Choose a plan to continue.');
+  }
   return { id: orgId, role: effectiveRole, data: organization };
 }
 

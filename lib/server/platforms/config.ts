@@ -9,7 +9,6 @@ export const googleConfig = () => ({
   clientSecret: process.env.GOOGLE_OAUTH_CLIENT_SECRET ?? '',
   authorizeUrl: env('GOOGLE_OAUTH_AUTHORIZE_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
   tokenUrl: env('GOOGLE_OAUTH_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
-  revokeUrl: env('GOOGLE_OAUTH_REVOKE_URL', 'https://oauth2.googleapis.com/revoke'),
   userInfoUrl: env('GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo'),
   adsApiUrl: env('GOOGLE_ADS_API_URL', 'https://googleads.googleapis.com'),
   bigQueryApiUrl: env('BIGQUERY_API_URL', 'https://bigquery.googleapis.com'),

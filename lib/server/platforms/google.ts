@@ -98,10 +98,6 @@ export async function googleServiceAccountToken(key: ServiceAccountKey): Promise
   return String(body.access_token);
 }
 
-export async function googleRevoke(token: string): Promise<void> {
-  await requestJson('google_ads', googleConfig().revokeUrl, form({ token })).catch(() => undefined);
-}
-
 export async function googleUserEmail(accessToken: string): Promise<string> {
   const { status, body } = await requestJson('google_ads', googleConfig().userInfoUrl, { headers: bearer(accessToken) });
   if (status !== 200) return 'Google account';

@@ -11,7 +11,6 @@ import { trackEvent } from '@/lib/server/analytics';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { ApiError } from '@/lib/server/http/errors';
 import { openSession, type Credential, type PlatformSession } from '@/lib/server/platforms';
-import { googleRevoke } from '@/lib/server/platforms/google';
 import { PlatformError } from '@/lib/server/platforms/http';
 import { open, seal } from '@/lib/server/secretBox';
 
@@ -196,13 +195,12 @@ export async function deleteIntegration(orgId: string, kind: IntegrationKind, id
   const integration = await getIntegration(orgId, kind, id);
   const usage = await usageOf(orgId, kind === 'source' ? 'source_id' : 'destination_id', id);
   if (inUse(usage)) throw new ApiError(409, 'in_use', describeUsage(LABEL_OF[kind], usage));
-  const credential = await readCredential(orgId, integration.credentialId).catch(() => null);
   const batch = adminDb().batch();
   batch.delete(integrations(orgId, kind).doc(id));
   batch.delete(credentials(orgId).doc(integration.credentialId));
   await batch.commit();
-  // Let go of the grant at Google too; the other platforms have no revocation a user would miss.
-  if (credential?.type === 'google_oauth') await googleRevoke(credential.refreshToken);
+  // The grant is not revoked at the platform: Google and Meta revoke a person's whole grant to our
+  // app, which would also cut off every other source or destination that person connected.
   await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceDeleted : ANALYTICS_EVENTS.destinationDeleted, {
     org_id: orgId,
     platform: integration.platform,

@@ -75,6 +75,7 @@ export function collectionRoutes(kind: IntegrationKind) {
   return createHandler({
     GET: route({
       access: 'orgMember',
+      subscription: 'required',
       query: orgRouteSchema,
       permission: [kind, 'read'],
       handle: async ({ org }) => ({ [COLLECTION_OF[kind]]: await listIntegrations(org.id, kind) }),
@@ -83,6 +84,7 @@ export function collectionRoutes(kind: IntegrationKind) {
       ? {
           POST: route({
             access: 'orgMember',
+            subscription: 'required',
             query: orgRouteSchema,
             body: createDestinationSchema,
             permission: ['destination', 'create'],
@@ -97,12 +99,14 @@ export function itemRoutes(kind: IntegrationKind) {
   return createHandler({
     GET: route({
       access: 'orgMember',
+      subscription: 'required',
       query: objectRouteSchema,
       permission: [kind, 'read'],
       handle: async ({ org, query }) => ({ [kind]: await getPublicIntegration(org.id, kind, query.id) }),
     }),
     PATCH: route({
       access: 'orgMember',
+      subscription: 'required',
       query: objectRouteSchema,
       body: updateIntegrationSchema,
       permission: [kind, 'update'],
@@ -145,6 +149,7 @@ export function accountsRoutes(kind: IntegrationKind) {
   return createHandler({
     GET: route({
       access: 'orgMember',
+      subscription: 'required',
       query: objectRouteSchema,
       permission: [kind, 'read'],
       handle: ({ org, query }) =>
@@ -160,6 +165,7 @@ export function accountsRoutes(kind: IntegrationKind) {
 export const targetsRoutes = createHandler({
   GET: route({
     access: 'orgMember',
+    subscription: 'required',
     query: targetsQuerySchema,
     permission: ['destination', 'read'],
     handle: ({ org, query }) =>
@@ -175,6 +181,7 @@ export function usageRoutes(kind: IntegrationKind) {
   return createHandler({
     GET: route({
       access: 'orgMember',
+      subscription: 'required',
       query: objectRouteSchema,
       permission: [kind, 'read'],
       async handle({ org, query }) {

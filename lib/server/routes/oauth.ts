@@ -17,6 +17,7 @@ import { createIntegration, getIntegration, replaceCredential } from '@/lib/serv
 export const startRoutes = createHandler({
   POST: route({
     access: 'orgMember',
+    subscription: 'required',
     query: orgRouteSchema,
     body: oauthStartSchema,
     async handle({ org, caller, body }) {
@@ -43,6 +44,7 @@ export const startRoutes = createHandler({
 export const completeRoutes = createHandler({
   POST: route({
     access: 'orgMember',
+    subscription: 'required',
     query: orgRouteSchema,
     body: oauthCompleteSchema,
     async handle({ org, caller, body }) {

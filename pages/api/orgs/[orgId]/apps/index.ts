@@ -5,12 +5,14 @@ import { createApp, listApps } from '@/lib/server/repos/apps';
 export default createHandler({
   GET: route({
     access: 'orgMember',
+    subscription: 'required',
     query: orgRouteSchema,
     permission: ['app', 'read'],
     handle: async ({ org }) => ({ apps: await listApps(org.id) }),
   }),
   POST: route({
     access: 'orgMember',
+    subscription: 'required',
     query: orgRouteSchema,
     body: appFieldsSchema,
     permission: ['app', 'create'],

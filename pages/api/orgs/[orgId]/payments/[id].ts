@@ -6,12 +6,14 @@ import { deletePayment, getPayment, renamePayment } from '@/lib/server/repos/pay
 export default createHandler({
   GET: route({
     access: 'orgMember',
+    subscription: 'required',
     query: objectRouteSchema,
     permission: ['payment', 'read'],
     handle: async ({ org, query }) => ({ payment: await getPayment(org.id, query.id) }),
   }),
   PATCH: route({
     access: 'orgMember',
+    subscription: 'required',
     query: objectRouteSchema,
     body: z.object({ name: z.string().trim().min(1, 'Enter a name').max(100, 'At most 100 characters') }),
     permission: ['payment', 'update'],

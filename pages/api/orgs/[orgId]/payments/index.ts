@@ -5,12 +5,14 @@ import { createPayment, listPayments } from '@/lib/server/repos/payments';
 export default createHandler({
   GET: route({
     access: 'orgMember',
+    subscription: 'required',
     query: orgRouteSchema,
     permission: ['payment', 'read'],
     handle: async ({ org }) => ({ payments: await listPayments(org.id) }),
   }),
   POST: route({
     access: 'orgMember',
+    subscription: 'required',
     query: orgRouteSchema,
     body: createPaymentSchema,
     permission: ['payment', 'create'],

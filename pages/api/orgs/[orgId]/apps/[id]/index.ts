@@ -5,12 +5,14 @@ import { deleteApp, getApp, updateApp } from '@/lib/server/repos/apps';
 export default createHandler({
   GET: route({
     access: 'orgMember',
+    subscription: 'required',
     query: objectRouteSchema,
     permission: ['app', 'read'],
     handle: async ({ org, query }) => ({ app: await getApp(org.id, query.id) }),
   }),
   PATCH: route({
     access: 'orgMember',
+    subscription: 'required',
     query: objectRouteSchema,
     body: updateAppSchema,
     permission: ['app', 'update'],

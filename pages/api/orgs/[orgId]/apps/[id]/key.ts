@@ -6,6 +6,7 @@ import { revokeSubmissionKey, rotateSubmissionKey } from '@/lib/server/repos/app
 export default createHandler({
   POST: route({
     access: 'orgMember',
+    subscription: 'required',
     query: objectRouteSchema,
     permission: ['app', 'update'],
     handle: ({ org, query }) => rotateSubmissionKey(org.id, query.id),

@@ -11,6 +11,7 @@ import { clearAppTarget, setAppTarget, setAppWarehouse } from '@/lib/server/repo
 export default createHandler({
   PUT: route({
     access: 'orgMember',
+    subscription: 'required',
     query: objectRouteSchema,
     body: z.union([appTargetSchema, appWarehouseSchema]),
     permission: ['app', 'update'],
@@ -23,6 +24,7 @@ export default createHandler({
   }),
   DELETE: route({
     access: 'orgMember',
+    subscription: 'required',
     query: objectRouteSchema.extend({ platform: z.enum(AD_PLATFORMS) }),
     permission: ['app', 'update'],
     handle: async ({ org, query }) => ({ app: await clearAppTarget(org.id, query.id, query.platform) }),
