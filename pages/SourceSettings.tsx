@@ -1,12 +1,14 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
+import { useEffect } from 'react';
 import { IntegrationConfiguration } from '@/components/integrations/IntegrationConfigurationPage';
 import { Title } from '@/components/integrations/shared';
 import EmptyState from '@/components/ui/EmptyState';
 import Spinner from '@/components/ui/Spinner';
 import type { Role } from '@/lib/permissions';
 import { selectOrganization } from '@/store/organizationSlice';
-import { useAppSelector } from '@/store/hooks';
+import { useAppDispatch, useAppSelector } from '@/store/hooks';
+import { fetchOrganization } from '@/store/thunks';
 import { selectUser } from '@/store/userSlice';
 
 /**
@@ -19,7 +21,12 @@ export default function SourceSettings() {
   const organization = useAppSelector(selectOrganization);
   const id = typeof query.id === 'string' ? query.id : null;
   const kind = query.kind === 'destination' ? 'destination' : 'source';
+  const dispatch = useAppDispatch();
   const role = (organization.document?.organization_id === user.orgId ? organization.role : null) as Role | null;
+  // A global route: the guard loads organizations only on their own paths, so this page loads the selected one.
+  useEffect(() => {
+    if (user.orgId && organization.status === 'idle') void dispatch(fetchOrganization(user.orgId));
+  }, [user.orgId, organization.status, dispatch]);
   if (!isReady) return <Spinner label="Loading" />;
   if (!id || !user.orgId) {
     return (
@@ -33,6 +40,7 @@ export default function SourceSettings() {
       </>
     );
   }
+  if (organization.status === 'error') return <EmptyState title="Account settings" description="Your organization could not be loaded. Reload the page to try again." />;
   if (!role) return <Spinner label="Loading" />;
   return <IntegrationConfiguration orgId={user.orgId} role={role} kind={kind} id={id} />;
 }

@@ -57,7 +57,7 @@ async function main() {
       try {
         await run('production build', 'npx next build', appEnv);
         await run('seed', 'npx tsx scripts/seed.ts', appEnv);
-        await run('e2e tests', 'npx playwright test', appEnv);
+        await run('e2e tests', `npx playwright test ${process.env.PLAYWRIGHT_ARGS ?? ''}`.trim(), appEnv);
       } finally {
         await Promise.all([customerIo.close(), fakeStripe.close(), platforms.close()]);
       }

@@ -42,6 +42,11 @@ test('Google Ads: connect through the consent screen, pick accounts under a mana
   await page.getByRole('button', { name: 'Save accounts' }).click();
   await expect(page.getByText('Saved: 2 accounts.')).toBeVisible();
 
+  // /SourceSettings is the same picker as a global route, for the selected organization.
+  const sourceId = /\/source\/([^/]+)\//.exec(page.url())![1]!;
+  await page.goto(`/SourceSettings?kind=source&id=${sourceId}`);
+  await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
+
   await page.goto(`/${orgId}/source`);
   const row = page.getByRole('row', { name: /Google Ads/ });
   await expect(row).toContainText('2');

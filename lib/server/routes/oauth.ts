@@ -1,4 +1,4 @@
-import { isAdPlatform, PLATFORMS_OF_KIND, PLATFORM_LABELS, returnPathOf } from '@/lib/integrations/platforms';
+import { PLATFORMS_OF_KIND, PLATFORM_LABELS, returnPathOf } from '@/lib/integrations/platforms';
 import { can } from '@/lib/permissions';
 import { oauthCompleteSchema, oauthStartSchema, orgRouteSchema } from '@/lib/schemas/integrations';
 import { appUrl } from '@/lib/server/appUrl';
@@ -70,7 +70,7 @@ export const completeRoutes = createHandler({
         credential: result.credential,
         uid: caller.uid,
       });
-      return { kind: flow.kind, id: created.id, platform: flow.platform, reauthenticated: false, pickAccounts: isAdPlatform(flow.platform) || flow.platform === 'bigquery' };
+      return { kind: flow.kind, id: created.id, platform: flow.platform, reauthenticated: false };
     },
   }),
 });
