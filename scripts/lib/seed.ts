@@ -1,6 +1,9 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
+import { sealCredential } from '@/lib/server/repos/integrations';
 import { DEMO } from '@/scripts/lib/demo';
+import { SANDBOX_MIXPANEL } from '@/tests/fakes/platforms';
+import { RESTRICTED_KEYS } from '@/tests/fakes/stripe';
 
 async function ensureDemoUser() {
   const auth = adminAuth();
@@ -52,5 +55,69 @@ export async function seedDemo(): Promise<void> {
     { uid: DEMO.uid, role: 'owner', email: DEMO.email, fullName: DEMO.fullName, joined_at: FieldValue.serverTimestamp() },
     { merge: true },
   );
+  await batch.commit();
+  if (process.env.CREDENTIALS_ENCRYPTION_KEY) await seedDemoIntegrations();
+}
+
+/**
+ * What needs no consent click: a Mixpanel destination and a Stripe payment account with the sandbox's
+ * credentials, and an app that sends to Mixpanel. Only documents that are missing are written, so the
+ * demo keeps what a visitor changed. (OAuth logins live in the sandbox's memory: connect those by clicking.)
+ */
+async function seedDemoIntegrations() {
+  const org = adminDb().collection('organizations').doc(DEMO.orgId);
+  const now = FieldValue.serverTimestamp();
+  const project = SANDBOX_MIXPANEL.projects.US;
+  const stripeKey = Object.keys(RESTRICTED_KEYS).find((key) => RESTRICTED_KEYS[key]!.includes('charges_read'))!;
+  const documents: Array<[FirebaseFirestore.DocumentReference, Record<string, unknown>]> = [
+    [
+      org.collection('credentials').doc('demo-mixpanel'),
+      {
+        ...sealCredential(DEMO.orgId, 'demo-mixpanel', { type: 'mixpanel', username: SANDBOX_MIXPANEL.username, secret: SANDBOX_MIXPANEL.secret, projectId: project.id, residency: 'US' }),
+        owner: 'destinations/demo-mixpanel',
+      },
+    ],
+    [
+      org.collection('destinations').doc('demo-mixpanel'),
+      {
+        platform: 'mixpanel',
+        name: 'Product analytics',
+        account_name: project.name,
+        status: 'active',
+        credential_id: 'demo-mixpanel',
+        accounts: [],
+        settings: { projectId: project.id, residency: 'US' },
+        connected_by: DEMO.uid,
+        connected_at: now,
+        created_at: now,
+      },
+    ],
+    [org.collection('credentials').doc('demo-stripe'), { ...sealCredential(DEMO.orgId, 'demo-stripe', { type: 'stripe', apiKey: stripeKey }), owner: 'payments/demo-stripe' }],
+    [
+      org.collection('payments').doc('demo-stripe'),
+      { name: 'Demo store payments', provider: 'stripe', livemode: false, key_prefix: `${stripeKey.slice(0, 12)}…`, credential_id: 'demo-stripe', connected_by: DEMO.uid, connected_at: now },
+    ],
+    [
+      org.collection('apps').doc('demo-store'),
+      {
+        name: 'Demo store',
+        website_url: 'https://store.example',
+        gtm_container_id: 'GTM-DEMO123',
+        payload_urls: ['/checkout/thank-you', '/signup/complete'],
+        targets: {},
+        bigquery_destination_id: null,
+        mixpanel_destination_id: 'demo-mixpanel',
+        destination_ids: ['demo-mixpanel'],
+        submission_key: null,
+        created_by: DEMO.uid,
+        created_at: now,
+      },
+    ],
+  ];
+  const existing = await adminDb().getAll(...documents.map(([ref]) => ref));
+  const batch = adminDb().batch();
+  documents.forEach(([ref, data], index) => {
+    if (!existing[index]!.exists) batch.set(ref, data);
+  });
   await batch.commit();
 }
