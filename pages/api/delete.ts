@@ -7,7 +7,6 @@ import { deleteApp } from '@/lib/server/repos/apps';
 import { deleteIntegration } from '@/lib/server/repos/integrations';
 import { deletePayment } from '@/lib/server/repos/payments';
 
-
 /**
  * GET /api/delete?documentId={orgId}&type={source|destination|payment|app}&key={id} (SPEC.md §7).
  * A GET that deletes would follow a link from any site with the session cookie, so this one only
