@@ -1,6 +1,5 @@
-import type { App } from '@/lib/integrations/apps';
-import type { Payment } from '@/lib/integrations/apps';
-import type { AdAccount, AdPlatform, ConversionTarget, Integration, IntegrationKind } from '@/lib/integrations/platforms';
+import type { App, AppFields, Payment } from '@/lib/integrations/apps';
+import type { AdAccount, AdPlatform, ConversionTarget, Integration, IntegrationKind, Usage } from '@/lib/integrations/platforms';
 import { api } from '@/store/api';
 
 const org = (orgId: string) => `/api/orgs/${encodeURIComponent(orgId)}`;
@@ -13,13 +12,6 @@ interface ObjectArgs {
   id: string;
 }
 
-export interface Usage {
-  connections: Array<{ id: string; name: string }>;
-  conversions: Array<{ id: string; name: string }>;
-  apps: Array<{ id: string; name: string }>;
-}
-
-export type AppFields = Pick<App, 'name' | 'websiteUrl' | 'gtmContainerId' | 'payloadUrls'>;
 export type AppRouting =
   | { platform: AdPlatform; destinationId: string; accountId: string; targetId: string }
   | { platform: 'bigquery' | 'mixpanel'; destinationId: string | null };

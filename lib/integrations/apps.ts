@@ -1,7 +1,7 @@
 import type { AdPlatform } from '@/lib/integrations/platforms';
 
 /** SPEC.md §5: a tag-manager identifier is GTM- followed by uppercase letters and digits. */
-export const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;
+const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;
 export const GTM_MESSAGE = 'A tag-manager identifier must match GTM- followed by uppercase letters and digits';
 export const PAYLOAD_HOST_MESSAGE = 'Payload URLs must not contain a host';
 
@@ -21,10 +21,6 @@ export function payloadUrlHasHost(value: string): boolean {
   return url.includes('\\');
 }
 
-export function isPayloadPath(value: string): boolean {
-  return value.trim().startsWith('/') && !payloadUrlHasHost(value);
-}
-
 /** Where one platform's conversions of an app go: a destination and its pixel / action / goal. */
 export interface AppPlatformTarget {
   destinationId: string;
@@ -36,12 +32,16 @@ export interface AppPlatformTarget {
 export const APP_PLATFORM_SEGMENTS = { google: 'google_ads', meta: 'meta_ads', microsoft: 'microsoft_ads' } as const;
 export type AppPlatformSegment = keyof typeof APP_PLATFORM_SEGMENTS;
 
-export interface App {
-  id: string;
+/** What a user types about an app. */
+export interface AppFields {
   name: string;
   websiteUrl: string;
   gtmContainerId: string;
   payloadUrls: string[];
+}
+
+export interface App extends AppFields {
+  id: string;
   targets: Partial<Record<AdPlatform, AppPlatformTarget>>;
   /** Warehouse / analytics destinations that receive this app's conversions. */
   bigqueryDestinationId: string | null;

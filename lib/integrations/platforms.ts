@@ -42,10 +42,6 @@ export function isOAuthPlatform(platform: Platform): platform is OAuthPlatform {
   return (OAUTH_PLATFORMS as readonly string[]).includes(platform);
 }
 
-export function isAdPlatform(platform: Platform): platform is AdPlatform {
-  return (AD_PLATFORMS as readonly string[]).includes(platform);
-}
-
 /**
  * The fixed return route a provider sends the browser back to (a provider only redirects to
  * registered URLs, so these are global routes): ad accounts as sources come back to /addSource, ad
@@ -112,6 +108,13 @@ export interface Integration {
   accounts: AdAccount[];
   /** Mixpanel: project id and data residency; BigQuery: project id. */
   settings: Record<string, string>;
+}
+
+/** What still uses an object: it cannot be deleted until these let go of it. */
+export interface Usage {
+  connections: Array<{ id: string; name: string }>;
+  conversions: Array<{ id: string; name: string }>;
+  apps: Array<{ id: string; name: string }>;
 }
 
 /** A conversion target of a destination account: Meta pixel, Google Ads conversion action, Microsoft goal. */

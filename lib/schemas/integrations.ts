@@ -19,22 +19,12 @@ export const oauthCompleteSchema = z.object({
   returnPath: z.enum(RETURN_PATHS),
 });
 
-const accountSchema = z.object({
-  id: z.string().trim().min(1).max(64),
-  name: z.string().trim().max(200).default(''),
-  currency: z.string().max(8).nullish(),
-  managerId: z.string().max(64).nullish(),
-  isManager: z.boolean().optional(),
-});
-
 export const updateIntegrationSchema = z
   .object({
     name: z.string().trim().min(1, 'Enter a name').max(100, 'At most 100 characters').optional(),
     accountIds: z.array(z.string().trim().min(1).max(64)).max(500, 'At most 500 accounts').optional(),
   })
   .refine((body) => body.name !== undefined || body.accountIds !== undefined, 'Nothing to change');
-
-export type AccountInput = z.infer<typeof accountSchema>;
 
 const nameSchema = z.string().trim().min(1, 'Enter a name').max(100, 'At most 100 characters');
 
@@ -108,5 +98,3 @@ export const appWarehouseSchema = z.object({
 });
 
 export const targetsQuerySchema = objectRouteSchema.extend({ accountId: z.string().trim().min(1).max(64) });
-
-export { accountSchema };

@@ -30,7 +30,7 @@ export default createHandler({
       const key = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
       const app = key ? await appOfSubmissionKey(key) : null;
       if (!app) throw new ApiError(401, 'invalid_key', 'Send a valid submission key as Authorization: Bearer sbk_…');
-      const id = await recordSubmission(app.orgId, app.appId, { ...body, page_url: body.pageUrl ?? null });
+      const id = await recordSubmission(app.orgId, app.appId, body);
       res.status(202).json({ success: true, id });
       return undefined;
     },

@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { Timestamp } from 'firebase-admin/firestore';
 import deleteRoute from '@/pages/api/delete';
 import getOrganizationData from '@/pages/api/getOrganizationData';
@@ -327,16 +328,19 @@ describe('credentials checked on save', () => {
     expect(good.status).toBe(200);
     expect(good.body.destination).toMatchObject({ platform: 'bigquery', accountName: 'signalbridge@acme-warehouse.iam.gserviceaccount.com' });
     expect(JSON.stringify(good.body)).not.toContain('PRIVATE KEY');
-    const broken = JSON.parse(platforms.serviceAccountKey) as Record<string, string>;
-    broken.client_email = 'someone-else@example.iam.gserviceaccount.com';
-    const refused = await call(s.destinations, {
-      method: 'POST',
-      token: owner.token,
-      query: { orgId },
-      body: { platform: 'bigquery', name: 'Warehouse', serviceAccountKey: JSON.stringify({ ...broken, private_key: 'not a key' }) },
-    });
-    expect(refused.status).toBe(400);
-    expect(refused.body.fieldErrors.serviceAccountKey).toBeDefined();
+    const sandboxKey = JSON.parse(platforms.serviceAccountKey) as Record<string, string>;
+    const post = (key: Record<string, string>) =>
+      call(s.destinations, { method: 'POST', token: owner.token, query: { orgId }, body: { platform: 'bigquery', name: 'Warehouse', serviceAccountKey: JSON.stringify(key) } });
+    const before = (await call(s.destinations, { token: owner.token, query: { orgId } })).body.destinations.length;
+    // Google refuses a well-formed key of an account it does not know, and a key signed by another private key.
+    const unknownAccount = await post({ ...sandboxKey, client_email: 'someone-else@acme-warehouse.iam.gserviceaccount.com' });
+    expect(unknownAccount.status).toBe(400);
+    expect(unknownAccount.body.fieldErrors.serviceAccountKey[0]).toMatch(/did not accept this service account key/);
+    const otherKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect((await post({ ...sandboxKey, private_key: otherKey })).status).toBe(400);
+    expect((await post({ ...sandboxKey, private_key: 'not a key' })).status).toBe(400);
+    expect((await post({ type: 'authorized_user' } as Record<string, string>)).body.fieldErrors.serviceAccountKey).toBeDefined();
+    expect((await call(s.destinations, { token: owner.token, query: { orgId } })).body.destinations).toHaveLength(before);
   });
 
   test('Stripe: secret keys and keys without charge access are refused; a restricted key is saved as a prefix', async () => {
@@ -409,6 +413,14 @@ describe('tenant isolation and roles', () => {
     expect((await call(s.source, { token: outsider.token, query: { orgId: otherOrg, id: sourceId } })).status).toBe(404);
     expect((await call(s.deleteRoute, { token: outsider.token, query: { documentId: otherOrg, type: 'source', key: sourceId } })).status).toBe(404);
     expect((await call(s.source, { token: owner.token, query: { orgId, id: sourceId } })).status).toBe(200);
+  });
+
+  test('changing something that does not exist is a 404 and creates nothing', async () => {
+    const missing = { orgId, id: 'no-such-object' };
+    expect((await call(s.source, { method: 'PATCH', token: owner.token, query: missing, body: { name: 'x' } })).status).toBe(404);
+    expect((await call(s.app, { method: 'PATCH', token: owner.token, query: missing, body: { name: 'x' } })).status).toBe(404);
+    const snap = await adminDb().collection('organizations').doc(orgId).collection('sources').doc('no-such-object').get();
+    expect(snap.exists).toBe(false);
   });
 
   test('signed out is 401', async () => {

@@ -48,7 +48,7 @@ export const SANDBOX_MIXPANEL = {
 } as const;
 
 /** A key for local credentials only (npm run dev, tests); production sets its own secret. */
-export const SANDBOX_CREDENTIALS_KEY = Buffer.alloc(32, 7).toString('base64');
+const SANDBOX_CREDENTIALS_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** The sandbox's world: one marketer with a manager account, its clients, and their conversion targets. */
 const GOOGLE_USER = { sub: '109876543210', email: 'sandbox.marketer@example.com', name: 'Sandbox Marketer' };
@@ -148,12 +148,18 @@ interface AccessToken extends Grant {
 }
 
 /** RS256 JWT check for the service-account grant (RFC 7523). */
-function verifyAssertion(assertion: string, publicKey: string, audience: string): { ok: boolean; error?: string } {
+function verifyAssertion(assertion: string, account: { email: string; publicKey: string }, audience: string): { ok: boolean; error?: string } {
   const [header, payload, signature] = assertion.split('.');
   if (!header || !payload || !signature) return { ok: false, error: 'Invalid JWT.' };
-  const valid = createVerify('RSA-SHA256').update(`${header}.${payload}`).verify(publicKey, signature, 'base64url');
+  let claims: { iss?: string; aud?: string; exp?: number; iat?: number; scope?: string };
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+  } catch {
+    return { ok: false, error: 'Invalid JWT.' };
+  }
+  if (claims.iss !== account.email) return { ok: false, error: 'Invalid grant: account not found' };
+  const valid = createVerify('RSA-SHA256').update(`${header}.${payload}`).verify(account.publicKey, signature, 'base64url');
   if (!valid) return { ok: false, error: 'Invalid JWT Signature.' };
-  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { aud?: string; exp?: number; iat?: number; scope?: string };
   const now = Math.floor(Date.now() / 1000);
   if (claims.aud !== audience) return { ok: false, error: 'Invalid JWT: Token must be a short-lived token and in a reasonable timeframe.' };
   if (!claims.exp || claims.exp < now || !claims.iat || claims.exp - claims.iat > 3600) {
@@ -302,7 +308,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
     const grantType = form.get('grant_type');
     const oauthError = (status: number, error: string, description: string) => json(res, status, { error, error_description: description });
     if (grantType === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
-      const checked = verifyAssertion(form.get('assertion') ?? '', serviceAccount.publicKey, `${base}/google/token`);
+      const checked = verifyAssertion(form.get('assertion') ?? '', serviceAccount, `${base}/google/token`);
       if (!checked.ok) return oauthError(400, 'invalid_grant', checked.error!);
       const accessToken = issue({ provider: 'google', scope: 'https://www.googleapis.com/auth/bigquery', offline: false }, null, 3599);
       return json(res, 200, { access_token: accessToken, expires_in: 3599, token_type: 'Bearer' });
@@ -596,9 +602,10 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
       return json(res, 200, { Accounts: accounts });
     }
     if (path === '/microsoft/campaign/CampaignManagement/v13/ConversionGoals/QueryByIds') {
-      const accountId = req.headers.customeraccountid;
-      if (!MICROSOFT_ACCOUNTS.some((account) => String(account.Id) === accountId)) {
-        return adApiFault(res, 400, 1102, 'CampaignServiceInvalidAccountId', 'The account ID is invalid.');
+      const account = MICROSOFT_ACCOUNTS.find((candidate) => String(candidate.Id) === req.headers.customeraccountid);
+      if (!account) return adApiFault(res, 400, 1102, 'CampaignServiceInvalidAccountId', 'The account ID is invalid.');
+      if (req.headers.customerid !== String(account.ParentCustomerId)) {
+        return adApiFault(res, 400, 1030, 'CampaignServiceAccountIdHasToBeSpecified', 'The CustomerId header must be the customer that owns the account.');
       }
       const body = JSON.parse((await readBody(req)) || '{}') as { ConversionGoalTypes?: string };
       if (!body.ConversionGoalTypes) return adApiFault(res, 400, 1001, 'NullParameter', 'ConversionGoalTypes cannot be null.');

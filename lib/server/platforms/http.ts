@@ -16,7 +16,7 @@ export class PlatformError extends Error {
   }
 }
 
-export interface PlatformResponse {
+interface PlatformResponse {
   status: number;
   body: Record<string, unknown>;
 }

@@ -1,19 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
-import type { App, AppPlatformTarget } from '@/lib/integrations/apps';
+import type { App, AppFields, AppPlatformTarget } from '@/lib/integrations/apps';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { ApiError } from '@/lib/server/http/errors';
 import { listTargets } from '@/lib/server/platforms';
-import { getIntegration, iso, notFound, withSession } from '@/lib/server/repos/integrations';
+import { assertUnused, getIntegration, iso, notFound, updateExisting, withSession } from '@/lib/server/repos/integrations';
 
 /** Apps: the websites an organization tracks, where their conversions go, and their submission key. */
 const apps = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('apps');
 const submissionKeys = () => adminDb().collection('submission_keys');
 
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-type Fields = { name: string; websiteUrl: string; gtmContainerId: string; payloadUrls: string[] };
 
 function toApp(snap: DocumentSnapshot): App {
   const targets = (snap.get('targets') ?? {}) as Record<string, { destination_id: string; account_id: string; target_id: string; target_name: string }>;
@@ -37,7 +36,7 @@ function toApp(snap: DocumentSnapshot): App {
   };
 }
 
-const fieldsToDoc = (fields: Partial<Fields>) => ({
+const fieldsToDoc = (fields: Partial<AppFields>) => ({
   ...(fields.name !== undefined ? { name: fields.name } : {}),
   ...(fields.websiteUrl !== undefined ? { website_url: fields.websiteUrl } : {}),
   ...(fields.gtmContainerId !== undefined ? { gtm_container_id: fields.gtmContainerId } : {}),
@@ -55,7 +54,7 @@ export async function getApp(orgId: string, id: string): Promise<App> {
   return toApp(snap);
 }
 
-export async function createApp(orgId: string, uid: string, fields: Fields): Promise<App> {
+export async function createApp(orgId: string, uid: string, fields: AppFields): Promise<App> {
   const ref = apps(orgId).doc();
   await ref.set({
     ...fieldsToDoc(fields),
@@ -70,9 +69,8 @@ export async function createApp(orgId: string, uid: string, fields: Fields): Pro
   return toApp(await ref.get());
 }
 
-export async function updateApp(orgId: string, id: string, fields: Partial<Fields>): Promise<App> {
-  await getApp(orgId, id);
-  await apps(orgId).doc(id).update({ ...fieldsToDoc(fields), updated_at: FieldValue.serverTimestamp() });
+export async function updateApp(orgId: string, id: string, fields: Partial<AppFields>): Promise<App> {
+  await updateExisting(apps(orgId).doc(id), { ...fieldsToDoc(fields), updated_at: FieldValue.serverTimestamp() }, 'App');
   return getApp(orgId, id);
 }
 
@@ -82,12 +80,19 @@ function destinationIdsOf(app: App): string[] {
   return [...new Set([...ids, app.bigqueryDestinationId, app.mixpanelDestinationId].filter((id): id is string => Boolean(id)))];
 }
 
-async function saveRouting(orgId: string, id: string, update: Record<string, unknown>): Promise<App> {
+/**
+ * Changes where the app sends, in one transaction: the routing fields and the destination ids derived
+ * from the app as it will be, so two changes at once cannot leave a stale list behind.
+ */
+async function saveRouting(orgId: string, id: string, update: Record<string, unknown>, change: (app: App) => App): Promise<App> {
   const ref = apps(orgId).doc(id);
-  await ref.update(update);
-  const app = toApp(await ref.get());
-  await ref.update({ destination_ids: destinationIdsOf(app) });
-  return app;
+  return adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('App');
+    const next = change(toApp(snap));
+    transaction.update(ref, { ...update, destination_ids: destinationIdsOf(next), updated_at: FieldValue.serverTimestamp() });
+    return next;
+  });
 }
 
 /**
@@ -95,37 +100,42 @@ async function saveRouting(orgId: string, id: string, update: Record<string, unk
  * destination's account offers right now (fetched from the platform, never taken from the browser).
  */
 export async function setAppTarget(orgId: string, id: string, input: { platform: AdPlatform; destinationId: string; accountId: string; targetId: string }) {
-  await getApp(orgId, id);
-  const destination = await getIntegration(orgId, 'destination', input.destinationId);
-  if (destination.platform !== input.platform) {
-    throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { destinationId: [`Pick a ${PLATFORM_LABELS[input.platform]} destination`] });
-  }
-  const targets = await withSession(orgId, 'destination', input.destinationId, async (session, integration) => {
-    const account = integration.accounts.find((candidate) => candidate.id === input.accountId);
-    if (!account) throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { accountId: ['Pick one of this destination’s accounts'] });
+  const invalid = (field: string, message: string) => new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { [field]: [message] });
+  const targets = await withSession(orgId, 'destination', input.destinationId, async (session, destination) => {
+    if (destination.platform !== input.platform) throw invalid('destinationId', `Pick a ${PLATFORM_LABELS[input.platform]} destination`);
+    const account = destination.accounts.find((candidate) => candidate.id === input.accountId);
+    if (!account) throw invalid('accountId', 'Pick one of this destination’s accounts');
     return listTargets(input.platform, session.accessToken, account);
   });
   const target = targets.find((candidate) => candidate.id === input.targetId);
-  if (!target) throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { targetId: ['Pick one from the list'] });
-  return saveRouting(orgId, id, {
-    [`targets.${input.platform}`]: { destination_id: input.destinationId, account_id: input.accountId, target_id: target.id, target_name: target.name },
-  });
+  if (!target) throw invalid('targetId', 'Pick one from the list');
+  const routed: AppPlatformTarget = { destinationId: input.destinationId, accountId: input.accountId, targetId: target.id, targetName: target.name };
+  return saveRouting(
+    orgId,
+    id,
+    { [`targets.${input.platform}`]: { destination_id: routed.destinationId, account_id: routed.accountId, target_id: routed.targetId, target_name: routed.targetName } },
+    (app) => ({ ...app, targets: { ...app.targets, [input.platform]: routed } }),
+  );
 }
 
 export async function clearAppTarget(orgId: string, id: string, platform: AdPlatform) {
-  await getApp(orgId, id);
-  return saveRouting(orgId, id, { [`targets.${platform}`]: FieldValue.delete() });
+  return saveRouting(orgId, id, { [`targets.${platform}`]: FieldValue.delete() }, (app) => {
+    const targets = { ...app.targets };
+    delete targets[platform];
+    return { ...app, targets };
+  });
 }
 
 export async function setAppWarehouse(orgId: string, id: string, platform: 'bigquery' | 'mixpanel', destinationId: string | null) {
-  await getApp(orgId, id);
   if (destinationId) {
     const destination = await getIntegration(orgId, 'destination', destinationId);
     if (destination.platform !== platform) {
       throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
     }
   }
-  return saveRouting(orgId, id, { [`${platform}_destination_id`]: destinationId });
+  return saveRouting(orgId, id, { [`${platform}_destination_id`]: destinationId }, (app) =>
+    platform === 'bigquery' ? { ...app, bigqueryDestinationId: destinationId } : { ...app, mixpanelDestinationId: destinationId },
+  );
 }
 
 /** A new custom-submission key, shown once; the previous one stops working at the same moment. */
@@ -171,8 +181,7 @@ export async function recordSubmission(orgId: string, appId: string, submission:
 export async function deleteApp(orgId: string, id: string): Promise<void> {
   const snap = await apps(orgId).doc(id).get();
   if (!snap.exists) throw notFound('App');
-  const conversions = await adminDb().collection('organizations').doc(orgId).collection('conversions').where('app_id', '==', id).limit(20).get();
-  if (!conversions.empty) throw new ApiError(409, 'in_use', `This app is still used by ${conversions.size} conversion(s). Remove it from them first.`);
+  await assertUnused(orgId, 'app_id', id, 'App');
   const batch = adminDb().batch();
   const hash = snap.get('submission_key.hash') as string | undefined;
   if (hash) batch.delete(submissionKeys().doc(hash));

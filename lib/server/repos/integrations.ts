@@ -1,4 +1,4 @@
-import { FieldValue, Timestamp, type DocumentSnapshot, type Firestore } from 'firebase-admin/firestore';
+import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type UpdateData } from 'firebase-admin/firestore';
 import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
 import {
   PLATFORM_LABELS,
@@ -6,24 +6,35 @@ import {
   type Integration,
   type IntegrationKind,
   type Platform,
+  type Usage,
 } from '@/lib/integrations/platforms';
 import { trackEvent } from '@/lib/server/analytics';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { ApiError } from '@/lib/server/http/errors';
-import { openSession, type Credential, type PlatformSession } from '@/lib/server/platforms';
+import { listAccounts, openSession, type Credential, type PlatformSession } from '@/lib/server/platforms';
 import { PlatformError } from '@/lib/server/platforms/http';
 import { open, seal } from '@/lib/server/secretBox';
 
 export const COLLECTION_OF: Record<IntegrationKind, 'sources' | 'destinations'> = { source: 'sources', destination: 'destinations' };
 const LABEL_OF: Record<IntegrationKind, string> = { source: 'Source', destination: 'Destination' };
 
-const organization = (orgId: string, db: Firestore = adminDb()) => db.collection('organizations').doc(orgId);
+const organization = (orgId: string) => adminDb().collection('organizations').doc(orgId);
 export const integrations = (orgId: string, kind: IntegrationKind) => organization(orgId).collection(COLLECTION_OF[kind]);
 export const credentials = (orgId: string) => organization(orgId).collection('credentials');
 
 export const iso = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : new Date(0).toISOString());
 
 export const notFound = (label: string) => new ApiError(404, 'not_found', `${label} not found.`);
+
+/** Updates a document that must exist: a missing one is the caller's 404 (gRPC NOT_FOUND), not a 500. */
+export async function updateExisting(ref: DocumentReference, data: UpdateData<FirebaseFirestore.DocumentData>, label: string): Promise<void> {
+  try {
+    await ref.update(data);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 5) throw notFound(label);
+    throw error;
+  }
+}
 
 export function toIntegration(kind: IntegrationKind, snap: DocumentSnapshot): Integration {
   return {
@@ -45,17 +56,15 @@ export async function listIntegrations(orgId: string, kind: IntegrationKind): Pr
   return snapshot.docs.map((doc) => toIntegration(kind, doc));
 }
 
-export async function getIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<Integration & { credentialId: string }> {
+/** The object as the browser may see it, and (server only) where its credential is. */
+async function loadIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<{ integration: Integration; credentialId: string }> {
   const snap = await integrations(orgId, kind).doc(id).get();
   if (!snap.exists) throw notFound(LABEL_OF[kind]);
-  return { ...toIntegration(kind, snap), credentialId: snap.get('credential_id') };
+  return { integration: toIntegration(kind, snap), credentialId: snap.get('credential_id') };
 }
 
-/** The object as the browser may see it. */
-export async function getPublicIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<Integration> {
-  const snap = await integrations(orgId, kind).doc(id).get();
-  if (!snap.exists) throw notFound(LABEL_OF[kind]);
-  return toIntegration(kind, snap);
+export async function getIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<Integration> {
+  return (await loadIntegration(orgId, kind, id)).integration;
 }
 
 /** Seals a credential with the document path as associated data: it opens nowhere else. */
@@ -109,10 +118,10 @@ export async function createIntegration(orgId: string, input: NewIntegration): P
 
 /** Reauth: the same object with a new login; it works again. */
 export async function replaceCredential(orgId: string, kind: IntegrationKind, id: string, credential: Credential, accountName: string, uid: string) {
-  const current = await getIntegration(orgId, kind, id);
+  const { integration: current, credentialId } = await loadIntegration(orgId, kind, id);
   const batch = adminDb().batch();
-  batch.set(credentials(orgId).doc(current.credentialId), {
-    ...sealCredential(orgId, current.credentialId, credential),
+  batch.set(credentials(orgId).doc(credentialId), {
+    ...sealCredential(orgId, credentialId, credential),
     owner: `${COLLECTION_OF[kind]}/${id}`,
   });
   batch.update(integrations(orgId, kind).doc(id), {
@@ -130,7 +139,7 @@ export async function replaceCredential(orgId: string, kind: IntegrationKind, id
   });
 }
 
-export const needsReauth = (platform: Platform) =>
+const needsReauth = (platform: Platform) =>
   new ApiError(
     409,
     'needs_reauth',
@@ -142,14 +151,12 @@ export const needsReauth = (platform: Platform) =>
  * 'needs reauth' (the UI offers a one-click reconnect) and answers 409 needs_reauth.
  */
 export async function withSession<T>(orgId: string, kind: IntegrationKind, id: string, work: (session: PlatformSession, integration: Integration) => Promise<T>): Promise<T> {
-  const integration = await getIntegration(orgId, kind, id);
+  const { integration, credentialId } = await loadIntegration(orgId, kind, id);
   if (integration.status === 'needs_reauth') throw needsReauth(integration.platform);
   try {
-    const credential = await readCredential(orgId, integration.credentialId);
+    const credential = await readCredential(orgId, credentialId);
     const session = await openSession(credential);
-    if (session.rotated) {
-      await credentials(orgId).doc(integration.credentialId).update(sealCredential(orgId, integration.credentialId, session.rotated));
-    }
+    if (session.rotated) await credentials(orgId).doc(credentialId).update(sealCredential(orgId, credentialId, session.rotated));
     return await work(session, integration);
   } catch (error) {
     if (error instanceof PlatformError && error.reauth) {
@@ -161,16 +168,14 @@ export async function withSession<T>(orgId: string, kind: IntegrationKind, id: s
   }
 }
 
-export interface Usage {
-  connections: Array<{ id: string; name: string }>;
-  conversions: Array<{ id: string; name: string }>;
-  apps: Array<{ id: string; name: string }>;
-}
-
 const named = (snap: DocumentSnapshot) => ({ id: snap.id, name: String(snap.get('name') ?? snap.id) });
 
-/** What still uses an object: it cannot be deleted until these let go of it. */
-export async function usageOf(orgId: string, field: 'source_id' | 'destination_id', id: string): Promise<Usage> {
+/** The field that connections, conversions and apps refer to an object by. */
+export type UsageField = 'source_id' | 'destination_id' | 'app_id';
+export const usageFieldOf = (kind: IntegrationKind): UsageField => (kind === 'source' ? 'source_id' : 'destination_id');
+
+/** What still uses an object (a source, destination, payment account or app). */
+export async function usageOf(orgId: string, field: UsageField, id: string): Promise<Usage> {
   const org = organization(orgId);
   const [connections, conversions, apps] = await Promise.all([
     org.collection('connections').where(field, '==', id).limit(20).get(),
@@ -180,9 +185,13 @@ export async function usageOf(orgId: string, field: 'source_id' | 'destination_i
   return { connections: connections.docs.map(named), conversions: conversions.docs.map(named), apps: apps?.docs.map(named) ?? [] };
 }
 
-export const inUse = (usage: Usage) => usage.connections.length + usage.conversions.length + usage.apps.length > 0;
+/** Refuses (409 in_use) to delete an object something still uses, saying what. */
+export async function assertUnused(orgId: string, field: UsageField, id: string, label: string): Promise<void> {
+  const usage = await usageOf(orgId, field, id);
+  if (usage.connections.length + usage.conversions.length + usage.apps.length > 0) throw new ApiError(409, 'in_use', describeUsage(label, usage));
+}
 
-export function describeUsage(label: string, usage: Usage): string {
+function describeUsage(label: string, usage: Usage): string {
   const parts = [
     usage.connections.length && `${usage.connections.length} connection${usage.connections.length === 1 ? '' : 's'}`,
     usage.conversions.length && `${usage.conversions.length} conversion${usage.conversions.length === 1 ? '' : 's'}`,
@@ -192,12 +201,11 @@ export function describeUsage(label: string, usage: Usage): string {
 }
 
 export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string, uid: string): Promise<void> {
-  const integration = await getIntegration(orgId, kind, id);
-  const usage = await usageOf(orgId, kind === 'source' ? 'source_id' : 'destination_id', id);
-  if (inUse(usage)) throw new ApiError(409, 'in_use', describeUsage(LABEL_OF[kind], usage));
+  const { integration, credentialId } = await loadIntegration(orgId, kind, id);
+  await assertUnused(orgId, usageFieldOf(kind), id, LABEL_OF[kind]);
   const batch = adminDb().batch();
   batch.delete(integrations(orgId, kind).doc(id));
-  batch.delete(credentials(orgId).doc(integration.credentialId));
+  batch.delete(credentials(orgId).doc(credentialId));
   await batch.commit();
   // The grant is not revoked at the platform: Google and Meta revoke a person's whole grant to our
   // app, which would also cut off every other source or destination that person connected.
@@ -208,7 +216,22 @@ export async function deleteIntegration(orgId: string, kind: IntegrationKind, id
   });
 }
 
-/** Keeps the accounts the user picked, by id, from the ones the login can reach. */
-export async function selectAccounts(orgId: string, kind: IntegrationKind, id: string, picked: AdAccount[]) {
-  await integrations(orgId, kind).doc(id).update({ accounts: picked, updated_at: FieldValue.serverTimestamp() });
+/**
+ * Renames an object and/or keeps the accounts picked by id — only among those its login can reach
+ * right now (ids from the browser are never trusted), and never a manager account.
+ */
+export async function updateIntegration(orgId: string, kind: IntegrationKind, id: string, changes: { name?: string; accountIds?: string[] }): Promise<Integration> {
+  const update: Record<string, unknown> = { updated_at: FieldValue.serverTimestamp() };
+  if (changes.name) update.name = changes.name;
+  if (changes.accountIds) {
+    const wanted = new Set(changes.accountIds);
+    const reachable = await withSession(orgId, kind, id, (session, integration) => listAccounts(integration.platform, session.accessToken));
+    const picked = reachable.filter((account) => wanted.has(account.id));
+    const refuse = (message: string) => new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { accountIds: [message] });
+    if (picked.length !== wanted.size) throw refuse('Pick only accounts this login can reach');
+    if (picked.some((account) => account.isManager)) throw refuse('A manager account has no campaigns of its own: pick its client accounts');
+    update.accounts = picked;
+  }
+  await updateExisting(integrations(orgId, kind).doc(id), update, LABEL_OF[kind]);
+  return getIntegration(orgId, kind, id);
 }

@@ -4,7 +4,7 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { ApiError } from '@/lib/server/http/errors';
 import { checkRestrictedKey } from '@/lib/server/platforms/stripePayments';
 import { PlatformError } from '@/lib/server/platforms/http';
-import { credentials, inUse, iso, notFound, sealCredential } from '@/lib/server/repos/integrations';
+import { assertUnused, credentials, iso, notFound, sealCredential, updateExisting } from '@/lib/server/repos/integrations';
 
 /** Stripe accounts connected as conversion sources, by a restricted key checked on save. */
 const payments = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('payments');
@@ -57,19 +57,14 @@ export async function createPayment(orgId: string, uid: string, input: { name: s
 }
 
 export async function renamePayment(orgId: string, id: string, name: string): Promise<Payment> {
-  await getPayment(orgId, id);
-  await payments(orgId).doc(id).update({ name });
+  await updateExisting(payments(orgId).doc(id), { name }, 'Payment account');
   return getPayment(orgId, id);
 }
 
 export async function deletePayment(orgId: string, id: string): Promise<void> {
   const snap = await payments(orgId).doc(id).get();
   if (!snap.exists) throw notFound('Payment account');
-  const conversions = await adminDb().collection('organizations').doc(orgId).collection('conversions').where('source_id', '==', id).limit(20).get();
-  const usage = { connections: [], apps: [], conversions: conversions.docs.map((doc) => ({ id: doc.id, name: String(doc.get('name') ?? doc.id) })) };
-  if (inUse(usage)) {
-    throw new ApiError(409, 'in_use', `This payment account is still used by ${usage.conversions.length} conversion(s). Remove it from them first.`);
-  }
+  await assertUnused(orgId, 'source_id', id, 'Payment account');
   const batch = adminDb().batch();
   batch.delete(payments(orgId).doc(id));
   batch.delete(credentials(orgId).doc(snap.get('credential_id')));

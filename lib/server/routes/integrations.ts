@@ -11,10 +11,10 @@ import {
   COLLECTION_OF,
   createIntegration,
   deleteIntegration,
-  getPublicIntegration,
-  integrations,
+  getIntegration,
   listIntegrations,
-  selectAccounts,
+  updateIntegration,
+  usageFieldOf,
   usageOf,
   withSession,
 } from '@/lib/server/repos/integrations';
@@ -102,7 +102,7 @@ export function itemRoutes(kind: IntegrationKind) {
       subscription: 'required',
       query: objectRouteSchema,
       permission: [kind, 'read'],
-      handle: async ({ org, query }) => ({ [kind]: await getPublicIntegration(org.id, kind, query.id) }),
+      handle: async ({ org, query }) => ({ [kind]: await getIntegration(org.id, kind, query.id) }),
     }),
     PATCH: route({
       access: 'orgMember',
@@ -110,27 +110,7 @@ export function itemRoutes(kind: IntegrationKind) {
       query: objectRouteSchema,
       body: updateIntegrationSchema,
       permission: [kind, 'update'],
-      async handle({ org, query, body }) {
-        if (body.accountIds) {
-          const wanted = new Set(body.accountIds);
-          // Only accounts the login can reach right now; ids from the browser are never trusted.
-          const reachable = await withSession(org.id, kind, query.id, (session, integration) => listAccounts(integration.platform, session.accessToken));
-          const picked = reachable.filter((account) => wanted.has(account.id));
-          if (picked.length !== wanted.size) {
-            throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { accountIds: ['Pick only accounts this login can reach'] });
-          }
-          if (picked.some((account) => account.isManager)) {
-            throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', {
-              accountIds: ['A manager account has no campaigns of its own: pick its client accounts'],
-            });
-          }
-          await selectAccounts(org.id, kind, query.id, picked);
-        } else {
-          await getPublicIntegration(org.id, kind, query.id);
-        }
-        if (body.name) await integrations(org.id, kind).doc(query.id).update({ name: body.name });
-        return { [kind]: await getPublicIntegration(org.id, kind, query.id) };
-      },
+      handle: async ({ org, query, body }) => ({ [kind]: await updateIntegration(org.id, kind, query.id, body) }),
     }),
     DELETE: route({
       access: 'orgMember',
@@ -185,8 +165,8 @@ export function usageRoutes(kind: IntegrationKind) {
       query: objectRouteSchema,
       permission: [kind, 'read'],
       async handle({ org, query }) {
-        await getPublicIntegration(org.id, kind, query.id);
-        return { usage: await usageOf(org.id, kind === 'source' ? 'source_id' : 'destination_id', query.id) };
+        await getIntegration(org.id, kind, query.id);
+        return { usage: await usageOf(org.id, usageFieldOf(kind), query.id) };
       },
     }),
   });

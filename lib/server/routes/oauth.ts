@@ -4,7 +4,7 @@ import { oauthCompleteSchema, oauthStartSchema, orgRouteSchema } from '@/lib/sch
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError, forbidden } from '@/lib/server/http/errors';
-import { consumeState, createState } from '@/lib/server/oauth/state';
+import { consumeState, createState, invalidState } from '@/lib/server/oauth/state';
 import { authorizeUrl, exchangeCode } from '@/lib/server/platforms';
 import { PlatformError } from '@/lib/server/platforms/http';
 import { createIntegration, getIntegration, replaceCredential } from '@/lib/server/repos/integrations';
@@ -49,9 +49,9 @@ export const completeRoutes = createHandler({
     body: oauthCompleteSchema,
     async handle({ org, caller, body }) {
       const flow = await consumeState(body.state, { orgId: org.id, uid: caller.uid });
-      if (appUrl(body.returnPath) !== flow.redirectUri) {
-        throw new ApiError(400, 'invalid_state', 'This connection link has expired or was already used. Start connecting again.');
-      }
+      if (appUrl(body.returnPath) !== flow.redirectUri) throw invalidState();
+      // The role is checked again: it may have changed while the user was at the provider.
+      if (!can(org.role, flow.kind, flow.objectId ? 'update' : 'create')) throw forbidden();
       let result;
       try {
         result = await exchangeCode(flow.platform, body.code, flow.redirectUri);
