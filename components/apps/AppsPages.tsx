@@ -5,8 +5,7 @@ import AppForm from '@/components/apps/AppForm';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/team/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
-import Button from '@/components/ui/Button';
-import ConfirmDialog from '@/components/ui/ConfirmDialog';
+import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
@@ -103,9 +102,8 @@ export function ConnectAppPage() {
 function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App }) {
   const router = useRouter();
   const [update, updating] = useUpdateAppMutation();
-  const [remove, removing] = useDeleteAppMutation();
+  const [remove] = useDeleteAppMutation();
   const [notice, setNotice] = useState<NoticeValue | null>(null);
-  const [confirming, setConfirming] = useState(false);
   const platforms = [
     ...Object.entries(APP_PLATFORM_SEGMENTS).map(([segment, platform]) => ({
       segment,
@@ -115,16 +113,6 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
     { segment: 'bigquery', label: 'BigQuery', status: app.bigqueryDestinationId ? 'Sending' : 'Not set up' },
     { segment: 'mixpanel', label: 'Mixpanel', status: app.mixpanelDestinationId ? 'Sending' : 'Not set up' },
   ];
-
-  async function confirmDelete() {
-    const result = await remove({ orgId, id: app.id });
-    if ('error' in result) {
-      setConfirming(false);
-      setNotice({ ok: false, text: messageOf(result.error, 'Could not delete the app.') });
-      return;
-    }
-    void router.push(`/${encodeURIComponent(orgId)}/app`);
-  }
 
   return (
     <div className="stack" style={{ gap: '2rem' }}>
@@ -177,21 +165,18 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       </section>
       {can(role, 'app', 'delete') && (
         <div>
-          <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
-            Delete app
-          </Button>
+          <DeleteButton
+            name={app.name}
+            confirmLabel="Delete app"
+            explanation={() => <p>Its routing and submission key stop working at once.</p>}
+            onDelete={async () => {
+              const result = await remove({ orgId, id: app.id });
+              return 'error' in result ? messageOf(result.error, 'Could not delete the app.') : null;
+            }}
+            onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/app`)}
+          />
         </div>
       )}
-      <ConfirmDialog
-        open={confirming}
-        title={`Delete “${app.name}”?`}
-        confirmLabel="Delete app"
-        busy={removing.isLoading}
-        onConfirm={confirmDelete}
-        onCancel={() => setConfirming(false)}
-      >
-        Its routing and submission key stop working at once.
-      </ConfirmDialog>
     </div>
   );
 }

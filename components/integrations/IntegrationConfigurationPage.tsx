@@ -82,7 +82,7 @@ export function IntegrationConfiguration({ orgId, role, kind, id }: { orgId: str
           <h2 id="danger-title">Delete</h2>
           <p className="muted">Deleting removes the login from SignalBridge. Connections and apps that use it must let go of it first.</p>
           <div>
-            <DeleteButton orgId={orgId} kind={kind} id={id} name={integration.name} onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/${kind}`)} />
+            <DeleteButton orgId={orgId} kind={kind} id={id} name={integration.name} small onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/${kind}`)} />
           </div>
         </section>
       )}

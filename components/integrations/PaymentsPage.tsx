@@ -5,7 +5,7 @@ import { fieldErrorOf, formatDate, LoadFailed, messageOf, Title } from '@/compon
 import { useOrganizationContext } from '@/components/team/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
-import ConfirmDialog from '@/components/ui/ConfirmDialog';
+import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
@@ -91,22 +91,12 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
   const router = useRouter();
   const [name, setName] = useState(payment.name);
   const [notice, setNotice] = useState<NoticeValue | null>(null);
-  const [confirming, setConfirming] = useState(false);
   const [rename, renaming] = useRenamePaymentMutation();
-  const [remove, removing] = useDeletePaymentMutation();
+  const [remove] = useDeletePaymentMutation();
   async function submit(event: FormEvent) {
     event.preventDefault();
     const result = await rename({ orgId, id: payment.id, name });
     setNotice('error' in result ? { ok: false, text: messageOf(result.error, 'Could not rename it.') } : { ok: true, text: 'Name saved.' });
-  }
-  async function confirmDelete() {
-    const result = await remove({ orgId, id: payment.id });
-    if ('error' in result) {
-      setConfirming(false);
-      setNotice({ ok: false, text: messageOf(result.error, 'Could not delete it.') });
-      return;
-    }
-    void router.push(`/${encodeURIComponent(orgId)}/payment`);
   }
   return (
     <div className="stack" style={{ gap: '2rem' }}>
@@ -131,21 +121,18 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
       </form>
       {mayDelete && (
         <div>
-          <Button type="button" variant="secondary" onClick={() => setConfirming(true)}>
-            Delete
-          </Button>
+          <DeleteButton
+            name={payment.name}
+            confirmLabel="Delete payment account"
+            explanation={() => <p>Its key is removed from SignalBridge. Revoke it in Stripe too if you no longer need it.</p>}
+            onDelete={async () => {
+              const result = await remove({ orgId, id: payment.id });
+              return 'error' in result ? messageOf(result.error, 'Could not delete it.') : null;
+            }}
+            onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/payment`)}
+          />
         </div>
       )}
-      <ConfirmDialog
-        open={confirming}
-        title={`Delete “${payment.name}”?`}
-        confirmLabel="Delete payment account"
-        busy={removing.isLoading}
-        onConfirm={confirmDelete}
-        onCancel={() => setConfirming(false)}
-      >
-        Its key is removed from SignalBridge. Revoke it in Stripe too if you no longer need it.
-      </ConfirmDialog>
     </div>
   );
 }
