@@ -180,4 +180,9 @@ test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ 
   await expect(page.getByText('Stripe connected. The key can read charges.')).toBeVisible();
   await expect(page.getByText('rk_test_sand…')).toBeVisible();
   await expect(page.getByText('rk_test_sandboxChargesRead')).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete payment account' }).click();
+  await expect(page).toHaveURL(`/${orgId}/payment`);
+  await expect(page.getByText('No payment accounts yet.')).toBeVisible();
 });
