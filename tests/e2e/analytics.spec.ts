@@ -29,11 +29,12 @@ test('sign-up sends Account Created once; creating the organization sends Organi
   await expect(page).toHaveURL(/\/subscription$/);
   const orgId = new URL(page.url()).pathname.split('/')[1];
 
-  const events = await fakeCustomerIo<RecordedEvent[]>(page, 'events');
-  expect(events.filter((e) => e.customerId === uid && e.name === 'Organization Created')).toEqual([
-    { customerId: uid, name: 'Organization Created', data: { org_id: orgId } },
-  ]);
-  expect(events.filter((e) => e.customerId === uid && e.name === 'Account Created')).toHaveLength(1);
+  const eventsNamed = async (name: string) =>
+    (await fakeCustomerIo<RecordedEvent[]>(page, 'events')).filter((e) => e.customerId === uid && e.name === name);
+  await expect
+    .poll(() => eventsNamed('Organization Created'))
+    .toEqual([{ customerId: uid, name: 'Organization Created', data: { org_id: orgId } }]);
+  expect(await eventsNamed('Account Created')).toHaveLength(1);
   // the browser told Customer.io who the person is and which organization they work in
   await expect
     .poll(async () => (await fakeCustomerIo<Record<string, Record<string, unknown>>>(page, 'people'))[uid])

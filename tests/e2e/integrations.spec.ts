@@ -66,7 +66,7 @@ test('Google Ads: connect through the consent screen, pick accounts under a mana
   await expect(page).toHaveURL(/\/source\/[^/]+\/google\/configuration\?reconnected=1$/);
   await expect(page.getByRole('status').filter({ hasText: 'Reconnected.' })).toBeVisible();
   await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
-  expect(await eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Reauthenticated']));
+  await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Reauthenticated']));
 });
 
 test('Microsoft: cancelling the consent creates nothing; allowing it creates a source with its accounts; deleting asks first', async ({ page }) => {
@@ -93,7 +93,7 @@ test('Microsoft: cancelling the consent creates nothing; allowing it creates a s
   await dialog.getByRole('button', { name: 'Delete source' }).click();
   await expect(page).toHaveURL(`/${orgId}/source`);
   await expect(page.getByText('No sources yet.')).toBeVisible();
-  expect(await eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Deleted']));
+  await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Deleted']));
 });
 
 test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({ page }) => {

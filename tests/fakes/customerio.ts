@@ -7,8 +7,8 @@
  * GET /__fake/messages, /__fake/people and /__fake/events list what came in (newest last).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serve } from '@/tests/fakes/httpServer';
 
 export interface RecordedEmail {
   deliveryId: string;
@@ -109,7 +109,7 @@ export async function startFakeCustomerIo({
     return send(res, 200, {});
   }
 
-  const server = createServer(async (req, res) => {
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/__fake/messages') return send(res, 200, { messages });
     if (url.pathname === '/__fake/people') return send(res, 200, { people });
@@ -136,18 +136,17 @@ export async function startFakeCustomerIo({
       messageData: (body.message_data as Record<string, unknown>) ?? {},
     });
     send(res, 200, { delivery_id: deliveryId, queued_at: Math.floor(Date.now() / 1000) });
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const { port: bound } = server.address() as AddressInfo;
+  };
+  const served = await serve('fake customer.io', route, { port });
   return {
-    url: `http://127.0.0.1:${bound}`,
+    url: served.url,
     apiKey,
     siteId,
     trackApiKey,
     messages,
     people,
     events,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: served.close,
   };
 }
 

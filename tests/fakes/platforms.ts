@@ -11,10 +11,10 @@
  * access in their account settings would.
  */
 import { createVerify, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 // The redirect URIs registered with each platform: the app's return routes, nothing else.
 import { RETURN_PATHS } from '@/lib/integrations/platforms';
+import { serve } from '@/tests/fakes/httpServer';
 
 type Provider = 'google' | 'meta' | 'microsoft';
 type Json = Record<string, unknown>;
@@ -653,42 +653,32 @@ ${(['google', 'meta', 'microsoft'] as const)
     );
   }
 
-  const server = createServer((req, res) => {
+  const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
     const path = url.pathname;
-    const handle = (async () => {
-      if (path === '/' || path === '/__sandbox') return sandboxIndex(res);
-      const revoke = /^\/__sandbox\/(google|meta|microsoft)\/revoke$/.exec(path);
-      if (revoke && req.method === 'POST') {
-        revokeAll(revoke[1] as Provider);
-        return req.headers.accept?.includes('text/html') ? sandboxIndex(res) : json(res, 200, { revoked: revoke[1] });
-      }
-      if (path === '/__sandbox/google/service-account-key.json') return json(res, 200, JSON.parse(serviceAccountKeyOf()));
-      if (path.startsWith('/google/') || path.startsWith('/googleads/') || path.startsWith('/bigquery/')) return google(req, res, url, path);
-      if (path.startsWith('/meta/')) return meta(req, res, url, path);
-      if (path.startsWith('/microsoft/')) return microsoft(req, res, url, path);
-      const mixpanelPath = /^\/mixpanel\/(us|eu|in)(\/.*)$/.exec(path);
-      if (mixpanelPath) return mixpanel(req, res, mixpanelPath[1]!.toUpperCase() as 'US' | 'EU' | 'IN', mixpanelPath[2]!);
-      return json(res, 404, { error: 'not_found' });
-    })();
-    handle.catch((error) => {
-      console.error('[fake platforms]', error);
-      if (!res.headersSent) json(res, 500, { error: 'internal' });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (path === '/' || path === '/__sandbox') return sandboxIndex(res);
+    const revoke = /^\/__sandbox\/(google|meta|microsoft)\/revoke$/.exec(path);
+    if (revoke && req.method === 'POST') {
+      revokeAll(revoke[1] as Provider);
+      return req.headers.accept?.includes('text/html') ? sandboxIndex(res) : json(res, 200, { revoked: revoke[1] });
+    }
+    if (path === '/__sandbox/google/service-account-key.json') return json(res, 200, JSON.parse(serviceAccountKeyOf()));
+    if (path.startsWith('/google/') || path.startsWith('/googleads/') || path.startsWith('/bigquery/')) return google(req, res, url, path);
+    if (path.startsWith('/meta/')) return meta(req, res, url, path);
+    if (path.startsWith('/microsoft/')) return microsoft(req, res, url, path);
+    const mixpanelPath = /^\/mixpanel\/(us|eu|in)(\/.*)$/.exec(path);
+    if (mixpanelPath) return mixpanel(req, res, mixpanelPath[1]!.toUpperCase() as 'US' | 'EU' | 'IN', mixpanelPath[2]!);
+    return json(res, 404, { error: 'not_found' });
+  };
+  const served = await serve('fake platforms', route, { port: options.port });
+  base = served.url;
   return {
     url: base,
     revokeAll,
     get serviceAccountKey() {
       return serviceAccountKeyOf();
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: served.close,
   };
 }
 

@@ -7,8 +7,8 @@
  * (cancel the subscription). Used by `npm run dev` and the tests; the real `stripe` SDK talks to it.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { serve } from '@/tests/fakes/httpServer';
 
 type Json = Record<string, unknown>;
 
@@ -315,16 +315,15 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel an
     return html(res, '<h1>Not found</h1>');
   }
 
-  const server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const handle = path.startsWith('/v1/') ? api(req, res, path) : hostedPages(req, res, path);
-    handle.catch((error) => {
-      console.error('[fake stripe]', error);
-      if (!res.headersSent) stripeError(res, 500, 'Internal error in the fake', undefined, 'api_error');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const served = await serve(
+    'fake stripe',
+    (req, res) => {
+      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+      return path.startsWith('/v1/') ? api(req, res, path) : hostedPages(req, res, path);
+    },
+    { port: options.port, onError: (res) => stripeError(res, 500, 'Internal error in the fake', undefined, 'api_error') },
+  );
+  base = served.url;
   return {
     url: base,
     secretKey,
@@ -333,7 +332,7 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel an
     subscriptions,
     checkoutSessions,
     sign,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: served.close,
   };
 }
 

@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { NextApiHandler, PageConfig } from 'next';
 import { apiResolver } from 'next/dist/server/api-utils/node/api-resolver';
+import { serve } from '@/tests/fakes/httpServer';
 
 export interface TestServer {
   url: string;
@@ -13,10 +12,9 @@ export interface TestServer {
  * helpers); `config` is the route's exported config (a raw-body webhook passes its own).
  */
 export async function serveHandler(handler: NextApiHandler, config?: PageConfig): Promise<TestServer> {
-  const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const query = Object.fromEntries(url.searchParams.entries());
-    void apiResolver(
+  const { url, close } = await serve('api test server', (req, res) => {
+    const query = Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams.entries());
+    return apiResolver(
       req,
       res,
       query,
@@ -25,12 +23,7 @@ export async function serveHandler(handler: NextApiHandler, config?: PageConfig)
       false,
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { url, close };
 }
 
 interface CallOptions {
