@@ -11,7 +11,8 @@ import { platformsEnv, startFakePlatforms } from '@/tests/fakes/platforms';
 import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
 
 const E2E_PORT = Number(process.env.E2E_PORT || 3100);
-const E2E_DIST_DIR = '.next-e2e';
+// Another folder (`.next-e2e-…`) lets two test runs build side by side.
+const E2E_DIST_DIR = process.env.E2E_DIST_DIR || '.next-e2e';
 
 function run(label: string, command: string, env: Record<string, string> = {}): Promise<void> {
   console.log(`\n▶ ${label}: ${command}`);
