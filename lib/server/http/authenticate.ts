@@ -8,6 +8,8 @@ export const SESSION_COOKIE = '__session';
 export interface Caller {
   uid: string;
   email: string | undefined;
+  /** Whether the provider has seen the person prove the email is theirs (a clicked verification link, Google). */
+  emailVerified: boolean;
 }
 
 /**
@@ -29,5 +31,5 @@ export async function authenticate(req: NextApiRequest): Promise<Caller> {
   } catch {
     throw unauthorized();
   }
-  return { uid: decoded.uid, email: decoded.email };
+  return { uid: decoded.uid, email: decoded.email, emailVerified: decoded.email_verified === true };
 }
