@@ -5,7 +5,7 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: ['node_modules/**', 'tools/**', '.next/**', '.next-e2e*/**', '.next-bench/**', '.stack/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
+    ignores: ['node_modules/**', 'tools/**', '.next/**', '.next-e2e*/**', '.next-bench/**', '.bench-bare/**', '.stack/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
   },
   {
     // The browser side never reaches server code (STYLE.md).

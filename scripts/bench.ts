@@ -4,16 +4,22 @@
  * 2. Cold start of the emulator stack.
  * 3. Latency of an authenticated, membership-checked API request against the emulators.
  * 4. The super admin's organization list with 10,000 organizations: first page, a search, a deep page.
+ * 5. Connecting an account through the sandbox, listing sources, listing a login's ad accounts.
+ * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
+ * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
+ * authenticated read (verify the ID token + one document get).
  * `--skip-build` reuses the last bench build.
  */
 import { execSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { portsFromEnv, ROOT, startStack, TEST_PORTS } from '@/scripts/lib/stack';
 
 const DIST = '.next-bench';
+/** A one-page Next + React app built the same way: the floor every route is measured against. */
+const BARE_APP = '.bench-bare';
 
 interface BuildManifest {
   pages: Record<string, string[]>;
@@ -21,17 +27,18 @@ interface BuildManifest {
   polyfillFiles: string[];
 }
 
-function firstLoadJs() {
-  if (!process.argv.includes('--skip-build') || !existsSync(path.join(ROOT, DIST))) {
-    execSync('npx next build', { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NEXT_DIST_DIR: DIST, NEXT_TELEMETRY_DISABLED: '1' } });
-  }
-  const manifest: BuildManifest = JSON.parse(readFileSync(path.join(ROOT, DIST, 'build-manifest.json'), 'utf8'));
+const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
+const ratio = (value: number, baseline: number) => `${(value / baseline).toFixed(2)}×`;
+
+/** gzip and raw bytes of every chunk a cold visit to each route downloads, from a build's manifest. */
+function routeSizes(dist: string) {
+  const manifest: BuildManifest = JSON.parse(readFileSync(path.join(dist, 'build-manifest.json'), 'utf8'));
   const sizeOf = (file: string) => {
-    const bytes = readFileSync(path.join(ROOT, DIST, file));
+    const bytes = readFileSync(path.join(dist, file));
     return { raw: bytes.length, gzip: gzipSync(bytes).length };
   };
   const shared = new Set([...manifest.rootMainFiles, ...(manifest.pages['/_app'] ?? [])]);
-  const rows = Object.entries(manifest.pages)
+  return Object.entries(manifest.pages)
     .filter(([route]) => route !== '/_app' && route !== '/_error')
     .map(([route, files]) => {
       const all = new Set([...shared, ...files].filter((file) => file.endsWith('.js')));
@@ -39,22 +46,63 @@ function firstLoadJs() {
       return { route, ...total };
     })
     .sort((a, b) => a.route.localeCompare(b.route));
-  const kb = (n: number) => `${(n / 1024).toFixed(1)} kB`;
-  console.log('\nFirst-load JS per route (all chunks a cold visit downloads):');
-  console.log('| route | raw | gzip |\n|---|---:|---:|');
-  for (const row of rows) console.log(`| ${row.route} | ${kb(row.raw)} | ${kb(row.gzip)} |`);
+}
+
+/** Builds the bare app (its own next.config, one page) inside the repo so it resolves our node_modules. */
+function bareAppSize(): number {
+  const dir = path.join(ROOT, BARE_APP);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.join(dir, 'pages'), { recursive: true });
+  writeFileSync(path.join(dir, 'next.config.js'), 'module.exports = { reactStrictMode: true };\n');
+  writeFileSync(path.join(dir, 'pages/index.js'), 'export default function Home() {\n  return <main>Hello</main>;\n}\n');
+  execSync('npx next build .', { cwd: dir, stdio: 'ignore', env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
+  return routeSizes(path.join(dir, '.next')).find((row) => row.route === '/')!.gzip;
+}
+
+function firstLoadJs() {
+  if (!process.argv.includes('--skip-build') || !existsSync(path.join(ROOT, DIST))) {
+    execSync('npx next build', { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NEXT_DIST_DIR: DIST, NEXT_TELEMETRY_DISABLED: '1' } });
+  }
+  const bare = bareAppSize();
+  const rows = routeSizes(path.join(ROOT, DIST));
+  console.log(`\nFirst-load JS per route (all chunks a cold visit downloads), beside a bare Next + React page: ${kb(bare)} gzip`);
+  console.log('| route | raw | gzip | × bare |\n|---|---:|---:|---:|');
+  for (const row of rows) console.log(`| ${row.route} | ${kb(row.raw)} | ${kb(row.gzip)} | ${ratio(row.gzip, bare)} |`);
+  const worst = rows.reduce((a, b) => (b.gzip > a.gzip ? b : a));
+  console.log(`Largest: ${worst.route} ${ratio(worst.gzip, bare)} the bare page (target ≤ 1.50×).`);
 }
 
 function percentile(sorted: number[], p: number) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function report(label: string, samples: number[]) {
+interface Latency {
+  p50: number;
+  p95: number;
+}
+
+/** The bare authenticated read every API figure is divided by; set once per run, before the others. */
+let baseline: Latency | undefined;
+
+function report(label: string, samples: number[]): Latency {
   samples.sort((a, b) => a - b);
+  const latency = { p50: percentile(samples, 50), p95: percentile(samples, 95) };
+  const versus = (key: keyof Latency) => (baseline ? ` (${ratio(latency[key], baseline[key])})` : '');
   console.log(
-    `${label}: p50 ${percentile(samples, 50).toFixed(1)} ms, p95 ${percentile(samples, 95).toFixed(1)} ms, ` +
+    `${label}: p50 ${latency.p50.toFixed(1)} ms${versus('p50')}, p95 ${latency.p95.toFixed(1)} ms${versus('p95')}, ` +
       `max ${samples.at(-1)!.toFixed(1)} ms`,
   );
+  return latency;
+}
+
+async function sample(count: number, run: () => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await run();
+    samples.push(performance.now() - t);
+  }
+  return samples;
 }
 
 type Fixtures = typeof import('@/tests/fixtures/firebase');
@@ -90,22 +138,18 @@ async function superAdminList(
   const server = await serveHandler(handler);
   const list = (query: Record<string, string>) =>
     call(server, { token: admin.token, query: { userId: admin.uid, superadmin: 'true', ...query } });
-  const time = async (label: string, query: () => Promise<Record<string, string>>) => {
-    const samples: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const q = await query();
-      const t = performance.now();
-      const response = await list(q);
-      samples.push(performance.now() - t);
+  const time = async (label: string, query: Record<string, string>) => {
+    const samples = await sample(50, async () => {
+      const response = await list(query);
       if (response.status !== 200 || !(response.body.organizations as unknown[]).length) throw new Error(label);
-    }
+    });
     report(label, samples);
   };
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) cursor = (await list(cursor ? { cursor } : {})).body.nextCursor as string;
-  await time(`super admin, ${COUNT} organizations, first page of 50`, async () => ({}));
-  await time(`super admin, ${COUNT} organizations, name search "bench org 0999"`, async () => ({ search: 'bench org 0999' }));
-  await time(`super admin, ${COUNT} organizations, page 101 by cursor`, async () => ({ cursor: cursor! }));
+  await time(`super admin, ${COUNT} organizations, first page of 50`, {});
+  await time(`super admin, ${COUNT} organizations, name search "bench org 0999"`, { search: 'bench org 0999' });
+  await time(`super admin, ${COUNT} organizations, page 101 by cursor`, { cursor: cursor! });
   await server.close();
 }
 
@@ -138,15 +182,7 @@ async function integrations(
     if (done.status !== 200) throw new Error(`connect failed: ${done.status}`);
     return done.body.id as string;
   };
-  const timed = async (label: string, count: number, run: () => Promise<unknown>) => {
-    const samples: number[] = [];
-    for (let i = 0; i < count; i++) {
-      const t = performance.now();
-      await run();
-      samples.push(performance.now() - t);
-    }
-    report(label, samples);
-  };
+  const timed = async (label: string, count: number, run: () => Promise<unknown>) => report(label, await sample(count, run));
   let sourceId = '';
   await timed('Google Ads connect round trip (start → sandbox consent → code exchange → source created), 50 times', 50, async () => {
     sourceId = await connect();
@@ -168,21 +204,31 @@ async function stackAndApi() {
   try {
     const { createTestOrganization, createTestUser } = await import('@/tests/fixtures/firebase');
     const { call, serveHandler } = await import('@/tests/api/helpers/server');
+    const { adminAuth, adminDb } = await import('@/lib/server/firebaseAdmin');
     const { default: handler } = await import('@/pages/api/getOrganizationData');
     const user = await createTestUser();
     const orgId = await createTestOrganization([[user, 'member']]);
+
+    // The floor: verify the ID token and read one document, with nothing of ours around it.
+    const bare = await serveHandler(async (req, res) => {
+      const { uid } = await adminAuth().verifyIdToken(String(req.headers.authorization).slice('Bearer '.length));
+      const member = await adminDb().doc(`organizations/${orgId}/members/${uid}`).get();
+      res.status(member.exists ? 200 : 404).json({ ok: member.exists });
+    });
     const server = await serveHandler(handler);
+    const bareRead = () => call(bare, { token: user.token });
     const request = () => call(server, { query: { documentId: orgId, type: 'organization' }, token: user.token });
-    for (let i = 0; i < 20; i++) await request(); // warm-up
-    const samples: number[] = [];
-    for (let i = 0; i < 300; i++) {
-      const t = performance.now();
-      const response = await request();
-      samples.push(performance.now() - t);
-      if (response.status !== 200) throw new Error(`unexpected ${response.status}`);
-    }
-    await server.close();
-    report('GET /api/getOrganizationData (token check + org and membership read), 300 sequential requests', samples);
+    for (let i = 0; i < 20; i++) await Promise.all([bareRead(), request()]); // warm-up
+    console.log('\nAPI latency, each beside the bare authenticated read (verify the ID token + one document get) of this run:');
+    baseline = report('bare authenticated Firestore read, 300 sequential requests', await sample(300, bareRead));
+    report(
+      'GET /api/getOrganizationData (token check + org and membership read), 300 sequential requests',
+      await sample(300, async () => {
+        const response = await request();
+        if (response.status !== 200) throw new Error(`unexpected ${response.status}`);
+      }),
+    );
+    await Promise.all([server.close(), bare.close()]);
     await superAdminList(createTestUser, call, serveHandler);
     await integrations(createTestUser, createTestOrganization, call, serveHandler);
   } finally {
