@@ -25,7 +25,10 @@ export default defineConfig({
   forbidOnly: Boolean(process.env.CI),
   retries: 0,
   reporter: [['list']],
-  timeout: 30_000,
+  // Deadlines, not sleeps: on a busy 2-core machine (CI beside another stack) a navigation through the guard
+  // can take several seconds, so assertions wait up to 15 s and a test up to 60 s before they fail.
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
   use: {
     baseURL: `http://127.0.0.1:${port}`,
     trace: 'retain-on-failure',
