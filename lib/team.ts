@@ -4,6 +4,14 @@ import type { OrganizationRole } from '@/lib/permissions';
 /** How long an invitation stays valid. */
 export const INVITATION_TTL_DAYS = 7;
 
+/**
+ * The invitation link `/{orgId}/acceptInvitation/{id}?token=…` carries a secret only the email has:
+ * with it, an account whose email is not verified yet may still answer its own invitation.
+ */
+export const INVITATION_TOKEN_PARAM = 'token';
+/** 32 random bytes, base64url (43 characters); a little slack for future lengths. */
+export const INVITATION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
+
 export type InvitationStatus = 'pending' | 'accepted' | 'rejected' | 'revoked' | 'expired';
 
 /** A pending invitation as its invitee sees it (SPEC.md §3: id, organizationName, inviterEmail). */

@@ -23,7 +23,11 @@ export default function LoginForm() {
     <AuthCard
       title="Log in to SignalBridge"
       error={error}
-      notice={query.registered === '1' ? 'Your account is ready. Log in to continue.' : undefined}
+      notice={
+        query.registered === '1'
+          ? 'Your account is ready. We sent you a link to verify your email address. Log in to continue.'
+          : undefined
+      }
       onSubmit={onSubmit}
       footer={
         <>

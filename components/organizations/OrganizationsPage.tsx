@@ -1,8 +1,8 @@
 import dynamic from 'next/dynamic';
 import { useRouter } from 'next/router';
 import { useEffect, useRef, useState } from 'react';
+import InvitationsForYou from '@/components/organizations/InvitationsForYou';
 import OrganizationCard from '@/components/organizations/OrganizationCard';
-import PendingInvitations from '@/components/team/PendingInvitations';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
@@ -106,7 +106,7 @@ export default function OrganizationsPage() {
           New organization
         </Button>
       </div>
-      {user.email && <PendingInvitations email={user.email.toLowerCase()} />}
+      <InvitationsForYou />
       {user.super_admin && (
         <TextField label="Search by name" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
       )}

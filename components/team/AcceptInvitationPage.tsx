@@ -3,45 +3,53 @@ import Head from 'next/head';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useEffect, useState } from 'react';
-import { useInvitationResponse } from '@/components/team/useInvitationResponse';
+import { useEmailVerification } from '@/components/auth/useEmailVerification';
+import VerifyEmailNotice from '@/components/auth/VerifyEmailNotice';
+import { forgetInvitationToken, invitationTokenFor, rememberInvitationToken, useInvitationByLinkQuery } from '@/components/team/invitationLink';
+import { useInvitationLinkResponse } from '@/components/team/useInvitationLinkResponse';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { PENDING_INVITATION_COOKIE, parsePendingInvitation } from '@/lib/navigation';
-import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/team';
-import { usePendingInvitationsQuery } from '@/store/api';
+import { INVITATION_MESSAGES, INVITATION_TOKEN_PARAM, INVITATION_TOKEN_PATTERN, INVITATION_TTL_DAYS } from '@/lib/team';
 import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
 import { pendingInvitationStored, selectUser } from '@/store/userSlice';
 
-function InvitationDecision({ invitationId, email }: { invitationId: string; email: string }) {
-  const { data: invitations, isLoading, isError } = usePendingInvitationsQuery(email);
-  const { acceptInvitation, rejectInvitation, error, busy } = useInvitationResponse();
+/** Said when no invitation shows: an unverified email sees one only through its link, so it may verify instead. */
+function NoInvitation({ email }: { email: string }) {
+  const verification = useEmailVerification();
+  return (
+    <>
+      <Alert>{INVITATION_MESSAGES.none}</Alert>
+      <p className="muted">
+        The invitation may have expired, been revoked or been sent to another email than {email}.{' '}
+        <Link href="/organizations">Go to your organizations</Link>
+      </p>
+      {verification.status === 'unverified' && <VerifyEmailNotice email={email} verification={verification} />}
+    </>
+  );
+}
+
+function InvitationDecision({ invitationId, email, token }: { invitationId: string; email: string; token: string | undefined }) {
+  const { data: invitation, isLoading, isError } = useInvitationByLinkQuery({ email, invitationId, token });
+  const { acceptInvitation, rejectInvitation, error, busy } = useInvitationLinkResponse(invitationId, token);
   // SPEC.md §5: the check accepts only the invitation whose id matches the pending-invitation cookie.
   // Read once: the cookie is cleared below when the invitation turns out to be gone.
   const [cookieMatches] = useState(
     () => parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId === invitationId,
   );
 
-  const invitation = invitations?.find((candidate) => candidate.id === invitationId);
   const gone = !isLoading && !isError && cookieMatches && !invitation;
   useEffect(() => {
     // A revoked or expired invitation should not bring the user back here at every sign-in.
-    if (gone) Cookies.remove(PENDING_INVITATION_COOKIE, { path: '/' });
-  }, [gone]);
+    if (!gone) return;
+    Cookies.remove(PENDING_INVITATION_COOKIE, { path: '/' });
+    forgetInvitationToken(invitationId);
+  }, [gone, invitationId]);
 
   if (isLoading) return <Spinner label="Checking your invitation" />;
   if (isError || !cookieMatches) return <Alert>{INVITATION_MESSAGES.check}</Alert>;
-  if (!invitation) {
-    return (
-      <>
-        <Alert>{INVITATION_MESSAGES.none}</Alert>
-        <p className="muted">
-          The invitation may have expired, been revoked or been sent to another email than {email}.{' '}
-          <Link href="/organizations">Go to your organizations</Link>
-        </p>
-      </>
-    );
-  }
+  if (!invitation) return <NoInvitation email={email} />;
   return (
     <>
       <p>
@@ -51,10 +59,10 @@ function InvitationDecision({ invitationId, email }: { invitationId: string; ema
       <p className="muted">This invitation expires on {new Date(invitation.expiresAt).toLocaleDateString()}.</p>
       {error && <Alert>{error}</Alert>}
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
-        <Button type="button" busy={busy} onClick={() => acceptInvitation(invitation.id)}>
+        <Button type="button" busy={busy} onClick={acceptInvitation}>
           Accept invitation
         </Button>
-        <Button type="button" variant="secondary" disabled={busy} onClick={() => rejectInvitation(invitation.id, { leave: true })}>
+        <Button type="button" variant="secondary" disabled={busy} onClick={rejectInvitation}>
           Decline
         </Button>
       </div>
@@ -63,16 +71,19 @@ function InvitationDecision({ invitationId, email }: { invitationId: string; ema
 }
 
 /**
- * The link in an invitation email. It remembers the invitation in a cookie, so that a visitor who
- * first has to sign in or sign up comes back here afterwards.
+ * The link in an invitation email. It remembers the invitation in a cookie, and the link's secret in
+ * this browser, so that a visitor who first has to sign in or sign up comes back here afterwards and
+ * can still prove the email reached them.
  */
 export default function AcceptInvitationPage() {
-  const { query, isReady } = useRouter();
+  const router = useRouter();
+  const { query, isReady } = router;
   const dispatch = useAppDispatch();
   const rehydrated = useRehydrated();
   const user = useAppSelector(selectUser);
   const orgId = typeof query.orgId === 'string' ? query.orgId : '';
   const invitationId = typeof query.id === 'string' ? query.id : '';
+  const linkToken = query[INVITATION_TOKEN_PARAM];
 
   useEffect(() => {
     // After rehydration, or the stored user read back from storage would overwrite it.
@@ -82,9 +93,16 @@ export default function AcceptInvitationPage() {
       sameSite: 'lax',
       expires: INVITATION_TTL_DAYS,
     });
+    if (typeof linkToken === 'string') {
+      if (INVITATION_TOKEN_PATTERN.test(linkToken)) rememberInvitationToken(invitationId, linkToken);
+      // Kept out of the address bar and the history once stored.
+      void router.replace(`/${encodeURIComponent(orgId)}/acceptInvitation/${encodeURIComponent(invitationId)}`, undefined, {
+        shallow: true,
+      });
+    }
     dispatch(pendingInvitationStored(invitationId));
-  }, [rehydrated, isReady, orgId, invitationId, dispatch]);
-  const remembered = Boolean(invitationId) && user.pendingInvitationId === invitationId;
+  }, [rehydrated, isReady, orgId, invitationId, linkToken, router, dispatch]);
+  const remembered = Boolean(invitationId) && user.pendingInvitationId === invitationId && typeof linkToken !== 'string';
 
   return (
     <section className="card stack" style={{ maxWidth: 560, margin: '0 auto' }}>
@@ -95,7 +113,7 @@ export default function AcceptInvitationPage() {
       {!rehydrated || !remembered ? (
         <Spinner label="Loading" />
       ) : user.isAuthenticated && user.email ? (
-        <InvitationDecision invitationId={invitationId} email={user.email.toLowerCase()} />
+        <InvitationDecision invitationId={invitationId} email={user.email.toLowerCase()} token={invitationTokenFor(invitationId)} />
       ) : (
         <>
           <p>Log in, or create an account with the email address the invitation was sent to, to accept it.</p>

@@ -14,7 +14,8 @@ const PROVIDER_MESSAGES: Record<string, string> = {
   'invalid-credential': 'The email or password is incorrect.',
   'invalid-login-credentials': 'The email or password is incorrect.',
   'wrong-password': 'The email or password is incorrect.',
-  'user-not-found': 'There is no account with this email. Please sign up first.',
+  // The same words as a wrong password: a login form must not tell which emails have accounts.
+  'user-not-found': 'The email or password is incorrect.',
   'user-disabled': 'This account has been disabled. Please contact support.',
   'missing-password': 'Please enter your password.',
   'missing-email': 'Please enter your email address.',

@@ -10,6 +10,7 @@ import {
 } from 'firebase/auth';
 import { identifySelf } from '@/lib/analytics/client';
 import { apiRequest } from '@/lib/apiClient';
+import { sendVerificationEmail } from '@/lib/auth/emailVerification';
 import { AUTH_MESSAGES } from '@/lib/auth/errors';
 import { syncSession, whileAuthFlowRuns } from '@/lib/auth/session';
 import { clientAuth, toProviderUser } from '@/lib/firebase/auth';
@@ -49,7 +50,10 @@ export function signInWithGoogle(): Promise<ProviderUser> {
   });
 }
 
-/** Registers, creates the database user if none exists, then signs out: the user logs in next. */
+/**
+ * Registers, creates the database user if none exists and emails the verification link, then signs
+ * out: the user logs in next.
+ */
 export function registerWithEmail(fullName: string, email: string, password: string): Promise<void> {
   return whileAuthFlowRuns(async () => {
     const auth = clientAuth();
@@ -57,6 +61,8 @@ export function registerWithEmail(fullName: string, email: string, password: str
     try {
       if (fullName) await updateProfile(user, { displayName: fullName });
       await getOrSaveUser(user, fullName);
+      // Not fatal: the account works without it, and /onboarding offers to send the link again.
+      await sendVerificationEmail(user).catch((error) => console.warn('Could not send the verification email', error));
     } catch {
       throw new AuthFlowError(AUTH_MESSAGES.databaseUserFailed);
     } finally {
@@ -65,7 +71,18 @@ export function registerWithEmail(fullName: string, email: string, password: str
   });
 }
 
-/** Sends the reset email; its link continues to /login on this site. */
+/** What the provider says when the address has no usable account; the form must not tell that apart. */
+const ACCOUNT_REVEALING_CODES = new Set(['auth/user-not-found', 'auth/user-disabled']);
+
+/**
+ * Sends the reset email (only a real account gets one); its link continues to /login on this site.
+ * Succeeds alike for every address, so the form does not reveal which emails have accounts.
+ */
 export async function requestPasswordReset(email: string): Promise<void> {
-  await sendPasswordResetEmail(clientAuth(), email, { url: `${window.location.origin}/login` });
+  try {
+    await sendPasswordResetEmail(clientAuth(), email, { url: `${window.location.origin}/login` });
+  } catch (error) {
+    const code = typeof error === 'object' && error && 'code' in error ? String(error.code) : '';
+    if (!ACCOUNT_REVEALING_CODES.has(code)) throw error;
+  }
 }

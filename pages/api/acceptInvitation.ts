@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
 import { acceptInvitationSchema } from '@/lib/schemas/team';
 import { trackEvent } from '@/lib/server/analytics';
@@ -5,18 +6,27 @@ import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { acceptInvitation } from '@/lib/server/repos/invitations';
 import { getUserRecord } from '@/lib/server/repos/users';
+import { INVITATION_TOKEN_PATTERN } from '@/lib/team';
+
+/** SPEC.md's fields, plus the optional secret of the emailed link. */
+const acceptWithLinkSchema = acceptInvitationSchema.extend({
+  token: z.string().regex(INVITATION_TOKEN_PATTERN, 'Invalid invitation link').optional(),
+});
 
 export default createHandler({
   POST: route({
     access: 'signedIn',
-    body: acceptInvitationSchema,
+    body: acceptWithLinkSchema,
     async handle({ caller, body }) {
       // Only for oneself, and only an invitation addressed to the email the token proves.
       if (body.userId !== caller.uid || !caller.email) throw forbidden();
       const record = await getUserRecord(caller.uid);
+      // The repository also asks for proof that the email is the caller's: verified, or the link's secret.
       const { organizationId } = await acceptInvitation(body.invitationId, {
         uid: caller.uid,
         email: caller.email.toLowerCase(),
+        emailVerified: caller.emailVerified,
+        token: body.token,
         fullName: record?.fullName ?? '',
       });
       await trackEvent(caller.uid, ANALYTICS_EVENTS.organizationJoined, { org_id: organizationId });

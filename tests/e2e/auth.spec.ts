@@ -1,9 +1,25 @@
 import path from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { DEMO } from '@/scripts/lib/demo';
 import { createTestUser, logIn, persistedState } from '@/tests/e2e/helpers';
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
+
+interface OobCode {
+  email: string;
+  requestType: 'PASSWORD_RESET' | 'VERIFY_EMAIL';
+  oobCode: string;
+  oobLink: string;
+}
+
+/** The emails the Auth emulator would have sent (its out-of-band codes). */
+async function oobCodes(request: APIRequestContext, email: string, requestType: OobCode['requestType']): Promise<OobCode[]> {
+  const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+  const project = process.env.FIREBASE_PROJECT_ID;
+  const response = await request.get(`http://${host}/emulator/v1/projects/${project}/oobCodes`);
+  const { oobCodes: codes } = (await response.json()) as { oobCodes: OobCode[] };
+  return codes.filter((code) => code.email === email && code.requestType === requestType);
+}
 
 async function signUp(page: Page, { name, email, password }: { name: string; email: string; password: string }) {
   await page.goto('/signUp');
@@ -13,11 +29,16 @@ async function signUp(page: Page, { name, email, password }: { name: string; ema
   await page.getByRole('button', { name: 'Create account' }).click();
 }
 
-test('register → /login → log in → onboarding → create the first organization', async ({ page }) => {
+test('register → /login → log in → onboarding → create the first organization', async ({ page, request }) => {
   const email = uniqueEmail('new');
   await signUp(page, { name: 'Nora New', email, password: 'secret123' });
   await expect(page).toHaveURL('/login?registered=1');
-  await expect(page.getByRole('status')).toHaveText('Your account is ready. Log in to continue.');
+  await expect(page.getByRole('status')).toHaveText(
+    'Your account is ready. We sent you a link to verify your email address. Log in to continue.',
+  );
+  // the verification link went out at sign-up, continuing to the invitations waiting for the user
+  const [verification] = await oobCodes(request, email, 'VERIFY_EMAIL');
+  expect(new URL(verification!.oobLink).searchParams.get('continueUrl')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/organizations$/);
 
   await logIn(page, { email, password: 'secret123' }, { from: page.url(), landing: '/onboarding' });
   await page.getByLabel('Organization name').fill('Nora Rockets');
@@ -84,23 +105,39 @@ test('Google popup sign-in through the Auth emulator', async ({ page, context })
   await expect(page.getByTestId('signed-in-email')).toHaveText(email);
 });
 
+async function requestReset(page: Page, email: string) {
+  await page.goto('/forgotPassword');
+  await page.getByLabel('Email').fill(email);
+  await page.getByRole('button', { name: 'Send reset link' }).click();
+}
+
+const resetAnswer = (email: string) =>
+  `If an account exists for ${email}, we sent a link to reset the password. Open it to choose a new password, then log in.`;
+
+test('password reset answers the same whether or not the email has an account', async ({ page, request }) => {
+  const nobody = uniqueEmail('nobody');
+  await requestReset(page, nobody);
+  await expect(page.getByRole('status')).toHaveText(resetAnswer(nobody));
+  await expect(page.getByRole('form').getByRole('alert')).toHaveCount(0);
+  expect(await oobCodes(request, nobody, 'PASSWORD_RESET')).toEqual([]);
+
+  const user = await createTestUser();
+  await requestReset(page, user.email);
+  await expect(page.getByRole('status')).toHaveText(resetAnswer(user.email));
+});
+
 test('password reset: the email links back to /login, and the new password works', async ({ page, request }) => {
   const user = await createTestUser();
-  await page.goto('/forgotPassword');
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByRole('button', { name: 'Send reset link' }).click();
-  await expect(page.getByRole('status')).toContainText(`We sent a link to ${user.email}`);
+  await requestReset(page, user.email);
+  await expect(page.getByRole('status')).toHaveText(resetAnswer(user.email));
+
+  let code: OobCode | undefined;
+  await expect.poll(async () => (code = (await oobCodes(request, user.email, 'PASSWORD_RESET')).at(-1))).toBeTruthy();
+  expect(new URL(code!.oobLink).searchParams.get('continueUrl')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login$/);
 
   const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
-  const project = process.env.FIREBASE_PROJECT_ID;
-  const { oobCodes } = (await (await request.get(`http://${host}/emulator/v1/projects/${project}/oobCodes`)).json()) as {
-    oobCodes: Array<{ email: string; requestType: string; oobCode: string; oobLink: string }>;
-  };
-  const code = oobCodes.filter((c) => c.email === user.email && c.requestType === 'PASSWORD_RESET').at(-1)!;
-  expect(new URL(code.oobLink).searchParams.get('continueUrl')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login$/);
-
   const reset = await request.post(`http://${host}/identitytoolkit.googleapis.com/v1/accounts:resetPassword?key=demo-api-key`, {
-    data: { oobCode: code.oobCode, newPassword: 'brand-new-password' },
+    data: { oobCode: code!.oobCode, newPassword: 'brand-new-password' },
   });
   expect(reset.ok()).toBe(true);
   await logIn(page, { email: user.email, password: 'brand-new-password' }, { landing: '/onboarding' });

@@ -1,4 +1,5 @@
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { adminDb } from '@/lib/server/firebaseAdmin';
 import {
   createTestOrganization,
   createTestUser,
@@ -36,6 +37,30 @@ async function invite(page: Page, orgId: string, email: string) {
   await expect(page.getByRole('status').filter({ hasText: `Invitation sent to ${email}` })).toBeVisible();
 }
 
+async function signUp(page: Page, email: string) {
+  await page.getByLabel('Full name').fill('Ivy Invitee');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('secret123');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect(page).toHaveURL('/login?registered=1');
+}
+
+/** The newest email-verification link the Auth emulator would have sent to the address, once there are `count`. */
+async function verificationLink(request: APIRequestContext, email: string, count = 1): Promise<string> {
+  const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+  const project = process.env.FIREBASE_PROJECT_ID;
+  let links: string[] = [];
+  await expect
+    .poll(async () => {
+      const response = await request.get(`http://${host}/emulator/v1/projects/${project}/oobCodes`);
+      const { oobCodes } = (await response.json()) as { oobCodes: Array<{ email: string; requestType: string; oobLink: string }> };
+      links = oobCodes.filter((code) => code.email === email && code.requestType === 'VERIFY_EMAIL').map((code) => code.oobLink);
+      return links.length;
+    })
+    .toBeGreaterThanOrEqual(count);
+  return links.at(-1)!;
+}
+
 async function signedInPage(browser: Browser, user: TestUser, landing: string | RegExp) {
   const context = await browser.newContext();
   const page = await context.newPage();
@@ -52,15 +77,14 @@ test('invite → the invitee signs up from the emailed link → accepts → work
   await expect(page.getByRole('table', { name: 'Invitations' })).toContainText(email);
   const link = await invitationLink(page, email);
   expect(new URL(link).pathname).toMatch(new RegExp(`^/${orgId}/acceptInvitation/[A-Za-z0-9]+$`));
+  expect(new URL(link).searchParams.get('token')).toMatch(/^[\w-]{43}$/);
 
+  // A fresh account, not verified yet: the secret the link carries is its proof that the email reached it.
   const invitee = await (await browser.newContext()).newPage();
   await invitee.goto(link);
+  await expect(invitee).toHaveURL(new URL(link).pathname); // the secret leaves the address bar
   await invitee.getByRole('link', { name: 'Create an account' }).click();
-  await invitee.getByLabel('Full name').fill('Ivy Invitee');
-  await invitee.getByLabel('Email').fill(email);
-  await invitee.getByLabel('Password').fill('secret123');
-  await invitee.getByRole('button', { name: 'Create account' }).click();
-  await expect(invitee).toHaveURL('/login?registered=1');
+  await signUp(invitee, email);
   await logIn(invitee, { email, password: 'secret123' }, { from: invitee.url(), landing: new URL(link).pathname });
   await expect(invitee.getByText(`${owner.email} invited you to join`)).toBeVisible();
   await invitee.getByRole('button', { name: 'Accept invitation' }).click();
@@ -72,6 +96,40 @@ test('invite → the invitee signs up from the emailed link → accepts → work
   await expect(page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(email) })).toContainText(
     'accepted',
   );
+});
+
+test('invited without the link: onboarding asks to verify the email, then lists the invitation to accept', async ({
+  page,
+  browser,
+  request,
+}) => {
+  const { user: owner, orgIds } = await userWithOrganizations(1);
+  const orgId = orgIds[0]!;
+  await logIn(page, owner, { landing: `/${orgId}/connection` });
+  const email = uniqueEmail('late');
+  await invite(page, orgId, email);
+  // renamed after the invitation went out: the invitee reads the name it has now
+  await adminDb().doc(`organizations/${orgId}`).update({ name: 'Renamed Rockets', company_name: 'Renamed Rockets' });
+
+  const invitee = await (await browser.newContext()).newPage();
+  await invitee.goto('/signUp');
+  await signUp(invitee, email);
+  await logIn(invitee, { email, password: 'secret123' }, { from: invitee.url(), landing: '/onboarding' });
+  const verify = invitee.getByRole('region', { name: 'Verify your email' });
+  await expect(verify).toContainText(`Verify your email address to see invitations sent to ${email}`);
+  await expect(invitee.getByRole('list', { name: 'Invitations for you' })).toHaveCount(0);
+
+  await verify.getByRole('button', { name: 'Resend verification email' }).click();
+  await expect(verify.getByRole('status')).toHaveText(`We sent a new link to ${email}. Open it, then come back here.`);
+  const link = await verificationLink(request, email, 2);
+  expect((await request.get(link)).ok()).toBe(true);
+
+  await verify.getByRole('button', { name: 'I have verified my email' }).click();
+  const invitations = invitee.getByRole('list', { name: 'Invitations for you' });
+  await expect(invitations).toContainText('Renamed Rockets');
+  await expect(invitations).toContainText(`from ${owner.email}`);
+  await invitations.getByRole('button', { name: 'Accept' }).click();
+  await expect(invitee).toHaveURL(`/${orgId}/connection`);
 });
 
 test('an invitee declines from /organizations; the inviter sees it rejected', async ({ page, browser }) => {

@@ -9,6 +9,10 @@ test.each([
   expect(authErrorMessage({ code })).toEqual(message);
 });
 
+test('logging in with an unknown email reads like a wrong password: no way to learn who has an account', () => {
+  expect(authErrorMessage({ code: 'auth/user-not-found' })).toBe(authErrorMessage({ code: 'auth/wrong-password' }));
+});
+
 test('a code with no message reads as its words', () => {
   expect(authErrorMessage({ code: 'auth/quota-exceeded-for-project' })).toBe('quota exceeded for project');
 });

@@ -1,7 +1,8 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { ApiError } from '@/lib/server/http/errors';
-import { membersCollection, organizationsCollection } from '@/lib/server/repos/organizations';
+import { membersCollection, organizationsCollection, toListEntry } from '@/lib/server/repos/organizations';
 import { INVITATION_MESSAGES, INVITATION_TTL_DAYS, type InvitationStatus, type PendingInvitation, type SentInvitation } from '@/lib/team';
 
 export const invitationsCollection = () => adminDb().collection('invitations');
@@ -18,6 +19,41 @@ function isLive(snap: DocumentSnapshot): boolean {
   return snap.get('status') === 'pending' && expiresAt instanceof Timestamp && expiresAt.toMillis() > Date.now();
 }
 
+const hashToken = (token: string) => createHash('sha256').update(token).digest();
+
+/** A new link secret: the plain token goes into the email only, the invitation keeps its hash. */
+function newLinkToken(): { token: string; hash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: hashToken(token).toString('hex') };
+}
+
+function carriesToken(snap: DocumentSnapshot, token: string | undefined): boolean {
+  if (!token) return false;
+  const hashes: unknown = snap.get('token_hashes');
+  if (!Array.isArray(hashes)) return false;
+  const candidate = hashToken(token);
+  return hashes.some((hash) => {
+    const stored = typeof hash === 'string' ? Buffer.from(hash, 'hex') : null;
+    return stored?.length === candidate.length && timingSafeEqual(stored, candidate);
+  });
+}
+
+/**
+ * Who answers an invitation: the signed-in account's email, whether the provider has seen that email
+ * proven, and the secret of the emailed link when the account came through it.
+ */
+export interface Invitee {
+  email: string;
+  emailVerified: boolean;
+  token?: string;
+}
+
+// Anyone can register an address without owning it: holding the invited email is not enough, the
+// invitee must also prove it is theirs, by a verified email or by the secret only the email carried.
+function isFor(snap: DocumentSnapshot, invitee: Invitee): boolean {
+  return snap.get('email') === invitee.email && (invitee.emailVerified || carriesToken(snap, invitee.token));
+}
+
 function toSentInvitation(snap: DocumentSnapshot): SentInvitation {
   const status = snap.get('status') as InvitationStatus;
   return {
@@ -31,18 +67,26 @@ function toSentInvitation(snap: DocumentSnapshot): SentInvitation {
   };
 }
 
-function toPendingInvitation(snap: DocumentSnapshot): PendingInvitation {
+function toPendingInvitation(snap: DocumentSnapshot, organizationName: string): PendingInvitation {
   return {
     id: snap.id,
     organizationId: snap.get('organization_id'),
-    organizationName: snap.get('organization'),
+    organizationName,
     inviterEmail: snap.get('inviter_email'),
     role: snap.get('role') ?? 'member',
     expiresAt: iso(snap.get('expires_at'))!,
   };
 }
 
-/** What the invitation email needs, as written: no second read after the write. */
+/** The organizations' names as they are now (an invitation's own copy is from the day it was sent). */
+async function currentOrganizationNames(orgIds: string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(orgIds)];
+  if (unique.length === 0) return new Map();
+  const snaps = await adminDb().getAll(...unique.map((orgId) => organizationsCollection().doc(orgId)));
+  return new Map(snaps.filter((snap) => snap.exists).map((snap) => [snap.id, toListEntry(snap).company_name]));
+}
+
+/** What the invitation email needs, as written: no second read after the write. `token` exists only here. */
 export interface InvitationToSend {
   id: string;
   orgId: string;
@@ -51,18 +95,7 @@ export interface InvitationToSend {
   inviterEmail: string;
   role: 'member' | 'admin';
   expiresAt: Timestamp;
-}
-
-function toSend(snap: DocumentSnapshot, expiresAt: Timestamp): InvitationToSend {
-  return {
-    id: snap.id,
-    orgId: snap.get('organization_id'),
-    email: snap.get('email'),
-    organizationName: snap.get('organization'),
-    inviterEmail: snap.get('inviter_email'),
-    role: snap.get('role') ?? 'member',
-    expiresAt,
-  };
+  token: string;
 }
 
 interface NewInvitation {
@@ -81,6 +114,7 @@ export async function createInvitation({ orgId, organizationName, email, role, i
   const db = adminDb();
   const ref = invitationsCollection().doc();
   const expiresAt = expiry();
+  const { token, hash } = newLinkToken();
   await db.runTransaction(async (tx) => {
     const [members, pending] = await Promise.all([
       tx.get(membersCollection(orgId).where('email', '==', email).limit(1)),
@@ -103,16 +137,35 @@ export async function createInvitation({ orgId, organizationName, email, role, i
       inviter_user_id: inviter.uid,
       inviter_email: inviter.email,
       status: 'pending',
+      token_hashes: [hash],
       created_at: FieldValue.serverTimestamp(),
       expires_at: expiresAt,
     });
   });
-  return { id: ref.id, orgId, email, organizationName, inviterEmail: inviter.email, role, expiresAt };
+  return { id: ref.id, orgId, email, organizationName, inviterEmail: inviter.email, role, expiresAt, token };
 }
 
-export async function listPendingInvitations(email: string): Promise<PendingInvitation[]> {
-  const snap = await invitationsCollection().where('email', '==', email).where('status', '==', 'pending').get();
-  return snap.docs.filter(isLive).map(toPendingInvitation);
+async function candidateInvitations(invitee: Invitee, invitationId: string | undefined): Promise<DocumentSnapshot[]> {
+  if (invitee.emailVerified) {
+    const snap = await invitationsCollection().where('email', '==', invitee.email).where('status', '==', 'pending').get();
+    return snap.docs;
+  }
+  // Unverified: only the one invitation whose link the caller holds.
+  if (!invitationId || !invitee.token) return [];
+  const snap = await invitationsCollection().doc(invitationId).get();
+  return snap.exists ? [snap] : [];
+}
+
+/**
+ * The live invitations waiting for the invitee, with their organizations' current names. A verified
+ * email sees all of them; an unverified one only the invitation of the link it holds.
+ */
+export async function listPendingInvitations(invitee: Invitee, invitationId?: string): Promise<PendingInvitation[]> {
+  const live = (await candidateInvitations(invitee, invitationId)).filter((snap) => isLive(snap) && isFor(snap, invitee));
+  const names = await currentOrganizationNames(live.map((snap) => snap.get('organization_id')));
+  return live
+    .filter((snap) => names.has(snap.get('organization_id')))
+    .map((snap) => toPendingInvitation(snap, names.get(snap.get('organization_id'))!));
 }
 
 export async function listSentInvitations(orgId: string): Promise<SentInvitation[]> {
@@ -129,13 +182,16 @@ export async function getOrganizationInvitation(orgId: string, invitationId: str
   return snap;
 }
 
-/** Accepts a live invitation addressed to this user's email; the membership is added exactly once. */
-export async function acceptInvitation(invitationId: string, user: { uid: string; email: string; fullName: string }) {
+/**
+ * Accepts a live invitation addressed to this user's email, once they have proven the email is theirs;
+ * the membership is added exactly once.
+ */
+export async function acceptInvitation(invitationId: string, user: Invitee & { uid: string; fullName: string }) {
   const db = adminDb();
   return db.runTransaction(async (tx) => {
     const ref = invitationsCollection().doc(invitationId);
     const invitation = await tx.get(ref);
-    if (!invitation.exists || invitation.get('email') !== user.email || !isLive(invitation)) throw noPendingInvitation();
+    if (!invitation.exists || !isFor(invitation, user) || !isLive(invitation)) throw noPendingInvitation();
     const orgId: string = invitation.get('organization_id');
     const memberRef = membersCollection(orgId).doc(user.uid);
     const [org, member] = await Promise.all([tx.get(organizationsCollection().doc(orgId)), tx.get(memberRef)]);
@@ -154,11 +210,12 @@ export async function acceptInvitation(invitationId: string, user: { uid: string
   });
 }
 
-export async function rejectInvitation(invitationId: string, email: string): Promise<void> {
+/** Declines, with the same proof as accepting: a stranger must not be able to turn a team's invitation down. */
+export async function rejectInvitation(invitationId: string, invitee: Invitee): Promise<void> {
   await adminDb().runTransaction(async (tx) => {
     const ref = invitationsCollection().doc(invitationId);
     const invitation = await tx.get(ref);
-    if (!invitation.exists || invitation.get('email') !== email || !isLive(invitation)) throw noPendingInvitation();
+    if (!invitation.exists || !isFor(invitation, invitee) || !isLive(invitation)) throw noPendingInvitation();
     tx.update(ref, { status: 'rejected', updated_at: FieldValue.serverTimestamp() });
   });
 }
@@ -168,10 +225,27 @@ export async function revokeInvitation(invitation: DocumentSnapshot): Promise<vo
   await invitation.ref.update({ status: 'revoked', updated_at: FieldValue.serverTimestamp() });
 }
 
-/** A resend gives the invitation a fresh 7 days (an expired one included). */
+/**
+ * A resend gives the invitation a fresh 7 days (an expired one included) and a new link; the links
+ * already sent keep working, and the email names the organization as it is called now.
+ */
 export async function renewInvitation(invitation: DocumentSnapshot): Promise<InvitationToSend> {
   if (invitation.get('status') !== 'pending') throw new ApiError(409, 'not_pending', 'Only a pending invitation can be resent.');
+  const orgId: string = invitation.get('organization_id');
   const expiresAt = expiry();
-  await invitation.ref.update({ expires_at: expiresAt, updated_at: FieldValue.serverTimestamp() });
-  return toSend(invitation, expiresAt);
+  const { token, hash } = newLinkToken();
+  const [names] = await Promise.all([
+    currentOrganizationNames([orgId]),
+    invitation.ref.update({ expires_at: expiresAt, token_hashes: FieldValue.arrayUnion(hash), updated_at: FieldValue.serverTimestamp() }),
+  ]);
+  return {
+    id: invitation.id,
+    orgId,
+    email: invitation.get('email'),
+    organizationName: names.get(orgId) ?? invitation.get('organization'),
+    inviterEmail: invitation.get('inviter_email'),
+    role: invitation.get('role') ?? 'member',
+    expiresAt,
+    token,
+  };
 }

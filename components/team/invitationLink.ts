@@ -1,0 +1,57 @@
+import type { PendingInvitation } from '@/lib/team';
+import { api } from '@/store/api';
+
+/**
+ * The secret of an emailed invitation link, kept in this browser while its owner signs up or logs in
+ * (the pending-invitation cookie remembers only which invitation). With it, an account whose email is
+ * not verified yet may still answer the invitation it was sent.
+ */
+const storageKey = (invitationId: string) => `invitationToken:${invitationId}`;
+
+function storage(): Storage | null {
+  try {
+    return typeof window === 'undefined' ? null : window.localStorage;
+  } catch {
+    return null; // storage blocked: the invitee can still verify their email instead
+  }
+}
+
+export function rememberInvitationToken(invitationId: string, token: string): void {
+  storage()?.setItem(storageKey(invitationId), token);
+}
+
+export function invitationTokenFor(invitationId: string): string | undefined {
+  return storage()?.getItem(storageKey(invitationId)) ?? undefined;
+}
+
+export function forgetInvitationToken(invitationId: string): void {
+  storage()?.removeItem(storageKey(invitationId));
+}
+
+interface LinkLookup {
+  email: string;
+  invitationId: string;
+  token?: string;
+}
+
+/** The invitation calls of the link page, with the link's secret (optional fields of SPEC.md's calls). */
+export const invitationLinkApi = api.injectEndpoints({
+  endpoints: (build) => ({
+    invitationByLink: build.query<PendingInvitation | null, LinkLookup>({
+      query: (body) => ({ url: '/api/getPendingInvitation', body }),
+      transformResponse: (response: { invitations: PendingInvitation[] }, _meta, { invitationId }) =>
+        response.invitations.find((invitation) => invitation.id === invitationId) ?? null,
+      providesTags: ['PendingInvitations'],
+    }),
+    acceptInvitationByLink: build.mutation<{ organizationId: string }, { invitationId: string; userId: string; token?: string }>({
+      query: (body) => ({ url: '/api/acceptInvitation', body }),
+      invalidatesTags: ['PendingInvitations'],
+    }),
+    rejectInvitationByLink: build.mutation<unknown, { invitationId: string; token?: string }>({
+      query: (body) => ({ url: '/api/rejectInvitation', body }),
+      invalidatesTags: ['PendingInvitations'],
+    }),
+  }),
+});
+
+export const { useInvitationByLinkQuery, useAcceptInvitationByLinkMutation, useRejectInvitationByLinkMutation } = invitationLinkApi;
