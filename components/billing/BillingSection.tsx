@@ -2,10 +2,11 @@ import Link from 'next/link';
 import { useBillingPortal } from '@/components/billing/useBillingPortal';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
+import { holdsLiveSubscription } from '@/lib/billing/gate';
 import { can, type Role } from '@/lib/permissions';
 import type { OrganizationDocument } from '@/lib/schemas/organization';
 
-/** The plan, read-only for members; owners and admins open the Stripe customer portal. */
+/** The plan, read-only for members; owners and admins change it (or card, or cancel) in the Stripe customer portal. */
 export default function BillingSection({ orgId, role, document }: { orgId: string; role: Role; document: OrganizationDocument }) {
   const portal = useBillingPortal(orgId);
   const subscription = document.subscription;
@@ -28,7 +29,7 @@ export default function BillingSection({ orgId, role, document }: { orgId: strin
             <Button type="button" variant="secondary" busy={portal.busy} onClick={portal.open}>
               Manage billing
             </Button>
-          ) : (
+          ) : holdsLiveSubscription(subscription) ? null : (
             <Link className="button button--secondary" href={`/${encodeURIComponent(orgId)}/subscription`}>
               Choose a plan
             </Link>

@@ -12,6 +12,20 @@ import { fetchOrganization } from '@/store/thunks';
 
 type Outcome = 'checking' | 'valid' | 'invalid' | 'error';
 
+/** What the page says, as one state: never "confirmed" beside "not found". */
+type View = 'checking' | 'activating' | 'confirmed' | 'not_found' | 'error';
+
+const TITLES: Record<View, string> = {
+  checking: 'Checking your payment',
+  activating: 'Payment received',
+  confirmed: 'Subscription confirmed',
+  not_found: 'Checkout not found',
+  error: 'We could not check your payment',
+};
+
+const viewOf = (outcome: Outcome, active: boolean): View =>
+  outcome === 'valid' ? (active ? 'confirmed' : 'activating') : outcome === 'invalid' ? 'not_found' : outcome;
+
 /** After Stripe Checkout: the session is checked against this organization, then the subscription is awaited. */
 export function CheckoutSuccessPage() {
   const { query, isReady } = useRouter();
@@ -21,6 +35,7 @@ export function CheckoutSuccessPage() {
   const [error, setError] = useState<string | null>(null);
   const sessionId = typeof query.session_id === 'string' ? query.session_id : '';
   const active = hasActiveSubscription(document?.subscription ?? null);
+  const view = viewOf(outcome, active);
 
   useEffect(() => {
     if (!isReady || !orgId) return;
@@ -39,34 +54,34 @@ export function CheckoutSuccessPage() {
 
   // Stripe's webhook may land a moment after the redirect: look again until the subscription shows.
   useEffect(() => {
-    if (outcome !== 'valid' || active || !orgId) return;
+    if (view !== 'activating' || !orgId) return;
     const timer = setInterval(() => void dispatch(fetchOrganization(orgId)), 1500);
     return () => clearInterval(timer);
-  }, [outcome, active, orgId, dispatch]);
+  }, [view, orgId, dispatch]);
 
   return (
-    <section className="card stack" style={{ maxWidth: 560 }}>
+    <section className="card stack" style={{ maxWidth: 560 }} data-testid="checkout-result" data-state={view}>
       <Head>
-        <title>Subscription confirmed · SignalBridge</title>
+        <title>{`${TITLES[view]} · SignalBridge`}</title>
       </Head>
-      <h1>{outcome === 'valid' ? 'Thank you!' : 'Subscription'}</h1>
-      {outcome === 'checking' && <Spinner label="Checking your payment" />}
-      {outcome === 'error' && <Alert>{error}</Alert>}
-      {outcome === 'invalid' && <Alert>We could not find a completed checkout for this organization.</Alert>}
-      {outcome === 'valid' &&
-        (active ? (
-          <>
-            <p>Your subscription is active. Your organization&apos;s pages are open.</p>
-            <Link className="button" href={`/${encodeURIComponent(orgId!)}/connection`}>
-              Go to connections
-            </Link>
-          </>
-        ) : (
-          <p className="muted">
-            <Spinner label="Activating" /> Payment received. Activating your subscription…
-          </p>
-        ))}
-      {outcome !== 'valid' && orgId && <Link href={`/${encodeURIComponent(orgId)}/subscription`}>Back to the plans</Link>}
+      <h1>{TITLES[view]}</h1>
+      {view === 'checking' && <Spinner label="Checking your payment" />}
+      {view === 'error' && <Alert>{error}</Alert>}
+      {view === 'not_found' && <Alert>We could not find a completed checkout for this organization.</Alert>}
+      {view === 'activating' && (
+        <p className="muted">
+          <Spinner label="Activating" /> Payment received. Activating your subscription…
+        </p>
+      )}
+      {view === 'confirmed' && (
+        <>
+          <p>Your subscription is active. Your organization&apos;s pages are open.</p>
+          <Link className="button" href={`/${encodeURIComponent(orgId!)}/connection`}>
+            Go to connections
+          </Link>
+        </>
+      )}
+      {(view === 'not_found' || view === 'error') && orgId && <Link href={`/${encodeURIComponent(orgId)}/subscription`}>Back to the plans</Link>}
     </section>
   );
 }

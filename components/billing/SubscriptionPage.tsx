@@ -7,14 +7,18 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { createBillingCustomer, startCheckout } from '@/lib/billing/client';
-import { hasActiveSubscription, PAST_DUE_GRACE_DAYS } from '@/lib/billing/gate';
+import { hasActiveSubscription, holdsLiveSubscription, PAST_DUE_GRACE_DAYS } from '@/lib/billing/gate';
 import { can } from '@/lib/permissions';
 import { usePlansQuery } from '@/store/api';
 
 const money = (amount: number, currency: string) =>
   new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(amount / 100);
 
-/** `/{orgId}/subscription`: the plans, the current status; owners and admins subscribe or manage billing. */
+/**
+ * `/{orgId}/subscription`: the plans, the current status; owners and admins subscribe, or — once the
+ * organization holds a subscription — change plan, card or cancel in the Stripe customer portal (one
+ * subscription per organization: a second checkout would bill twice).
+ */
 export default function SubscriptionPage() {
   const { orgId, user, role, document } = useOrganizationContext();
   const { data: plans, isLoading, isError } = usePlansQuery();
@@ -24,6 +28,7 @@ export default function SubscriptionPage() {
   const manage = role !== null && can(role, 'billing', 'update');
   const subscription = document?.subscription ?? null;
   const active = hasActiveSubscription(subscription);
+  const live = holdsLiveSubscription(subscription);
 
   async function choose(plan: string) {
     if (!orgId || !user.uid || !user.email) return;
@@ -37,7 +42,6 @@ export default function SubscriptionPage() {
       setBusy(null);
     }
   }
-
 
   return (
     <section className="stack" style={{ gap: '1.5rem' }}>
@@ -62,6 +66,22 @@ export default function SubscriptionPage() {
           Only owners and admins of this organization can subscribe. Ask one of them to choose a plan.
         </div>
       )}
+      {manage && live && (
+        <div role="status" className="alert alert--info stack" style={{ gap: '0.5rem' }} data-testid="change-plan">
+          <span>
+            {document?.has_billing_account
+              ? 'To change your plan, update your card or cancel, open Manage billing.'
+              : 'This organization’s subscription is managed outside SignalBridge.'}
+          </span>
+          {document?.has_billing_account && (
+            <div>
+              <Button type="button" busy={portal.busy} onClick={portal.open}>
+                Manage billing
+              </Button>
+            </div>
+          )}
+        </div>
+      )}
       {isError && <Alert>We could not load the plans. Please reload the page.</Alert>}
       {isLoading ? (
         <Spinner label="Loading plans" />
@@ -69,7 +89,9 @@ export default function SubscriptionPage() {
         <ul className="org-list" aria-label="Plans">
           {plans?.map((plan) => (
             <li key={plan.id} className="card stack">
-              <h2 style={{ margin: 0 }}>{plan.name}</h2>
+              <h2 style={{ margin: 0 }}>
+                {plan.name} {live && subscription?.plan === plan.id && <span className="badge">Current plan</span>}
+              </h2>
               <p style={{ margin: 0 }}>
                 <strong style={{ fontSize: '1.5rem' }}>{money(plan.amount, plan.currency)}</strong> <span className="muted">per month</span>
               </p>
@@ -78,7 +100,7 @@ export default function SubscriptionPage() {
                   <li key={feature}>{feature}</li>
                 ))}
               </ul>
-              {manage && !active && (
+              {manage && !live && (
                 <Button type="button" busy={busy === plan.id} disabled={busy !== null} onClick={() => choose(plan.id)}>
                   Choose {plan.name}
                 </Button>
@@ -88,7 +110,7 @@ export default function SubscriptionPage() {
         </ul>
       )}
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
-        {manage && document?.has_billing_account && (
+        {manage && !live && document?.has_billing_account && (
           <Button type="button" variant="secondary" busy={portal.busy} onClick={portal.open}>
             Manage billing
           </Button>

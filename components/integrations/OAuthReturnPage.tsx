@@ -5,7 +5,8 @@ import { Title } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
 import { apiRequest, ApiRequestError } from '@/lib/apiClient';
-import { configurationPathOf, type IntegrationKind, type Platform } from '@/lib/integrations/platforms';
+import { configurationPathOf, PLATFORM_LABELS, type IntegrationKind, type Platform } from '@/lib/integrations/platforms';
+import type { OAuthCancelled } from '@/lib/schemas/oauthReturn';
 import { layouts } from '@/layouts/index';
 import type { NextPageWithLayout } from '@/layouts/types';
 import { flowCleared, selectFlow } from '@/store/flowSlice';
@@ -19,10 +20,32 @@ interface Completed {
   reauthenticated: boolean;
 }
 
+/** What to tell someone who came back without a code: they cancelled (or the provider refused); nothing changed. */
+export function cancelledMessage(error: string, cancelled: OAuthCancelled | null): string {
+  const label = cancelled ? PLATFORM_LABELS[cancelled.platform] : null;
+  if (error !== 'access_denied') return `${label ?? 'The platform'} did not grant access. Nothing was connected; try again.`;
+  const what = cancelled?.reauthenticating ? `reconnecting ${label}` : label ? `connecting ${label}` : 'at the platform';
+  const outcome = cancelled?.reauthenticating ? 'nothing changed' : 'nothing was connected';
+  return `You cancelled ${what}. You did not allow access, so ${outcome}. You can try again whenever you are ready.`;
+}
+
+/** Spends the state of a flow that came back without a code; null when it was already spent or unknown. */
+async function spendState(orgId: string, state: string, returnPath: string, error: string): Promise<OAuthCancelled | null> {
+  try {
+    return await apiRequest<OAuthCancelled>(`/api/orgs/${encodeURIComponent(orgId)}/oauth/cancel`, {
+      method: 'POST',
+      body: { state, returnPath, error: error.slice(0, 200) },
+    });
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The fixed return routes (/addSource, /addConversionDestination, /bigquery, /googleReauth …): the
  * provider sends the browser back with `code` and `state`; the server finishes the exchange and the
- * user lands on the new (or reconnected) object's configuration page.
+ * user lands on the new (or reconnected) object's configuration page. Coming back with an error (Cancel on
+ * the consent page) still spends the state on the server, so Allow pressed later on that page connects nothing.
  */
 export function oauthReturnPage(title: string): NextPageWithLayout {
   function OAuthReturnPage() {
@@ -31,6 +54,7 @@ export function oauthReturnPage(title: string): NextPageWithLayout {
     const user = useAppSelector(selectUser);
     const flow = useAppSelector(selectFlow);
     const [error, setError] = useState<string | null>(null);
+    const [cancelled, setCancelled] = useState<{ message: string; kind: IntegrationKind | null } | null>(null);
     const finished = useRef(false);
     const orgId = user.orgId;
     const code = typeof router.query.code === 'string' ? router.query.code : null;
@@ -42,11 +66,9 @@ export function oauthReturnPage(title: string): NextPageWithLayout {
       if (denied) {
         finished.current = true;
         dispatch(flowCleared());
-        setError(
-          denied === 'access_denied'
-            ? 'You did not allow access, so nothing was connected. You can try again whenever you are ready.'
-            : 'The platform did not grant access. Nothing was connected; try again.',
-        );
+        // Spent even though no code came back: a state must never work after a Cancel.
+        const spent = orgId && state ? spendState(orgId, state, router.pathname, denied) : Promise.resolve(null);
+        void spent.then((answer) => setCancelled({ message: cancelledMessage(denied, answer), kind: answer?.kind ?? null }));
         return;
       }
       if (!orgId || !code || !state) {
@@ -67,19 +89,27 @@ export function oauthReturnPage(title: string): NextPageWithLayout {
         .catch((failure: unknown) => setError(failure instanceof ApiRequestError ? failure.message : 'An unexpected error occurred'));
     }, [router, dispatch, orgId, code, state, denied]);
 
-    const kind = flow.storedFrom === 'destination' ? 'destination' : 'source';
+    const kind = (cancelled?.kind ?? flow.storedFrom) === 'destination' ? 'destination' : 'source';
     const back = orgId ? `/${encodeURIComponent(orgId)}/${kind}` : '/organizations';
+    const backLink = <Link href={back}>Back to your {kind === 'source' ? 'sources' : 'destinations'}</Link>;
     return (
       <main className="stack auth-card">
         <Title>{title}</Title>
         <h1>{title}</h1>
-        {error ? (
+        {cancelled ? (
+          <>
+            <div role="alert" className="alert alert--info">
+              {cancelled.message}
+            </div>
+            {backLink}
+          </>
+        ) : error ? (
           <>
             <Alert>{error}</Alert>
-            <Link href={back}>Back to your {kind === 'source' ? 'sources' : 'destinations'}</Link>
+            {backLink}
           </>
         ) : (
-          <Spinner label="Finishing the connection…" />
+          <Spinner label={denied ? 'Cancelling…' : 'Finishing the connection…'} />
         )}
       </main>
     );

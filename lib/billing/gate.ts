@@ -14,6 +14,17 @@ export function hasActiveSubscription(subscription: Subscription, now: Date = ne
   return now.getTime() - since < PAST_DUE_GRACE_DAYS * 24 * 60 * 60 * 1000;
 }
 
+/** Statuses of a subscription Stripe still bills (or will once the card is fixed): it must be the only one. */
+const LIVE_STATUSES: ReadonlySet<string> = new Set(['active', 'trialing', 'past_due', 'unpaid', 'paused']);
+
+/**
+ * Whether the organization holds a subscription Stripe still bills, even past its grace period: a new
+ * checkout would then buy a second one, so plan changes go through the customer portal instead.
+ */
+export function holdsLiveSubscription(subscription: { status: string } | null | undefined): boolean {
+  return Boolean(subscription && LIVE_STATUSES.has(subscription.status));
+}
+
 const OPEN_WITHOUT_SUBSCRIPTION = /^\/[^/]+\/(?:subscription|acceptInvitation)(?:\/|$)/;
 
 /** Organization pages need a subscription, except the subscription pages (and invitation links). */

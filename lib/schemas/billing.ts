@@ -11,6 +11,10 @@ export const billingCustomerSchema = z.object({
 export const checkoutSchema = z.object({ organizationId: documentIdSchema, plan: z.enum(PLAN_IDS) });
 export const portalSchema = z.object({ organizationId: documentIdSchema });
 
+/** Whether a value is a Stripe id of the given kind (`cus`, `sub`, `evt` …): safe to use as a document id. */
+export const isStripeId = (value: unknown, prefix: string): value is string =>
+  typeof value === 'string' && value.length <= 255 && new RegExp(`^${prefix}_[A-Za-z0-9_-]+$`).test(value);
+
 /** GET {billing api}/billing/session-validity/{a}/{b}: a = organization id, b = Checkout Session id. */
 export const sessionValidityQuerySchema = z.object({
   a: documentIdSchema,

@@ -46,7 +46,8 @@ export async function seedDemo(): Promise<void> {
       connections_count: 0,
       created_by: DEMO.uid,
       created_at: FieldValue.serverTimestamp(),
-      subscription: { status: 'active', plan: 'growth', current_period_end: '2099-12-31T00:00:00.000Z' },
+      // Only what members may read; Stripe ids would live in organizations/{orgId}/private/billing (server only).
+      subscription: { status: 'active', plan: 'growth', current_period_end: '2099-12-31T00:00:00.000Z', past_due_since: null },
     },
     { merge: true },
   );

@@ -41,7 +41,20 @@ afterAll(async () => {
 });
 
 const post = (name: Name, user: TestUser, body: unknown) => call(servers[name], { method: 'POST', token: user.token, body });
-const subscriptionOf = async (id: string) => (await adminDb().doc(`organizations/${id}`).get()).get('subscription');
+const organizationData = async (id: string) => (await adminDb().doc(`organizations/${id}`).get()).data() ?? {};
+const subscriptionOf = async (id: string) => (await organizationData(id)).subscription;
+/** The organization's subscriptions as Stripe (the fake) holds them, oldest first. */
+const stripeSubscriptionsOf = (id: string) =>
+  [...stripe.subscriptions.values()].filter((subscription) => (subscription.metadata as Record<string, string>).organization_id === id);
+const liveSubscriptionsOf = (id: string) => stripeSubscriptionsOf(id).filter((subscription) => subscription.status !== 'canceled');
+
+/** Something done on a hosted portal page (a form post), as the customer would: cancel, or switch plan. */
+async function inPortal(user: TestUser, organizationId: string, action: 'cancel' | 'plan', form: Record<string, string> = {}) {
+  const opened = await post('portal', user, { organizationId });
+  expect(opened.status).toBe(200);
+  const done = await fetch(`${opened.body.url as string}/${action}`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
+  expect(done.status).toBe(303);
+}
 
 /** Completes a checkout the way a customer would: Pay on the hosted page (which sends the webhooks). */
 async function payFor(user: TestUser, organizationId: string, plan = 'growth'): Promise<string> {
@@ -92,7 +105,9 @@ describe('customer and checkout', () => {
 
   test('paying activates the subscription; the session is valid only for its own organization', async () => {
     const sessionId = await payFor(owner, orgId);
-    expect(await subscriptionOf(orgId)).toMatchObject({ status: 'active', plan: 'growth', customer_id: expect.stringMatching(/^cus_/) });
+    expect(await subscriptionOf(orgId)).toMatchObject({ status: 'active', plan: 'growth' });
+    // What members may read keeps no Stripe id (those stay in a server-only document).
+    expect(JSON.stringify(await organizationData(orgId))).not.toMatch(/cus_|sub_|cs_test_/);
     const valid = (user: TestUser, a: string) => call(servers.sessionValidity, { token: user.token, query: { a, b: sessionId } });
     expect((await valid(member, orgId)).body).toEqual({ isValid: true });
     expect((await valid(outsider, otherOrg)).body).toEqual({ isValid: false });
@@ -126,15 +141,9 @@ describe('webhook', () => {
 
   test('a replayed event has no second effect, and an older event never overwrites a newer one', async () => {
     const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
-    const subscription = {
-      id: 'sub_replay',
-      object: 'subscription',
-      customer: 'cus_replay',
-      status: 'active',
-      metadata: { organization_id: team },
-      items: { data: [] },
-    };
-    const created = signedEvent('customer.subscription.created', subscription, `evt_replay_1_${team}`);
+    await payFor(owner, team);
+    const [subscription] = stripeSubscriptionsOf(team);
+    const created = signedEvent('customer.subscription.created', subscription!, `evt_replay_1_${team}`);
     expect((await deliver(created.payload, created.signature)).body).toMatchObject({ outcome: 'applied' });
     const canceled = signedEvent('customer.subscription.deleted', { ...subscription, status: 'canceled' }, `evt_replay_2_${team}`);
     expect((await deliver(canceled.payload, canceled.signature)).body).toMatchObject({ outcome: 'applied' });
@@ -150,10 +159,157 @@ describe('webhook', () => {
     const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
     const sessionId = await payFor(owner, team);
     expect(sessionId).toMatch(/^cs_test_/);
-    const { customer_id: customerId, subscription_id: subscriptionId } = await subscriptionOf(team);
+    const { id: subscriptionId, customer: customerId } = stripeSubscriptionsOf(team)[0]!;
     const failed = signedEvent('invoice.payment_failed', { id: 'in_1', object: 'invoice', customer: customerId, subscription: subscriptionId });
     expect((await deliver(failed.payload, failed.signature)).status).toBe(200);
     expect(await subscriptionOf(team)).toMatchObject({ status: 'past_due', past_due_since: expect.any(String), plan: 'growth' });
+  });
+
+  test('a failed payment of a subscription the organization does not hold changes nothing', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    await payFor(owner, team);
+    const { customer: customerId } = stripeSubscriptionsOf(team)[0]!;
+    const before = await subscriptionOf(team);
+    const failed = signedEvent('invoice.payment_failed', { id: 'in_2', object: 'invoice', customer: customerId, subscription: 'sub_someOtherOne' });
+    const response = await deliver(failed.payload, failed.signature);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ outcome: 'ignored' });
+    expect(await subscriptionOf(team)).toEqual(before);
+  });
+
+  test('a late deletion of an earlier subscription does not lock the organization out of its current one', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    await payFor(owner, team, 'growth');
+    const [earlier] = stripeSubscriptionsOf(team);
+    await inPortal(owner, team, 'cancel');
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'canceled' });
+    await payFor(owner, team, 'starter');
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'active', plan: 'starter' });
+
+    // Stripe (re)sends the earlier subscription's deletion after the new one started.
+    const late = signedEvent('customer.subscription.deleted', { ...earlier, status: 'canceled' });
+    const response = await deliver(late.payload, late.signature);
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ outcome: 'ignored' });
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'active', plan: 'starter' });
+  });
+
+  test("an event about one organization's customer never touches another organization named in its metadata", async () => {
+    const victim = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    const attacker = await createTestOrganization([[outsider, 'owner']], { subscription: null });
+    const victimSession = await payFor(owner, victim);
+    await payFor(outsider, attacker);
+    const victimBefore = await organizationData(victim);
+    const [attackers] = stripeSubscriptionsOf(attacker);
+
+    const event = signedEvent('customer.subscription.updated', { ...attackers, status: 'unpaid', metadata: { organization_id: victim } });
+    expect((await deliver(event.payload, event.signature)).status).toBe(200);
+
+    expect(await organizationData(victim)).toEqual(victimBefore);
+    // The victim's own checkout still belongs to the victim's customer.
+    const valid = await call(servers.sessionValidity, { token: owner.token, query: { a: victim, b: victimSession } });
+    expect(valid.body).toEqual({ isValid: true });
+    // The event is about the attacker's subscription, so it applies there (its customer is bound to it).
+    expect(await subscriptionOf(attacker)).toMatchObject({ status: 'unpaid' });
+  });
+
+  test('events of a customer we never created, or with malformed ids, are acknowledged and change nothing', async () => {
+    const before = await subscriptionOf(otherOrg);
+    const subscription = { id: 'sub_unbound', object: 'subscription', customer: 'cus_unbound', status: 'active', items: { data: [] } };
+    const cases = [
+      { ...subscription, metadata: { organization_id: otherOrg } },
+      { ...subscription, metadata: { organization_id: '__x__' } },
+      { ...subscription, metadata: { organization_id: 'a/b' } },
+      { ...subscription, metadata: { organization_id: '..' } },
+      { ...subscription, customer: 'a/b', metadata: { organization_id: otherOrg } },
+      { ...subscription, customer: '__x__' },
+    ];
+    for (const object of cases) {
+      const event = signedEvent('customer.subscription.created', object);
+      const response = await deliver(event.payload, event.signature);
+      expect({ object, status: response.status, body: response.body }).toMatchObject({ object, status: 200, body: { outcome: 'ignored' } });
+    }
+    const checkout = signedEvent('checkout.session.completed', {
+      id: 'cs_test_unbound',
+      object: 'checkout.session',
+      customer: 'cus_unbound',
+      subscription: 'sub_unbound',
+      client_reference_id: otherOrg,
+      metadata: { organization_id: otherOrg },
+    });
+    expect((await deliver(checkout.payload, checkout.signature)).body).toMatchObject({ outcome: 'ignored' });
+    expect(await subscriptionOf(otherOrg)).toEqual(before);
+  });
+
+  test('a body over 1 MB is refused before its signature is checked', async () => {
+    const huge = JSON.stringify({ id: 'evt_huge', padding: 'x'.repeat(1024 * 1024) });
+    const response = await deliver(huge, stripe.sign(huge));
+    expect(response.status).toBe(413);
+    // The same without a Content-Length (chunked): counted while it is read.
+    const chunks = [Buffer.alloc(600 * 1024, 'x'), Buffer.alloc(600 * 1024, 'x')];
+    const streamed = await fetch(`${servers.webhook.url}/`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Stripe-Signature': stripe.sign('x') },
+      body: new ReadableStream({
+        pull(controller) {
+          const next = chunks.shift();
+          if (next) controller.enqueue(next);
+          else controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+  });
+});
+
+describe('one subscription per organization', () => {
+  const refused = 'This organization already has a subscription. Change plans in billing settings.';
+
+  test('a second checkout is refused while a subscription is live; the plan changes in the portal instead', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    await payFor(owner, team, 'starter');
+    const sessions = stripe.checkoutSessions.size;
+
+    const again = await post('checkout', owner, { organizationId: team, plan: 'growth' });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe(refused);
+    expect(stripe.checkoutSessions.size).toBe(sessions);
+
+    await inPortal(owner, team, 'plan', { price: 'price_growth_monthly' });
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'active', plan: 'growth' });
+    expect(liveSubscriptionsOf(team)).toHaveLength(1);
+  });
+
+  test('Stripe is asked too: a subscription the organization document does not show yet still counts', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    await payFor(owner, team, 'starter');
+    // As if the webhook had not landed yet.
+    await adminDb().doc(`organizations/${team}`).update({ subscription: null });
+    const again = await post('checkout', owner, { organizationId: team, plan: 'growth' });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe(refused);
+  });
+
+  test('a newer checkout replaces an unpaid one, so two tabs cannot buy two subscriptions', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    const first = (await post('checkout', owner, { organizationId: team, plan: 'starter' })).body.url as string;
+    const second = (await post('checkout', owner, { organizationId: team, plan: 'growth' })).body.url as string;
+    const paidFirst = await fetch(`${first}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(paidFirst.status).not.toBe(303);
+    expect(await paidFirst.text()).toContain('no longer available');
+    expect((await fetch(`${second}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    expect(liveSubscriptionsOf(team)).toHaveLength(1);
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'active', plan: 'growth' });
+  });
+
+  test('after a cancellation a new checkout is allowed', async () => {
+    const team = await createTestOrganization([[owner, 'owner']], { subscription: null });
+    await payFor(owner, team, 'starter');
+    await inPortal(owner, team, 'cancel');
+    await payFor(owner, team, 'scale');
+    expect(await subscriptionOf(team)).toMatchObject({ status: 'active', plan: 'scale' });
+    expect(liveSubscriptionsOf(team)).toHaveLength(1);
   });
 });
 

@@ -19,14 +19,27 @@ test('subscribe → the gate opens; cancel in the portal → the gate closes', a
   await page.getByRole('button', { name: 'Pay' }).click();
 
   await expect(page).toHaveURL(new RegExp(`/${orgId}/subscription/success\\?session_id=cs_test_`));
+  await expect(page.getByRole('heading', { name: 'Subscription confirmed' })).toBeVisible();
+  await expect(page).toHaveTitle('Subscription confirmed · SignalBridge');
   await expect(page.getByText('Your subscription is active.')).toBeVisible();
+  await expect(page.getByText('We could not find a completed checkout')).toHaveCount(0);
   await page.getByRole('link', { name: 'Go to connections' }).click();
   await expect(page).toHaveURL(`/${orgId}/connection`);
   await page.goto(`/${orgId}/source`);
   await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
 
+  // One subscription per organization: no second checkout, the plan changes in the portal.
+  await page.goto(`/${orgId}/subscription`);
+  await expect(page.getByTestId('subscription-status')).toHaveText('Your growth plan is active.');
+  await expect(page.getByRole('list', { name: 'Plans' })).toContainText('Current plan');
+  await expect(page.getByRole('button', { name: /^Choose/ })).toHaveCount(0);
+  await page.getByTestId('change-plan').getByRole('button', { name: 'Manage billing' }).click();
+  await page.getByRole('button', { name: 'Switch to Starter' }).click();
+  await expect(page).toHaveURL(`/${orgId}/subscription`);
+  await expect(page.getByTestId('subscription-status')).toHaveText('Your starter plan is active.');
+
   await page.goto(`/${orgId}/settings`);
-  await expect(page.getByRole('region', { name: 'Billing' })).toContainText('Plan: growth (active)');
+  await expect(page.getByRole('region', { name: 'Billing' })).toContainText('Plan: starter (active)');
   await page.getByRole('button', { name: 'Manage billing' }).click();
   await expect(page.getByRole('heading', { name: 'Billing' })).toBeVisible();
   await page.getByRole('button', { name: 'Cancel subscription' }).click();
@@ -62,4 +75,17 @@ test('the global subscription pages lead to the selected organization’s', asyn
   await page.goto('/subscription/failure');
   await expect(page).toHaveURL(`/${orgId}/subscription/failure`);
   await expect(page.getByRole('heading', { name: 'Subscription not completed' })).toBeVisible();
+});
+
+test('the checkout result says one true thing: a checkout that is not found is never "confirmed"', async ({ page }) => {
+  const owner = await createTestUser();
+  const orgId = await createTestOrganization([[owner, 'owner']], { subscription: null });
+  await logIn(page, owner, { landing: `/${orgId}/subscription` });
+  await page.goto(`/${orgId}/subscription/success?session_id=cs_test_notARealSession`);
+  await expect(page.getByRole('heading', { name: 'Checkout not found' })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'We could not find a completed checkout for this organization.' })).toBeVisible();
+  await expect(page).toHaveTitle('Checkout not found · SignalBridge');
+  await expect(page.getByText(/Subscription confirmed|Thank you/)).toHaveCount(0);
+  await page.getByRole('link', { name: 'Back to the plans' }).click();
+  await expect(page).toHaveURL(`/${orgId}/subscription`);
 });

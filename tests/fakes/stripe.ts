@@ -4,7 +4,7 @@
  * secret-key auth, and webhooks signed the way Stripe signs them (`Stripe-Signature: t=…,v1=…`).
  * It also serves the hosted pages a user sees: Checkout (a Pay button that completes the session,
  * creates the subscription, sends the webhooks and returns to success_url) and the customer portal
- * (cancel the subscription). Used by `npm run dev` and the tests; the real `stripe` SDK talks to it.
+ * (switch plan or cancel the subscription). Used by `npm run dev` and the tests; the real `stripe` SDK talks to it.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -247,6 +247,25 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       const session = checkoutSessions.get(match[1]!);
       return session ? json(res, 200, visible(session)) : noSuch(res, 'checkout.session', match[1]!);
     }
+    if (req.method === 'POST' && (match = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path))) {
+      const session = checkoutSessions.get(match[1]!);
+      if (!session) return noSuch(res, 'checkout.session', match[1]!);
+      if (session.status !== 'open') {
+        return stripeError(res, 400, `Only Checkout Sessions with a status of \`open\` can be expired. This session has a status of \`${session.status}\`.`);
+      }
+      Object.assign(session, { status: 'expired' });
+      return json(res, 200, visible(session));
+    }
+    if (req.method === 'GET' && path === '/v1/subscriptions') {
+      const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
+      const status = query.get('status');
+      const listed = [...subscriptions.values()].filter(
+        (subscription) =>
+          (!query.get('customer') || subscription.customer === query.get('customer')) &&
+          (status === 'all' || (status ? subscription.status === status : subscription.status !== 'canceled')),
+      );
+      return json(res, 200, { object: 'list', url: '/v1/subscriptions', has_more: false, data: listed });
+    }
     if (req.method === 'GET' && (match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
       const subscription = subscriptions.get(match[1]!);
       return subscription ? json(res, 200, subscription) : noSuch(res, 'subscription', match[1]!);
@@ -259,6 +278,29 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       return json(res, 200, { ...session, url: `${base}/portal/${session.id}` });
     }
     return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${path}).`);
+  }
+
+  /** The portal: the plan of each live subscription, a switch to every other plan, and cancel. */
+  function portalPage(portal: Json, live: Json[]): string {
+    const action = (what: string) => `/portal/${escapeHtml(portal.id)}/${what}`;
+    const plans = live
+      .map((subscription) => {
+        const current = (((subscription.items as Json).data as Json[])[0]!.price ?? {}) as Json;
+        const switches = [...prices.values()]
+          .filter((price) => price.id !== current.id)
+          .map(
+            (price) =>
+              `<form method="post" action="${action('plan')}"><input type="hidden" name="price" value="${escapeHtml(price.id)}"><button type="submit">Switch to ${escapeHtml(price.nickname)}</button></form>`,
+          )
+          .join('');
+        return `<p>Plan: ${escapeHtml(current.nickname)} — ${escapeHtml(subscription.status)}</p>${switches}`;
+      })
+      .join('');
+    const body = live.length
+      ? `${plans}<form method="post" action="${action('cancel')}"><button type="submit">Cancel subscription</button></form>`
+      : '<p class="muted">No active subscription.</p>';
+    const back = portal.return_url ? `<p><a href="${escapeHtml(portal.return_url)}">Return to SignalBridge</a></p>` : '';
+    return `<h1>Billing</h1>${body}${back}`;
   }
 
   async function hostedPages(req: IncomingMessage, res: ServerResponse, path: string) {
@@ -284,30 +326,26 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel an
       res.writeHead(303, { Location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', String(session.id)) });
       return res.end();
     }
-    if ((match = /^\/portal\/([^/]+)(\/cancel)?$/.exec(path))) {
+    if ((match = /^\/portal\/([^/]+)(?:\/(cancel|plan))?$/.exec(path))) {
       const portal = portalSessions.get(match[1]!);
       if (!portal) return html(res, '<h1>This portal session is no longer available.</h1>');
       const live = [...subscriptions.values()].filter((s) => s.customer === portal.customer && s.status !== 'canceled');
-      if (!match[2]) {
-        return html(
-          res,
-          `<h1>Billing</h1>${
-            live.length
-              ? live
-                  .map((s) => {
-                    const price = (((s.items as Json).data as Json[])[0]!.price ?? {}) as Json;
-                    return `<p>Plan: ${escapeHtml(price.nickname)} — ${escapeHtml(s.status)}</p>`;
-                  })
-                  .join('') +
-                `<form method="post" action="/portal/${escapeHtml(portal.id)}/cancel"><button type="submit">Cancel subscription</button></form>`
-              : '<p class="muted">No active subscription.</p>'
-          }${portal.return_url ? `<p><a href="${escapeHtml(portal.return_url)}">Return to SignalBridge</a></p>` : ''}`,
-        );
-      }
+      if (!match[2]) return html(res, portalPage(portal, live));
       if (req.method !== 'POST') return stripeError(res, 405, 'Use POST');
-      for (const subscription of live) {
-        Object.assign(subscription, { status: 'canceled', canceled_at: now() });
-        await sendWebhook('customer.subscription.deleted', subscription);
+      if (match[2] === 'plan') {
+        // Stripe's portal changes the plan of the subscription in place: still one subscription.
+        const price = prices.get(new URLSearchParams(await readBody(req)).get('price') ?? '');
+        if (!price) return stripeError(res, 400, 'Choose a plan.', 'price');
+        for (const subscription of live) {
+          const item = ((subscription.items as Json).data as Json[])[0]!;
+          item.price = { ...price, object: 'price' };
+          await sendWebhook('customer.subscription.updated', subscription);
+        }
+      } else {
+        for (const subscription of live) {
+          Object.assign(subscription, { status: 'canceled', canceled_at: now() });
+          await sendWebhook('customer.subscription.deleted', subscription);
+        }
       }
       res.writeHead(303, { Location: String(portal.return_url ?? '/') });
       return res.end();

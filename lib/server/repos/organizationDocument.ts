@@ -20,6 +20,7 @@ export function toOrganizationDocument(orgId: string, data: DocumentData): Organ
           past_due_since: subscription.past_due_since ?? null,
         }
       : null,
-    has_billing_account: Boolean(data.stripe_customer_id),
+    // Older documents held the customer id itself; newer ones only say that there is one.
+    has_billing_account: Boolean(data.has_billing_account ?? data.stripe_customer_id),
   };
 }

@@ -1,6 +1,7 @@
 import { PLATFORMS_OF_KIND, PLATFORM_LABELS, returnPathOf } from '@/lib/integrations/platforms';
 import { can } from '@/lib/permissions';
 import { oauthCompleteSchema, oauthStartSchema, orgRouteSchema } from '@/lib/schemas/integrations';
+import { oauthCancelSchema, type OAuthCancelled } from '@/lib/schemas/oauthReturn';
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError, forbidden } from '@/lib/server/http/errors';
@@ -71,6 +72,25 @@ export const completeRoutes = createHandler({
         uid: caller.uid,
       });
       return { kind: flow.kind, id: created.id, platform: flow.platform, reauthenticated: false };
+    },
+  }),
+});
+
+/**
+ * POST /api/orgs/{orgId}/oauth/cancel {state, returnPath, error?}: the provider came back without a code
+ * (the user pressed Cancel). The state is spent, so Allow pressed later on the same consent page connects
+ * nothing. No subscription needed: spending one's own state is always allowed.
+ */
+export const cancelRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    query: orgRouteSchema,
+    body: oauthCancelSchema,
+    async handle({ org, caller, body }): Promise<OAuthCancelled> {
+      // Only the user who started the flow, in its organization, learns what it was (consumeState checks both).
+      const flow = await consumeState(body.state, { orgId: org.id, uid: caller.uid });
+      if (appUrl(body.returnPath) !== flow.redirectUri) throw invalidState();
+      return { cancelled: true, platform: flow.platform, kind: flow.kind, reauthenticating: flow.objectId !== null };
     },
   }),
 });

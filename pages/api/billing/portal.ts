@@ -3,6 +3,7 @@ import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { stripe } from '@/lib/server/integrations/stripe';
+import { billingAccountOf } from '@/lib/server/repos/billing';
 
 /** POST /api/billing/portal: the Stripe customer portal (change plan, card, cancel). Owners and admins. */
 export default createHandler({
@@ -12,8 +13,8 @@ export default createHandler({
     orgId: ({ body }) => body.organizationId,
     permission: ['billing', 'update'],
     async handle({ org }) {
-      const customer = org.data.stripe_customer_id;
-      if (typeof customer !== 'string') throw new ApiError(409, 'no_billing_account', 'This organization has no billing account yet.');
+      const customer = (await billingAccountOf(org.id, org.data)).customerId;
+      if (!customer) throw new ApiError(409, 'no_billing_account', 'This organization has no billing account yet.');
       const session = await stripe().billingPortal.sessions.create({
         customer,
         return_url: appUrl(`/${encodeURIComponent(org.id)}/subscription`),

@@ -6,13 +6,35 @@ import { applyStripeEvent } from '@/lib/server/repos/billing';
 // Stripe signs the exact bytes it sent: the body must stay raw.
 export const config: PageConfig = { api: { bodyParser: false } };
 
+/** Stripe's events are a few kilobytes; anything near this is not from Stripe. */
+export const MAX_WEBHOOK_BYTES = 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
+/** The raw body, refused as soon as it passes the limit (declared or counted): no one makes us buffer 50 MB. */
 async function rawBody(req: NextApiRequest): Promise<Buffer> {
+  if (Number(req.headers['content-length']) > MAX_WEBHOOK_BYTES) throw new BodyTooLarge();
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  let size = 0;
+  for await (const chunk of req) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > MAX_WEBHOOK_BYTES) throw new BodyTooLarge();
+    chunks.push(bytes);
+  }
   return Buffer.concat(chunks);
 }
 
-/** POST /api/billing/webhook: Stripe's events, signature verified, each applied at most once. */
+function tooLarge(res: NextApiResponse) {
+  // The rest of the body is not read: the connection closes after the answer.
+  res.setHeader('Connection', 'close');
+  return res.status(413).json({ success: false, message: 'The request body is too large.' });
+}
+
+/**
+ * POST /api/billing/webhook: Stripe's events, at most 1 MB, signature verified, each applied at most once
+ * and only to the organization its customer is bound to; events about anything else are acknowledged (200).
+ */
 export default async function webhook(req: NextApiRequest, res: NextApiResponse) {
   if (req.method !== 'POST') {
     res.setHeader('Allow', 'POST');
@@ -20,10 +42,17 @@ export default async function webhook(req: NextApiRequest, res: NextApiResponse)
   }
   const secret = process.env.STRIPE_WEBHOOK_SECRET;
   const signature = req.headers['stripe-signature'];
+  let body: Buffer;
+  try {
+    body = await rawBody(req);
+  } catch (error) {
+    if (error instanceof BodyTooLarge) return tooLarge(res);
+    throw error;
+  }
   let event: Stripe.Event;
   try {
     if (!secret || typeof signature !== 'string') throw new Error('missing signature or secret');
-    event = stripe().webhooks.constructEvent(await rawBody(req), signature, secret);
+    event = stripe().webhooks.constructEvent(body, signature, secret);
   } catch {
     // A forged, altered or stale (over 5 minutes) event changes nothing.
     return res.status(400).json({ success: false, message: 'Invalid signature.' });

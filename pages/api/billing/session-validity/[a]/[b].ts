@@ -1,6 +1,7 @@
 import { sessionValidityQuerySchema } from '@/lib/schemas/billing';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { stripe } from '@/lib/server/integrations/stripe';
+import { billingAccountOf } from '@/lib/server/repos/billing';
 
 /**
  * GET {billing api}/billing/session-validity/{a}/{b}: a is the organization id, b the Checkout
@@ -14,8 +15,8 @@ export default createHandler({
     permission: ['billing', 'read'],
     async handle({ org, query }) {
       try {
-        const session = await stripe().checkout.sessions.retrieve(query.b);
-        const ours = session.client_reference_id === org.id && session.customer === org.data.stripe_customer_id;
+        const [session, account] = await Promise.all([stripe().checkout.sessions.retrieve(query.b), billingAccountOf(org.id, org.data)]);
+        const ours = session.client_reference_id === org.id && account.customerId !== null && session.customer === account.customerId;
         return { isValid: ours && session.status === 'complete' && session.payment_status === 'paid' };
       } catch (error) {
         if ((error as { statusCode?: number }).statusCode === 404) return { isValid: false };

@@ -1,0 +1,3 @@
+import { cancelRoutes } from '@/lib/server/routes/oauth';
+
+export default cancelRoutes;
