@@ -1,7 +1,11 @@
-import type { ReactNode } from 'react';
+import { useRouter } from 'next/router';
+import { useEffect, useState, type ReactNode } from 'react';
 import OrganizationNav from '@/components/layout/OrganizationNav';
+import OrganizationSwitcher from '@/components/layout/OrganizationSwitcher';
 import UserMenu from '@/components/layout/UserMenu';
 import Brand from '@/layouts/Brand';
+import { useAppSelector } from '@/store/hooks';
+import { selectIsAuthenticated } from '@/store/userSlice';
 
 interface AppShellProps {
   layout: 'default' | 'demo';
@@ -9,19 +13,48 @@ interface AppShellProps {
   children: ReactNode;
 }
 
-/** The sidebar frame shared by the default and demo layouts. */
+/**
+ * The sidebar frame shared by the default and demo layouts. On a narrow screen the sidebar is a bar
+ * on top: the brand, the organization, and a Menu button that unfolds the navigation.
+ */
 export default function AppShell({ layout, banner, children }: AppShellProps) {
+  const router = useRouter();
+  const isAuthenticated = useAppSelector(selectIsAuthenticated);
+  const [menuOpen, setMenuOpen] = useState(false);
+
+  useEffect(() => {
+    const close = () => setMenuOpen(false);
+    router.events.on('routeChangeStart', close);
+    return () => router.events.off('routeChangeStart', close);
+  }, [router.events]);
+
   return (
     <div data-layout={layout}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       {banner}
-      <div className="shell">
+      <div className="shell" data-menu-open={menuOpen}>
         <aside className="shell__sidebar">
-          <Brand href="/organizations" />
-          <OrganizationNav />
-          <UserMenu />
+          <div className="shell__bar">
+            <Brand href="/organizations" />
+            {isAuthenticated && (
+              <button
+                type="button"
+                className="button button--secondary button--small shell__menu-toggle"
+                aria-expanded={menuOpen}
+                aria-controls="shell-menu"
+                onClick={() => setMenuOpen((open) => !open)}
+              >
+                Menu
+              </button>
+            )}
+          </div>
+          <OrganizationSwitcher />
+          <div id="shell-menu" className="shell__menu">
+            <OrganizationNav />
+            <UserMenu />
+          </div>
         </aside>
         <main id="main" className="shell__main">
           {children}

@@ -7,7 +7,7 @@ import EmptyState from '@/components/ui/EmptyState';
 import Spinner from '@/components/ui/Spinner';
 import type { Role } from '@/lib/permissions';
 import { selectOrganization } from '@/store/organizationSlice';
-import { useAppDispatch, useAppSelector } from '@/store/hooks';
+import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
 import { fetchOrganization } from '@/store/thunks';
 import { selectUser } from '@/store/userSlice';
 
@@ -17,6 +17,7 @@ import { selectUser } from '@/store/userSlice';
  */
 export default function SourceSettings() {
   const { query, isReady } = useRouter();
+  const rehydrated = useRehydrated();
   const user = useAppSelector(selectUser);
   const organization = useAppSelector(selectOrganization);
   const id = typeof query.id === 'string' ? query.id : null;
@@ -27,7 +28,8 @@ export default function SourceSettings() {
   useEffect(() => {
     if (user.orgId && organization.status === 'idle') void dispatch(fetchOrganization(user.orgId));
   }, [user.orgId, organization.status, dispatch]);
-  if (!isReady) return <Spinner label="Loading" />;
+  // The server renders before the query and the stored user are known: so does the first browser render.
+  if (!rehydrated || !isReady) return <Spinner label="Loading" />;
   if (!id || !user.orgId) {
     return (
       <>

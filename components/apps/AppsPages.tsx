@@ -5,6 +5,7 @@ import AppForm from '@/components/apps/AppForm';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/team/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
@@ -26,8 +27,27 @@ export function routingSummary(app: App): string {
   return parts.length ? parts.join(' · ') : 'Not sending conversions yet';
 }
 
+/** An app's delete button, on its row and on its page. */
+function AppDeleteButton({ orgId, app, small, onDeleted }: { orgId: string; app: App; small?: boolean; onDeleted: () => void }) {
+  const [remove] = useDeleteAppMutation();
+  return (
+    <DeleteButton
+      name={app.name}
+      confirmLabel="Delete app"
+      small={small}
+      explanation={() => <p>Its routing and submission key stop working at once.</p>}
+      onDelete={async () => {
+        const result = await remove({ orgId, id: app.id });
+        return 'error' in result ? messageOf(result.error, 'Could not delete the app.') : null;
+      }}
+      onDeleted={onDeleted}
+    />
+  );
+}
+
 /** `/{orgId}/app`: the websites the organization tracks. */
 export function AppsPage() {
+  const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const { data = [], isLoading, error } = useAppsQuery(orgId ?? '', { skip: !orgId });
   return (
@@ -44,7 +64,7 @@ export function AppsPage() {
           </Link>
         )}
       </div>
-      {!orgId || isLoading ? (
+      {!orgId || !role || isLoading ? (
         <Spinner label="Loading apps" />
       ) : error ? (
         <Alert>{messageOf(error, 'Could not load your apps.')}</Alert>
@@ -59,13 +79,23 @@ export function AppsPage() {
             {data.map((app) => (
               <tr key={app.id}>
                 <td>
-                  <Link href={appPath(orgId, app.id)}>{app.name}</Link>
+                  <Link className="cell-wrap" href={appPath(orgId, app.id)}>
+                    {app.name}
+                  </Link>
                 </td>
-                <td>{app.websiteUrl}</td>
+                <td>
+                  <span className="cell-wrap">{app.websiteUrl}</span>
+                </td>
                 <td>
                   <code>{app.gtmContainerId}</code>
                 </td>
                 <td>{routingSummary(app)}</td>
+                <td className="actions">
+                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(appPath(orgId, app.id))}>
+                    Configure
+                  </Button>
+                  {can(role, 'app', 'delete') && <AppDeleteButton orgId={orgId} app={app} small onDeleted={() => undefined} />}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -102,7 +132,6 @@ export function ConnectAppPage() {
 function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App }) {
   const router = useRouter();
   const [update, updating] = useUpdateAppMutation();
-  const [remove] = useDeleteAppMutation();
   const [notice, setNotice] = useState<NoticeValue | null>(null);
   const platforms = [
     ...Object.entries(APP_PLATFORM_SEGMENTS).map(([segment, platform]) => ({
@@ -165,16 +194,7 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       </section>
       {can(role, 'app', 'delete') && (
         <div>
-          <DeleteButton
-            name={app.name}
-            confirmLabel="Delete app"
-            explanation={() => <p>Its routing and submission key stop working at once.</p>}
-            onDelete={async () => {
-              const result = await remove({ orgId, id: app.id });
-              return 'error' in result ? messageOf(result.error, 'Could not delete the app.') : null;
-            }}
-            onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/app`)}
-          />
+          <AppDeleteButton orgId={orgId} app={app} onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/app`)} />
         </div>
       )}
     </div>

@@ -1,11 +1,14 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { isNeedsReauth, messageOf } from '@/components/integrations/shared';
+import { fieldErrorOf, isNeedsReauth, messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
+import { adAccountUsageLabel, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/billing/entitlements';
 import type { AdAccount, Integration } from '@/lib/integrations/platforms';
-import { useAccountsQuery, useUpdateIntegrationMutation } from '@/store/integrationsApi';
+import { useAppSelector } from '@/store/hooks';
+import { useAccountsQuery, useIntegrationsQuery, useUpdateIntegrationMutation } from '@/store/integrationsApi';
+import { selectOrganization } from '@/store/organizationSlice';
 
 interface Props {
   orgId: string;
@@ -20,6 +23,25 @@ function ordered(accounts: AdAccount[]): Array<AdAccount & { depth: number }> {
   const clientsOf = (managerId: string) => accounts.filter((account) => account.managerId === managerId);
   const top = accounts.filter((account) => !account.managerId || !accounts.some((other) => other.id === account.managerId));
   return top.flatMap((account) => [{ ...account, depth: 0 }, ...(account.isManager ? clientsOf(account.id).map((client) => ({ ...client, depth: 1 })) : [])]);
+}
+
+/**
+ * "2 of 2 ad accounts on Starter": the organization's ad accounts across its sources, this source's
+ * counted as picked right now, against what its plan includes (the server enforces the same table).
+ */
+function AdAccountAllowance({ orgId, integration, picked }: { orgId: string; integration: Integration; picked: Set<string> }) {
+  const { document } = useAppSelector(selectOrganization);
+  const { data: sources } = useIntegrationsQuery({ orgId, kind: 'source' });
+  if (!sources || document?.organization_id !== orgId) return null;
+  const plan = document.subscription?.plan ?? null;
+  const others = sources.filter((source) => source.id !== integration.id);
+  const selected = countAdAccounts([...others, { platform: integration.platform, accounts: [...picked].map((id) => ({ id })) }]);
+  const over = !includesAdAccounts(entitlementsOf(plan), selected);
+  return (
+    <span className={over ? 'badge badge--pending' : 'badge'} aria-live="polite" data-testid="ad-account-allowance">
+      {adAccountUsageLabel(plan, selected)}
+    </span>
+  );
 }
 
 /** Picks which accounts of the login this source or destination covers (SourceSettings). */
@@ -41,7 +63,11 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
     event.preventDefault();
     setNotice(null);
     const result = await save({ ...args, accountIds: [...picked] });
-    setNotice('error' in result ? { ok: false, text: messageOf(result.error, `Could not save the ${noun}s.`) } : { ok: true, text: `Saved: ${picked.size} ${noun}${picked.size === 1 ? '' : 's'}.` });
+    setNotice(
+      'error' in result
+        ? { ok: false, text: fieldErrorOf(result.error, 'accountIds') ?? messageOf(result.error, `Could not save the ${noun}s.`) }
+        : { ok: true, text: `Saved: ${picked.size} ${noun}${picked.size === 1 ? '' : 's'}.` },
+    );
   }
 
   const toggle = (id: string) => {
@@ -70,7 +96,10 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
       ) : (
         data && (
           <form className="stack" onSubmit={submit}>
-            <p className="muted">Pick the {noun}s SignalBridge should use with this login.</p>
+            <p className="muted">
+              Pick the {noun}s SignalBridge should use with this login.{' '}
+              {integration.kind === 'source' && <AdAccountAllowance orgId={orgId} integration={integration} picked={picked} />}
+            </p>
             <ul className="checklist">
               {ordered(data.accounts).map((account) => (
                 <li key={`${account.managerId ?? ''}-${account.id}`} className={account.depth ? 'indent' : undefined}>

@@ -68,10 +68,14 @@ export function integrationsPage(kind: IntegrationKind) {
               {data.map((integration) => (
                 <tr key={integration.id}>
                   <td>
-                    <Link href={configurationPathOf(orgId, kind, integration.id, integration.platform)}>{integration.name}</Link>
+                    <Link className="cell-wrap" href={configurationPathOf(orgId, kind, integration.id, integration.platform)}>
+                      {integration.name}
+                    </Link>
                   </td>
                   <td>{PLATFORM_LABELS[integration.platform]}</td>
-                  <td>{integration.accountName}</td>
+                  <td>
+                    <span className="cell-wrap">{integration.accountName}</span>
+                  </td>
                   <td>{integration.accounts.length || '—'}</td>
                   <td>
                     <StatusBadge status={integration.status} />

@@ -14,6 +14,8 @@ import type { Payment } from '@/lib/integrations/apps';
 import { can } from '@/lib/permissions';
 import { useCreatePaymentMutation, useDeletePaymentMutation, usePaymentQuery, usePaymentsQuery, useRenamePaymentMutation } from '@/store/integrationsApi';
 
+const paymentPath = (orgId: string, id: string) => `/${encodeURIComponent(orgId)}/payment/${encodeURIComponent(id)}/configuration`;
+
 function ConnectStripe({ orgId }: { orgId: string }) {
   const router = useRouter();
   const [name, setName] = useState('Stripe');
@@ -22,7 +24,7 @@ function ConnectStripe({ orgId }: { orgId: string }) {
   async function submit(event: FormEvent) {
     event.preventDefault();
     const result = await create({ orgId, name, apiKey });
-    if ('data' in result && result.data) void router.push(`/${encodeURIComponent(orgId)}/payment/${result.data.payment.id}/configuration?connected=1`);
+    if ('data' in result && result.data) void router.push(`${paymentPath(orgId, result.data.payment.id)}?connected=1`);
   }
   const keyError = fieldErrorOf(error, 'apiKey');
   return (
@@ -44,8 +46,27 @@ function ConnectStripe({ orgId }: { orgId: string }) {
   );
 }
 
+/** A payment account's delete button, on its row and on its page. */
+function PaymentDeleteButton({ orgId, payment, small, onDeleted }: { orgId: string; payment: Payment; small?: boolean; onDeleted: () => void }) {
+  const [remove] = useDeletePaymentMutation();
+  return (
+    <DeleteButton
+      name={payment.name}
+      confirmLabel="Delete payment account"
+      small={small}
+      explanation={() => <p>Its key is removed from SignalBridge. Revoke it in Stripe too if you no longer need it.</p>}
+      onDelete={async () => {
+        const result = await remove({ orgId, id: payment.id });
+        return 'error' in result ? messageOf(result.error, 'Could not delete it.') : null;
+      }}
+      onDeleted={onDeleted}
+    />
+  );
+}
+
 /** `/{orgId}/payment`: Stripe accounts whose payments become conversions. */
 export function PaymentsPage() {
+  const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const { data = [], isLoading, error } = usePaymentsQuery(orgId ?? '', { skip: !orgId });
   return (
@@ -70,13 +91,21 @@ export function PaymentsPage() {
             {data.map((payment) => (
               <tr key={payment.id}>
                 <td>
-                  <Link href={`/${encodeURIComponent(orgId)}/payment/${payment.id}/configuration`}>{payment.name}</Link>
+                  <Link className="cell-wrap" href={paymentPath(orgId, payment.id)}>
+                    {payment.name}
+                  </Link>
                 </td>
                 <td>
                   <code>{payment.keyPrefix}</code>
                 </td>
                 <td>{payment.livemode ? 'Live' : 'Test'}</td>
                 <td>{formatDate(payment.connectedAt)}</td>
+                <td className="actions">
+                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(paymentPath(orgId, payment.id))}>
+                    Configure
+                  </Button>
+                  {can(role, 'payment', 'delete') && <PaymentDeleteButton orgId={orgId} payment={payment} small onDeleted={() => undefined} />}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -92,7 +121,6 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
   const [name, setName] = useState(payment.name);
   const [notice, setNotice] = useState<NoticeValue | null>(null);
   const [rename, renaming] = useRenamePaymentMutation();
-  const [remove] = useDeletePaymentMutation();
   async function submit(event: FormEvent) {
     event.preventDefault();
     const result = await rename({ orgId, id: payment.id, name });
@@ -121,16 +149,7 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
       </form>
       {mayDelete && (
         <div>
-          <DeleteButton
-            name={payment.name}
-            confirmLabel="Delete payment account"
-            explanation={() => <p>Its key is removed from SignalBridge. Revoke it in Stripe too if you no longer need it.</p>}
-            onDelete={async () => {
-              const result = await remove({ orgId, id: payment.id });
-              return 'error' in result ? messageOf(result.error, 'Could not delete it.') : null;
-            }}
-            onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/payment`)}
-          />
+          <PaymentDeleteButton orgId={orgId} payment={payment} onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/payment`)} />
         </div>
       )}
     </div>

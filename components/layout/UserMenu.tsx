@@ -1,7 +1,7 @@
-import { useRouter } from 'next/router';
+import Router, { useRouter } from 'next/router';
 import { useState } from 'react';
 import Button from '@/components/ui/Button';
-import { signOutEverywhere } from '@/lib/auth/session';
+import { signOutEverywhere, whileAuthFlowRuns } from '@/lib/auth/session';
 import { useAppDispatch, useAppSelector } from '@/store/hooks';
 import { selectUser } from '@/store/userSlice';
 
@@ -14,12 +14,19 @@ export default function UserMenu() {
 
   async function signOut() {
     setBusy(true);
-    await signOutEverywhere(dispatch, () => router.push('/login'));
+    // Leave the page first, while the ID token still exists: its queries unsubscribe, so none
+    // refetches without a token (a 401) when signing out resets the cached API state.
+    await whileAuthFlowRuns(async () => {
+      await router.push('/login').catch(() => false);
+      await signOutEverywhere(dispatch, async () => {
+        if (Router.pathname !== '/login') await router.push('/login');
+      });
+    });
   }
 
   return (
     <div className="user-menu">
-      <span className="muted" data-testid="signed-in-email">
+      <span className="muted user-menu__email" data-testid="signed-in-email" title={user.email ?? undefined}>
         {user.email}
       </span>
       <Button variant="secondary" busy={busy} onClick={signOut}>

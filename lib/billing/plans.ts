@@ -1,12 +1,16 @@
-/** The plans on offer. Their monthly prices live in Stripe (price ids from configuration). */
-export const PLANS = [
-  { id: 'starter', name: 'Starter', features: ['2 ad accounts', 'Daily sync', 'Email support'] },
-  { id: 'growth', name: 'Growth', features: ['10 ad accounts', 'Hourly sync', 'Conversions API uploads', 'Chat support'] },
-  { id: 'scale', name: 'Scale', features: ['Unlimited ad accounts', '15-minute sync', 'Historical backfills', 'Priority support'] },
-] as const;
+import { featuresOf, PLAN_ENTITLEMENTS, PLAN_IDS, type PlanId } from '@/lib/billing/entitlements';
 
-export type PlanId = (typeof PLANS)[number]['id'];
-export const PLAN_IDS = PLANS.map((plan) => plan.id) as [PlanId, ...PlanId[]];
+export { PLAN_IDS, type PlanId };
+
+/**
+ * The plans on offer, their feature lines derived from the entitlements table (one source of truth).
+ * Their monthly prices live in Stripe (price ids from configuration).
+ */
+export const PLANS: ReadonlyArray<{ id: PlanId; name: string; features: readonly string[] }> = PLAN_ENTITLEMENTS.map((plan) => ({
+  id: plan.id,
+  name: plan.name,
+  features: featuresOf(plan),
+}));
 
 export interface PlanWithPrice {
   id: PlanId;

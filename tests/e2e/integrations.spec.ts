@@ -1,5 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
-import { fakeCustomerIo, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, fakeCustomerIo, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 import type { RecordedEvent } from '@/tests/fakes/customerio';
 import { SANDBOX_MIXPANEL } from '@/tests/fakes/platforms';
 
@@ -186,3 +186,65 @@ test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ 
   await expect(page).toHaveURL(`/${orgId}/payment`);
   await expect(page.getByText('No payment accounts yet.')).toBeVisible();
 });
+
+test('Starter: the picker shows the ad accounts the plan includes, and a refused save says which plan has more', async ({ page }) => {
+  const user = await createTestUser();
+  const subscription = { status: 'active', plan: 'starter', current_period_end: '2099-01-01T00:00:00.000Z' };
+  const orgId = await createTestOrganization([[user, 'owner']], { subscription });
+  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await page.goto(`/${orgId}/source`);
+  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+  await allowOnConsentScreen(page, 'Google');
+  await expect(page).toHaveURL(/\/google\/configuration\?connected=1$/);
+
+  const allowance = page.getByTestId('ad-account-allowance');
+  await expect(allowance).toHaveText('0 of 2 ad accounts on Starter');
+  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
+  await page.getByRole('checkbox', { name: /Acme Outlet/ }).check();
+  await expect(allowance).toHaveText('2 of 2 ad accounts on Starter');
+  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
+  await expect(allowance).toHaveText('3 of 2 ad accounts on Starter');
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(
+    page.getByRole('alert').filter({ hasText: 'The Starter plan includes 2 ad accounts; you selected 3. Upgrade to Growth for up to 10.' }),
+  ).toBeVisible();
+
+  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).uncheck();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 2 accounts.')).toBeVisible();
+  await expect(allowance).toHaveText('2 of 2 ad accounts on Starter');
+});
+
+test('the payments and apps lists have Configure and Delete on each row, like sources and destinations', async ({ page }) => {
+  const { orgId } = await signedInOwner(page);
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await page.goto(`/${orgId}/payment`);
+  await page.getByLabel('Restricted key').fill('rk_test_sandboxChargesRead');
+  await page.getByRole('button', { name: 'Connect Stripe' }).click();
+  await expect(page.getByText('Stripe connected. The key can read charges.')).toBeVisible();
+  await nav.getByRole('link', { name: 'Payments' }).click();
+  const payment = page.getByRole('row', { name: /rk_test_sand/ });
+  await payment.getByRole('button', { name: 'Configure' }).click();
+  await expect(page).toHaveURL(new RegExp(`/${orgId}/payment/[^/]+/configuration$`));
+  await nav.getByRole('link', { name: 'Payments' }).click();
+  await payment.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete payment account' }).click();
+  await expect(page.getByText('No payment accounts yet.')).toBeVisible();
+
+  await page.goto(`/${orgId}/app/connect`);
+  await page.getByLabel('Name').fill('Row store');
+  await page.getByLabel('Website URL').fill('https://row.example');
+  await page.getByLabel('Google Tag Manager container id').fill('GTM-ROW1');
+  await page.getByRole('button', { name: 'Add app' }).click();
+  await expect(page.getByRole('heading', { name: 'Row store', level: 1 })).toBeVisible();
+  const appId = /\/app\/([^/?]+)/.exec(page.url())![1]!;
+  await nav.getByRole('link', { name: 'Apps' }).click();
+  const app = page.getByRole('row', { name: /Row store/ });
+  await app.getByRole('button', { name: 'Configure' }).click();
+  await expect(page).toHaveURL(`/${orgId}/app/${appId}`);
+  await nav.getByRole('link', { name: 'Apps' }).click();
+  await app.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete app' }).click();
+  await expect(page.getByText('No apps yet.')).toBeVisible();
+});
+

@@ -1,5 +1,8 @@
 import { expect, test } from '@playwright/test';
-import { createTestUser, logIn, persistedState, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, logIn, persistedState, userWithOrganizations } from '@/tests/e2e/helpers';
+
+/** A 1×1 PNG: an organization logo. */
+const LOGO = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 test.describe('signed out', () => {
   test('the wanted page becomes the callback (and a cookie); after login the user is taken back to it', async ({ page, context }) => {
@@ -114,5 +117,47 @@ test.describe('signed in', () => {
     await expect
       .poll(async () => (await persistedState(page)).flow)
       .toEqual({ storedFrom: null, storedType: null, sourceKey: null });
+  });
+
+  test('the sidebar names the organization (with its logo); a keyboard menu switches to another or to all of them', async ({ page }) => {
+    const user = await createTestUser();
+    const suffix = user.uid.slice(5, 11);
+    const [first, second] = [`Switcher Alpha ${suffix}`, `Switcher Beta ${suffix}`];
+    const firstId = await createTestOrganization([[user, 'owner']], { company_name: first, name: first, company_logo: LOGO, logo: LOGO });
+    const secondId = await createTestOrganization([[user, 'owner']], { company_name: second, name: second });
+    await logIn(page, user, { landing: '/organizations' });
+    await page.goto(`/${firstId}/source`);
+    await expect(page.getByTestId('current-organization')).toHaveText(first);
+    const switcher = page.getByRole('button', { name: new RegExp(`Organization ${first}`) });
+    await expect(switcher.locator('img')).toHaveAttribute('src', LOGO);
+
+    const menu = page.getByRole('menu', { name: 'Switch organization' });
+    await switcher.focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(menu).toBeVisible();
+    const items = menu.getByRole('menuitem');
+    await expect(items).toHaveCount(3);
+    await expect(items.last()).toHaveText('All organizations');
+    await expect(items.first()).toBeFocused();
+    await expect(menu.getByRole('menuitem', { name: first })).toHaveAttribute('aria-current', 'true');
+    await page.keyboard.press('Escape');
+    await expect(menu).toBeHidden();
+    await expect(switcher).toBeFocused();
+
+    await page.keyboard.press('Enter');
+    const target = menu.getByRole('menuitem', { name: second });
+    for (let presses = 0; presses < 3 && !(await target.evaluate((element) => element === document.activeElement)); presses++) {
+      await page.keyboard.press('ArrowDown');
+    }
+    await expect(target).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL(`/${secondId}/connection`);
+    await expect(page.getByTestId('current-organization')).toHaveText(second);
+
+    await page.getByRole('button', { name: new RegExp(`Organization ${second}`) }).focus();
+    await page.keyboard.press('ArrowUp');
+    await expect(menu.getByRole('menuitem', { name: 'All organizations' })).toBeFocused();
+    await page.keyboard.press('Enter');
+    await expect(page).toHaveURL('/organizations');
   });
 });

@@ -1,5 +1,6 @@
 import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type UpdateData } from 'firebase-admin/firestore';
 import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
+import { adAccountLimitMessage, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/billing/entitlements';
 import {
   PLATFORM_LABELS,
   type AdAccount,
@@ -218,20 +219,51 @@ export async function deleteIntegration(orgId: string, kind: IntegrationKind, id
 
 /**
  * Renames an object and/or keeps the accounts picked by id — only among those its login can reach
- * right now (ids from the browser are never trusted), and never a manager account.
+ * right now (ids from the browser are never trusted), never a manager account, and for a source
+ * never past the ad accounts the organization's plan includes.
  */
 export async function updateIntegration(orgId: string, kind: IntegrationKind, id: string, changes: { name?: string; accountIds?: string[] }): Promise<Integration> {
   const update: Record<string, unknown> = { updated_at: FieldValue.serverTimestamp() };
   if (changes.name) update.name = changes.name;
-  if (changes.accountIds) {
-    const wanted = new Set(changes.accountIds);
-    const reachable = await withSession(orgId, kind, id, (session, integration) => listAccounts(integration.platform, session.accessToken));
-    const picked = reachable.filter((account) => wanted.has(account.id));
-    const refuse = (message: string) => new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { accountIds: [message] });
-    if (picked.length !== wanted.size) throw refuse('Pick only accounts this login can reach');
-    if (picked.some((account) => account.isManager)) throw refuse('A manager account has no campaigns of its own: pick its client accounts');
-    update.accounts = picked;
-  }
-  await updateExisting(integrations(orgId, kind).doc(id), update, LABEL_OF[kind]);
+  const picked = changes.accountIds ? await pickAccounts(orgId, kind, id, changes.accountIds) : null;
+  if (picked) update.accounts = picked.accounts;
+  if (picked && kind === 'source') await updateSourceWithinPlan(orgId, id, picked.platform, update);
+  else await updateExisting(integrations(orgId, kind).doc(id), update, LABEL_OF[kind]);
   return getIntegration(orgId, kind, id);
+}
+
+/** The accounts of these ids that the object's login reaches now; 400 for any other id or a manager. */
+async function pickAccounts(orgId: string, kind: IntegrationKind, id: string, accountIds: string[]): Promise<{ accounts: AdAccount[]; platform: Platform }> {
+  const wanted = new Set(accountIds);
+  const { reachable, platform } = await withSession(orgId, kind, id, async (session, integration) => ({
+    reachable: await listAccounts(integration.platform, session.accessToken),
+    platform: integration.platform,
+  }));
+  const accounts = reachable.filter((account) => wanted.has(account.id));
+  const refuse = (message: string) => new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { accountIds: [message] });
+  if (accounts.length !== wanted.size) throw refuse('Pick only accounts this login can reach');
+  if (accounts.some((account) => account.isManager)) throw refuse('A manager account has no campaigns of its own: pick its client accounts');
+  return { accounts, platform };
+}
+
+/**
+ * Saves a source's accounts in a transaction with the plan and every other source read, so two
+ * saves at once cannot together pass the limit. The limit is the organization's, whoever saves
+ * (super admins included); a save that adds no ad accounts passes, so an organization over its limit
+ * after a downgrade can still trim its selection.
+ */
+async function updateSourceWithinPlan(orgId: string, id: string, platform: Platform, update: Record<string, unknown>): Promise<void> {
+  await adminDb().runTransaction(async (transaction) => {
+    const [org, sources] = await Promise.all([transaction.get(organization(orgId)), transaction.get(integrations(orgId, 'source').select('platform', 'accounts'))]);
+    const current = sources.docs.find((doc) => doc.id === id);
+    if (!current) throw notFound(LABEL_OF.source);
+    const others = sources.docs.filter((doc) => doc.id !== id).map((doc) => ({ platform: doc.get('platform'), accounts: doc.get('accounts') ?? [] }));
+    const before = countAdAccounts([...others, { platform, accounts: current.get('accounts') ?? [] }]);
+    const after = countAdAccounts([...others, { platform, accounts: update.accounts as AdAccount[] }]);
+    const plan = org.get('subscription')?.plan ?? null;
+    if (after > before && !includesAdAccounts(entitlementsOf(plan), after)) {
+      throw new ApiError(403, 'plan_limit', adAccountLimitMessage(plan, after));
+    }
+    transaction.update(current.ref, update);
+  });
 }
