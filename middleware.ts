@@ -6,6 +6,7 @@ import {
   pendingInvitationPath,
   isAcceptInvitationPage,
   isAuthPage,
+  isOrganizationPath,
   isRememberedAsCallback,
   orgIdOfPath,
   safeCallback,
@@ -46,6 +47,12 @@ async function organizationGate(orgId: string, uid: string, path: string): Promi
   }
 }
 
+/** An organization page whose id is malformed (bad %-encoding, `__x__`, `..`) is treated like a missing organization. */
+async function pageGate(pathname: string, uid: string): Promise<string | null> {
+  const orgId = orgIdOfPath(pathname);
+  return orgId ? organizationGate(orgId, uid, pathname) : '/organizations';
+}
+
 /** The navigation rules of SPEC.md §2 for full page loads; RouteGuard applies them in the browser. */
 export async function middleware(request: NextRequest) {
   // Client-side transitions (and prefetches, which would cache a redirect) are RouteGuard's.
@@ -71,8 +78,7 @@ export async function middleware(request: NextRequest) {
     return response;
   }
 
-  const orgId = uid ? orgIdOfPath(pathname) : null;
-  const gate = uid && orgId && !isAcceptInvitationPage(pathname) ? await organizationGate(orgId, uid, pathname) : null;
+  const gate = uid && isOrganizationPath(pathname) && !isAcceptInvitationPage(pathname) ? await pageGate(pathname, uid) : null;
   return gate ? NextResponse.redirect(new URL(gate, request.url)) : NextResponse.next();
 }
 

@@ -3,6 +3,7 @@
  * route guard in _app (client).
  */
 import { RETURN_PATHS } from '@/lib/integrations/platforms';
+import { isDocumentId } from '@/lib/schemas/ids';
 
 export const CALLBACK_PARAM = 'callback';
 export const CALLBACK_COOKIE = 'callbackUrl';
@@ -43,22 +44,44 @@ export const isPublicPage = (path: string) =>
 /** The wanted page is remembered as a callback, except the sign-in pages and invitations. */
 export const isRememberedAsCallback = (path: string) => !isAuthPage(path) && !isAcceptInvitationPage(path);
 
-/** The organization id of an organization-scoped path, else null. */
+/** Whether a path is an organization's page (`/{orgId}/{section}…`), whatever its id looks like. */
+export const isOrganizationPath = (path: string) => ORG_PATH.test(path);
+
+/**
+ * The organization id of an organization-scoped path, else null; also null when the segment is not
+ * valid percent-encoding or not an id by the one id rule (so no caller ever throws on a typed URL).
+ */
 export function orgIdOfPath(path: string): string | null {
   const match = ORG_PATH.exec(path);
-  return match ? decodeURIComponent(match[1]!) : null;
+  if (!match) return null;
+  try {
+    const id = decodeURIComponent(match[1]!);
+    return isDocumentId(id) ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Entering /connection, /conversion or /app clears the remembered flow keys. */
 export const clearsFlowKeys = (path: string) => FLOW_CLEARING_PATH.test(path);
 
-/** A callback is only ever a path on this site: `//evil.example`, `https://…` and `/\evil` are ignored. */
+const SITE = 'https://signalbridge.invalid';
+/** Backslashes, whitespace and control characters: URL parsers drop or reinterpret them. */
+const AMBIGUOUS_CHARACTERS = /[\\\s\u0000-\u001f\u007f]/;
+
+/** A path that resolves to this site from any page: one leading slash, then no slash or backslash. */
+const isSameSitePath = (path: string) => path.startsWith('/') && !path.startsWith('//') && !path.startsWith('/\\');
+
+/**
+ * A callback is only ever a path on this site. The raw value must look like one, and so must what
+ * it normalises to: `/.//evil.example/` normalises to the scheme-relative `//evil.example/`.
+ */
 export function safeCallback(value: unknown): string | null {
-  if (typeof value !== 'string' || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return null;
+  if (typeof value !== 'string' || !isSameSitePath(value) || AMBIGUOUS_CHARACTERS.test(value)) return null;
   try {
-    const url = new URL(value, 'https://signalbridge.invalid');
-    if (url.origin !== 'https://signalbridge.invalid') return null;
+    const url = new URL(value, SITE);
     const path = `${url.pathname}${url.search}`;
+    if (url.origin !== SITE || !isSameSitePath(path) || new URL(path, SITE).origin !== SITE) return null;
     return isRememberedAsCallback(url.pathname) ? path : null;
   } catch {
     return null;

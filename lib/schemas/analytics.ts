@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
-import { documentIdSchema } from '@/lib/schemas/organization';
+import { documentIdSchema } from '@/lib/schemas/ids';
 
 /**
  * Events the browser is the one to know about. Everything else is sent by the server at the moment
@@ -8,12 +8,10 @@ import { documentIdSchema } from '@/lib/schemas/organization';
  */
 export const CLIENT_REPORTED_EVENTS = [ANALYTICS_EVENTS.errorReceived, ANALYTICS_EVENTS.planSelected] as const;
 
-const userIdSchema = z.string().min(1, 'Required').max(128);
-
 export const identifySchema = z.object({
-  userId: userIdSchema,
+  userId: documentIdSchema,
   traits: z.object({
-    user_id: userIdSchema,
+    user_id: documentIdSchema,
     email: z.email().transform((email) => email.toLowerCase()),
     name: z.string().trim().max(200).default(''),
     org_id: documentIdSchema.optional(),
@@ -21,14 +19,19 @@ export const identifySchema = z.object({
 });
 
 export const trackSchema = z.object({
-  userId: userIdSchema,
+  userId: documentIdSchema,
   eventName: z.enum(CLIENT_REPORTED_EVENTS),
   properties: z
     .record(z.string().max(64), z.union([z.string().max(2000), z.number(), z.boolean(), z.null()]))
     .refine((properties) => Object.keys(properties).length <= 30, 'At most 30 properties')
+    // org_id names an organization the server looks up: the one id rule applies.
+    .refine((properties) => properties.org_id == null || documentIdSchema.safeParse(properties.org_id).success, {
+      message: 'Not a valid id',
+      path: ['org_id'],
+    })
     .default({}),
 });
 
-export const identifyWithOrganizationSchema = z.object({ userId: userIdSchema, organizationId: documentIdSchema });
+export const identifyWithOrganizationSchema = z.object({ userId: documentIdSchema, organizationId: documentIdSchema });
 
-export const intercomHashSchema = z.object({ userId: userIdSchema });
+export const intercomHashSchema = z.object({ userId: documentIdSchema });

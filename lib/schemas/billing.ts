@@ -5,7 +5,7 @@ import { documentIdSchema } from '@/lib/schemas/organization';
 export const billingCustomerSchema = z.object({
   email: z.email().transform((email) => email.toLowerCase()),
   organizationId: documentIdSchema,
-  userId: z.string().min(1, 'Required'),
+  userId: documentIdSchema,
 });
 
 export const checkoutSchema = z.object({ organizationId: documentIdSchema, plan: z.enum(PLAN_IDS) });

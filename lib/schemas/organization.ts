@@ -1,20 +1,14 @@
 import { z } from 'zod';
+import { documentIdSchema } from '@/lib/schemas/ids';
 
-/** Firestore document ids: no slashes, not `.` or `..`, at most 1500 bytes (we keep it shorter). */
-export const documentIdSchema = z
-  .string()
-  .trim()
-  .min(1, 'Required')
-  .max(128, 'Too long')
-  .regex(/^[^/]+$/, 'Must not contain a slash')
-  .refine((id) => id !== '.' && id !== '..', 'Not a valid id');
+export { documentIdSchema };
 
 export const organizationDataQuerySchema = z.object({
   documentId: documentIdSchema,
   type: z.enum(['organization', 'sources', 'destinations', 'payments', 'apps']),
 });
 
-export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'incomplete' | 'unpaid';
+export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'incomplete' | 'incomplete_expired' | 'unpaid' | 'paused';
 
 /** The organization document as the browser sees it (SPEC.md §3). */
 export interface OrganizationDocument {
@@ -56,7 +50,7 @@ const companyNameSchema = z.string().trim().min(1, 'Enter your organization name
 
 export const createOrganizationSchema = z.object({
   companyName: companyNameSchema,
-  userId: z.string().trim().min(1, 'Required'),
+  userId: documentIdSchema,
   isDefault: z.boolean().default(true),
   company_logo: logoSchema.nullish(),
 });
@@ -67,7 +61,7 @@ export const organizationProfileSchema = z.object({
 });
 
 export const organizationIdsQuerySchema = z.object({
-  userId: z.string().trim().min(1, 'Required'),
+  userId: documentIdSchema,
   superadmin: z
     .enum(['true', 'false'])
     .default('false')

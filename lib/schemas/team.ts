@@ -1,8 +1,13 @@
 import { z } from 'zod';
 import { ORGANIZATION_ROLES } from '@/lib/permissions';
-import { documentIdSchema } from '@/lib/schemas/organization';
+import { documentIdSchema } from '@/lib/schemas/ids';
 
-const emailSchema = z.email('Enter a valid email address').transform((email) => email.trim().toLowerCase());
+/** RFC 5321 caps an address at 254 characters; a longer one cannot receive the email anyway. */
+export const EMAIL_MAX_LENGTH = 254;
+const emailSchema = z
+  .email('Enter a valid email address')
+  .max(EMAIL_MAX_LENGTH, `An email address has at most ${EMAIL_MAX_LENGTH} characters`)
+  .transform((email) => email.trim().toLowerCase());
 export const roleSchema = z.enum(ORGANIZATION_ROLES);
 /** Invitations bring people in as members or admins; ownership is handed over from the team list. */
 export const invitedRoleSchema = z.enum(['member', 'admin']);
@@ -10,15 +15,18 @@ export const invitedRoleSchema = z.enum(['member', 'admin']);
 export const sendInvitationSchema = z.object({
   email: emailSchema,
   organization_id: documentIdSchema,
-  inviter_user_id: z.string().min(1, 'Required'),
+  inviter_user_id: documentIdSchema,
   organization: z.string().trim().max(200).optional(),
   inviter_email: emailSchema,
   role: invitedRoleSchema.default('member'),
 });
 
 export const pendingInvitationQuerySchema = z.object({ email: emailSchema });
-export const acceptInvitationSchema = z.object({ invitationId: documentIdSchema, userId: z.string().min(1, 'Required') });
+export const acceptInvitationSchema = z.object({ invitationId: documentIdSchema, userId: documentIdSchema });
 export const rejectInvitationSchema = z.object({ invitationId: documentIdSchema });
 export const organizationScopedSchema = z.object({ organizationId: documentIdSchema });
-export const removeMemberSchema = z.object({ organizationId: documentIdSchema, memberId: z.string().min(1, 'Required') });
+export const removeMemberSchema = z.object({ organizationId: documentIdSchema, memberId: documentIdSchema });
 export const changeRoleSchema = z.object({ role: roleSchema });
+/** The route segments of /api/orgs/{orgId}/members/{memberId} and /invitations/{invitationId}. */
+export const memberRouteSchema = z.object({ orgId: documentIdSchema, memberId: documentIdSchema });
+export const invitationRouteSchema = z.object({ orgId: documentIdSchema, invitationId: documentIdSchema });

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-const uidSchema = z.string().trim().min(1, 'Required').max(128, 'Too long');
+import { documentIdSchema } from '@/lib/schemas/ids';
 
 /** Providers may leave a name or photo empty; we store empty strings, never null. */
 const optionalText = (max: number) =>
@@ -14,10 +13,10 @@ const optionalText = (max: number) =>
 export const getOrSaveUserSchema = z.object({
   email: z.email('Enter a valid email address'),
   fullName: optionalText(200),
-  uid: uidSchema,
+  uid: documentIdSchema,
   photoURL: optionalText(2048),
 });
 
-export const getUserSchema = z.object({ userId: uidSchema });
+export const getUserSchema = z.object({ userId: documentIdSchema });
 
 export type GetOrSaveUserInput = z.infer<typeof getOrSaveUserSchema>;

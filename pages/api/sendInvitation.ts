@@ -2,6 +2,7 @@ import { sendInvitationSchema } from '@/lib/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { emailInvitation } from '@/lib/server/invitationEmail';
+import { consumeRateLimits, invitationLimits } from '@/lib/server/rateLimit';
 import { createInvitation } from '@/lib/server/repos/invitations';
 import { canAssignRole } from '@/lib/permissions';
 
@@ -15,6 +16,7 @@ export default createHandler({
       // The inviter fields must describe the caller; the organization's name comes from its document.
       if (body.inviter_user_id !== caller.uid || body.inviter_email !== caller.email?.toLowerCase()) throw forbidden();
       if (!canAssignRole(org.role, body.role)) throw forbidden();
+      await consumeRateLimits(invitationLimits(caller.uid, org.id));
       const invitation = await createInvitation({
         orgId: org.id,
         organizationName: org.data.company_name ?? org.data.name ?? '',

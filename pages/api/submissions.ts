@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
+import { consumeRateLimits, SUBMISSIONS_PER_KEY } from '@/lib/server/rateLimit';
 import { appOfSubmissionKey, recordSubmission } from '@/lib/server/repos/apps';
 
 const submissionSchema = z.object({
@@ -19,7 +20,8 @@ const submissionSchema = z.object({
 
 /**
  * POST /api/submissions — an app's custom submission (a form sent, a sign-up), authorized by the
- * app's key as `Authorization: Bearer sbk_…`. Stored for the conversions pipeline; 202 when accepted.
+ * app's key as `Authorization: Bearer sbk_…`. Stored for the conversions pipeline; 202 when accepted,
+ * 429 with Retry-After beyond the key's rate limit.
  */
 export default createHandler({
   POST: route({
@@ -30,6 +32,8 @@ export default createHandler({
       const key = header.startsWith('Bearer ') ? header.slice(7).trim() : '';
       const app = key ? await appOfSubmissionKey(key) : null;
       if (!app) throw new ApiError(401, 'invalid_key', 'Send a valid submission key as Authorization: Bearer sbk_…');
+      // Counted per key after the lookup, so unknown keys cannot make us write counters.
+      await consumeRateLimits([{ rule: SUBMISSIONS_PER_KEY, key }]);
       const id = await recordSubmission(app.orgId, app.appId, body);
       res.status(202).json({ success: true, id });
       return undefined;

@@ -32,6 +32,8 @@ const handler = createHandler({
 });
 
 let server: TestServer;
+/** The same handler mounted as Next mounts a route file: `[orgId]` is a route segment. */
+let routed: TestServer;
 let owner: TestUser;
 let member: TestUser;
 let outsider: TestUser;
@@ -40,6 +42,7 @@ let orgId: string;
 
 beforeAll(async () => {
   server = await serveHandler(handler);
+  routed = await serveHandler(handler, undefined, '/api/orgs/[orgId]/notes');
   [owner, member, outsider, superAdmin] = await Promise.all([
     createTestUser(),
     createTestUser(),
@@ -53,7 +56,7 @@ beforeAll(async () => {
   // The outsider owns an organization of their own, which gives them nothing here.
   await createTestOrganization([[outsider, 'owner']]);
 });
-afterAll(() => server.close());
+afterAll(() => Promise.all([server.close(), routed.close()]));
 
 const noteCount = async () => (await notes(orgId).get()).size;
 
@@ -78,6 +81,16 @@ describe('tenant × role matrix', () => {
     expect(outsiderAnswer.status).toBe(404);
     expect(outsiderAnswer.body).toEqual(missingAnswer.body);
   });
+
+  test.each(['__x__', '__proto__', 'a%2Fb', '%5F%5Fx%5F%5F'])(
+    'an [orgId] route segment that is no id (%s) → the same 404 as a missing organization, never a 500',
+    async (segment) => {
+      const missing = await call(routed, { path: '/api/orgs/no-such-org/notes', token: owner.token });
+      const response = await call(routed, { path: `/api/orgs/${segment}/notes`, token: owner.token });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual(missing.body);
+    },
+  );
 
   test('outsider cannot write either', async () => {
     const response = await call(server, { method: 'POST', token: outsider.token, body: { orgId, text: 'x' } });

@@ -15,8 +15,9 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([sessionServer.close(), userServer.close()]));
 
-function cookieFrom(setCookie: string | null): string {
-  return setCookie!.split(';')[0]!;
+/** The session cookie's value from a Set-Cookie header. */
+function sessionFrom(setCookie: string | null): string {
+  return setCookie!.split(';')[0]!.slice('__session='.length);
 }
 
 /** An unsigned token (the emulator accepts them) issued `ageSeconds` ago. */
@@ -43,7 +44,7 @@ test('a fresh ID token becomes an httpOnly, SameSite=Lax session cookie that aut
   const setCookie = response.headers.get('set-cookie')!;
   expect(setCookie).toMatch(/^__session=[^;]+; Path=\/; Max-Age=432000; HttpOnly; SameSite=Lax$/);
 
-  const me = await call(userServer, { method: 'POST', body: { userId: alice.uid }, headers: { Cookie: cookieFrom(setCookie) } });
+  const me = await call(userServer, { method: 'POST', body: { userId: alice.uid }, session: sessionFrom(setCookie) });
   expect(me.status).toBe(200);
 });
 
@@ -80,10 +81,10 @@ test('no bearer token → 401; DELETE clears the cookie', async () => {
 test('a revoked session is rejected', async () => {
   const user = await createTestUser();
   const response = await call(sessionServer, { method: 'POST', token: user.token });
-  const cookie = cookieFrom(response.headers.get('set-cookie'));
+  const cookie = sessionFrom(response.headers.get('set-cookie'));
   await new Promise((resolve) => setTimeout(resolve, 1100)); // revocation has one-second resolution
   await adminAuth().revokeRefreshTokens(user.uid);
-  const me = await call(userServer, { method: 'POST', body: { userId: user.uid }, headers: { Cookie: cookie } });
+  const me = await call(userServer, { method: 'POST', body: { userId: user.uid }, session: cookie });
   expect(me.status).toBe(401);
   // and a new sign-in works again
   const token = await signIn(user.email, user.password);

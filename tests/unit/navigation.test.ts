@@ -1,5 +1,6 @@
 import {
   clearsFlowKeys,
+  isOrganizationPath,
   orgIdOfPath,
   organizationsDestination,
   pendingInvitationPath,
@@ -61,15 +62,55 @@ describe('signed in', () => {
 test.each([
   ['/acme/source', '/acme/source'],
   ['/acme/source?x=1', '/acme/source?x=1'],
+  ['/acme/app/a1/google/configuration', '/acme/app/a1/google/configuration'],
+  // Not a path of this site.
   ['//evil.example', null],
-  ['/\\evil.example', null],
+  ['//evil.example/', null],
   ['https://evil.example/acme', null],
+  ['http:evil.example', null],
+  ['https:/evil.example', null],
   ['javascript:alert(1)', null],
+  ['JavaScript:alert(1)//', null],
+  ['evil.example', null],
+  ['', null],
+  // Backslashes: browsers read them as slashes.
+  ['/\\evil.example', null],
+  ['\\\\evil.example', null],
+  ['/\\/evil.example', null],
+  ['/acme\\..\\..\\/evil.example', null],
+  // Tabs and newlines are dropped by URL parsers, so they hide a second slash.
+  ['/\t/evil.example', null],
+  ['/\n/evil.example', null],
+  ['/\r\n/evil.example', null],
+  [' //evil.example', null],
+  // Dot segments that normalise into a scheme-relative URL (issue 12).
+  ['/.//evil.example/', null],
+  ['/%2e//evil.example/', null],
+  ['/%2E//evil.example/', null],
+  ['/x/..//evil.example/', null],
+  ['/x/%2e%2e//evil.example/', null],
+  ['/./\\evil.example', null],
+  // Encoded slashes and backslashes stay encoded: a harmless path of this site.
+  ['/%2F%2Fevil.example', '/%2F%2Fevil.example'],
+  ['/%5Cevil.example', '/%5Cevil.example'],
+  // Dot segments that stay on the site are normalised.
+  ['/x/../acme/source', '/acme/source'],
+  // Not remembered: the sign-in pages and invitations.
   ['/login', null],
+  ['/./login', null],
   ['/acme/acceptInvitation/i1', null],
   [undefined, null],
+  [42, null],
 ])('callback %j → %j', (value, expected) => {
   expect(safeCallback(value)).toBe(expected);
+});
+
+test('whatever safeCallback returns resolves to a path of this site', () => {
+  const inputs = ['/.//evil.example/', '/%2e//x', '/a/..//b', '/acme/source?next=//evil', '/%2F/x', '/\t\\x'];
+  for (const input of inputs) {
+    const path = safeCallback(input);
+    if (path !== null) expect(new URL(path, 'https://app.example').origin).toBe('https://app.example');
+  }
 });
 
 test.each([
@@ -93,6 +134,15 @@ test('organization ids come from organization-scoped paths only', () => {
   expect(orgIdOfPath('/acme/app/a1/google/configuration')).toBe('acme');
   expect(orgIdOfPath('/organizations')).toBeNull();
   expect(orgIdOfPath('/subscription/success')).toBeNull();
+});
+
+test('an organization id that cannot be decoded or is no valid id is no organization id, never an exception', () => {
+  expect(orgIdOfPath('/%E0%A4%A/settings')).toBeNull();
+  expect(orgIdOfPath('/__x__/settings')).toBeNull();
+  expect(orgIdOfPath('/a%2Fb/settings')).toBeNull();
+  expect(orgIdOfPath('/acme%20co/settings')).toBe('acme co');
+  expect(isOrganizationPath('/%E0%A4%A/settings')).toBe(true);
+  expect(isOrganizationPath('/organizations')).toBe(false);
 });
 
 test('entering connections, conversions or apps clears the flow keys; their subpages do not', () => {

@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { hasActiveSubscription } from '@/lib/billing/gate';
 import { can, SUPER_ADMIN, type Action, type Resource, type Role } from '@/lib/permissions';
 import { authenticate, type Caller } from '@/lib/server/http/authenticate';
-import { ApiError, forbidden, organizationNotFound } from '@/lib/server/http/errors';
+import { isDocumentId } from '@/lib/schemas/ids';
+import { ApiError, forbidden, notFound, organizationNotFound } from '@/lib/server/http/errors';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
 import { isSuperAdmin } from '@/lib/server/repos/users';
@@ -78,9 +79,25 @@ function parse<S extends Schema | undefined>(schema: S, value: unknown, where: '
   return result.data as Infer<S>;
 }
 
+/** The route segments (`[orgId]`, `[id]` …) Next put into req.query: what the URL's query string does not hold. */
+function routeSegments(req: NextApiRequest): Array<[string, unknown]> {
+  const search = new URL(req.url ?? '/', 'http://localhost').searchParams;
+  return Object.entries(req.query).filter(([key]) => !search.has(key));
+}
+
+/**
+ * Every route segment of our API names a document, so one that breaks the id rule names nothing:
+ * 404, and for `[orgId]` the very answer a missing organization gets.
+ */
+function assertRouteSegmentsAreIds(req: NextApiRequest): void {
+  for (const [key, value] of routeSegments(req)) {
+    if (!isDocumentId(value)) throw key === 'orgId' ? organizationNotFound() : notFound();
+  }
+}
+
 async function organizationFor(spec: AnyRouteSpec, caller: Caller, query: unknown, body: unknown): Promise<OrganizationContext> {
   const orgId = spec.orgId ? spec.orgId({ query, body }) : (query as { orgId?: unknown } | undefined)?.orgId;
-  if (typeof orgId !== 'string' || !orgId || orgId.includes('/')) throw organizationNotFound();
+  if (!isDocumentId(orgId)) throw organizationNotFound();
 
   const { organization, role } = await getOrganizationWithMembership(orgId, caller.uid);
   if (!organization) throw organizationNotFound();
@@ -96,6 +113,7 @@ async function organizationFor(spec: AnyRouteSpec, caller: Caller, query: unknow
 
 function sendError(res: NextApiResponse, requestId: string, error: unknown) {
   if (error instanceof ApiError) {
+    for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
     res.status(error.status).json({
       success: false,
       code: error.code,
@@ -110,8 +128,9 @@ function sendError(res: NextApiResponse, requestId: string, error: unknown) {
 }
 
 /**
- * Wraps a method map into a Next API handler: 405 with Allow, authentication (401), validation
- * (400 with field errors), organization membership (404) and permission (403), then the handler;
+ * Wraps a method map into a Next API handler: 405 with Allow, authentication (401; 403 for a
+ * cookie-authenticated state change from another site), route segments that are no id (404),
+ * validation (400 with field errors), organization membership (404) and permission (403), then the handler;
  * ApiErrors pass through as they are, anything else becomes a 500 with a request id.
  */
 export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): NextApiHandler {
@@ -129,6 +148,7 @@ export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): N
     try {
       const caller = spec.access === 'public' ? undefined : await authenticate(req);
       if (spec.access === 'superAdmin' && !(await isSuperAdmin(caller!.uid))) throw forbidden();
+      assertRouteSegmentsAreIds(req);
       const query = parse(spec.query, req.query, 'query');
       const body = parse(spec.body, req.body, 'body');
       const org = spec.access === 'orgMember' ? await organizationFor(spec, caller!, query, body) : undefined;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { orgRouteSchema } from '@/lib/schemas/integrations';
 import { organizationProfileSchema } from '@/lib/schemas/organization';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { updateOrganizationProfile } from '@/lib/server/repos/organizations';
@@ -7,7 +7,7 @@ import { updateOrganizationProfile } from '@/lib/server/repos/organizations';
 export default createHandler({
   PATCH: route({
     access: 'orgMember',
-    query: z.object({ orgId: z.string() }),
+    query: orgRouteSchema,
     body: organizationProfileSchema,
     permission: ['organization', 'update'],
     async handle({ org, body }) {

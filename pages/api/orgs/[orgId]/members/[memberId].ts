@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { changeRoleSchema } from '@/lib/schemas/team';
+import { changeRoleSchema, memberRouteSchema } from '@/lib/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { changeMemberRole } from '@/lib/server/repos/members';
 
@@ -7,7 +6,7 @@ import { changeMemberRole } from '@/lib/server/repos/members';
 export default createHandler({
   PATCH: route({
     access: 'orgMember',
-    query: z.object({ orgId: z.string(), memberId: z.string() }),
+    query: memberRouteSchema,
     body: changeRoleSchema,
     permission: ['member', 'update'],
     async handle({ caller, org, query, body }) {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { invitationRouteSchema } from '@/lib/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { getOrganizationInvitation, revokeInvitation } from '@/lib/server/repos/invitations';
 
@@ -6,7 +6,7 @@ import { getOrganizationInvitation, revokeInvitation } from '@/lib/server/repos/
 export default createHandler({
   DELETE: route({
     access: 'orgMember',
-    query: z.object({ orgId: z.string(), invitationId: z.string() }),
+    query: invitationRouteSchema,
     permission: ['invitation', 'delete'],
     async handle({ org, query }) {
       await revokeInvitation(await getOrganizationInvitation(org.id, query.invitationId));

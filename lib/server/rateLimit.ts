@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { tooManyRequests, type ApiError } from '@/lib/server/http/errors';
+
+/**
+ * Abuse limits, kept in Firestore so that every app instance counts against the same numbers:
+ * fixed windows aligned to the clock, one counter document per limit, key and window
+ * (`rate_limits/{limit}_{sha256(key)}_{window}`), with `expires_at` at the window's end for a TTL
+ * policy (give `rate_limits` one on `expires_at`; an ended window is never read again anyway).
+ */
+export interface RateLimit {
+  /** Part of the counter document's id. */
+  name: string;
+  limit: number;
+  windowSeconds: number;
+  /** Overrides `limit` when set to a positive integer (tests, or tuning without a deploy). */
+  env: string;
+  /** What a caller over the limit reads. */
+  message: (limit: number, retryAfter: string) => string;
+}
+
+/** One request counted against one limit for one key (an app key, a user id, an organization id). */
+export interface RateLimitHit {
+  rule: RateLimit;
+  key: string;
+}
+
+const MINUTE = 60;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** Custom submissions of one app key: a busy website stays far below, a flood stops here. */
+export const SUBMISSIONS_PER_KEY: RateLimit = {
+  name: 'submissions_per_key',
+  limit: 600,
+  windowSeconds: MINUTE,
+  env: 'RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE',
+  message: (limit, retryAfter) => `Too many submissions with this key: at most ${limit} a minute. Try again in ${retryAfter}.`,
+};
+
+/** Invitation emails one person sends (new and resent), in every organization together. */
+const INVITATIONS_PER_USER: RateLimit = {
+  name: 'invitations_per_user',
+  limit: 20,
+  windowSeconds: HOUR,
+  env: 'RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR',
+  message: (limit, retryAfter) => `You have sent too many invitations: at most ${limit} an hour. Try again in ${retryAfter}.`,
+};
+
+/** Invitation emails of one organization, whoever sends them. */
+const INVITATIONS_PER_ORGANIZATION: RateLimit = {
+  name: 'invitations_per_organization',
+  limit: 50,
+  windowSeconds: DAY,
+  env: 'RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY',
+  message: (limit, retryAfter) =>
+    `This organization has sent too many invitations: at most ${limit} a day. Try again in ${retryAfter}.`,
+};
+
+/** Every invitation email counts for its sender and for the organization. */
+export const invitationLimits = (uid: string, orgId: string): RateLimitHit[] => [
+  { rule: INVITATIONS_PER_USER, key: uid },
+  { rule: INVITATIONS_PER_ORGANIZATION, key: orgId },
+];
+
+/** The limit in force: the named constant, unless its environment variable overrides it. */
+function limitOf(rule: RateLimit): number {
+  const override = Number(process.env[rule.env]);
+  return Number.isInteger(override) && override > 0 ? override : rule.limit;
+}
+
+/** "45 seconds", "12 minutes", "3 hours": how long a caller waits, rounded up. */
+function describeWait(seconds: number): string {
+  const [amount, unit] =
+    seconds < 2 * MINUTE
+      ? [seconds, 'second']
+      : seconds < 2 * HOUR
+        ? [Math.ceil(seconds / MINUTE), 'minute']
+        : [Math.ceil(seconds / HOUR), 'hour'];
+  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
+}
+
+const counters = () => adminDb().collection('rate_limits');
+
+/** One counter document per limit, key and window; windows are aligned to the clock (whole minutes, hours, days). */
+function counterOf({ rule, key }: RateLimitHit, now: number) {
+  const windowMs = rule.windowSeconds * 1000;
+  const index = Math.floor(now / windowMs);
+  return {
+    rule,
+    limit: limitOf(rule),
+    ref: counters().doc(`${rule.name}_${createHash('sha256').update(key).digest('hex')}_${index}`),
+    startsAt: Timestamp.fromMillis(index * windowMs),
+    endsAt: Timestamp.fromMillis((index + 1) * windowMs),
+  };
+}
+
+type Counter = ReturnType<typeof counterOf>;
+
+const countIn = (snap: DocumentSnapshot) => Number(snap.get('count')) || 0;
+
+function refusal(full: Counter[]): ApiError {
+  const now = Date.now();
+  const longest = full.reduce((a, b) => (b.endsAt.toMillis() > a.endsAt.toMillis() ? b : a));
+  const retryAfter = Math.max(1, Math.ceil((longest.endsAt.toMillis() - now) / 1000));
+  return tooManyRequests(longest.rule.message(longest.limit, describeWait(retryAfter)), retryAfter);
+}
+
+async function addToCounters(list: Counter[], delta: 1 | -1): Promise<void> {
+  const batch = adminDb().batch();
+  for (const counter of list) {
+    batch.set(
+      counter.ref,
+      { limit_name: counter.rule.name, count: FieldValue.increment(delta), window_start: counter.startsAt, expires_at: counter.endsAt },
+      { merge: true },
+    );
+  }
+  await batch.commit();
+}
+
+/**
+ * Counts one request against every limit given, or refuses it with 429 and Retry-After (seconds)
+ * when any of them is used up; call it before the work it guards, so a refused request writes and
+ * sends nothing. No transaction: a flood would make transactions on one counter queue and retry for
+ * seconds. Instead a full counter is refused on a read alone, and otherwise the request adds itself
+ * atomically and reads its place: the k-th request admitted saw at least k, so at most `limit` pass.
+ * A request refused after adding itself takes its count back.
+ */
+export async function consumeRateLimits(hits: RateLimitHit[]): Promise<void> {
+  const now = Date.now();
+  const list = hits.map((hit) => counterOf(hit, now));
+  const refs = list.map((counter) => counter.ref);
+  const before = await adminDb().getAll(...refs);
+  const full = list.filter((counter, index) => countIn(before[index]!) >= counter.limit);
+  if (full.length) throw refusal(full);
+
+  await addToCounters(list, 1);
+  const after = await adminDb().getAll(...refs);
+  const over = list.filter((counter, index) => countIn(after[index]!) > counter.limit);
+  if (over.length) {
+    await addToCounters(list, -1);
+    throw refusal(over);
+  }
+}

@@ -1,0 +1,171 @@
+import sendInvitation from '@/pages/api/sendInvitation';
+import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/resend';
+import submissions from '@/pages/api/submissions';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
+import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+
+jest.setTimeout(60_000);
+
+// Small limits, so that N + 1 requests are few; the production numbers live in lib/server/rateLimit.ts.
+const SUBMISSIONS = 3;
+const PER_USER = 3;
+const PER_ORGANIZATION = 4;
+
+const handlers = { sendInvitation, resendInvitation, submissions };
+let servers: Record<keyof typeof handlers, TestServer>;
+let fake: FakeCustomerIo;
+
+beforeAll(async () => {
+  fake = await startFakeCustomerIo();
+  Object.assign(process.env, customerIoEnv(fake), {
+    APP_URL: 'http://app.test',
+    RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE: String(SUBMISSIONS),
+    RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: String(PER_USER),
+    RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY: String(PER_ORGANIZATION),
+  });
+  servers = await serveHandlers(handlers);
+});
+afterAll(async () => {
+  await closeAll(servers);
+  await fake.close();
+});
+
+let counter = 0;
+const freshEmail = () => `limited-${Date.now()}-${counter++}@example.test`;
+const invite = (user: TestUser, orgId: string, email = freshEmail()) =>
+  call(servers.sendInvitation, {
+    method: 'POST',
+    token: user.token,
+    body: { email, organization_id: orgId, inviter_user_id: user.uid, inviter_email: user.email },
+  });
+const invitationsOf = async (orgId: string) => (await adminDb().collection('invitations').where('organization_id', '==', orgId).get()).size;
+const emailsSent = () => fake.messages.length;
+
+/**
+ * Windows are aligned to the clock: a test that must stay inside one window first waits (polling,
+ * with a deadline) until the current one has at least `seconds` left.
+ */
+async function windowWithTimeLeft(windowSeconds: number, seconds = 20) {
+  const left = () => windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
+  const deadline = Date.now() + (seconds + 5) * 1000;
+  while (left() < seconds * 1000) {
+    if (Date.now() > deadline) throw new Error('the clock did not move on');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function expectRateLimited(response: Awaited<ReturnType<typeof call>>, maxSeconds: number, message: RegExp) {
+  expect(response.status).toBe(429);
+  expect(response.body).toMatchObject({ success: false, code: 'rate_limited' });
+  expect(response.body.message).toMatch(message);
+  const retryAfter = Number(response.headers.get('retry-after'));
+  expect(Number.isInteger(retryAfter)).toBe(true);
+  expect(retryAfter).toBeGreaterThan(0);
+  expect(retryAfter).toBeLessThanOrEqual(maxSeconds);
+}
+
+describe('submissions: a limit per key', () => {
+  let orgId: string;
+  let appId: string;
+
+  beforeAll(async () => {
+    const owner = await createTestUser();
+    orgId = await createTestOrganization([[owner, 'owner']]);
+    ({ id: appId } = await createApp(orgId, owner.uid, { name: 'Site', websiteUrl: 'https://site.example', gtmContainerId: 'GTM-ABC123', payloadUrls: [] }));
+  });
+
+  const submit = (key: string) => call(servers.submissions, { method: 'POST', token: key, body: { event: 'Lead' } });
+  const stored = async () => (await adminDb().collection('organizations').doc(orgId).collection('apps').doc(appId).collection('submissions').get()).size;
+
+  test(`${SUBMISSIONS} + 1 submissions → the last is 429 with Retry-After, and is not stored`, async () => {
+    const { key } = await rotateSubmissionKey(orgId, appId);
+    await windowWithTimeLeft(60);
+    for (let i = 0; i < SUBMISSIONS; i += 1) expect((await submit(key)).status).toBe(202);
+    const before = await stored();
+    expectRateLimited(await submit(key), 60, /Too many submissions with this key: at most 3 a minute\. Try again in \d+ seconds?\./);
+    expect(await stored()).toBe(before);
+  });
+
+  test('a flood of concurrent submissions writes at most the limit, and nothing fails with 500', async () => {
+    const { key } = await rotateSubmissionKey(orgId, appId);
+    const before = await stored();
+    await windowWithTimeLeft(60);
+    const statuses = (await Promise.all(Array.from({ length: 30 }, () => submit(key)))).map((response) => response.status);
+    expect(statuses.filter((status) => status !== 202 && status !== 429)).toEqual([]);
+    expect(statuses.filter((status) => status === 202).length).toBeLessThanOrEqual(SUBMISSIONS);
+    expect((await stored()) - before).toBe(statuses.filter((status) => status === 202).length);
+  });
+
+  test('an unknown key is refused without counting anything', async () => {
+    const response = await submit('sbk_not-a-key');
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('invitation emails: a limit per user and per organization', () => {
+  beforeEach(() => windowWithTimeLeft(60 * 60, 60));
+
+  test(`${PER_USER} + 1 invitations by one person → the last is 429 with Retry-After; nothing written or sent`, async () => {
+    const owner = await createTestUser();
+    const orgId = await createTestOrganization([[owner, 'owner']]);
+    for (let i = 0; i < PER_USER; i += 1) expect((await invite(owner, orgId)).status).toBe(200);
+    const [written, sent] = [await invitationsOf(orgId), emailsSent()];
+    const email = freshEmail();
+    expectRateLimited(await invite(owner, orgId, email), 60 * 60, /You have sent too many invitations: at most 3 an hour\. Try again in \d+ minutes?\./);
+    expect(await invitationsOf(orgId)).toBe(written);
+    expect(emailsSent()).toBe(sent);
+    expect(fake.messages.some((message) => message.to === email)).toBe(false);
+  });
+
+  test('an address over 254 characters → 400 with the reason on the field; nothing written, sent or counted', async () => {
+    const owner = await createTestUser();
+    const orgId = await createTestOrganization([[owner, 'owner']]);
+    const long = `${'a'.repeat(300)}@example.test`;
+    const sent = emailsSent();
+    const response = await invite(owner, orgId, long);
+    expect(response.status).toBe(400);
+    expect(response.body.fieldErrors).toEqual({ email: ['An email address has at most 254 characters'] });
+    expect(await invitationsOf(orgId)).toBe(0);
+    expect(emailsSent()).toBe(sent);
+    for (let i = 0; i < PER_USER; i += 1) expect((await invite(owner, orgId)).status).toBe(200);
+  });
+
+  test('the per-user limit holds across organizations', async () => {
+    const owner = await createTestUser();
+    const first = await createTestOrganization([[owner, 'owner']]);
+    const second = await createTestOrganization([[owner, 'owner']]);
+    for (let i = 0; i < PER_USER; i += 1) expect((await invite(owner, i % 2 ? first : second)).status).toBe(200);
+    expect((await invite(owner, second)).status).toBe(429);
+  });
+
+  test('resending counts too', async () => {
+    const owner = await createTestUser();
+    const orgId = await createTestOrganization([[owner, 'owner']]);
+    const { invitationId } = (await invite(owner, orgId)).body as { invitationId: string };
+    const resend = () => call(servers.resendInvitation, { method: 'POST', token: owner.token, query: { orgId, invitationId } });
+    for (let i = 1; i < PER_USER; i += 1) expect((await resend()).status).toBe(200);
+    const sent = emailsSent();
+    expectRateLimited(await resend(), 60 * 60, /You have sent too many invitations/);
+    expect(emailsSent()).toBe(sent);
+  });
+
+  test(`the organization's ${PER_ORGANIZATION} a day, whoever sends them; a refused request counts for no one`, async () => {
+    const [owner, admin] = await Promise.all([createTestUser(), createTestUser()]);
+    const orgId = await createTestOrganization([
+      [owner, 'owner'],
+      [admin, 'admin'],
+    ]);
+    for (let i = 0; i < PER_USER; i += 1) expect((await invite(owner, orgId)).status).toBe(200);
+    expect((await invite(admin, orgId)).status).toBe(200);
+    const sent = emailsSent();
+    expectRateLimited(await invite(admin, orgId), 24 * 60 * 60, /This organization has sent too many invitations: at most 4 a day\. Try again in \d+ hours?\./);
+    expect(await invitationsOf(orgId)).toBe(PER_ORGANIZATION);
+    expect(emailsSent()).toBe(sent);
+    // The refused invitation did not use up the admin's own allowance elsewhere.
+    const elsewhere = await createTestOrganization([[admin, 'owner']]);
+    for (let i = 1; i < PER_USER; i += 1) expect((await invite(admin, elsewhere)).status).toBe(200);
+  });
+});
