@@ -11,9 +11,6 @@ import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tes
 type Loose = any;
 const call = (...args: Parameters<typeof callRaw>) => callRaw(...args) as Promise<{ status: number; body: Loose }>;
 
-// Each test connects through the sandbox's consent screens: a few round trips each.
-jest.setTimeout(30_000);
-
 const APP_URL = 'http://app.test';
 const GOOGLE = ['5556667778', '1234567890', '2345678901'];
 const handlers = { start, complete, source, destination };

@@ -37,7 +37,7 @@ beforeAll(async () => {
     await setDoc(doc(db, 'stripe_customers/cus_acme'), { organization_id: 'acme' });
     await setDoc(doc(db, 'invitations/i1'), { email: 'bob@example.test', organization_id: 'acme' });
   });
-}, 30_000);
+});
 afterAll(() => env.cleanup());
 
 const as = (uid: string) => env.authenticatedContext(uid).firestore();
@@ -98,7 +98,7 @@ describe('what the server writes about billing', () => {
     const stripe = await startFakeStripe({ webhookUrl: 'http://127.0.0.1:9/' });
     closeStripe = stripe.close;
     Object.assign(process.env, stripeEnv(stripe));
-  }, 30_000);
+  });
   afterAll(async () => {
     await app.cleanup();
     await closeStripe();

@@ -22,7 +22,7 @@ beforeAll(async () => {
   servers = await serveHandlers(handlers);
   owner = await createTestUser();
   orgId = await createTestOrganization([[owner, 'owner']], { company_name: 'Old Name Co' });
-}, 30_000);
+});
 afterAll(async () => {
   await closeAll(servers);
   await fake.close();

@@ -55,7 +55,7 @@ beforeAll(async () => {
     [member, 'member'],
   ]);
   await createTestOrganization([[outsider, 'owner']]);
-}, 30_000);
+});
 afterAll(async () => {
   await closeAll(servers);
   await fake.close();

@@ -2,7 +2,6 @@ import { expect, test } from '@playwright/test';
 import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpers';
 
 test('subscribe → the gate opens; cancel in the portal → the gate closes', async ({ page }) => {
-  test.setTimeout(60_000);
   const owner = await createTestUser();
   const orgId = await createTestOrganization([[owner, 'owner']], { subscription: null, company_name: 'Gatekeepers' });
   await logIn(page, owner, { landing: `/${orgId}/subscription` });

@@ -25,7 +25,6 @@ async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' 
 }
 
 test('Google Ads: connect through the consent screen, pick accounts under a manager, reconnect after the login is revoked', async ({ page }) => {
-  test.setTimeout(60_000);
   const { user, orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/source`);
   await expect(page.getByText('No sources yet.')).toBeVisible();
@@ -97,7 +96,6 @@ test('Microsoft: cancelling the consent creates nothing; allowing it creates a s
 });
 
 test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({ page }) => {
-  test.setTimeout(60_000);
   const { orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/destination`);
   await page.getByRole('button', { name: 'Connect Meta Ads' }).click();
@@ -137,7 +135,6 @@ test('Meta as a conversion destination: an app sends to a pixel from the account
 });
 
 test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ page }) => {
-  test.setTimeout(60_000);
   const { orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/destination`);
   await page.getByRole('button', { name: 'Connect BigQuery' }).click();

@@ -34,7 +34,6 @@ test('signed in, every route of the spec renders with its layout', async ({ page
 });
 
 test('signed out, every page but the sign-in pages and invitations sends to /login with a callback', async ({ page }) => {
-  test.setTimeout(60_000);
   for (const [route] of ROUTES) {
     const path = route.replace('{org}', 'acme');
     const open = ['/login', '/signUp', '/forgotPassword'].includes(route) || route.includes('acceptInvitation');
