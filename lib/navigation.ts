@@ -3,7 +3,7 @@
  * route guard in _app (client).
  */
 import { RETURN_PATHS } from '@/lib/integrations/platforms';
-import { isDocumentId } from '@/lib/schemas/ids';
+import { isDocumentId } from '@/lib/ids';
 
 export const CALLBACK_PARAM = 'callback';
 export const CALLBACK_COOKIE = 'callbackUrl';

@@ -4,6 +4,9 @@ import type { OrganizationRole } from '@/lib/permissions';
 /** How long an invitation stays valid. */
 export const INVITATION_TTL_DAYS = 7;
 
+/** RFC 5321 caps an address at 254 characters; a longer one cannot receive the email anyway. */
+export const EMAIL_MAX_LENGTH = 254;
+
 /**
  * The invitation link `/{orgId}/acceptInvitation/{id}?token=…` carries a secret only the email has:
  * with it, an account whose email is not verified yet may still answer its own invitation.

@@ -79,11 +79,12 @@ export const api = createApi({
     updateOrganization: build.mutation<unknown, { orgId: string; companyName: string; company_logo: string | null }>({
       query: ({ orgId, ...body }) => ({ url: org(orgId), method: 'PATCH', body }),
     }),
-    acceptInvitation: build.mutation<{ organizationId: string }, { invitationId: string; userId: string }>({
+    // `token`: the secret of the emailed link, when the invitee came through it (optional beside the fixed fields).
+    acceptInvitation: build.mutation<{ organizationId: string }, { invitationId: string; userId: string; token?: string }>({
       query: (body) => ({ url: '/api/acceptInvitation', body }),
       invalidatesTags: ['PendingInvitations'],
     }),
-    rejectInvitation: build.mutation<unknown, { invitationId: string }>({
+    rejectInvitation: build.mutation<unknown, { invitationId: string; token?: string }>({
       query: (body) => ({ url: '/api/rejectInvitation', body }),
       invalidatesTags: ['PendingInvitations'],
     }),

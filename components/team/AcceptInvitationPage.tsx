@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { useEmailVerification } from '@/components/auth/useEmailVerification';
 import VerifyEmailNotice from '@/components/auth/VerifyEmailNotice';
 import { forgetInvitationToken, invitationTokenFor, rememberInvitationToken, useInvitationByLinkQuery } from '@/components/team/invitationLink';
-import { useInvitationLinkResponse } from '@/components/team/useInvitationLinkResponse';
+import { useInvitationResponse } from '@/components/team/useInvitationResponse';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
@@ -32,7 +32,7 @@ function NoInvitation({ email }: { email: string }) {
 
 function InvitationDecision({ invitationId, email, token }: { invitationId: string; email: string; token: string | undefined }) {
   const { data: invitation, isLoading, isError } = useInvitationByLinkQuery({ email, invitationId, token });
-  const { acceptInvitation, rejectInvitation, error, busy } = useInvitationLinkResponse(invitationId, token);
+  const { acceptInvitation, rejectInvitation, error, busy } = useInvitationResponse();
   // SPEC.md §5: the check accepts only the invitation whose id matches the pending-invitation cookie.
   // Read once: the cookie is cleared below when the invitation turns out to be gone.
   const [cookieMatches] = useState(
@@ -59,10 +59,10 @@ function InvitationDecision({ invitationId, email, token }: { invitationId: stri
       <p className="muted">This invitation expires on {new Date(invitation.expiresAt).toLocaleDateString()}.</p>
       {error && <Alert>{error}</Alert>}
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
-        <Button type="button" busy={busy} onClick={acceptInvitation}>
+        <Button type="button" busy={busy} onClick={() => acceptInvitation(invitationId, token)}>
           Accept invitation
         </Button>
-        <Button type="button" variant="secondary" disabled={busy} onClick={rejectInvitation}>
+        <Button type="button" variant="secondary" disabled={busy} onClick={() => rejectInvitation(invitationId, { leave: true, token })}>
           Decline
         </Button>
       </div>

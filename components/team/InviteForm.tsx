@@ -4,8 +4,8 @@ import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import TextField from '@/components/ui/TextField';
 import { canAssignRole, type Role } from '@/lib/permissions';
-import { INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/team';
-import { useSendInvitationMutation } from '@/store/api';
+import { EMAIL_MAX_LENGTH, INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/team';
+import { useSendInvitationMutation, type ApiFailure } from '@/store/api';
 
 interface Props {
   orgId: string;
@@ -18,11 +18,13 @@ export default function InviteForm({ orgId, organizationName, role, inviter }: P
   const [email, setEmail] = useState('');
   const [invitedRole, setInvitedRole] = useState<'member' | 'admin'>('member');
   const [notice, setNotice] = useState<NoticeValue | null>(null);
+  const [emailError, setEmailError] = useState<string | undefined>();
   const [send, { isLoading }] = useSendInvitationMutation();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setNotice(null);
+    setEmailError(undefined);
     const result = await send({
       email,
       organization_id: orgId,
@@ -32,6 +34,9 @@ export default function InviteForm({ orgId, organizationName, role, inviter }: P
       role: invitedRole,
     });
     if ('error' in result) {
+      // The handler's schema is the one rule (the page ships no zod): its message goes under the field.
+      const fieldError = (result.error as Partial<ApiFailure>).fieldErrors?.email?.[0];
+      if (fieldError) return setEmailError(fieldError);
       setNotice({ ok: false, text: failureMessage(INVITATION_MESSAGES.send, result.error) });
       return;
     }
@@ -48,7 +53,15 @@ export default function InviteForm({ orgId, organizationName, role, inviter }: P
       <h2 id="invite-title">Invite a teammate</h2>
       <Notice notice={notice} />
       <form className="inline-form" onSubmit={submit} aria-labelledby="invite-title">
-        <TextField label="Email address" type="email" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <TextField
+          label="Email address"
+          type="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          maxLength={EMAIL_MAX_LENGTH}
+          error={emailError}
+          required
+        />
         <div className="field">
           <label htmlFor="invite-role">Role</label>
           <select id="invite-role" value={invitedRole} onChange={(e) => setInvitedRole(e.target.value as 'member' | 'admin')}>

@@ -34,7 +34,7 @@ interface LinkLookup {
   token?: string;
 }
 
-/** The invitation calls of the link page, with the link's secret (optional fields of SPEC.md's calls). */
+/** The link page's own lookup: the one invitation of the link, found with its secret (optional fields of the fixed call). */
 export const invitationLinkApi = api.injectEndpoints({
   endpoints: (build) => ({
     invitationByLink: build.query<PendingInvitation | null, LinkLookup>({
@@ -43,15 +43,7 @@ export const invitationLinkApi = api.injectEndpoints({
         response.invitations.find((invitation) => invitation.id === invitationId) ?? null,
       providesTags: ['PendingInvitations'],
     }),
-    acceptInvitationByLink: build.mutation<{ organizationId: string }, { invitationId: string; userId: string; token?: string }>({
-      query: (body) => ({ url: '/api/acceptInvitation', body }),
-      invalidatesTags: ['PendingInvitations'],
-    }),
-    rejectInvitationByLink: build.mutation<unknown, { invitationId: string; token?: string }>({
-      query: (body) => ({ url: '/api/rejectInvitation', body }),
-      invalidatesTags: ['PendingInvitations'],
-    }),
   }),
 });
 
-export const { useInvitationByLinkQuery, useAcceptInvitationByLinkMutation, useRejectInvitationByLinkMutation } = invitationLinkApi;
+export const { useInvitationByLinkQuery } = invitationLinkApi;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { ORGANIZATION_ROLES } from '@/lib/permissions';
 import { documentIdSchema } from '@/lib/schemas/ids';
+import { EMAIL_MAX_LENGTH, INVITATION_TOKEN_PATTERN } from '@/lib/team';
 
-/** RFC 5321 caps an address at 254 characters; a longer one cannot receive the email anyway. */
-export const EMAIL_MAX_LENGTH = 254;
 const emailSchema = z
   .email('Enter a valid email address')
   .max(EMAIL_MAX_LENGTH, `An email address has at most ${EMAIL_MAX_LENGTH} characters`)
@@ -21,9 +20,13 @@ export const sendInvitationSchema = z.object({
   role: invitedRoleSchema.default('member'),
 });
 
-export const pendingInvitationQuerySchema = z.object({ email: emailSchema });
-export const acceptInvitationSchema = z.object({ invitationId: documentIdSchema, userId: documentIdSchema });
-export const rejectInvitationSchema = z.object({ invitationId: documentIdSchema });
+/** The secret of an emailed invitation link: optional beside the fixed fields of the invitation calls. */
+const linkTokenSchema = z.string().regex(INVITATION_TOKEN_PATTERN, 'Invalid invitation link').optional();
+
+/** The fixed `email`, plus the invitation and secret of the link an unverified invitee came through. */
+export const pendingInvitationQuerySchema = z.object({ email: emailSchema, invitationId: documentIdSchema.optional(), token: linkTokenSchema });
+export const acceptInvitationSchema = z.object({ invitationId: documentIdSchema, userId: documentIdSchema, token: linkTokenSchema });
+export const rejectInvitationSchema = z.object({ invitationId: documentIdSchema, token: linkTokenSchema });
 export const organizationScopedSchema = z.object({ organizationId: documentIdSchema });
 export const removeMemberSchema = z.object({ organizationId: documentIdSchema, memberId: documentIdSchema });
 export const changeRoleSchema = z.object({ role: roleSchema });

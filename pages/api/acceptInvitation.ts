@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
 import { acceptInvitationSchema } from '@/lib/schemas/team';
 import { trackEvent } from '@/lib/server/analytics';
@@ -6,17 +5,11 @@ import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { acceptInvitation } from '@/lib/server/repos/invitations';
 import { getUserRecord } from '@/lib/server/repos/users';
-import { INVITATION_TOKEN_PATTERN } from '@/lib/team';
-
-/** SPEC.md's fields, plus the optional secret of the emailed link. */
-const acceptWithLinkSchema = acceptInvitationSchema.extend({
-  token: z.string().regex(INVITATION_TOKEN_PATTERN, 'Invalid invitation link').optional(),
-});
 
 export default createHandler({
   POST: route({
     access: 'signedIn',
-    body: acceptWithLinkSchema,
+    body: acceptInvitationSchema,
     async handle({ caller, body }) {
       // Only for oneself, and only an invitation addressed to the email the token proves.
       if (body.userId !== caller.uid || !caller.email) throw forbidden();
