@@ -107,4 +107,13 @@ describe('GET /api/getOrganizationIds', () => {
     expect((second.body.organizations as Array<{ company_name: string }>).map((o) => o.company_name)).toEqual(names.slice(50));
     expect(second.body.nextCursor).toBeNull();
   });
+
+  test('a crafted cursor naming no document is ignored: the first page, never a 500', async () => {
+    for (const id of ['a/b', '__x__', '..']) {
+      const cursor = Buffer.from(JSON.stringify(['zz', id])).toString('base64url');
+      const response = await list(superAdmin, { superadmin: 'true', cursor });
+      expect(response.status).toBe(200);
+      expect(response.body.organizations).toEqual(expect.any(Array));
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { FieldPath, FieldValue, type DocumentData, type DocumentSnapshot } from 
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { isOrganizationRole, type OrganizationRole } from '@/lib/permissions';
 import type { OrganizationListEntry } from '@/lib/schemas/organization';
+import { isDocumentId } from '@/lib/ids';
 
 export const organizationsCollection = () => adminDb().collection('organizations');
 export const membersCollection = (orgId: string) => organizationsCollection().doc(orgId).collection('members');
@@ -87,7 +88,8 @@ function encodeCursor(snap: DocumentSnapshot): string {
 function decodeCursor(cursor: string): [string, string] | null {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    return Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string')
+    // The second part becomes a document path in startAfter: it must be an id, or Firestore throws.
+    return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && isDocumentId(value[1])
       ? (value as [string, string])
       : null;
   } catch {
