@@ -53,7 +53,7 @@ async function pageGate(pathname: string, uid: string): Promise<string | null> {
   return orgId ? organizationGate(orgId, uid, pathname) : '/organizations';
 }
 
-/** The navigation rules of SPEC.md §2 for full page loads; RouteGuard applies them in the browser. */
+/** The navigation rules of docs/PRODUCT.md §3 for full page loads; RouteGuard applies them in the browser. */
 export async function middleware(request: NextRequest) {
   // Client-side transitions (and prefetches, which would cache a redirect) are RouteGuard's.
   if (request.headers.has('x-nextjs-data')) return NextResponse.next();

@@ -1,6 +1,6 @@
-/** SPEC.md §9: a page reload for a failed chunk may happen at most once per 10 seconds. */
+/** docs/PRODUCT.md §8: a page reload for a failed chunk may happen at most once per 10 seconds. */
 export const RELOAD_GUARD_MS = 10_000;
-/** SPEC.md §9: the build manifest is prefetched one second after load. */
+/** docs/PRODUCT.md §8: the build manifest is prefetched one second after load. */
 export const MANIFEST_PREFETCH_DELAY_MS = 1_000;
 /** How often an open tab asks whether a new version was deployed (also on focus). */
 export const BUILD_ID_POLL_MS = 5 * 60_000;

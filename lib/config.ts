@@ -14,7 +14,7 @@ export const publicConfig = {
   firestoreEmulatorHost: process.env.NEXT_PUBLIC_FIRESTORE_EMULATOR_HOST || '127.0.0.1:8080',
   /** The seeded demo organization: its pages wear the Demo marker. Empty in production. */
   demoOrgId: process.env.NEXT_PUBLIC_DEMO_ORG_ID || '',
-  /** The billing API's base (SPEC.md §7 `{billing api}`): this app's own API unless configured. */
+  /** The billing API's base (docs/PRODUCT.md §5 `{billing api}`): this app's own API unless configured. */
   billingApiUrl: (process.env.NEXT_PUBLIC_BILLING_API_URL || '/api').replace(/\/$/, ''),
   /** Intercom workspace id; without it the chat widget is never loaded. */
   intercomAppId: process.env.NEXT_PUBLIC_INTERCOM_APP_ID || '',

@@ -1,5 +1,5 @@
 /**
- * Navigation rules of SPEC.md §2 as pure functions, shared by middleware.ts (server) and the
+ * Navigation rules of docs/PRODUCT.md §3 as pure functions, shared by middleware.ts (server) and the
  * route guard in _app (client).
  */
 import { RETURN_PATHS } from '@/lib/integrations/platforms';

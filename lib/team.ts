@@ -17,7 +17,7 @@ export const INVITATION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
 
 export type InvitationStatus = 'pending' | 'accepted' | 'rejected' | 'revoked' | 'expired';
 
-/** A pending invitation as its invitee sees it (SPEC.md §3: id, organizationName, inviterEmail). */
+/** A pending invitation as its invitee sees it (docs/PRODUCT.md §4: id, organizationName, inviterEmail). */
 export interface PendingInvitation {
   id: string;
   organizationId: string;
@@ -46,7 +46,7 @@ export interface TeamMember {
   joinedAt: string | null;
 }
 
-/** SPEC.md §8: what the user reads when an invitation call fails. */
+/** docs/PRODUCT.md §7: what the user reads when an invitation call fails. */
 export const INVITATION_MESSAGES = {
   send: 'Error sending invitation.',
   pending: 'Error getting pending invitations.',

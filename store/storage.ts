@@ -10,5 +10,5 @@ const noopStorage: WebStorage = {
 
 export const persistStorage: WebStorage = typeof window === 'undefined' ? noopStorage : createWebStorage('local');
 
-/** The selected organization also has a local-storage entry of its own (SPEC.md §3). */
+/** The selected organization also has a local-storage entry of its own (docs/PRODUCT.md §4). */
 export const ORG_ID_STORAGE_KEY = 'orgId';

@@ -1,2 +1,2 @@
-/** The page-load fetch status of SPEC.md §4. */
+/** The page-load fetch status of docs/PRODUCT.md §4. */
 export type FetchStatus = 'idle' | 'pending' | 'success' | 'error';

@@ -9,7 +9,7 @@ export interface OrganizationSummary {
   connectionsCount: number;
 }
 
-/** The signed-in user as SPEC.md §3 lists it; persisted, and reset as a whole on sign-out. */
+/** The signed-in user as docs/PRODUCT.md §4 lists it; persisted, and reset as a whole on sign-out. */
 export interface UserState {
   id: string | null;
   email: string | null;

@@ -13,7 +13,7 @@ interface Props {
   onSubmit: (fields: AppFields) => void;
 }
 
-/** The same rules as the server (SPEC.md §5), checked before sending so the user sees them at once. */
+/** The same rules as the server (docs/PRODUCT.md §7), checked before sending so the user sees them at once. */
 function validate(fields: AppFields): Record<string, string> {
   const errors: Record<string, string> = {};
   if (!isGtmContainerId(fields.gtmContainerId.trim())) errors.gtmContainerId = GTM_MESSAGE;

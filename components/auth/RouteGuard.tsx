@@ -46,7 +46,7 @@ function organizationRedirect(orgId: string, path: string, organization: Organiz
 const LANDING_PAGES = new Set(['/', '/organizations', '/onboarding']);
 
 /**
- * The navigation rules of SPEC.md §2 in the browser (middleware.ts applies the same rules to full
+ * The navigation rules of docs/PRODUCT.md §3 in the browser (middleware.ts applies the same rules to full
  * page loads). While a redirect is pending the page is not shown.
  */
 export default function RouteGuard({ children }: { children: ReactNode }) {

@@ -7,7 +7,7 @@ import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
 import TextField from '@/components/ui/TextField';
 import { registerWithEmail } from '@/lib/auth/flows';
 
-/** Registration: no client-side field checks, only what the provider says (SPEC.md §5). */
+/** Registration: no client-side field checks, only what the provider says (docs/PRODUCT.md §7). */
 export default function SignUpForm() {
   const router = useRouter();
   const [fullName, setFullName] = useState('');

@@ -33,7 +33,7 @@ function NoInvitation({ email }: { email: string }) {
 function InvitationDecision({ invitationId, email, token }: { invitationId: string; email: string; token: string | undefined }) {
   const { data: invitation, isLoading, isError } = useInvitationByLinkQuery({ email, invitationId, token });
   const { acceptInvitation, rejectInvitation, error, busy } = useInvitationResponse();
-  // SPEC.md §5: the check accepts only the invitation whose id matches the pending-invitation cookie.
+  // docs/PRODUCT.md §7: the check accepts only the invitation whose id matches the pending-invitation cookie.
   // Read once: the cookie is cleared below when the invitation turns out to be gone.
   const [cookieMatches] = useState(
     () => parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId === invitationId,

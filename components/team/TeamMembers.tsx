@@ -19,7 +19,7 @@ const formatDate = (iso: string | null) => (iso ? new Date(iso).toLocaleDateStri
 /** The team; owners and admins change roles and remove people below or at their rank, anyone may leave. */
 export default function TeamMembers({ orgId, role, uid }: { orgId: string; role: Role; uid: string }) {
   const router = useRouter();
-  // A failed team-member fetch shows an empty list (SPEC.md §8), with a note.
+  // A failed team-member fetch shows an empty list (docs/PRODUCT.md §7), with a note.
   const { data: members = [], isLoading, isError } = useTeamMembersQuery(orgId);
   const [removeMember, removal] = useRemoveMemberMutation();
   const [changeRole, roleChange] = useChangeRoleMutation();

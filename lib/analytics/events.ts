@@ -1,4 +1,4 @@
-/** The product analytics events of SPEC.md §7: the one place their names are written. */
+/** The product analytics events of docs/PRODUCT.md §6: the one place their names are written. */
 export const ANALYTICS_EVENTS = {
   accountCreated: 'Account Created',
   connectionCreated: 'Connection Created',

@@ -1,4 +1,4 @@
-/** SPEC.md §8: what a user reads when the authentication provider refuses. */
+/** docs/PRODUCT.md §7: what a user reads when the authentication provider refuses. */
 export const AUTH_MESSAGES = {
   weakPassword: 'Password should be at least 6 characters long.',
   emailInUse: 'This email is already in use. Please try a different email or log in.',

@@ -21,7 +21,7 @@ export class AuthFlowError extends Error {
   name = 'AuthFlowError';
 }
 
-/** SPEC.md §7: called after login, registration and federated sign-in. */
+/** docs/PRODUCT.md §5: called after login, registration and federated sign-in. */
 async function getOrSaveUser(user: User, fullName?: string) {
   await apiRequest('/api/getOrSaveUser', {
     method: 'POST',

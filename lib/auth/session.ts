@@ -4,7 +4,7 @@ import { userSignedOut } from '@/store/userSlice';
 
 /** The spec's sync URL: POST with a bearer ID token sets the session cookie, DELETE clears it. */
 export const SESSION_SYNC_URL = '/api/session';
-/** The server takes only ID tokens younger than 5 minutes (SPEC.md §9); we refresh a little before. */
+/** The server takes only ID tokens younger than 5 minutes (docs/PRODUCT.md §8); we refresh a little before. */
 const FRESH_TOKEN_MS = 4 * 60 * 1000;
 
 // Syncs run one after another, so a sign-out's DELETE can never be overtaken by an earlier POST.

@@ -1,7 +1,7 @@
 import { apiRequest, ApiRequestError } from '@/lib/apiClient';
 import { publicConfig } from '@/lib/config';
 
-/** SPEC.md §8 messages of the billing calls. */
+/** docs/PRODUCT.md §7 messages of the billing calls. */
 export const BILLING_MESSAGES = {
   customer: 'Failed to create customer',
   sessionValidity: 'Failed to check for checkout session validity',

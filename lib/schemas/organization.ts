@@ -10,7 +10,7 @@ export const organizationDataQuerySchema = z.object({
 
 export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'incomplete' | 'incomplete_expired' | 'unpaid' | 'paused';
 
-/** The organization document as the browser sees it (SPEC.md §3). */
+/** The organization document as the browser sees it (docs/PRODUCT.md §4). */
 export interface OrganizationDocument {
   organization_id: string;
   name: string;
@@ -70,7 +70,7 @@ export const organizationIdsQuerySchema = z.object({
   cursor: z.string().max(500).optional(),
 });
 
-/** An entry of the organization list (server field names, SPEC.md §3). */
+/** An entry of the organization list (server field names, docs/PRODUCT.md §4). */
 export interface OrganizationListEntry {
   organization_id: string;
   company_name: string;

@@ -5,7 +5,7 @@ import { unauthorized } from '@/lib/server/http/errors';
 
 /** How long a session cookie lives (Firebase allows 5 minutes to 2 weeks). */
 export const SESSION_MAX_AGE_SECONDS = 5 * 24 * 60 * 60;
-/** SPEC.md §9: an ID token older than this is not exchanged for a session. */
+/** docs/PRODUCT.md §8: an ID token older than this is not exchanged for a session. */
 export const SYNC_TOKEN_MAX_AGE_SECONDS = 5 * 60;
 
 function isLocalhost(req: NextApiRequest): boolean {

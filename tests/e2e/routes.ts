@@ -1,4 +1,4 @@
-/** SPEC.md §2: every route and its layout ("not shown" → default). `{org}` is an organization id. */
+/** docs/PRODUCT.md §2: every route and its layout ("not shown" → default). `{org}` is an organization id. */
 export type ExpectedLayout = 'default' | 'top-navbar' | 'empty';
 
 export const ROUTES: Array<[path: string, layout: ExpectedLayout]> = [
