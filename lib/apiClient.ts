@@ -1,9 +1,11 @@
-/** An API answer that was not a 2xx, with the server's message and field errors. */
+/** An API answer that was not a 2xx, with the server's code, message and field errors. */
 export class ApiRequestError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly fieldErrors: Record<string, string[]> = {},
+    /** The server's machine-readable code ('needs_reauth', 'in_use' …); '' when it sent none. */
+    readonly code = '',
   ) {
     super(message);
     this.name = 'ApiRequestError';
@@ -34,7 +36,7 @@ export async function apiRequest<T>(path: string, { method = 'GET', query, body 
   });
   const payload = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new ApiRequestError(response.status, payload.message ?? 'An unexpected error occurred', payload.fieldErrors);
+    throw new ApiRequestError(response.status, payload.message ?? 'An unexpected error occurred', payload.fieldErrors, typeof payload.code === 'string' ? payload.code : '');
   }
   return payload as T;
 }

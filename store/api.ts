@@ -12,6 +12,8 @@ interface Request {
 
 export interface ApiFailure {
   status: number;
+  /** The server's code: decisions are made on it ('needs_reauth'), not on the status, which several codes share. */
+  code: string;
   message: string;
   fieldErrors: Record<string, string[]>;
 }
@@ -21,8 +23,8 @@ const baseQuery: BaseQueryFn<Request, unknown, ApiFailure> = async ({ url, metho
     return { data: await apiRequest(url, { method, body }) };
   } catch (error) {
     return error instanceof ApiRequestError
-      ? { error: { status: error.status, message: error.message, fieldErrors: error.fieldErrors } }
-      : { error: { status: 0, message: 'An unexpected error occurred', fieldErrors: {} } };
+      ? { error: { status: error.status, code: error.code, message: error.message, fieldErrors: error.fieldErrors } }
+      : { error: { status: 0, code: '', message: 'An unexpected error occurred', fieldErrors: {} } };
   }
 };
 

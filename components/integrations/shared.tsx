@@ -11,7 +11,8 @@ export function messageOf(error: unknown, fallback = 'An unexpected error occurr
 export const fieldErrorOf = (error: unknown, field: string): string | undefined =>
   (error as Partial<ApiFailure> | undefined)?.fieldErrors?.[field]?.[0];
 
-export const isNeedsReauth = (error: unknown) => (error as Partial<ApiFailure> | undefined)?.status === 409;
+/** The login behind the object died: decided by the server's code (409 also means in use, last owner …). */
+export const isNeedsReauth = (error: unknown) => (error as Partial<ApiFailure> | undefined)?.code === 'needs_reauth';
 
 export function Title({ children }: { children: string }) {
   return (

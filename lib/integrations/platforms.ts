@@ -48,10 +48,17 @@ export function isOAuthPlatform(platform: Platform): platform is OAuthPlatform {
  * accounts as conversion destinations to /addConversionDestination, BigQuery to /bigquery.
  */
 export function returnPathOf(kind: IntegrationKind, platform: OAuthPlatform, reauth: boolean): string {
-  if (reauth) return { google: '/googleReauth', meta: '/metaReauth', microsoft: '/microsoftReauth' }[PROVIDER_OF[platform]];
-  if (platform === 'bigquery') return '/bigquery';
-  return kind === 'source' ? '/addSource' : '/addConversionDestination';
+  return reauth ? REAUTH_PATH_OF[PROVIDER_OF[platform]] : CONSENT_PATH_OF[platform][kind];
 }
+
+const AD_CONSENT_PATHS: Record<IntegrationKind, string> = { source: '/addSource', destination: '/addConversionDestination' };
+const CONSENT_PATH_OF: Record<OAuthPlatform, Record<IntegrationKind, string>> = {
+  google_ads: AD_CONSENT_PATHS,
+  meta_ads: AD_CONSENT_PATHS,
+  microsoft_ads: AD_CONSENT_PATHS,
+  bigquery: { source: '/bigquery', destination: '/bigquery' },
+};
+const REAUTH_PATH_OF: Record<OAuthProvider, string> = { google: '/googleReauth', meta: '/metaReauth', microsoft: '/microsoftReauth' };
 
 /** Every route a provider may return to; the server accepts no other redirect URI. */
 export const RETURN_PATHS = [

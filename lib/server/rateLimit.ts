@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { tooManyRequests, type ApiError } from '@/lib/server/http/errors';
+import { DomainError } from '@/lib/server/errors';
 
 /**
  * Abuse limits, kept in Firestore so that every app instance counts against the same numbers:
@@ -100,11 +100,11 @@ type Counter = ReturnType<typeof counterOf>;
 
 const countIn = (snap: DocumentSnapshot) => Number(snap.get('count')) || 0;
 
-function refusal(full: Counter[]): ApiError {
+function refusal(full: Counter[]): DomainError {
   const now = Date.now();
   const longest = full.reduce((a, b) => (b.endsAt.toMillis() > a.endsAt.toMillis() ? b : a));
   const retryAfter = Math.max(1, Math.ceil((longest.endsAt.toMillis() - now) / 1000));
-  return tooManyRequests(longest.rule.message(longest.limit, describeWait(retryAfter)), retryAfter);
+  return new DomainError('rate_limited', longest.rule.message(longest.limit, describeWait(retryAfter)), { retryAfter });
 }
 
 async function addToCounters(list: Counter[], delta: 1 | -1): Promise<void> {
@@ -120,7 +120,7 @@ async function addToCounters(list: Counter[], delta: 1 | -1): Promise<void> {
 }
 
 /**
- * Counts one request against every limit given, or refuses it with 429 and Retry-After (seconds)
+ * Counts one request against every limit given, or refuses it (rate_limited, with retryAfter seconds)
  * when any of them is used up; call it before the work it guards, so a refused request writes and
  * sends nothing. No transaction: a flood would make transactions on one counter queue and retry for
  * seconds. Instead a full counter is refused on a read alone, and otherwise the request adds itself

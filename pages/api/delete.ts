@@ -4,7 +4,7 @@ import { documentIdSchema } from '@/lib/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError, forbidden } from '@/lib/server/http/errors';
 import { deleteApp } from '@/lib/server/repos/apps';
-import { deleteIntegration } from '@/lib/server/repos/integrations';
+import { deleteIntegration } from '@/lib/server/services/integrations';
 import { deletePayment } from '@/lib/server/repos/payments';
 
 /**

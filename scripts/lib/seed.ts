@@ -1,9 +1,9 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
-import { sealCredential } from '@/lib/server/repos/integrations';
+import { sealCredential } from '@/lib/server/credentials';
 import { DEMO } from '@/scripts/lib/demo';
-import { SANDBOX_MIXPANEL } from '@/tests/fakes/platforms';
-import { RESTRICTED_KEYS } from '@/tests/fakes/stripe';
+import { SANDBOX_MIXPANEL } from '@/sandbox/platforms';
+import { RESTRICTED_KEYS } from '@/sandbox/stripe';
 
 async function ensureDemoUser() {
   const auth = adminAuth();

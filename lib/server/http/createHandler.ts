@@ -6,7 +6,8 @@ import { hasActiveSubscription } from '@/lib/billing/gate';
 import { can, SUPER_ADMIN, type Action, type Resource, type Role } from '@/lib/permissions';
 import { authenticate, type Caller } from '@/lib/server/http/authenticate';
 import { isDocumentId } from '@/lib/schemas/ids';
-import { ApiError, forbidden, notFound, organizationNotFound } from '@/lib/server/http/errors';
+import { DomainError } from '@/lib/server/errors';
+import { ApiError, forbidden, notFound, organizationNotFound, toApiError } from '@/lib/server/http/errors';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
 import { isSuperAdmin } from '@/lib/server/repos/users';
@@ -111,7 +112,8 @@ async function organizationFor(spec: AnyRouteSpec, caller: Caller, query: unknow
   return { id: orgId, role: effectiveRole, data: organization };
 }
 
-function sendError(res: NextApiResponse, requestId: string, error: unknown) {
+function sendError(res: NextApiResponse, requestId: string, thrown: unknown) {
+  const error = thrown instanceof DomainError ? toApiError(thrown) : thrown;
   if (error instanceof ApiError) {
     for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
     res.status(error.status).json({
@@ -131,7 +133,8 @@ function sendError(res: NextApiResponse, requestId: string, error: unknown) {
  * Wraps a method map into a Next API handler: 405 with Allow, authentication (401; 403 for a
  * cookie-authenticated state change from another site), route segments that are no id (404),
  * validation (400 with field errors), organization membership (404) and permission (403), then the handler;
- * ApiErrors pass through as they are, anything else becomes a 500 with a request id.
+ * domain errors get their status (toApiError), ApiErrors pass through as they are, anything else
+ * becomes a 500 with a request id.
  */
 export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): NextApiHandler {
   const allow = Object.keys(methods).join(', ');

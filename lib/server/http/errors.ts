@@ -1,4 +1,6 @@
-/** An error a handler means to show the caller: its status, a stable code and a human message. */
+import { DomainError, type DomainErrorCode } from '@/lib/server/errors';
+
+/** An error the API answers with a status code, a machine-readable code and a human message. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -19,6 +21,22 @@ export const forbidden = () => new ApiError(403, 'forbidden', 'You do not have p
 export const organizationNotFound = () => new ApiError(404, 'not_found', 'Organization not found.');
 /** An id in the path that cannot name anything: the answer for something that does not exist. */
 export const notFound = () => new ApiError(404, 'not_found', 'Not found.');
-/** A rate limit was reached: the caller may try again after `retryAfterSeconds`. */
-export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
-  new ApiError(429, 'rate_limited', message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+
+/** The one place a domain error becomes an HTTP status. */
+export const STATUS_OF: Record<DomainErrorCode, number> = {
+  not_found: 404,
+  in_use: 409,
+  needs_reauth: 409,
+  rate_limited: 429,
+  retryable: 502,
+  invalid: 400,
+  forbidden: 403,
+  conflict: 409,
+  plan_limit: 403,
+};
+
+/** The API's answer to a domain error: its status, its reason (or code), and Retry-After for a rate limit. */
+export function toApiError(error: DomainError): ApiError {
+  const headers = error.retryAfter !== undefined ? { 'Retry-After': String(error.retryAfter) } : undefined;
+  return new ApiError(STATUS_OF[error.code], error.reason ?? error.code, error.message, error.fieldErrors, headers);
+}

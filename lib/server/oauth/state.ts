@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import type { IntegrationKind, OAuthPlatform } from '@/lib/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { ApiError } from '@/lib/server/http/errors';
+import { DomainError } from '@/lib/server/errors';
 import { derivedSecret } from '@/lib/server/secretBox';
 
 /** How long a consent round trip may take. */
@@ -25,7 +25,7 @@ function sign(nonce: string): string {
 }
 
 export const invalidState = () =>
-  new ApiError(400, 'invalid_state', 'This connection link has expired or was already used. Start connecting again.');
+  new DomainError('invalid', 'This connection link has expired or was already used. Start connecting again.', { reason: 'invalid_state' });
 
 /**
  * A signed, single-use, expiring `state`: a random nonce and its HMAC; what the flow is for stays on

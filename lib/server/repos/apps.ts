@@ -2,10 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type { App, AppFields, AppPlatformTarget } from '@/lib/integrations/apps';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/integrations/platforms';
+import { invalidFields } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { ApiError } from '@/lib/server/http/errors';
-import { listTargets } from '@/lib/server/platforms';
-import { assertUnused, getIntegration, iso, notFound, updateExisting, withSession } from '@/lib/server/repos/integrations';
+import { assertUnused, getIntegration, iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 
 /** Apps: the websites an organization tracks, where their conversions go, and their submission key. */
 const apps = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('apps');
@@ -95,26 +94,13 @@ async function saveRouting(orgId: string, id: string, update: Record<string, unk
   });
 }
 
-/**
- * Points one platform's conversions at a pixel / conversion action / goal, which must be one the
- * destination's account offers right now (fetched from the platform, never taken from the browser).
- */
-export async function setAppTarget(orgId: string, id: string, input: { platform: AdPlatform; destinationId: string; accountId: string; targetId: string }) {
-  const invalid = (field: string, message: string) => new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { [field]: [message] });
-  const targets = await withSession(orgId, 'destination', input.destinationId, async (session, destination) => {
-    if (destination.platform !== input.platform) throw invalid('destinationId', `Pick a ${PLATFORM_LABELS[input.platform]} destination`);
-    const account = destination.accounts.find((candidate) => candidate.id === input.accountId);
-    if (!account) throw invalid('accountId', 'Pick one of this destination’s accounts');
-    return listTargets(input.platform, session.accessToken, account);
-  });
-  const target = targets.find((candidate) => candidate.id === input.targetId);
-  if (!target) throw invalid('targetId', 'Pick one from the list');
-  const routed: AppPlatformTarget = { destinationId: input.destinationId, accountId: input.accountId, targetId: target.id, targetName: target.name };
+/** Saves where one platform's conversions go (a target the service has checked with the platform). */
+export async function saveAppTarget(orgId: string, id: string, platform: AdPlatform, routed: AppPlatformTarget): Promise<App> {
   return saveRouting(
     orgId,
     id,
-    { [`targets.${input.platform}`]: { destination_id: routed.destinationId, account_id: routed.accountId, target_id: routed.targetId, target_name: routed.targetName } },
-    (app) => ({ ...app, targets: { ...app.targets, [input.platform]: routed } }),
+    { [`targets.${platform}`]: { destination_id: routed.destinationId, account_id: routed.accountId, target_id: routed.targetId, target_name: routed.targetName } },
+    (app) => ({ ...app, targets: { ...app.targets, [platform]: routed } }),
   );
 }
 
@@ -126,16 +112,17 @@ export async function clearAppTarget(orgId: string, id: string, platform: AdPlat
   });
 }
 
+/** The field of an App that names its warehouse or analytics destination. */
+const WAREHOUSE_FIELD_OF = { bigquery: 'bigqueryDestinationId', mixpanel: 'mixpanelDestinationId' } as const;
+
 export async function setAppWarehouse(orgId: string, id: string, platform: 'bigquery' | 'mixpanel', destinationId: string | null) {
   if (destinationId) {
     const destination = await getIntegration(orgId, 'destination', destinationId);
     if (destination.platform !== platform) {
-      throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
+      throw invalidFields({ destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
     }
   }
-  return saveRouting(orgId, id, { [`${platform}_destination_id`]: destinationId }, (app) =>
-    platform === 'bigquery' ? { ...app, bigqueryDestinationId: destinationId } : { ...app, mixpanelDestinationId: destinationId },
-  );
+  return saveRouting(orgId, id, { [`${platform}_destination_id`]: destinationId }, (app) => ({ ...app, [WAREHOUSE_FIELD_OF[platform]]: destinationId }));
 }
 
 /** A new custom-submission key, shown once; the previous one stops working at the same moment. */

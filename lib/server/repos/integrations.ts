@@ -1,5 +1,4 @@
-import { FieldValue, Timestamp, type DocumentReference, type DocumentSnapshot, type UpdateData } from 'firebase-admin/firestore';
-import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
+import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type DocumentSnapshot, type UpdateData } from 'firebase-admin/firestore';
 import { adAccountLimitMessage, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/billing/entitlements';
 import {
   PLATFORM_LABELS,
@@ -9,15 +8,16 @@ import {
   type Platform,
   type Usage,
 } from '@/lib/integrations/platforms';
-import { trackEvent } from '@/lib/server/analytics';
+import { DomainError, notFound as notFoundError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { ApiError } from '@/lib/server/http/errors';
-import { listAccounts, openSession, type Credential, type PlatformSession } from '@/lib/server/platforms';
-import { PlatformError } from '@/lib/server/platforms/http';
-import { open, seal } from '@/lib/server/secretBox';
+
+/**
+ * Sources, destinations and their sealed credentials in Firestore: reads and writes only. Sealing,
+ * sessions and analytics events are lib/server/credentials.ts and lib/server/services/integrations.ts.
+ */
 
 export const COLLECTION_OF: Record<IntegrationKind, 'sources' | 'destinations'> = { source: 'sources', destination: 'destinations' };
-const LABEL_OF: Record<IntegrationKind, string> = { source: 'Source', destination: 'Destination' };
+export const LABEL_OF: Record<IntegrationKind, string> = { source: 'Source', destination: 'Destination' };
 
 const organization = (orgId: string) => adminDb().collection('organizations').doc(orgId);
 export const integrations = (orgId: string, kind: IntegrationKind) => organization(orgId).collection(COLLECTION_OF[kind]);
@@ -25,10 +25,11 @@ export const credentials = (orgId: string) => organization(orgId).collection('cr
 
 export const iso = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : new Date(0).toISOString());
 
-export const notFound = (label: string) => new ApiError(404, 'not_found', `${label} not found.`);
+/** The answer for a missing source, destination, app or payment account. */
+export const notFound = (label: string) => notFoundError(`${label} not found.`);
 
-/** Updates a document that must exist: a missing one is the caller's 404 (gRPC NOT_FOUND), not a 500. */
-export async function updateExisting(ref: DocumentReference, data: UpdateData<FirebaseFirestore.DocumentData>, label: string): Promise<void> {
+/** Updates a document that must exist: a missing one is not_found (gRPC NOT_FOUND), not a crash. */
+export async function updateExisting(ref: DocumentReference, data: UpdateData<DocumentData>, label: string): Promise<void> {
   try {
     await ref.update(data);
   } catch (error) {
@@ -58,7 +59,7 @@ export async function listIntegrations(orgId: string, kind: IntegrationKind): Pr
 }
 
 /** The object as the browser may see it, and (server only) where its credential is. */
-async function loadIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<{ integration: Integration; credentialId: string }> {
+export async function loadIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<{ integration: Integration; credentialId: string }> {
   const snap = await integrations(orgId, kind).doc(id).get();
   if (!snap.exists) throw notFound(LABEL_OF[kind]);
   return { integration: toIntegration(kind, snap), credentialId: snap.get('credential_id') };
@@ -68,15 +69,25 @@ export async function getIntegration(orgId: string, kind: IntegrationKind, id: s
   return (await loadIntegration(orgId, kind, id)).integration;
 }
 
-/** Seals a credential with the document path as associated data: it opens nowhere else. */
-export function sealCredential(orgId: string, credentialId: string, credential: Credential) {
-  return { sealed: seal(JSON.stringify(credential), `${orgId}/${credentialId}`), type: credential.type, updated_at: FieldValue.serverTimestamp() };
+/** A sealed credential as stored: `sealed` opens only with the document path as associated data. */
+export interface SealedCredential {
+  sealed: string;
+  type: string;
+  updated_at: FieldValue;
 }
 
-export async function readCredential(orgId: string, credentialId: string): Promise<Credential> {
+/** An id for a credential about to be written (it is part of what the seal binds to). */
+export const newCredentialId = (orgId: string) => credentials(orgId).doc().id;
+
+/** The sealed text of a credential, or null when the document is gone. */
+export async function readSealedCredential(orgId: string, credentialId: string): Promise<string | null> {
   const snap = await credentials(orgId).doc(credentialId).get();
-  if (!snap.exists) throw new ApiError(409, 'needs_reauth', 'The login behind this connection is missing. Reconnect it.');
-  return JSON.parse(open(snap.get('sealed'), `${orgId}/${credentialId}`)) as Credential;
+  return snap.exists ? (snap.get('sealed') as string) : null;
+}
+
+/** Replaces a credential in place (a platform rotated it). */
+export async function updateSealedCredential(orgId: string, credentialId: string, sealed: SealedCredential): Promise<void> {
+  await credentials(orgId).doc(credentialId).update({ ...sealed });
 }
 
 interface NewIntegration {
@@ -84,18 +95,20 @@ interface NewIntegration {
   platform: Platform;
   name?: string;
   accountName: string;
-  credential: Credential;
+  credentialId: string;
+  sealedCredential: SealedCredential;
   accounts?: AdAccount[];
   settings?: Record<string, string>;
   uid: string;
 }
 
+/** Writes a new object and its credential together. */
 export async function createIntegration(orgId: string, input: NewIntegration): Promise<Integration> {
   const db = adminDb();
   const ref = integrations(orgId, input.kind).doc();
-  const credentialRef = credentials(orgId).doc();
+  const credentialRef = credentials(orgId).doc(input.credentialId);
   const batch = db.batch();
-  batch.set(credentialRef, { ...sealCredential(orgId, credentialRef.id, input.credential), owner: `${COLLECTION_OF[input.kind]}/${ref.id}` });
+  batch.set(credentialRef, { ...input.sealedCredential, owner: `${COLLECTION_OF[input.kind]}/${ref.id}` });
   batch.set(ref, {
     platform: input.platform,
     name: input.name ?? `${PLATFORM_LABELS[input.platform]} · ${input.accountName}`,
@@ -109,22 +122,19 @@ export async function createIntegration(orgId: string, input: NewIntegration): P
     created_at: FieldValue.serverTimestamp(),
   });
   await batch.commit();
-  await trackEvent(input.uid, input.kind === 'source' ? ANALYTICS_EVENTS.sourceCreated : ANALYTICS_EVENTS.destinationCreated, {
-    org_id: orgId,
-    platform: input.platform,
-    [`${input.kind}_id`]: ref.id,
-  });
   return toIntegration(input.kind, await ref.get());
 }
 
 /** Reauth: the same object with a new login; it works again. */
-export async function replaceCredential(orgId: string, kind: IntegrationKind, id: string, credential: Credential, accountName: string, uid: string) {
-  const { integration: current, credentialId } = await loadIntegration(orgId, kind, id);
+export async function replaceCredential(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  change: { credentialId: string; sealedCredential: SealedCredential; accountName: string; uid: string },
+): Promise<void> {
+  const { credentialId, sealedCredential, accountName, uid } = change;
   const batch = adminDb().batch();
-  batch.set(credentials(orgId).doc(credentialId), {
-    ...sealCredential(orgId, credentialId, credential),
-    owner: `${COLLECTION_OF[kind]}/${id}`,
-  });
+  batch.set(credentials(orgId).doc(credentialId), { ...sealedCredential, owner: `${COLLECTION_OF[kind]}/${id}` });
   batch.update(integrations(orgId, kind).doc(id), {
     status: 'active',
     account_name: accountName,
@@ -133,40 +143,11 @@ export async function replaceCredential(orgId: string, kind: IntegrationKind, id
     reauth_reason: FieldValue.delete(),
   });
   await batch.commit();
-  await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceReauthenticated : ANALYTICS_EVENTS.destinationReauthenticated, {
-    org_id: orgId,
-    platform: current.platform,
-    [`${kind}_id`]: id,
-  });
 }
 
-const needsReauth = (platform: Platform) =>
-  new ApiError(
-    409,
-    'needs_reauth',
-    `${PLATFORM_LABELS[platform]} has disconnected SignalBridge from this account (the login expired or access was removed). Reconnect to keep your data flowing.`,
-  );
-
-/**
- * Runs `work` with a live access token. A credential the platform has killed marks the object
- * 'needs reauth' (the UI offers a one-click reconnect) and answers 409 needs_reauth.
- */
-export async function withSession<T>(orgId: string, kind: IntegrationKind, id: string, work: (session: PlatformSession, integration: Integration) => Promise<T>): Promise<T> {
-  const { integration, credentialId } = await loadIntegration(orgId, kind, id);
-  if (integration.status === 'needs_reauth') throw needsReauth(integration.platform);
-  try {
-    const credential = await readCredential(orgId, credentialId);
-    const session = await openSession(credential);
-    if (session.rotated) await credentials(orgId).doc(credentialId).update(sealCredential(orgId, credentialId, session.rotated));
-    return await work(session, integration);
-  } catch (error) {
-    if (error instanceof PlatformError && error.reauth) {
-      await integrations(orgId, kind).doc(id).update({ status: 'needs_reauth', reauth_reason: error.message, reauth_at: FieldValue.serverTimestamp() });
-      throw needsReauth(integration.platform);
-    }
-    if (error instanceof PlatformError) throw new ApiError(error.status >= 500 ? 502 : 400, 'platform_error', error.message);
-    throw error;
-  }
+/** The login behind an object is dead: the UI offers a one-click reconnect. */
+export async function markNeedsReauth(orgId: string, kind: IntegrationKind, id: string, reason: string): Promise<void> {
+  await integrations(orgId, kind).doc(id).update({ status: 'needs_reauth', reauth_reason: reason, reauth_at: FieldValue.serverTimestamp() });
 }
 
 const named = (snap: DocumentSnapshot) => ({ id: snap.id, name: String(snap.get('name') ?? snap.id) });
@@ -186,10 +167,10 @@ export async function usageOf(orgId: string, field: UsageField, id: string): Pro
   return { connections: connections.docs.map(named), conversions: conversions.docs.map(named), apps: apps?.docs.map(named) ?? [] };
 }
 
-/** Refuses (409 in_use) to delete an object something still uses, saying what. */
+/** Refuses (in_use) to delete an object something still uses, saying what. */
 export async function assertUnused(orgId: string, field: UsageField, id: string, label: string): Promise<void> {
   const usage = await usageOf(orgId, field, id);
-  if (usage.connections.length + usage.conversions.length + usage.apps.length > 0) throw new ApiError(409, 'in_use', describeUsage(label, usage));
+  if (usage.connections.length + usage.conversions.length + usage.apps.length > 0) throw new DomainError('in_use', describeUsage(label, usage));
 }
 
 function describeUsage(label: string, usage: Usage): string {
@@ -201,49 +182,34 @@ function describeUsage(label: string, usage: Usage): string {
   return `This ${label.toLowerCase()} is still used by ${parts.join(' and ')}. Remove it from them first.`;
 }
 
-export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string, uid: string): Promise<void> {
+/** Deletes an object unused by anything, with its credential; returns what it was. */
+export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<Integration> {
   const { integration, credentialId } = await loadIntegration(orgId, kind, id);
   await assertUnused(orgId, usageFieldOf(kind), id, LABEL_OF[kind]);
   const batch = adminDb().batch();
   batch.delete(integrations(orgId, kind).doc(id));
   batch.delete(credentials(orgId).doc(credentialId));
   await batch.commit();
-  // The grant is not revoked at the platform: Google and Meta revoke a person's whole grant to our
-  // app, which would also cut off every other source or destination that person connected.
-  await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceDeleted : ANALYTICS_EVENTS.destinationDeleted, {
-    org_id: orgId,
-    platform: integration.platform,
-    [`${kind}_id`]: id,
-  });
+  return integration;
 }
 
 /**
- * Renames an object and/or keeps the accounts picked by id — only among those its login can reach
- * right now (ids from the browser are never trusted), never a manager account, and for a source
- * never past the ad accounts the organization's plan includes.
+ * Saves a new name and/or accounts (already checked against the login); a source's accounts are
+ * saved within the organization's plan.
  */
-export async function updateIntegration(orgId: string, kind: IntegrationKind, id: string, changes: { name?: string; accountIds?: string[] }): Promise<Integration> {
+export async function saveIntegration(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  changes: { name?: string; picked?: { accounts: AdAccount[]; platform: Platform } | null },
+): Promise<Integration> {
   const update: Record<string, unknown> = { updated_at: FieldValue.serverTimestamp() };
   if (changes.name) update.name = changes.name;
-  const picked = changes.accountIds ? await pickAccounts(orgId, kind, id, changes.accountIds) : null;
+  const picked = changes.picked;
   if (picked) update.accounts = picked.accounts;
   if (picked && kind === 'source') await updateSourceWithinPlan(orgId, id, picked.platform, update);
   else await updateExisting(integrations(orgId, kind).doc(id), update, LABEL_OF[kind]);
   return getIntegration(orgId, kind, id);
-}
-
-/** The accounts of these ids that the object's login reaches now; 400 for any other id or a manager. */
-async function pickAccounts(orgId: string, kind: IntegrationKind, id: string, accountIds: string[]): Promise<{ accounts: AdAccount[]; platform: Platform }> {
-  const wanted = new Set(accountIds);
-  const { reachable, platform } = await withSession(orgId, kind, id, async (session, integration) => ({
-    reachable: await listAccounts(integration.platform, session.accessToken),
-    platform: integration.platform,
-  }));
-  const accounts = reachable.filter((account) => wanted.has(account.id));
-  const refuse = (message: string) => new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', { accountIds: [message] });
-  if (accounts.length !== wanted.size) throw refuse('Pick only accounts this login can reach');
-  if (accounts.some((account) => account.isManager)) throw refuse('A manager account has no campaigns of its own: pick its client accounts');
-  return { accounts, platform };
 }
 
 /**
@@ -262,7 +228,7 @@ async function updateSourceWithinPlan(orgId: string, id: string, platform: Platf
     const after = countAdAccounts([...others, { platform, accounts: update.accounts as AdAccount[] }]);
     const plan = org.get('subscription')?.plan ?? null;
     if (after > before && !includesAdAccounts(entitlementsOf(plan), after)) {
-      throw new ApiError(403, 'plan_limit', adAccountLimitMessage(plan, after));
+      throw new DomainError('plan_limit', adAccountLimitMessage(plan, after));
     }
     transaction.update(current.ref, update);
   });

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { ApiError } from '@/lib/server/http/errors';
+import { DomainError, notFound } from '@/lib/server/errors';
 import { membersCollection, organizationsCollection, toListEntry } from '@/lib/server/repos/organizations';
 import { INVITATION_MESSAGES, INVITATION_TTL_DAYS, type InvitationStatus, type PendingInvitation, type SentInvitation } from '@/lib/team';
 
@@ -12,7 +12,7 @@ const expiry = () => Timestamp.fromMillis(Date.now() + INVITATION_TTL_DAYS * DAY
 const iso = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : null);
 
 // The invitee gets one answer for "no such invitation", "not yours", "not pending" and "expired".
-const noPendingInvitation = () => new ApiError(404, 'not_found', INVITATION_MESSAGES.none);
+const noPendingInvitation = () => notFound(INVITATION_MESSAGES.none);
 
 function isLive(snap: DocumentSnapshot): boolean {
   const expiresAt = snap.get('expires_at');
@@ -125,9 +125,9 @@ export async function createInvitation({ orgId, organizationName, email, role, i
           .where('status', '==', 'pending'),
       ),
     ]);
-    if (!members.empty) throw new ApiError(409, 'already_member', 'This person is already a member of the organization.');
+    if (!members.empty) throw new DomainError('conflict', 'This person is already a member of the organization.', { reason: 'already_member' });
     if (pending.docs.some(isLive)) {
-      throw new ApiError(409, 'already_invited', 'An invitation is already pending for this email. Resend it instead.');
+      throw new DomainError('conflict', 'An invitation is already pending for this email. Resend it instead.', { reason: 'already_invited' });
     }
     tx.create(ref, {
       email,
@@ -178,7 +178,7 @@ export async function listSentInvitations(orgId: string): Promise<SentInvitation
 /** The invitation for an organization admin's action on it, or 404 when it is another organization's. */
 export async function getOrganizationInvitation(orgId: string, invitationId: string): Promise<DocumentSnapshot> {
   const snap = await invitationsCollection().doc(invitationId).get();
-  if (!snap.exists || snap.get('organization_id') !== orgId) throw new ApiError(404, 'not_found', 'Invitation not found.');
+  if (!snap.exists || snap.get('organization_id') !== orgId) throw notFound('Invitation not found.');
   return snap;
 }
 
@@ -221,7 +221,7 @@ export async function rejectInvitation(invitationId: string, invitee: Invitee): 
 }
 
 export async function revokeInvitation(invitation: DocumentSnapshot): Promise<void> {
-  if (invitation.get('status') !== 'pending') throw new ApiError(409, 'not_pending', 'Only a pending invitation can be revoked.');
+  if (invitation.get('status') !== 'pending') throw new DomainError('conflict', 'Only a pending invitation can be revoked.', { reason: 'not_pending' });
   await invitation.ref.update({ status: 'revoked', updated_at: FieldValue.serverTimestamp() });
 }
 
@@ -230,7 +230,7 @@ export async function revokeInvitation(invitation: DocumentSnapshot): Promise<vo
  * already sent keep working, and the email names the organization as it is called now.
  */
 export async function renewInvitation(invitation: DocumentSnapshot): Promise<InvitationToSend> {
-  if (invitation.get('status') !== 'pending') throw new ApiError(409, 'not_pending', 'Only a pending invitation can be resent.');
+  if (invitation.get('status') !== 'pending') throw new DomainError('conflict', 'Only a pending invitation can be resent.', { reason: 'not_pending' });
   const orgId: string = invitation.get('organization_id');
   const expiresAt = expiry();
   const { token, hash } = newLinkToken();

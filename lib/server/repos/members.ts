@@ -1,13 +1,13 @@
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { canAssignRole, canManageMember, isOrganizationRole, type OrganizationRole, type Role } from '@/lib/permissions';
-import { ApiError, forbidden } from '@/lib/server/http/errors';
+import { DomainError, forbidden, notFound } from '@/lib/server/errors';
 import { membersCollection } from '@/lib/server/repos/organizations';
 import type { TeamMember } from '@/lib/team';
 
-const memberNotFound = () => new ApiError(404, 'not_found', 'Member not found.');
+const memberNotFound = () => notFound('Member not found.');
 const lastOwner = () =>
-  new ApiError(409, 'last_owner', 'An organization needs an owner: make someone else owner first.');
+  new DomainError('conflict', 'An organization needs an owner: make someone else owner first.', { reason: 'last_owner' });
 
 export async function listMembers(orgId: string): Promise<TeamMember[]> {
   const snap = await membersCollection(orgId).get();

@@ -1,12 +1,9 @@
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type { Payment } from '@/lib/integrations/apps';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { ApiError } from '@/lib/server/http/errors';
-import { checkRestrictedKey } from '@/lib/server/platforms/stripePayments';
-import { PlatformError } from '@/lib/server/platforms/http';
-import { assertUnused, credentials, iso, notFound, sealCredential, updateExisting } from '@/lib/server/repos/integrations';
+import { assertUnused, credentials, iso, notFound, updateExisting, type SealedCredential } from '@/lib/server/repos/integrations';
 
-/** Stripe accounts connected as conversion sources, by a restricted key checked on save. */
+/** Stripe accounts connected as conversion sources, by a restricted key checked on save (services/payments.ts). */
 const payments = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('payments');
 
 function toPayment(snap: DocumentSnapshot): Payment {
@@ -31,23 +28,21 @@ export async function getPayment(orgId: string, id: string): Promise<Payment> {
   return toPayment(snap);
 }
 
-export async function createPayment(orgId: string, uid: string, input: { name: string; apiKey: string }): Promise<Payment> {
-  try {
-    await checkRestrictedKey(input.apiKey);
-  } catch (error) {
-    if (error instanceof PlatformError) throw new ApiError(400, 'invalid_credentials', error.message, { apiKey: [error.message] });
-    throw error;
-  }
+/** Writes a payment account and its sealed key together; the browser only ever sees the key's first characters. */
+export async function createPayment(
+  orgId: string,
+  uid: string,
+  input: { name: string; livemode: boolean; keyPrefix: string; credentialId: string; sealedCredential: SealedCredential },
+): Promise<Payment> {
   const ref = payments(orgId).doc();
-  const credentialRef = credentials(orgId).doc();
+  const credentialRef = credentials(orgId).doc(input.credentialId);
   const batch = adminDb().batch();
-  // The key is sealed like any credential; the browser only ever sees its first characters.
-  batch.set(credentialRef, { ...sealCredential(orgId, credentialRef.id, { type: 'stripe', apiKey: input.apiKey }), owner: `payments/${ref.id}` });
+  batch.set(credentialRef, { ...input.sealedCredential, owner: `payments/${ref.id}` });
   batch.set(ref, {
     name: input.name,
     provider: 'stripe',
-    livemode: input.apiKey.startsWith('rk_live_'),
-    key_prefix: `${input.apiKey.slice(0, 12)}…`,
+    livemode: input.livemode,
+    key_prefix: input.keyPrefix,
     credential_id: credentialRef.id,
     connected_by: uid,
     connected_at: FieldValue.serverTimestamp(),

@@ -4,11 +4,12 @@ import { oauthCompleteSchema, oauthStartSchema, orgRouteSchema } from '@/lib/sch
 import { oauthCancelSchema, type OAuthCancelled } from '@/lib/schemas/oauthReturn';
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { ApiError, forbidden } from '@/lib/server/http/errors';
+import { oauthOf } from '@/lib/server/connectors/registry';
+import { exchangeCode } from '@/lib/server/credentials';
+import { DomainError, forbidden } from '@/lib/server/errors';
 import { consumeState, createState, invalidState } from '@/lib/server/oauth/state';
-import { authorizeUrl, exchangeCode } from '@/lib/server/platforms';
-import { PlatformError } from '@/lib/server/platforms/http';
-import { createIntegration, getIntegration, replaceCredential } from '@/lib/server/repos/integrations';
+import { getIntegration } from '@/lib/server/repos/integrations';
+import { createIntegration, reconnectIntegration } from '@/lib/server/services/integrations';
 
 /**
  * POST /api/orgs/{orgId}/oauth/start {platform, kind, objectId?} → {url}: the provider's consent
@@ -24,16 +25,16 @@ export const startRoutes = createHandler({
     async handle({ org, caller, body }) {
       const { platform, kind, objectId } = body;
       if (!PLATFORMS_OF_KIND[kind].includes(platform)) {
-        throw new ApiError(400, 'invalid_request', `${PLATFORM_LABELS[platform]} cannot be a ${kind}.`, { platform: ['Not available here'] });
+        throw new DomainError('invalid', `${PLATFORM_LABELS[platform]} cannot be a ${kind}.`, { reason: 'invalid_request', fieldErrors: { platform: ['Not available here'] } });
       }
       if (!can(org.role, kind, objectId ? 'update' : 'create')) throw forbidden();
       if (objectId) {
         const existing = await getIntegration(org.id, kind, objectId);
-        if (existing.platform !== platform) throw new ApiError(400, 'invalid_request', `This ${kind} is not a ${PLATFORM_LABELS[platform]} account.`);
+        if (existing.platform !== platform) throw new DomainError('invalid', `This ${kind} is not a ${PLATFORM_LABELS[platform]} account.`, { reason: 'invalid_request' });
       }
       const redirectUri = appUrl(returnPathOf(kind, platform, Boolean(objectId)));
       const state = await createState({ orgId: org.id, uid: caller.uid, platform, kind, objectId: objectId ?? null, redirectUri });
-      return { url: authorizeUrl(platform, state, redirectUri) };
+      return { url: oauthOf(platform).authorizeUrl(state, redirectUri) };
     },
   }),
 });
@@ -53,24 +54,12 @@ export const completeRoutes = createHandler({
       if (appUrl(body.returnPath) !== flow.redirectUri) throw invalidState();
       // The role is checked again: it may have changed while the user was at the provider.
       if (!can(org.role, flow.kind, flow.objectId ? 'update' : 'create')) throw forbidden();
-      let result;
-      try {
-        result = await exchangeCode(flow.platform, body.code, flow.redirectUri);
-      } catch (error) {
-        if (error instanceof PlatformError) throw new ApiError(400, 'oauth_failed', error.message);
-        throw error;
-      }
+      const connection = await exchangeCode(flow.platform, body.code, flow.redirectUri);
       if (flow.objectId) {
-        await replaceCredential(org.id, flow.kind, flow.objectId, result.credential, result.accountName, caller.uid);
+        await reconnectIntegration(org.id, flow.kind, flow.objectId, connection, caller.uid);
         return { kind: flow.kind, id: flow.objectId, platform: flow.platform, reauthenticated: true };
       }
-      const created = await createIntegration(org.id, {
-        kind: flow.kind,
-        platform: flow.platform,
-        accountName: result.accountName,
-        credential: result.credential,
-        uid: caller.uid,
-      });
+      const created = await createIntegration(org.id, { kind: flow.kind, platform: flow.platform, connection, uid: caller.uid });
       return { kind: flow.kind, id: created.id, platform: flow.platform, reauthenticated: false };
     },
   }),

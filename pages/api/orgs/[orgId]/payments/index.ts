@@ -1,6 +1,7 @@
 import { createPaymentSchema, orgRouteSchema } from '@/lib/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { createPayment, listPayments } from '@/lib/server/repos/payments';
+import { listPayments } from '@/lib/server/repos/payments';
+import { createPayment } from '@/lib/server/services/payments';
 
 export default createHandler({
   GET: route({

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { AD_PLATFORMS } from '@/lib/integrations/platforms';
 import { appTargetSchema, appWarehouseSchema, objectRouteSchema } from '@/lib/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { clearAppTarget, setAppTarget, setAppWarehouse } from '@/lib/server/repos/apps';
+import { clearAppTarget, setAppWarehouse } from '@/lib/server/repos/apps';
+import { setAppTarget } from '@/lib/server/services/apps';
 
 /**
  * PUT: where one platform's conversions of the app go — an ad platform's pixel / conversion action /

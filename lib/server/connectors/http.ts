@@ -1,0 +1,58 @@
+import { DomainError } from '@/lib/server/errors';
+import type { ConnectorId } from '@/lib/server/connectors/types';
+
+/** How a platform's refusal is classified: dead login, slow down, try again, or will never pass. */
+export type PlatformErrorCode = 'needs_reauth' | 'rate_limited' | 'retryable' | 'invalid' | 'forbidden';
+
+/**
+ * A platform said no. `needs_reauth` means the credentials are gone for good (revoked, expired,
+ * password changed) and only the user can fix it by connecting again; `retryable` and
+ * `rate_limited` may pass later; `invalid` and `forbidden` never will as they are.
+ */
+export class PlatformError extends DomainError {
+  constructor(
+    readonly platform: ConnectorId,
+    code: PlatformErrorCode,
+    message: string,
+  ) {
+    super(code, message);
+    this.name = 'PlatformError';
+  }
+}
+
+interface PlatformResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+const TIMEOUT_MS = 15_000;
+
+/** One JSON request to a platform, with a timeout; network failures become a retryable PlatformError. */
+export async function requestJson(platform: ConnectorId, url: string, init: RequestInit = {}): Promise<PlatformResponse> {
+  let response: Response;
+  try {
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+  } catch (error) {
+    console.error(`[platforms] ${platform} unreachable`, { url: new URL(url).origin, error: error instanceof Error ? error.message : error });
+    throw new PlatformError(platform, 'retryable', 'The platform could not be reached. Try again in a minute.');
+  }
+  const text = await response.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    body = { raw: text.slice(0, 200) };
+  }
+  return { status: response.status, body };
+}
+
+export const form = (values: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(values).toString(),
+});
+
+export const bearer = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, ...extra });
+
+/** 5xx may pass on retry; any other refusal will not. */
+export const retryableIf5xx = (status: number): PlatformErrorCode => (status >= 500 ? 'retryable' : 'invalid');

@@ -1,0 +1,8 @@
+/** Facebook Login and the Graph API: where they live, our app's id and secret, and the scopes asked for. */
+export const metaConfig = () => ({
+  appId: process.env.META_APP_ID ?? '',
+  appSecret: process.env.META_APP_SECRET ?? '',
+  dialogUrl: process.env.META_OAUTH_DIALOG_URL || 'https://www.facebook.com/v25.0/dialog/oauth',
+  graphUrl: process.env.META_GRAPH_API_URL || 'https://graph.facebook.com/v25.0',
+  scopes: ['ads_management', 'ads_read', 'business_management'],
+});

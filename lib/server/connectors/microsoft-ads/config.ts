@@ -1,0 +1,12 @@
+/** Microsoft identity platform and Microsoft Advertising: hosts, our app's client and developer token, the scope. */
+export const microsoftConfig = () => ({
+  clientId: process.env.MICROSOFT_OAUTH_CLIENT_ID ?? '',
+  clientSecret: process.env.MICROSOFT_OAUTH_CLIENT_SECRET ?? '',
+  developerToken: process.env.MICROSOFT_ADS_DEVELOPER_TOKEN ?? '',
+  loginUrl: process.env.MICROSOFT_LOGIN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0',
+  customerManagementUrl:
+    process.env.MICROSOFT_CUSTOMER_MANAGEMENT_URL || 'https://clientcenter.api.bingads.microsoft.com/CustomerManagement/v13',
+  campaignManagementUrl:
+    process.env.MICROSOFT_CAMPAIGN_MANAGEMENT_URL || 'https://campaign.api.bingads.microsoft.com/CampaignManagement/v13',
+  scope: 'https://ads.microsoft.com/msads.manage offline_access',
+});

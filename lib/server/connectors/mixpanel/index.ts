@@ -1,0 +1,62 @@
+import { MIXPANEL_RESIDENCIES, type MixpanelResidency } from '@/lib/integrations/platforms';
+import { invalidFields } from '@/lib/server/errors';
+import { mixpanelConfig } from '@/lib/server/connectors/mixpanel/config';
+import { PlatformError, requestJson } from '@/lib/server/connectors/http';
+import type { Connector } from '@/lib/server/connectors/types';
+
+/** Mixpanel as a destination: a service account (username and secret) of one project. */
+export interface MixpanelCredential {
+  type: 'mixpanel';
+  username: string;
+  secret: string;
+  projectId: string;
+  residency: MixpanelResidency;
+}
+
+/**
+ * Checks a service account against the residency's host (`GET /api/app/me`, Basic auth) and that
+ * it can reach the project; returns the project's name.
+ */
+async function checkMixpanel(credentials: MixpanelCredential): Promise<string> {
+  const auth = Buffer.from(`${credentials.username}:${credentials.secret}`).toString('base64');
+  const { status, body } = await requestJson('mixpanel', `${mixpanelConfig().appApiUrl[credentials.residency]}/api/app/me`, {
+    headers: { Authorization: `Basic ${auth}`, Accept: 'application/json' },
+  });
+  if (status === 401 || status === 403) {
+    throw new PlatformError('mixpanel', 'needs_reauth', 'Mixpanel did not accept this service account username and secret.');
+  }
+  if (status !== 200) throw new PlatformError('mixpanel', 'retryable', 'Mixpanel could not be reached. Try again in a minute.');
+  const projects = ((body.results as { projects?: Record<string, { name?: string }> } | undefined)?.projects ?? {}) as Record<string, { name?: string }>;
+  const project = projects[credentials.projectId];
+  if (!project) {
+    throw new PlatformError(
+      'mixpanel',
+      'invalid',
+      `This service account has no access to project ${credentials.projectId} in the ${credentials.residency} data center. Check the project id and data residency.`,
+    );
+  }
+  return project.name ?? `Project ${credentials.projectId}`;
+}
+
+const isResidency = (value: string | undefined): value is MixpanelResidency => (MIXPANEL_RESIDENCIES as readonly string[]).includes(value ?? '');
+
+export const mixpanel: Connector<MixpanelCredential> = {
+  id: 'mixpanel',
+  auth: {
+    key: {
+      field: 'secret',
+      async connect({ username = '', secret = '', projectId = '', residency }) {
+        if (!isResidency(residency)) throw invalidFields({ residency: ['Pick a data residency'] });
+        const credential: MixpanelCredential = { type: 'mixpanel', username, secret, projectId, residency };
+        return { credential, accountName: await checkMixpanel(credential), settings: { projectId, residency } };
+      },
+    },
+  },
+  // A service account has no token to refresh: the session is a check that it still works.
+  async openSession(credential) {
+    await checkMixpanel(credential);
+    return { accessToken: '', rotated: null };
+  },
+  listAccounts: async () => [],
+  listTargets: async () => [],
+};

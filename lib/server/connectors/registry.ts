@@ -1,0 +1,44 @@
+import { bigQuery } from '@/lib/server/connectors/bigquery';
+import { googleAds } from '@/lib/server/connectors/google-ads';
+import { meta } from '@/lib/server/connectors/meta';
+import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
+import { mixpanel } from '@/lib/server/connectors/mixpanel';
+import { stripe } from '@/lib/server/connectors/stripe';
+import type { Connector, ConnectorId, KeyAuth, OAuthAuth, StoredCredential } from '@/lib/server/connectors/types';
+
+/** Every connector by platform: the only place that knows which code serves which platform. */
+const CONNECTORS = {
+  google_ads: googleAds,
+  meta_ads: meta,
+  microsoft_ads: microsoftAds,
+  bigquery: bigQuery,
+  mixpanel,
+  stripe,
+} satisfies Record<ConnectorId, Connector<StoredCredential>>;
+
+type CredentialOf<T> = T extends Connector<infer C> ? C : never;
+
+/** What may be sealed in `credentials/{id}`: the credential of any connector. */
+export type Credential = CredentialOf<(typeof CONNECTORS)[ConnectorId]>;
+
+/** Every connector id, for checks that each platform has one. */
+export const CONNECTOR_IDS = Object.keys(CONNECTORS) as ConnectorId[];
+
+/** The connector of a platform (or of Stripe payments). */
+export function connectorFor(id: ConnectorId): Connector<Credential> {
+  return CONNECTORS[id] as Connector<Credential>;
+}
+
+/** The consent flow of a platform connected with OAuth; a platform without one is a programming error. */
+export function oauthOf(id: ConnectorId): OAuthAuth<Credential> {
+  const oauth = connectorFor(id).auth.oauth;
+  if (!oauth) throw new Error(`${id} is not connected with OAuth`);
+  return oauth;
+}
+
+/** The key check of a platform connected with pasted credentials. */
+export function keyAuthOf(id: ConnectorId): KeyAuth<Credential> {
+  const key = connectorFor(id).auth.key;
+  if (!key) throw new Error(`${id} is not connected with a key`);
+  return key;
+}

@@ -1,0 +1,85 @@
+import { FieldValue } from 'firebase-admin/firestore';
+import { PLATFORM_LABELS, type Integration, type IntegrationKind, type Platform } from '@/lib/integrations/platforms';
+import { PlatformError } from '@/lib/server/connectors/http';
+import { connectorFor, keyAuthOf, oauthOf, type Credential } from '@/lib/server/connectors/registry';
+import type { Connection, ConnectorId, Session } from '@/lib/server/connectors/types';
+import { DomainError } from '@/lib/server/errors';
+import { loadIntegration, markNeedsReauth, readSealedCredential, updateSealedCredential, type SealedCredential } from '@/lib/server/repos/integrations';
+import { open, seal } from '@/lib/server/secretBox';
+
+/**
+ * Credentials between the connectors and Firestore: sealed on the way in, opened into a live
+ * session on the way out (saving what a platform rotates), and a dead login marks its object
+ * "needs reconnecting".
+ */
+
+/** Seals a credential with the document path as associated data: it opens nowhere else. */
+export function sealCredential(orgId: string, credentialId: string, credential: Credential): SealedCredential {
+  return { sealed: seal(JSON.stringify(credential), `${orgId}/${credentialId}`), type: credential.type, updated_at: FieldValue.serverTimestamp() };
+}
+
+/** Opens a stored credential; a missing one can only be fixed by connecting again. */
+export async function readCredential(orgId: string, credentialId: string): Promise<Credential> {
+  const sealed = await readSealedCredential(orgId, credentialId);
+  if (sealed === null) throw new DomainError('needs_reauth', 'The login behind this connection is missing. Reconnect it.');
+  return JSON.parse(open(sealed, `${orgId}/${credentialId}`)) as Credential;
+}
+
+const needsReauth = (platform: Platform) =>
+  new DomainError(
+    'needs_reauth',
+    `${PLATFORM_LABELS[platform]} has disconnected SignalBridge from this account (the login expired or access was removed). Reconnect to keep your data flowing.`,
+  );
+
+/**
+ * Runs `work` with a live session. A credential the platform has killed marks the object
+ * 'needs reauth' (the UI offers a one-click reconnect) and throws needs_reauth; any other refusal
+ * of the platform is a platform_error (retryable when the platform may answer later).
+ */
+export async function withSession<T>(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  work: (session: Session, integration: Integration) => Promise<T>,
+): Promise<T> {
+  const { integration, credentialId } = await loadIntegration(orgId, kind, id);
+  if (integration.status === 'needs_reauth') throw needsReauth(integration.platform);
+  try {
+    const credential = await readCredential(orgId, credentialId);
+    const session = await connectorFor(integration.platform).openSession(credential);
+    if (session.rotated) await updateSealedCredential(orgId, credentialId, sealCredential(orgId, credentialId, session.rotated));
+    return await work(session, integration);
+  } catch (error) {
+    if (error instanceof PlatformError && error.code === 'needs_reauth') {
+      await markNeedsReauth(orgId, kind, id, error.message);
+      throw needsReauth(integration.platform);
+    }
+    if (error instanceof PlatformError) {
+      throw new DomainError(error.code === 'retryable' ? 'retryable' : 'invalid', error.message, { reason: 'platform_error' });
+    }
+    throw error;
+  }
+}
+
+/** Checks pasted credentials with the platform; a refusal is reported on the form's key field. */
+export async function connectWithKey(id: ConnectorId, input: Record<string, string>): Promise<Connection<Credential>> {
+  const key = keyAuthOf(id);
+  try {
+    return await key.connect(input);
+  } catch (error) {
+    if (error instanceof PlatformError) {
+      throw new DomainError('invalid', error.message, { reason: 'invalid_credentials', fieldErrors: { [key.field]: [error.message] } });
+    }
+    throw error;
+  }
+}
+
+/** Finishes a consent: trades the code for a lasting credential and names the login. */
+export async function exchangeCode(platform: ConnectorId, code: string, redirectUri: string): Promise<Connection<Credential>> {
+  try {
+    return await oauthOf(platform).exchangeCode(code, redirectUri);
+  } catch (error) {
+    if (error instanceof PlatformError) throw new DomainError('invalid', error.message, { reason: 'oauth_failed' });
+    throw error;
+  }
+}

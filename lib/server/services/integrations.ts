@@ -1,0 +1,122 @@
+import type { z } from 'zod';
+import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
+import { PLATFORM_LABELS, type AdAccount, type Integration, type IntegrationKind, type Platform } from '@/lib/integrations/platforms';
+import type { createDestinationSchema } from '@/lib/schemas/integrations';
+import { trackEvent } from '@/lib/server/analytics';
+import { connectorFor, type Credential } from '@/lib/server/connectors/registry';
+import type { Connection } from '@/lib/server/connectors/types';
+import { connectWithKey, sealCredential, withSession } from '@/lib/server/credentials';
+import { DomainError, invalidFields } from '@/lib/server/errors';
+import * as repo from '@/lib/server/repos/integrations';
+
+/**
+ * What sources and destinations do beyond storage: a new or reconnected login is sealed and saved,
+ * the platform is asked what the login reaches, and each change is an analytics event.
+ */
+
+interface NewIntegration {
+  kind: IntegrationKind;
+  platform: Platform;
+  name?: string;
+  connection: Connection<Credential>;
+  uid: string;
+}
+
+/** Saves a new source or destination with its sealed credential, and says so to analytics. */
+export async function createIntegration(orgId: string, input: NewIntegration): Promise<Integration> {
+  const { kind, platform, connection, uid } = input;
+  const credentialId = repo.newCredentialId(orgId);
+  const created = await repo.createIntegration(orgId, {
+    kind,
+    platform,
+    name: input.name,
+    accountName: connection.accountName,
+    credentialId,
+    sealedCredential: sealCredential(orgId, credentialId, connection.credential),
+    accounts: connection.accounts,
+    settings: connection.settings,
+    uid,
+  });
+  await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceCreated : ANALYTICS_EVENTS.destinationCreated, {
+    org_id: orgId,
+    platform,
+    [`${kind}_id`]: created.id,
+  });
+  return created;
+}
+
+/** Mixpanel and BigQuery-with-a-key destinations are created from credentials checked first. */
+export async function createDestinationFromKey(orgId: string, uid: string, body: z.infer<typeof createDestinationSchema>): Promise<Integration> {
+  const { platform, name, ...input } = body;
+  const connection = await connectWithKey(platform, input);
+  return createIntegration(orgId, { kind: 'destination', platform, name, connection, uid });
+}
+
+/** Reauth: the same object with a new login; it works again. */
+export async function reconnectIntegration(orgId: string, kind: IntegrationKind, id: string, connection: Connection<Credential>, uid: string): Promise<void> {
+  const { integration, credentialId } = await repo.loadIntegration(orgId, kind, id);
+  await repo.replaceCredential(orgId, kind, id, {
+    credentialId,
+    sealedCredential: sealCredential(orgId, credentialId, connection.credential),
+    accountName: connection.accountName,
+    uid,
+  });
+  await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceReauthenticated : ANALYTICS_EVENTS.destinationReauthenticated, {
+    org_id: orgId,
+    platform: integration.platform,
+    [`${kind}_id`]: id,
+  });
+}
+
+/** Deletes an object nothing uses any more, and says so to analytics. */
+export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string, uid: string): Promise<void> {
+  const integration = await repo.deleteIntegration(orgId, kind, id);
+  // The grant is not revoked at the platform: Google and Meta revoke a person's whole grant to our
+  // app, which would also cut off every other source or destination that person connected.
+  await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceDeleted : ANALYTICS_EVENTS.destinationDeleted, {
+    org_id: orgId,
+    platform: integration.platform,
+    [`${kind}_id`]: id,
+  });
+}
+
+/** The accounts the object's login reaches now (and which are picked); marks the object when the login died. */
+export async function accountsOf(orgId: string, kind: IntegrationKind, id: string): Promise<{ accounts: AdAccount[]; selected: string[] }> {
+  return withSession(orgId, kind, id, async (session, integration) => ({
+    accounts: await connectorFor(integration.platform).listAccounts(session),
+    selected: integration.accounts.map((account) => account.id),
+  }));
+}
+
+/** The conversion actions / pixels / goals of one of a destination's picked accounts. */
+export async function targetsOf(orgId: string, id: string, accountId: string) {
+  return withSession(orgId, 'destination', id, async (session, integration) => {
+    const account = integration.accounts.find((candidate) => candidate.id === accountId);
+    if (!account) throw new DomainError('not_found', `Pick this account in the ${PLATFORM_LABELS[integration.platform]} destination first.`);
+    return connectorFor(integration.platform).listTargets(session, account);
+  });
+}
+
+/** The accounts of these ids that the object's login reaches now; invalid for any other id or a manager. */
+async function pickAccounts(orgId: string, kind: IntegrationKind, id: string, accountIds: string[]): Promise<{ accounts: AdAccount[]; platform: Platform }> {
+  const wanted = new Set(accountIds);
+  const { reachable, platform } = await withSession(orgId, kind, id, async (session, integration) => ({
+    reachable: await connectorFor(integration.platform).listAccounts(session),
+    platform: integration.platform,
+  }));
+  const accounts = reachable.filter((account) => wanted.has(account.id));
+  const refuse = (message: string) => invalidFields({ accountIds: [message] });
+  if (accounts.length !== wanted.size) throw refuse('Pick only accounts this login can reach');
+  if (accounts.some((account) => account.isManager)) throw refuse('A manager account has no campaigns of its own: pick its client accounts');
+  return { accounts, platform };
+}
+
+/**
+ * Renames an object and/or keeps the accounts picked by id — only among those its login can reach
+ * right now (ids from the browser are never trusted), never a manager account, and for a source
+ * never past the ad accounts the organization's plan includes.
+ */
+export async function updateIntegration(orgId: string, kind: IntegrationKind, id: string, changes: { name?: string; accountIds?: string[] }): Promise<Integration> {
+  const picked = changes.accountIds ? await pickAccounts(orgId, kind, id, changes.accountIds) : null;
+  return repo.saveIntegration(orgId, kind, id, { name: changes.name, picked });
+}
