@@ -18,6 +18,7 @@ const config = [
           patterns: [
             { group: ['firebase-admin', 'firebase-admin/*'], message: 'Server only: use it from lib/server or pages/api.' },
             { group: ['@/lib/server/*'], message: 'Server only: call the API instead.' },
+            { group: ['@/sandbox/*'], message: 'The sandbox is local Node servers (dev, tests, bench): a page never imports it.' },
           ],
         },
       ],

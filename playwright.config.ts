@@ -1,5 +1,5 @@
 import { defineConfig, devices } from '@playwright/test';
-import { KEEP_ALIVE_MS } from './tests/fakes/httpServer';
+import { KEEP_ALIVE_MS } from './sandbox/server';
 
 const port = Number(process.env.E2E_PORT || 3100);
 
@@ -36,7 +36,7 @@ export default defineConfig({
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromium } }],
   webServer: {
     // `npm test` builds first (next build into NEXT_DIST_DIR) and starts the emulators. Idle connections
-    // stay open as long as the fakes' (tests/fakes/httpServer.ts says why), so a pooled request never
+    // stay open as long as the fakes' (sandbox/server.ts says why), so a pooled request never
     // meets a socket the server is closing.
     command: `npx next start -p ${port} -H 127.0.0.1 --keepAliveTimeout ${KEEP_ALIVE_MS}`,
     url: `http://127.0.0.1:${port}/api/health`,

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serve } from '@/tests/fakes/httpServer';
+import { readBody, serve } from '@/sandbox/server';
 
 export interface RecordedEmail {
   deliveryId: string;
@@ -41,12 +41,6 @@ function send(res: ServerResponse, status: number, body: unknown) {
 }
 
 const fail = (res: ServerResponse, status: number, error: string) => send(res, status, { meta: { error } });
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

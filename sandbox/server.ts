@@ -1,6 +1,6 @@
 /**
- * How every local server we own listens: the fake Customer.io, Stripe and platforms, and whatever
- * sandbox comes next.
+ * How every local server of the sandbox listens: Customer.io, Stripe and the ad and analytics
+ * platforms, and whatever comes next.
  *
  * Why the keep-alive settings: our clients pool connections (Playwright's request context, the Stripe
  * SDK and Node's fetch all keep sockets alive). Node's server closes an idle connection after 5 s and
@@ -61,4 +61,21 @@ export async function serve(
         server.closeAllConnections();
       }),
   };
+}
+
+/** The whole request body as text: the fakes parse forms and JSON themselves, as each platform does. */
+export async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Text made safe for the sandbox's HTML pages (consent screens, checkout, portal). */
+export const escapeHtml = (value: unknown) =>
+  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** A JSON answer, as the ad and analytics platforms send it (UTF-8, plus any headers they add). */
+export function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
 }

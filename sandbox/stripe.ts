@@ -8,7 +8,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { serve } from '@/tests/fakes/httpServer';
+import { escapeHtml, readBody, serve } from '@/sandbox/server';
 
 type Json = Record<string, unknown>;
 
@@ -73,12 +73,6 @@ export function parseStripeForm(body: string): Json {
   return root;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function json(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': id('req') });
   res.end(JSON.stringify(body));
@@ -108,9 +102,6 @@ function visible(session: Json): Json {
   delete shown.subscription_data;
   return shown;
 }
-
-const escapeHtml = (value: unknown) =>
-  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeStripe> {
   const secretKey = options.secretKey ?? 'sk_test_fake_signalbridge';

@@ -160,7 +160,7 @@ async function integrations(
   call: Server['call'],
   serveHandler: Server['serveHandler'],
 ) {
-  const { consentTo, platformsEnv, startFakePlatforms } = await import('@/tests/fakes/platforms');
+  const { consentTo, platformsEnv, startFakePlatforms } = await import('@/sandbox/platforms');
   const platforms = await startFakePlatforms({ appUrl: 'http://bench.test' });
   Object.assign(process.env, platformsEnv(platforms), { APP_URL: 'http://bench.test' });
   const [start, complete, sources, accounts] = await Promise.all(

@@ -3,9 +3,9 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { DEMO } from '@/scripts/lib/demo';
 import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scripts/lib/stack';
-import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
-import { platformsEnv, startFakePlatforms } from '@/tests/fakes/platforms';
-import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
+import { customerIoEnv, startFakeCustomerIo } from '@/sandbox/customerio';
+import { appOrigins, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
 
 async function main() {
   const port = Number(process.env.PORT || 3000);
@@ -18,8 +18,12 @@ async function main() {
     port: Number(process.env.FAKE_STRIPE_PORT || 12111),
     webhookUrl: `http://127.0.0.1:${port}/api/billing/webhook`,
   });
-  // Google, Meta, Microsoft and Mixpanel: consent pages with an Allow button, tokens, accounts.
-  const platforms = await startFakePlatforms({ port: Number(process.env.FAKE_PLATFORMS_PORT || 4700), appUrl: `http://localhost:${port}` });
+  // Google, Meta, Microsoft and Mixpanel: consent pages with an Allow button, tokens, accounts. They
+  // accept the return routes of the configured APP_URL and of localhost, whichever the app runs on.
+  const platforms = await startFakePlatforms({
+    port: Number(process.env.FAKE_PLATFORMS_PORT || 4700),
+    appUrl: appOrigins(port, process.env.APP_URL),
+  });
   const env = {
     ...stack.env,
     ...platformsEnv(platforms),

@@ -6,9 +6,9 @@
 import { spawn } from 'node:child_process';
 import { DEMO } from '@/scripts/lib/demo';
 import { portsFromEnv, ROOT, startStack, stopOnSignals, TEST_PORTS, type RunningStack } from '@/scripts/lib/stack';
-import { customerIoEnv, startFakeCustomerIo } from '@/tests/fakes/customerio';
-import { platformsEnv, startFakePlatforms } from '@/tests/fakes/platforms';
-import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
+import { customerIoEnv, startFakeCustomerIo } from '@/sandbox/customerio';
+import { platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
 
 const E2E_PORT = Number(process.env.E2E_PORT || 3100);
 // Another folder (`.next-e2e-…`) lets two test runs build side by side.

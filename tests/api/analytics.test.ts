@@ -8,7 +8,7 @@ import getOrSaveUser from '@/pages/api/getOrSaveUser';
 import identifyUserWithOrganization from '@/pages/api/identifyUserWithOrganization';
 import sendInvitation from '@/pages/api/sendInvitation';
 import { adminAuth } from '@/lib/server/firebaseAdmin';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, signIn, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

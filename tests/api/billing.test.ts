@@ -5,7 +5,7 @@ import portal from '@/pages/api/billing/portal';
 import sessionValidity from '@/pages/api/billing/session-validity/[a]/[b]';
 import webhook, { config as webhookConfig } from '@/pages/api/billing/webhook';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { startFakeStripe, stripeEnv, type FakeStripe } from '@/tests/fakes/stripe';
+import { startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

@@ -4,7 +4,7 @@ import sendInvitation from '@/pages/api/sendInvitation';
 import submissions from '@/pages/api/submissions';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

@@ -3,7 +3,7 @@ import complete from '@/pages/api/orgs/[orgId]/oauth/complete';
 import start from '@/pages/api/orgs/[orgId]/oauth/start';
 import source from '@/pages/api/orgs/[orgId]/sources/[id]/index';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/tests/fakes/platforms';
+import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

@@ -10,7 +10,7 @@ import { collection, deleteDoc, doc, getDoc, getDocs, setDoc, setLogLevel } from
 import type Stripe from 'stripe';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { applyStripeEvent, getOrCreateCustomer } from '@/lib/server/repos/billing';
-import { startFakeStripe, stripeEnv } from '@/tests/fakes/stripe';
+import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 
 // Denied writes are the point here; the SDK need not warn about each one.

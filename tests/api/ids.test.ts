@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { NextApiHandler, PageConfig } from 'next';
 import sendInvitation from '@/pages/api/sendInvitation';
 import { createApp } from '@/lib/server/repos/apps';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 

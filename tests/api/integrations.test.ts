@@ -20,8 +20,8 @@ import sourceAccounts from '@/pages/api/orgs/[orgId]/sources/[id]/accounts';
 import sourceUsage from '@/pages/api/orgs/[orgId]/sources/[id]/usage';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createState, STATE_TTL_MS } from '@/lib/server/oauth/state';
-import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/tests/fakes/platforms';
-import { startFakeStripe, stripeEnv, type FakeStripe } from '@/tests/fakes/stripe';
+import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

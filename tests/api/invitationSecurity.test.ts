@@ -4,7 +4,7 @@ import rejectInvitation from '@/pages/api/rejectInvitation';
 import sendInvitation from '@/pages/api/sendInvitation';
 import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/resend';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

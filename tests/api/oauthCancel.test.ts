@@ -2,7 +2,7 @@ import cancel from '@/pages/api/orgs/[orgId]/oauth/cancel';
 import complete from '@/pages/api/orgs/[orgId]/oauth/complete';
 import start from '@/pages/api/orgs/[orgId]/oauth/start';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/tests/fakes/platforms';
+import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

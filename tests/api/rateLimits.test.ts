@@ -3,7 +3,7 @@ import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId
 import submissions from '@/pages/api/submissions';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

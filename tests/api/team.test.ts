@@ -10,7 +10,7 @@ import revokeInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId
 import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/resend';
 import changeRole from '@/pages/api/orgs/[orgId]/members/[memberId]';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/tests/fakes/customerio';
+import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 

@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 import { createTestOrganization, createTestUser, fakeCustomerIo, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
-import type { RecordedEvent } from '@/tests/fakes/customerio';
-import { SANDBOX_MIXPANEL } from '@/tests/fakes/platforms';
+import type { RecordedEvent } from '@/sandbox/customerio';
+import { SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 
 /** The platform sandbox `npm test` started; its consent pages are real pages on another origin. */
 const sandbox = () => process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;

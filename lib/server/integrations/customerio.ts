@@ -4,7 +4,7 @@ import { APIClient, SendEmailRequest, TrackClient } from 'customerio-node';
 /**
  * Customer.io: the Track API (identify people, record events; site id + API key) and the
  * transactional App API (emails; app key). `npm run dev` and the tests point both at a local fake
- * (tests/fakes/customerio.ts).
+ * (sandbox/customerio.ts).
  */
 const DEFAULT_API_URL = 'https://api.customer.io/v1';
 const DEFAULT_TRACK_URL = 'https://track.customer.io/api/v1';

@@ -1,6 +1,6 @@
 import type { NextApiHandler, PageConfig } from 'next';
 import { apiResolver } from 'next/dist/server/api-utils/node/api-resolver';
-import { serve } from '@/tests/fakes/httpServer';
+import { serve } from '@/sandbox/server';
 
 export interface TestServer {
   url: string;

@@ -1,0 +1,94 @@
+/**
+ * What the sandbox's OAuth platforms (Google, Meta, Microsoft) hold in memory, shared by their
+ * modules: the registered redirect URIs, consent codes, refresh and access tokens, and which
+ * platforms had every login revoked. Restarting the sandbox forgets every login.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+// The redirect URIs registered with each platform: the app's return routes, nothing else.
+import { RETURN_PATHS } from '@/lib/integrations/platforms';
+
+export type Provider = 'google' | 'meta' | 'microsoft';
+
+export interface Grant {
+  provider: Provider;
+  scope: string;
+  offline: boolean;
+}
+
+export interface Code extends Grant {
+  clientId: string;
+  redirectUri: string;
+  expiresAt: number;
+}
+
+export interface AccessToken extends Grant {
+  expiresAt: number;
+  refreshToken: string | null;
+}
+
+/** A random secret with a platform's prefix (`ya29.`, `EAAB`, …), as its tokens and codes look. */
+export const token = (prefix: string) => `${prefix}${randomBytes(18).toString('base64url')}`;
+
+export type SandboxStore = ReturnType<typeof createStore>;
+
+/** An empty store whose redirect URIs are the return routes of each of the app's origins. */
+export function createStore(appUrls: readonly string[]) {
+  const registered = new Set(appUrls.flatMap((appUrl) => RETURN_PATHS.map((path) => `${appUrl.replace(/\/$/, '')}${path}`)));
+  const codes = new Map<string, Code>();
+  const usedCodes = new Set<string>();
+  const refreshTokens = new Map<string, Grant>();
+  const accessTokens = new Map<string, AccessToken>();
+  const revokedProviders = new Set<Provider>();
+
+  function issue(grant: Grant, refreshToken: string | null, ttlSeconds: number) {
+    const accessToken = token(grant.provider === 'google' ? 'ya29.' : grant.provider === 'meta' ? 'EAAB' : 'EwB');
+    accessTokens.set(accessToken, { ...grant, refreshToken, expiresAt: Date.now() + ttlSeconds * 1000 });
+    return accessToken;
+  }
+
+  function revokeAll(provider: Provider) {
+    for (const [key, grant] of refreshTokens) if (grant.provider === provider) refreshTokens.delete(key);
+    for (const [key, grant] of accessTokens) if (grant.provider === provider) accessTokens.delete(key);
+    revokedProviders.add(provider);
+  }
+
+  function bearerToken(req: IncomingMessage, url: URL, provider: Provider): AccessToken | null {
+    const header = req.headers.authorization ?? '';
+    const value = header.startsWith('Bearer ') ? header.slice(7) : provider === 'meta' ? (url.searchParams.get('access_token') ?? '') : '';
+    const found = accessTokens.get(value);
+    if (!found || found.provider !== provider || found.expiresAt < Date.now()) return null;
+    return found;
+  }
+
+  /** A code is good once, for the client and redirect URI it was issued to, for ten minutes. */
+  function redeem(code: string, provider: Provider, clientId: string, redirectUri: string): Code | 'used' | 'mismatch' | null {
+    if (usedCodes.has(code)) return 'used';
+    const found = codes.get(code);
+    if (!found || found.provider !== provider || found.expiresAt < Date.now()) return null;
+    codes.delete(code);
+    usedCodes.add(code);
+    if (found.clientId !== clientId || found.redirectUri !== redirectUri) return 'mismatch';
+    return found;
+  }
+
+  return {
+    /** The sandbox's own origin, known once its server listens (consent forms and token URIs name it). */
+    base: '',
+    registered,
+    codes,
+    refreshTokens,
+    accessTokens,
+    revokedProviders,
+    issue,
+    revokeAll,
+    bearerToken,
+    redeem,
+  };
+}
+
+/** What a platform module adds to the sandbox's one server: the paths it answers, and how. */
+export interface SandboxPlatform {
+  owns: (path: string) => boolean;
+  handle: (req: IncomingMessage, res: ServerResponse, url: URL) => unknown;
+}
