@@ -1,6 +1,15 @@
 import nextCoreWebVitals from 'eslint-config-next/core-web-vitals';
 import nextTypescript from 'eslint-config-next/typescript';
 
+const ADMIN = { group: ['firebase-admin', 'firebase-admin/*'], message: 'Server only: use it from lib/server or pages/api.' };
+const SERVER = { group: ['@/lib/server/*'], message: 'Server only: call the API instead.' };
+const SANDBOX = { group: ['@/sandbox/*'], message: 'The sandbox is local Node servers (dev, tests, bench): app code never imports it.' };
+const NEXT = { group: ['next', 'next/*'], message: 'Only lib/server/http and pages know HTTP and Next.' };
+const STORAGE = {
+  group: ['@/lib/server/repos/*', '@/lib/server/firebaseAdmin', '@/lib/server/credentials', '@/lib/server/services/*'],
+  message: 'Connectors neither read nor write storage: the service that calls them does.',
+};
+
 const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
@@ -8,21 +17,21 @@ const config = [
     ignores: ['node_modules/**', 'tools/**', '.next/**', '.next-e2e*/**', '.next-bench/**', '.bench-bare/**', '.stack/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
   },
   {
-    // The browser side never reaches server code (STYLE.md).
-    files: ['components/**', 'layouts/**', 'store/**', 'lib/schemas/**', 'lib/firebase/**', 'pages/**'],
-    ignores: ['pages/api/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['firebase-admin', 'firebase-admin/*'], message: 'Server only: use it from lib/server or pages/api.' },
-            { group: ['@/lib/server/*'], message: 'Server only: call the API instead.' },
-            { group: ['@/sandbox/*'], message: 'The sandbox is local Node servers (dev, tests, bench): a page never imports it.' },
-          ],
-        },
-      ],
-    },
+    // The browser side, and the rest of lib/, never reach server code (docs/ARCHITECTURE.md, "Layers").
+    files: ['components/**', 'layouts/**', 'store/**', 'pages/**', 'lib/**'],
+    ignores: ['pages/api/**', 'lib/server/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ADMIN, SERVER, SANDBOX] }] },
+  },
+  {
+    // Only the HTTP layer of lib/server knows Next: services, repos and connectors also run in workers.
+    files: ['lib/server/**'],
+    ignores: ['lib/server/http/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX] }] },
+  },
+  {
+    // A connector speaks to one platform; storage is its caller's business.
+    files: ['lib/server/connectors/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX, ADMIN, STORAGE] }] },
   },
 ];
 

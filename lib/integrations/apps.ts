@@ -1,6 +1,6 @@
 import type { AdPlatform } from '@/lib/integrations/platforms';
 
-/** SPEC.md §5: a tag-manager identifier is GTM- followed by uppercase letters and digits. */
+/** docs/PRODUCT.md §7: a tag-manager identifier is GTM- followed by uppercase letters and digits. */
 const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;
 export const GTM_MESSAGE = 'A tag-manager identifier must match GTM- followed by uppercase letters and digits';
 export const PAYLOAD_HOST_MESSAGE = 'Payload URLs must not contain a host';
@@ -10,7 +10,7 @@ export function isGtmContainerId(value: string): boolean {
 }
 
 /**
- * SPEC.md §5: payload URLs are paths only. Anything a browser would resolve to another host is
+ * docs/PRODUCT.md §7: payload URLs are paths only. Anything a browser would resolve to another host is
  * refused: a scheme (`https:`, `javascript:`), a protocol-relative `//host`, or a backslash that
  * browsers read as a slash.
  */

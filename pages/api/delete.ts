@@ -8,7 +8,7 @@ import { deleteIntegration } from '@/lib/server/services/integrations';
 import { deletePayment } from '@/lib/server/repos/payments';
 
 /**
- * GET /api/delete?documentId={orgId}&type={source|destination|payment|app}&key={id} (SPEC.md §7).
+ * GET /api/delete?documentId={orgId}&type={source|destination|payment|app}&key={id} (docs/PRODUCT.md §5).
  * A GET that deletes would follow a link from any site with the session cookie, so this one only
  * takes the bearer ID token our own client sends.
  */

@@ -1,6 +1,6 @@
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { unauthorized } from '@/lib/server/http/errors';
-import { endSession, startSession } from '@/lib/server/session';
+import { endSession, startSession } from '@/lib/server/http/session';
 
 /** The sync URL: POST with a bearer ID token sets the session cookie, DELETE clears it. */
 export default createHandler({

@@ -2,7 +2,7 @@ import { FieldValue } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { SUPER_ADMIN } from '@/lib/permissions';
 
-/** The server user record (SPEC.md §3). */
+/** The server user record (docs/PRODUCT.md §4). */
 export interface UserRecord {
   email: string;
   fullName: string;
