@@ -4,6 +4,11 @@ import nextTypescript from 'eslint-config-next/typescript';
 const ADMIN = { group: ['firebase-admin', 'firebase-admin/*'], message: 'Server only: use it from lib/server or pages/api.' };
 const SERVER = { group: ['@/lib/server/*'], message: 'Server only: call the API instead.' };
 const SANDBOX = { group: ['@/sandbox/*'], message: 'The sandbox is local Node servers (dev, tests, bench): app code never imports it.' };
+const STORE = { group: ['@/store/*'], message: 'lib/ code does not import the store: take a callback or return data instead.' };
+const BROWSER = {
+  group: ['@/store/*', '@/components/*', '@/layouts/*', '@/lib/firebase/*', '@/lib/apiClient', '@/lib/auth/*', '@/lib/billing/client', '@/lib/analytics/client'],
+  message: 'Server code never imports the browser side.',
+};
 const NEXT = { group: ['next', 'next/*'], message: 'Only lib/server/http and pages know HTTP and Next.' };
 const STORAGE = {
   group: ['@/lib/server/repos/*', '@/lib/server/firebaseAdmin', '@/lib/server/credentials', '@/lib/server/services/*'],
@@ -23,15 +28,25 @@ const config = [
     rules: { 'no-restricted-imports': ['error', { patterns: [ADMIN, SERVER, SANDBOX] }] },
   },
   {
+    // Browser library code serves the store and the pages; it never reaches back into the store.
+    files: ['lib/**'],
+    ignores: ['lib/server/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ADMIN, SERVER, SANDBOX, STORE] }] },
+  },
+  {
     // Only the HTTP layer of lib/server knows Next: services, repos and connectors also run in workers.
     files: ['lib/server/**'],
     ignores: ['lib/server/http/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX, BROWSER] }] },
+  },
+  {
+    files: ['lib/server/http/**', 'pages/api/**', 'middleware.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [SANDBOX, BROWSER] }] },
   },
   {
     // A connector speaks to one platform; storage is its caller's business.
     files: ['lib/server/connectors/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX, ADMIN, STORAGE] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX, BROWSER, ADMIN, STORAGE] }] },
   },
 ];
 

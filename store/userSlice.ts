@@ -1,6 +1,9 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { SUPER_ADMIN, type Role } from '@/lib/permissions';
 import { checkSuperAdmin, fetchOrganization, fetchOrganizations } from '@/store/thunks';
+import type { ProviderUser } from '@/lib/firebase/auth';
+
+export type { ProviderUser };
 
 export interface OrganizationSummary {
   organizationId: string;
@@ -30,13 +33,6 @@ export interface UserState {
 }
 
 /** What the authentication provider tells us about a user. */
-export interface ProviderUser {
-  uid: string;
-  email: string | null;
-  displayName: string | null;
-  photoURL: string | null;
-}
-
 export const initialUserState: UserState = {
   id: null,
   email: null,

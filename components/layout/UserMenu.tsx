@@ -3,7 +3,7 @@ import { useState } from 'react';
 import Button from '@/components/ui/Button';
 import { signOutEverywhere, whileAuthFlowRuns } from '@/lib/auth/session';
 import { useAppDispatch, useAppSelector } from '@/store/hooks';
-import { selectUser } from '@/store/userSlice';
+import { selectUser, userSignedOut } from '@/store/userSlice';
 
 export default function UserMenu() {
   const user = useAppSelector(selectUser);
@@ -18,7 +18,7 @@ export default function UserMenu() {
     // refetches without a token (a 401) when signing out resets the cached API state.
     await whileAuthFlowRuns(async () => {
       await router.push('/login').catch(() => false);
-      await signOutEverywhere(dispatch, async () => {
+      await signOutEverywhere(() => dispatch(userSignedOut()), async () => {
         if (Router.pathname !== '/login') await router.push('/login');
       });
     });

@@ -14,7 +14,7 @@ import { sendVerificationEmail } from '@/lib/auth/emailVerification';
 import { AUTH_MESSAGES } from '@/lib/auth/errors';
 import { syncSession, whileAuthFlowRuns } from '@/lib/auth/session';
 import { clientAuth, toProviderUser } from '@/lib/firebase/auth';
-import type { ProviderUser } from '@/store/userSlice';
+import type { ProviderUser } from '@/lib/firebase/auth';
 
 /** An error whose message is already what the user should read. */
 export class AuthFlowError extends Error {

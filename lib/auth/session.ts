@@ -1,6 +1,4 @@
 import type { User } from 'firebase/auth';
-import type { AppDispatch } from '@/store/index';
-import { userSignedOut } from '@/store/userSlice';
 
 /** The spec's sync URL: POST with a bearer ID token sets the session cookie, DELETE clears it. */
 export const SESSION_SYNC_URL = '/api/session';
@@ -30,16 +28,17 @@ async function sync(user: User | null): Promise<void> {
 }
 
 /**
- * Signs out of the provider and the server session, forgets everything stored about the user and
- * goes to `then` (a deliberate sign-out leaves no callback behind).
+ * Signs out of the provider and the server session, lets the caller forget everything stored about
+ * the user (`forget`: the store is the caller's, not this module's) and goes to `then` (a deliberate
+ * sign-out leaves no callback behind).
  */
-export function signOutEverywhere(dispatch: AppDispatch, then: () => Promise<unknown>): Promise<void> {
+export function signOutEverywhere(forget: () => void, then: () => Promise<unknown>): Promise<void> {
   return whileAuthFlowRuns(async () => {
     try {
       const [{ signOut }, { clientAuth }] = await Promise.all([import('firebase/auth'), import('@/lib/firebase/auth')]);
       await Promise.allSettled([signOut(clientAuth()), syncSession(null)]);
     } finally {
-      dispatch(userSignedOut());
+      forget();
       await then();
     }
   });

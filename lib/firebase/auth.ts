@@ -1,7 +1,14 @@
 import { connectAuthEmulator, getAuth, type Auth, type User } from 'firebase/auth';
 import { publicConfig } from '@/lib/config';
 import { firebaseApp } from '@/lib/firebase/app';
-import type { ProviderUser } from '@/store/userSlice';
+
+/** Who the provider says is signed in: what the store keeps of a provider's user. */
+export interface ProviderUser {
+  uid: string;
+  email: string | null;
+  displayName: string | null;
+  photoURL: string | null;
+}
 
 let auth: Auth | undefined;
 
