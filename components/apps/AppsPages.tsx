@@ -3,7 +3,7 @@ import { useRouter } from 'next/router';
 import { useState } from 'react';
 import AppForm from '@/components/apps/AppForm';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
-import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';

@@ -4,7 +4,7 @@ import AccountPicker from '@/components/integrations/AccountPicker';
 import DeleteButton from '@/components/integrations/DeleteButton';
 import ReconnectNotice from '@/components/integrations/ReconnectNotice';
 import { formatDate, LoadFailed, messageOf, StatusBadge, Title } from '@/components/integrations/shared';
-import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';

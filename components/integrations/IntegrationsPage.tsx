@@ -5,7 +5,7 @@ import DeleteButton from '@/components/integrations/DeleteButton';
 import { ReconnectButton } from '@/components/integrations/ReconnectNotice';
 import { formatDate, messageOf, StatusBadge, Title } from '@/components/integrations/shared';
 import { useConnect } from '@/components/integrations/useConnect';
-import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';

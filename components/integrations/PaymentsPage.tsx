@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
 import { fieldErrorOf, formatDate, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
-import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';

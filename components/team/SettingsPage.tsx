@@ -4,7 +4,7 @@ import InviteForm from '@/components/team/InviteForm';
 import OrganizationProfileForm from '@/components/team/OrganizationProfileForm';
 import SentInvitations from '@/components/team/SentInvitations';
 import TeamMembers from '@/components/team/TeamMembers';
-import { useOrganizationContext } from '@/components/team/useOrganizationContext';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Spinner from '@/components/ui/Spinner';
 import { can } from '@/lib/permissions';
 

@@ -1,5 +1,5 @@
 import type { AnalyticsEvent } from '@/lib/analytics/events';
-import { identifyPerson, trackPersonEvent, type Traits } from '@/lib/server/integrations/customerio';
+import { identifyPerson, trackPersonEvent, type Traits } from '@/lib/server/vendors/customerio';
 
 let warnedNotConfigured = false;
 

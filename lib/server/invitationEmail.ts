@@ -1,5 +1,5 @@
 import { appUrl } from '@/lib/server/appUrl';
-import { sendTransactionalEmail } from '@/lib/server/integrations/customerio';
+import { sendTransactionalEmail } from '@/lib/server/vendors/customerio';
 import type { InvitationToSend } from '@/lib/server/repos/invitations';
 import { INVITATION_TOKEN_PARAM } from '@/lib/team';
 

@@ -9,7 +9,7 @@ jest.mock('@/store/hooks', () => ({ useAppDispatch: () => jest.fn() }));
 jest.mock('@/store/thunks', () => ({ fetchOrganization: jest.fn() }));
 
 let mockSubscription: OrganizationDocument['subscription'] = null;
-jest.mock('@/components/team/useOrganizationContext', () => ({
+jest.mock('@/components/organizations/useOrganizationContext', () => ({
   useOrganizationContext: () => ({ orgId: 'acme', document: { organization_id: 'acme', subscription: mockSubscription }, role: 'owner', user: {} }),
 }));
 

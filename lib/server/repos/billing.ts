@@ -4,7 +4,7 @@ import { holdsLiveSubscription } from '@/lib/billing/gate';
 import { PLAN_IDS, type PlanId } from '@/lib/billing/plans';
 import { isStripeId } from '@/lib/schemas/billing';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { priceIdOf, stripe } from '@/lib/server/integrations/stripe';
+import { priceIdOf, stripe } from '@/lib/server/vendors/stripe';
 import { organizationsCollection } from '@/lib/server/repos/organizations';
 
 // Customer → organization, written only when our server creates the customer: the webhook trusts nothing else.

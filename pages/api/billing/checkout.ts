@@ -5,7 +5,7 @@ import { trackEvent } from '@/lib/server/analytics';
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
-import { priceIdOf, stripe } from '@/lib/server/integrations/stripe';
+import { priceIdOf, stripe } from '@/lib/server/vendors/stripe';
 import { customerHasLiveSubscription, getOrCreateCustomer, replaceOpenCheckout } from '@/lib/server/repos/billing';
 
 const alreadySubscribed = () =>

@@ -1,6 +1,6 @@
 import { PLANS, type PlanWithPrice } from '@/lib/billing/plans';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { priceIdOf, stripe } from '@/lib/server/integrations/stripe';
+import { priceIdOf, stripe } from '@/lib/server/vendors/stripe';
 
 let cache: { at: number; plans: PlanWithPrice[] } | undefined;
 

@@ -2,7 +2,7 @@ import { portalSchema } from '@/lib/schemas/billing';
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
-import { stripe } from '@/lib/server/integrations/stripe';
+import { stripe } from '@/lib/server/vendors/stripe';
 import { billingAccountOf } from '@/lib/server/repos/billing';
 
 /** POST /api/billing/portal: the Stripe customer portal (change plan, card, cancel). Owners and admins. */

@@ -1,6 +1,6 @@
 import type { NextApiRequest, NextApiResponse, PageConfig } from 'next';
 import type Stripe from 'stripe';
-import { stripe } from '@/lib/server/integrations/stripe';
+import { stripe } from '@/lib/server/vendors/stripe';
 import { applyStripeEvent } from '@/lib/server/repos/billing';
 
 // Stripe signs the exact bytes it sent: the body must stay raw.

@@ -1,6 +1,6 @@
 import { sessionValidityQuerySchema } from '@/lib/schemas/billing';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { stripe } from '@/lib/server/integrations/stripe';
+import { stripe } from '@/lib/server/vendors/stripe';
 import { billingAccountOf } from '@/lib/server/repos/billing';
 
 /**
