@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { DEMO } from '@/scripts/lib/demo';
-import { createTestUser, logIn, persistedState } from '@/tests/e2e/helpers';
+import { createTestUser, logIn, persistedState, signOut } from '@/tests/e2e/helpers';
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
@@ -79,8 +79,7 @@ test('the seeded demo user signs in; signing out forgets the user and the sessio
 
   await page.reload();
   await expect(page.getByTestId('signed-in-email')).toHaveText(DEMO.email);
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await expect(page).toHaveURL('/login');
+  await signOut(page);
   await expect.poll(async () => (await context.cookies()).find((c) => c.name === '__session')).toBeUndefined();
   expect((await persistedState(page)).user).toMatchObject({ uid: null, email: null, isAuthenticated: false, orgId: null });
   await page.goto(`/${DEMO.orgId}/connection`);

@@ -43,3 +43,13 @@ export async function fakeCustomerIo<T>(page: Page, what: 'messages' | 'events' 
   const body = (await (await page.request.get(`${base}/__fake/${what}`)).json()) as Record<string, T>;
   return body[what]!;
 }
+
+/**
+ * Signs out from the user menu and waits until the app has forgotten the user: the page moves to
+ * /login at once (its queries stop while the token still exists), the sign-out finishes after that.
+ */
+export async function signOut(page: Page) {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect(page).toHaveURL('/login');
+  await expect.poll(async () => ((await persistedState(page)).user as { isAuthenticated?: boolean } | undefined)?.isAuthenticated).toBe(false);
+}

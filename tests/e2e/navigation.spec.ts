@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { createTestOrganization, createTestUser, logIn, persistedState, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, logIn, persistedState, signOut, userWithOrganizations } from '@/tests/e2e/helpers';
 
 /** A 1×1 PNG: an organization logo. */
 const LOGO = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
@@ -30,8 +30,7 @@ test.describe('signed out', () => {
         await page.context().clearCookies();
         await page.evaluate(() => window.localStorage.clear()).catch(() => undefined);
         await logIn(page, user, { from: `/login?callback=${encodeURIComponent(evil)}`, landing: '/organizations' });
-        await page.getByRole('button', { name: 'Sign out' }).click();
-        await expect(page).toHaveURL('/login');
+        await signOut(page);
       });
     }
   });
