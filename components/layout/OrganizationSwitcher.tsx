@@ -54,10 +54,17 @@ export default function OrganizationSwitcher() {
   const menu = useRef<HTMLDivElement>(null);
   const menuId = useId();
 
+  // Opening focuses the first (or last) item, and again when the list arrives or reloads under the open
+  // menu (opening refreshes it) — until the user moves within it themselves.
+  const moved = useRef(false);
   useEffect(() => {
-    if (!open) return;
+    if (!open || moved.current) return;
     const all = itemsOf(menu.current);
     (open === 'first' ? all[0] : all[all.length - 1])?.focus();
+  }, [open, user.organizations]);
+
+  useEffect(() => {
+    if (!open) return;
     const closeOutside = (event: MouseEvent) => {
       if (!menu.current?.contains(event.target as Node) && !button.current?.contains(event.target as Node)) setOpen(null);
     };
@@ -77,6 +84,7 @@ export default function OrganizationSwitcher() {
   const organizations = user.organizations ?? [];
 
   function openMenu(at: Exclude<Opening, null>) {
+    moved.current = false;
     setOpen(at);
     // The list may have changed since it was loaded (a new organization, an accepted invitation).
     if (!user.super_admin) void dispatch(fetchOrganizations());
@@ -95,6 +103,7 @@ export default function OrganizationSwitcher() {
     const move: Record<string, number | undefined> = { ArrowDown: index + 1, ArrowUp: index - 1, Home: 0, End: all.length - 1 };
     if (event.key in move) {
       event.preventDefault();
+      moved.current = true;
       all[(move[event.key]! + all.length) % all.length]?.focus();
     } else if (event.key === ' ') {
       event.preventDefault();
