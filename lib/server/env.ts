@@ -29,3 +29,80 @@ export function serverEnv(): ServerEnv {
   }
   return cached;
 }
+
+/** Every server variable, checked once when the server starts (instrumentation.ts). */
+const url = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
+const positiveInteger = z.string().regex(/^[1-9]\d*$/, 'must be a positive whole number');
+const base64Key32 = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
+/** Without these a real deployment fails at its first sign-in, payment or consent: refuse to start instead. */
+export const REQUIRED_IN_PRODUCTION = [
+  'APP_URL',
+  'CREDENTIALS_ENCRYPTION_KEY',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
+  'STRIPE_PRICE_STARTER',
+  'STRIPE_PRICE_GROWTH',
+  'STRIPE_PRICE_SCALE',
+  'GOOGLE_OAUTH_CLIENT_ID',
+  'GOOGLE_OAUTH_CLIENT_SECRET',
+  'META_APP_ID',
+  'META_APP_SECRET',
+  'MICROSOFT_OAUTH_CLIENT_ID',
+  'MICROSOFT_OAUTH_CLIENT_SECRET',
+  'MICROSOFT_ADS_DEVELOPER_TOKEN',
+] as const;
+
+/** Checked for their shape whenever they are set, locally too. */
+const FORMATS: Record<string, z.ZodType<string>> = {
+  APP_URL: url,
+  CREDENTIALS_ENCRYPTION_KEY: base64Key32,
+  CUSTOMERIO_API_URL: url,
+  CUSTOMERIO_TRACK_URL: url,
+  STRIPE_API_URL: url,
+  STRIPE_PAYMENTS_API_URL: url,
+  GOOGLE_OAUTH_AUTHORIZE_URL: url,
+  GOOGLE_OAUTH_TOKEN_URL: url,
+  GOOGLE_USERINFO_URL: url,
+  GOOGLE_ADS_API_URL: url,
+  BIGQUERY_API_URL: url,
+  META_OAUTH_DIALOG_URL: url,
+  META_GRAPH_API_URL: url,
+  MICROSOFT_LOGIN_URL: url,
+  MICROSOFT_CUSTOMER_MANAGEMENT_URL: url,
+  MICROSOFT_CAMPAIGN_MANAGEMENT_URL: url,
+  MIXPANEL_API_URL_US: url,
+  MIXPANEL_API_URL_EU: url,
+  MIXPANEL_API_URL_IN: url,
+  RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE: positiveInteger,
+  RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: positiveInteger,
+  RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY: positiveInteger,
+};
+
+/**
+ * What is wrong with the server's configuration, one line per variable, named. Locally (an emulator
+ * host is set: `npm run dev`, `npm test`) the sandbox fills in the platforms, so only the shape of
+ * what is set is checked; anywhere else every variable a real deployment needs must be there too.
+ */
+export function configurationProblems(env: Record<string, string | undefined> = process.env): string[] {
+  const local = Boolean(env.FIREBASE_AUTH_EMULATOR_HOST || env.FIRESTORE_EMULATOR_HOST);
+  const problems: string[] = [];
+  if (!local) {
+    for (const name of REQUIRED_IN_PRODUCTION) if (!env[name]) problems.push(`${name} is not set`);
+  }
+  for (const [name, schema] of Object.entries(FORMATS)) {
+    const value = env[name];
+    if (!value) continue;
+    const result = schema.safeParse(value);
+    if (!result.success) problems.push(`${name} ${result.error.issues[0]?.message ?? 'is not valid'}`);
+  }
+  return problems;
+}
+
+/** Refuses to start a misconfigured server, naming every variable at fault (see .env.example). */
+export function assertServerConfiguration(env: Record<string, string | undefined> = process.env): void {
+  const problems = configurationProblems(env);
+  if (problems.length) {
+    throw new Error(`SignalBridge cannot start: the server configuration is incomplete.\n- ${problems.join('\n- ')}\nSee .env.example.`);
+  }
+}
