@@ -6,7 +6,7 @@ const SERVER = { group: ['@/lib/server/*'], message: 'Server only: call the API 
 const SANDBOX = { group: ['@/sandbox/*'], message: 'The sandbox is local Node servers (dev, tests, bench): app code never imports it.' };
 const STORE = { group: ['@/store/*'], message: 'lib/ code does not import the store: take a callback or return data instead.' };
 const BROWSER = {
-  group: ['@/store/*', '@/components/*', '@/layouts/*', '@/lib/firebase/*', '@/lib/apiClient', '@/lib/auth/*', '@/lib/billing/client', '@/lib/analytics/client'],
+  group: ['@/store/*', '@/components/*', '@/layouts/*', '@/lib/client/*'],
   message: 'Server code never imports the browser side.',
 };
 const NEXT = { group: ['next', 'next/*'], message: 'Only lib/server/http and pages know HTTP and Next.' };
@@ -29,9 +29,13 @@ const config = [
   },
   {
     // Browser library code serves the store and the pages; it never reaches back into the store.
-    files: ['lib/**'],
-    ignores: ['lib/server/**'],
+    files: ['lib/client/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [ADMIN, SERVER, SANDBOX, STORE] }] },
+  },
+  {
+    // lib/shared runs anywhere: the browser, the server and the workers.
+    files: ['lib/shared/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [ADMIN, SERVER, SANDBOX, BROWSER] }] },
   },
   {
     // Only the HTTP layer of lib/server knows Next: services, repos and connectors also run in workers.

@@ -11,8 +11,8 @@ import {
   orgIdOfPath,
   safeCallback,
   sessionRedirect,
-} from '@/lib/navigation';
-import { hasActiveSubscription, requiresSubscription } from '@/lib/billing/gate';
+} from '@/lib/shared/navigation';
+import { hasActiveSubscription, requiresSubscription } from '@/lib/shared/billing/gate';
 import { adminAuth } from '@/lib/server/firebaseAdmin';
 import { SESSION_COOKIE } from '@/lib/server/http/authenticate';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';

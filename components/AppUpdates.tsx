@@ -4,7 +4,7 @@ import {
   isChunkLoadError,
   MANIFEST_PREFETCH_DELAY_MS,
   reloadOnce,
-} from '@/lib/appUpdates';
+} from '@/lib/client/appUpdates';
 
 function currentBuildId(): string | undefined {
   return (window as unknown as { __NEXT_DATA__?: { buildId?: string } }).__NEXT_DATA__?.buildId;

@@ -1,6 +1,6 @@
 import { useRouter } from 'next/router';
 import type { ReactNode } from 'react';
-import { isDemoOrganization } from '@/lib/config';
+import { isDemoOrganization } from '@/lib/shared/config';
 import AppShell from '@/layouts/AppShell';
 import DemoLayout from '@/layouts/DemoLayout';
 

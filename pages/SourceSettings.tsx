@@ -5,7 +5,7 @@ import { IntegrationConfiguration } from '@/components/integrations/IntegrationC
 import { Title } from '@/components/integrations/shared';
 import EmptyState from '@/components/ui/EmptyState';
 import Spinner from '@/components/ui/Spinner';
-import type { Role } from '@/lib/permissions';
+import type { Role } from '@/lib/shared/permissions';
 import { selectOrganization } from '@/store/organizationSlice';
 import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
 import { fetchOrganization } from '@/store/thunks';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // The redirect URIs registered with each platform: the app's return routes, nothing else.
-import { RETURN_PATHS } from '@/lib/integrations/platforms';
+import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
 
 export type Provider = 'google' | 'meta' | 'microsoft';
 

@@ -1,8 +1,8 @@
 import { createApi, type BaseQueryFn } from '@reduxjs/toolkit/query/react';
-import { apiRequest, ApiRequestError } from '@/lib/apiClient';
-import type { PlanWithPrice } from '@/lib/billing/plans';
-import type { OrganizationRole } from '@/lib/permissions';
-import type { PendingInvitation, SentInvitation, TeamMember } from '@/lib/team';
+import { apiRequest, ApiRequestError } from '@/lib/client/apiClient';
+import type { PlanWithPrice } from '@/lib/shared/billing/plans';
+import type { OrganizationRole } from '@/lib/shared/permissions';
+import type { PendingInvitation, SentInvitation, TeamMember } from '@/lib/shared/team';
 
 interface Request {
   url: string;

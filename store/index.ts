@@ -1,6 +1,6 @@
 import { combineSlices, configureStore, createListenerMiddleware } from '@reduxjs/toolkit';
 import { FLUSH, PAUSE, PERSIST, persistReducer, PURGE, REGISTER, REHYDRATE } from 'redux-persist';
-import { identifyWithOrganization } from '@/lib/analytics/client';
+import { identifyWithOrganization } from '@/lib/client/analytics';
 import { api } from '@/store/api';
 import flowSlice from '@/store/flowSlice';
 import organizationSlice from '@/store/organizationSlice';

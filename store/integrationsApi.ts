@@ -1,5 +1,5 @@
-import type { App, AppFields, Payment } from '@/lib/integrations/apps';
-import type { AdAccount, AdPlatform, ConversionTarget, Integration, IntegrationKind, Usage } from '@/lib/integrations/platforms';
+import type { App, AppFields, Payment } from '@/lib/shared/integrations/apps';
+import type { AdAccount, AdPlatform, ConversionTarget, Integration, IntegrationKind, Usage } from '@/lib/shared/integrations/platforms';
 import { api } from '@/store/api';
 
 const org = (orgId: string) => `/api/orgs/${encodeURIComponent(orgId)}`;

@@ -1,6 +1,6 @@
 import { createAction, createSlice } from '@reduxjs/toolkit';
-import type { Role } from '@/lib/permissions';
-import type { OrganizationDocument } from '@/lib/schemas/organization';
+import type { Role } from '@/lib/shared/permissions';
+import type { OrganizationDocument } from '@/lib/shared/schemas/organization';
 import { fetchOrganization, type OrganizationLoadFailure } from '@/store/thunks';
 import type { FetchStatus } from '@/store/types';
 import { organizationSelected, userSignedIn, userSignedOut } from '@/store/userSlice';

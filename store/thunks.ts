@@ -1,7 +1,7 @@
 import { createAsyncThunk } from '@reduxjs/toolkit';
-import { apiRequest, ApiRequestError } from '@/lib/apiClient';
-import { SUPER_ADMIN, type Role } from '@/lib/permissions';
-import type { OrganizationDocument, OrganizationListEntry } from '@/lib/schemas/organization';
+import { apiRequest, ApiRequestError } from '@/lib/client/apiClient';
+import { SUPER_ADMIN, type Role } from '@/lib/shared/permissions';
+import type { OrganizationDocument, OrganizationListEntry } from '@/lib/shared/schemas/organization';
 import type { OrganizationSummary, UserState } from '@/store/userSlice';
 
 type WithUser = { state: { user: UserState } };

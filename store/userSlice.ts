@@ -1,7 +1,7 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { SUPER_ADMIN, type Role } from '@/lib/permissions';
+import { SUPER_ADMIN, type Role } from '@/lib/shared/permissions';
 import { checkSuperAdmin, fetchOrganization, fetchOrganizations } from '@/store/thunks';
-import type { ProviderUser } from '@/lib/firebase/auth';
+import type { ProviderUser } from '@/lib/client/firebase/auth';
 
 export type { ProviderUser };
 

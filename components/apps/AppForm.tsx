@@ -3,7 +3,7 @@ import { fieldErrorOf, messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost, type AppFields } from '@/lib/integrations/apps';
+import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost, type AppFields } from '@/lib/shared/integrations/apps';
 
 interface Props {
   initial: AppFields;

@@ -6,9 +6,9 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
-import { APP_PLATFORM_SEGMENTS, type App, type AppPlatformSegment } from '@/lib/integrations/apps';
-import { PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/integrations/platforms';
-import { can } from '@/lib/permissions';
+import { APP_PLATFORM_SEGMENTS, type App, type AppPlatformSegment } from '@/lib/shared/integrations/apps';
+import { PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { can } from '@/lib/shared/permissions';
 import { useIntegrationsQuery, useRouteAppMutation, useTargetsQuery } from '@/store/integrationsApi';
 
 function Select({ id, label, value, onChange, options, placeholder, error }: {

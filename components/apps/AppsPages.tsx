@@ -10,9 +10,9 @@ import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
-import { APP_PLATFORM_SEGMENTS, type App } from '@/lib/integrations/apps';
-import { PLATFORM_LABELS } from '@/lib/integrations/platforms';
-import { can, type Role } from '@/lib/permissions';
+import { APP_PLATFORM_SEGMENTS, type App } from '@/lib/shared/integrations/apps';
+import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { can, type Role } from '@/lib/shared/permissions';
 import { useAppQuery, useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
 
 const appPath = (orgId: string, id: string, rest = '') => `/${encodeURIComponent(orgId)}/app/${encodeURIComponent(id)}${rest}`;

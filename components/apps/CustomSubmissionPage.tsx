@@ -6,7 +6,7 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
-import { can } from '@/lib/permissions';
+import { can } from '@/lib/shared/permissions';
 import { useSubmissionKeyMutation } from '@/store/integrationsApi';
 
 /** `/{orgId}/app/{id}/custom-submission`: the endpoint for posting conversions, and its revocable key. */

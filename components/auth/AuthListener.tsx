@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { isAuthFlowRunning, syncSession } from '@/lib/auth/session';
+import { isAuthFlowRunning, syncSession } from '@/lib/client/auth/session';
 import { useAppDispatch, useAppStore } from '@/store/hooks';
 import { userSignedIn, userSignedOut } from '@/store/userSlice';
 
@@ -16,7 +16,7 @@ export default function AuthListener() {
   useEffect(() => {
     let unsubscribe: (() => void) | undefined;
     let cancelled = false;
-    void Promise.all([import('firebase/auth'), import('@/lib/firebase/auth')]).then(
+    void Promise.all([import('firebase/auth'), import('@/lib/client/firebase/auth')]).then(
       ([{ onIdTokenChanged }, { clientAuth, toProviderUser }]) => {
         if (cancelled) return;
         unsubscribe = onIdTokenChanged(clientAuth(), async (user) => {

@@ -4,7 +4,7 @@ import AuthCard from '@/components/auth/AuthCard';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { requestPasswordReset } from '@/lib/auth/flows';
+import { requestPasswordReset } from '@/lib/client/auth/flows';
 
 export default function ForgotPasswordForm() {
   const [email, setEmail] = useState('');

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import Button from '@/components/ui/Button';
-import { authErrorMessage, AUTH_MESSAGES } from '@/lib/auth/errors';
-import { signInWithGoogle } from '@/lib/auth/flows';
+import { authErrorMessage, AUTH_MESSAGES } from '@/lib/client/auth/errors';
+import { signInWithGoogle } from '@/lib/client/auth/flows';
 import { useAppDispatch } from '@/store/hooks';
 import { userSignedIn } from '@/store/userSlice';
 

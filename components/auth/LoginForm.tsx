@@ -4,8 +4,8 @@ import { useState } from 'react';
 import AuthCard from '@/components/auth/AuthCard';
 import CredentialFields from '@/components/auth/CredentialFields';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
-import { AUTH_MESSAGES } from '@/lib/auth/errors';
-import { signInWithEmail } from '@/lib/auth/flows';
+import { AUTH_MESSAGES } from '@/lib/client/auth/errors';
+import { signInWithEmail } from '@/lib/client/auth/flows';
 import { useAppDispatch } from '@/store/hooks';
 import { userSignedIn } from '@/store/userSlice';
 

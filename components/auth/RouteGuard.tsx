@@ -2,7 +2,7 @@ import Cookies from 'js-cookie';
 import { useRouter } from 'next/router';
 import { useEffect, useRef, type ReactNode } from 'react';
 import Spinner from '@/components/ui/Spinner';
-import { ensureServerSession, isAuthFlowRunning } from '@/lib/auth/session';
+import { ensureServerSession, isAuthFlowRunning } from '@/lib/client/auth/session';
 import {
   CALLBACK_COOKIE,
   CALLBACK_PARAM,
@@ -16,12 +16,12 @@ import {
   organizationsDestination,
   safeCallback,
   sessionRedirect,
-} from '@/lib/navigation';
+} from '@/lib/shared/navigation';
 import { flowCleared } from '@/store/flowSlice';
 import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
-import { watchMembership } from '@/lib/firebase/membership';
+import { watchMembership } from '@/lib/client/firebase/membership';
 import { organizationAccessLost, selectOrganization, type OrganizationState } from '@/store/organizationSlice';
-import { hasActiveSubscription, requiresSubscription } from '@/lib/billing/gate';
+import { hasActiveSubscription, requiresSubscription } from '@/lib/shared/billing/gate';
 import { checkSuperAdmin, fetchOrganization, fetchOrganizations } from '@/store/thunks';
 import { organizationSelected, selectUser } from '@/store/userSlice';
 

@@ -5,7 +5,7 @@ import AuthCard from '@/components/auth/AuthCard';
 import CredentialFields from '@/components/auth/CredentialFields';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
 import TextField from '@/components/ui/TextField';
-import { registerWithEmail } from '@/lib/auth/flows';
+import { registerWithEmail } from '@/lib/client/auth/flows';
 
 /** Registration: no client-side field checks, only what the provider says (docs/PRODUCT.md §7). */
 export default function SignUpForm() {

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { useEmailVerification } from '@/components/auth/useEmailVerification';
 import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
-import { authErrorMessage } from '@/lib/auth/errors';
+import { authErrorMessage } from '@/lib/client/auth/errors';
 
 interface VerifyEmailNoticeProps {
   email: string;

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { authErrorMessage, AUTH_MESSAGES } from '@/lib/auth/errors';
+import { authErrorMessage, AUTH_MESSAGES } from '@/lib/client/auth/errors';
 
 /** The submit of a sign-in page: busy while the action runs, the provider's message when it fails. */
 export function useAuthSubmit(action: () => Promise<void>, fallback: string = AUTH_MESSAGES.unexpected) {

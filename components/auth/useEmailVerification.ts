@@ -5,7 +5,7 @@ import { useAppDispatch } from '@/store/hooks';
 export type VerificationStatus = 'checking' | 'verified' | 'unverified';
 
 // The Auth SDK loads on first use, as everywhere else, so it stays out of the pages' first-load JS.
-const verification = () => import('@/lib/auth/emailVerification');
+const verification = () => import('@/lib/client/auth/emailVerification');
 
 /**
  * Whether the signed-in user's email is verified, with the two ways forward for one that is not: send

@@ -2,9 +2,9 @@ import Link from 'next/link';
 import { useBillingPortal } from '@/components/billing/useBillingPortal';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
-import { holdsLiveSubscription } from '@/lib/billing/gate';
-import { can, type Role } from '@/lib/permissions';
-import type { OrganizationDocument } from '@/lib/schemas/organization';
+import { holdsLiveSubscription } from '@/lib/shared/billing/gate';
+import { can, type Role } from '@/lib/shared/permissions';
+import type { OrganizationDocument } from '@/lib/shared/schemas/organization';
 
 /** The plan, read-only for members; owners and admins change it (or card, or cancel) in the Stripe customer portal. */
 export default function BillingSection({ orgId, role, document }: { orgId: string; role: Role; document: OrganizationDocument }) {

@@ -5,8 +5,8 @@ import { useEffect, useState } from 'react';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
-import { isCheckoutSessionValid } from '@/lib/billing/client';
-import { hasActiveSubscription } from '@/lib/billing/gate';
+import { isCheckoutSessionValid } from '@/lib/client/billing';
+import { hasActiveSubscription } from '@/lib/shared/billing/gate';
 import { useAppDispatch } from '@/store/hooks';
 import { fetchOrganization } from '@/store/thunks';
 

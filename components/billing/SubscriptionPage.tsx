@@ -6,9 +6,9 @@ import { useOrganizationContext } from '@/components/organizations/useOrganizati
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
-import { createBillingCustomer, startCheckout } from '@/lib/billing/client';
-import { hasActiveSubscription, holdsLiveSubscription, PAST_DUE_GRACE_DAYS } from '@/lib/billing/gate';
-import { can } from '@/lib/permissions';
+import { createBillingCustomer, startCheckout } from '@/lib/client/billing';
+import { hasActiveSubscription, holdsLiveSubscription, PAST_DUE_GRACE_DAYS } from '@/lib/shared/billing/gate';
+import { can } from '@/lib/shared/permissions';
 import { usePlansQuery } from '@/store/api';
 
 const money = (amount: number, currency: string) =>

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { openBillingPortal } from '@/lib/billing/client';
+import { openBillingPortal } from '@/lib/client/billing';
 
 /** Opens the Stripe customer portal; busy until the browser leaves, an error if it cannot. */
 export function useBillingPortal(orgId: string | null) {

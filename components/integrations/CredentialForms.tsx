@@ -3,7 +3,7 @@ import { fieldErrorOf, messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { MIXPANEL_RESIDENCIES, type Integration } from '@/lib/integrations/platforms';
+import { MIXPANEL_RESIDENCIES, type Integration } from '@/lib/shared/integrations/platforms';
 import { useCreateDestinationMutation } from '@/store/integrationsApi';
 
 interface FormProps {

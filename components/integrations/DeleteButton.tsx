@@ -3,7 +3,7 @@ import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Spinner from '@/components/ui/Spinner';
-import type { IntegrationKind } from '@/lib/integrations/platforms';
+import type { IntegrationKind } from '@/lib/shared/integrations/platforms';
 import { useDeleteIntegrationMutation, useUsageQuery } from '@/store/integrationsApi';
 
 interface Props {

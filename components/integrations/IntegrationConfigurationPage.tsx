@@ -9,8 +9,8 @@ import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
-import { PLATFORM_LABELS, type Integration, type IntegrationKind } from '@/lib/integrations/platforms';
-import { can, type Role } from '@/lib/permissions';
+import { PLATFORM_LABELS, type Integration, type IntegrationKind } from '@/lib/shared/integrations/platforms';
+import { can, type Role } from '@/lib/shared/permissions';
 import { useIntegrationQuery, useUpdateIntegrationMutation } from '@/store/integrationsApi';
 
 function RenameForm({ orgId, integration, role }: { orgId: string; integration: Integration; role: Role }) {

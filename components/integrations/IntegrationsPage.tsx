@@ -17,9 +17,9 @@ import {
   PLATFORMS_OF_KIND,
   type Integration,
   type IntegrationKind,
-} from '@/lib/integrations/platforms';
-import { publicConfig } from '@/lib/config';
-import { can } from '@/lib/permissions';
+} from '@/lib/shared/integrations/platforms';
+import { publicConfig } from '@/lib/shared/config';
+import { can } from '@/lib/shared/permissions';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
 
 const COPY: Record<IntegrationKind, { title: string; lead: string; empty: string }> = {

@@ -10,8 +10,8 @@ import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import TextField from '@/components/ui/TextField';
-import type { Payment } from '@/lib/integrations/apps';
-import { can } from '@/lib/permissions';
+import type { Payment } from '@/lib/shared/integrations/apps';
+import { can } from '@/lib/shared/permissions';
 import { useCreatePaymentMutation, useDeletePaymentMutation, usePaymentQuery, usePaymentsQuery, useRenamePaymentMutation } from '@/store/integrationsApi';
 
 const paymentPath = (orgId: string, id: string) => `/${encodeURIComponent(orgId)}/payment/${encodeURIComponent(id)}/configuration`;

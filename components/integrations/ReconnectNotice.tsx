@@ -1,6 +1,6 @@
 import { useConnect } from '@/components/integrations/useConnect';
 import Button from '@/components/ui/Button';
-import { isOAuthPlatform, PLATFORM_LABELS, type Integration } from '@/lib/integrations/platforms';
+import { isOAuthPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 
 /** What a marketer needs to know when a platform dropped our access, and the one click that fixes it. */
 export function ReconnectButton({ orgId, integration, small = false }: { orgId: string; integration: Integration; small?: boolean }) {

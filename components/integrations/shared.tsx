@@ -1,5 +1,5 @@
 import Head from 'next/head';
-import type { IntegrationStatus } from '@/lib/integrations/platforms';
+import type { IntegrationStatus } from '@/lib/shared/integrations/platforms';
 import type { ApiFailure } from '@/store/api';
 
 /** The server's message of a failed call, or a fallback when there is none a user can act on. */

@@ -1,6 +1,6 @@
 import { useRouter } from 'next/router';
 import { useCallback } from 'react';
-import { START_ROUTE_OF, type IntegrationKind, type OAuthPlatform } from '@/lib/integrations/platforms';
+import { START_ROUTE_OF, type IntegrationKind, type OAuthPlatform } from '@/lib/shared/integrations/platforms';
 import { flowStarted } from '@/store/flowSlice';
 import { useAppDispatch } from '@/store/hooks';
 

@@ -1,7 +1,7 @@
 import Router, { useRouter } from 'next/router';
 import { useState } from 'react';
 import Button from '@/components/ui/Button';
-import { signOutEverywhere, whileAuthFlowRuns } from '@/lib/auth/session';
+import { signOutEverywhere, whileAuthFlowRuns } from '@/lib/client/auth/session';
 import { useAppDispatch, useAppSelector } from '@/store/hooks';
 import { selectUser, userSignedOut } from '@/store/userSlice';
 

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { IntercomProvider, useIntercom } from 'react-use-intercom';
-import { apiRequest } from '@/lib/apiClient';
-import { publicConfig } from '@/lib/config';
+import { apiRequest } from '@/lib/client/apiClient';
+import { publicConfig } from '@/lib/shared/config';
 import { useAppSelector } from '@/store/hooks';
 import { selectUser } from '@/store/userSlice';
 

@@ -10,8 +10,8 @@ import { useInvitationResponse } from '@/components/team/useInvitationResponse';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
-import { PENDING_INVITATION_COOKIE, parsePendingInvitation } from '@/lib/navigation';
-import { INVITATION_MESSAGES, INVITATION_TOKEN_PARAM, INVITATION_TOKEN_PATTERN, INVITATION_TTL_DAYS } from '@/lib/team';
+import { PENDING_INVITATION_COOKIE, parsePendingInvitation } from '@/lib/shared/navigation';
+import { INVITATION_MESSAGES, INVITATION_TOKEN_PARAM, INVITATION_TOKEN_PATTERN, INVITATION_TTL_DAYS } from '@/lib/shared/team';
 import { useAppDispatch, useAppSelector, useRehydrated } from '@/store/hooks';
 import { pendingInvitationStored, selectUser } from '@/store/userSlice';
 

@@ -3,8 +3,8 @@ import { failureMessage } from '@/components/team/failure';
 import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import TextField from '@/components/ui/TextField';
-import { canAssignRole, type Role } from '@/lib/permissions';
-import { EMAIL_MAX_LENGTH, INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/team';
+import { canAssignRole, type Role } from '@/lib/shared/permissions';
+import { EMAIL_MAX_LENGTH, INVITATION_MESSAGES, INVITATION_TTL_DAYS } from '@/lib/shared/team';
 import { useSendInvitationMutation, type ApiFailure } from '@/store/api';
 
 interface Props {

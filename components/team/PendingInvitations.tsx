@@ -1,7 +1,7 @@
 import { useInvitationResponse } from '@/components/team/useInvitationResponse';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
-import { INVITATION_MESSAGES } from '@/lib/team';
+import { INVITATION_MESSAGES } from '@/lib/shared/team';
 import { usePendingInvitationsQuery } from '@/store/api';
 
 /** Invitations waiting for the signed-in email, shown above the organization list. */

@@ -6,8 +6,8 @@ import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
-import { can, type Role } from '@/lib/permissions';
-import { INVITATION_MESSAGES, type SentInvitation } from '@/lib/team';
+import { can, type Role } from '@/lib/shared/permissions';
+import { INVITATION_MESSAGES, type SentInvitation } from '@/lib/shared/team';
 import { useResendInvitationMutation, useRevokeInvitationMutation, useSentInvitationsQuery } from '@/store/api';
 
 /** Invitations with their status and expiry; owners and admins resend or revoke pending ones. */

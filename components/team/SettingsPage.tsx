@@ -6,7 +6,7 @@ import SentInvitations from '@/components/team/SentInvitations';
 import TeamMembers from '@/components/team/TeamMembers';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Spinner from '@/components/ui/Spinner';
-import { can } from '@/lib/permissions';
+import { can } from '@/lib/shared/permissions';
 
 /** `/{orgId}/settings`: the organization, its team and its invitations. Controls follow the user's role. */
 export default function SettingsPage() {

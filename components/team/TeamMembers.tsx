@@ -6,8 +6,8 @@ import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
-import { canAssignRole, canManageMember, ORGANIZATION_ROLES, type OrganizationRole, type Role } from '@/lib/permissions';
-import { INVITATION_MESSAGES, type TeamMember } from '@/lib/team';
+import { canAssignRole, canManageMember, ORGANIZATION_ROLES, type OrganizationRole, type Role } from '@/lib/shared/permissions';
+import { INVITATION_MESSAGES, type TeamMember } from '@/lib/shared/team';
 import { useChangeRoleMutation, useRemoveMemberMutation, useTeamMembersQuery } from '@/store/api';
 
 type Pending =

@@ -1,4 +1,4 @@
-import type { PendingInvitation } from '@/lib/team';
+import type { PendingInvitation } from '@/lib/shared/team';
 import { api } from '@/store/api';
 
 /**

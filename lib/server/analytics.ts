@@ -1,4 +1,4 @@
-import type { AnalyticsEvent } from '@/lib/analytics/events';
+import type { AnalyticsEvent } from '@/lib/shared/events';
 import { identifyPerson, trackPersonEvent, type Traits } from '@/lib/server/vendors/customerio';
 
 let warnedNotConfigured = false;

@@ -1,5 +1,5 @@
 import { FieldValue } from 'firebase-admin/firestore';
-import { PLATFORM_LABELS, type Integration, type IntegrationKind, type Platform } from '@/lib/integrations/platforms';
+import { PLATFORM_LABELS, type Integration, type IntegrationKind, type Platform } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/http';
 import { connectorFor, keyAuthOf, oauthOf, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection, ConnectorId, Session } from '@/lib/server/connectors/types';

@@ -1,7 +1,7 @@
 import { appUrl } from '@/lib/server/appUrl';
 import { sendTransactionalEmail } from '@/lib/server/vendors/customerio';
 import type { InvitationToSend } from '@/lib/server/repos/invitations';
-import { INVITATION_TOKEN_PARAM } from '@/lib/team';
+import { INVITATION_TOKEN_PARAM } from '@/lib/shared/team';
 
 /** The link of the email: the invitation's page, with the secret that proves the reader got the email. */
 function acceptUrl(invitation: InvitationToSend): string {

@@ -1,5 +1,5 @@
-import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
-import { acceptInvitationSchema } from '@/lib/schemas/team';
+import { ANALYTICS_EVENTS } from '@/lib/shared/events';
+import { acceptInvitationSchema } from '@/lib/shared/schemas/team';
 import { trackEvent } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';

@@ -1,5 +1,5 @@
-import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
-import { createOrganizationSchema } from '@/lib/schemas/organization';
+import { ANALYTICS_EVENTS } from '@/lib/shared/events';
+import { createOrganizationSchema } from '@/lib/shared/schemas/organization';
 import { trackEvent } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';

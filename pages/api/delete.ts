@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { can } from '@/lib/permissions';
-import { documentIdSchema } from '@/lib/schemas/ids';
+import { can } from '@/lib/shared/permissions';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError, forbidden } from '@/lib/server/http/errors';
 import { deleteApp } from '@/lib/server/repos/apps';

@@ -1,4 +1,4 @@
-import { intercomHashSchema } from '@/lib/schemas/analytics';
+import { intercomHashSchema } from '@/lib/shared/schemas/analytics';
 import { assertSelf } from '@/lib/server/access';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';

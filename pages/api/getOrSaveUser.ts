@@ -1,5 +1,5 @@
-import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
-import { getOrSaveUserSchema } from '@/lib/schemas/user';
+import { ANALYTICS_EVENTS } from '@/lib/shared/events';
+import { getOrSaveUserSchema } from '@/lib/shared/schemas/user';
 import { identifyUser, trackEvent } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';

@@ -1,4 +1,4 @@
-import { organizationDataQuerySchema } from '@/lib/schemas/organization';
+import { organizationDataQuerySchema } from '@/lib/shared/schemas/organization';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { listApps } from '@/lib/server/repos/apps';
 import { listIntegrations } from '@/lib/server/repos/integrations';

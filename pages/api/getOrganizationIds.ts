@@ -1,4 +1,4 @@
-import { organizationIdsQuerySchema } from '@/lib/schemas/organization';
+import { organizationIdsQuerySchema } from '@/lib/shared/schemas/organization';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { listAllOrganizations, listOrganizationsOfUser } from '@/lib/server/repos/organizations';

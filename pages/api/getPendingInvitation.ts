@@ -1,5 +1,5 @@
-import { pendingInvitationQuerySchema } from '@/lib/schemas/team';
-import { INVITATION_MESSAGES } from '@/lib/team';
+import { pendingInvitationQuerySchema } from '@/lib/shared/schemas/team';
+import { INVITATION_MESSAGES } from '@/lib/shared/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { listPendingInvitations } from '@/lib/server/repos/invitations';

@@ -1,4 +1,4 @@
-import { organizationScopedSchema } from '@/lib/schemas/team';
+import { organizationScopedSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { listSentInvitations } from '@/lib/server/repos/invitations';
 

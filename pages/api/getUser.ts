@@ -1,4 +1,4 @@
-import { getUserSchema } from '@/lib/schemas/user';
+import { getUserSchema } from '@/lib/shared/schemas/user';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError, forbidden } from '@/lib/server/http/errors';
 import { getUserRecord, isSuperAdmin } from '@/lib/server/repos/users';

@@ -1,4 +1,4 @@
-import { identifyWithOrganizationSchema } from '@/lib/schemas/analytics';
+import { identifyWithOrganizationSchema } from '@/lib/shared/schemas/analytics';
 import { assertSelf } from '@/lib/server/access';
 import { identifyUser } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';

@@ -1,4 +1,4 @@
-import { rejectInvitationSchema } from '@/lib/schemas/team';
+import { rejectInvitationSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { rejectInvitation } from '@/lib/server/repos/invitations';

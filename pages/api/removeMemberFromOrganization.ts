@@ -1,4 +1,4 @@
-import { removeMemberSchema } from '@/lib/schemas/team';
+import { removeMemberSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { removeMember } from '@/lib/server/repos/members';
 

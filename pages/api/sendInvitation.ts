@@ -1,10 +1,10 @@
-import { sendInvitationSchema } from '@/lib/schemas/team';
+import { sendInvitationSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { emailInvitation } from '@/lib/server/invitationEmail';
 import { consumeRateLimits, invitationLimits } from '@/lib/server/rateLimit';
 import { createInvitation } from '@/lib/server/repos/invitations';
-import { canAssignRole } from '@/lib/permissions';
+import { canAssignRole } from '@/lib/shared/permissions';
 
 export default createHandler({
   POST: route({

@@ -1,6 +1,6 @@
 import { expect, type Page } from '@playwright/test';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import type { OrganizationRole } from '@/lib/permissions';
+import type { OrganizationRole } from '@/lib/shared/permissions';
 
 export { createTestOrganization, createTestUser, type TestUser };
 

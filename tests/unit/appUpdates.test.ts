@@ -1,4 +1,4 @@
-import { CHUNK_RELOAD_KEY, isChunkLoadError, reloadOnce, RELOAD_GUARD_MS } from '@/lib/appUpdates';
+import { CHUNK_RELOAD_KEY, isChunkLoadError, reloadOnce, RELOAD_GUARD_MS } from '@/lib/client/appUpdates';
 
 function memoryStorage() {
   const values = new Map<string, string>();

@@ -1,5 +1,5 @@
-import { isGtmContainerId, payloadUrlHasHost } from '@/lib/integrations/apps';
-import { appFieldsSchema } from '@/lib/schemas/integrations';
+import { isGtmContainerId, payloadUrlHasHost } from '@/lib/shared/integrations/apps';
+import { appFieldsSchema } from '@/lib/shared/schemas/integrations';
 
 describe('GTM container id (GTM- followed by uppercase letters and digits)', () => {
   test.each(['GTM-ABC123', 'GTM-5XK7', 'GTM-A'])('accepts %s', (id) => expect(isGtmContainerId(id)).toBe(true));

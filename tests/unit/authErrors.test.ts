@@ -1,4 +1,4 @@
-import { AUTH_MESSAGES, authErrorMessage } from '@/lib/auth/errors';
+import { AUTH_MESSAGES, authErrorMessage } from '@/lib/client/auth/errors';
 
 test.each([
   ['auth/weak-password', 'Password should be at least 6 characters long.'],

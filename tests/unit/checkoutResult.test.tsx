@@ -1,10 +1,10 @@
 import { render, screen } from '@testing-library/react';
 import { CheckoutSuccessPage } from '@/components/billing/CheckoutResultPage';
-import { isCheckoutSessionValid } from '@/lib/billing/client';
-import type { OrganizationDocument } from '@/lib/schemas/organization';
+import { isCheckoutSessionValid } from '@/lib/client/billing';
+import type { OrganizationDocument } from '@/lib/shared/schemas/organization';
 
 jest.mock('next/router', () => ({ useRouter: () => ({ query: { orgId: 'acme', session_id: 'cs_test_1' }, isReady: true }) }));
-jest.mock('@/lib/billing/client', () => ({ isCheckoutSessionValid: jest.fn() }));
+jest.mock('@/lib/client/billing', () => ({ isCheckoutSessionValid: jest.fn() }));
 jest.mock('@/store/hooks', () => ({ useAppDispatch: () => jest.fn() }));
 jest.mock('@/store/thunks', () => ({ fetchOrganization: jest.fn() }));
 

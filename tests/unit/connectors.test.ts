@@ -1,5 +1,5 @@
 /** @jest-environment node */
-import { AD_PLATFORMS, isOAuthPlatform, PLATFORMS } from '@/lib/integrations/platforms';
+import { AD_PLATFORMS, isOAuthPlatform, PLATFORMS } from '@/lib/shared/integrations/platforms';
 import { CONNECTOR_IDS, connectorFor, keyAuthOf, oauthOf } from '@/lib/server/connectors/registry';
 
 describe('connector registry', () => {

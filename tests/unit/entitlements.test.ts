@@ -5,8 +5,8 @@ import {
   entitlementsOf,
   includesAdAccounts,
   planForAdAccounts,
-} from '@/lib/billing/entitlements';
-import { PLANS } from '@/lib/billing/plans';
+} from '@/lib/shared/billing/entitlements';
+import { PLANS } from '@/lib/shared/billing/plans';
 
 test('each plan says what it includes', () => {
   expect(entitlementsOf('starter')).toMatchObject({ adAccounts: 2, syncFrequency: 'daily', conversions: false, historicalBackfill: false });

@@ -1,4 +1,4 @@
-import { hasActiveSubscription, PAST_DUE_GRACE_DAYS, requiresSubscription } from '@/lib/billing/gate';
+import { hasActiveSubscription, PAST_DUE_GRACE_DAYS, requiresSubscription } from '@/lib/shared/billing/gate';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const subscription = (status: string, pastDueSince: string | null = null) =>

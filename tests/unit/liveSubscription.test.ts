@@ -1,4 +1,4 @@
-import { holdsLiveSubscription } from '@/lib/billing/gate';
+import { holdsLiveSubscription } from '@/lib/shared/billing/gate';
 
 test('a subscription Stripe still bills blocks a second checkout, past its grace period too', () => {
   for (const status of ['active', 'trialing', 'past_due', 'unpaid', 'paused']) expect(holdsLiveSubscription({ status })).toBe(true);

@@ -6,7 +6,7 @@ import {
   pendingInvitationPath,
   safeCallback,
   sessionRedirect,
-} from '@/lib/navigation';
+} from '@/lib/shared/navigation';
 
 describe('signed out', () => {
   const signedOut = (path: string, fullPath = path) => sessionRedirect({ path, fullPath, signedIn: false, callback: null });

@@ -1,8 +1,8 @@
 import { sendPasswordResetEmail } from 'firebase/auth';
-import { requestPasswordReset } from '@/lib/auth/flows';
+import { requestPasswordReset } from '@/lib/client/auth/flows';
 
 jest.mock('firebase/auth', () => ({ sendPasswordResetEmail: jest.fn() }));
-jest.mock('@/lib/firebase/auth', () => ({ clientAuth: () => ({}) }));
+jest.mock('@/lib/client/firebase/auth', () => ({ clientAuth: () => ({}) }));
 
 const send = jest.mocked(sendPasswordResetEmail);
 const providerError = (code: string) => Object.assign(new Error(code), { code });

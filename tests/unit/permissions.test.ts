@@ -1,4 +1,4 @@
-import { can, ROLE_RANK } from '@/lib/permissions';
+import { can, ROLE_RANK } from '@/lib/shared/permissions';
 
 test('members read but do not manage the team or billing', () => {
   expect(can('member', 'member', 'read')).toBe(true);

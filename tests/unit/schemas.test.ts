@@ -1,8 +1,8 @@
-import { trackSchema } from '@/lib/schemas/analytics';
-import { documentIdSchema, isDocumentId } from '@/lib/schemas/ids';
-import { organizationDataQuerySchema } from '@/lib/schemas/organization';
-import { sendInvitationSchema } from '@/lib/schemas/team';
-import { EMAIL_MAX_LENGTH } from '@/lib/team';
+import { trackSchema } from '@/lib/shared/schemas/analytics';
+import { documentIdSchema, isDocumentId } from '@/lib/shared/schemas/ids';
+import { organizationDataQuerySchema } from '@/lib/shared/schemas/organization';
+import { sendInvitationSchema } from '@/lib/shared/schemas/team';
+import { EMAIL_MAX_LENGTH } from '@/lib/shared/team';
 
 test.each(['acme', 'org-123', 'Demo_Org', '_x_', '__x', 'x__', '...', 'a.b', 'x'.repeat(128)])('%s is a document id', (id) => {
   expect(documentIdSchema.safeParse(id).success).toBe(true);

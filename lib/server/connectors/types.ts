@@ -1,4 +1,4 @@
-import type { AdAccount, ConversionTarget, Platform } from '@/lib/integrations/platforms';
+import type { AdAccount, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
 
 /**
  * The one interface every platform implements (docs/ARCHITECTURE.md, "add a platform"): how a login

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
-import type { IntegrationKind, OAuthPlatform } from '@/lib/integrations/platforms';
+import type { IntegrationKind, OAuthPlatform } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError } from '@/lib/server/errors';
 import { derivedSecret } from '@/lib/server/secretBox';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
-import type { App, AppFields, AppPlatformTarget } from '@/lib/integrations/apps';
-import { PLATFORM_LABELS, type AdPlatform } from '@/lib/integrations/platforms';
+import type { App, AppFields, AppPlatformTarget } from '@/lib/shared/integrations/apps';
+import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { invalidFields } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { assertUnused, getIntegration, iso, notFound, updateExisting } from '@/lib/server/repos/integrations';

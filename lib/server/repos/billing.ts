@@ -1,8 +1,8 @@
 import { FieldValue, type DocumentData } from 'firebase-admin/firestore';
 import type Stripe from 'stripe';
-import { holdsLiveSubscription } from '@/lib/billing/gate';
-import { PLAN_IDS, type PlanId } from '@/lib/billing/plans';
-import { isStripeId } from '@/lib/schemas/billing';
+import { holdsLiveSubscription } from '@/lib/shared/billing/gate';
+import { PLAN_IDS, type PlanId } from '@/lib/shared/billing/plans';
+import { isStripeId } from '@/lib/shared/schemas/billing';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { priceIdOf, stripe } from '@/lib/server/vendors/stripe';
 import { organizationsCollection } from '@/lib/server/repos/organizations';

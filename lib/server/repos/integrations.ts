@@ -1,5 +1,5 @@
 import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type DocumentSnapshot, type UpdateData } from 'firebase-admin/firestore';
-import { adAccountLimitMessage, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/billing/entitlements';
+import { adAccountLimitMessage, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
 import {
   PLATFORM_LABELS,
   type AdAccount,
@@ -7,7 +7,7 @@ import {
   type IntegrationKind,
   type Platform,
   type Usage,
-} from '@/lib/integrations/platforms';
+} from '@/lib/shared/integrations/platforms';
 import { DomainError, notFound as notFoundError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 

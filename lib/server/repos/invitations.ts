@@ -3,7 +3,7 @@ import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/fir
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError, notFound } from '@/lib/server/errors';
 import { membersCollection, organizationsCollection, toListEntry } from '@/lib/server/repos/organizations';
-import { INVITATION_MESSAGES, INVITATION_TTL_DAYS, type InvitationStatus, type PendingInvitation, type SentInvitation } from '@/lib/team';
+import { INVITATION_MESSAGES, INVITATION_TTL_DAYS, type InvitationStatus, type PendingInvitation, type SentInvitation } from '@/lib/shared/team';
 
 export const invitationsCollection = () => adminDb().collection('invitations');
 

@@ -1,9 +1,9 @@
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { canAssignRole, canManageMember, isOrganizationRole, type OrganizationRole, type Role } from '@/lib/permissions';
+import { canAssignRole, canManageMember, isOrganizationRole, type OrganizationRole, type Role } from '@/lib/shared/permissions';
 import { DomainError, forbidden, notFound } from '@/lib/server/errors';
 import { membersCollection } from '@/lib/server/repos/organizations';
-import type { TeamMember } from '@/lib/team';
+import type { TeamMember } from '@/lib/shared/team';
 
 const memberNotFound = () => notFound('Member not found.');
 const lastOwner = () =>

@@ -1,5 +1,5 @@
 import type { DocumentData } from 'firebase-admin/firestore';
-import type { OrganizationDocument } from '@/lib/schemas/organization';
+import type { OrganizationDocument } from '@/lib/shared/schemas/organization';
 
 /** What a member may see of an organization: no Stripe ids, no internal fields. */
 export function toOrganizationDocument(orgId: string, data: DocumentData): OrganizationDocument {

@@ -1,8 +1,8 @@
 import { FieldPath, FieldValue, type DocumentData, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { isOrganizationRole, type OrganizationRole } from '@/lib/permissions';
-import type { OrganizationListEntry } from '@/lib/schemas/organization';
-import { isDocumentId } from '@/lib/ids';
+import { isOrganizationRole, type OrganizationRole } from '@/lib/shared/permissions';
+import type { OrganizationListEntry } from '@/lib/shared/schemas/organization';
+import { isDocumentId } from '@/lib/shared/ids';
 
 export const organizationsCollection = () => adminDb().collection('organizations');
 export const membersCollection = (orgId: string) => organizationsCollection().doc(orgId).collection('members');

@@ -1,5 +1,5 @@
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
-import type { Payment } from '@/lib/integrations/apps';
+import type { Payment } from '@/lib/shared/integrations/apps';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { assertUnused, credentials, iso, notFound, updateExisting, type SealedCredential } from '@/lib/server/repos/integrations';
 

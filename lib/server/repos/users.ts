@@ -1,6 +1,6 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { SUPER_ADMIN } from '@/lib/permissions';
+import { SUPER_ADMIN } from '@/lib/shared/permissions';
 
 /** The server user record (docs/PRODUCT.md §4). */
 export interface UserRecord {

@@ -1,7 +1,7 @@
-import { PLATFORMS_OF_KIND, PLATFORM_LABELS, returnPathOf } from '@/lib/integrations/platforms';
-import { can } from '@/lib/permissions';
-import { oauthCompleteSchema, oauthStartSchema, orgRouteSchema } from '@/lib/schemas/integrations';
-import { oauthCancelSchema, type OAuthCancelled } from '@/lib/schemas/oauthReturn';
+import { PLATFORMS_OF_KIND, PLATFORM_LABELS, returnPathOf } from '@/lib/shared/integrations/platforms';
+import { can } from '@/lib/shared/permissions';
+import { oauthCompleteSchema, oauthStartSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { oauthCancelSchema, type OAuthCancelled } from '@/lib/shared/schemas/oauthReturn';
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { oauthOf } from '@/lib/server/connectors/registry';

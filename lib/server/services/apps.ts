@@ -1,5 +1,5 @@
-import type { App, AppPlatformTarget } from '@/lib/integrations/apps';
-import { PLATFORM_LABELS, type AdPlatform } from '@/lib/integrations/platforms';
+import type { App, AppPlatformTarget } from '@/lib/shared/integrations/apps';
+import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
 import { invalidFields } from '@/lib/server/errors';

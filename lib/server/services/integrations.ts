@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
-import { PLATFORM_LABELS, type AdAccount, type Integration, type IntegrationKind, type Platform } from '@/lib/integrations/platforms';
-import type { createDestinationSchema } from '@/lib/schemas/integrations';
+import { ANALYTICS_EVENTS } from '@/lib/shared/events';
+import { PLATFORM_LABELS, type AdAccount, type Integration, type IntegrationKind, type Platform } from '@/lib/shared/integrations/platforms';
+import type { createDestinationSchema } from '@/lib/shared/schemas/integrations';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection } from '@/lib/server/connectors/types';

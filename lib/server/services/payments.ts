@@ -1,4 +1,4 @@
-import type { Payment } from '@/lib/integrations/apps';
+import type { Payment } from '@/lib/shared/integrations/apps';
 import { connectWithKey, sealCredential } from '@/lib/server/credentials';
 import { newCredentialId } from '@/lib/server/repos/integrations';
 import * as repo from '@/lib/server/repos/payments';

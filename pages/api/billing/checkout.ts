@@ -1,6 +1,6 @@
-import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
-import { holdsLiveSubscription } from '@/lib/billing/gate';
-import { checkoutSchema } from '@/lib/schemas/billing';
+import { ANALYTICS_EVENTS } from '@/lib/shared/events';
+import { holdsLiveSubscription } from '@/lib/shared/billing/gate';
+import { checkoutSchema } from '@/lib/shared/schemas/billing';
 import { trackEvent } from '@/lib/server/analytics';
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';

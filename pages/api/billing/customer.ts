@@ -1,4 +1,4 @@
-import { billingCustomerSchema } from '@/lib/schemas/billing';
+import { billingCustomerSchema } from '@/lib/shared/schemas/billing';
 import { assertSelf } from '@/lib/server/access';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';

@@ -1,4 +1,4 @@
-import { PLANS, type PlanWithPrice } from '@/lib/billing/plans';
+import { PLANS, type PlanWithPrice } from '@/lib/shared/billing/plans';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { priceIdOf, stripe } from '@/lib/server/vendors/stripe';
 

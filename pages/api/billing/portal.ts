@@ -1,4 +1,4 @@
-import { portalSchema } from '@/lib/schemas/billing';
+import { portalSchema } from '@/lib/shared/schemas/billing';
 import { appUrl } from '@/lib/server/appUrl';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';

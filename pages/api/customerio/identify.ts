@@ -1,4 +1,4 @@
-import { identifySchema } from '@/lib/schemas/analytics';
+import { identifySchema } from '@/lib/shared/schemas/analytics';
 import { assertMember, assertSelf } from '@/lib/server/access';
 import { identifyUser } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';

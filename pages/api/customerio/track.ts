@@ -1,4 +1,4 @@
-import { trackSchema } from '@/lib/schemas/analytics';
+import { trackSchema } from '@/lib/shared/schemas/analytics';
 import { assertMember, assertSelf } from '@/lib/server/access';
 import { trackEvent } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';

@@ -1,4 +1,4 @@
-import type { AdAccount } from '@/lib/integrations/platforms';
+import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
 import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';

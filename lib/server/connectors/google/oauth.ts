@@ -1,4 +1,4 @@
-import type { Platform } from '@/lib/integrations/platforms';
+import type { Platform } from '@/lib/shared/integrations/platforms';
 import { googleConfig } from '@/lib/server/connectors/google/config';
 import { bearer, form, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
 import type { OAuthAuth, Session } from '@/lib/server/connectors/types';

@@ -1,4 +1,4 @@
-import type { AdAccount } from '@/lib/integrations/platforms';
+import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 import { bearer, form, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';

@@ -1,4 +1,4 @@
-import { MIXPANEL_RESIDENCIES, type MixpanelResidency } from '@/lib/integrations/platforms';
+import { MIXPANEL_RESIDENCIES, type MixpanelResidency } from '@/lib/shared/integrations/platforms';
 import { invalidFields } from '@/lib/server/errors';
 import { mixpanelConfig } from '@/lib/server/connectors/mixpanel/config';
 import { PlatformError, requestJson } from '@/lib/server/connectors/http';

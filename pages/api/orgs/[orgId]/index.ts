@@ -1,5 +1,5 @@
-import { orgRouteSchema } from '@/lib/schemas/integrations';
-import { organizationProfileSchema } from '@/lib/schemas/organization';
+import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { organizationProfileSchema } from '@/lib/shared/schemas/organization';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { updateOrganizationProfile } from '@/lib/server/repos/organizations';
 

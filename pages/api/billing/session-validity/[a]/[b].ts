@@ -1,4 +1,4 @@
-import { sessionValidityQuerySchema } from '@/lib/schemas/billing';
+import { sessionValidityQuerySchema } from '@/lib/shared/schemas/billing';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { stripe } from '@/lib/server/vendors/stripe';
 import { billingAccountOf } from '@/lib/server/repos/billing';

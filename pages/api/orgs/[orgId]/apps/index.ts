@@ -1,4 +1,4 @@
-import { appFieldsSchema, orgRouteSchema } from '@/lib/schemas/integrations';
+import { appFieldsSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { createApp, listApps } from '@/lib/server/repos/apps';
 

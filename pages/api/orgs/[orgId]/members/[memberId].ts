@@ -1,4 +1,4 @@
-import { changeRoleSchema, memberRouteSchema } from '@/lib/schemas/team';
+import { changeRoleSchema, memberRouteSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { changeMemberRole } from '@/lib/server/repos/members';
 

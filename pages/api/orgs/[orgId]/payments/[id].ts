@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectRouteSchema } from '@/lib/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { deletePayment, getPayment, renamePayment } from '@/lib/server/repos/payments';
 

@@ -1,4 +1,4 @@
-import { createPaymentSchema, orgRouteSchema } from '@/lib/schemas/integrations';
+import { createPaymentSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { listPayments } from '@/lib/server/repos/payments';
 import { createPayment } from '@/lib/server/services/payments';

@@ -1,4 +1,4 @@
-import { objectRouteSchema, updateAppSchema } from '@/lib/schemas/integrations';
+import { objectRouteSchema, updateAppSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { deleteApp, getApp, updateApp } from '@/lib/server/repos/apps';
 

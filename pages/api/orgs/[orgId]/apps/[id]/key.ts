@@ -1,4 +1,4 @@
-import { objectRouteSchema } from '@/lib/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { revokeSubmissionKey, rotateSubmissionKey } from '@/lib/server/repos/apps';
 

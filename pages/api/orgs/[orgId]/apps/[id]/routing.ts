@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AD_PLATFORMS } from '@/lib/integrations/platforms';
-import { appTargetSchema, appWarehouseSchema, objectRouteSchema } from '@/lib/schemas/integrations';
+import { AD_PLATFORMS } from '@/lib/shared/integrations/platforms';
+import { appTargetSchema, appWarehouseSchema, objectRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { clearAppTarget, setAppWarehouse } from '@/lib/server/repos/apps';
 import { setAppTarget } from '@/lib/server/services/apps';

@@ -1,4 +1,4 @@
-import { invitationRouteSchema } from '@/lib/schemas/team';
+import { invitationRouteSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { getOrganizationInvitation, revokeInvitation } from '@/lib/server/repos/invitations';
 

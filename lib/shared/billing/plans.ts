@@ -1,4 +1,4 @@
-import { featuresOf, PLAN_ENTITLEMENTS, PLAN_IDS, type PlanId } from '@/lib/billing/entitlements';
+import { featuresOf, PLAN_ENTITLEMENTS, PLAN_IDS, type PlanId } from '@/lib/shared/billing/entitlements';
 
 export { PLAN_IDS, type PlanId };
 

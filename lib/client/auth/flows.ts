@@ -8,13 +8,13 @@ import {
   updateProfile,
   type User,
 } from 'firebase/auth';
-import { identifySelf } from '@/lib/analytics/client';
-import { apiRequest } from '@/lib/apiClient';
-import { sendVerificationEmail } from '@/lib/auth/emailVerification';
-import { AUTH_MESSAGES } from '@/lib/auth/errors';
-import { syncSession, whileAuthFlowRuns } from '@/lib/auth/session';
-import { clientAuth, toProviderUser } from '@/lib/firebase/auth';
-import type { ProviderUser } from '@/lib/firebase/auth';
+import { identifySelf } from '@/lib/client/analytics';
+import { apiRequest } from '@/lib/client/apiClient';
+import { sendVerificationEmail } from '@/lib/client/auth/emailVerification';
+import { AUTH_MESSAGES } from '@/lib/client/auth/errors';
+import { syncSession, whileAuthFlowRuns } from '@/lib/client/auth/session';
+import { clientAuth, toProviderUser } from '@/lib/client/firebase/auth';
+import type { ProviderUser } from '@/lib/client/firebase/auth';
 
 /** An error whose message is already what the user should read. */
 export class AuthFlowError extends Error {

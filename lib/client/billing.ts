@@ -1,5 +1,5 @@
-import { apiRequest, ApiRequestError } from '@/lib/apiClient';
-import { publicConfig } from '@/lib/config';
+import { apiRequest, ApiRequestError } from '@/lib/client/apiClient';
+import { publicConfig } from '@/lib/shared/config';
 
 /** docs/PRODUCT.md §7 messages of the billing calls. */
 export const BILLING_MESSAGES = {

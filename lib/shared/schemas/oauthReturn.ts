@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RETURN_PATHS, type IntegrationKind, type OAuthPlatform } from '@/lib/integrations/platforms';
+import { RETURN_PATHS, type IntegrationKind, type OAuthPlatform } from '@/lib/shared/integrations/platforms';
 
 /**
  * POST /api/orgs/{orgId}/oauth/cancel: the provider came back with an error (the user pressed Cancel,

@@ -1,4 +1,4 @@
-import type { OrganizationRole } from '@/lib/permissions';
+import type { OrganizationRole } from '@/lib/shared/permissions';
 
 /** Invitations and teams: constants and shapes shared by the browser and the server (no zod here). */
 /** How long an invitation stays valid. */

@@ -5,8 +5,8 @@
 export async function watchMembership(orgId: string, uid: string, onLost: () => void): Promise<() => void> {
   const [{ doc, onSnapshot }, { clientDb }, { clientAuth }] = await Promise.all([
     import('firebase/firestore'),
-    import('@/lib/firebase/firestore'),
-    import('@/lib/firebase/auth'),
+    import('@/lib/client/firebase/firestore'),
+    import('@/lib/client/firebase/auth'),
   ]);
   const auth = clientAuth();
   await auth.authStateReady();

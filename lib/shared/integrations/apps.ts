@@ -1,4 +1,4 @@
-import type { AdPlatform } from '@/lib/integrations/platforms';
+import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /** docs/PRODUCT.md §7: a tag-manager identifier is GTM- followed by uppercase letters and digits. */
 const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;

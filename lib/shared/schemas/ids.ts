@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { DOCUMENT_ID_MAX_LENGTH, hasDocumentIdShape } from '@/lib/ids';
+import { DOCUMENT_ID_MAX_LENGTH, hasDocumentIdShape } from '@/lib/shared/ids';
 
-export { isDocumentId } from '@/lib/ids';
+export { isDocumentId } from '@/lib/shared/ids';
 
-/** The id rule of lib/ids.ts as a schema, with messages for forms and 400s. */
+/** The id rule of lib/shared/ids.ts as a schema, with messages for forms and 400s. */
 export const documentIdSchema = z
   .string()
   .min(1, 'Required')

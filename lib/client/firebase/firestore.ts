@@ -1,6 +1,6 @@
 import { connectFirestoreEmulator, getFirestore, type Firestore } from 'firebase/firestore';
-import { publicConfig } from '@/lib/config';
-import { firebaseApp } from '@/lib/firebase/app';
+import { publicConfig } from '@/lib/shared/config';
+import { firebaseApp } from '@/lib/client/firebase/app';
 
 let db: Firestore | undefined;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { PLAN_IDS } from '@/lib/billing/plans';
-import { documentIdSchema } from '@/lib/schemas/organization';
+import { PLAN_IDS } from '@/lib/shared/billing/plans';
+import { documentIdSchema } from '@/lib/shared/schemas/organization';
 
 export const billingCustomerSchema = z.object({
   email: z.email().transform((email) => email.toLowerCase()),

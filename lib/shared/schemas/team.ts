@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ORGANIZATION_ROLES } from '@/lib/permissions';
-import { documentIdSchema } from '@/lib/schemas/ids';
-import { EMAIL_MAX_LENGTH, INVITATION_TOKEN_PATTERN } from '@/lib/team';
+import { ORGANIZATION_ROLES } from '@/lib/shared/permissions';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
+import { EMAIL_MAX_LENGTH, INVITATION_TOKEN_PATTERN } from '@/lib/shared/team';
 
 const emailSchema = z
   .email('Enter a valid email address')

@@ -2,8 +2,8 @@
  * Navigation rules of docs/PRODUCT.md §3 as pure functions, shared by middleware.ts (server) and the
  * route guard in _app (client).
  */
-import { RETURN_PATHS } from '@/lib/integrations/platforms';
-import { isDocumentId } from '@/lib/ids';
+import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
+import { isDocumentId } from '@/lib/shared/ids';
 
 export const CALLBACK_PARAM = 'callback';
 export const CALLBACK_COOKIE = 'callbackUrl';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentIdSchema } from '@/lib/schemas/ids';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
 /** Providers may leave a name or photo empty; we store empty strings, never null. */
 const optionalText = (max: number) =>

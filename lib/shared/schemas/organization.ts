@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentIdSchema } from '@/lib/schemas/ids';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
 export { documentIdSchema };
 

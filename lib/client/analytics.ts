@@ -1,5 +1,5 @@
-import { apiRequest } from '@/lib/apiClient';
-import type { CLIENT_REPORTED_EVENTS } from '@/lib/schemas/analytics';
+import { apiRequest } from '@/lib/client/apiClient';
+import type { CLIENT_REPORTED_EVENTS } from '@/lib/shared/schemas/analytics';
 
 /** Analytics from the browser go through our server (keys never reach the browser); failures are only logged. */
 function quietly(request: Promise<unknown>, what: string): void {

@@ -21,7 +21,7 @@ interface RequestOptions {
 /** Calls our own API as the signed-in user (bearer ID token) and returns the parsed JSON. */
 export async function apiRequest<T>(path: string, { method = 'GET', query, body }: RequestOptions = {}): Promise<T> {
   // Loaded on first use, so code that only holds the store never starts the Firebase SDK.
-  const { clientAuth } = await import('@/lib/firebase/auth');
+  const { clientAuth } = await import('@/lib/client/firebase/auth');
   const auth = clientAuth();
   await auth.authStateReady(); // right after a page load the signed-in user is still being restored
   const token = await auth.currentUser?.getIdToken();

@@ -1,4 +1,4 @@
-import type { OrganizationDocument } from '@/lib/schemas/organization';
+import type { OrganizationDocument } from '@/lib/shared/schemas/organization';
 
 /** How long a past-due subscription (a failed renewal payment) keeps the organization open. */
 export const PAST_DUE_GRACE_DAYS = 7;

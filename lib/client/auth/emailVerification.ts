@@ -1,5 +1,5 @@
 import { sendEmailVerification, type User } from 'firebase/auth';
-import { clientAuth } from '@/lib/firebase/auth';
+import { clientAuth } from '@/lib/client/firebase/auth';
 
 /** Where the verification link continues once clicked: the invitations waiting for the user. */
 const continueSettings = () => ({ url: `${window.location.origin}/organizations` });

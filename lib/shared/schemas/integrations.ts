@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost } from '@/lib/integrations/apps';
-import { AD_PLATFORMS, INTEGRATION_KINDS, MIXPANEL_RESIDENCIES, OAUTH_PLATFORMS, RETURN_PATHS } from '@/lib/integrations/platforms';
-import { documentIdSchema } from '@/lib/schemas/ids';
+import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost } from '@/lib/shared/integrations/apps';
+import { AD_PLATFORMS, INTEGRATION_KINDS, MIXPANEL_RESIDENCIES, OAUTH_PLATFORMS, RETURN_PATHS } from '@/lib/shared/integrations/platforms';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
 export const orgRouteSchema = z.object({ orgId: documentIdSchema });
 export const objectRouteSchema = z.object({ orgId: documentIdSchema, id: documentIdSchema });

@@ -1,6 +1,6 @@
 import { connectAuthEmulator, getAuth, type Auth, type User } from 'firebase/auth';
-import { publicConfig } from '@/lib/config';
-import { firebaseApp } from '@/lib/firebase/app';
+import { publicConfig } from '@/lib/shared/config';
+import { firebaseApp } from '@/lib/client/firebase/app';
 
 /** Who the provider says is signed in: what the store keeps of a provider's user. */
 export interface ProviderUser {

@@ -35,7 +35,7 @@ async function sync(user: User | null): Promise<void> {
 export function signOutEverywhere(forget: () => void, then: () => Promise<unknown>): Promise<void> {
   return whileAuthFlowRuns(async () => {
     try {
-      const [{ signOut }, { clientAuth }] = await Promise.all([import('firebase/auth'), import('@/lib/firebase/auth')]);
+      const [{ signOut }, { clientAuth }] = await Promise.all([import('firebase/auth'), import('@/lib/client/firebase/auth')]);
       await Promise.allSettled([signOut(clientAuth()), syncSession(null)]);
     } finally {
       forget();
@@ -64,7 +64,7 @@ export const isAuthFlowRunning = () => runningFlows > 0;
 
 /** Makes sure the server has a session for the signed-in user (a page reload may find none). */
 export async function ensureServerSession(): Promise<void> {
-  const { clientAuth } = await import('@/lib/firebase/auth');
+  const { clientAuth } = await import('@/lib/client/firebase/auth');
   const auth = clientAuth();
   await auth.authStateReady();
   if (auth.currentUser) await syncSession(auth.currentUser);

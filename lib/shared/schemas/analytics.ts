@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ANALYTICS_EVENTS } from '@/lib/analytics/events';
-import { documentIdSchema } from '@/lib/schemas/ids';
+import { ANALYTICS_EVENTS } from '@/lib/shared/events';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
 /**
  * Events the browser is the one to know about. Everything else is sent by the server at the moment
