@@ -18,10 +18,8 @@ const api = createJestConfig({
   testEnvironment: 'node',
   testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
   setupFiles: ['<rootDir>/tests/api/helpers/requireEmulators.ts'],
+  setupFilesAfterEnv: ['<rootDir>/tests/api/helpers/deadline.ts'],
   moduleNameMapper,
-  // A deadline, not a sleep: on a busy 2-core machine (CI beside another stack) a set-up that creates
-  // users and organizations in the emulators can take longer than Jest's 5 s default.
-  testTimeout: 30_000,
 });
 
 export default async function config() {
