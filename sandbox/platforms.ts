@@ -119,6 +119,13 @@ export async function consentTo(authorizeUrl: string, decision: 'allow' | 'deny'
   return new URL(response.headers.get('location')!);
 }
 
+/** What the app's return page posts to `oauth/complete` for the place a consent returned to. */
+export const completionOf = (returned: URL) => ({
+  state: returned.searchParams.get('state'),
+  code: returned.searchParams.get('code'),
+  returnPath: returned.pathname,
+});
+
 /** The environment that points the app at this sandbox. */
 export function platformsEnv(fake: FakePlatforms): Record<string, string> {
   return {

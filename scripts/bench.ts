@@ -160,7 +160,7 @@ async function integrations(
   call: Server['call'],
   serveHandler: Server['serveHandler'],
 ) {
-  const { consentTo, platformsEnv, startFakePlatforms } = await import('@/sandbox/platforms');
+  const { completionOf, consentTo, platformsEnv, startFakePlatforms } = await import('@/sandbox/platforms');
   const platforms = await startFakePlatforms({ appUrl: 'http://bench.test' });
   Object.assign(process.env, platformsEnv(platforms), { APP_URL: 'http://bench.test' });
   const [start, complete, sources, accounts] = await Promise.all(
@@ -177,7 +177,7 @@ async function integrations(
       method: 'POST',
       token: user.token,
       query: { orgId },
-      body: { state: back.searchParams.get('state'), code: back.searchParams.get('code'), returnPath: back.pathname },
+      body: completionOf(back),
     });
     if (done.status !== 200) throw new Error(`connect failed: ${done.status}`);
     return done.body.id as string;

@@ -3,7 +3,7 @@ import complete from '@/pages/api/orgs/[orgId]/oauth/complete';
 import start from '@/pages/api/orgs/[orgId]/oauth/start';
 import source from '@/pages/api/orgs/[orgId]/sources/[id]/index';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
@@ -40,7 +40,7 @@ async function connect(orgId: string, platform: string, kind: 'source' | 'destin
     method: 'POST',
     token: user.token,
     query: { orgId },
-    body: { state: returned.searchParams.get('state'), code: returned.searchParams.get('code'), returnPath: returned.pathname },
+    body: completionOf(returned),
   });
   expect(done.status).toBe(200);
   return done.body.id as string;

@@ -20,7 +20,7 @@ import sourceAccounts from '@/pages/api/orgs/[orgId]/sources/[id]/accounts';
 import sourceUsage from '@/pages/api/orgs/[orgId]/sources/[id]/usage';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createState, STATE_TTL_MS } from '@/lib/server/oauth/state';
-import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { completionOf, consentTo, type FakePlatforms, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
@@ -96,7 +96,7 @@ async function connect(user: TestUser, platform: string, kind: 'source' | 'desti
     method: 'POST',
     token: user.token,
     query: { orgId: org },
-    body: { state: returned.searchParams.get('state'), code: returned.searchParams.get('code'), returnPath: returned.pathname },
+    body: completionOf(returned),
   });
   expect(response.status).toBe(200);
   return response.body.id as string;
@@ -204,7 +204,7 @@ describe('the state parameter', () => {
       method: 'POST',
       token: user.token,
       query: { orgId: org },
-      body: { state: returned.searchParams.get('state'), code: returned.searchParams.get('code'), returnPath: returned.pathname, ...overrides },
+      body: { ...completionOf(returned), ...overrides },
     });
   const countSources = async (org: string) => (await adminDb().collection('organizations').doc(org).collection('sources').get()).size;
 
@@ -279,7 +279,7 @@ describe('needs reauth and reconnecting', () => {
       method: 'POST',
       token: owner.token,
       query: { orgId },
-      body: { state: returned.searchParams.get('state'), code: returned.searchParams.get('code'), returnPath: '/googleReauth' },
+      body: { ...completionOf(returned), returnPath: '/googleReauth' },
     });
     expect(done.body).toMatchObject({ id, reauthenticated: true });
     expect((await call(s.source, { token: owner.token, query: { orgId, id } })).body.source.status).toBe('active');

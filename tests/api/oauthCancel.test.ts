@@ -2,7 +2,7 @@ import cancel from '@/pages/api/orgs/[orgId]/oauth/cancel';
 import complete from '@/pages/api/orgs/[orgId]/oauth/complete';
 import start from '@/pages/api/orgs/[orgId]/oauth/start';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
@@ -45,7 +45,7 @@ const finish = (returned: URL) =>
     method: 'POST',
     token: owner.token,
     query: { orgId },
-    body: { state: returned.searchParams.get('state'), code: returned.searchParams.get('code'), returnPath: returned.pathname },
+    body: completionOf(returned),
   });
 
 const countSources = async () => (await adminDb().collection('organizations').doc(orgId).collection('sources').get()).size;

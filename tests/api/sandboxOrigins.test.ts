@@ -1,6 +1,6 @@
 import complete from '@/pages/api/orgs/[orgId]/oauth/complete';
 import start from '@/pages/api/orgs/[orgId]/oauth/start';
-import { appOrigins, consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { appOrigins, completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
@@ -52,7 +52,7 @@ test.each([
     method: 'POST',
     token: owner.token,
     query: { orgId },
-    body: { state: returned.searchParams.get('state'), code: returned.searchParams.get('code'), returnPath: returned.pathname },
+    body: completionOf(returned),
   });
   expect(done.status).toBe(200);
   expect(done.body.id).toEqual(expect.any(String));
