@@ -1,12 +1,14 @@
 /**
  * The sandbox's Google: OAuth 2.0 (consent, code and refresh grants, revoke, userinfo), the Google
  * Ads API v26 (accessible customers, a manager with two clients, conversion actions; a client is
- * refused without its manager as login-customer-id) and BigQuery (projects, through a service-account
- * JWT grant, RFC 7523).
+ * refused without its manager as login-customer-id), the Data Manager API's events:ingest (conversions
+ * to those customers' conversion actions, sandbox/datamanager.ts) and BigQuery (projects, through a
+ * service-account JWT grant, RFC 7523).
  */
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
+import { ingestEvents, type DataManagerWorld } from '@/sandbox/datamanager';
 import { json, readBody } from '@/sandbox/server';
 import { token, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 
@@ -185,6 +187,13 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     return login === customerId || Boolean(GOOGLE_CUSTOMERS[login]?.clients?.includes(customerId));
   }
 
+  /** Data Manager knows the same customers: a client is operated through its manager as loginAccount. */
+  const dataManagerWorld: DataManagerWorld = {
+    canOperate: (operatingAccountId, loginAccountId) => Boolean(GOOGLE_CUSTOMERS[operatingAccountId]) && adsAccessAllowed(operatingAccountId, loginAccountId),
+    hasEnabledConversionAction: (accountId, conversionActionId) =>
+      !GOOGLE_CUSTOMERS[accountId]?.manager && CONVERSION_ACTIONS.some((action) => action.id === conversionActionId && action.status === 'ENABLED'),
+  };
+
   async function googleAdsSearch(req: IncomingMessage, res: ServerResponse, customerId: string) {
     const body = JSON.parse((await readBody(req)) || '{}') as { query?: string };
     const login = req.headers['login-customer-id'] as string | undefined;
@@ -227,6 +236,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (req.method === 'POST' && path === '/google/consent') return decide(req, res, store, GOOGLE);
     if (req.method === 'POST' && path === '/google/token') return googleToken(req, res);
     if (req.method === 'POST' && path === '/google/revoke') return googleRevoke(req, res, url);
+    if (req.method === 'POST' && path === '/datamanager/v1/events:ingest') return ingestEvents(req, res, url, store, dataManagerWorld);
     const caller = store.bearerToken(req, url, 'google');
     if (path === '/google/userinfo') return caller ? json(res, 200, { ...GOOGLE_USER, email_verified: true }) : googleUnauthenticated(res);
     let match: RegExpExecArray | null;
@@ -257,7 +267,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
   }
 
   return {
-    owns: (path) => path.startsWith('/google/') || path.startsWith('/googleads/') || path.startsWith('/bigquery/'),
+    owns: (path) => path.startsWith('/google/') || path.startsWith('/googleads/') || path.startsWith('/datamanager/') || path.startsWith('/bigquery/'),
     handle: (req, res, url) => google(req, res, url, url.pathname),
     serviceAccountKey: serviceAccountKeyOf,
   };
@@ -272,6 +282,7 @@ export function googleEnv(url: string): Record<string, string> {
     GOOGLE_OAUTH_TOKEN_URL: `${url}/google/token`,
     GOOGLE_USERINFO_URL: `${url}/google/userinfo`,
     GOOGLE_ADS_API_URL: `${url}/googleads`,
+    GOOGLE_DATA_MANAGER_API_URL: `${url}/datamanager/v1`,
     BIGQUERY_API_URL: `${url}/bigquery`,
   };
 }

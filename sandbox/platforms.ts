@@ -17,7 +17,8 @@ import { createGoogle, GOOGLE, GOOGLE_CLIENT, googleEnv } from '@/sandbox/google
 import { createMeta, META, META_CLIENT, metaEnv } from '@/sandbox/meta';
 import { createMicrosoft, MICROSOFT, MICROSOFT_CLIENT, MICROSOFT_DEVELOPER_TOKEN, microsoftEnv } from '@/sandbox/microsoft';
 import { createMixpanel, mixpanelEnv, SANDBOX_MIXPANEL } from '@/sandbox/mixpanel';
-import { json, serve } from '@/sandbox/server';
+import { escapeHtml, json, readBody, serve } from '@/sandbox/server';
+import type { ConversionLedger, ConversionPlatform } from '@/sandbox/conversions';
 import { createStore, type Provider, type SandboxStore } from '@/sandbox/store';
 
 export { SANDBOX_MIXPANEL };
@@ -34,6 +35,8 @@ export interface FakePlatforms {
   revokeAll: (provider: Provider) => void;
   /** A service-account JSON key the fake Google accepts, for BigQuery. */
   serviceAccountKey: string;
+  /** Conversions received by Meta, Google and Microsoft (deduplicated), and their failure switches. */
+  conversions: ConversionLedger;
   close: () => Promise<void>;
 }
 
@@ -69,8 +72,36 @@ function sandboxIndex(res: ServerResponse, store: SandboxStore) {
 <h2>Break a login</h2><p>Revoking makes the app's next call fail, as when a user removes access in their account.</p>
 ${[GOOGLE, META, MICROSOFT]
   .map((brand) => `<form method="post" action="${store.base}/__sandbox/${brand.provider}/revoke"><button>Revoke every ${brand.name} login</button></form>`)
-  .join('<br>')}`,
+  .join('<br>')}
+<h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google and Microsoft received</a></p>`,
   );
+}
+
+const CONVERSION_PLATFORMS: readonly ConversionPlatform[] = ['meta', 'google', 'microsoft'];
+
+/** Every conversion each platform received (the latest 200 of each), and switches that make one fail for a while. */
+function conversionsPage(res: ServerResponse, store: SandboxStore) {
+  const ledger = store.conversions;
+  const section = (platform: ConversionPlatform) => {
+    const rows = ledger.list(platform).slice(-200).reverse();
+    const failure = ledger.failures.get(platform);
+    return `<h2>${platform[0]!.toUpperCase()}${platform.slice(1)} — ${ledger.list(platform).length} received in ${ledger.calls(platform)} calls</h2>
+<form method="post" action="${store.base}/__sandbox/${platform}/fail"><input type="hidden" name="seconds" value="60"><input type="hidden" name="status" value="500">
+<button>Fail with 500 for a minute</button></form>${failure ? `<p class="muted">Failing with ${failure.status} until ${new Date(failure.until).toISOString()}</p>` : ''}
+<table><tr><th>Dedup key</th><th>Target</th><th>Received</th><th>Times</th><th>Event</th></tr>${rows
+      .map((row) => `<tr><td><code>${escapeHtml(row.key)}</code></td><td>${escapeHtml(row.target)}</td><td>${new Date(row.receivedAt).toISOString()}</td><td>${row.receipts}</td><td><code>${escapeHtml(JSON.stringify(row.event))}</code></td></tr>`)
+      .join('')}</table>`;
+  };
+  page(res, 200, 'Conversions received', `<h1>Conversions received</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>${CONVERSION_PLATFORMS.map(section).join('')}`);
+}
+
+/** Reads `seconds`, `status` and `rate` from a JSON or form body. */
+async function failureOf(req: IncomingMessage) {
+  const raw = await readBody(req);
+  const fields: Record<string, unknown> = (req.headers['content-type'] ?? '').includes('json') ? JSON.parse(raw || '{}') : Object.fromEntries(new URLSearchParams(raw));
+  const number = (value: unknown) => (value === undefined || value === '' ? undefined : Number(value));
+  const status = number(fields.status);
+  return { seconds: number(fields.seconds), rate: number(fields.rate), status: status === 429 ? 429 : status === 503 ? 503 : 500 } as const;
 }
 
 export async function startFakePlatforms(options: FakePlatformsOptions): Promise<FakePlatforms> {
@@ -87,6 +118,16 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
       store.revokeAll(revoke[1] as Provider);
       return req.headers.accept?.includes('text/html') ? sandboxIndex(res, store) : json(res, 200, { revoked: revoke[1] });
     }
+    if (path === '/__sandbox/conversions') return conversionsPage(res, store);
+    if (path === '/__sandbox/conversions.json') {
+      const platform = url.searchParams.get('platform') as ConversionPlatform | null;
+      return json(res, 200, { received: store.conversions.list(platform ?? undefined) });
+    }
+    const fail = /^\/__sandbox\/(meta|google|microsoft)\/fail$/.exec(path);
+    if (fail && req.method === 'POST') {
+      store.conversions.fail(fail[1] as ConversionPlatform, await failureOf(req));
+      return req.headers.accept?.includes('text/html') ? conversionsPage(res, store) : json(res, 200, { failing: fail[1] });
+    }
     if (path === '/__sandbox/google/service-account-key.json') return json(res, 200, JSON.parse(google.serviceAccountKey()));
     const platform = platforms.find((candidate) => candidate.owns(path));
     if (platform) return platform.handle(req, res, url);
@@ -97,6 +138,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
   return {
     url: store.base,
     revokeAll: store.revokeAll,
+    conversions: store.conversions,
     get serviceAccountKey() {
       return google.serviceAccountKey();
     },

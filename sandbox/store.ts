@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // The redirect URIs registered with each platform: the app's return routes, nothing else.
 import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
+import { createConversionLedger } from '@/sandbox/conversions';
 
 export type Provider = 'google' | 'meta' | 'microsoft';
 
@@ -76,6 +77,8 @@ export function createStore(appUrls: readonly string[]) {
     /** The sandbox's own origin, known once its server listens (consent forms and token URIs name it). */
     base: '',
     registered,
+    /** Conversions received by Meta, Google and Microsoft, and their failure switches. */
+    conversions: createConversionLedger(),
     codes,
     refreshTokens,
     accessTokens,

@@ -65,6 +65,7 @@ const FORMATS: Record<string, z.ZodType<string>> = {
   GOOGLE_OAUTH_TOKEN_URL: url,
   GOOGLE_USERINFO_URL: url,
   GOOGLE_ADS_API_URL: url,
+  GOOGLE_DATA_MANAGER_API_URL: url,
   BIGQUERY_API_URL: url,
   META_OAUTH_DIALOG_URL: url,
   META_GRAPH_API_URL: url,

@@ -1,3 +1,4 @@
+import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 import type { AdAccount, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
 
 /**
@@ -59,26 +60,24 @@ export interface ReportRequest {
   to: string;
 }
 
-/** One conversion sent to a target (the conversion pipeline fills this in). */
-export interface ConversionEvent {
-  id: string;
-  occurredAt: string;
-  value?: number | null;
-  currency?: string | null;
-  identifiers: Record<string, string>;
-}
-
-/** Per event: delivered, or the domain error code that says whether to retry. */
-export interface DeliveryResult {
-  id: string;
-  ok: boolean;
-  error?: { code: string; message: string };
-}
-
+/**
+ * Conversions to one target (a Meta pixel, a Google Ads conversion action, a Microsoft goal).
+ * `check` catches before sending what the platform would refuse, so one stale row does not sink a
+ * batch. `send` answers per row; it throws a PlatformError when the request as a whole failed:
+ * `needs_reauth` (the login is dead), `rate_limited` / `retryable` (try again later), `invalid`
+ * (the platform refused the whole request: the caller splits the batch to find the bad rows).
+ */
 export interface Delivery {
   /** How many events the platform takes in one request. */
   maxBatch: number;
-  send(session: Session, account: AdAccount, target: ConversionTarget, events: ConversionEvent[]): Promise<DeliveryResult[]>;
+  /** Why the platform would refuse this event, or null when it may be sent. */
+  check(event: ConversionEvent, now: Date): string | null;
+  send(session: Session, account: AdAccount, target: ConversionTarget, events: ConversionEvent[], options?: DeliveryOptions): Promise<RowOutcome[]>;
+}
+
+export interface DeliveryOptions {
+  /** Meta's test_event_code (Events Manager's Test events tab); others validate only. */
+  testCode?: string;
 }
 
 /** Rows for a warehouse or analytics destination. */

@@ -1,26 +1,10 @@
 import { metaConfig } from '@/lib/server/connectors/meta/config';
-import { bearer, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
+import { metaDelivery } from '@/lib/server/connectors/meta/delivery';
+import { graphError } from '@/lib/server/connectors/meta/errors';
+import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
-/** Facebook Login and the Graph API (v25.0): long-lived user tokens, ad accounts, pixels. */
-
-interface GraphError {
-  message?: string;
-  type?: string;
-  code?: number;
-  error_subcode?: number;
-}
-
-function graphError(status: number, body: Record<string, unknown>): PlatformError {
-  const error = (body.error ?? {}) as GraphError;
-  // 190: the token is invalid, expired or was invalidated (460 password changed, 463 expired).
-  if (error.code === 190) return new PlatformError('meta_ads', 'needs_reauth', 'Meta no longer accepts this login: it expired or was invalidated.');
-  if ([4, 17, 613, 80003].includes(error.code ?? 0)) {
-    return new PlatformError('meta_ads', 'rate_limited', 'Meta is rate limiting this account. Try again in a few minutes.');
-  }
-  console.error('[platforms] meta error', { status, code: error.code, subcode: error.error_subcode, message: error.message });
-  return new PlatformError('meta_ads', retryableIf5xx(status), 'Meta refused the request. Try connecting again.');
-}
+/** Facebook Login and the Graph API (v25.0): long-lived user tokens, ad accounts, pixels, Conversions API. */
 
 async function graph(path: string, params: Record<string, string>, accessToken?: string) {
   const url = new URL(`${metaConfig().graphUrl}${path}`);
@@ -110,4 +94,5 @@ export const meta: Connector<MetaCredential> = {
     const pixels = await allPages<{ id: string; name?: string }>(`/act_${account.id}/adspixels`, { fields: 'id,name' }, session.accessToken);
     return pixels.map((pixel) => ({ id: pixel.id, name: pixel.name ?? pixel.id }));
   },
+  deliver: metaDelivery,
 };

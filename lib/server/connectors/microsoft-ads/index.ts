@@ -1,6 +1,8 @@
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
+import { accountHeaders, msads } from '@/lib/server/connectors/microsoft-ads/api';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
-import { bearer, form, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
+import { microsoftDelivery } from '@/lib/server/connectors/microsoft-ads/delivery';
+import { form, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
 /** Microsoft identity platform (v2.0) and the Microsoft Advertising REST API (v13). */
@@ -32,25 +34,6 @@ async function token(values: Record<string, string>): Promise<MicrosoftTokens> {
     throw new PlatformError('microsoft_ads', retryableIf5xx(status), 'Microsoft refused the request. Try connecting again.');
   }
   return { accessToken: String(body.access_token), refreshToken: String(body.refresh_token ?? values.refresh_token ?? '') };
-}
-
-
-async function msads(url: string, accessToken: string, payload: unknown, headers: Record<string, string> = {}) {
-  const { status, body } = await requestJson('microsoft_ads', url, {
-    method: 'POST',
-    headers: { ...bearer(accessToken), DeveloperToken: microsoftConfig().developerToken, 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(payload),
-  });
-  if (status !== 200) {
-    const errors = (body.Errors as Array<{ Code?: number; ErrorCode?: string }> | undefined) ?? [];
-    // 109 AuthenticationTokenExpired, 105 InvalidCredentials: the user must sign in again.
-    if (errors.some((error) => error.Code === 109 || error.Code === 105)) {
-      throw new PlatformError('microsoft_ads', 'needs_reauth', 'Microsoft Advertising no longer accepts this login.');
-    }
-    console.error('[platforms] microsoft ads error', { status, errors: errors.map((error) => error.ErrorCode) });
-    throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising could not answer. Try again in a minute.');
-  }
-  return body;
 }
 
 async function userOf(accessToken: string): Promise<{ id: string; name: string }> {
@@ -110,9 +93,10 @@ export const microsoftAds: Connector<MicrosoftCredential> = {
       `${microsoftConfig().campaignManagementUrl}/ConversionGoals/QueryByIds`,
       session.accessToken,
       { ConversionGoalIds: null, ConversionGoalTypes: 'OfflineConversion', ReturnAdditionalFields: null },
-      { CustomerAccountId: account.id, ...(account.managerId ? { CustomerId: account.managerId } : {}) },
+      accountHeaders(account),
     );
     const goals = (body.ConversionGoals as Array<{ Id: number; Name?: string }> | undefined) ?? [];
     return goals.map((goal) => ({ id: String(goal.Id), name: goal.Name ?? String(goal.Id) }));
   },
+  deliver: microsoftDelivery,
 };

@@ -1,0 +1,64 @@
+import { metaConfig } from '@/lib/server/connectors/meta/config';
+import { graphError } from '@/lib/server/connectors/meta/errors';
+import { bearer, requestJson } from '@/lib/server/connectors/http';
+import type { Delivery } from '@/lib/server/connectors/types';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
+
+/**
+ * Conversions to a Meta pixel through the Conversions API (`POST /{pixel}/events`, ≤ 1,000 events).
+ * Meta refuses the whole request when one event is bad (older than 7 days, no matchable customer
+ * information …), so `check` holds back what Meta would refuse before it can sink a batch.
+ */
+
+/** Meta takes events up to 7 days old; the margin covers the time between check and send, and clock skew. */
+const MAX_AGE_SECONDS = 7 * 24 * 3600 - 10 * 60;
+/** Meta refuses events dated after they are sent; a little clock skew passes. */
+const MAX_AHEAD_SECONDS = 5 * 60;
+
+/** One event in Meta's wire format (identifiers already SHA-256 hashed; click ids, IP and user agent never are). */
+export function toMetaEvent(event: ConversionEvent): Record<string, unknown> {
+  const { user, clickIds, context } = event;
+  return {
+    event_name: event.name,
+    event_time: event.time,
+    event_id: event.id,
+    action_source: context.actionSource,
+    ...(context.pageUrl ? { event_source_url: context.pageUrl } : {}),
+    user_data: {
+      ...(user.email ? { em: [user.email] } : {}),
+      ...(user.phone ? { ph: [user.phone] } : {}),
+      ...(user.firstName ? { fn: user.firstName } : {}),
+      ...(user.lastName ? { ln: user.lastName } : {}),
+      ...(user.externalId ? { external_id: user.externalId } : {}),
+      ...(clickIds.fbc ? { fbc: clickIds.fbc } : {}),
+      ...(clickIds.fbp ? { fbp: clickIds.fbp } : {}),
+      ...(context.ip ? { client_ip_address: context.ip } : {}),
+      ...(context.userAgent ? { client_user_agent: context.userAgent } : {}),
+    },
+    ...(event.value !== null ? { custom_data: { value: event.value, ...(event.currency ? { currency: event.currency } : {}) } } : {}),
+  };
+}
+
+export const metaDelivery: Delivery = {
+  maxBatch: 1000,
+  check(event, now) {
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    if (event.time < nowSeconds - MAX_AGE_SECONDS) return 'Older than 7 days: Meta accepts events from the last 7 days';
+    if (event.time > nowSeconds + MAX_AHEAD_SECONDS) return 'In the future: Meta accepts only events that already happened';
+    const { user, clickIds, context } = event;
+    if (context.actionSource === 'website' && !context.userAgent) return "Website event without the browser's user agent: Meta requires it for website events";
+    const matchable = user.email || user.phone || user.externalId || clickIds.fbc || clickIds.fbp || (context.ip && context.userAgent);
+    if (!matchable) return 'No identifier Meta can match (email, phone, external id, fbc/fbp, or IP with user agent)';
+    return null;
+  },
+  // One request per batch; Meta answers all or nothing, so a 200 means every event was received.
+  async send(session, _account, target, events, options) {
+    const { status, body } = await requestJson('meta_ads', `${metaConfig().graphUrl}/${encodeURIComponent(target.id)}/events`, {
+      method: 'POST',
+      headers: bearer(session.accessToken, { 'Content-Type': 'application/json' }),
+      body: JSON.stringify({ data: events.map(toMetaEvent), ...(options?.testCode ? { test_event_code: options.testCode } : {}) }),
+    });
+    if (status !== 200) throw graphError(status, body);
+    return events.map((event) => ({ id: event.id, status: 'delivered' as const }));
+  },
+};

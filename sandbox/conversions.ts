@@ -1,0 +1,117 @@
+/**
+ * What the sandbox's conversion endpoints received (Meta's Conversions API, Google's Data Manager,
+ * Microsoft's offline conversions), deduplicated the way each platform deduplicates, and a switch
+ * that makes a platform fail transiently for a while. Tests and the bench count arrivals here by
+ * dedup key: an event sent twice is one entry whose `receipts` is 2.
+ */
+import type { ServerResponse } from 'node:http';
+import { json } from '@/sandbox/server';
+
+export type ConversionPlatform = 'meta' | 'google' | 'microsoft';
+
+export interface ReceivedConversion {
+  platform: ConversionPlatform;
+  /** The platform's dedup key: Meta pixel + event_name + event_id; Google destination + transactionId; Microsoft goal + click id + time. */
+  key: string;
+  /** Where it went: pixel id, conversion action id, or goal name. */
+  target: string;
+  /** The event as the platform received it (hashed identifiers as sent). */
+  event: Record<string, unknown>;
+  receivedAt: number;
+  /** How many times it arrived; the platform counts it once. */
+  receipts: number;
+}
+
+export interface Failure {
+  status: 500 | 429 | 503;
+  /** Fail until then (ms since epoch)… */
+  until: number;
+  /** …or this share of requests (0–1) while it lasts. */
+  rate: number;
+}
+
+export type ConversionLedger = ReturnType<typeof createConversionLedger>;
+
+/** How long a platform remembers a dedup key (Meta: 48 h; the others longer — the sandbox keeps 48 h for all). */
+const DEDUP_WINDOW_MS = 48 * 3600 * 1000;
+
+export function createConversionLedger() {
+  const received = new Map<string, ReceivedConversion>();
+  const failures = new Map<ConversionPlatform, Failure>();
+  let requests = 0;
+  const calls = new Map<ConversionPlatform, number>();
+
+  /** Records one event; answers whether it was new (false: a duplicate the platform ignores). */
+  function record(platform: ConversionPlatform, key: string, target: string, event: Record<string, unknown>): boolean {
+    const id = `${platform}|${key}`;
+    const existing = received.get(id);
+    if (existing && Date.now() - existing.receivedAt < DEDUP_WINDOW_MS) {
+      existing.receipts += 1;
+      return false;
+    }
+    received.set(id, { platform, key, target, event, receivedAt: Date.now(), receipts: 1 });
+    return true;
+  }
+
+  /** Counts an accepted request (for "calls made = ⌈events / maximum⌉"). */
+  function countCall(platform: ConversionPlatform) {
+    calls.set(platform, (calls.get(platform) ?? 0) + 1);
+  }
+
+  /**
+   * Whether this request should fail now (the switch is on for its platform); when it does, the
+   * status to answer. A share below 1 fails that fraction of requests, deterministically spread.
+   */
+  function failing(platform: ConversionPlatform): Failure['status'] | null {
+    const failure = failures.get(platform);
+    if (!failure) return null;
+    if (Date.now() > failure.until) {
+      failures.delete(platform);
+      return null;
+    }
+    requests += 1;
+    return (requests * failure.rate) % 1 < failure.rate ? failure.status : null;
+  }
+
+  function fail(platform: ConversionPlatform, failure: { status?: Failure['status']; seconds?: number; rate?: number }) {
+    failures.set(platform, { status: failure.status ?? 500, until: Date.now() + (failure.seconds ?? 30) * 1000, rate: Math.min(1, Math.max(0, failure.rate ?? 1)) });
+  }
+
+  function list(platform?: ConversionPlatform): ReceivedConversion[] {
+    return [...received.values()].filter((entry) => !platform || entry.platform === platform);
+  }
+
+  function reset() {
+    received.clear();
+    failures.clear();
+    calls.clear();
+  }
+
+  return {
+    record,
+    countCall,
+    failing,
+    fail,
+    list,
+    calls: (platform: ConversionPlatform) => calls.get(platform) ?? 0,
+    reset,
+    failures,
+  };
+}
+
+/** A transient failure in the platform's own shape (Graph, Google RPC status, Microsoft's). */
+export function answerFailure(res: ServerResponse, platform: ConversionPlatform, status: Failure['status']) {
+  const headers: Record<string, string> = status === 429 ? { 'Retry-After': '1' } : {};
+  if (platform === 'meta') {
+    const body =
+      status === 429
+        ? { error: { message: '(#80003) There have been too many calls to this ad-account.', type: 'OAuthException', code: 80003, fbtrace_id: 'Asandbox' } }
+        : { error: { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, fbtrace_id: 'Asandbox' } };
+    return json(res, status === 429 ? 400 : 500, body, headers);
+  }
+  if (platform === 'google') {
+    const rpc = status === 429 ? { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } : { code: status, message: 'Internal error encountered.', status: status === 503 ? 'UNAVAILABLE' : 'INTERNAL' };
+    return json(res, status, { error: rpc }, headers);
+  }
+  return json(res, status, { TrackingId: 'sandbox', Errors: [{ Code: status === 429 ? 117 : 0, ErrorCode: status === 429 ? 'CallRateExceeded' : 'InternalError', Message: status === 429 ? 'You have exceeded the number of calls allowed.' : 'An internal error has occurred.' }] }, headers);
+}
