@@ -1,8 +1,9 @@
-/** `npm run dev`: the local stack, the demo seed and `next dev`, stopped together with Ctrl-C. */
+/** `npm run dev`: the local stack, the demo seed, the delivery worker and `next dev`, stopped together with Ctrl-C. */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { DEMO } from '@/scripts/lib/demo';
 import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scripts/lib/stack';
+import { startWorker } from '@/scripts/lib/worker';
 import { customerIoEnv, startFakeCustomerIo } from '@/sandbox/customerio';
 import { appOrigins, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
@@ -39,6 +40,8 @@ async function main() {
   const { seedDemo } = await import('@/scripts/lib/seed');
   await seedDemo();
 
+  // Conversions flow: the delivery worker pulls from the Pub/Sub emulator and sends to the sandbox.
+  const worker = startWorker(env);
   const next = spawn(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'dev', '-p', String(port)], {
     cwd: ROOT,
     env,
@@ -46,6 +49,7 @@ async function main() {
   });
   const stopAll = async () => {
     next.kill('SIGTERM');
+    await worker.stop();
     await Promise.all([stack.stop(), customerIo.close(), fakeStripe.close(), platforms.close()]);
   };
   stopOnSignals(stopAll);
@@ -56,7 +60,8 @@ async function main() {
       '',
       `  SignalBridge is starting on http://localhost:${port}`,
       `  Demo login: ${DEMO.email} / ${DEMO.password}  (organization "${DEMO.orgName}")`,
-      `  Emulators: Auth 127.0.0.1:${ports.auth}, Firestore 127.0.0.1:${ports.firestore}`,
+      `  Emulators: Auth 127.0.0.1:${ports.auth}, Firestore 127.0.0.1:${ports.firestore}, Pub/Sub 127.0.0.1:${ports.pubsub}`,
+      '  Conversion delivery worker: running (npm run worker runs another)',
       `  Emails (fake Customer.io): ${customerIo.url}/__fake/messages`,
       `  Payments: a local Stripe sandbox at ${fakeStripe.url} (its Pay button subscribes)`,
       `  Ad platforms (fake Google, Meta, Microsoft, Mixpanel): ${platforms.url}/__sandbox`,

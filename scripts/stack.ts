@@ -12,7 +12,7 @@ async function main() {
   const ports = portsFromEnv(command ? TEST_PORTS : DEV_PORTS);
   const stack = await startStack(ports, { verbose: !command });
   stopOnSignals(stack.stop);
-  console.log(`Auth emulator on 127.0.0.1:${ports.auth}, Firestore emulator on 127.0.0.1:${ports.firestore}`);
+  console.log(`Auth emulator on 127.0.0.1:${ports.auth}, Firestore on 127.0.0.1:${ports.firestore}, Pub/Sub on 127.0.0.1:${ports.pubsub}`);
   if (!command) return;
 
   const child = spawn(command, { shell: true, stdio: 'inherit', env: { ...process.env, ...stack.env } });

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { DEMO } from '@/scripts/lib/demo';
 import { portsFromEnv, ROOT, startStack, stopOnSignals, TEST_PORTS, type RunningStack } from '@/scripts/lib/stack';
+import { startWorker } from '@/scripts/lib/worker';
 import { customerIoEnv, startFakeCustomerIo } from '@/sandbox/customerio';
 import { platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
@@ -58,7 +59,12 @@ async function main() {
       try {
         await run('production build', 'npx next build', appEnv);
         await run('seed', 'npx tsx scripts/seed.ts', appEnv);
-        await run('e2e tests', `npx playwright test ${process.env.PLAYWRIGHT_ARGS ?? ''}`.trim(), appEnv);
+        const worker = startWorker(appEnv, { quiet: true });
+        try {
+          await run('e2e tests', `npx playwright test ${process.env.PLAYWRIGHT_ARGS ?? ''}`.trim(), appEnv);
+        } finally {
+          await worker.stop();
+        }
       } finally {
         await Promise.all([customerIo.close(), fakeStripe.close(), platforms.close()]);
       }

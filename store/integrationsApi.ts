@@ -107,6 +107,9 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       query: ({ orgId, id, revoke }) => ({ url: `${org(orgId)}/apps/${encodeURIComponent(id)}/key`, method: revoke ? 'DELETE' : 'POST' }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),
+    appSnippet: build.query<{ publishableKey: string; snippet: string }, { orgId: string; id: string }>({
+      query: ({ orgId, id }) => ({ url: `${org(orgId)}/apps/${encodeURIComponent(id)}/snippet`, method: 'GET' }),
+    }),
   }),
 });
 
@@ -131,4 +134,5 @@ export const {
   useDeleteAppMutation,
   useRouteAppMutation,
   useSubmissionKeyMutation,
+  useLazyAppSnippetQuery,
 } = integrationsApi;

@@ -7,7 +7,7 @@ import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
 import { can } from '@/lib/shared/permissions';
-import { useSubmissionKeyMutation } from '@/store/integrationsApi';
+import { useLazyAppSnippetQuery, useSubmissionKeyMutation } from '@/store/integrationsApi';
 
 /** `/{orgId}/app/{id}/custom-submission`: the endpoint for posting conversions, and its revocable key. */
 export default function CustomSubmissionPage() {
@@ -16,6 +16,7 @@ export default function CustomSubmissionPage() {
   const [newKey, setNewKey] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'revoke' | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  const [loadSnippet, snippet] = useLazyAppSnippetQuery();
   if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
   if (error || !app) return <LoadFailed title="Custom submission" error={error} fallback="App not found." />;
   const endpoint = `${typeof window === 'undefined' ? '' : window.location.origin}/api/submissions`;
@@ -74,6 +75,27 @@ export default function CustomSubmissionPage() {
           </div>
         )}
       </section>
+      {canEdit && (
+        <section className="stack" aria-labelledby="capture-title">
+          <h2 id="capture-title">Website capture (Google Tag Manager)</h2>
+          <p className="muted">
+            Paste this as a Custom HTML tag in {app.gtmContainerId} firing on all pages. On the payload URLs it sends form submissions with
+            the email, phone, name and click ids (gclid, fbclid, msclkid) it finds; its publishable key only works from {app.websiteUrl}.
+          </p>
+          {snippet.data ? (
+            <pre className="card" style={{ overflowX: 'auto', margin: 0, maxHeight: 320 }} data-testid="capture-snippet">
+              {snippet.data.snippet}
+            </pre>
+          ) : (
+            <div className="actions" style={{ justifyContent: 'flex-start' }}>
+              <Button type="button" variant="secondary" busy={snippet.isFetching} onClick={() => void loadSnippet({ orgId, id: app.id })}>
+                Show the snippet
+              </Button>
+            </div>
+          )}
+          {snippet.error && <Alert>{messageOf(snippet.error, 'Could not make the snippet.')}</Alert>}
+        </section>
+      )}
       <ConfirmDialog
         open={confirm !== null}
         title={confirm === 'revoke' ? 'Revoke this key?' : 'Replace this key?'}

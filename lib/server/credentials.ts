@@ -32,6 +32,28 @@ const needsReauth = (platform: Platform) =>
   );
 
 /**
+ * A live session of an object's login, saving what the platform rotated. A dead login marks the
+ * object 'needs reauth' and throws the connector's PlatformError('needs_reauth') as it is, so a
+ * worker can tell it from the other failures.
+ */
+export async function openSessionOf(orgId: string, kind: IntegrationKind, id: string): Promise<{ session: Session; integration: Integration }> {
+  const { integration, credentialId } = await loadIntegration(orgId, kind, id);
+  if (integration.status === 'needs_reauth') throw new PlatformError(integration.platform, 'needs_reauth', needsReauth(integration.platform).message);
+  try {
+    const credential = await readCredential(orgId, credentialId);
+    const session = await connectorFor(integration.platform).openSession(credential);
+    if (session.rotated) await updateSealedCredential(orgId, credentialId, sealCredential(orgId, credentialId, session.rotated));
+    return { session, integration };
+  } catch (error) {
+    if ((error instanceof PlatformError || error instanceof DomainError) && error.code === 'needs_reauth') {
+      await markNeedsReauth(orgId, kind, id, error.message);
+      throw new PlatformError(integration.platform, 'needs_reauth', needsReauth(integration.platform).message);
+    }
+    throw error;
+  }
+}
+
+/**
  * Runs `work` with a live session. A credential the platform has killed marks the object
  * 'needs reauth' (the UI offers a one-click reconnect) and throws needs_reauth; any other refusal
  * of the platform is a platform_error (retryable when the platform may answer later).
@@ -42,20 +64,19 @@ export async function withSession<T>(
   id: string,
   work: (session: Session, integration: Integration) => Promise<T>,
 ): Promise<T> {
-  const { integration, credentialId } = await loadIntegration(orgId, kind, id);
-  if (integration.status === 'needs_reauth') throw needsReauth(integration.platform);
   try {
-    const credential = await readCredential(orgId, credentialId);
-    const session = await connectorFor(integration.platform).openSession(credential);
-    if (session.rotated) await updateSealedCredential(orgId, credentialId, sealCredential(orgId, credentialId, session.rotated));
-    return await work(session, integration);
-  } catch (error) {
-    if (error instanceof PlatformError && error.code === 'needs_reauth') {
-      await markNeedsReauth(orgId, kind, id, error.message);
-      throw needsReauth(integration.platform);
+    const { session, integration } = await openSessionOf(orgId, kind, id);
+    try {
+      return await work(session, integration);
+    } catch (error) {
+      if (error instanceof PlatformError && error.code === 'needs_reauth') await markNeedsReauth(orgId, kind, id, error.message);
+      throw error;
     }
+  } catch (error) {
+    if (error instanceof PlatformError && error.code === 'needs_reauth') throw needsReauth(error.platform as Platform);
     if (error instanceof PlatformError) {
-      throw new DomainError(error.code === 'retryable' ? 'retryable' : 'invalid', error.message, { reason: 'platform_error' });
+      const code = error.code === 'retryable' || error.code === 'rate_limited' ? 'retryable' : 'invalid';
+      throw new DomainError(code, error.message, { reason: 'platform_error' });
     }
     throw error;
   }

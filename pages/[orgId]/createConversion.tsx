@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { CreateConversionPage } from '@/components/conversions/CreateConversionPage';
 
-export default plannedPage(
-  'New conversion',
-  'Here you will pick a conversion source and the ad platform to send its conversions to.',
-);
+export default CreateConversionPage;

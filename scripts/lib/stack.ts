@@ -1,6 +1,7 @@
 /**
- * The local stack: the Firebase Auth emulator (firebase-tools) and the official Firestore emulator
- * (the Google Cloud CLI's jar, or `firebase emulators` with Java 21 where the CLI is missing).
+ * The local stack: the Firebase Auth emulator (firebase-tools), the official Firestore emulator
+ * (the Google Cloud CLI's jar, or `firebase emulators` with Java 21 where the CLI is missing) and
+ * the Google Cloud CLI's Pub/Sub emulator (the data plane's queue).
  * Started as process groups so that stopping them leaves no Java behind.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,27 +16,37 @@ const GCLOUD_FIRESTORE_JAR = [
   '/usr/share/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar',
   '/google-cloud-sdk/platform/cloud-firestore-emulator/cloud-firestore-emulator.jar',
 ].find((candidate): candidate is string => Boolean(candidate && existsSync(candidate)));
+const GCLOUD_PUBSUB_EMULATOR = [
+  process.env.PUBSUB_EMULATOR_BIN,
+  '/usr/lib/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator',
+  '/usr/share/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator',
+  '/google-cloud-sdk/platform/pubsub-emulator/bin/cloud-pubsub-emulator',
+].find((candidate): candidate is string => Boolean(candidate && existsSync(candidate)));
 
 export interface StackPorts {
   auth: number;
   firestore: number;
   hub: number;
   logging: number;
+  pubsub: number;
 }
 
 /** `npm run dev` uses the usual Firebase ports; `npm test` its own, so both can run at once. */
-export const DEV_PORTS: StackPorts = { auth: 9099, firestore: 8080, hub: 4400, logging: 4500 };
-export const TEST_PORTS: StackPorts = { auth: 9199, firestore: 8180, hub: 4410, logging: 4510 };
+export const DEV_PORTS: StackPorts = { auth: 9099, firestore: 8080, hub: 4400, logging: 4500, pubsub: 8085 };
+export const TEST_PORTS: StackPorts = { auth: 9199, firestore: 8180, hub: 4410, logging: 4510, pubsub: 8185 };
 
 export const PROJECT_ID = process.env.FIREBASE_PROJECT_ID || 'demo-signalbridge';
 
 export function portsFromEnv(defaults: StackPorts): StackPorts {
   const port = (name: string, fallback: number) => Number(process.env[name] || fallback);
+  const firestore = port('FIRESTORE_EMULATOR_PORT', defaults.firestore);
   return {
     auth: port('AUTH_EMULATOR_PORT', defaults.auth),
-    firestore: port('FIRESTORE_EMULATOR_PORT', defaults.firestore),
+    firestore,
     hub: port('EMULATOR_HUB_PORT', defaults.hub),
     logging: port('EMULATOR_LOGGING_PORT', defaults.logging),
+    // Beside Firestore's unless set, so a stack moved to other ports moves whole.
+    pubsub: port('PUBSUB_EMULATOR_PORT', firestore + (defaults.pubsub - defaults.firestore)),
   };
 }
 
@@ -50,6 +61,9 @@ export function stackEnv(ports: StackPorts): Record<string, string> {
     NEXT_PUBLIC_FIREBASE_PROJECT_ID: PROJECT_ID,
     NEXT_PUBLIC_AUTH_EMULATOR_URL: `http://127.0.0.1:${ports.auth}`,
     NEXT_PUBLIC_FIRESTORE_EMULATOR_HOST: `127.0.0.1:${ports.firestore}`,
+    // @google-cloud/pubsub talks to the emulator when this is set.
+    PUBSUB_EMULATOR_HOST: `127.0.0.1:${ports.pubsub}`,
+    PUBSUB_PROJECT_ID: PROJECT_ID,
     // Nothing local should probe for a cloud metadata server.
     METADATA_SERVER_DETECTION: 'none',
   };
@@ -68,6 +82,16 @@ interface ProcessSpec {
   name: string;
   command: string;
   args: string[];
+}
+
+/** The Pub/Sub emulator: the Google Cloud CLI's launcher, or `gcloud beta emulators pubsub start`. */
+function pubsubProcess(ports: StackPorts): ProcessSpec {
+  const hostPort = `127.0.0.1:${ports.pubsub}`;
+  if (GCLOUD_PUBSUB_EMULATOR) return { name: 'pubsub', command: GCLOUD_PUBSUB_EMULATOR, args: ['--host=127.0.0.1', `--port=${ports.pubsub}`] };
+  if (spawnSync('gcloud', ['--version'], { encoding: 'utf8' }).status === 0) {
+    return { name: 'pubsub', command: 'gcloud', args: ['beta', 'emulators', 'pubsub', 'start', `--host-port=${hostPort}`] };
+  }
+  throw new Error('No Pub/Sub emulator on this machine: install the Google Cloud CLI and `gcloud components install pubsub-emulator beta`.');
 }
 
 /** The emulator processes for this machine: firebase-tools for Auth, the gcloud jar for Firestore when present. */
@@ -174,7 +198,7 @@ export interface RunningStack {
   stop: () => Promise<void>;
 }
 
-/** Starts both emulators, resolves once both answer; `stop()` ends them and waits until they are gone. */
+/** Starts the emulators, resolves once each answers; `stop()` ends them and waits until they are gone. */
 export async function startStack(ports: StackPorts, { verbose = false } = {}): Promise<RunningStack> {
   if (!existsSync(FIREBASE_BIN)) {
     throw new Error('firebase-tools is not installed: run `npm ci` (its postinstall installs tools/firebase).');
@@ -185,15 +209,15 @@ export async function startStack(ports: StackPorts, { verbose = false } = {}): P
     }
   }
   const rules = path.join(ROOT, 'firestore.rules');
-  const children = stackProcesses(ports, writeFirebaseConfig(ports), rules).map(({ name, command, args }) =>
-    startProcess(name, command, args, verbose),
-  );
+  const specs = [pubsubProcess(ports), ...stackProcesses(ports, writeFirebaseConfig(ports), rules)];
+  const children = specs.map(({ name, command, args }) => startProcess(name, command, args, verbose));
   const waitAll = (timeoutMs: number) => {
-    const auth = children[0]!;
-    const firestore = children[1] ?? auth;
+    const [pubsub, auth] = [children[0]!, children[1]!];
+    const firestore = children[2] ?? auth;
     return Promise.all([
       waitFor('Auth emulator', `http://127.0.0.1:${ports.auth}/`, auth.child, timeoutMs, auth.log),
       waitFor('Firestore emulator', `http://127.0.0.1:${ports.firestore}/`, firestore.child, timeoutMs, firestore.log),
+      waitFor('Pub/Sub emulator', `http://127.0.0.1:${ports.pubsub}/`, pubsub.child, timeoutMs, pubsub.log),
     ]);
   };
 

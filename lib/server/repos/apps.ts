@@ -153,16 +153,36 @@ export async function revokeSubmissionKey(orgId: string, id: string): Promise<Ap
   return getApp(orgId, id);
 }
 
-/** The app a custom-submission key belongs to, or null for an unknown or revoked key. */
-export async function appOfSubmissionKey(key: string): Promise<{ orgId: string; appId: string } | null> {
-  const snap = await submissionKeys().doc(hashKey(key)).get();
-  return snap.exists ? { orgId: snap.get('org_id'), appId: snap.get('app_id') } : null;
+/** What a submission key opens: a secret key (server to server) or a publishable one (the website snippet). */
+export interface SubmissionKeyOwner {
+  orgId: string;
+  appId: string;
+  kind: 'secret' | 'publishable';
 }
 
-export async function recordSubmission(orgId: string, appId: string, submission: Record<string, unknown>): Promise<string> {
-  const ref = apps(orgId).doc(appId).collection('submissions').doc();
-  await ref.set({ ...submission, received_at: FieldValue.serverTimestamp() });
-  return ref.id;
+/** The app a submission key belongs to, or null for an unknown or revoked key. */
+export async function appOfSubmissionKey(key: string): Promise<SubmissionKeyOwner | null> {
+  const snap = await submissionKeys().doc(hashKey(key)).get();
+  if (!snap.exists) return null;
+  return { orgId: snap.get('org_id'), appId: snap.get('app_id'), kind: snap.get('kind') === 'publishable' ? 'publishable' : 'secret' };
+}
+
+/**
+ * The app's publishable key (`sbp_…`), made on first use: it sits in the website snippet, so it is
+ * public — it can only submit events, only from the app's own origin.
+ */
+export async function ensurePublishableKey(orgId: string, id: string): Promise<string> {
+  const ref = apps(orgId).doc(id);
+  return adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('App');
+    const existing = snap.get('publishable_key') as string | undefined;
+    if (existing) return existing;
+    const key = `sbp_${randomBytes(18).toString('base64url')}`;
+    transaction.set(submissionKeys().doc(hashKey(key)), { org_id: orgId, app_id: id, kind: 'publishable', created_at: FieldValue.serverTimestamp() });
+    transaction.update(ref, { publishable_key: key });
+    return key;
+  });
 }
 
 export async function deleteApp(orgId: string, id: string): Promise<void> {
@@ -172,6 +192,8 @@ export async function deleteApp(orgId: string, id: string): Promise<void> {
   const batch = adminDb().batch();
   const hash = snap.get('submission_key.hash') as string | undefined;
   if (hash) batch.delete(submissionKeys().doc(hash));
+  const publishable = snap.get('publishable_key') as string | undefined;
+  if (publishable) batch.delete(submissionKeys().doc(hashKey(publishable)));
   batch.delete(snap.ref);
   await batch.commit();
 }

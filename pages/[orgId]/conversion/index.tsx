@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { ConversionsPage } from '@/components/conversions/ConversionsPage';
 
-export default plannedPage(
-  'Conversions',
-  'Conversion flows that send your first-party conversions to the ad platforms will be listed here.',
-);
+export default ConversionsPage;

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { ConversionConfigurationPage } from '@/components/conversions/ConversionConfigurationPage';
 
-export default plannedPage(
-  'Conversion configuration',
-  "This conversion flow's source, destination and field mapping will be set here.",
-);
+export default ConversionConfigurationPage;

@@ -1,0 +1,350 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import { useState, type FormEvent } from 'react';
+import styles from '@/components/conversions/conversions.module.css';
+import DeliveryChart from '@/components/conversions/DeliveryChart';
+import DeliveryLog, { usePageVisible } from '@/components/conversions/DeliveryLog';
+import MappingFields, { draftOf, identifiersInWords, mappingOf } from '@/components/conversions/MappingFields';
+import {
+  conversionsPath,
+  ConversionStatusBadge,
+  destinationPath,
+  eventsInWords,
+  FailureAlert,
+  fieldErrorsOf,
+  firstError,
+  RelativeTime,
+  sourceLabel,
+  targetLabel,
+  useNow,
+  valueInWords,
+} from '@/components/conversions/shared';
+import { updateErrors } from '@/components/conversions/validation';
+import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
+import Button from '@/components/ui/Button';
+import DeleteButton from '@/components/ui/DeleteButton';
+import Notice, { type NoticeValue } from '@/components/ui/Notice';
+import Spinner from '@/components/ui/Spinner';
+import TextField from '@/components/ui/TextField';
+import { DELIVERY_STATUS_LABELS, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
+import { PLATFORM_LABELS, TARGET_LABEL } from '@/lib/shared/integrations/platforms';
+import { can, type Role } from '@/lib/shared/permissions';
+import {
+  useConversionQuery,
+  useDeleteConversionMutation,
+  useRetryConversionMutation,
+  useSendTestEventMutation,
+  useUpdateConversionMutation,
+  type ConversionDetail,
+} from '@/store/conversionsApi';
+import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery } from '@/store/integrationsApi';
+
+const REFRESH_MS = 10_000;
+
+/** What became of the test event, in words. */
+function TestOutcome({ row, platform }: { row: DeliveryRow; platform: string }) {
+  if (row.status === 'delivered') {
+    return (
+      <div role="status" className="alert alert--success">
+        <strong>{DELIVERY_STATUS_LABELS.delivered}.</strong> {platform} accepted the test event
+        {row.maskedEmail ? ` for ${row.maskedEmail}` : ''}. It is marked as a test, so it does not count in your reports.
+      </div>
+    );
+  }
+  return (
+    <div role="alert" className="alert alert--error">
+      <strong>{DELIVERY_STATUS_LABELS[row.status]}.</strong> {row.reason ?? ''}
+    </div>
+  );
+}
+
+/** Pause / Resume and Send test event, with a spinner while the test goes and its outcome once it is back. */
+function Actions({ orgId, conversion, onNotice }: { orgId: string; conversion: Conversion; onNotice: (notice: NoticeValue | null) => void }) {
+  const [send, test] = useSendTestEventMutation();
+  const [update, updating] = useUpdateConversionMutation();
+  const platform = PLATFORM_LABELS[conversion.destination.platform];
+
+  async function setStatus(status: 'active' | 'paused') {
+    onNotice(null);
+    const result = await update({ orgId, id: conversion.id, changes: { status } });
+    // Pausing shows its own notice (the paused state); resuming says it worked.
+    if (!('error' in result) && status === 'active') onNotice({ ok: true, text: `Resumed. New events go to ${platform} again.` });
+  }
+
+  return (
+    <section className="stack" aria-label="Actions" style={{ gap: '0.75rem' }}>
+      <div className="actions" style={{ justifyContent: 'flex-start' }}>
+        {conversion.status === 'paused' ? (
+          <Button type="button" busy={updating.isLoading} onClick={() => void setStatus('active')}>
+            Resume
+          </Button>
+        ) : (
+          <Button type="button" variant="secondary" busy={updating.isLoading} onClick={() => void setStatus('paused')}>
+            Pause
+          </Button>
+        )}
+        {conversion.status !== 'needs_reauth' && (
+          <Button type="button" variant="secondary" busy={test.isLoading} onClick={() => void send({ orgId, id: conversion.id })}>
+            Send test event
+          </Button>
+        )}
+      </div>
+      {updating.error && <FailureAlert orgId={orgId} error={updating.error} fallback="Could not change the status." />}
+      <div aria-live="polite">
+        {test.isLoading ? (
+          <p className={`muted ${styles.outcome}`} style={{ margin: 0 }}>
+            <Spinner /> Sending a test event to {platform}…
+          </p>
+        ) : test.error ? (
+          <FailureAlert orgId={orgId} error={test.error} fallback="Could not send the test event." />
+        ) : test.data ? (
+          <TestOutcome row={test.data.row} platform={platform} />
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+/** Name and mapping, edited together. */
+function EditForm({ orgId, conversion, onDone }: { orgId: string; conversion: Conversion; onDone: (saved: boolean) => void }) {
+  const [name, setName] = useState(conversion.name);
+  const [mapping, setMapping] = useState(() => draftOf(conversion.mapping));
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const [save, saving] = useUpdateConversionMutation();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const changes = { name, mapping: mappingOf(mapping) };
+    const found = updateErrors(changes);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const result = await save({ orgId, id: conversion.id, changes });
+    if ('error' in result) {
+      setErrors(fieldErrorsOf(result.error));
+      return;
+    }
+    onDone(true);
+  }
+
+  const failure = saving.error && Object.keys(fieldErrorsOf(saving.error)).length === 0 ? saving.error : null;
+  return (
+    <form className="stack card" onSubmit={submit} noValidate aria-label="Edit the name and mapping">
+      <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} maxLength={100} required error={firstError(errors, 'name')} />
+      <MappingFields draft={mapping} onChange={setMapping} errors={errors} />
+      {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the conversion." />}
+      <div className="actions" style={{ justifyContent: 'flex-start' }}>
+        <Button type="submit" busy={saving.isLoading}>
+          Save
+        </Button>
+        <Button type="button" variant="secondary" onClick={() => onDone(false)}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conversion: Conversion; canEdit: boolean; onSaved: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const { data: apps } = useAppsQuery(orgId);
+  const { data: payments } = usePaymentsQuery(orgId);
+  const { data: destinations } = useIntegrationsQuery({ orgId, kind: 'destination' });
+  const { destination: where, mapping } = conversion;
+  const destination = destinations?.find((candidate) => candidate.id === where.destinationId);
+  const account = destination?.accounts.find((candidate) => candidate.id === where.accountId);
+  return (
+    <section className="stack" aria-labelledby="settings-title">
+      <div className="toolbar">
+        <h2 id="settings-title" style={{ margin: 0, fontSize: '1.1rem' }}>
+          Source, destination and mapping
+        </h2>
+        {canEdit && !editing && (
+          <Button type="button" variant="secondary" className="button--small" onClick={() => setEditing(true)}>
+            Edit name and mapping
+          </Button>
+        )}
+      </div>
+      <dl className={styles.review}>
+        <dt>Source</dt>
+        <dd>{sourceLabel(conversion.source, apps, payments)}</dd>
+        <dt>Destination</dt>
+        <dd>
+          <Link href={destinationPath(orgId, where.destinationId)}>{destination?.name ?? PLATFORM_LABELS[where.platform]}</Link> ({PLATFORM_LABELS[where.platform]})
+        </dd>
+        <dt>Ad account</dt>
+        <dd>{account ? `${account.name || account.id} · ${account.id}` : where.accountId}</dd>
+        <dt>{TARGET_LABEL[where.platform]}</dt>
+        <dd>
+          {where.targetName} · {where.targetId}
+        </dd>
+        <dt>Events</dt>
+        <dd>{eventsInWords(mapping.events)}</dd>
+        <dt>Value</dt>
+        <dd>{valueInWords(mapping.value)}</dd>
+        <dt>Identifiers</dt>
+        <dd>{identifiersInWords(mapping.identifiers)}</dd>
+      </dl>
+      {editing && (
+        <EditForm
+          orgId={orgId}
+          conversion={conversion}
+          onDone={(saved) => {
+            setEditing(false);
+            if (saved) onSaved();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** Held, failed and paused events, and the way out of each. */
+function StateNotices({ orgId, detail, canEdit, onNotice }: { orgId: string; detail: ConversionDetail; canEdit: boolean; onNotice: (notice: NoticeValue) => void }) {
+  const { conversion, parked } = detail;
+  const [retry, retrying] = useRetryConversionMutation();
+  const platform = PLATFORM_LABELS[conversion.destination.platform];
+  const reconnect = <Link href={destinationPath(orgId, conversion.destination.destinationId)}>Reconnect {platform}</Link>;
+  const held = parked.held > 0 ? `${parked.held} ${parked.held === 1 ? 'event is' : 'events are'} held until you reconnect; they are sent after you do.` : '';
+
+  async function retryFailed() {
+    const result = await retry({ orgId, id: conversion.id });
+    onNotice(
+      'error' in result
+        ? { ok: false, text: messageOf(result.error, 'Could not send the failed events again.') }
+        : { ok: true, text: `${result.data.replayed} ${result.data.replayed === 1 ? 'event was' : 'events were'} sent again. The log shows how they went.` },
+    );
+  }
+
+  return (
+    <>
+      {conversion.status === 'needs_reauth' ? (
+        <div role="alert" className="alert alert--error stack" style={{ gap: '0.4rem' }}>
+          <strong>Held until you reconnect.</strong>
+          <span>
+            {conversion.statusReason ?? `${platform} has disconnected this destination.`} {held}
+          </span>
+          <span>{reconnect}</span>
+        </div>
+      ) : (
+        parked.held > 0 && (
+          <div role="alert" className="alert alert--error">
+            <strong>Held until you reconnect.</strong> {held} {reconnect}
+          </div>
+        )
+      )}
+      {conversion.status === 'paused' && (
+        <p role="status" className="alert alert--info">
+          Paused: new events are not sent to {platform} until you resume it.
+        </p>
+      )}
+      {parked.failed > 0 && (
+        <div role="alert" className="alert alert--error" style={{ display: 'flex', gap: '0.75rem', alignItems: 'center', flexWrap: 'wrap' }}>
+          <span>
+            {parked.failed} {parked.failed === 1 ? 'event' : 'events'} could not reach {platform} after several tries.
+          </span>
+          {canEdit && (
+            <Button type="button" className="button--small" busy={retrying.isLoading} onClick={() => void retryFailed()}>
+              Retry
+            </Button>
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
+function ConversionConfiguration({ orgId, role, id }: { orgId: string; role: Role; id: string }) {
+  const router = useRouter();
+  const now = useNow();
+  const visible = usePageVisible();
+  const [autoRefresh, setAutoRefresh] = useState(true);
+  const pollingInterval = autoRefresh && visible ? REFRESH_MS : 0;
+  const { data: detail, isLoading, error, refetch } = useConversionQuery({ orgId, id }, { pollingInterval });
+  const [remove] = useDeleteConversionMutation();
+  const [notice, setNotice] = useState<NoticeValue | null>(null);
+  const { data: apps } = useAppsQuery(orgId);
+  const { data: payments } = usePaymentsQuery(orgId);
+
+  // A failed refresh keeps what was loaded; only a first load that failed shows the reason instead.
+  if (!detail) return isLoading || !error ? <Spinner label="Loading the conversion" /> : <LoadFailed title="Conversion" error={error} fallback="Conversion not found." />;
+  const { conversion, last24h } = detail;
+  const canEdit = can(role, 'conversion', 'update');
+  const platform = PLATFORM_LABELS[conversion.destination.platform];
+
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>{conversion.name}</Title>
+      <div className="stack" style={{ gap: '0.4rem' }}>
+        <p style={{ margin: 0 }}>
+          <Link href={conversionsPath(orgId)}>← Conversions</Link>
+        </p>
+        <h1>{conversion.name}</h1>
+        <p className="muted" style={{ margin: 0 }}>
+          {sourceLabel(conversion.source, apps, payments)} → {targetLabel(conversion.destination.platform, conversion.destination.targetName)}{' '}
+          <ConversionStatusBadge status={conversion.status} />
+        </p>
+      </div>
+
+      <StateNotices orgId={orgId} detail={detail} canEdit={canEdit} onNotice={setNotice} />
+      <Notice notice={notice} />
+      {canEdit && <Actions orgId={orgId} conversion={conversion} onNotice={setNotice} />}
+
+      <div className={styles.stats} role="group" aria-label="Deliveries">
+        <div className={styles.stat}>
+          <span className={styles.statValue}>{last24h.delivered}</span>
+          <span className={styles.statLabel}>Delivered, last 24 h</span>
+        </div>
+        <div className={styles.stat}>
+          <span className={styles.statValue} style={last24h.failed > 0 ? { color: 'var(--danger)' } : undefined}>
+            {last24h.failed}
+          </span>
+          <span className={styles.statLabel}>Failed, last 24 h</span>
+        </div>
+        <div className={styles.stat}>
+          <span className={styles.statValue}>{conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}</span>
+          <span className={styles.statLabel}>Last delivery</span>
+        </div>
+      </div>
+
+      <DeliveryChart hours={detail.hours} now={now} />
+
+      <Settings key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`} orgId={orgId} conversion={conversion} canEdit={canEdit} onSaved={() => setNotice({ ok: true, text: 'Saved.' })} />
+
+      <DeliveryLog orgId={orgId} id={id} pollingInterval={pollingInterval} autoRefresh={autoRefresh} onAutoRefreshChange={setAutoRefresh} onRefresh={() => refetch()} />
+
+      {can(role, 'conversion', 'delete') && (
+        <section className="stack" aria-labelledby="danger-title">
+          <h2 id="danger-title" style={{ margin: 0, fontSize: '1.1rem' }}>
+            Delete
+          </h2>
+          <p className="muted" style={{ margin: 0 }}>
+            Deleting stops sending to {platform} and removes the delivery log and any held or failed events.
+          </p>
+          <div>
+            <DeleteButton
+              name={conversion.name}
+              confirmLabel="Delete conversion"
+              small
+              explanation={() => <p>Events stop going to {platform} at once. The delivery log and the events waiting for Retry or Reconnect are deleted with it.</p>}
+              onDelete={async () => {
+                const result = await remove({ orgId, id });
+                return 'error' in result ? messageOf(result.error, 'Could not delete the conversion.') : null;
+              }}
+              onDeleted={() => void router.push(conversionsPath(orgId))}
+            />
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}
+
+/** `/{orgId}/conversion/{id}/configuration`. */
+export function ConversionConfigurationPage() {
+  const { query } = useRouter();
+  const { orgId, role } = useOrganizationContext();
+  const id = typeof query.id === 'string' ? query.id : null;
+  if (!orgId || !role || !id) return <Spinner label="Loading" />;
+  return <ConversionConfiguration key={id} orgId={orgId} role={role} id={id} />;
+}

@@ -1,0 +1,109 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import {
+  conversionPath,
+  ConversionStatusBadge,
+  createConversionPath,
+  destinationPath,
+  RelativeTime,
+  sourceLabel,
+  targetLabel,
+  useNow,
+} from '@/components/conversions/shared';
+import { messageOf, Title } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
+import { can } from '@/lib/shared/permissions';
+import { useConversionsQuery } from '@/store/conversionsApi';
+import { useAppsQuery, usePaymentsQuery } from '@/store/integrationsApi';
+
+/** `/{orgId}/conversion`: every conversion, its state and how its last 24 hours went. */
+export function ConversionsPage() {
+  const router = useRouter();
+  const { orgId, role } = useOrganizationContext();
+  const now = useNow();
+  const { data = [], isLoading, error } = useConversionsQuery(orgId ?? '', { skip: !orgId });
+  const { data: apps } = useAppsQuery(orgId ?? '', { skip: !orgId });
+  const { data: payments } = usePaymentsQuery(orgId ?? '', { skip: !orgId });
+  const mayCreate = role ? can(role, 'conversion', 'create') : false;
+  const newConversion = orgId && mayCreate && (
+    <Link className="button" href={createConversionPath(orgId)}>
+      New conversion
+    </Link>
+  );
+
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>Conversions</Title>
+      <div className="toolbar">
+        <div>
+          <h1>Conversions</h1>
+          <p className="muted">Form submissions and payments sent server-side to Google Ads, Meta and Microsoft Advertising.</p>
+        </div>
+        {data.length > 0 && newConversion}
+      </div>
+      {!orgId || !role || isLoading ? (
+        <Spinner label="Loading conversions" />
+      ) : error ? (
+        <Alert>{messageOf(error, 'Could not load your conversions.')}</Alert>
+      ) : data.length === 0 ? (
+        <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
+          <p>No conversions yet. Send your website&apos;s form submissions or your payments to an ad platform so its bidding sees real results.</p>
+          {newConversion}
+        </div>
+      ) : (
+        <table className="table" aria-label="Conversions">
+          <TableHead columns={['Name', 'Source', 'Sends to', 'Status', 'Last delivery', 'Last 24 h']} />
+          <tbody>
+            {data.map((conversion) => (
+              <tr key={conversion.id}>
+                <td>
+                  <Link className="cell-wrap" href={conversionPath(orgId, conversion.id)}>
+                    {conversion.name}
+                  </Link>
+                </td>
+                <td>
+                  <span className="cell-wrap">{sourceLabel(conversion.source, apps, payments)}</span>
+                </td>
+                <td>
+                  <span className="cell-wrap">{targetLabel(conversion.destination.platform, conversion.destination.targetName)}</span>
+                </td>
+                <td>
+                  <ConversionStatusBadge status={conversion.status} />
+                  {conversion.status === 'needs_reauth' && (
+                    <>
+                      {' '}
+                      <Link href={destinationPath(orgId, conversion.destination.destinationId)} aria-label={`Reconnect the destination of ${conversion.name}`}>
+                        Reconnect
+                      </Link>
+                    </>
+                  )}
+                </td>
+                <td>{conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : <span className="muted">Never</span>}</td>
+                <td>
+                  {conversion.last24h.delivered} delivered
+                  {conversion.last24h.failed > 0 ? (
+                    <>
+                      {' · '}
+                      <span style={{ color: 'var(--danger)' }}>{conversion.last24h.failed} failed</span>
+                    </>
+                  ) : (
+                    <span className="muted"> · 0 failed</span>
+                  )}
+                </td>
+                <td className="actions">
+                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(conversionPath(orgId, conversion.id))}>
+                    Configure
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

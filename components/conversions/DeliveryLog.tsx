@@ -1,0 +1,167 @@
+import { useState, useSyncExternalStore, type FormEvent } from 'react';
+import styles from '@/components/conversions/conversions.module.css';
+import { formatDateTime } from '@/components/conversions/shared';
+import { messageOf } from '@/components/integrations/shared';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import Spinner from '@/components/ui/Spinner';
+import TextField from '@/components/ui/TextField';
+import { DELIVERY_STATUS_LABELS, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
+import { useDeliveriesQuery } from '@/store/conversionsApi';
+
+const subscribe = (onChange: () => void) => {
+  document.addEventListener('visibilitychange', onChange);
+  return () => document.removeEventListener('visibilitychange', onChange);
+};
+
+/** Whether the tab is in view (automatic refreshes pause while it is not). */
+export function usePageVisible(): boolean {
+  return useSyncExternalStore(subscribe, () => document.visibilityState === 'visible', () => true);
+}
+
+const COUNT_WORDS: Record<DeliveryRow['status'], string> = {
+  delivered: 'delivered',
+  rejected: 'rejected',
+  not_sent: 'not sent',
+  failed: 'failed',
+  held: 'held',
+};
+
+export function countsInWords(counts: DeliveryRecord['counts']): string {
+  const parts = (Object.keys(COUNT_WORDS) as Array<DeliveryRow['status']>).filter((status) => counts[status] > 0).map((status) => `${counts[status]} ${COUNT_WORDS[status]}`);
+  return parts.length ? parts.join(' · ') : 'No events';
+}
+
+const statusBadge = (status: DeliveryRow['status']) => (status === 'delivered' ? 'badge badge--accepted' : status === 'held' ? 'badge' : 'badge badge--pending');
+
+function LogLine({ record }: { record: DeliveryRecord }) {
+  return (
+    <li>
+      <details>
+        <summary className={styles.logSummary}>
+          <time className={styles.logTime} dateTime={record.at}>
+            {formatDateTime(record.at)}
+          </time>
+          {record.test && <span className="badge">Test</span>}
+          <span>{countsInWords(record.counts)}</span>
+          <span className="muted">{record.latencyMs === null ? 'nothing sent to the platform' : `${record.latencyMs} ms`}</span>
+        </summary>
+        <div className={styles.logRows}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Event id</th>
+                <th scope="col">Email</th>
+                <th scope="col">Status</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {record.rows.map((row) => (
+                <tr key={row.id}>
+                  <td>
+                    <code>{row.id}</code>
+                  </td>
+                  <td>{row.maskedEmail ?? <span className="muted">—</span>}</td>
+                  <td>
+                    <span className={statusBadge(row.status)}>{DELIVERY_STATUS_LABELS[row.status]}</span>
+                  </td>
+                  <td>{row.reason ?? <span className="muted">—</span>}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </li>
+  );
+}
+
+interface Props {
+  orgId: string;
+  id: string;
+  /** 0: no automatic refresh. */
+  pollingInterval: number;
+  autoRefresh: boolean;
+  onAutoRefreshChange: (on: boolean) => void;
+  /** Refreshes what the rest of the page shows (status, chart, parked events). */
+  onRefresh: () => Promise<unknown>;
+}
+
+/** One line per platform call, newest first, each unfolding to its events; or the calls that held one event id. */
+export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, onAutoRefreshChange, onRefresh }: Props) {
+  const [search, setSearch] = useState('');
+  const [eventId, setEventId] = useState<string | undefined>(undefined);
+  const [refreshing, setRefreshing] = useState(false);
+  const { data, isLoading, isFetching, error, refetch } = useDeliveriesQuery({ orgId, id, eventId, limit: 20 }, { pollingInterval });
+
+  function find(event: FormEvent) {
+    event.preventDefault();
+    setEventId(search.trim() || undefined);
+  }
+
+  async function refresh() {
+    setRefreshing(true);
+    await Promise.allSettled([refetch(), onRefresh()]);
+    setRefreshing(false);
+  }
+
+  return (
+    <section className="stack" aria-labelledby="log-title">
+      <div className="toolbar">
+        <h2 id="log-title" style={{ margin: 0, fontSize: '1.1rem' }}>
+          Delivery log
+        </h2>
+        <div className="actions" style={{ alignItems: 'center' }}>
+          <label className="muted" style={{ display: 'flex', gap: '0.4rem', alignItems: 'center', fontSize: '0.9rem' }}>
+            <input type="checkbox" checked={autoRefresh} onChange={(event) => onAutoRefreshChange(event.target.checked)} />
+            Refresh every 10 s
+          </label>
+          <Button type="button" variant="secondary" className="button--small" busy={refreshing} onClick={() => void refresh()}>
+            Refresh
+          </Button>
+        </div>
+      </div>
+      <form className="inline-form" role="search" aria-label="Find an event in the log" onSubmit={find}>
+        <TextField label="Event id" value={search} onChange={(event) => setSearch(event.target.value)} maxLength={100} placeholder="The id your form or payment sent" />
+        <Button type="submit" variant="secondary">
+          Find
+        </Button>
+        {eventId && (
+          <Button
+            type="button"
+            variant="secondary"
+            onClick={() => {
+              setSearch('');
+              setEventId(undefined);
+            }}
+          >
+            Show all
+          </Button>
+        )}
+      </form>
+      {isLoading || (isFetching && !data) ? (
+        <Spinner label="Loading the delivery log" />
+      ) : error ? (
+        <Alert>{messageOf(error, 'Could not load the delivery log.')}</Alert>
+      ) : !data || data.length === 0 ? (
+        <p className="empty-state">
+          {eventId
+            ? `No delivery holds the event id “${eventId}” (the log keeps 30 days).`
+            : 'No deliveries yet. Each call to the platform appears here; send a test event to see one.'}
+        </p>
+      ) : (
+        <>
+          <p className="muted" style={{ margin: 0 }}>
+            {eventId ? `Platform calls that held the event “${eventId}”.` : `The latest ${data.length === 1 ? 'platform call' : `${data.length} platform calls`}, newest first. Open one to see its events.`}
+          </p>
+          <ul className={styles.log} aria-label="Delivery log">
+            {data.map((record) => (
+              <LogLine key={record.id} record={record} />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,151 @@
+import type { Conversion, ConversionMapping, DeliveryRow } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
+import { PlatformError } from '@/lib/server/connectors/http';
+import { connectorFor } from '@/lib/server/connectors/registry';
+import type { Delivery, Session } from '@/lib/server/connectors/types';
+import type { AdAccount, ConversionTarget } from '@/lib/shared/integrations/platforms';
+import { openSessionOf } from '@/lib/server/credentials';
+import { parkEvents, recordDelivery } from '@/lib/server/repos/conversions';
+import { markNeedsReauth } from '@/lib/server/repos/integrations';
+
+/**
+ * Delivering one batch of one conversion: map, check, send, and record what became of each row.
+ * The three failure classes (docs/ARCHITECTURE.md, "data plane"): transient failures retry with
+ * exponential backoff and full jitter, then park the events as failed (Retry sends them again); a
+ * dead login parks them as held (Reconnect sends them again); a request the platform refuses as a
+ * whole is split in halves until the rows it refuses are alone, and those are rejected.
+ */
+
+/** Does this conversion take this event? (Its event names, compared without case; none = every event.) */
+export function takesEvent(mapping: ConversionMapping, event: ConversionEvent): boolean {
+  if (mapping.events.length === 0) return true;
+  const name = event.name.toLowerCase();
+  return mapping.events.some((wanted) => wanted.toLowerCase() === name);
+}
+
+/** The event as this conversion sends it: only the identifiers it chose, its value rule applied. */
+export function mapEvent(mapping: ConversionMapping, event: ConversionEvent): ConversionEvent {
+  const allowed = new Set(mapping.identifiers);
+  const user = {
+    ...(allowed.has('email') && event.user.email ? { email: event.user.email } : {}),
+    ...(allowed.has('phone') && event.user.phone ? { phone: event.user.phone } : {}),
+    ...(allowed.has('name') ? { ...(event.user.firstName ? { firstName: event.user.firstName } : {}), ...(event.user.lastName ? { lastName: event.user.lastName } : {}) } : {}),
+    ...(allowed.has('externalId') && event.user.externalId ? { externalId: event.user.externalId } : {}),
+  };
+  const context = allowed.has('context')
+    ? event.context
+    : { actionSource: event.context.actionSource, ...(event.context.pageUrl ? { pageUrl: event.context.pageUrl } : {}) };
+  const value = mapping.value.mode === 'fixed' ? { value: mapping.value.amount, currency: mapping.value.currency } : { value: event.value, currency: event.currency };
+  return { ...event, ...value, user, clickIds: allowed.has('clickIds') ? event.clickIds : {}, context };
+}
+
+export interface RetryPolicy {
+  attempts: number;
+  baseMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: Number(process.env.DELIVERY_RETRY_ATTEMPTS || 5),
+  baseMs: Number(process.env.DELIVERY_RETRY_BASE_MS || 500),
+  maxMs: 20_000,
+};
+
+/** Full jitter: a random wait up to base·2^attempt, capped. */
+export const backoffMs = (attempt: number, policy: RetryPolicy, random = Math.random) => Math.floor(random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attempt));
+
+const isTransient = (error: unknown) => error instanceof PlatformError && (error.code === 'retryable' || error.code === 'rate_limited');
+
+type Send = (events: ConversionEvent[]) => Promise<RowOutcome[]>;
+
+/** Retries transient failures; anything else (or the last transient failure) is thrown. */
+async function withRetry(send: Send, events: ConversionEvent[], policy: RetryPolicy): Promise<RowOutcome[]> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await send(events);
+    } catch (error) {
+      if (!isTransient(error) || attempt + 1 >= policy.attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt, policy)));
+    }
+  }
+}
+
+/** Sends; a request refused as a whole is split in halves until the refused rows stand alone. */
+export async function sendIsolating(send: Send, events: ConversionEvent[], policy: RetryPolicy): Promise<RowOutcome[]> {
+  try {
+    return await withRetry(send, events, policy);
+  } catch (error) {
+    if (!(error instanceof PlatformError) || error.code !== 'invalid') throw error;
+    if (events.length === 1) return [{ id: events[0]!.id, status: 'rejected', reason: error.message }];
+    const half = Math.ceil(events.length / 2);
+    return [...(await sendIsolating(send, events.slice(0, half), policy)), ...(await sendIsolating(send, events.slice(half), policy))];
+  }
+}
+
+export interface BatchResult {
+  rows: DeliveryRow[];
+  latencyMs: number | null;
+}
+
+const rowOf = (outcome: RowOutcome | { id: string; status: 'held' | 'failed'; reason: string }, masked: Map<string, string | undefined>): DeliveryRow => ({
+  ...outcome,
+  ...(masked.get(outcome.id) ? { maskedEmail: masked.get(outcome.id) } : {}),
+});
+
+/** The connector's delivery, the session and where to send: or why this conversion cannot send now. */
+async function prepare(orgId: string, conversion: Conversion): Promise<{ delivery: Delivery; session: Session; account: AdAccount; target: ConversionTarget }> {
+  const { session, integration } = await openSessionOf(orgId, 'destination', conversion.destination.destinationId);
+  const delivery = connectorFor(integration.platform).deliver;
+  if (!delivery) throw new PlatformError(integration.platform, 'invalid', 'This platform does not take conversions.');
+  const account = integration.accounts.find((candidate) => candidate.id === conversion.destination.accountId);
+  if (!account) throw new PlatformError(integration.platform, 'invalid', 'The account of this conversion is no longer picked in its destination. Pick it again, or edit the conversion.');
+  return { delivery, session, account, target: { id: conversion.destination.targetId, name: conversion.destination.targetName } };
+}
+
+/**
+ * Delivers events (already matched to this conversion) and records the outcome: one delivery record,
+ * and parked events when they must wait. Resolves once everything is recorded (the caller may ack).
+ */
+export async function deliverBatch(orgId: string, conversion: Conversion, events: ConversionEvent[], options: { test?: boolean; testCode?: string; retry?: RetryPolicy } = {}): Promise<BatchResult> {
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const unique = [...new Map(events.map((event) => [event.id, mapEvent(conversion.mapping, event)])).values()];
+  const masked = new Map(unique.map((event) => [event.id, event.maskedEmail]));
+  const park = async (status: 'held' | 'failed', reason: string, parked: ConversionEvent[]) => {
+    if (!options.test) await parkEvents(orgId, conversion.id, status, parked, reason);
+    return parked.map((event) => rowOf({ id: event.id, status, reason }, masked));
+  };
+
+  let rows: DeliveryRow[];
+  let latencyMs: number | null = null;
+  try {
+    const { delivery, session, account, target } = await prepare(orgId, conversion);
+    const now = new Date();
+    const checked = unique.map((event) => ({ event, reason: delivery.check(event, now) }));
+    const sendable = checked.filter((item) => item.reason === null).map((item) => item.event);
+    rows = checked.filter((item) => item.reason !== null).map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked));
+    if (sendable.length > 0) {
+      const started = Date.now();
+      const send: Send = (batch) => delivery.send(session, account, target, batch, { testCode: options.testCode });
+      try {
+        rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked)));
+      } catch (error) {
+        // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
+        if (error instanceof PlatformError && error.code === 'needs_reauth') await markNeedsReauth(orgId, 'destination', conversion.destination.destinationId, error.message);
+        rows.push(...(await failed(error, sendable, park)));
+      }
+      latencyMs = Date.now() - started;
+    }
+  } catch (error) {
+    rows = await failed(error, unique, park);
+  }
+  await recordDelivery(orgId, conversion.id, { test: Boolean(options.test), latencyMs, rows });
+  return { rows, latencyMs };
+}
+
+/** What a failure of the whole batch means for its rows. */
+async function failed(error: unknown, events: ConversionEvent[], park: (status: 'held' | 'failed', reason: string, events: ConversionEvent[]) => Promise<DeliveryRow[]>): Promise<DeliveryRow[]> {
+  if (!(error instanceof PlatformError)) throw error;
+  if (error.code === 'needs_reauth') return park('held', `${error.message} Events are kept and sent after you reconnect.`, events);
+  if (isTransient(error)) return park('failed', `${error.message} Retry sends these events again.`, events);
+  return events.map((event) => ({ id: event.id, status: 'rejected', reason: error.message, ...(event.maskedEmail ? { maskedEmail: event.maskedEmail } : {}) }));
+}

@@ -1,0 +1,166 @@
+import type { Conversion } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { connectorFor } from '@/lib/server/connectors/registry';
+import { deliverBatch, takesEvent } from '@/lib/server/conversions/deliver';
+import { parseConversionMessage } from '@/lib/server/queue/pubsub';
+import { conversionsOfSource } from '@/lib/server/repos/conversions';
+
+/**
+ * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (one event)
+ * is routed to the conversions of its source that take it; events are gathered per conversion up
+ * to the platform's maximum batch, or for a short linger; a message is acknowledged only once every
+ * conversion it went to has recorded its outcome. A failure to record leaves it unacknowledged, so
+ * Pub/Sub delivers it again: at-least-once, and the platforms deduplicate by event id.
+ *
+ * State here is only what is in flight; conversions are re-read every few seconds. Two workers on
+ * one subscription share nothing but Pub/Sub and Firestore.
+ */
+
+export interface QueueMessage {
+  id: string;
+  data: Buffer;
+  attributes: Record<string, string>;
+  ack(): void;
+  nack(): void;
+}
+
+interface Ticket {
+  message: QueueMessage;
+  remaining: number;
+  failed: boolean;
+}
+
+interface Pending {
+  orgId: string;
+  conversion: Conversion;
+  items: Array<{ event: ConversionEvent; ticket: Ticket }>;
+  timer: NodeJS.Timeout | null;
+}
+
+export interface RouterOptions {
+  /** How long a partial batch waits for more events. */
+  lingerMs?: number;
+  /** Platform calls in flight at once, over every conversion. */
+  concurrency?: number;
+  /** How long a conversion's settings are reused before being read again. */
+  cacheMs?: number;
+  deliver?: typeof deliverBatch;
+}
+
+export function createConversionRouter(options: RouterOptions = {}) {
+  const lingerMs = options.lingerMs ?? Number(process.env.DELIVERY_LINGER_MS || 1000);
+  const concurrency = options.concurrency ?? 8;
+  const cacheMs = options.cacheMs ?? 5000;
+  const deliver = options.deliver ?? deliverBatch;
+
+  const pending = new Map<string, Pending>();
+  const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
+  const queue: Array<() => Promise<void>> = [];
+  let running = 0;
+  let inFlight = 0;
+  const idle: Array<() => void> = [];
+
+  function conversionsFor(orgId: string, source: string): Promise<Conversion[]> {
+    const key = `${orgId}|${source}`;
+    const cached = cache.get(key);
+    if (cached && cached.until > Date.now()) return cached.conversions;
+    const conversions = conversionsOfSource(orgId, source);
+    cache.set(key, { conversions, until: Date.now() + cacheMs });
+    conversions.catch(() => cache.delete(key));
+    return conversions;
+  }
+
+  const maxBatchOf = (conversion: Conversion) => connectorFor(conversion.destination.platform).deliver?.maxBatch ?? 100;
+
+  function settle(ticket: Ticket, ok: boolean) {
+    if (!ok) ticket.failed = true;
+    ticket.remaining -= 1;
+    if (ticket.remaining > 0) return;
+    if (ticket.failed) ticket.message.nack();
+    else ticket.message.ack();
+    inFlight -= 1;
+    if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
+  }
+
+  function pump() {
+    while (running < concurrency && queue.length > 0) {
+      const job = queue.shift()!;
+      running += 1;
+      void job().finally(() => {
+        running -= 1;
+        pump();
+      });
+    }
+  }
+
+  /** Sends what a conversion has gathered (up to its maximum), leaving the rest for the next batch. */
+  function flush(key: string) {
+    const entry = pending.get(key);
+    if (!entry || entry.items.length === 0) return;
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = null;
+    const items = entry.items.splice(0, maxBatchOf(entry.conversion));
+    if (entry.items.length === 0) pending.delete(key);
+    else schedule(key, entry);
+    queue.push(async () => {
+      let ok = true;
+      try {
+        await deliver(
+          entry.orgId,
+          entry.conversion,
+          items.map((item) => item.event),
+        );
+      } catch (error) {
+        ok = false;
+        console.error('[worker] delivery not recorded; the events will come again', { conversion: entry.conversion.id, error: error instanceof Error ? error.message : error });
+      }
+      items.forEach((item) => settle(item.ticket, ok));
+    });
+    pump();
+  }
+
+  function schedule(key: string, entry: Pending) {
+    if (entry.items.length >= maxBatchOf(entry.conversion)) return flush(key);
+    entry.timer ??= setTimeout(() => flush(key), lingerMs);
+  }
+
+  async function route(message: QueueMessage) {
+    const parsed = parseConversionMessage(message.data, message.attributes);
+    if (!parsed) {
+      console.error('[worker] a message that is no conversion event was dropped', { id: message.id });
+      return message.ack();
+    }
+    const { event, attributes } = parsed;
+    const conversions = (await conversionsFor(attributes.org, attributes.source)).filter((conversion) =>
+      attributes.conversion ? conversion.id === attributes.conversion : conversion.status === 'active' && takesEvent(conversion.mapping, event),
+    );
+    if (conversions.length === 0) return message.ack();
+    const ticket: Ticket = { message, remaining: conversions.length, failed: false };
+    inFlight += 1;
+    for (const conversion of conversions) {
+      const key = `${attributes.org}/${conversion.id}`;
+      let entry = pending.get(key);
+      if (!entry) {
+        entry = { orgId: attributes.org, conversion, items: [], timer: null };
+        pending.set(key, entry);
+      }
+      entry.items.push({ event, ticket });
+      schedule(key, entry);
+    }
+  }
+
+  return {
+    /** Takes one message; never throws (a message it cannot route now is nacked). */
+    handle(message: QueueMessage) {
+      route(message).catch((error) => {
+        console.error('[worker] could not route a message; it will come again', { id: message.id, error: error instanceof Error ? error.message : error });
+        message.nack();
+      });
+    },
+    /** Sends every partial batch now and resolves when nothing is in flight (a clean shutdown). */
+    async drain() {
+      for (const key of [...pending.keys()]) flush(key);
+      if (inFlight > 0) await new Promise<void>((resolve) => idle.push(resolve));
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { PubSub, type Topic } from '@google-cloud/pubsub';
+import { z } from 'zod';
+import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
+
+/**
+ * The data plane's queue: Google Cloud Pub/Sub (the emulator locally, when PUBSUB_EMULATOR_HOST is
+ * set). Each topic's message has one schema here; publishers and workers both go through it.
+ *
+ * conversion-events        one conversion event per message, from ingest, payments, replays
+ *   └ conversion-delivery  the delivery workers' subscription (retry policy, dead-letter topic)
+ * conversion-events-dead   what the delivery subscription gave up on (kept for Retry)
+ */
+
+export const TOPICS = { conversions: 'conversion-events', conversionsDead: 'conversion-events-dead' } as const;
+export const SUBSCRIPTIONS = { delivery: 'conversion-delivery' } as const;
+
+let client: PubSub | null = null;
+
+export function pubsub(): PubSub {
+  client ??= new PubSub({ projectId: process.env.PUBSUB_PROJECT_ID || process.env.GCLOUD_PROJECT || process.env.FIREBASE_PROJECT_ID });
+  return client;
+}
+
+/** Where a conversion event came from, and — for a replay — the one conversion it is for. */
+export const conversionAttributesSchema = z.object({
+  org: z.string().min(1),
+  /** "app:{id}" or "payments:{id}". */
+  source: z.string().regex(/^(app|payments):[\w-]+$/),
+  /** Set when the event is replayed for one conversion (Retry, held events after Reconnect). */
+  conversion: z.string().min(1).optional(),
+});
+
+export type ConversionAttributes = z.infer<typeof conversionAttributesSchema>;
+
+let topology: Promise<void> | null = null;
+
+/**
+ * Creates the topics and the delivery subscription when they are missing (the emulator starts
+ * empty; production creates them once, see README). Idempotent and safe from many processes.
+ */
+export function ensureTopology(): Promise<void> {
+  topology ??= (async () => {
+    const client = pubsub();
+    const ensureTopic = async (name: string) => {
+      const [exists] = await client.topic(name).exists();
+      if (!exists) await client.createTopic(name).catch(ignoreAlreadyExists);
+    };
+    await Promise.all([ensureTopic(TOPICS.conversions), ensureTopic(TOPICS.conversionsDead)]);
+    const subscription = client.topic(TOPICS.conversions).subscription(SUBSCRIPTIONS.delivery);
+    const [exists] = await subscription.exists();
+    if (!exists) {
+      await client
+        .topic(TOPICS.conversions)
+        .createSubscription(SUBSCRIPTIONS.delivery, {
+          ackDeadlineSeconds: 20,
+          retryPolicy: { minimumBackoff: { seconds: 10 }, maximumBackoff: { seconds: 600 } },
+          deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.conversionsDead).name, maxDeliveryAttempts: 20 },
+        })
+        .catch(ignoreAlreadyExists);
+    }
+  })().catch((error) => {
+    topology = null;
+    throw error;
+  });
+  return topology;
+}
+
+function ignoreAlreadyExists(error: { code?: number }) {
+  // 6 = ALREADY_EXISTS: another process created it first.
+  if (error.code !== 6) throw error;
+}
+
+let conversionsTopic: Topic | null = null;
+
+/** Publishes events (batched by the client into few requests); resolves with their message ids. */
+export async function publishConversions(events: ConversionEvent[], attributes: ConversionAttributes): Promise<string[]> {
+  await ensureTopology();
+  conversionsTopic ??= pubsub().topic(TOPICS.conversions, { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
+  const topic = conversionsTopic;
+  const attrs = Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Record<string, string>;
+  return Promise.all(events.map((event) => topic.publishMessage({ data: Buffer.from(JSON.stringify(event)), attributes: attrs })));
+}
+
+/** A received message's event and attributes, or null when it does not follow the schema. */
+export function parseConversionMessage(data: Buffer, attributes: Record<string, string>): { event: ConversionEvent; attributes: ConversionAttributes } | null {
+  try {
+    const event = conversionEventSchema.safeParse(JSON.parse(data.toString('utf8')));
+    const attrs = conversionAttributesSchema.safeParse(attributes);
+    return event.success && attrs.success ? { event: event.data, attributes: attrs.data } : null;
+  } catch {
+    return null;
+  }
+}

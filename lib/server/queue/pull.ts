@@ -1,0 +1,126 @@
+import { v1 } from '@google-cloud/pubsub';
+import { pubsub } from '@/lib/server/queue/pubsub';
+import type { QueueMessage } from '@/lib/server/conversions/router';
+
+/**
+ * Pulls a subscription with unary Pull requests, up to `maxOutstanding` messages in hand at once,
+ * and keeps their leases alive (modifyAckDeadline) until each is acknowledged or nacked. Acks and
+ * nacks are sent in batches.
+ *
+ * Why not the client library's streaming pull: the Pub/Sub emulator pushes more than the flow
+ * control asks for, and when a worker is killed it keeps the excess leased indefinitely — a
+ * SIGKILL test lost them. With unary pulls a worker holds only what it asked for, and what a dead
+ * worker held comes back once its ack deadline passes, on the emulator as on Pub/Sub.
+ */
+
+export interface PullOptions {
+  /** Messages per Pull request (Pub/Sub returns at most 1,000). */
+  batch?: number;
+  /** Messages in hand (received, not yet acknowledged) at most. */
+  maxOutstanding?: number;
+  ackDeadlineSeconds?: number;
+}
+
+export interface Puller {
+  /** Stops pulling, waits for the messages in hand to be settled, sends their acks and nacks. */
+  stop(): Promise<void>;
+}
+
+type v1PullResponse = { receivedMessages?: Array<{ ackId?: string | null; message?: { messageId?: string | null; data?: Uint8Array | string | null; attributes?: Record<string, string> | null } | null }> | null };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function pull(subscription: string, handle: (message: QueueMessage) => void, options: PullOptions = {}): Puller {
+  const batch = options.batch ?? 1000;
+  const maxOutstanding = options.maxOutstanding ?? 5000;
+  const deadline = options.ackDeadlineSeconds ?? 20;
+  const client = pubsub();
+  const subscriber = new v1.SubscriberClient({ ...client.options, port: client.options.port === undefined ? undefined : Number(client.options.port) });
+  const path = `projects/${client.projectId}/subscriptions/${subscription}`;
+
+  const outstanding = new Set<string>();
+  let acks: string[] = [];
+  let nacks: string[] = [];
+  let running = true;
+
+  async function flush() {
+    const [ackIds, nackIds] = [acks, nacks];
+    acks = [];
+    nacks = [];
+    for (let start = 0; start < ackIds.length; start += 1000) await subscriber.acknowledge({ subscription: path, ackIds: ackIds.slice(start, start + 1000) });
+    for (let start = 0; start < nackIds.length; start += 1000) {
+      await subscriber.modifyAckDeadline({ subscription: path, ackIds: nackIds.slice(start, start + 1000), ackDeadlineSeconds: 0 });
+    }
+  }
+
+  async function extendLeases() {
+    const ackIds = [...outstanding];
+    for (let start = 0; start < ackIds.length; start += 1000) {
+      await subscriber.modifyAckDeadline({ subscription: path, ackIds: ackIds.slice(start, start + 1000), ackDeadlineSeconds: deadline });
+    }
+  }
+
+  const flushing = setInterval(() => void flush().catch((error) => console.error('[queue] ack failed; the messages will come again', error.message)), 100);
+  const leasing = setInterval(() => void extendLeases().catch((error) => console.error('[queue] lease extension failed', error.message)), (deadline * 1000) / 3);
+
+  async function loop() {
+    while (running) {
+      if (outstanding.size + batch > maxOutstanding) {
+        await sleep(20);
+        continue;
+      }
+      let received: v1PullResponse['receivedMessages'];
+      try {
+        const [response] = await subscriber.pull({ subscription: path, maxMessages: batch }, { timeout: 30_000 });
+        received = response.receivedMessages;
+      } catch (error) {
+        if (running) console.error('[queue] pull failed; trying again', (error as Error).message);
+        await sleep(1000);
+        continue;
+      }
+      if (!received?.length) {
+        await sleep(100);
+        continue;
+      }
+      for (const item of received) {
+        const ackId = item.ackId!;
+        if (!running) {
+          nacks.push(ackId);
+          continue;
+        }
+        const message = item.message!;
+        outstanding.add(ackId);
+        let settled = false;
+        const settle = (into: 'ack' | 'nack') => {
+          if (settled) return;
+          settled = true;
+          outstanding.delete(ackId);
+          (into === 'ack' ? acks : nacks).push(ackId);
+        };
+        handle({
+          id: String(message.messageId),
+          data: Buffer.from(message.data as Uint8Array),
+          attributes: (message.attributes ?? {}) as Record<string, string>,
+          ack: () => settle('ack'),
+          nack: () => settle('nack'),
+        });
+      }
+    }
+  }
+
+  void loop();
+  void loop();
+
+  return {
+    async stop() {
+      running = false;
+      // What is in hand is being finished by its handler (a drain); wait for its acks, ten seconds at most.
+      const until = Date.now() + 10_000;
+      while (outstanding.size > 0 && Date.now() < until) await sleep(50);
+      clearInterval(flushing);
+      clearInterval(leasing);
+      await flush();
+      await subscriber.close();
+    },
+  };
+}

@@ -1,0 +1,217 @@
+import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import type {
+  Conversion,
+  ConversionDestination,
+  ConversionMapping,
+  ConversionSource,
+  DeliveryHour,
+  DeliveryRecord,
+  DeliveryRow,
+} from '@/lib/shared/conversions/conversion';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
+
+/**
+ * Conversions and what their delivery left behind: one delivery record per platform call (not one
+ * write per event), hourly counters for the chart, and parked events (held for Reconnect, or failed
+ * for Retry). Records and counters expire after 30 days (the `expires_at` TTL, firestore.indexes.json).
+ */
+
+const conversions = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('conversions');
+const RETENTION_MS = 30 * 24 * 3600 * 1000;
+const PARKED_CHUNK = 400;
+
+function toConversion(snap: DocumentSnapshot): Conversion {
+  const source = snap.get('source') as { type: 'app'; app_id: string } | { type: 'payments'; payment_id: string };
+  const destination = snap.get('destination') as { platform: ConversionDestination['platform']; account_id: string; target_id: string; target_name: string };
+  return {
+    id: snap.id,
+    name: snap.get('name'),
+    source: source.type === 'app' ? { type: 'app', appId: source.app_id } : { type: 'payments', paymentId: source.payment_id },
+    destination: {
+      destinationId: snap.get('destination_id'),
+      platform: destination.platform,
+      accountId: destination.account_id,
+      targetId: destination.target_id,
+      targetName: destination.target_name,
+    },
+    mapping: snap.get('mapping') as ConversionMapping,
+    status: snap.get('status'),
+    statusReason: snap.get('status_reason') ?? null,
+    held: snap.get('held') ?? 0,
+    lastDeliveryAt: snap.get('last_delivery_at') ? iso(snap.get('last_delivery_at')) : null,
+    createdAt: iso(snap.get('created_at')),
+  };
+}
+
+/** The source as stored: `app_id` / `source_id` at the top level too, for "what uses this app?" queries. */
+const sourceFields = (source: ConversionSource) =>
+  source.type === 'app'
+    ? { source: { type: 'app', app_id: source.appId }, app_id: source.appId, source_id: null, source_key: `app:${source.appId}` }
+    : { source: { type: 'payments', payment_id: source.paymentId }, app_id: null, source_id: source.paymentId, source_key: `payments:${source.paymentId}` };
+
+export async function listConversions(orgId: string): Promise<Conversion[]> {
+  const snapshot = await conversions(orgId).orderBy('created_at', 'desc').limit(200).get();
+  return snapshot.docs.map(toConversion);
+}
+
+export async function getConversion(orgId: string, id: string): Promise<Conversion> {
+  const snap = await conversions(orgId).doc(id).get();
+  if (!snap.exists) throw notFound('Conversion');
+  return toConversion(snap);
+}
+
+/** The conversions fed by a source ("app:{id}" / "payments:{id}"), whatever their state. */
+export async function conversionsOfSource(orgId: string, sourceKey: string): Promise<Conversion[]> {
+  const snapshot = await conversions(orgId).where('source_key', '==', sourceKey).limit(50).get();
+  return snapshot.docs.map(toConversion);
+}
+
+/** Every active conversion of every organization fed by payments (the payments poller's work list). */
+export async function activePaymentConversions(): Promise<Array<{ orgId: string; conversion: Conversion }>> {
+  const snapshot = await adminDb().collectionGroup('conversions').where('source.type', '==', 'payments').where('status', '==', 'active').limit(500).get();
+  return snapshot.docs.map((doc) => ({ orgId: doc.ref.parent.parent!.id, conversion: toConversion(doc) }));
+}
+
+/** The conversions that send to a destination (held together when its login dies). */
+export async function conversionsOfDestination(orgId: string, destinationId: string): Promise<Conversion[]> {
+  const snapshot = await conversions(orgId).where('destination_id', '==', destinationId).limit(200).get();
+  return snapshot.docs.map(toConversion);
+}
+
+export interface NewConversion {
+  name: string;
+  source: ConversionSource;
+  destination: ConversionDestination;
+  mapping: ConversionMapping;
+  uid: string;
+}
+
+export async function createConversion(orgId: string, input: NewConversion): Promise<Conversion> {
+  const ref = conversions(orgId).doc();
+  await ref.set({
+    name: input.name,
+    ...sourceFields(input.source),
+    destination_id: input.destination.destinationId,
+    destination: {
+      platform: input.destination.platform,
+      account_id: input.destination.accountId,
+      target_id: input.destination.targetId,
+      target_name: input.destination.targetName,
+    },
+    mapping: input.mapping,
+    status: 'active',
+    held: 0,
+    created_by: input.uid,
+    created_at: FieldValue.serverTimestamp(),
+  });
+  return toConversion(await ref.get());
+}
+
+export async function updateConversion(orgId: string, id: string, changes: { name?: string; mapping?: ConversionMapping; status?: 'active' | 'paused' }): Promise<Conversion> {
+  const update = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  await updateExisting(conversions(orgId).doc(id), { ...update, updated_at: FieldValue.serverTimestamp() }, 'Conversion');
+  return getConversion(orgId, id);
+}
+
+/** Deletes a conversion with its log, counters and parked events. */
+export async function deleteConversion(orgId: string, id: string): Promise<void> {
+  const ref = conversions(orgId).doc(id);
+  if (!(await ref.get()).exists) throw notFound('Conversion');
+  await adminDb().recursiveDelete(ref);
+}
+
+const hourOf = (date: Date) => date.toISOString().slice(0, 13);
+
+/**
+ * Writes one delivery record (a platform call and its rows' outcomes) with the hour's counters and
+ * the conversion's last delivery, in one batch.
+ */
+export async function recordDelivery(orgId: string, conversionId: string, record: { test: boolean; latencyMs: number | null; rows: DeliveryRow[] }): Promise<void> {
+  const ref = conversions(orgId).doc(conversionId);
+  const now = new Date();
+  const expires = Timestamp.fromMillis(now.getTime() + RETENTION_MS);
+  const counts = { delivered: 0, rejected: 0, not_sent: 0, failed: 0, held: 0 };
+  for (const row of record.rows) counts[row.status] += 1;
+  const batch = adminDb().batch();
+  batch.set(ref.collection('deliveries').doc(), {
+    at: Timestamp.fromDate(now),
+    test: record.test,
+    latency_ms: record.latencyMs,
+    counts,
+    rows: record.rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined))),
+    event_ids: record.rows.map((row) => row.id),
+    expires_at: expires,
+  });
+  if (!record.test) {
+    const failed = counts.rejected + counts.not_sent + counts.failed;
+    batch.set(
+      ref.collection('hours').doc(hourOf(now)),
+      { hour: hourOf(now), delivered: FieldValue.increment(counts.delivered), failed: FieldValue.increment(failed), expires_at: expires },
+      { merge: true },
+    );
+    if (counts.delivered > 0) batch.update(ref, { last_delivery_at: Timestamp.fromDate(now) });
+  }
+  await batch.commit();
+}
+
+function toRecord(snap: DocumentSnapshot): DeliveryRecord {
+  return {
+    id: snap.id,
+    at: iso(snap.get('at')),
+    test: Boolean(snap.get('test')),
+    latencyMs: snap.get('latency_ms') ?? null,
+    counts: snap.get('counts'),
+    rows: snap.get('rows') ?? [],
+  };
+}
+
+/** The latest delivery records, or those holding one event id. */
+export async function listDeliveries(orgId: string, id: string, options: { eventId?: string; limit?: number } = {}): Promise<DeliveryRecord[]> {
+  let query = conversions(orgId).doc(id).collection('deliveries').orderBy('at', 'desc');
+  if (options.eventId) query = query.where('event_ids', 'array-contains', options.eventId);
+  const snapshot = await query.limit(options.limit ?? 20).get();
+  return snapshot.docs.map(toRecord);
+}
+
+/** Counts per hour since `since` (for the chart and "last 24 h"). */
+export async function deliveryHours(orgId: string, id: string, since: Date): Promise<DeliveryHour[]> {
+  const snapshot = await conversions(orgId).doc(id).collection('hours').where('hour', '>=', hourOf(since)).orderBy('hour').get();
+  return snapshot.docs.map((doc) => ({ hour: doc.get('hour'), delivered: doc.get('delivered') ?? 0, failed: doc.get('failed') ?? 0 }));
+}
+
+export type ParkReason = 'held' | 'failed';
+
+/** Keeps events that could not be delivered now (hashed, as queued) until Reconnect or Retry. */
+export async function parkEvents(orgId: string, conversionId: string, reason: ParkReason, events: ConversionEvent[], why: string): Promise<void> {
+  const ref = conversions(orgId).doc(conversionId);
+  const batch = adminDb().batch();
+  for (let start = 0; start < events.length; start += PARKED_CHUNK) {
+    batch.set(ref.collection('parked').doc(), { reason, why, events: events.slice(start, start + PARKED_CHUNK), created_at: FieldValue.serverTimestamp() });
+  }
+  batch.update(ref, { held: FieldValue.increment(events.length) });
+  await batch.commit();
+}
+
+/** Takes the parked events of a reason out (to publish them again); each chunk is removed as it is read. */
+export async function takeParked(orgId: string, conversionId: string, reason: ParkReason, each: (events: ConversionEvent[]) => Promise<void>): Promise<number> {
+  const ref = conversions(orgId).doc(conversionId);
+  const snapshot = await ref.collection('parked').where('reason', '==', reason).get();
+  let taken = 0;
+  for (const doc of snapshot.docs) {
+    const events = (doc.get('events') ?? []) as ConversionEvent[];
+    await each(events);
+    await adminDb().batch().delete(doc.ref).update(ref, { held: FieldValue.increment(-events.length) }).commit();
+    taken += events.length;
+  }
+  return taken;
+}
+
+/** How many events are parked, per reason. */
+export async function parkedCounts(orgId: string, conversionId: string): Promise<Record<ParkReason, number>> {
+  const snapshot = await conversions(orgId).doc(conversionId).collection('parked').select('reason', 'events').get();
+  const counts: Record<ParkReason, number> = { held: 0, failed: 0 };
+  for (const doc of snapshot.docs) counts[doc.get('reason') as ParkReason] += (doc.get('events') ?? []).length;
+  return counts;
+}

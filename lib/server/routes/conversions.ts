@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { createConversionSchema, updateConversionSchema } from '@/lib/shared/conversions/conversion';
+import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import * as repo from '@/lib/server/repos/conversions';
+import { conversionDetail, createConversion, listConversions, replayParked, sendTestEvent, updateConversion } from '@/lib/server/services/conversions';
+
+/** `/api/orgs/{orgId}/conversions[/{id}[/deliveries|/test|/retry]]`. */
+
+const planOf = (org: { data: FirebaseFirestore.DocumentData }) => org.data.subscription?.plan ?? null;
+
+export const conversionsRoutes = createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    permission: ['conversion', 'read'],
+    handle: async ({ org }) => ({ conversions: await listConversions(org.id) }),
+  }),
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    body: createConversionSchema,
+    permission: ['conversion', 'create'],
+    handle: async ({ org, caller, body }) => ({ conversion: await createConversion(org.id, planOf(org), caller.uid, body) }),
+  }),
+});
+
+export const conversionRoutes = createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    permission: ['conversion', 'read'],
+    handle: ({ org, query }) => conversionDetail(org.id, query.id),
+  }),
+  PATCH: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    body: updateConversionSchema,
+    permission: ['conversion', 'update'],
+    handle: async ({ org, query, body }) => ({ conversion: await updateConversion(org.id, planOf(org), query.id, body) }),
+  }),
+  DELETE: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    permission: ['conversion', 'delete'],
+    handle: async ({ org, query }) => {
+      await repo.deleteConversion(org.id, query.id);
+      return { success: true };
+    },
+  }),
+});
+
+const deliveriesQuerySchema = objectRouteSchema.extend({
+  eventId: z.string().trim().min(1).max(100).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+});
+
+export const deliveriesRoutes = createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: deliveriesQuerySchema,
+    permission: ['conversion', 'read'],
+    handle: async ({ org, query }) => {
+      await repo.getConversion(org.id, query.id);
+      return { deliveries: await repo.listDeliveries(org.id, query.id, { eventId: query.eventId, limit: query.limit }) };
+    },
+  }),
+});
+
+export const testEventRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    permission: ['conversion', 'update'],
+    handle: ({ org, query }) => sendTestEvent(org.id, query.id),
+  }),
+});
+
+export const retryRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    permission: ['conversion', 'update'],
+    handle: async ({ org, query }) => ({ replayed: await replayParked(org.id, query.id, 'failed') }),
+  }),
+});

@@ -1,0 +1,114 @@
+import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
+import type { Conversion, CreateConversionInput, DeliveryCounts, UpdateConversionInput } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { AD_PLATFORMS, PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { deliverBatch } from '@/lib/server/conversions/deliver';
+import { sha256 } from '@/lib/server/conversions/normalize';
+import { DomainError, invalidFields } from '@/lib/server/errors';
+import { publishConversions } from '@/lib/server/queue/pubsub';
+import { getApp } from '@/lib/server/repos/apps';
+import * as repo from '@/lib/server/repos/conversions';
+import { getIntegration } from '@/lib/server/repos/integrations';
+import { getPayment } from '@/lib/server/repos/payments';
+import { targetsOf } from '@/lib/server/services/integrations';
+
+/** Conversions beyond storage: the plan allows them, the source and target exist, replays and test events. */
+
+const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
+
+/** Refuses (plan_limit) when the organization's plan has no conversions, naming the plans that do. */
+export function assertConversionsIncluded(plan: unknown): void {
+  if (entitlementsOf(plan).conversions) return;
+  const plans = PLAN_ENTITLEMENTS.filter((candidate) => candidate.conversions).map((candidate) => candidate.name);
+  throw new DomainError('plan_limit', `Conversions are included in the ${plans.join(' and ')} plans. Upgrade to send conversions to the ad platforms.`);
+}
+
+export async function createConversion(orgId: string, plan: unknown, uid: string, input: CreateConversionInput): Promise<Conversion> {
+  assertConversionsIncluded(plan);
+  if (input.source.type === 'app') await getApp(orgId, input.source.appId);
+  else await getPayment(orgId, input.source.paymentId);
+  const destination = await getIntegration(orgId, 'destination', input.destination.destinationId);
+  if (!isAdPlatform(destination.platform)) throw invalidFields({ 'destination.destinationId': ['Pick a Google Ads, Meta or Microsoft Advertising destination'] });
+  const targets = await targetsOf(orgId, destination.id, input.destination.accountId);
+  const target = targets.find((candidate) => candidate.id === input.destination.targetId);
+  if (!target) throw invalidFields({ 'destination.targetId': [`Pick one of the account's ${PLATFORM_LABELS[destination.platform]} targets`] });
+  return repo.createConversion(orgId, {
+    name: input.name,
+    source: input.source,
+    destination: { destinationId: destination.id, platform: destination.platform, accountId: input.destination.accountId, targetId: target.id, targetName: target.name },
+    mapping: input.mapping,
+    uid,
+  });
+}
+
+export async function updateConversion(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
+  if (changes.status === 'active') assertConversionsIncluded(plan);
+  return repo.updateConversion(orgId, id, changes);
+}
+
+/** A conversion as the pages show it: its destination's state decides "needs reconnecting". */
+async function withLiveStatus(orgId: string, conversion: Conversion): Promise<Conversion> {
+  const destination = await getIntegration(orgId, 'destination', conversion.destination.destinationId).catch(() => null);
+  if (destination?.status === 'needs_reauth') return { ...conversion, status: 'needs_reauth', statusReason: `${PLATFORM_LABELS[destination.platform]} has disconnected this destination. Reconnect it: events are kept and sent after you do.` };
+  return conversion;
+}
+
+const sum = (hours: Array<{ delivered: number; failed: number }>): DeliveryCounts =>
+  hours.reduce((total, hour) => ({ delivered: total.delivered + hour.delivered, failed: total.failed + hour.failed }), { delivered: 0, failed: 0 });
+
+/** Every conversion with its live status and its last 24 hours. */
+export async function listConversions(orgId: string): Promise<Array<Conversion & { last24h: DeliveryCounts }>> {
+  const since = new Date(Date.now() - 24 * 3600 * 1000);
+  const conversions = await repo.listConversions(orgId);
+  return Promise.all(
+    conversions.map(async (conversion) => ({ ...(await withLiveStatus(orgId, conversion)), last24h: sum(await repo.deliveryHours(orgId, conversion.id, since)) })),
+  );
+}
+
+/** One conversion, its hourly counts for the chart (48 h), and its parked events by reason. */
+export async function conversionDetail(orgId: string, id: string) {
+  const conversion = await withLiveStatus(orgId, await repo.getConversion(orgId, id));
+  const [hours, parked] = await Promise.all([repo.deliveryHours(orgId, id, new Date(Date.now() - 48 * 3600 * 1000)), repo.parkedCounts(orgId, id)]);
+  return { conversion, hours, parked, last24h: sum(hours.filter((hour) => hour.hour >= new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 13))) };
+}
+
+/** Publishes a conversion's parked events again, for it alone (Retry, or after Reconnect). */
+export async function replayParked(orgId: string, id: string, reason: repo.ParkReason): Promise<number> {
+  const conversion = await repo.getConversion(orgId, id);
+  const source = conversion.source.type === 'app' ? `app:${conversion.source.appId}` : `payments:${conversion.source.paymentId}`;
+  return repo.takeParked(orgId, id, reason, async (events) => {
+    await publishConversions(events, { org: orgId, source, conversion: id });
+  });
+}
+
+/** After a destination is reconnected: its conversions' held events go out again. */
+export async function releaseHeld(orgId: string, destinationId: string): Promise<void> {
+  const conversions = await repo.conversionsOfDestination(orgId, destinationId);
+  await Promise.all(conversions.map((conversion) => replayParked(orgId, conversion.id, 'held')));
+}
+
+const TEST_EMAIL = 'test@signalbridge.example';
+
+/**
+ * Sends one made-up event through the conversion's mapping, now, and logs it as a test: Meta
+ * receives it with a test event code (it shows under Test events, not in reports), Google validates
+ * it without ingesting it. The answer is the row's outcome.
+ */
+export async function sendTestEvent(orgId: string, id: string) {
+  const conversion = await withLiveStatus(orgId, await repo.getConversion(orgId, id));
+  if (conversion.status === 'needs_reauth') throw new DomainError('needs_reauth', conversion.statusReason ?? 'Reconnect the destination first.');
+  const now = Math.floor(Date.now() / 1000);
+  const event: ConversionEvent = {
+    id: `test_${now}_${Math.random().toString(36).slice(2, 8)}`,
+    name: conversion.mapping.events[0] ?? 'Test Event',
+    time: now,
+    value: 1,
+    currency: 'USD',
+    user: { email: sha256(TEST_EMAIL), phone: sha256('15555550100') },
+    clickIds: { gclid: 'TeSt-gclid-signalbridge', msclkid: '0123456789abcdef0123456789abcdef', fbp: `fb.1.${now * 1000}.1234567890` },
+    context: { actionSource: 'website', pageUrl: 'https://signalbridge.example/test', ip: '203.0.113.7', userAgent: 'SignalBridge test event' },
+    maskedEmail: 't***@signalbridge.example',
+  };
+  const { rows } = await deliverBatch(orgId, conversion, [event], { test: true, testCode: 'TEST_SIGNALBRIDGE' });
+  return { row: rows[0]! };
+}

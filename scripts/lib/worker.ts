@@ -1,0 +1,32 @@
+/**
+ * Starts the conversion delivery worker (`workers/conversions.ts`) as a child process with the given
+ * environment, for `npm run dev`, the e2e tests and the bench. `stop()` ends it with SIGTERM (it sends
+ * what it holds, then exits) and waits.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { ROOT } from '@/scripts/lib/stack';
+
+export interface RunningWorker {
+  child: ChildProcess;
+  stop: () => Promise<void>;
+}
+
+export function startWorker(env: Record<string, string | undefined>, { quiet = false } = {}): RunningWorker {
+  // One process (node with tsx's loader, not tsx's CLI, which runs a second one): a SIGKILL kills the worker itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/conversions.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
+  });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(force);
+  };
+  process.once('exit', () => child.kill('SIGKILL'));
+  return { child, stop };
+}

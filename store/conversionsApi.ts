@@ -1,0 +1,88 @@
+import type {
+  Conversion,
+  CreateConversionInput,
+  DeliveryCounts,
+  DeliveryHour,
+  DeliveryRecord,
+  DeliveryRow,
+  UpdateConversionInput,
+} from '@/lib/shared/conversions/conversion';
+import { api } from '@/store/api';
+
+const conversionsUrl = (orgId: string) => `/api/orgs/${encodeURIComponent(orgId)}/conversions`;
+const conversionUrl = (orgId: string, id: string) => `${conversionsUrl(orgId)}/${encodeURIComponent(id)}`;
+
+export type ConversionListItem = Conversion & { last24h: DeliveryCounts };
+
+/** One conversion as its configuration page shows it: hourly counts (48 h), parked events, the last 24 hours. */
+export interface ConversionDetail {
+  conversion: Conversion;
+  hours: DeliveryHour[];
+  parked: { held: number; failed: number };
+  last24h: DeliveryCounts;
+}
+
+interface ConversionArgs {
+  orgId: string;
+  id: string;
+}
+
+// One tag for an organization's list, one per conversion (its detail) and one per conversion's log.
+const listTag = (orgId: string) => ({ type: 'Conversions' as const, id: orgId });
+const itemTag = ({ orgId, id }: ConversionArgs) => ({ type: 'Conversions' as const, id: `${orgId}/${id}` });
+const logTag = ({ orgId, id }: ConversionArgs) => ({ type: 'Deliveries' as const, id: `${orgId}/${id}` });
+
+/** Conversions, their delivery log, test events and retries; mutations refresh what they change. */
+export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions', 'Deliveries'] }).injectEndpoints({
+  endpoints: (build) => ({
+    conversions: build.query<ConversionListItem[], string>({
+      query: (orgId) => ({ url: conversionsUrl(orgId), method: 'GET' }),
+      transformResponse: (response: { conversions: ConversionListItem[] }) => response.conversions,
+      providesTags: (_result, _error, orgId) => [listTag(orgId)],
+    }),
+    conversion: build.query<ConversionDetail, ConversionArgs>({
+      query: ({ orgId, id }) => ({ url: conversionUrl(orgId, id), method: 'GET' }),
+      providesTags: (_result, _error, args) => [itemTag(args)],
+    }),
+    deliveries: build.query<DeliveryRecord[], ConversionArgs & { eventId?: string; limit?: number }>({
+      query: ({ orgId, id, eventId, limit = 20 }) => {
+        const params = new URLSearchParams({ limit: String(limit), ...(eventId ? { eventId } : {}) });
+        return { url: `${conversionUrl(orgId, id)}/deliveries?${params}`, method: 'GET' };
+      },
+      transformResponse: (response: { deliveries: DeliveryRecord[] }) => response.deliveries,
+      providesTags: (_result, _error, args) => [logTag(args)],
+    }),
+    createConversion: build.mutation<{ conversion: Conversion }, { orgId: string; body: CreateConversionInput }>({
+      query: ({ orgId, body }) => ({ url: conversionsUrl(orgId), body }),
+      invalidatesTags: (_result, _error, { orgId }) => [listTag(orgId)],
+    }),
+    updateConversion: build.mutation<{ conversion: Conversion }, ConversionArgs & { changes: UpdateConversionInput }>({
+      query: ({ orgId, id, changes }) => ({ url: conversionUrl(orgId, id), method: 'PATCH', body: changes }),
+      invalidatesTags: (_result, _error, args) => [listTag(args.orgId), itemTag(args)],
+    }),
+    // The detail is not refreshed: it is gone, and the page leaves for the list.
+    deleteConversion: build.mutation<unknown, ConversionArgs>({
+      query: ({ orgId, id }) => ({ url: conversionUrl(orgId, id), method: 'DELETE' }),
+      invalidatesTags: (_result, _error, { orgId }) => [listTag(orgId)],
+    }),
+    sendTestEvent: build.mutation<{ row: DeliveryRow }, ConversionArgs>({
+      query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/test` }),
+      invalidatesTags: (_result, _error, args) => [logTag(args)],
+    }),
+    retryConversion: build.mutation<{ replayed: number }, ConversionArgs>({
+      query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/retry` }),
+      invalidatesTags: (_result, _error, args) => [listTag(args.orgId), itemTag(args), logTag(args)],
+    }),
+  }),
+});
+
+export const {
+  useConversionsQuery,
+  useConversionQuery,
+  useDeliveriesQuery,
+  useCreateConversionMutation,
+  useUpdateConversionMutation,
+  useDeleteConversionMutation,
+  useSendTestEventMutation,
+  useRetryConversionMutation,
+} = conversionsApi;

@@ -1,0 +1,143 @@
+import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
+import snippet from '@/pages/api/orgs/[orgId]/apps/[id]/snippet';
+import { sha256 } from '@/lib/server/conversions/normalize';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
+import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
+import { tapConversions } from '@/tests/api/helpers/queue';
+import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+
+// Ingest: keys, validation, hashing before anything is queued, and nothing written per event.
+let s: Record<'submissions' | 'snippet', TestServer>;
+let tap: Awaited<ReturnType<typeof tapConversions>>;
+let owner: TestUser;
+let orgId: string;
+let appId: string;
+let key: string;
+
+const WEBSITE = 'https://shop.example';
+
+beforeAll(async () => {
+  s = await serveHandlers({ submissions, snippet }, { submissions: submissionsConfig });
+  tap = await tapConversions();
+  owner = await createTestUser();
+  orgId = await createTestOrganization([[owner, 'owner']]);
+  ({ id: appId } = await createApp(orgId, owner.uid, { name: 'Shop', websiteUrl: WEBSITE, gtmContainerId: 'GTM-SHOP1', payloadUrls: ['/thanks'] }));
+  ({ key } = await rotateSubmissionKey(orgId, appId));
+});
+afterAll(async () => {
+  await closeAll(s);
+  await tap.close();
+});
+
+const queued = async () => (await tap.read()).filter((message) => message.attributes.source === `app:${appId}`);
+const submit = (body: unknown, token = key) => call(s.submissions, { method: 'POST', token, body });
+
+/** Every document under the organization, as text: to look for a clear identifier. */
+async function organizationText(): Promise<string> {
+  const texts: string[] = [];
+  async function walk(ref: FirebaseFirestore.DocumentReference) {
+    const snap = await ref.get();
+    if (snap.exists) texts.push(JSON.stringify(snap.data()));
+    for (const collection of await ref.listCollections()) {
+      for (const doc of (await collection.get()).docs) await walk(doc.ref);
+    }
+  }
+  await walk(adminDb().collection('organizations').doc(orgId));
+  return texts.join('\n');
+}
+
+test('one event → 202 with its id; it is queued hashed, and nothing raw is stored or queued', async () => {
+  const response = await submit({ event: 'Lead', email: ' Ada.Lovelace@Example.com ', phone: '+44 20 7946 0958', firstName: 'Ada', gclid: 'Cj0KCQ' });
+  expect(response.status).toBe(202);
+  expect(response.body).toEqual({ success: true, id: expect.stringMatching(/^sb_[0-9a-f]{32}$/) });
+  const [message, ...rest] = await queued();
+  expect(rest).toHaveLength(0);
+  expect(message!.attributes).toEqual({ org: orgId, source: `app:${appId}` });
+  expect(message!.event).toMatchObject({ id: response.body.id, name: 'Lead', user: { email: sha256('ada.lovelace@example.com'), phone: sha256('442079460958'), firstName: sha256('ada') }, clickIds: { gclid: 'Cj0KCQ' } });
+  const everywhere = `${JSON.stringify(message)}\n${await organizationText()}`;
+  expect(everywhere).not.toMatch(/lovelace|7946 ?0958|"Ada"/i);
+});
+
+test('the same payload sent again is the same event (its id is derived from the content)', async () => {
+  const first = await submit({ event: 'Lead', email: 'retry@example.com' });
+  const again = await submit({ event: 'Lead', email: 'retry@example.com' });
+  expect(again.body.id).toBe(first.body.id);
+  await queued();
+});
+
+test('a batch is answered per event: the valid ones are queued, the others name their fields', async () => {
+  const response = await submit({ events: [{ event: 'Lead', eventId: 'b-1' }, { event: 'Lead', email: 'nope' }, { event: 'Purchase', eventId: 'b-3', value: 20, currency: 'EUR' }] });
+  expect(response.status).toBe(202);
+  expect(response.body).toEqual({
+    success: true,
+    accepted: 2,
+    results: [{ index: 0, id: 'b-1' }, { index: 1, error: { code: 'invalid', fieldErrors: { email: ['Not an email address (or its SHA-256 hash)'] } } }, { index: 2, id: 'b-3' }],
+  });
+  expect((await queued()).map((message) => message.event.id).sort()).toEqual(['b-1', 'b-3']);
+});
+
+test('bad input → 400 naming the field, and nothing is queued', async () => {
+  const single = await submit({ event: 'Lead', value: 10 });
+  expect(single.status).toBe(400);
+  expect(single.body.fieldErrors).toEqual({ currency: ['Give the currency of the value'] });
+  const unknownField = await submit({ event: 'Lead', password: 'x' });
+  expect(unknownField.status).toBe(400);
+  const tooMany = await submit({ events: Array.from({ length: 501 }, (_, index) => ({ event: 'Lead', eventId: `x-${index}` })) });
+  expect(tooMany.status).toBe(400);
+  expect(tooMany.body.fieldErrors).toEqual({ events: ['At most 500 events per request'] });
+  const allBad = await submit({ events: [{ event: '' }] });
+  expect(allBad.status).toBe(400);
+  expect(Object.keys(allBad.body.fieldErrors as object)).toEqual(['events.0.event']);
+  expect(await queued()).toHaveLength(0);
+});
+
+test('a body over 1 MB → 413; an unknown or revoked key → 401', async () => {
+  const huge = await submit({ event: 'Lead', pageUrl: 'x'.repeat(1_100_000) });
+  expect(huge.status).toBe(413);
+  expect((await submit({ event: 'Lead' }, 'sbk_unknown')).status).toBe(401);
+  expect((await submit({ event: 'Lead' }, 'not-a-key')).status).toBe(401);
+  expect(await queued()).toHaveLength(0);
+});
+
+describe('the website snippet and its publishable key', () => {
+  let publishable: string;
+
+  beforeAll(async () => {
+    const response = await call(s.snippet, { token: owner.token, query: { orgId, id: appId } });
+    expect(response.status).toBe(200);
+    publishable = response.body.publishableKey as string;
+    expect(publishable).toMatch(/^sbp_/);
+    expect(response.body.snippet).toContain(`?key=${publishable}`);
+    expect(response.body.snippet).toContain('"paths":["/thanks"]');
+  });
+
+  const fromBrowser = (origin: string | null) =>
+    fetch(`${s.submissions.url}/?key=${publishable}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain', 'User-Agent': 'Mozilla/5.0 (test)', ...(origin ? { Origin: origin } : {}) },
+      body: JSON.stringify({ event: 'Form Submitted', email: 'web@example.com', fbclid: 'IwAR9', pageUrl: `${WEBSITE}/thanks` }),
+    });
+
+  test("works from the app's website, as text/plain, with the browser's address and agent", async () => {
+    const response = await fromBrowser(WEBSITE);
+    expect(response.status).toBe(202);
+    expect(response.headers.get('access-control-allow-origin')).toBe(WEBSITE);
+    const [message] = await queued();
+    expect(message!.event.context).toMatchObject({ userAgent: 'Mozilla/5.0 (test)', actionSource: 'website', pageUrl: `${WEBSITE}/thanks` });
+    expect(message!.event.context.ip).toBeTruthy();
+    expect(message!.event.clickIds.fbc).toMatch(/^fb\.1\.\d+\.IwAR9$/);
+  });
+
+  test('is refused from another origin or without one', async () => {
+    expect((await fromBrowser('https://evil.example')).status).toBe(403);
+    expect((await fromBrowser(null)).status).toBe(403);
+    expect(await queued()).toHaveLength(0);
+  });
+
+  test("another organization's member cannot get the snippet", async () => {
+    const stranger = await createTestUser();
+    await createTestOrganization([[stranger, 'owner']]);
+    expect((await call(s.snippet, { token: stranger.token, query: { orgId, id: appId } })).status).toBe(404);
+  });
+});

@@ -1,0 +1,203 @@
+import { expect, test, type Page } from '@playwright/test';
+import { FieldValue } from 'firebase-admin/firestore';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { DEMO } from '@/scripts/lib/demo';
+import { createTestOrganization, createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+
+/**
+ * Conversions through the pages: the step-by-step creation, the configuration page's test event and
+ * delivery log, the list, the empty states and the plan limit. The demo organization is on Growth
+ * (conversions included); a Meta destination is connected through the sandbox's consent page.
+ */
+
+const org = DEMO.orgId;
+
+/** An app named `name`, added through the form unless the organization has it already. */
+async function ensureApp(page: Page, orgId: string, name: string) {
+  await page.goto(`/${orgId}/app`);
+  await expect(page.getByRole('table', { name: 'Apps' }).or(page.getByText('No apps yet.'))).toBeVisible();
+  if ((await page.getByRole('row', { name: new RegExp(`^${name} `) }).count()) > 0) return;
+  await page.goto(`/${orgId}/app/connect`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Website URL').fill('https://store.example');
+  await page.getByLabel('Google Tag Manager container id').fill('GTM-E2E123');
+  await page.getByRole('button', { name: 'Add app' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+}
+
+/** A Meta destination whose ad account 101 (Acme Shoes, pixel 555000111) is picked: connected through consent unless it is there. */
+async function ensureMetaDestination(page: Page, orgId: string) {
+  await page.goto(`/${orgId}/destination`);
+  await expect(page.getByRole('table', { name: 'Destinations' }).or(page.getByText('No destinations yet.'))).toBeVisible();
+  const row = page.getByRole('row', { name: /Meta Ads/ }).first();
+  if ((await row.count()) === 0) {
+    await page.getByRole('button', { name: 'Connect Meta Ads' }).click();
+    await expect(page.getByRole('heading', { name: 'SignalBridge wants to access your Facebook account' })).toBeVisible();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  } else {
+    await row.getByRole('button', { name: 'Configure' }).click();
+  }
+  const account = page.getByRole('checkbox', { name: /Acme Shoes \(Meta\)/ });
+  await expect(account).toBeVisible();
+  if (!(await account.isChecked())) {
+    await account.check();
+    await page.getByRole('button', { name: 'Save accounts' }).click();
+    await expect(page.getByText(/^Saved: \d+ accounts?\.$/)).toBeVisible();
+  }
+}
+
+/** Source and destination steps of /createConversion: the app, then Meta's account 101 and its pixel. */
+async function chooseAppAndPixel(page: Page, appName: string) {
+  await expect(page.getByRole('heading', { name: 'Choose a source' })).toBeVisible();
+  await page.getByRole('radio', { name: new RegExp(`^${appName} Form submissions`) }).check();
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Choose a destination' })).toBeVisible();
+  await page.getByRole('radio', { name: /^Meta Ads · Sandbox Marketer/ }).first().check();
+  await page.getByLabel('Ad account', { exact: true }).selectOption({ label: 'Acme Shoes (Meta) · 101' });
+  await page.getByLabel('Pixel', { exact: true }).selectOption({ label: 'Acme Shoes Pixel · 555000111' });
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByRole('heading', { name: 'Map the events' })).toBeVisible();
+}
+
+test('a conversion from an app to a Meta pixel: created step by step, its test event is delivered and logged, and it is listed', async ({ page }) => {
+  test.setTimeout(120_000);
+  const appName = 'Demo store';
+  const name = `Leads to Meta ${Date.now().toString(36)}`;
+  await logIn(page, DEMO, { landing: `/${org}/connection` });
+  await ensureApp(page, org, appName);
+  await ensureMetaDestination(page, org);
+
+  await page.goto(`/${org}/createConversion`);
+  await expect(page.getByRole('heading', { name: 'New conversion', level: 1 })).toBeVisible();
+  // Continue without a choice says what is missing.
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('Choose where the events come from')).toBeVisible();
+  await chooseAppAndPixel(page, appName);
+
+  // The mapping is checked with the server's own rules before anything is sent.
+  await page.getByLabel('Event names to send').fill('Lead');
+  await page.getByLabel('Event names to send').press('Enter');
+  await expect(page.getByRole('list', { name: 'Event names' })).toContainText('Lead');
+  await page.getByRole('radio', { name: 'A fixed amount for every event' }).check();
+  await page.getByLabel('Currency', { exact: true }).fill('eur');
+  await expect(page.getByLabel('Currency', { exact: true })).toHaveValue('EUR');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('A number', { exact: true })).toBeVisible();
+  await page.getByLabel('Amount', { exact: true }).fill('25');
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  await expect(page.getByRole('heading', { name: 'Review and create' })).toBeVisible();
+  const summary = page.getByRole('definition');
+  await expect(summary.filter({ hasText: `Form submissions of the app “${appName}”` })).toBeVisible();
+  await expect(summary.filter({ hasText: 'Acme Shoes Pixel · 555000111' })).toBeVisible();
+  await expect(summary.filter({ hasText: /^Lead$/ })).toBeVisible();
+  await expect(summary.filter({ hasText: /A fixed .*25\.00 per event/ })).toBeVisible();
+  await expect(page.getByLabel('Name')).toHaveValue(`${appName} → Acme Shoes Pixel`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByRole('button', { name: 'Create conversion' }).click();
+
+  await expect(page).toHaveURL(new RegExp(`/${org}/conversion/[^/]+/configuration$`));
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+  await expect(page.getByText('Active', { exact: true })).toBeVisible();
+  await expect(page.getByText('No deliveries yet.', { exact: false })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Delivered.' })).toContainText('Meta Ads accepted the test event for t***@signalbridge.example');
+  const log = page.getByRole('list', { name: 'Delivery log' });
+  const testLine = log.getByRole('listitem').filter({ hasText: 'Test' });
+  await expect(testLine).toHaveCount(1);
+  await expect(testLine).toContainText('1 delivered');
+  await testLine.getByText('1 delivered').click();
+  await expect(testLine.getByRole('row', { name: /t\*\*\*@signalbridge\.example/ })).toContainText('Delivered');
+
+  // The log finds the call by the event's id.
+  const eventId = (await testLine.getByRole('cell').first().textContent())!.trim();
+  await page.getByLabel('Event id').fill(eventId);
+  await page.getByRole('button', { name: 'Find' }).click();
+  await expect(page.getByText(`Platform calls that held the event “${eventId}”.`)).toBeVisible();
+  await expect(log.getByRole('listitem')).toHaveCount(1);
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
+  await expect(page).toHaveURL(`/${org}/conversion`);
+  const row = page.getByRole('row', { name: new RegExp(name) });
+  await expect(row).toContainText(`App “${appName}”`);
+  await expect(row).toContainText('Meta Ads pixel “Acme Shoes Pixel”');
+  await expect(row).toContainText('Active');
+  await expect(row).toContainText('0 delivered');
+  await row.getByRole('link', { name }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+});
+
+test("another organization's conversion is not found, by its id or under its organization", async ({ page }) => {
+  const stranger = await createTestUser();
+  const otherOrg = await createTestOrganization([[stranger, 'owner']]);
+  const conversion = adminDb().collection('organizations').doc(otherOrg).collection('conversions').doc();
+  await conversion.set({
+    name: 'Secret conversion',
+    source: { type: 'app', app_id: 'app-1' },
+    app_id: 'app-1',
+    source_id: null,
+    source_key: 'app:app-1',
+    destination_id: 'dest-1',
+    destination: { platform: 'meta_ads', account_id: '101', target_id: '555000111', target_name: 'Acme Shoes Pixel' },
+    mapping: { events: [], value: { mode: 'event' }, identifiers: ['email'] },
+    status: 'active',
+    held: 0,
+    created_by: stranger.uid,
+    created_at: FieldValue.serverTimestamp(),
+  });
+
+  await logIn(page, DEMO, { landing: `/${org}/connection` });
+  await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
+  await expect(page.getByRole('heading', { name: 'Conversion', level: 1 })).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'Conversion not found.' })).toBeVisible();
+  await expect(page.getByText('Secret conversion')).toHaveCount(0);
+
+  await page.goto(`/${otherOrg}/conversion/${conversion.id}/configuration`);
+  await expect(page).toHaveURL('/organizations');
+  await expect(page.getByText('Secret conversion')).toHaveCount(0);
+});
+
+test('a new organization: the empty list leads to the flow, whose empty steps link to what to connect', async ({ page }) => {
+  const { user, orgIds } = await userWithOrganizations(1);
+  const orgId = orgIds[0]!;
+  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await page.goto(`/${orgId}/conversion`);
+  await expect(page.getByText('No conversions yet.')).toBeVisible();
+  await page.getByRole('link', { name: 'New conversion' }).click();
+  await expect(page).toHaveURL(`/${orgId}/createConversion`);
+  await expect(page.getByText('No apps or payment accounts yet.')).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Connect Stripe' })).toHaveAttribute('href', `/${orgId}/payment`);
+  await expect(page.getByRole('button', { name: 'Continue' })).toHaveCount(0);
+  await page.getByRole('link', { name: 'Add an app' }).click();
+  await expect(page).toHaveURL(`/${orgId}/app/connect`);
+
+  await ensureApp(page, orgId, 'Empty store');
+  await page.goto(`/${orgId}/createConversion`);
+  await page.getByRole('radio', { name: /^Empty store Form submissions/ }).check();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.getByText('No ad platform to send to yet.')).toBeVisible();
+  await page.getByRole('link', { name: 'Go to destinations' }).click();
+  await expect(page).toHaveURL(`/${orgId}/destination`);
+});
+
+test('on Starter, Create is refused with the plans that include conversions and a link to them', async ({ page }) => {
+  test.setTimeout(90_000);
+  const user = await createTestUser();
+  const subscription = { status: 'active', plan: 'starter', current_period_end: '2099-01-01T00:00:00.000Z' };
+  const orgId = await createTestOrganization([[user, 'owner']], { subscription });
+  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await ensureApp(page, orgId, 'Starter store');
+  await ensureMetaDestination(page, orgId);
+
+  await page.goto(`/${orgId}/createConversion`);
+  await chooseAppAndPixel(page, 'Starter store');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('button', { name: 'Create conversion' }).click();
+  const refusal = page.getByRole('alert').filter({ hasText: 'Conversions are included in the Growth and Scale plans.' });
+  await expect(refusal).toBeVisible();
+  await refusal.getByRole('link', { name: 'See the plans' }).click();
+  await expect(page).toHaveURL(`/${orgId}/subscription`);
+});

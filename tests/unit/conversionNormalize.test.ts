@@ -1,0 +1,93 @@
+/** @jest-environment node */
+import { deriveEventId, hashIdentifier, maskEmail, normalizeEmail, normalizeName, normalizePhone, sha256, toConversionEvent } from '@/lib/server/conversions/normalize';
+import { submittedEventSchema } from '@/lib/shared/schemas/submissions';
+
+// Meta's documented examples (Conversions API, customer information parameters).
+describe('normalising and hashing identifiers', () => {
+  test('email: trimmed, lowercased, SHA-256 hex (Meta: John_Smith@gmail.com)', () => {
+    expect(hashIdentifier('  John_Smith@gmail.com ', normalizeEmail)).toBe('62a14e44f765419d10fea99367361a727c12365e2520f32218d505ed9aa0f62f');
+  });
+
+  test('phone: digits with the country code (Meta: 12345678901)', () => {
+    expect(normalizePhone('+1 (234) 567-8901')).toBe('12345678901');
+    expect(normalizePhone('001 234 567 8901')).toBe('12345678901');
+    expect(hashIdentifier('+1 234-567-8901', normalizePhone)).toBe('254aa248acb47dd654ca3ea53f48c2c26d641d23d7e2e93a1ec56258df7674c4');
+  });
+
+  test('names: lowercase without punctuation or spaces, other scripts kept', () => {
+    expect(normalizeName(" O'Brien-Smith ")).toBe('obriensmith');
+    expect(normalizeName('Zoë')).toBe('zoë');
+    expect(normalizeName('Mary Ann')).toBe('maryann');
+  });
+
+  test('a value that already is a SHA-256 is not hashed again (only lowercased)', () => {
+    const hash = sha256('joe@example.com');
+    expect(hashIdentifier(hash.toUpperCase(), normalizeEmail)).toBe(hash);
+  });
+
+  test('an empty value after normalising sends nothing', () => {
+    expect(hashIdentifier(' () ', normalizePhone)).toBeUndefined();
+  });
+
+  test('the log shows a masked email, never the address or its hash', () => {
+    expect(maskEmail(' John.Smith@Example.com')).toBe('j***@example.com');
+    expect(maskEmail(sha256('a@b.c'))).toBeUndefined();
+  });
+});
+
+describe('the queued event', () => {
+  const receivedAt = new Date('2026-11-23T10:00:00Z');
+  const parse = (input: unknown) => submittedEventSchema.parse(input);
+
+  test('holds no clear personal value: hashes, click ids and context only', () => {
+    const event = toConversionEvent(
+      parse({ event: 'Lead', email: 'Jane@Example.com', phone: '+44 20 7946 0958', firstName: 'Jane', gclid: 'Cj0abc', fbclid: 'IwAR1', pageUrl: 'https://shop.example/thanks' }),
+      { source: 'app:a1', receivedAt, ip: '203.0.113.9', userAgent: 'Mozilla/5.0' },
+    );
+    const text = JSON.stringify(event);
+    expect(text).not.toMatch(/jane@example\.com|7946|Jane/i);
+    expect(event.user.email).toBe(sha256('jane@example.com'));
+    expect(event.user.phone).toBe(sha256('442079460958'));
+    expect(event.clickIds).toEqual({ gclid: 'Cj0abc', fbc: `fb.1.${receivedAt.getTime()}.IwAR1` });
+    expect(event.context).toEqual({ ip: '203.0.113.9', userAgent: 'Mozilla/5.0', pageUrl: 'https://shop.example/thanks', actionSource: 'website' });
+    expect(event.maskedEmail).toBe('j***@example.com');
+    expect(event.time).toBe(receivedAt.getTime() / 1000);
+  });
+
+  test("the caller's event id is kept", () => {
+    expect(toConversionEvent(parse({ event: 'Lead', eventId: 'order-42' }), { source: 'app:a1', receivedAt }).id).toBe('order-42');
+  });
+
+  test('without one, the id is derived from the content: a retry later is the same event, another payload or app is not', () => {
+    const payload = { event: 'Lead', email: 'jane@example.com', fbclid: 'IwAR1' };
+    const first = toConversionEvent(parse(payload), { source: 'app:a1', receivedAt });
+    const retry = toConversionEvent(parse({ ...payload, email: ' JANE@example.com' }), { source: 'app:a1', receivedAt: new Date(receivedAt.getTime() + 60_000) });
+    expect(retry.id).toBe(first.id);
+    expect(toConversionEvent(parse({ ...payload, event: 'Purchase' }), { source: 'app:a1', receivedAt }).id).not.toBe(first.id);
+    expect(toConversionEvent(parse(payload), { source: 'app:a2', receivedAt }).id).not.toBe(first.id);
+    expect(first.id).toMatch(/^sb_[0-9a-f]{32}$/);
+  });
+
+  test('derived ids do not depend on key order', () => {
+    expect(deriveEventId('s', { a: 1, b: { c: 2, d: 3 } })).toBe(deriveEventId('s', { b: { d: 3, c: 2 }, a: 1 }));
+  });
+});
+
+describe('the submission schema', () => {
+  const errors = (input: unknown) => {
+    const result = submittedEventSchema.safeParse(input);
+    return result.success ? {} : Object.fromEntries(result.error.issues.map((issue) => [issue.path.join('.'), issue.message]));
+  };
+
+  test('names the field that is wrong', () => {
+    expect(errors({ event: 'Lead', email: 'not-an-email' })).toEqual({ email: 'Not an email address (or its SHA-256 hash)' });
+    expect(errors({ event: 'Lead', value: 10 })).toEqual({ currency: 'Give the currency of the value' });
+    expect(errors({ event: 'Lead', occurredAt: 'yesterday' })).toHaveProperty('occurredAt');
+    expect(errors({ event: 'Lead', surprise: 1 })).toHaveProperty('');
+    expect(errors({})).toHaveProperty('event');
+  });
+
+  test('takes a hashed email as it is', () => {
+    expect(errors({ event: 'Lead', email: sha256('a@b.co') })).toEqual({});
+  });
+});
