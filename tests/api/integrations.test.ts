@@ -380,6 +380,9 @@ describe('apps', () => {
     expect((await route('999')).body.fieldErrors.targetId).toBeDefined();
     const routed = await route('555000111');
     expect(routed.body.app.targets.meta_ads).toMatchObject({ destinationId: meta, targetId: '555000111', targetName: 'Acme Shoes Pixel' });
+    // The routing is a conversion the delivery worker sends (every event of the app, to that pixel).
+    const routing = await adminDb().collection('organizations').doc(orgId).collection('conversions').doc(`app-${appId}-meta_ads`).get();
+    expect(routing.data()).toMatchObject({ routing: true, status: 'active', source_key: `app:${appId}`, destination_id: meta, destination: { target_id: '555000111' } });
 
     // The destination is now in use: deleting it says so and keeps it.
     const blocked = await call(s.destination, { method: 'DELETE', token: owner.token, query: { orgId, id: meta } });

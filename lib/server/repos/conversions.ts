@@ -109,6 +109,49 @@ export async function createConversion(orgId: string, input: NewConversion): Pro
   return toConversion(await ref.get());
 }
 
+/**
+ * The conversion behind an app's routing to one ad platform (the app's platform pages): every event of
+ * the app, its own value, every identifier. Made, updated and removed with the routing; its id is
+ * derived from the app and the platform.
+ */
+export async function saveRoutingConversion(
+  orgId: string,
+  app: { id: string; name: string },
+  destination: ConversionDestination,
+  options: { uid: string; active: boolean },
+): Promise<void> {
+  const ref = conversions(orgId).doc(routingConversionId(app.id, destination.platform));
+  const existing = await ref.get();
+  await ref.set(
+    {
+      name: `${app.name} → ${destination.targetName}`,
+      routing: true,
+      ...sourceFields({ type: 'app', appId: app.id }),
+      destination_id: destination.destinationId,
+      destination: { platform: destination.platform, account_id: destination.accountId, target_id: destination.targetId, target_name: destination.targetName },
+      mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] } satisfies ConversionMapping,
+      status: options.active ? 'active' : 'paused',
+      ...(existing.exists ? { updated_at: FieldValue.serverTimestamp() } : { held: 0, created_by: options.uid, created_at: FieldValue.serverTimestamp() }),
+    },
+    { merge: true },
+  );
+}
+
+export const routingConversionId = (appId: string, platform: string) => `app-${appId}-${platform}`;
+
+/** How many conversions of an app were made on their own (not by its routing). */
+export async function ownConversionsOfApp(orgId: string, appId: string): Promise<number> {
+  const snapshot = await conversions(orgId).where('app_id', '==', appId).select('routing').get();
+  return snapshot.docs.filter((doc) => doc.get('routing') !== true).length;
+}
+
+/** Removes the routing conversion of one platform of an app, or of every platform (the app is deleted). */
+export async function deleteRoutingConversions(orgId: string, appId: string, platform?: string): Promise<void> {
+  const snapshot = await conversions(orgId).where('app_id', '==', appId).where('routing', '==', true).get();
+  const doomed = snapshot.docs.filter((doc) => !platform || doc.id === routingConversionId(appId, platform));
+  await Promise.all(doomed.map((doc) => adminDb().recursiveDelete(doc.ref)));
+}
+
 export async function updateConversion(orgId: string, id: string, changes: { name?: string; mapping?: ConversionMapping; status?: 'active' | 'paused' }): Promise<Conversion> {
   const update = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
   await updateExisting(conversions(orgId).doc(id), { ...update, updated_at: FieldValue.serverTimestamp() }, 'Conversion');

@@ -164,7 +164,9 @@ export async function usageOf(orgId: string, field: UsageField, id: string): Pro
     org.collection('conversions').where(field, '==', id).limit(20).get(),
     field === 'destination_id' ? org.collection('apps').where('destination_ids', 'array-contains', id).limit(20).get() : null,
   ]);
-  return { connections: connections.docs.map(named), conversions: conversions.docs.map(named), apps: apps?.docs.map(named) ?? [] };
+  // A conversion made by an app's routing is part of the app: the app is what uses the object.
+  const ownConversions = conversions.docs.filter((doc) => doc.get('routing') !== true);
+  return { connections: connections.docs.map(named), conversions: ownConversions.map(named), apps: apps?.docs.map(named) ?? [] };
 }
 
 /** Refuses (in_use) to delete an object something still uses, saying what. */

@@ -3,7 +3,9 @@ import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/plat
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
 import { invalidFields } from '@/lib/server/errors';
-import { saveAppTarget } from '@/lib/server/repos/apps';
+import { entitlementsOf } from '@/lib/shared/billing/entitlements';
+import { clearAppTarget as clearTarget, deleteApp as removeApp, saveAppTarget } from '@/lib/server/repos/apps';
+import { deleteRoutingConversions, ownConversionsOfApp, saveRoutingConversion } from '@/lib/server/repos/conversions';
 
 /**
  * Points one platform's conversions at a pixel / conversion action / goal, which must be one the
@@ -13,6 +15,7 @@ export async function setAppTarget(
   orgId: string,
   id: string,
   input: { platform: AdPlatform; destinationId: string; accountId: string; targetId: string },
+  options: { plan: unknown; uid: string },
 ): Promise<App> {
   const invalid = (field: string, message: string) => invalidFields({ [field]: [message] });
   const targets = await withSession(orgId, 'destination', input.destinationId, async (session, destination) => {
@@ -24,5 +27,22 @@ export async function setAppTarget(
   const target = targets.find((candidate) => candidate.id === input.targetId);
   if (!target) throw invalid('targetId', 'Pick one from the list');
   const routed: AppPlatformTarget = { destinationId: input.destinationId, accountId: input.accountId, targetId: target.id, targetName: target.name };
-  return saveAppTarget(orgId, id, input.platform, routed);
+  const app = await saveAppTarget(orgId, id, input.platform, routed);
+  // The routing is a conversion the worker delivers (paused on a plan without conversions).
+  await saveRoutingConversion(orgId, app, { ...routed, platform: input.platform }, { uid: options.uid, active: entitlementsOf(options.plan).conversions });
+  return app;
+}
+
+/** Stops sending one platform's conversions of the app. */
+export async function clearAppTarget(orgId: string, id: string, platform: AdPlatform): Promise<App> {
+  const app = await clearTarget(orgId, id, platform);
+  await deleteRoutingConversions(orgId, id, platform);
+  return app;
+}
+
+/** Deletes an app with the conversions of its routing; conversions made on their own must go first. */
+export async function deleteApp(orgId: string, id: string): Promise<void> {
+  // Conversions made on their own keep the app (removeApp refuses, naming them); routing goes with it.
+  if ((await ownConversionsOfApp(orgId, id)) === 0) await deleteRoutingConversions(orgId, id);
+  await removeApp(orgId, id);
 }

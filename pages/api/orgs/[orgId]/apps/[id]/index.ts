@@ -1,6 +1,7 @@
 import { objectRouteSchema, updateAppSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { deleteApp, getApp, updateApp } from '@/lib/server/repos/apps';
+import { getApp, updateApp } from '@/lib/server/repos/apps';
+import { deleteApp } from '@/lib/server/services/apps';
 
 export default createHandler({
   GET: route({
