@@ -11,6 +11,9 @@ import { token, type AccessToken, type SandboxPlatform, type SandboxStore } from
 
 type Json = Record<string, unknown>;
 
+/** A long-lived Meta login the sandbox knows from the start: the demo organization's Meta destination uses it. */
+export const META_DEMO_TOKEN = 'EAABsandboxDemoLongLivedToken';
+
 export const META_CLIENT = { id: '100200300400500', secret: 'sandbox-meta-secret' };
 
 const META_USER = { id: '10001', name: 'Sandbox Marketer' };
@@ -154,6 +157,8 @@ async function eventsRequest(req: IncomingMessage): Promise<Json> {
 
 /** Meta's part of the sandbox. */
 export function createMeta(store: SandboxStore): SandboxPlatform {
+  // The demo organization's Meta login (scripts/lib/seed.ts): valid from the start, until revoked.
+  store.accessTokens.set(META_DEMO_TOKEN, { provider: 'meta', scope: 'ads_management,ads_read,business_management', offline: false, refreshToken: null, expiresAt: Number.MAX_SAFE_INTEGER });
   const graphError = (res: ServerResponse, status: number, code: number, message: string, subcode?: number) =>
     json(res, status, { error: { message, type: 'OAuthException', code, ...(subcode ? { error_subcode: subcode } : {}), fbtrace_id: token('A') } });
   const refuse = (res: ServerResponse, failure: GraphFailure) =>

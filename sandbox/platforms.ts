@@ -14,14 +14,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { page } from '@/sandbox/consent';
 import { createGoogle, GOOGLE, GOOGLE_CLIENT, googleEnv } from '@/sandbox/google';
-import { createMeta, META, META_CLIENT, metaEnv } from '@/sandbox/meta';
+import { createMeta, META, META_CLIENT, META_DEMO_TOKEN, metaEnv } from '@/sandbox/meta';
 import { createMicrosoft, MICROSOFT, MICROSOFT_CLIENT, MICROSOFT_DEVELOPER_TOKEN, microsoftEnv } from '@/sandbox/microsoft';
 import { createMixpanel, mixpanelEnv, SANDBOX_MIXPANEL } from '@/sandbox/mixpanel';
 import { escapeHtml, json, readBody, serve } from '@/sandbox/server';
 import type { ConversionLedger, ConversionPlatform } from '@/sandbox/conversions';
 import { createStore, type Provider, type SandboxStore } from '@/sandbox/store';
 
-export { SANDBOX_MIXPANEL };
+export { META_DEMO_TOKEN, SANDBOX_MIXPANEL };
 
 export interface FakePlatformsOptions {
   port?: number;

@@ -2,7 +2,8 @@ import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { sealCredential } from '@/lib/server/credentials';
 import { DEMO } from '@/scripts/lib/demo';
-import { SANDBOX_MIXPANEL } from '@/sandbox/platforms';
+import { Timestamp } from 'firebase-admin/firestore';
+import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { RESTRICTED_KEYS } from '@/sandbox/stripe';
 
 async function ensureDemoUser() {
@@ -57,7 +58,10 @@ export async function seedDemo(): Promise<void> {
     { merge: true },
   );
   await batch.commit();
-  if (process.env.CREDENTIALS_ENCRYPTION_KEY) await seedDemoIntegrations();
+  if (process.env.CREDENTIALS_ENCRYPTION_KEY) {
+    await seedDemoIntegrations();
+    await seedDemoConversion();
+  }
 }
 
 /**
@@ -120,5 +124,77 @@ async function seedDemoIntegrations() {
   documents.forEach(([ref, data], index) => {
     if (!existing[index]!.exists) batch.set(ref, data);
   });
+  await batch.commit();
+}
+
+/**
+ * A working conversion: the demo store's form submissions → the sandbox's Meta pixel, through a Meta
+ * destination whose login the sandbox knows from the start (META_DEMO_TOKEN), with a day of delivery
+ * history — mostly delivered, a few rejected or not sent with their reasons — so a newcomer sees the
+ * log without wiring a website. Written once; a visitor's changes are kept.
+ */
+async function seedDemoConversion() {
+  const org = adminDb().collection('organizations').doc(DEMO.orgId);
+  const conversion = org.collection('conversions').doc('demo-leads');
+  if ((await conversion.get()).exists) return;
+  const now = Date.now();
+  const at = (msAgo: number) => Timestamp.fromMillis(now - msAgo);
+  const expires = Timestamp.fromMillis(now + 30 * 24 * 3600 * 1000);
+  const batch = adminDb().batch();
+  batch.set(org.collection('credentials').doc('demo-meta'), {
+    ...sealCredential(DEMO.orgId, 'demo-meta', { type: 'meta', accessToken: META_DEMO_TOKEN, expiresAt: null }),
+    owner: 'destinations/demo-meta',
+  });
+  batch.set(org.collection('destinations').doc('demo-meta'), {
+    platform: 'meta_ads',
+    name: 'Meta Ads',
+    account_name: 'Sandbox Marketer',
+    status: 'active',
+    credential_id: 'demo-meta',
+    accounts: [{ id: '101', name: 'Acme Shoes (Meta)', currency: 'USD' }],
+    settings: {},
+    connected_by: DEMO.uid,
+    connected_at: at(0),
+    created_at: at(0),
+  });
+  batch.set(conversion, {
+    name: 'Store leads → Meta',
+    source: { type: 'app', app_id: 'demo-store' },
+    app_id: 'demo-store',
+    source_id: null,
+    source_key: 'app:demo-store',
+    destination_id: 'demo-meta',
+    destination: { platform: 'meta_ads', account_id: '101', target_id: '555000111', target_name: 'Acme Shoes Pixel' },
+    mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] },
+    status: 'active',
+    held: 0,
+    last_delivery_at: at(20 * 60 * 1000),
+    created_by: DEMO.uid,
+    created_at: at(25 * 3600 * 1000),
+  });
+  const people = ['ada', 'grace', 'alan', 'katherine', 'edsger', 'barbara', 'donald', 'margaret'];
+  for (let hoursAgo = 23; hoursAgo >= 0; hoursAgo -= 1) {
+    const time = now - hoursAgo * 3600 * 1000 - 20 * 60 * 1000;
+    const rows = people.slice(0, 3 + (hoursAgo % 6)).map((person, index) => {
+      const id = `demo_${hoursAgo}_${index}`;
+      const maskedEmail = `${person[0]}***@store.example`;
+      if (index === 4 && hoursAgo % 5 === 0) return { id, status: 'rejected', reason: 'Meta refused the request: Event Timestamp Too Old: event_time is more than 7 days ago.', maskedEmail };
+      if (index === 5 && hoursAgo % 4 === 0) return { id, status: 'not_sent', reason: 'No identifier Meta can match (email, phone, fbc/fbp, or IP with user agent).' };
+      return { id, status: 'delivered', maskedEmail };
+    });
+    const counts = { delivered: 0, rejected: 0, not_sent: 0, failed: 0, held: 0 };
+    for (const row of rows) counts[row.status as keyof typeof counts] += 1;
+    batch.set(conversion.collection('deliveries').doc(`demo-${hoursAgo}`), {
+      at: Timestamp.fromMillis(time),
+      test: false,
+      latency_ms: 180 + ((hoursAgo * 37) % 140),
+      counts,
+      rows,
+      event_ids: rows.map((row) => row.id),
+      expires_at: expires,
+    });
+    const hour = new Date(time).toISOString().slice(0, 13);
+    batch.set(conversion.collection('hours').doc(hour), { hour, delivered: counts.delivered, failed: counts.rejected + counts.not_sent, expires_at: expires }, { merge: true });
+  }
   await batch.commit();
 }
