@@ -5,36 +5,12 @@ import { fieldErrorOf, LoadFailed, messageOf, Title } from '@/components/integra
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
+import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import { APP_PLATFORM_SEGMENTS, type App, type AppPlatformSegment } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useIntegrationsQuery, useRouteAppMutation, useTargetsQuery } from '@/store/integrationsApi';
-
-function Select({ id, label, value, onChange, options, placeholder, error }: {
-  id: string;
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  options: Array<{ value: string; label: string }>;
-  placeholder: string;
-  error?: string;
-}) {
-  return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} aria-invalid={Boolean(error)}>
-        <option value="">{placeholder}</option>
-        {options.map((option) => (
-          <option key={option.value} value={option.value}>
-            {option.label}
-          </option>
-        ))}
-      </select>
-      {error && <span className="field__error">{error}</span>}
-    </div>
-  );
-}
 
 /** Picks the destination, its account and the pixel / conversion action / goal for one ad platform. */
 function AdTargetForm({ orgId, app, platform, canEdit }: { orgId: string; app: App; platform: AdPlatform; canEdit: boolean }) {
@@ -67,7 +43,7 @@ function AdTargetForm({ orgId, app, platform, canEdit }: { orgId: string; app: A
   }
   return (
     <form className="stack" onSubmit={submit} style={{ maxWidth: 480 }}>
-      <Select
+      <SelectField
         id="destination"
         label={`${PLATFORM_LABELS[platform]} destination`}
         value={destinationId}
@@ -82,7 +58,7 @@ function AdTargetForm({ orgId, app, platform, canEdit }: { orgId: string; app: A
         </Alert>
       )}
       {destination && destination.accounts.length > 0 && (
-        <Select
+        <SelectField
           id="account"
           label="Ad account"
           value={accountId}
@@ -97,7 +73,7 @@ function AdTargetForm({ orgId, app, platform, canEdit }: { orgId: string; app: A
         ) : targets.error ? (
           <Alert>{messageOf(targets.error, `Could not load the ${label.toLowerCase()}s.`)}</Alert>
         ) : (
-          <Select
+          <SelectField
             id="target"
             label={label}
             value={targetId}
@@ -141,7 +117,7 @@ function WarehouseForm({ orgId, app, platform, canEdit }: { orgId: string; app: 
           No {PLATFORM_LABELS[platform]} destination yet. <Link href={`/${encodeURIComponent(orgId)}/destination`}>Connect one</Link>
         </p>
       )}
-      <Select
+      <SelectField
         id="destination"
         label={`${PLATFORM_LABELS[platform]} destination`}
         value={destinationId}

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import { expect, test, type Page } from '@playwright/test';
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
@@ -54,7 +56,7 @@ async function chooseAppAndPixel(page: Page, appName: string) {
   await page.getByRole('button', { name: 'Continue' }).click();
 
   await expect(page.getByRole('heading', { name: 'Choose a destination' })).toBeVisible();
-  await page.getByRole('radio', { name: /^Meta Ads · Sandbox Marketer/ }).first().check();
+  await page.getByRole('radio', { name: /Meta Ads · Sandbox Marketer/ }).first().check();
   await page.getByLabel('Ad account', { exact: true }).selectOption({ label: 'Acme Shoes (Meta) · 101' });
   await page.getByLabel('Pixel', { exact: true }).selectOption({ label: 'Acme Shoes Pixel · 555000111' });
   await page.getByRole('button', { name: 'Continue' }).click();
@@ -200,4 +202,100 @@ test('on Starter, Create is refused with the plans that include conversions and 
   await expect(refusal).toBeVisible();
   await refusal.getByRole('link', { name: 'See the plans' }).click();
   await expect(page).toHaveURL(`/${orgId}/subscription`);
+});
+
+/** A website of our own on 127.0.0.1 (another port than the app): a thank-you page with a form and the snippet. */
+async function serveWebsite(snippet: () => string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end(`<!doctype html><title>Shop</title><h1>Thanks!</h1>
+<form onsubmit="event.preventDefault(); document.querySelector('#sent').hidden = false">
+<label>Email <input type="email" name="email"></label><label>First name <input name="first_name"></label>
+<button>Send</button></form><p id="sent" hidden>Sent</p>${snippet()}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  return { origin: `http://127.0.0.1:${address.port}`, server };
+}
+
+test("a form sent on the app's website through the snippet is delivered to Meta hashed, and logged", async ({ page }) => {
+  test.setTimeout(120_000);
+  let snippetHtml = '';
+  const website = await serveWebsite(() => snippetHtml);
+  try {
+    // An app for that website and a conversion from it to the demo's Meta pixel (the seeded login).
+    const appRef = adminDb().collection('organizations').doc(org).collection('apps').doc();
+    await appRef.set({
+      name: `Website ${Date.now().toString(36)}`,
+      website_url: website.origin,
+      gtm_container_id: 'GTM-SITE1',
+      payload_urls: ['/thanks'],
+      targets: {},
+      destination_ids: [],
+      bigquery_destination_id: null,
+      mixpanel_destination_id: null,
+      submission_key: null,
+      created_by: DEMO.uid,
+      created_at: FieldValue.serverTimestamp(),
+    });
+    const conversionRef = adminDb().collection('organizations').doc(org).collection('conversions').doc();
+    await conversionRef.set({
+      name: 'Website leads',
+      source: { type: 'app', app_id: appRef.id },
+      app_id: appRef.id,
+      source_id: null,
+      source_key: `app:${appRef.id}`,
+      destination_id: 'demo-meta',
+      destination: { platform: 'meta_ads', account_id: '101', target_id: '555000111', target_name: 'Acme Shoes Pixel' },
+      mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'name', 'clickIds', 'context'] },
+      status: 'active',
+      held: 0,
+      created_by: DEMO.uid,
+      created_at: FieldValue.serverTimestamp(),
+    });
+
+    await logIn(page, DEMO, { landing: `/${org}/connection` });
+    await page.goto(`/${org}/app/${appRef.id}/custom-submission`);
+    await page.getByRole('button', { name: 'Show the snippet' }).click();
+    snippetHtml = (await page.getByTestId('capture-snippet').textContent()) ?? '';
+    expect(snippetHtml).toContain('?key=sbp_');
+
+    // A visitor lands from a Meta ad on the thank-you page (a payload URL) and sends the form.
+    const email = `visitor-${Date.now()}@example.com`;
+    await page.goto(`${website.origin}/thanks?fbclid=E2Efbclid123`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('First name').fill('Ada');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect(page.getByText('Sent')).toBeVisible();
+
+    // The sandbox's Meta received it with the email hashed, never in clear.
+    const sandbox = process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
+    const hashed = createHash('sha256').update(email).digest('hex');
+    await expect
+      .poll(async () => {
+        const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=meta`)).json()) as { received: Array<{ target: string; event: { user_data?: { em?: string[] } } }> };
+        const mine = received.find((entry) => entry.target === '555000111' && entry.event.user_data?.em?.includes(hashed));
+        return mine ? JSON.stringify(mine.event) : null;
+      }, { timeout: 30_000 })
+      .toMatch(/"fbc":"fb\.1\.\d+\.E2Efbclid123"/);
+    const everything = await (await fetch(`${sandbox}/conversions.json?platform=meta`)).text();
+    expect(everything).not.toContain(email);
+
+    // And the conversion's log shows the row as delivered, the email masked.
+    await page.goto(`/${org}/conversion/${conversionRef.id}/configuration`);
+    const masked = `v***@example.com`;
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/).count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThan(0);
+    await page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/).first().click();
+    await expect(page.getByText(masked).first()).toBeVisible();
+  } finally {
+    await new Promise((resolve) => website.server.close(resolve));
+  }
 });
