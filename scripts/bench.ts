@@ -5,16 +5,19 @@
  * 3. Latency of an authenticated, membership-checked API request against the emulators.
  * 4. The super admin's organization list with 10,000 organizations: first page, a search, a deep page.
  * 5. Connecting an account through the sandbox, listing sources, listing a login's ad accounts.
+ * 6. The conversions pipeline on a stack of its own: ingest beside a bare 202 route, end to end through
+ *    one worker to the sandbox's Meta beside the Pub/Sub emulator's own rate (scripts/lib/benchConversions.ts).
  * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
  * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
  * authenticated read (verify the ID token + one document get).
- * `--skip-build` reuses the last bench build.
+ * `--skip-build` reuses the last bench build; `--only js|api|conversions` runs section 1, 2–5 or 6 alone.
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
+import { benchConversions } from '@/scripts/lib/benchConversions';
 import { portsFromEnv, ROOT, startStack, TEST_PORTS } from '@/scripts/lib/stack';
 
 const DIST = '.next-bench';
@@ -236,9 +239,14 @@ async function stackAndApi() {
   }
 }
 
+const SECTIONS = ['js', 'api', 'conversions'] as const;
+
 async function main() {
-  firstLoadJs();
-  await stackAndApi();
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+  if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) throw new Error(`--only takes one of ${SECTIONS.join(', ')}`);
+  if (!only || only === 'js') firstLoadJs();
+  if (!only || only === 'api') await stackAndApi();
+  if (!only || only === 'conversions') await benchConversions();
 }
 
 main().catch((error) => {
