@@ -8,11 +8,12 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
  *
  * conversion-events        one conversion event per message, from ingest, payments, replays
  *   └ conversion-delivery  the delivery workers' subscription (retry policy, dead-letter topic)
- * conversion-events-dead   what the delivery subscription gave up on (kept for Retry)
+ * conversion-events-dead   what the delivery subscription gave up on after 20 attempts
+ *   └ conversion-dead-letters keeps them (a topic without a subscription drops what it gets)
  */
 
 export const TOPICS = { conversions: 'conversion-events', conversionsDead: 'conversion-events-dead' } as const;
-export const SUBSCRIPTIONS = { delivery: 'conversion-delivery' } as const;
+export const SUBSCRIPTIONS = { delivery: 'conversion-delivery', deadLetters: 'conversion-dead-letters' } as const;
 
 let client: PubSub | null = null;
 
@@ -46,6 +47,13 @@ export function ensureTopology(): Promise<void> {
       if (!exists) await client.createTopic(name).catch(ignoreAlreadyExists);
     };
     await Promise.all([ensureTopic(TOPICS.conversions), ensureTopic(TOPICS.conversionsDead)]);
+    const [deadExists] = await client.subscription(SUBSCRIPTIONS.deadLetters).exists();
+    if (!deadExists) {
+      await client
+        .topic(TOPICS.conversionsDead)
+        .createSubscription(SUBSCRIPTIONS.deadLetters, { messageRetentionDuration: { seconds: 7 * 24 * 3600 } })
+        .catch(ignoreAlreadyExists);
+    }
     const subscription = client.topic(TOPICS.conversions).subscription(SUBSCRIPTIONS.delivery);
     const [exists] = await subscription.exists();
     if (!exists) {
