@@ -1,45 +1,84 @@
 /**
- * The platforms we connect, what each one can be, and how its account is authorized. Shared by the
- * browser and the server; no secrets and no SDKs here.
+ * The platforms we connect, what each one can be, and how its account is authorized: one record per
+ * platform (CATALOGUE), from which every list and map below is derived. Shared by the browser and the
+ * server; no secrets and no SDKs here. Adding a platform adds one record here (docs/ARCHITECTURE.md).
  */
-export const PLATFORMS = ['google_ads', 'meta_ads', 'microsoft_ads', 'bigquery', 'mixpanel'] as const;
-export type Platform = (typeof PLATFORMS)[number];
-
-/** Ad platforms are authorized with OAuth; so is BigQuery (or with a service-account key). */
-export type OAuthProvider = 'google' | 'meta' | 'microsoft';
-export const OAUTH_PLATFORMS = ['google_ads', 'meta_ads', 'microsoft_ads', 'bigquery'] as const;
-export type OAuthPlatform = (typeof OAUTH_PLATFORMS)[number];
 
 /** A source is an ad account ad data is read from; a destination receives ad data or conversions. */
 export const INTEGRATION_KINDS = ['source', 'destination'] as const;
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 
-export const PLATFORM_LABELS: Record<Platform, string> = {
-  google_ads: 'Google Ads',
-  meta_ads: 'Meta Ads',
-  microsoft_ads: 'Microsoft Advertising',
-  bigquery: 'BigQuery',
-  mixpanel: 'Mixpanel',
-};
+/** Ad platforms are authorized with OAuth; so is BigQuery (or with a service-account key). */
+export type OAuthProvider = 'google' | 'meta' | 'microsoft';
 
-export const PROVIDER_OF: Record<OAuthPlatform, OAuthProvider> = {
-  google_ads: 'google',
-  bigquery: 'google',
-  meta_ads: 'meta',
-  microsoft_ads: 'microsoft',
-};
+interface CatalogueEntry {
+  label: string;
+  /** What it may be: a source of ad data, a destination (of ad data or conversions). */
+  kinds: readonly IntegrationKind[];
+  /** An ad platform: ad accounts, conversion targets (named `targetLabel`), a source page segment. */
+  ad?: { targetLabel: string; sourceSegment: string };
+  /** Connected through an OAuth consent: whose, started at /{orgId}/{startRoute}, returning to `consentPath`. */
+  oauth?: { provider: OAuthProvider; startRoute: string; consentPath: Record<IntegrationKind, string> };
+}
 
-/** Which platforms each kind may be. */
+const AD_CONSENT_PATHS: Record<IntegrationKind, string> = { source: '/addSource', destination: '/addConversionDestination' };
+
+export const CATALOGUE = {
+  google_ads: {
+    label: 'Google Ads',
+    kinds: ['source', 'destination'],
+    ad: { targetLabel: 'Conversion action', sourceSegment: 'google' },
+    oauth: { provider: 'google', startRoute: 'GoogleAds', consentPath: AD_CONSENT_PATHS },
+  },
+  meta_ads: {
+    label: 'Meta Ads',
+    kinds: ['source', 'destination'],
+    ad: { targetLabel: 'Pixel', sourceSegment: 'meta' },
+    oauth: { provider: 'meta', startRoute: 'MetaAds', consentPath: AD_CONSENT_PATHS },
+  },
+  microsoft_ads: {
+    label: 'Microsoft Advertising',
+    kinds: ['source', 'destination'],
+    ad: { targetLabel: 'Conversion goal', sourceSegment: 'microsoft' },
+    oauth: { provider: 'microsoft', startRoute: 'MicrosoftAds', consentPath: AD_CONSENT_PATHS },
+  },
+  bigquery: {
+    label: 'BigQuery',
+    kinds: ['destination'],
+    oauth: { provider: 'google', startRoute: 'GoogleAds', consentPath: { source: '/bigquery', destination: '/bigquery' } },
+  },
+  mixpanel: { label: 'Mixpanel', kinds: ['destination'] },
+} as const satisfies Record<string, CatalogueEntry>;
+
+type Catalogue = typeof CATALOGUE;
+export type Platform = keyof Catalogue;
+export type AdPlatform = { [P in Platform]: Catalogue[P] extends { ad: object } ? P : never }[Platform];
+export type OAuthPlatform = { [P in Platform]: Catalogue[P] extends { oauth: object } ? P : never }[Platform];
+
+const entries = Object.entries(CATALOGUE) as Array<[Platform, CatalogueEntry]>;
+/** A non-empty tuple, as zod's enums want it. */
+const tuple = <T extends string>(values: T[]) => values as unknown as readonly [T, ...T[]];
+const mapOf = <K extends string, V>(pick: (entry: CatalogueEntry) => V | undefined) =>
+  Object.fromEntries(entries.flatMap(([platform, entry]) => (pick(entry) === undefined ? [] : [[platform, pick(entry)]]))) as Record<K, V>;
+
+export const PLATFORMS = tuple(entries.map(([platform]) => platform));
+export const AD_PLATFORMS = tuple(entries.filter(([, entry]) => entry.ad).map(([platform]) => platform as AdPlatform));
+export const OAUTH_PLATFORMS = tuple(entries.filter(([, entry]) => entry.oauth).map(([platform]) => platform as OAuthPlatform));
+
+export const PLATFORM_LABELS = mapOf<Platform, string>((entry) => entry.label);
+export const PROVIDER_OF = mapOf<OAuthPlatform, OAuthProvider>((entry) => entry.oauth?.provider);
+/** The start route of each platform's consent, under /{orgId}. */
+export const START_ROUTE_OF = mapOf<OAuthPlatform, string>((entry) => entry.oauth?.startRoute);
+export const TARGET_LABEL = mapOf<AdPlatform, string>((entry) => entry.ad?.targetLabel);
+
+/** Which platforms each kind may be (destinations list warehouses and analytics first). */
 export const PLATFORMS_OF_KIND: Record<IntegrationKind, readonly Platform[]> = {
-  source: ['google_ads', 'meta_ads', 'microsoft_ads'],
-  destination: ['bigquery', 'mixpanel', 'google_ads', 'meta_ads', 'microsoft_ads'],
+  source: PLATFORMS.filter((platform) => CATALOGUE[platform].kinds.includes('source' as never)),
+  destination: [...PLATFORMS.filter((platform) => !('ad' in CATALOGUE[platform])), ...AD_PLATFORMS],
 };
-
-export const AD_PLATFORMS = ['google_ads', 'meta_ads', 'microsoft_ads'] as const;
-export type AdPlatform = (typeof AD_PLATFORMS)[number];
 
 export function isOAuthPlatform(platform: Platform): platform is OAuthPlatform {
-  return (OAUTH_PLATFORMS as readonly string[]).includes(platform);
+  return 'oauth' in CATALOGUE[platform];
 }
 
 /**
@@ -48,16 +87,9 @@ export function isOAuthPlatform(platform: Platform): platform is OAuthPlatform {
  * accounts as conversion destinations to /addConversionDestination, BigQuery to /bigquery.
  */
 export function returnPathOf(kind: IntegrationKind, platform: OAuthPlatform, reauth: boolean): string {
-  return reauth ? REAUTH_PATH_OF[PROVIDER_OF[platform]] : CONSENT_PATH_OF[platform][kind];
+  return reauth ? REAUTH_PATH_OF[PROVIDER_OF[platform]] : CATALOGUE[platform].oauth.consentPath[kind];
 }
 
-const AD_CONSENT_PATHS: Record<IntegrationKind, string> = { source: '/addSource', destination: '/addConversionDestination' };
-const CONSENT_PATH_OF: Record<OAuthPlatform, Record<IntegrationKind, string>> = {
-  google_ads: AD_CONSENT_PATHS,
-  meta_ads: AD_CONSENT_PATHS,
-  microsoft_ads: AD_CONSENT_PATHS,
-  bigquery: { source: '/bigquery', destination: '/bigquery' },
-};
 const REAUTH_PATH_OF: Record<OAuthProvider, string> = { google: '/googleReauth', meta: '/metaReauth', microsoft: '/microsoftReauth' };
 
 /** Every route a provider may return to; the server accepts no other redirect URI. */
@@ -72,19 +104,11 @@ export const RETURN_PATHS = [
   '/microsoftReauth',
 ] as const;
 
-/** The start route of each ad platform's consent, under /{orgId}. */
-export const START_ROUTE_OF: Record<OAuthPlatform, string> = {
-  google_ads: 'GoogleAds',
-  bigquery: 'GoogleAds',
-  meta_ads: 'MetaAds',
-  microsoft_ads: 'MicrosoftAds',
-};
-
 /** The configuration page of an object. */
 export function configurationPathOf(orgId: string, kind: IntegrationKind, id: string, platform: Platform): string {
   const org = `/${encodeURIComponent(orgId)}`;
   if (kind === 'destination') return `${org}/destination/${encodeURIComponent(id)}/configuration`;
-  const segment = { google_ads: 'google', meta_ads: 'meta', microsoft_ads: 'microsoft' }[platform as AdPlatform];
+  const segment = (CATALOGUE[platform] as CatalogueEntry).ad?.sourceSegment;
   return `${org}/source/${encodeURIComponent(id)}/${segment}/configuration`;
 }
 
@@ -129,12 +153,6 @@ export interface ConversionTarget {
   id: string;
   name: string;
 }
-
-export const TARGET_LABEL: Record<AdPlatform, string> = {
-  google_ads: 'Conversion action',
-  meta_ads: 'Pixel',
-  microsoft_ads: 'Conversion goal',
-};
 
 export const MIXPANEL_RESIDENCIES = ['US', 'EU', 'IN'] as const;
 export type MixpanelResidency = (typeof MIXPANEL_RESIDENCIES)[number];
