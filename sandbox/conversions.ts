@@ -1,21 +1,24 @@
 /**
  * What the sandbox's conversion endpoints received (Meta's Conversions API, Google's Data Manager,
- * Microsoft's offline conversions), deduplicated the way each platform deduplicates, and a switch
+ * Microsoft's offline conversions, Mixpanel's Import API), deduplicated the way each platform deduplicates, and a switch
  * that makes a platform fail transiently for a while. Tests and the bench count arrivals here by
  * dedup key: an event sent twice is one entry whose `receipts` is 2.
  */
 import type { ServerResponse } from 'node:http';
 import { json } from '@/sandbox/server';
 
-export type ConversionPlatform = 'meta' | 'google' | 'microsoft';
+export type ConversionPlatform = 'meta' | 'google' | 'microsoft' | 'mixpanel';
 
 export interface ReceivedConversion {
   platform: ConversionPlatform;
-  /** The platform's dedup key: Meta pixel + event_name + event_id; Google destination + transactionId; Microsoft goal + click id + time. */
+  /**
+   * The platform's dedup key: Meta pixel + event_name + event_id; Google destination + transactionId;
+   * Microsoft goal + click id + time; Mixpanel project + event + distinct_id + time (ms) + $insert_id.
+   */
   key: string;
-  /** Where it went: pixel id, conversion action id, or goal name. */
+  /** Where it went: pixel id, conversion action id, goal name, or Mixpanel project id. */
   target: string;
-  /** The event as the platform received it (hashed identifiers as sent). */
+  /** The event as the platform received it (hashed identifiers as sent; Mixpanel: its latest copy). */
   event: Record<string, unknown>;
   receivedAt: number;
   /** How many times it arrived; the platform counts it once. */
@@ -41,12 +44,17 @@ export function createConversionLedger() {
   let requests = 0;
   const calls = new Map<ConversionPlatform, number>();
 
-  /** Records one event; answers whether it was new (false: a duplicate the platform ignores). */
-  function record(platform: ConversionPlatform, key: string, target: string, event: Record<string, unknown>): boolean {
+  /**
+   * Records one event; answers whether it was new (false: a duplicate the platform counts once). A
+   * duplicate keeps the first copy, or with `keep: 'latest'` the newest (Mixpanel shows the latest
+   * ingested copy of an event).
+   */
+  function record(platform: ConversionPlatform, key: string, target: string, event: Record<string, unknown>, keep: 'first' | 'latest' = 'first'): boolean {
     const id = `${platform}|${key}`;
     const existing = received.get(id);
     if (existing && Date.now() - existing.receivedAt < DEDUP_WINDOW_MS) {
       existing.receipts += 1;
+      if (keep === 'latest') existing.event = event;
       return false;
     }
     received.set(id, { platform, key, target, event, receivedAt: Date.now(), receipts: 1 });
@@ -99,8 +107,16 @@ export function createConversionLedger() {
   };
 }
 
-/** A transient failure in the platform's own shape (Graph, Google RPC status, Microsoft's). */
+/** A transient failure in the platform's own shape (Graph, Google RPC status, Microsoft's, Mixpanel's). */
 export function answerFailure(res: ServerResponse, platform: ConversionPlatform, status: Failure['status']) {
+  if (platform === 'mixpanel') {
+    // Mixpanel documents no Retry-After: clients back off on their own (2 s doubling to 60 s).
+    const body =
+      status === 429
+        ? { code: 429, error: 'Project exceeded rate limits. Please retry the request with exponential backoff.', status: 'Too Many Requests' }
+        : { code: status, error: status === 503 ? 'Service Unavailable' : 'Internal Server Error', status: status === 503 ? 'Service Unavailable' : 'Internal Server Error' };
+    return json(res, status, body);
+  }
   const headers: Record<string, string> = status === 429 ? { 'Retry-After': '1' } : {};
   if (platform === 'meta') {
     const body =

@@ -35,7 +35,7 @@ export interface FakePlatforms {
   revokeAll: (provider: Provider) => void;
   /** A service-account JSON key the fake Google accepts, for BigQuery. */
   serviceAccountKey: string;
-  /** Conversions received by Meta, Google and Microsoft (deduplicated), and their failure switches. */
+  /** Conversions received by Meta, Google, Microsoft and Mixpanel (deduplicated), and their failure switches. */
   conversions: ConversionLedger;
   close: () => Promise<void>;
 }
@@ -73,11 +73,11 @@ function sandboxIndex(res: ServerResponse, store: SandboxStore) {
 ${[GOOGLE, META, MICROSOFT]
   .map((brand) => `<form method="post" action="${store.base}/__sandbox/${brand.provider}/revoke"><button>Revoke every ${brand.name} login</button></form>`)
   .join('<br>')}
-<h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google and Microsoft received</a></p>`,
+<h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google, Microsoft and Mixpanel received</a></p>`,
   );
 }
 
-const CONVERSION_PLATFORMS: readonly ConversionPlatform[] = ['meta', 'google', 'microsoft'];
+const CONVERSION_PLATFORMS: readonly ConversionPlatform[] = ['meta', 'google', 'microsoft', 'mixpanel'];
 
 /** Every conversion each platform received (the latest 200 of each), and switches that make one fail for a while. */
 function conversionsPage(res: ServerResponse, store: SandboxStore) {
@@ -107,7 +107,7 @@ async function failureOf(req: IncomingMessage) {
 export async function startFakePlatforms(options: FakePlatformsOptions): Promise<FakePlatforms> {
   const store = createStore(typeof options.appUrl === 'string' ? [options.appUrl] : options.appUrl);
   const google = createGoogle(store);
-  const platforms = [google, createMeta(store), createMicrosoft(store), createMixpanel()];
+  const platforms = [google, createMeta(store), createMicrosoft(store), createMixpanel(store)];
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
@@ -123,7 +123,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
       const platform = url.searchParams.get('platform') as ConversionPlatform | null;
       return json(res, 200, { received: store.conversions.list(platform ?? undefined) });
     }
-    const fail = /^\/__sandbox\/(meta|google|microsoft)\/fail$/.exec(path);
+    const fail = /^\/__sandbox\/(meta|google|microsoft|mixpanel)\/fail$/.exec(path);
     if (fail && req.method === 'POST') {
       store.conversions.fail(fail[1] as ConversionPlatform, await failureOf(req));
       return req.headers.accept?.includes('text/html') ? conversionsPage(res, store) : json(res, 200, { failing: fail[1] });

@@ -1,3 +1,5 @@
+import type { MixpanelResidency } from '@/lib/shared/integrations/platforms';
+
 /** Mixpanel's app API host per data residency. */
 export const mixpanelConfig = () => ({
   appApiUrl: {
@@ -6,3 +8,20 @@ export const mixpanelConfig = () => ({
     IN: process.env.MIXPANEL_API_URL_IN || 'https://in.mixpanel.com',
   },
 });
+
+/** Mixpanel's own app hosts and the ingestion host of each (../shared/PLATFORMS.md, "Mixpanel"). */
+const INGESTION_HOST: Record<string, string> = {
+  'https://mixpanel.com': 'https://api.mixpanel.com',
+  'https://eu.mixpanel.com': 'https://api-eu.mixpanel.com',
+  'https://in.mixpanel.com': 'https://api-in.mixpanel.com',
+};
+
+/**
+ * The ingestion host (`/import`) of a residency. Mixpanel serves it apart from the app API
+ * (api.mixpanel.com, not mixpanel.com); any other configured host (the sandbox, a proxy) serves
+ * both, so one variable per residency points everything of Mixpanel at it.
+ */
+export function mixpanelIngestionUrl(residency: MixpanelResidency): string {
+  const appApiUrl = mixpanelConfig().appApiUrl[residency].replace(/\/$/, '');
+  return INGESTION_HOST[appApiUrl] ?? appApiUrl;
+}

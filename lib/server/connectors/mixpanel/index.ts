@@ -1,26 +1,19 @@
-import { MIXPANEL_RESIDENCIES, type MixpanelResidency } from '@/lib/shared/integrations/platforms';
 import { invalidFields } from '@/lib/server/errors';
 import { mixpanelConfig } from '@/lib/server/connectors/mixpanel/config';
+import { mixpanelDelivery } from '@/lib/server/connectors/mixpanel/delivery';
+import { basicToken, isResidency, mixpanelSession, type MixpanelCredential } from '@/lib/server/connectors/mixpanel/session';
 import { PlatformError, requestJson } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
-/** Mixpanel as a destination: a service account (username and secret) of one project. */
-export interface MixpanelCredential {
-  type: 'mixpanel';
-  username: string;
-  secret: string;
-  projectId: string;
-  residency: MixpanelResidency;
-}
+export type { MixpanelCredential, MixpanelSession } from '@/lib/server/connectors/mixpanel/session';
 
 /**
  * Checks a service account against the residency's host (`GET /api/app/me`, Basic auth) and that
  * it can reach the project; returns the project's name.
  */
 async function checkMixpanel(credentials: MixpanelCredential): Promise<string> {
-  const auth = Buffer.from(`${credentials.username}:${credentials.secret}`).toString('base64');
   const { status, body } = await requestJson('mixpanel', `${mixpanelConfig().appApiUrl[credentials.residency]}/api/app/me`, {
-    headers: { Authorization: `Basic ${auth}`, Accept: 'application/json' },
+    headers: { Authorization: `Basic ${basicToken(credentials)}`, Accept: 'application/json' },
   });
   if (status === 401 || status === 403) {
     throw new PlatformError('mixpanel', 'needs_reauth', 'Mixpanel did not accept this service account username and secret.');
@@ -38,8 +31,6 @@ async function checkMixpanel(credentials: MixpanelCredential): Promise<string> {
   return project.name ?? `Project ${credentials.projectId}`;
 }
 
-const isResidency = (value: string | undefined): value is MixpanelResidency => (MIXPANEL_RESIDENCIES as readonly string[]).includes(value ?? '');
-
 export const mixpanel: Connector<MixpanelCredential> = {
   id: 'mixpanel',
   auth: {
@@ -52,11 +43,13 @@ export const mixpanel: Connector<MixpanelCredential> = {
       },
     },
   },
-  // A service account has no token to refresh: the session is a check that it still works.
+  // A service account has no token to refresh: the session is a check that it still works, and
+  // carries its Basic credential with the project and residency every later call needs.
   async openSession(credential) {
     await checkMixpanel(credential);
-    return { accessToken: '', rotated: null };
+    return mixpanelSession(credential);
   },
   listAccounts: async () => [],
   listTargets: async () => [],
+  deliver: mixpanelDelivery,
 };
