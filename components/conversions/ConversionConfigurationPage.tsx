@@ -28,7 +28,7 @@ import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
 import { DELIVERY_STATUS_LABELS, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
-import { PLATFORM_LABELS, TARGET_LABEL } from '@/lib/shared/integrations/platforms';
+import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import {
   useConversionQuery,
@@ -172,9 +172,9 @@ function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conv
         <dd>
           <Link href={destinationPath(orgId, where.destinationId)}>{destination?.name ?? PLATFORM_LABELS[where.platform]}</Link> ({PLATFORM_LABELS[where.platform]})
         </dd>
-        <dt>Ad account</dt>
+        <dt>{isAdPlatform(where.platform) ? 'Ad account' : CONVERSION_TARGET_LABEL[where.platform]}</dt>
         <dd>{account ? `${account.name || account.id} · ${account.id}` : where.accountId}</dd>
-        <dt>{TARGET_LABEL[where.platform]}</dt>
+        <dt>{CONVERSION_TARGET_LABEL[where.platform]}</dt>
         <dd>
           {where.targetName} · {where.targetId}
         </dd>

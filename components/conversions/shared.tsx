@@ -4,7 +4,8 @@ import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import type { ConversionMapping, ConversionSource, ConversionStatus } from '@/lib/shared/conversions/conversion';
 import type { App, Payment } from '@/lib/shared/integrations/apps';
-import { PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import type { ConversionPlatform } from '@/lib/shared/conversions/conversion';
+import { CONVERSION_TARGET_LABEL, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import type { ApiFailure } from '@/store/api';
 
 /**
@@ -29,7 +30,7 @@ export function sourceLabel(source: ConversionSource, apps: App[] | undefined, p
 }
 
 /** Where it goes in words: “Meta Ads pixel “Acme Shoes Pixel””. */
-export const targetLabel = (platform: AdPlatform, targetName: string) => `${PLATFORM_LABELS[platform]} ${TARGET_LABEL[platform].toLowerCase()} “${targetName}”`;
+export const targetLabel = (platform: ConversionPlatform, targetName: string) => `${PLATFORM_LABELS[platform]} ${CONVERSION_TARGET_LABEL[platform].toLowerCase()} “${targetName}”`;
 
 export function eventsInWords(events: string[]): string {
   return events.length === 0 ? 'Every event of the source' : events.join(', ');

@@ -6,7 +6,11 @@ import { releaseHeld } from '@/lib/server/services/conversions';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { replaceCredential, loadIntegration } from '@/lib/server/repos/integrations';
 import { sealCredential } from '@/lib/server/credentials';
-import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { createApp } from '@/lib/server/repos/apps';
+import { setAppWarehouse } from '@/lib/server/services/apps';
+import { createDestinationFromKey } from '@/lib/server/services/integrations';
+import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 
@@ -133,4 +137,29 @@ test('a login revoked mid-stream → events held, not dropped; after Reconnect t
   await releaseHeld(setup.orgId, setup.destinationId);
   await until(() => arrived(prefix).length === 1_500, 120_000, 'the held events after Reconnect');
   expect((await parkedCounts(setup.orgId, setup.conversionId)).held).toBe(0);
+});
+
+test("an app routed to Mixpanel: its events are imported into the project, hashed identifiers only, each once", async () => {
+  const owner = await createTestUser();
+  const orgId = await createTestOrganization([[owner, 'owner']]);
+  const app = await createApp(orgId, owner.uid, { name: 'Shop', websiteUrl: 'https://shop.example', gtmContainerId: 'GTM-SHOP1', payloadUrls: [] });
+  const project = SANDBOX_MIXPANEL.projects.US;
+  const destination = await createDestinationFromKey(orgId, owner.uid, {
+    platform: 'mixpanel',
+    name: 'Analytics',
+    username: SANDBOX_MIXPANEL.username,
+    secret: SANDBOX_MIXPANEL.secret,
+    projectId: project.id,
+    residency: 'US',
+  });
+  await setAppWarehouse(orgId, app.id, 'mixpanel', destination.id, { plan: 'growth', uid: owner.uid });
+  const prefix = `mp${Date.now()}`;
+  await publishConversions(events(2_500, prefix), { org: orgId, source: `app:${app.id}` });
+  const callsBefore = platforms.conversions.calls('mixpanel');
+  worker();
+  const imported = () => platforms.conversions.list('mixpanel').filter((entry) => String((entry.event as { properties?: { event_id?: string } }).properties?.event_id ?? '').startsWith(`${prefix}-`));
+  await until(() => imported().length === 2_500, 120_000, '2,500 events in Mixpanel');
+  expect(imported().every((entry) => entry.receipts === 1 && entry.target === project.id)).toBe(true);
+  expect(platforms.conversions.calls('mixpanel') - callsBefore).toBe(2);
+  expect(JSON.stringify(imported()[0]!.event)).not.toMatch(/person\d+@example\.com/);
 });

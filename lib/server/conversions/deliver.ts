@@ -3,7 +3,7 @@ import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event
 import { PlatformError } from '@/lib/server/connectors/http';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
-import type { AdAccount, ConversionTarget } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/shared/integrations/platforms';
 import { openSessionOf } from '@/lib/server/credentials';
 import { parkEvents, recordDelivery } from '@/lib/server/repos/conversions';
 import { markNeedsReauth } from '@/lib/server/repos/integrations';
@@ -97,7 +97,10 @@ async function prepare(orgId: string, conversion: Conversion): Promise<{ deliver
   const { session, integration } = await openSessionOf(orgId, 'destination', conversion.destination.destinationId);
   const delivery = connectorFor(integration.platform).deliver;
   if (!delivery) throw new PlatformError(integration.platform, 'invalid', 'This platform does not take conversions.');
-  const account = integration.accounts.find((candidate) => candidate.id === conversion.destination.accountId);
+  // An ad platform's account must still be picked in the destination; a Mixpanel destination is its project.
+  const account = isAdPlatform(integration.platform)
+    ? integration.accounts.find((candidate) => candidate.id === conversion.destination.accountId)
+    : { id: conversion.destination.accountId, name: integration.accountName };
   if (!account) throw new PlatformError(integration.platform, 'invalid', 'The account of this conversion is no longer picked in its destination. Pick it again, or edit the conversion.');
   return { delivery, session, account, target: { id: conversion.destination.targetId, name: conversion.destination.targetName } };
 }

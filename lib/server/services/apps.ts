@@ -4,7 +4,8 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
 import { invalidFields } from '@/lib/server/errors';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
-import { clearAppTarget as clearTarget, deleteApp as removeApp, saveAppTarget } from '@/lib/server/repos/apps';
+import { clearAppTarget as clearTarget, deleteApp as removeApp, saveAppTarget, setAppWarehouse as saveWarehouse } from '@/lib/server/repos/apps';
+import { getIntegration } from '@/lib/server/repos/integrations';
 import { deleteRoutingConversions, ownConversionsOfApp, saveRoutingConversion } from '@/lib/server/repos/conversions';
 
 /**
@@ -30,6 +31,34 @@ export async function setAppTarget(
   const app = await saveAppTarget(orgId, id, input.platform, routed);
   // The routing is a conversion the worker delivers (paused on a plan without conversions).
   await saveRoutingConversion(orgId, app, { ...routed, platform: input.platform }, { uid: options.uid, active: entitlementsOf(options.plan).conversions });
+  return app;
+}
+
+/**
+ * Where the app's events go for analytics or the warehouse (null stops it). Mixpanel is a routing
+ * conversion the worker imports into the destination's project; BigQuery is only remembered for now.
+ */
+export async function setAppWarehouse(
+  orgId: string,
+  id: string,
+  platform: 'bigquery' | 'mixpanel',
+  destinationId: string | null,
+  options: { plan: unknown; uid: string },
+): Promise<App> {
+  const app = await saveWarehouse(orgId, id, platform, destinationId);
+  if (platform !== 'mixpanel') return app;
+  if (!destinationId) {
+    await deleteRoutingConversions(orgId, id, platform);
+    return app;
+  }
+  const destination = await getIntegration(orgId, 'destination', destinationId);
+  const project = destination.settings.projectId ?? '';
+  await saveRoutingConversion(
+    orgId,
+    app,
+    { destinationId, platform, accountId: project, targetId: project, targetName: destination.accountName || project },
+    { uid: options.uid, active: entitlementsOf(options.plan).conversions },
+  );
   return app;
 }
 

@@ -1,7 +1,7 @@
 import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import type { Conversion, CreateConversionInput, DeliveryCounts, UpdateConversionInput } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { AD_PLATFORMS, PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { DomainError, invalidFields } from '@/lib/server/errors';
@@ -13,8 +13,6 @@ import { getPayment } from '@/lib/server/repos/payments';
 import { targetsOf } from '@/lib/server/services/integrations';
 
 /** Conversions beyond storage: the plan allows them, the source and target exist, replays and test events. */
-
-const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
 
 /** Refuses (plan_limit) when the organization's plan has no conversions, naming the plans that do. */
 export function assertConversionsIncluded(plan: unknown): void {

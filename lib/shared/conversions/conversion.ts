@@ -12,9 +12,12 @@ export type ConversionStatus = 'active' | 'paused' | 'needs_reauth';
 
 export type ConversionSource = { type: 'app'; appId: string } | { type: 'payments'; paymentId: string };
 
+/** Where conversions go: an ad platform's target, or (for an app's routing) a Mixpanel project. */
+export type ConversionPlatform = AdPlatform | 'mixpanel';
+
 export interface ConversionDestination {
   destinationId: string;
-  platform: AdPlatform;
+  platform: ConversionPlatform;
   accountId: string;
   targetId: string;
   targetName: string;

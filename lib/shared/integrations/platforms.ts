@@ -17,6 +17,8 @@ interface CatalogueEntry {
   kinds: readonly IntegrationKind[];
   /** An ad platform: ad accounts, conversion targets (named `targetLabel`), a source page segment. */
   ad?: { targetLabel: string; sourceSegment: string };
+  /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel). */
+  conversionTarget?: string;
   /** Connected through an OAuth consent: whose, started at /{orgId}/{startRoute}, returning to `consentPath`. */
   oauth?: { provider: OAuthProvider; startRoute: string; consentPath: Record<IntegrationKind, string> };
 }
@@ -47,7 +49,7 @@ export const CATALOGUE = {
     kinds: ['destination'],
     oauth: { provider: 'google', startRoute: 'GoogleAds', consentPath: { source: '/bigquery', destination: '/bigquery' } },
   },
-  mixpanel: { label: 'Mixpanel', kinds: ['destination'] },
+  mixpanel: { label: 'Mixpanel', kinds: ['destination'], conversionTarget: 'Project' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 type Catalogue = typeof CATALOGUE;
@@ -70,6 +72,10 @@ export const PROVIDER_OF = mapOf<OAuthPlatform, OAuthProvider>((entry) => entry.
 /** The start route of each platform's consent, under /{orgId}. */
 export const START_ROUTE_OF = mapOf<OAuthPlatform, string>((entry) => entry.oauth?.startRoute);
 export const TARGET_LABEL = mapOf<AdPlatform, string>((entry) => entry.ad?.targetLabel);
+/** What a conversion's target is called on each platform that takes conversions. */
+export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel', string>((entry) => entry.ad?.targetLabel ?? entry.conversionTarget);
+/** An ad platform: it has ad accounts, and conversions go to one of their targets. */
+export const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
 
 /** Which platforms each kind may be (destinations list warehouses and analytics first). */
 export const PLATFORMS_OF_KIND: Record<IntegrationKind, readonly Platform[]> = {

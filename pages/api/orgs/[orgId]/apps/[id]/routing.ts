@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { AD_PLATFORMS } from '@/lib/shared/integrations/platforms';
 import { appTargetSchema, appWarehouseSchema, objectRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { setAppWarehouse } from '@/lib/server/repos/apps';
-import { clearAppTarget, setAppTarget } from '@/lib/server/services/apps';
+import { clearAppTarget, setAppTarget, setAppWarehouse } from '@/lib/server/services/apps';
 
 /**
  * PUT: where one platform's conversions of the app go — an ad platform's pixel / conversion action /
@@ -17,10 +16,11 @@ export default createHandler({
     body: z.union([appTargetSchema, appWarehouseSchema]),
     permission: ['app', 'update'],
     async handle({ org, caller, query, body }) {
+      const options = { plan: org.data.subscription?.plan ?? null, uid: caller.uid };
       if (body.platform === 'bigquery' || body.platform === 'mixpanel') {
-        return { app: await setAppWarehouse(org.id, query.id, body.platform, body.destinationId) };
+        return { app: await setAppWarehouse(org.id, query.id, body.platform, body.destinationId, options) };
       }
-      return { app: await setAppTarget(org.id, query.id, body as z.infer<typeof appTargetSchema>, { plan: org.data.subscription?.plan ?? null, uid: caller.uid }) };
+      return { app: await setAppTarget(org.id, query.id, body as z.infer<typeof appTargetSchema>, options) };
     },
   }),
   DELETE: route({
