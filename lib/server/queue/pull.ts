@@ -28,6 +28,9 @@ export interface Puller {
 
 type v1PullResponse = { receivedMessages?: Array<{ ackId?: string | null; message?: { messageId?: string | null; data?: Uint8Array | string | null; attributes?: Record<string, string> | null } | null }> | null };
 
+/** How long one Pull may wait for messages. */
+const PULL_TIMEOUT_MS = 3000;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function pull(subscription: string, handle: (message: QueueMessage) => void, options: PullOptions = {}): Puller {
@@ -71,11 +74,16 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
       }
       let received: v1PullResponse['receivedMessages'];
       try {
-        const [response] = await subscriber.pull({ subscription: path, maxMessages: batch }, { timeout: 30_000 });
+        // A short long-poll: a stopping worker waits for its last pull, so none is left open for the
+        // emulator to fill with messages nobody will take (they would wait out the ack deadline).
+        const [response] = await subscriber.pull({ subscription: path, maxMessages: batch }, { timeout: PULL_TIMEOUT_MS, maxRetries: 0 });
         received = response.receivedMessages;
       } catch (error) {
-        if (running) console.error('[queue] pull failed; trying again', (error as Error).message);
-        await sleep(1000);
+        // 4 = DEADLINE_EXCEEDED: nothing came within the long-poll; ask again.
+        if (running && (error as { code?: number }).code !== 4) {
+          console.error('[queue] pull failed; trying again', (error as Error).message);
+          await sleep(1000);
+        }
         continue;
       }
       if (!received?.length) {
@@ -108,12 +116,13 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
     }
   }
 
-  void loop();
-  void loop();
+  const loops = [loop(), loop()];
 
   return {
     async stop() {
       running = false;
+      // The last pulls end within their long-poll; what they bring is nacked (sent again at once).
+      await Promise.all(loops);
       // What is in hand is being finished by its handler (a drain); wait for its acks, ten seconds at most.
       const until = Date.now() + 10_000;
       while (outstanding.size > 0 && Date.now() < until) await sleep(50);
