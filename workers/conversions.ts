@@ -1,8 +1,11 @@
 /**
  * `npm run worker`: the conversion delivery worker. Pulls conversion events from Pub/Sub
  * (PUBSUB_EMULATOR_HOST locally), delivers them in batches through the connectors and records each
- * platform call. Stateless: run as many as the load needs on the one subscription.
+ * platform call. It also polls the payment accounts that feed conversions (every PAYMENTS_POLL_MS,
+ * 20 s by default) and publishes their new payments. Stateless: run as many as the load needs on
+ * the one subscription; a lease in Firestore keeps two from polling one account at once.
  */
+import { startPaymentsPoller } from '@/lib/server/conversions/payments';
 import { createConversionRouter } from '@/lib/server/conversions/router';
 import { pull } from '@/lib/server/queue/pull';
 import { ensureTopology, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
@@ -13,12 +16,15 @@ async function main() {
   // Enough messages in hand to fill the largest platform batch (Data Manager: 2,000) while others are sent.
   const puller = pull(SUBSCRIPTIONS.delivery, router.handle, { maxOutstanding: Number(process.env.WORKER_MAX_MESSAGES || 5000) });
   console.log(`[worker] delivering conversions from ${SUBSCRIPTIONS.delivery}`);
+  const intervalMs = Number(process.env.PAYMENTS_POLL_MS || 20_000);
+  const poller = startPaymentsPoller({ intervalMs });
+  console.log(`[worker] reading new payments every ${intervalMs / 1000} s`);
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await Promise.all([puller.stop(), router.drain()]);
+    await Promise.all([puller.stop(), router.drain(), poller.stop()]);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());
