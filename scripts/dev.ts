@@ -11,7 +11,7 @@ import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
 async function main() {
   const port = Number(process.env.PORT || 3000);
   const ports = portsFromEnv(DEV_PORTS);
-  console.log('Starting the Auth and Firestore emulators…');
+  console.log('Starting the Auth, Firestore and Pub/Sub emulators…');
   const stack = await startStack(ports);
   // The local sandbox of the SaaS we call: emails land in the fake Customer.io, readable at /__fake/messages.
   const customerIo = await startFakeCustomerIo({ port: Number(process.env.FAKE_CUSTOMERIO_PORT || 4600) });
