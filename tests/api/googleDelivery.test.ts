@@ -2,11 +2,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { googleAds } from '@/lib/server/connectors/google-ads';
 import { dataManagerError, toDataManagerEvent } from '@/lib/server/connectors/google-ads/delivery';
 import { googleOAuth } from '@/lib/server/connectors/google/oauth';
-import type { PlatformError } from '@/lib/server/connectors/http';
 import type { Session } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { refusal } from '@/tests/api/helpers/delivery';
 
 // Conversions to Google Ads through the Data Manager API, against the sandbox's events:ingest, which
 // checks each request against the official protos of @google-ads/datamanager.
@@ -42,16 +42,6 @@ const batch = (size: number, prefix = randomUUID().slice(0, 8)) => Array.from({ 
 
 /** What the sandbox recorded for a destination, by transaction id. */
 const received = (account: AdAccount, actionId: string) => platforms.conversions.list('google').filter((entry) => entry.key.startsWith(`${account.id}/${actionId}|`));
-
-/** The PlatformError a send ends with. */
-async function refusal(promise: Promise<unknown>): Promise<PlatformError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as PlatformError;
-  }
-  throw new Error('The send was expected to be refused');
-}
 
 /** A Google login through the sandbox's consent page, with the scopes of `auth`. */
 async function login(auth = googleAds.auth.oauth!) {

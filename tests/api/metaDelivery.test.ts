@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { PlatformError } from '@/lib/server/connectors/http';
 import { meta } from '@/lib/server/connectors/meta';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { refusal } from '@/tests/api/helpers/delivery';
 
 // Conversions to a Meta pixel, through the connector and the sandbox's Conversions API: batches of
 // up to 1,000, Meta's dedup, the whole request refused for one bad event, and every failure classified.
@@ -36,14 +36,6 @@ function conversion(n: number, overrides: Partial<ConversionEvent> = {}): Conver
 }
 const batch = (count: number, from = 0) => Array.from({ length: count }, (_, i) => conversion(from + i));
 
-async function refusal(promise: Promise<unknown>): Promise<PlatformError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(PlatformError);
-  return error as PlatformError;
-}
 
 const received = (target = PIXEL.id) => platforms.conversions.list('meta').filter((entry) => entry.target === target);
 

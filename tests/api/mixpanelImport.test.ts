@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
-import { PlatformError } from '@/lib/server/connectors/http';
 import { mixpanel, type MixpanelSession } from '@/lib/server/connectors/mixpanel';
 import { insertIdOf } from '@/lib/server/connectors/mixpanel/delivery';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import { type FakePlatforms, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms } from '@/sandbox/platforms';
+import { refusal } from '@/tests/api/helpers/delivery';
 
 // Conversions imported into a Mixpanel project, through the connector and the sandbox's Import API:
 // batches of up to 2,000, Mixpanel's dedup by (event, distinct_id, time, $insert_id), strict mode's
@@ -42,14 +42,6 @@ function conversion(n: number, overrides: Partial<ConversionEvent> = {}): Conver
 }
 const batch = (count: number, from = 0) => Array.from({ length: count }, (_, i) => conversion(from + i));
 
-async function refusal(promise: Promise<unknown>): Promise<PlatformError> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(PlatformError);
-  return error as PlatformError;
-}
 
 const received = (target: string = PROJECT.id) => platforms.conversions.list('mixpanel').filter((entry) => entry.target === target);
 const receivedWithInsertId = (insertId: string) => platforms.conversions.list('mixpanel').filter((entry) => entry.key.endsWith(`|${insertId}`));
