@@ -59,7 +59,8 @@ async function main() {
       try {
         await run('production build', 'npx next build', appEnv);
         await run('seed', 'npx tsx scripts/seed.ts', appEnv);
-        const worker = startWorker(appEnv, { quiet: true });
+        // Payments are read every 2 s here (20 s by default), so a test payment arrives within the test's patience.
+        const worker = startWorker({ ...appEnv, PAYMENTS_POLL_MS: '2000' }, { quiet: true });
         try {
           await run('e2e tests', `npx playwright test ${process.env.PLAYWRIGHT_ARGS ?? ''}`.trim(), appEnv);
         } finally {

@@ -299,3 +299,60 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
     await new Promise((resolve) => website.server.close(resolve));
   }
 });
+
+test("a payment made in the sandbox's Stripe arrives at Google Ads (Data Manager) with the email hashed, and is logged", async ({ page }) => {
+  test.setTimeout(120_000);
+  await logIn(page, DEMO, { landing: `/${org}/connection` });
+  // A Google Ads destination through the sandbox's consent, with the direct account picked.
+  await page.goto(`/${org}/destination`);
+  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  const destinationId = /\/destination\/([^/]+)\/configuration/.exec(page.url())![1]!;
+  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText(/^Saved: \d+ accounts?\.$/)).toBeVisible();
+
+  // The demo store's payments → its Purchase conversion action.
+  const conversionRef = adminDb().collection('organizations').doc(org).collection('conversions').doc();
+  await conversionRef.set({
+    name: 'Store payments → Google',
+    source: { type: 'payments', payment_id: 'demo-stripe' },
+    app_id: null,
+    source_id: 'demo-stripe',
+    source_key: 'payments:demo-stripe',
+    destination_id: destinationId,
+    destination: { platform: 'google_ads', account_id: '5556667778', target_id: '9001', target_name: 'Purchase' },
+    mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'clickIds'] },
+    status: 'active',
+    held: 0,
+    created_by: DEMO.uid,
+    created_at: FieldValue.serverTimestamp(),
+  });
+
+  // A customer pays on the sandbox's Stripe (its test-payment form).
+  const email = `payer-${Date.now()}@example.com`;
+  await page.goto(process.env.STRIPE_API_URL!);
+  await page.getByLabel('Amount').fill('4900');
+  await page.getByLabel('Customer email').fill(email);
+  await page.getByLabel('gclid').fill('E2E-gclid-42');
+  await page.getByRole('button', { name: 'Make a test payment' }).click();
+  await expect(page.getByRole('status')).toContainText('made');
+
+  // Google's sandbox received it once, as a conversion of action 9001, with the email hashed.
+  const sandbox = process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
+  const hashed = createHash('sha256').update(email).digest('hex');
+  await expect
+    .poll(
+      async () => {
+        const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=google`)).json()) as { received: Array<{ key: string; receipts: number; event: Record<string, unknown> }> };
+        const mine = received.filter((entry) => JSON.stringify(entry.event).includes(hashed));
+        return mine.map((entry) => ({ action: entry.key.split('|')[0], receipts: entry.receipts, gclid: JSON.stringify(entry.event).includes('E2E-gclid-42') }));
+      },
+      { timeout: 45_000 },
+    )
+    .toEqual([{ action: '5556667778/9001', receipts: 1, gclid: true }]);
+
+  await page.goto(`/${org}/conversion/${conversionRef.id}/configuration`);
+  await expect(page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/)).toBeVisible();
+});
