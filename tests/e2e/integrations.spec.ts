@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
+import { FieldValue } from 'firebase-admin/firestore';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { DEMO } from '@/scripts/lib/demo';
 import { createTestOrganization, createTestUser, fakeCustomerIo, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 import type { RecordedEvent } from '@/sandbox/customerio';
 import { SANDBOX_MIXPANEL } from '@/sandbox/platforms';
@@ -24,48 +28,110 @@ async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' 
   await page.getByRole('button', { name: 'Allow' }).click();
 }
 
-test('Google Ads: connect through the consent screen, pick accounts under a manager, reconnect after the login is revoked', async ({ page }) => {
-  const { user, orgId } = await signedInOwner(page);
-  await page.goto(`/${orgId}/source`);
-  await expect(page.getByText('No sources yet.')).toBeVisible();
-  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
-  await allowOnConsentScreen(page, 'Google');
+// Revoking in the sandbox kills every Google login it holds (one marketer, as when they remove our access), so
+// the tests that need a live Google login run one after the other, never beside the revocation.
+test.describe.serial('Google logins', () => {
+  test('Google Ads: connect through the consent screen, pick accounts under a manager, reconnect after the login is revoked', async ({ page }) => {
+    const { user, orgId } = await signedInOwner(page);
+    await page.goto(`/${orgId}/source`);
+    await expect(page.getByText('No sources yet.')).toBeVisible();
+    await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+    await allowOnConsentScreen(page, 'Google');
 
-  await expect(page).toHaveURL(new RegExp(`/${orgId}/source/[^/]+/google/configuration\\?connected=1$`));
-  await expect(page.getByRole('status').filter({ hasText: 'Source created.' })).toBeVisible();
-  await expect(page.getByText('sandbox.marketer@example.com').first()).toBeVisible();
-  // Clients reached through the manager are listed; the manager itself cannot be picked.
-  await expect(page.getByRole('checkbox', { name: /Sandbox Agency \(manager\)/ })).toBeDisabled();
-  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
-  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
-  await page.getByRole('button', { name: 'Save accounts' }).click();
-  await expect(page.getByText('Saved: 2 accounts.')).toBeVisible();
+    await expect(page).toHaveURL(new RegExp(`/${orgId}/source/[^/]+/google/configuration\\?connected=1$`));
+    await expect(page.getByRole('status').filter({ hasText: 'Source created.' })).toBeVisible();
+    await expect(page.getByText('sandbox.marketer@example.com').first()).toBeVisible();
+    // Clients reached through the manager are listed; the manager itself cannot be picked.
+    await expect(page.getByRole('checkbox', { name: /Sandbox Agency \(manager\)/ })).toBeDisabled();
+    await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
+    await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
+    await page.getByRole('button', { name: 'Save accounts' }).click();
+    await expect(page.getByText('Saved: 2 accounts.')).toBeVisible();
 
-  // /SourceSettings is the same picker as a global route, for the selected organization.
-  const sourceId = /\/source\/([^/]+)\//.exec(page.url())![1]!;
-  await page.goto(`/SourceSettings?kind=source&id=${sourceId}`);
-  await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
+    // /SourceSettings is the same picker as a global route, for the selected organization.
+    const sourceId = /\/source\/([^/]+)\//.exec(page.url())![1]!;
+    await page.goto(`/SourceSettings?kind=source&id=${sourceId}`);
+    await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
 
-  await page.goto(`/${orgId}/source`);
-  const row = page.getByRole('row', { name: /Google Ads/ });
-  await expect(row).toContainText('2');
-  await expect(row).toContainText('Connected');
+    await page.goto(`/${orgId}/source`);
+    const row = page.getByRole('row', { name: /Google Ads/ });
+    await expect(row).toContainText('2');
+    await expect(row).toContainText('Connected');
 
-  // The marketer removes SignalBridge's access in their Google account.
-  await page.request.post(`${sandbox()}/google/revoke`);
-  await row.getByRole('button', { name: 'Configure' }).click();
-  const notice = page.getByRole('alert').filter({ hasText: 'Google Ads has disconnected SignalBridge.' });
-  await expect(notice).toBeVisible();
-  await expect(notice).toContainText('your settings stay as they are');
-  await page.goto(`/${orgId}/source`);
-  await expect(page.getByRole('row', { name: /Google Ads/ })).toContainText('Needs reconnecting');
+    // The marketer removes SignalBridge's access in their Google account.
+    await page.request.post(`${sandbox()}/google/revoke`);
+    await row.getByRole('button', { name: 'Configure' }).click();
+    const notice = page.getByRole('alert').filter({ hasText: 'Google Ads has disconnected SignalBridge.' });
+    await expect(notice).toBeVisible();
+    await expect(notice).toContainText('your settings stay as they are');
+    await page.goto(`/${orgId}/source`);
+    await expect(page.getByRole('row', { name: /Google Ads/ })).toContainText('Needs reconnecting');
 
-  await page.getByRole('button', { name: 'Reconnect Google Ads' }).click();
-  await allowOnConsentScreen(page, 'Google');
-  await expect(page).toHaveURL(/\/source\/[^/]+\/google\/configuration\?reconnected=1$/);
-  await expect(page.getByRole('status').filter({ hasText: 'Reconnected.' })).toBeVisible();
-  await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
-  await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Reauthenticated']));
+    await page.getByRole('button', { name: 'Reconnect Google Ads' }).click();
+    await allowOnConsentScreen(page, 'Google');
+    await expect(page).toHaveURL(/\/source\/[^/]+\/google\/configuration\?reconnected=1$/);
+    await expect(page.getByRole('status').filter({ hasText: 'Reconnected.' })).toBeVisible();
+    await expect(page.getByRole('checkbox', { name: /Acme Shoes/ })).toBeChecked();
+    await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Reauthenticated']));
+  });
+
+  test("a payment made in the sandbox's Stripe arrives at Google Ads (Data Manager) with the email hashed, and is logged", async ({ page }) => {
+    test.setTimeout(120_000);
+    const org = DEMO.orgId;
+    await logIn(page, DEMO, { landing: `/${org}/connection` });
+    // A Google Ads destination through the sandbox's consent, with the direct account picked.
+    await page.goto(`/${org}/destination`);
+    await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+    const destinationId = /\/destination\/([^/]+)\/configuration/.exec(page.url())![1]!;
+    await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
+    await page.getByRole('button', { name: 'Save accounts' }).click();
+    await expect(page.getByText(/^Saved: \d+ accounts?\.$/)).toBeVisible();
+
+    // The demo store's payments → its Purchase conversion action.
+    const conversionRef = adminDb().collection('organizations').doc(org).collection('conversions').doc();
+    await conversionRef.set({
+      name: 'Store payments → Google',
+      source: { type: 'payments', payment_id: 'demo-stripe' },
+      app_id: null,
+      source_id: 'demo-stripe',
+      source_key: 'payments:demo-stripe',
+      destination_id: destinationId,
+      destination: { platform: 'google_ads', account_id: '5556667778', target_id: '9001', target_name: 'Purchase' },
+      mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'clickIds'] },
+      status: 'active',
+      held: 0,
+      created_by: DEMO.uid,
+      created_at: FieldValue.serverTimestamp(),
+    });
+
+    // A customer pays on the sandbox's Stripe (its test-payment form).
+    const email = `payer-${Date.now()}@example.com`;
+    await page.goto(process.env.STRIPE_API_URL!);
+    await page.getByLabel('Amount').fill('4900');
+    await page.getByLabel('Customer email').fill(email);
+    await page.getByLabel('gclid').fill('E2E-gclid-42');
+    await page.getByRole('button', { name: 'Make a test payment' }).click();
+    await expect(page.getByRole('status')).toContainText('made');
+
+    // Google's sandbox received it once, as a conversion of action 9001, with the email hashed.
+    const sandbox = process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
+    const hashed = createHash('sha256').update(email).digest('hex');
+    await expect
+      .poll(
+        async () => {
+          const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=google`)).json()) as { received: Array<{ key: string; receipts: number; event: Record<string, unknown> }> };
+          const mine = received.filter((entry) => JSON.stringify(entry.event).includes(hashed));
+          return mine.map((entry) => ({ action: entry.key.split('|')[0], receipts: entry.receipts, gclid: JSON.stringify(entry.event).includes('E2E-gclid-42') }));
+        },
+        { timeout: 45_000 },
+      )
+      .toEqual([{ action: '5556667778/9001', receipts: 1, gclid: true }]);
+
+    await page.goto(`/${org}/conversion/${conversionRef.id}/configuration`);
+    await expect(page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/)).toBeVisible();
+  });
 });
 
 test('Microsoft: cancelling the consent creates nothing; allowing it creates a source with its accounts; deleting asks first', async ({ page }) => {
