@@ -22,7 +22,7 @@ import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
 import type { CreateConversionInput } from '@/lib/shared/conversions/conversion';
-import { AD_PLATFORMS, PLATFORM_LABELS, TARGET_LABEL, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS, TARGET_LABEL, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useCreateConversionMutation } from '@/store/conversionsApi';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
@@ -43,8 +43,7 @@ interface Draft {
 
 const EMPTY: Draft = { source: '', destinationId: '', accountId: '', targetId: '', mapping: NEW_MAPPING, name: null };
 
-const isAdDestination = (integration: Integration): integration is Integration & { platform: AdPlatform } =>
-  (AD_PLATFORMS as readonly string[]).includes(integration.platform);
+const isAdDestination = (integration: Integration): integration is Integration & { platform: AdPlatform } => isAdPlatform(integration.platform);
 
 /** The error key of each part of the draft ('mapping' covers all of the mapping's). */
 const FIELD_OF: Record<keyof Draft, string> = {

@@ -52,3 +52,10 @@ export const forbidden = () => new DomainError('forbidden', 'You do not have per
 /** Input that passed the schema but not the domain's rules, with the field to blame. */
 export const invalidFields = (fieldErrors: Record<string, string[]>) =>
   new DomainError('invalid', 'Some fields are missing or invalid.', { reason: 'invalid_request', fieldErrors });
+
+/** A zod failure's issues as field errors, keyed by path ('events.3.email'; '_' for the whole value). */
+export function fieldErrorsOf(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Record<string, string[]> {
+  const fieldErrors: Record<string, string[]> = {};
+  for (const issue of issues) (fieldErrors[issue.path.map(String).join('.') || '_'] ??= []).push(issue.message);
+  return fieldErrors;
+}

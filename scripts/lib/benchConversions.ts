@@ -214,13 +214,12 @@ type PubSubModule = typeof import('@/lib/server/queue/pubsub');
 
 /** (c) The emulator's own publish → pull + ack rate, with the app's client and batching settings. */
 async function barePubSub(queue: PubSubModule, count: number, data: Buffer, attributes: Record<string, string>, ports: StackPorts) {
-  const { v1 } = await import('@google-cloud/pubsub');
   const client = queue.pubsub();
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
   await topic.createSubscription(name, { ackDeadlineSeconds: 20 });
   const publisher = client.topic(name, { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
-  const subscriber = new v1.SubscriberClient({ ...client.options, port: client.options.port === undefined ? undefined : Number(client.options.port) });
+  const subscriber = queue.subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
   const seen = new Set<string>();

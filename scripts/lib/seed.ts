@@ -1,6 +1,7 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { sealCredential } from '@/lib/server/credentials';
+import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
@@ -157,21 +158,6 @@ async function seedDemoConversion() {
     connected_at: at(0),
     created_at: at(0),
   });
-  batch.set(conversion, {
-    name: 'Store leads → Meta',
-    source: { type: 'app', app_id: 'demo-store' },
-    app_id: 'demo-store',
-    source_id: null,
-    source_key: 'app:demo-store',
-    destination_id: 'demo-meta',
-    destination: { platform: 'meta_ads', account_id: '101', target_id: '555000111', target_name: 'Acme Shoes Pixel' },
-    mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] },
-    status: 'active',
-    held: 0,
-    last_delivery_at: at(20 * 60 * 1000),
-    created_by: DEMO.uid,
-    created_at: at(25 * 3600 * 1000),
-  });
   const people = ['ada', 'grace', 'alan', 'katherine', 'edsger', 'barbara', 'donald', 'margaret'];
   for (let hoursAgo = 23; hoursAgo >= 0; hoursAgo -= 1) {
     const time = now - hoursAgo * 3600 * 1000 - 20 * 60 * 1000;
@@ -197,4 +183,14 @@ async function seedDemoConversion() {
     batch.set(conversion.collection('hours').doc(hour), { hour, delivered: counts.delivered, failed: counts.rejected + counts.not_sent, expires_at: expires }, { merge: true });
   }
   await batch.commit();
+  // The conversion itself as the app makes one, then the time of its last seeded delivery.
+  await createConversion(DEMO.orgId, {
+    id: 'demo-leads',
+    name: 'Store leads → Meta',
+    source: { type: 'app', appId: 'demo-store' },
+    destination: { destinationId: 'demo-meta', platform: 'meta_ads', accountId: '101', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
+    mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] },
+    uid: DEMO.uid,
+  });
+  await conversion.update({ last_delivery_at: at(20 * 60 * 1000) });
 }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { expect, test, type Page } from '@playwright/test';
-import { FieldValue } from 'firebase-admin/firestore';
-import { adminDb } from '@/lib/server/firebaseAdmin';
+import { createApp } from '@/lib/server/repos/apps';
+import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
 import { createTestOrganization, createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 
@@ -135,20 +135,12 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
 test("another organization's conversion is not found, by its id or under its organization", async ({ page }) => {
   const stranger = await createTestUser();
   const otherOrg = await createTestOrganization([[stranger, 'owner']]);
-  const conversion = adminDb().collection('organizations').doc(otherOrg).collection('conversions').doc();
-  await conversion.set({
+  const conversion = await createConversion(otherOrg, {
     name: 'Secret conversion',
-    source: { type: 'app', app_id: 'app-1' },
-    app_id: 'app-1',
-    source_id: null,
-    source_key: 'app:app-1',
-    destination_id: 'dest-1',
-    destination: { platform: 'meta_ads', account_id: '101', target_id: '555000111', target_name: 'Acme Shoes Pixel' },
+    source: { type: 'app', appId: 'app-1' },
+    destination: { destinationId: 'dest-1', platform: 'meta_ads', accountId: '101', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
     mapping: { events: [], value: { mode: 'event' }, identifiers: ['email'] },
-    status: 'active',
-    held: 0,
-    created_by: stranger.uid,
-    created_at: FieldValue.serverTimestamp(),
+    uid: stranger.uid,
   });
 
   await logIn(page, DEMO, { landing: `/${org}/connection` });
@@ -224,38 +216,17 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
   const website = await serveWebsite(() => snippetHtml);
   try {
     // An app for that website and a conversion from it to the demo's Meta pixel (the seeded login).
-    const appRef = adminDb().collection('organizations').doc(org).collection('apps').doc();
-    await appRef.set({
-      name: `Website ${Date.now().toString(36)}`,
-      website_url: website.origin,
-      gtm_container_id: 'GTM-SITE1',
-      payload_urls: ['/thanks'],
-      targets: {},
-      destination_ids: [],
-      bigquery_destination_id: null,
-      mixpanel_destination_id: null,
-      submission_key: null,
-      created_by: DEMO.uid,
-      created_at: FieldValue.serverTimestamp(),
-    });
-    const conversionRef = adminDb().collection('organizations').doc(org).collection('conversions').doc();
-    await conversionRef.set({
+    const site = await createApp(org, DEMO.uid, { name: `Website ${Date.now().toString(36)}`, websiteUrl: website.origin, gtmContainerId: 'GTM-SITE1', payloadUrls: ['/thanks'] });
+    const conversion = await createConversion(org, {
       name: 'Website leads',
-      source: { type: 'app', app_id: appRef.id },
-      app_id: appRef.id,
-      source_id: null,
-      source_key: `app:${appRef.id}`,
-      destination_id: 'demo-meta',
-      destination: { platform: 'meta_ads', account_id: '101', target_id: '555000111', target_name: 'Acme Shoes Pixel' },
+      source: { type: 'app', appId: site.id },
+      destination: { destinationId: 'demo-meta', platform: 'meta_ads', accountId: '101', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
       mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'name', 'clickIds', 'context'] },
-      status: 'active',
-      held: 0,
-      created_by: DEMO.uid,
-      created_at: FieldValue.serverTimestamp(),
+      uid: DEMO.uid,
     });
 
     await logIn(page, DEMO, { landing: `/${org}/connection` });
-    await page.goto(`/${org}/app/${appRef.id}/custom-submission`);
+    await page.goto(`/${org}/app/${site.id}/custom-submission`);
     await page.getByRole('button', { name: 'Show the snippet' }).click();
     snippetHtml = (await page.getByTestId('capture-snippet').textContent()) ?? '';
     expect(snippetHtml).toContain('?key=sbp_');
@@ -282,7 +253,7 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
     expect(everything).not.toContain(email);
 
     // And the conversion's log shows the row as delivered, the email masked.
-    await page.goto(`/${org}/conversion/${conversionRef.id}/configuration`);
+    await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
     const masked = `v***@example.com`;
     await expect
       .poll(

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
-import { FieldValue } from 'firebase-admin/firestore';
-import { adminDb } from '@/lib/server/firebaseAdmin';
+import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
 import { createTestOrganization, createTestUser, fakeCustomerIo, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 import type { RecordedEvent } from '@/sandbox/customerio';
@@ -90,20 +89,12 @@ test.describe.serial('Google logins', () => {
     await expect(page.getByText(/^Saved: \d+ accounts?\.$/)).toBeVisible();
 
     // The demo store's payments → its Purchase conversion action.
-    const conversionRef = adminDb().collection('organizations').doc(org).collection('conversions').doc();
-    await conversionRef.set({
+    const conversion = await createConversion(org, {
       name: 'Store payments → Google',
-      source: { type: 'payments', payment_id: 'demo-stripe' },
-      app_id: null,
-      source_id: 'demo-stripe',
-      source_key: 'payments:demo-stripe',
-      destination_id: destinationId,
-      destination: { platform: 'google_ads', account_id: '5556667778', target_id: '9001', target_name: 'Purchase' },
+      source: { type: 'payments', paymentId: 'demo-stripe' },
+      destination: { destinationId, platform: 'google_ads', accountId: '5556667778', targetId: '9001', targetName: 'Purchase' },
       mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'clickIds'] },
-      status: 'active',
-      held: 0,
-      created_by: DEMO.uid,
-      created_at: FieldValue.serverTimestamp(),
+      uid: DEMO.uid,
     });
 
     // A customer pays on the sandbox's Stripe (its test-payment form).
@@ -129,7 +120,7 @@ test.describe.serial('Google logins', () => {
       )
       .toEqual([{ action: '5556667778/9001', receipts: 1, gclid: true }]);
 
-    await page.goto(`/${org}/conversion/${conversionRef.id}/configuration`);
+    await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
     await expect(page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/)).toBeVisible();
   });
 });

@@ -5,7 +5,7 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/shared/integrations/platforms';
 import { openSessionOf } from '@/lib/server/credentials';
-import { parkEvents, recordDelivery } from '@/lib/server/repos/conversions';
+import { recordDelivery, type Parked } from '@/lib/server/repos/conversions';
 import { markNeedsReauth } from '@/lib/server/repos/integrations';
 
 /**
@@ -113,9 +113,11 @@ export async function deliverBatch(orgId: string, conversion: Conversion, events
   const policy = options.retry ?? DEFAULT_RETRY;
   const unique = [...new Map(events.map((event) => [event.id, mapEvent(conversion.mapping, event)])).values()];
   const masked = new Map(unique.map((event) => [event.id, event.maskedEmail]));
-  const park = async (status: 'held' | 'failed', reason: string, parked: ConversionEvent[]) => {
-    if (!options.test) await parkEvents(orgId, conversion.id, status, parked, reason);
-    return parked.map((event) => rowOf({ id: event.id, status, reason }, masked));
+  const parked: Parked[] = [];
+  /** Keeps events for Reconnect or Retry (written with the record); a test event is only reported. */
+  const park = (status: 'held' | 'failed', reason: string, events: ConversionEvent[]) => {
+    if (!options.test) parked.push({ reason: status, why: reason, events });
+    return events.map((event) => rowOf({ id: event.id, status, reason }, masked));
   };
 
   let rows: DeliveryRow[];
@@ -134,19 +136,19 @@ export async function deliverBatch(orgId: string, conversion: Conversion, events
       } catch (error) {
         // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
         if (error instanceof PlatformError && error.code === 'needs_reauth') await markNeedsReauth(orgId, 'destination', conversion.destination.destinationId, error.message);
-        rows.push(...(await failed(error, sendable, park)));
+        rows.push(...failed(error, sendable, park));
       }
       latencyMs = Date.now() - started;
     }
   } catch (error) {
-    rows = await failed(error, unique, park);
+    rows = failed(error, unique, park);
   }
-  await recordDelivery(orgId, conversion.id, { test: Boolean(options.test), latencyMs, rows });
+  await recordDelivery(orgId, conversion.id, { test: Boolean(options.test), latencyMs, rows, parked });
   return { rows, latencyMs };
 }
 
 /** What a failure of the whole batch means for its rows. */
-async function failed(error: unknown, events: ConversionEvent[], park: (status: 'held' | 'failed', reason: string, events: ConversionEvent[]) => Promise<DeliveryRow[]>): Promise<DeliveryRow[]> {
+function failed(error: unknown, events: ConversionEvent[], park: (status: 'held' | 'failed', reason: string, events: ConversionEvent[]) => DeliveryRow[]): DeliveryRow[] {
   if (!(error instanceof PlatformError)) throw error;
   if (error.code === 'needs_reauth') return park('held', `${error.message} Events are kept and sent after you reconnect.`, events);
   if (isTransient(error)) return park('failed', `${error.message} Retry sends these events again.`, events);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
+import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import { stripe, type StripeCredential } from '@/lib/server/connectors/stripe';
 import { isPaidCharge, listChargesSince, type ChargeListing, type StripeCharge } from '@/lib/server/connectors/stripe/charges';
@@ -193,7 +194,7 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
       if (conversionEventSchema.safeParse(event).success) events.push(event);
       else console.error('[payments] a charge that makes no valid event was skipped', { org: orgId, payment: paymentId, charge: charge.id });
     }
-    if (events.length > 0) await publishConversions(events, { org: orgId, source: `payments:${paymentId}` });
+    if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf({ type: 'payments', paymentId }) });
     const saved = await finishClaim(orgId, paymentId, claim.token, {
       poll_cursor: nextCursor(claim.cursor, since, listing),
       poll_error: FieldValue.delete(),

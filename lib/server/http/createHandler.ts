@@ -6,7 +6,7 @@ import { hasActiveSubscription } from '@/lib/shared/billing/gate';
 import { can, SUPER_ADMIN, type Action, type Resource, type Role } from '@/lib/shared/permissions';
 import { authenticate, type Caller } from '@/lib/server/http/authenticate';
 import { isDocumentId } from '@/lib/shared/schemas/ids';
-import { DomainError } from '@/lib/server/errors';
+import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { ApiError, forbidden, notFound, organizationNotFound, toApiError } from '@/lib/server/http/errors';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
@@ -62,20 +62,11 @@ export function route<A extends Access, Q extends Schema | undefined = undefined
   return spec;
 }
 
-function fieldErrorsOf(error: z.ZodError): Record<string, string[]> {
-  const fieldErrors: Record<string, string[]> = {};
-  for (const issue of error.issues) {
-    const key = issue.path.join('.') || '_';
-    (fieldErrors[key] ??= []).push(issue.message);
-  }
-  return fieldErrors;
-}
-
 function parse<S extends Schema | undefined>(schema: S, value: unknown, where: 'query' | 'body'): Infer<S> {
   if (!schema) return undefined as Infer<S>;
   const result = schema.safeParse(value ?? (where === 'body' ? {} : value));
   if (!result.success) {
-    throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', fieldErrorsOf(result.error));
+    throw new ApiError(400, 'invalid_request', 'Some fields are missing or invalid.', fieldErrorsOf(result.error.issues));
   }
   return result.data as Infer<S>;
 }

@@ -1,4 +1,4 @@
-import { PubSub, type Topic } from '@google-cloud/pubsub';
+import { PubSub, v1, type Topic } from '@google-cloud/pubsub';
 import { z } from 'zod';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 
@@ -20,6 +20,12 @@ let client: PubSub | null = null;
 export function pubsub(): PubSub {
   client ??= new PubSub({ projectId: process.env.PUBSUB_PROJECT_ID || process.env.GCLOUD_PROJECT || process.env.FIREBASE_PROJECT_ID });
   return client;
+}
+
+/** The low-level subscriber (unary Pull, acknowledge, modifyAckDeadline), on the same host as pubsub(). */
+export function subscriberClient(): v1.SubscriberClient {
+  const { options } = pubsub();
+  return new v1.SubscriberClient({ ...options, port: options.port === undefined ? undefined : Number(options.port) });
 }
 
 /** Where a conversion event came from, and — for a replay — the one conversion it is for. */

@@ -1,5 +1,4 @@
-import { v1 } from '@google-cloud/pubsub';
-import { pubsub } from '@/lib/server/queue/pubsub';
+import { pubsub, subscriberClient } from '@/lib/server/queue/pubsub';
 import type { QueueMessage } from '@/lib/server/conversions/router';
 
 /**
@@ -38,7 +37,7 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   const maxOutstanding = options.maxOutstanding ?? 5000;
   const deadline = options.ackDeadlineSeconds ?? 20;
   const client = pubsub();
-  const subscriber = new v1.SubscriberClient({ ...client.options, port: client.options.port === undefined ? undefined : Number(client.options.port) });
+  const subscriber = subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${subscription}`;
 
   const outstanding = new Set<string>();

@@ -9,6 +9,7 @@ import type {
   DeliveryRecord,
   DeliveryRow,
 } from '@/lib/shared/conversions/conversion';
+import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 
@@ -39,7 +40,7 @@ function toConversion(snap: DocumentSnapshot): Conversion {
     mapping: snap.get('mapping') as ConversionMapping,
     status: snap.get('status'),
     statusReason: snap.get('status_reason') ?? null,
-    held: snap.get('held') ?? 0,
+    parked: { held: snap.get('parked.held') ?? 0, failed: snap.get('parked.failed') ?? 0 },
     lastDeliveryAt: snap.get('last_delivery_at') ? iso(snap.get('last_delivery_at')) : null,
     createdAt: iso(snap.get('created_at')),
   };
@@ -48,8 +49,8 @@ function toConversion(snap: DocumentSnapshot): Conversion {
 /** The source as stored: `app_id` / `source_id` at the top level too, for "what uses this app?" queries. */
 const sourceFields = (source: ConversionSource) =>
   source.type === 'app'
-    ? { source: { type: 'app', app_id: source.appId }, app_id: source.appId, source_id: null, source_key: `app:${source.appId}` }
-    : { source: { type: 'payments', payment_id: source.paymentId }, app_id: null, source_id: source.paymentId, source_key: `payments:${source.paymentId}` };
+    ? { source: { type: 'app', app_id: source.appId }, app_id: source.appId, source_id: null, source_key: sourceKeyOf(source) }
+    : { source: { type: 'payments', payment_id: source.paymentId }, app_id: null, source_id: source.paymentId, source_key: sourceKeyOf(source) };
 
 export async function listConversions(orgId: string): Promise<Conversion[]> {
   const snapshot = await conversions(orgId).orderBy('created_at', 'desc').limit(200).get();
@@ -88,8 +89,9 @@ export interface NewConversion {
   uid: string;
 }
 
-export async function createConversion(orgId: string, input: NewConversion): Promise<Conversion> {
-  const ref = conversions(orgId).doc();
+/** A new conversion (under `id` when given: the demo's, a test's), active. */
+export async function createConversion(orgId: string, input: NewConversion & { id?: string }): Promise<Conversion> {
+  const ref = input.id ? conversions(orgId).doc(input.id) : conversions(orgId).doc();
   await ref.set({
     name: input.name,
     ...sourceFields(input.source),
@@ -102,7 +104,7 @@ export async function createConversion(orgId: string, input: NewConversion): Pro
     },
     mapping: input.mapping,
     status: 'active',
-    held: 0,
+    parked: { held: 0, failed: 0 },
     created_by: input.uid,
     created_at: FieldValue.serverTimestamp(),
   });
@@ -131,7 +133,7 @@ export async function saveRoutingConversion(
       destination: { platform: destination.platform, account_id: destination.accountId, target_id: destination.targetId, target_name: destination.targetName },
       mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] } satisfies ConversionMapping,
       status: options.active ? 'active' : 'paused',
-      ...(existing.exists ? { updated_at: FieldValue.serverTimestamp() } : { held: 0, created_by: options.uid, created_at: FieldValue.serverTimestamp() }),
+      ...(existing.exists ? { updated_at: FieldValue.serverTimestamp() } : { parked: { held: 0, failed: 0 }, created_by: options.uid, created_at: FieldValue.serverTimestamp() }),
     },
     { merge: true },
   );
@@ -168,10 +170,21 @@ export async function deleteConversion(orgId: string, id: string): Promise<void>
 const hourOf = (date: Date) => date.toISOString().slice(0, 13);
 
 /**
- * Writes one delivery record (a platform call and its rows' outcomes) with the hour's counters and
- * the conversion's last delivery, in one batch.
+ * Writes one delivery record (a platform call and its rows' outcomes) with the hour's counters, the
+ * conversion's last delivery and the events it parks, in one batch.
  */
-export async function recordDelivery(orgId: string, conversionId: string, record: { test: boolean; latencyMs: number | null; rows: DeliveryRow[] }): Promise<void> {
+/** Events that could not be delivered now (hashed, as queued), kept until Reconnect ('held') or Retry ('failed'). */
+export interface Parked {
+  reason: ParkReason;
+  why: string;
+  events: ConversionEvent[];
+}
+
+export async function recordDelivery(
+  orgId: string,
+  conversionId: string,
+  record: { test: boolean; latencyMs: number | null; rows: DeliveryRow[]; parked?: Parked[] },
+): Promise<void> {
   const ref = conversions(orgId).doc(conversionId);
   const now = new Date();
   const expires = Timestamp.fromMillis(now.getTime() + RETENTION_MS);
@@ -195,6 +208,13 @@ export async function recordDelivery(orgId: string, conversionId: string, record
       { merge: true },
     );
     if (counts.delivered > 0) batch.update(ref, { last_delivery_at: Timestamp.fromDate(now) });
+  }
+  // Parked events go in the same batch as the record: a redelivered message cannot park them twice.
+  for (const { reason, why, events } of record.parked ?? []) {
+    for (let start = 0; start < events.length; start += PARKED_CHUNK) {
+      batch.set(ref.collection('parked').doc(), { reason, why, events: events.slice(start, start + PARKED_CHUNK), created_at: FieldValue.serverTimestamp() });
+    }
+    batch.update(ref, { [`parked.${reason}`]: FieldValue.increment(events.length) });
   }
   await batch.commit();
 }
@@ -226,16 +246,6 @@ export async function deliveryHours(orgId: string, id: string, since: Date): Pro
 
 export type ParkReason = 'held' | 'failed';
 
-/** Keeps events that could not be delivered now (hashed, as queued) until Reconnect or Retry. */
-export async function parkEvents(orgId: string, conversionId: string, reason: ParkReason, events: ConversionEvent[], why: string): Promise<void> {
-  const ref = conversions(orgId).doc(conversionId);
-  const batch = adminDb().batch();
-  for (let start = 0; start < events.length; start += PARKED_CHUNK) {
-    batch.set(ref.collection('parked').doc(), { reason, why, events: events.slice(start, start + PARKED_CHUNK), created_at: FieldValue.serverTimestamp() });
-  }
-  batch.update(ref, { held: FieldValue.increment(events.length) });
-  await batch.commit();
-}
 
 /** Takes the parked events of a reason out (to publish them again); each chunk is removed as it is read. */
 export async function takeParked(orgId: string, conversionId: string, reason: ParkReason, each: (events: ConversionEvent[]) => Promise<void>): Promise<number> {
@@ -245,16 +255,13 @@ export async function takeParked(orgId: string, conversionId: string, reason: Pa
   for (const doc of snapshot.docs) {
     const events = (doc.get('events') ?? []) as ConversionEvent[];
     await each(events);
-    await adminDb().batch().delete(doc.ref).update(ref, { held: FieldValue.increment(-events.length) }).commit();
+    await adminDb().batch().delete(doc.ref).update(ref, { [`parked.${reason}`]: FieldValue.increment(-events.length) }).commit();
     taken += events.length;
   }
   return taken;
 }
 
-/** How many events are parked, per reason. */
+/** How many events are parked, per reason: the counters kept beside the parked documents. */
 export async function parkedCounts(orgId: string, conversionId: string): Promise<Record<ParkReason, number>> {
-  const snapshot = await conversions(orgId).doc(conversionId).collection('parked').select('reason', 'events').get();
-  const counts: Record<ParkReason, number> = { held: 0, failed: 0 };
-  for (const doc of snapshot.docs) counts[doc.get('reason') as ParkReason] += (doc.get('events') ?? []).length;
-  return counts;
+  return (await getConversion(orgId, conversionId)).parked;
 }

@@ -1,14 +1,14 @@
 import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
-import type { Conversion, CreateConversionInput, DeliveryCounts, UpdateConversionInput } from '@/lib/shared/conversions/conversion';
+import { sourceKeyOf, type Conversion, type CreateConversionInput, type DeliveryCounts, type UpdateConversionInput } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { getApp } from '@/lib/server/repos/apps';
 import * as repo from '@/lib/server/repos/conversions';
-import { getIntegration } from '@/lib/server/repos/integrations';
+import { getIntegration, listIntegrations } from '@/lib/server/repos/integrations';
 import { getPayment } from '@/lib/server/repos/payments';
 import { targetsOf } from '@/lib/server/services/integrations';
 
@@ -45,35 +45,45 @@ export async function updateConversion(orgId: string, plan: unknown, id: string,
 }
 
 /** A conversion as the pages show it: its destination's state decides "needs reconnecting". */
-async function withLiveStatus(orgId: string, conversion: Conversion): Promise<Conversion> {
-  const destination = await getIntegration(orgId, 'destination', conversion.destination.destinationId).catch(() => null);
-  if (destination?.status === 'needs_reauth') return { ...conversion, status: 'needs_reauth', statusReason: `${PLATFORM_LABELS[destination.platform]} has disconnected this destination. Reconnect it: events are kept and sent after you do.` };
-  return conversion;
+function withLiveStatus(conversion: Conversion, destination: Integration | null | undefined): Conversion {
+  if (destination?.status !== 'needs_reauth') return conversion;
+  return {
+    ...conversion,
+    status: 'needs_reauth',
+    statusReason: `${PLATFORM_LABELS[destination.platform]} has disconnected this destination. Reconnect it: events are kept and sent after you do.`,
+  };
 }
+
+const destinationOf = (orgId: string, conversion: Conversion) => getIntegration(orgId, 'destination', conversion.destination.destinationId).catch(() => null);
 
 const sum = (hours: Array<{ delivered: number; failed: number }>): DeliveryCounts =>
   hours.reduce((total, hour) => ({ delivered: total.delivered + hour.delivered, failed: total.failed + hour.failed }), { delivered: 0, failed: 0 });
 
-/** Every conversion with its live status and its last 24 hours. */
+/** Every conversion with its live status and its last 24 hours (the destinations read once, not per conversion). */
 export async function listConversions(orgId: string): Promise<Array<Conversion & { last24h: DeliveryCounts }>> {
   const since = new Date(Date.now() - 24 * 3600 * 1000);
-  const conversions = await repo.listConversions(orgId);
+  const [conversions, destinations] = await Promise.all([repo.listConversions(orgId), listIntegrations(orgId, 'destination')]);
+  const byId = new Map(destinations.map((destination) => [destination.id, destination]));
   return Promise.all(
-    conversions.map(async (conversion) => ({ ...(await withLiveStatus(orgId, conversion)), last24h: sum(await repo.deliveryHours(orgId, conversion.id, since)) })),
+    conversions.map(async (conversion) => ({
+      ...withLiveStatus(conversion, byId.get(conversion.destination.destinationId)),
+      last24h: sum(await repo.deliveryHours(orgId, conversion.id, since)),
+    })),
   );
 }
 
-/** One conversion, its hourly counts for the chart (48 h), and its parked events by reason. */
+/** One conversion, its hourly counts for the chart (48 h), and its parked events by reason (counters on the conversion). */
 export async function conversionDetail(orgId: string, id: string) {
-  const conversion = await withLiveStatus(orgId, await repo.getConversion(orgId, id));
-  const [hours, parked] = await Promise.all([repo.deliveryHours(orgId, id, new Date(Date.now() - 48 * 3600 * 1000)), repo.parkedCounts(orgId, id)]);
-  return { conversion, hours, parked, last24h: sum(hours.filter((hour) => hour.hour >= new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 13))) };
+  const stored = await repo.getConversion(orgId, id);
+  const [destination, hours] = await Promise.all([destinationOf(orgId, stored), repo.deliveryHours(orgId, id, new Date(Date.now() - 48 * 3600 * 1000))]);
+  const conversion = withLiveStatus(stored, destination);
+  return { conversion, hours, parked: conversion.parked, last24h: sum(hours.filter((hour) => hour.hour >= new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 13))) };
 }
 
 /** Publishes a conversion's parked events again, for it alone (Retry, or after Reconnect). */
 export async function replayParked(orgId: string, id: string, reason: repo.ParkReason): Promise<number> {
   const conversion = await repo.getConversion(orgId, id);
-  const source = conversion.source.type === 'app' ? `app:${conversion.source.appId}` : `payments:${conversion.source.paymentId}`;
+  const source = sourceKeyOf(conversion.source);
   return repo.takeParked(orgId, id, reason, async (events) => {
     await publishConversions(events, { org: orgId, source, conversion: id });
   });
@@ -93,7 +103,8 @@ const TEST_EMAIL = 'test@signalbridge.example';
  * it without ingesting it. The answer is the row's outcome.
  */
 export async function sendTestEvent(orgId: string, id: string) {
-  const conversion = await withLiveStatus(orgId, await repo.getConversion(orgId, id));
+  const stored = await repo.getConversion(orgId, id);
+  const conversion = withLiveStatus(stored, await destinationOf(orgId, stored));
   if (conversion.status === 'needs_reauth') throw new DomainError('needs_reauth', conversion.statusReason ?? 'Reconnect the destination first.');
   const now = Math.floor(Date.now() / 1000);
   const event: ConversionEvent = {

@@ -1,7 +1,8 @@
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
 import { submissionBatchSchema, submittedEventSchema } from '@/lib/shared/schemas/submissions';
 import { toConversionEvent } from '@/lib/server/conversions/normalize';
-import { DomainError } from '@/lib/server/errors';
+import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { appOfSubmissionKey, getApp, type SubmissionKeyOwner } from '@/lib/server/repos/apps';
 
@@ -32,12 +33,6 @@ interface RequestContext {
   userAgent?: string;
 }
 
-function fieldErrorsOf(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Record<string, string[]> {
-  const fieldErrors: Record<string, string[]> = {};
-  for (const issue of issues) (fieldErrors[issue.path.map(String).join('.') || '_'] ??= []).push(issue.message);
-  return fieldErrors;
-}
-
 /**
  * One event (an object) or a batch (`{events: [...]}`, up to 500): each valid event is hashed and
  * published; the answer says, per event, its id or what is wrong with it. A single invalid event
@@ -54,7 +49,7 @@ export async function ingest(owner: SubmissionKeyOwner, body: unknown, request: 
     raw = [body];
   }
   const receivedAt = new Date();
-  const source = `app:${owner.appId}`;
+  const source = sourceKeyOf({ type: 'app', appId: owner.appId });
   const events: ConversionEvent[] = [];
   const results: IngestResult[] = raw.map((item, index) => {
     const parsed = submittedEventSchema.safeParse(item);

@@ -12,6 +12,9 @@ export type ConversionStatus = 'active' | 'paused' | 'needs_reauth';
 
 export type ConversionSource = { type: 'app'; appId: string } | { type: 'payments'; paymentId: string };
 
+/** How the queue and the stored conversion name a source: "app:{id}" or "payments:{id}". */
+export const sourceKeyOf = (source: ConversionSource) => (source.type === 'app' ? `app:${source.appId}` : `payments:${source.paymentId}`);
+
 /** Where conversions go: an ad platform's target, or (for an app's routing) a Mixpanel project. */
 export type ConversionPlatform = AdPlatform | 'mixpanel';
 
@@ -58,8 +61,8 @@ export interface Conversion {
   status: ConversionStatus;
   /** Why it needs reconnecting, in words. */
   statusReason: string | null;
-  /** Events waiting for Reconnect or Retry (kept, not dropped). */
-  held: number;
+  /** Events kept, not dropped: held until Reconnect, failed until Retry. */
+  parked: { held: number; failed: number };
   lastDeliveryAt: string | null;
   createdAt: string;
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { v1 } from '@google-cloud/pubsub';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { ensureTopology, pubsub, TOPICS } from '@/lib/server/queue/pubsub';
+import { ensureTopology, pubsub, subscriberClient, TOPICS } from '@/lib/server/queue/pubsub';
 
 /**
  * A tap on the conversions topic: its own subscription, so a test reads exactly what ingest
@@ -12,7 +11,7 @@ export async function tapConversions() {
   const client = pubsub();
   const name = `test-tap-${randomUUID()}`;
   await client.topic(TOPICS.conversions).createSubscription(name);
-  const subscriber = new v1.SubscriberClient({ ...client.options, port: client.options.port === undefined ? undefined : Number(client.options.port) });
+  const subscriber = subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
   /** Everything published since the tap was made (and not read yet), oldest first. */
