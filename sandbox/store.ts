@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // The redirect URIs registered with each platform: the app's return routes, nothing else.
 import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
+import { createAdData } from '@/sandbox/adData';
 import { createConversionLedger } from '@/sandbox/conversions';
 
 export type Provider = 'google' | 'meta' | 'microsoft';
@@ -79,6 +80,8 @@ export function createStore(appUrls: readonly string[]) {
     registered,
     /** Conversions received by Meta, Google and Microsoft, and their failure switches. */
     conversions: createConversionLedger(),
+    /** Synthetic ad performance every account reports (sandbox/adData.ts). */
+    adData: createAdData(),
     codes,
     refreshTokens,
     accessTokens,

@@ -40,8 +40,8 @@ async function main() {
   const { seedDemo } = await import('@/scripts/lib/seed');
   await seedDemo();
 
-  // Conversions flow: the delivery worker pulls from the Pub/Sub emulator and sends to the sandbox.
-  const worker = startWorker(env);
+  // Data flows: the worker delivers conversions and runs connection syncs (a scheduler tick every minute).
+  const worker = startWorker({ SYNC_TICK_MS: '60000', ...env });
   const next = spawn(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'dev', '-p', String(port)], {
     cwd: ROOT,
     env,

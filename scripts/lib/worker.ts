@@ -1,5 +1,5 @@
 /**
- * Starts the conversion delivery worker (`workers/conversions.ts`) as a child process with the given
+ * Starts the data plane's worker (`workers/index.ts`: conversions and connection syncs) as a child process with the given
  * environment, for `npm run dev`, the e2e tests and the bench. `stop()` ends it with SIGTERM (it sends
  * what it holds, then exits) and waits.
  */
@@ -14,7 +14,7 @@ export interface RunningWorker {
 
 export function startWorker(env: Record<string, string | undefined>, { quiet = false } = {}): RunningWorker {
   // One process (node with tsx's loader, not tsx's CLI, which runs a second one): a SIGKILL kills the worker itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/conversions.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/index.ts')], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],

@@ -14,6 +14,8 @@ export class PlatformError extends DomainError {
     readonly platform: ConnectorId,
     code: PlatformErrorCode,
     message: string,
+    /** When the platform said it will take requests again (a rate limit's retry delay). */
+    readonly retryAt?: Date,
   ) {
     super(code, message);
     this.name = 'PlatformError';

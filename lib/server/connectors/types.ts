@@ -1,5 +1,6 @@
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
-import type { AdAccount, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
+import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
+import type { AdAccount, AdPlatform, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
 
 /**
  * The one interface every platform implements (docs/ARCHITECTURE.md, "add a platform"): how a login
@@ -46,19 +47,23 @@ export interface KeyAuth<C extends StoredCredential> {
   connect(input: Record<string, string>): Promise<Connection<C>>;
 }
 
-/** One day's figures of one campaign (the ad-data sync engine fills this in). */
-export interface ReportRow {
-  date: string;
-  accountId: string;
-  campaignId: string;
-  values: Record<string, number | string | null>;
-}
-
+/** One account's ad performance for a window of days (the account's own days), at a level. */
 export interface ReportRequest {
   account: AdAccount;
+  level: AdLevel;
+  /** First and last day, inclusive, YYYY-MM-DD. */
   from: string;
   to: string;
+  /** Counts each request made to the platform (the run history shows API calls). */
+  onCall?: () => void;
 }
+
+/**
+ * Reading ad performance. `report` yields pages of rows as the platform streams or pages them, so a
+ * long window is never held whole; it throws a PlatformError (`needs_reauth`, `rate_limited` with
+ * `retryAt` when the platform says when, `retryable`, `forbidden`) when the account cannot be read.
+ */
+export type Report = (session: Session, request: ReportRequest) => AsyncIterable<AdRow[]>;
 
 /**
  * Conversions to one target (a Meta pixel, a Google Ads conversion action, a Microsoft goal).
@@ -80,10 +85,42 @@ export interface DeliveryOptions {
   testCode?: string;
 }
 
-/** Rows for a warehouse or analytics destination. */
-export interface WriteRequest {
-  table: string;
-  rows: Array<Record<string, unknown>>;
+/** Where a connection's rows go: a BigQuery dataset's table, or a Mixpanel project. */
+export interface WriteTarget {
+  /** BigQuery project, or Mixpanel project id. */
+  projectId: string;
+  dataset?: string;
+  table?: string;
+  /** Mixpanel data residency (US, EU, IN). */
+  residency?: string;
+}
+
+/** The rows one job replaces: one connection's account over a window of days. */
+export interface AdDataSlice {
+  connectionId: string;
+  platform: AdPlatform;
+  accountId: string;
+  from: string;
+  to: string;
+}
+
+export interface WriteResult {
+  written: number;
+  /** Requests made to the destination. */
+  calls: number;
+  /** Rows the destination refused, with its reason (Mixpanel's failed_records). */
+  failed: Array<{ key: string; message: string }>;
+}
+
+/**
+ * Writing ad performance to a warehouse or analytics destination, idempotently: `replace` leaves
+ * exactly the given rows for the slice (a rerun of the same window leaves one row per key, with the
+ * newest values). `check` says in words what it found (the dataset exists and is writable, the
+ * credentials are accepted) and throws a PlatformError when the destination cannot be written.
+ */
+export interface AdDataWriter {
+  check(session: Session, target: WriteTarget): Promise<string>;
+  replace(session: Session, target: WriteTarget, slice: AdDataSlice, rows: AdRow[]): Promise<WriteResult>;
 }
 
 // Method syntax on purpose: a Connector<GoogleCredential> is used where a Connector of any credential is.
@@ -96,7 +133,7 @@ export interface Connector<C extends StoredCredential = StoredCredential> {
   listAccounts(session: Session): Promise<AdAccount[]>;
   /** Where conversions of an ad account can go: conversion actions, pixels or goals. */
   listTargets(session: Session, account: AdAccount): Promise<ConversionTarget[]>;
-  report?(session: Session, request: ReportRequest): Promise<ReportRow[]>;
+  report?: Report;
   deliver?: Delivery;
-  write?(session: Session, request: WriteRequest): Promise<void>;
+  writer?: AdDataWriter;
 }

@@ -1,4 +1,4 @@
-import { PubSub, v1, type Topic } from '@google-cloud/pubsub';
+import { PubSub, v1, type CreateSubscriptionOptions, type Topic } from '@google-cloud/pubsub';
 import { z } from 'zod';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 
@@ -10,10 +10,32 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
  *   └ conversion-delivery  the delivery workers' subscription (retry policy, dead-letter topic)
  * conversion-events-dead   what the delivery subscription gave up on after 20 attempts
  *   └ conversion-dead-letters keeps them (a topic without a subscription drops what it gets)
+ * sync-ticks               "see what is due" (Cloud Scheduler in production, the dev tick locally)
+ *   └ sync-scheduler       claims due connections and publishes their jobs
+ * sync-jobs                one account × window of a scheduled or manual run
+ *   └ sync-workers
+ * sync-backfill-jobs       one account × chunk of a backfill (a separate queue: low priority)
+ *   └ sync-backfill-workers
+ * sync-jobs-dead           what the job subscriptions gave up on
+ *   └ sync-dead-letters
  */
 
-export const TOPICS = { conversions: 'conversion-events', conversionsDead: 'conversion-events-dead' } as const;
-export const SUBSCRIPTIONS = { delivery: 'conversion-delivery', deadLetters: 'conversion-dead-letters' } as const;
+export const TOPICS = {
+  conversions: 'conversion-events',
+  conversionsDead: 'conversion-events-dead',
+  syncTicks: 'sync-ticks',
+  syncJobs: 'sync-jobs',
+  backfillJobs: 'sync-backfill-jobs',
+  syncDead: 'sync-jobs-dead',
+} as const;
+export const SUBSCRIPTIONS = {
+  delivery: 'conversion-delivery',
+  deadLetters: 'conversion-dead-letters',
+  scheduler: 'sync-scheduler',
+  syncWorkers: 'sync-workers',
+  backfillWorkers: 'sync-backfill-workers',
+  syncDeadLetters: 'sync-dead-letters',
+} as const;
 
 let client: PubSub | null = null;
 
@@ -52,25 +74,30 @@ export function ensureTopology(): Promise<void> {
       const [exists] = await client.topic(name).exists();
       if (!exists) await client.createTopic(name).catch(ignoreAlreadyExists);
     };
-    await Promise.all([ensureTopic(TOPICS.conversions), ensureTopic(TOPICS.conversionsDead)]);
-    const [deadExists] = await client.subscription(SUBSCRIPTIONS.deadLetters).exists();
-    if (!deadExists) {
-      await client
-        .topic(TOPICS.conversionsDead)
-        .createSubscription(SUBSCRIPTIONS.deadLetters, { messageRetentionDuration: { seconds: 7 * 24 * 3600 } })
-        .catch(ignoreAlreadyExists);
-    }
-    const subscription = client.topic(TOPICS.conversions).subscription(SUBSCRIPTIONS.delivery);
-    const [exists] = await subscription.exists();
-    if (!exists) {
-      await client
-        .topic(TOPICS.conversions)
-        .createSubscription(SUBSCRIPTIONS.delivery, {
-          ackDeadlineSeconds: 20,
-          retryPolicy: { minimumBackoff: { seconds: 10 }, maximumBackoff: { seconds: 600 } },
-          deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.conversionsDead).name, maxDeliveryAttempts: 20 },
-        })
-        .catch(ignoreAlreadyExists);
+    await Promise.all(Object.values(TOPICS).map(ensureTopic));
+    const retryPolicy = { minimumBackoff: { seconds: 10 }, maximumBackoff: { seconds: 600 } };
+    const keep = { messageRetentionDuration: { seconds: 7 * 24 * 3600 } };
+    const subscriptions: Array<[topic: string, name: string, options: CreateSubscriptionOptions]> = [
+      [TOPICS.conversionsDead, SUBSCRIPTIONS.deadLetters, keep],
+      [
+        TOPICS.conversions,
+        SUBSCRIPTIONS.delivery,
+        { ackDeadlineSeconds: 20, retryPolicy, deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.conversionsDead).name, maxDeliveryAttempts: 20 } },
+      ],
+      [TOPICS.syncDead, SUBSCRIPTIONS.syncDeadLetters, keep],
+      [TOPICS.syncTicks, SUBSCRIPTIONS.scheduler, { ackDeadlineSeconds: 30 }],
+      ...[
+        [TOPICS.syncJobs, SUBSCRIPTIONS.syncWorkers],
+        [TOPICS.backfillJobs, SUBSCRIPTIONS.backfillWorkers],
+      ].map(([topic, name]): [string, string, CreateSubscriptionOptions] => [
+        topic!,
+        name!,
+        { ackDeadlineSeconds: 60, retryPolicy, deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.syncDead).name, maxDeliveryAttempts: 10 } },
+      ]),
+    ];
+    for (const [topic, name, options] of subscriptions) {
+      const [exists] = await client.subscription(name).exists();
+      if (!exists) await client.topic(topic).createSubscription(name, options).catch(ignoreAlreadyExists);
     }
   })().catch((error) => {
     topology = null;
@@ -101,6 +128,38 @@ export function parseConversionMessage(data: Buffer, attributes: Record<string, 
     const event = conversionEventSchema.safeParse(JSON.parse(data.toString('utf8')));
     const attrs = conversionAttributesSchema.safeParse(attributes);
     return event.success && attrs.success ? { event: event.data, attributes: attrs.data } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A sync job: one account of a connection over a window of days, part of a run. */
+export const syncJobSchema = z.object({
+  org: z.string().min(1),
+  connection: z.string().min(1),
+  run: z.string().min(1),
+  job: z.string().min(1),
+});
+
+export type SyncJob = z.infer<typeof syncJobSchema>;
+
+/** Publishes sync jobs to the scheduled queue, or to the low-priority backfill queue. */
+export async function publishSyncJobs(jobs: SyncJob[], queue: 'scheduled' | 'backfill'): Promise<void> {
+  await ensureTopology();
+  const topic = pubsub().topic(queue === 'backfill' ? TOPICS.backfillJobs : TOPICS.syncJobs);
+  await Promise.all(jobs.map((job) => topic.publishMessage({ json: job })));
+}
+
+/** Asks the scheduler to look for due connections now. */
+export async function publishTick(): Promise<void> {
+  await ensureTopology();
+  await pubsub().topic(TOPICS.syncTicks).publishMessage({ json: { at: new Date().toISOString() } });
+}
+
+export function parseSyncJob(data: Buffer): SyncJob | null {
+  try {
+    const job = syncJobSchema.safeParse(JSON.parse(data.toString('utf8')));
+    return job.success ? job.data : null;
   } catch {
     return null;
   }

@@ -9,6 +9,7 @@ import { exchangeCode } from '@/lib/server/credentials';
 import { DomainError, forbidden } from '@/lib/server/errors';
 import { consumeState, createState, invalidState } from '@/lib/server/oauth/state';
 import { getIntegration } from '@/lib/server/repos/integrations';
+import { resumeConnections } from '@/lib/server/services/connections';
 import { releaseHeld } from '@/lib/server/services/conversions';
 import { createIntegration, reconnectIntegration } from '@/lib/server/services/integrations';
 
@@ -58,8 +59,9 @@ export const completeRoutes = createHandler({
       const connection = await exchangeCode(flow.platform, body.code, flow.redirectUri);
       if (flow.objectId) {
         await reconnectIntegration(org.id, flow.kind, flow.objectId, connection, caller.uid);
-        // Conversions held while the login was dead go out again.
+        // Conversions held while the login was dead go out again; paused connections run again.
         if (flow.kind === 'destination') await releaseHeld(org.id, flow.objectId);
+        await resumeConnections(org.id, flow.kind, flow.objectId);
         return { kind: flow.kind, id: flow.objectId, platform: flow.platform, reauthenticated: true };
       }
       const created = await createIntegration(org.id, { kind: flow.kind, platform: flow.platform, connection, uid: caller.uid });

@@ -1,14 +1,20 @@
 /**
- * `npm run worker`: the conversion delivery worker. Pulls conversion events from Pub/Sub
+ * `npm run worker`: the data plane's worker, both directions in one process.
+ *
+ * Conversions: pulls conversion events from Pub/Sub
  * (PUBSUB_EMULATOR_HOST locally), delivers them in batches through the connectors and records each
  * platform call. It also polls the payment accounts that feed conversions (every PAYMENTS_POLL_MS,
  * 20 s by default) and publishes their new payments. Stateless: run as many as the load needs on
  * the one subscription; a lease in Firestore keeps two from polling one account at once.
+ *
+ * Connections: claims due connections on each tick (SYNC_TICK_MS locally; Cloud Scheduler publishes
+ * ticks in production) and runs their jobs, SYNC_CONCURRENCY at once, backfills one at a time.
  */
 import { startPaymentsPoller } from '@/lib/server/conversions/payments';
 import { createConversionRouter } from '@/lib/server/conversions/router';
 import { pull } from '@/lib/server/queue/pull';
 import { ensureTopology, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
+import { startSyncWorker } from '@/lib/server/sync/worker';
 
 async function main() {
   await ensureTopology();
@@ -19,12 +25,15 @@ async function main() {
   const intervalMs = Number(process.env.PAYMENTS_POLL_MS || 20_000);
   const poller = startPaymentsPoller({ intervalMs });
   console.log(`[worker] reading new payments every ${intervalMs / 1000} s`);
+  const tickMs = Number(process.env.SYNC_TICK_MS || 0);
+  const sync = startSyncWorker({ concurrency: Number(process.env.SYNC_CONCURRENCY || 4), tickMs: tickMs || undefined });
+  console.log(`[worker] running connection syncs${tickMs ? `, a scheduler tick every ${tickMs / 1000} s` : ''}`);
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await Promise.all([puller.stop(), router.drain(), poller.stop()]);
+    await Promise.all([puller.stop(), router.drain(), poller.stop(), sync.stop()]);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());

@@ -1,0 +1,469 @@
+import { FieldValue, Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
+import type {
+  Connection,
+  ConnectionDestination,
+  ConnectionSource,
+  Run,
+  RunJob,
+  RunKind,
+  RunOutcome,
+  Schedule,
+  WrittenDay,
+} from '@/lib/shared/connections/connection';
+import type { AdLevel } from '@/lib/shared/connections/rows';
+import type { Window } from '@/lib/shared/connections/windows';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
+
+/**
+ * Connections, their runs and what the runs wrote. A run keeps its jobs (one per account × window)
+ * in its own document, so the page's listener sees progress in one read and a worker finishes a job
+ * in one transaction. `days/{date}` keeps the written spend and clicks per account for the chart.
+ * `connections_count` on the organization follows creations and deletions.
+ */
+
+const organization = (orgId: string) => adminDb().collection('organizations').doc(orgId);
+const connections = (orgId: string) => organization(orgId).collection('connections');
+const runs = (orgId: string, id: string) => connections(orgId).doc(id).collection('runs');
+const days = (orgId: string, id: string) => connections(orgId).doc(id).collection('days');
+
+const isoOrNull = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : null);
+
+function toConnection(snap: DocumentSnapshot): Connection {
+  const source = snap.get('source') as { platform: ConnectionSource['platform']; accounts: ConnectionSource['accounts'] };
+  const destination = snap.get('destination') as { platform: ConnectionDestination['platform']; project_id: string; dataset: string | null; table: string | null };
+  const schedule = snap.get('schedule') as { every: Schedule['every']; at: string; time_zone: string };
+  const lastRun = snap.get('last_run') as { id: string; kind: RunKind; outcome: RunOutcome; at: Timestamp } | undefined;
+  return {
+    id: snap.id,
+    name: snap.get('name'),
+    source: { sourceId: snap.get('source_id'), platform: source.platform, accounts: source.accounts },
+    destination: {
+      destinationId: snap.get('destination_id'),
+      platform: destination.platform,
+      projectId: destination.project_id,
+      dataset: destination.dataset ?? null,
+      table: destination.table ?? null,
+    },
+    level: snap.get('level'),
+    schedule: { every: schedule.every, at: schedule.at, timeZone: schedule.time_zone },
+    lookbackDays: snap.get('lookback_days'),
+    status: snap.get('status'),
+    statusReason: snap.get('status_reason') ?? null,
+    nextRunAt: isoOrNull(snap.get('next_run_at')),
+    lastRun: lastRun ? { id: lastRun.id, kind: lastRun.kind, outcome: lastRun.outcome, at: iso(lastRun.at) } : null,
+    runningRunId: snap.get('running_run_id') ?? null,
+    backfillRunId: snap.get('backfill_run_id') ?? null,
+    createdAt: iso(snap.get('created_at')),
+  };
+}
+
+export interface NewConnection {
+  name: string;
+  source: ConnectionSource;
+  destination: ConnectionDestination;
+  level: AdLevel;
+  schedule: Schedule;
+  lookbackDays: number;
+  nextRunAt: Date;
+  uid: string;
+}
+
+const scheduleFields = (schedule: Schedule) => ({ every: schedule.every, at: schedule.at, time_zone: schedule.timeZone });
+
+export async function createConnection(orgId: string, input: NewConnection): Promise<Connection> {
+  const ref = connections(orgId).doc();
+  const batch = adminDb().batch();
+  batch.set(ref, {
+    name: input.name,
+    source_id: input.source.sourceId,
+    source: { platform: input.source.platform, accounts: input.source.accounts },
+    destination_id: input.destination.destinationId,
+    destination: {
+      platform: input.destination.platform,
+      project_id: input.destination.projectId,
+      dataset: input.destination.dataset,
+      table: input.destination.table,
+    },
+    level: input.level,
+    schedule: scheduleFields(input.schedule),
+    lookback_days: input.lookbackDays,
+    status: 'active',
+    status_reason: null,
+    next_run_at: Timestamp.fromDate(input.nextRunAt),
+    last_run: null,
+    running_run_id: null,
+    backfill_run_id: null,
+    created_by: input.uid,
+    created_at: FieldValue.serverTimestamp(),
+  });
+  batch.update(organization(orgId), { connections_count: FieldValue.increment(1) });
+  await batch.commit();
+  return toConnection(await ref.get());
+}
+
+export async function listConnections(orgId: string): Promise<Connection[]> {
+  const snapshot = await connections(orgId).orderBy('created_at', 'desc').limit(200).get();
+  return snapshot.docs.map(toConnection);
+}
+
+export async function getConnection(orgId: string, id: string): Promise<Connection> {
+  const snap = await connections(orgId).doc(id).get();
+  if (!snap.exists) throw notFound('Connection');
+  return toConnection(snap);
+}
+
+export interface ConnectionChanges {
+  name?: string;
+  accounts?: ConnectionSource['accounts'];
+  level?: AdLevel;
+  schedule?: Schedule;
+  lookbackDays?: number;
+  status?: 'active' | 'paused';
+  nextRunAt?: Date;
+}
+
+export async function updateConnection(orgId: string, id: string, changes: ConnectionChanges): Promise<Connection> {
+  const ref = connections(orgId).doc(id);
+  await updateExisting(
+    ref,
+    {
+      ...(changes.name !== undefined && { name: changes.name }),
+      ...(changes.accounts && { 'source.accounts': changes.accounts }),
+      ...(changes.level && { level: changes.level }),
+      ...(changes.schedule && { schedule: scheduleFields(changes.schedule) }),
+      ...(changes.lookbackDays !== undefined && { lookback_days: changes.lookbackDays }),
+      ...(changes.status && { status: changes.status, status_reason: null }),
+      ...(changes.nextRunAt && { next_run_at: Timestamp.fromDate(changes.nextRunAt) }),
+    },
+    'Connection',
+  );
+  return toConnection(await ref.get());
+}
+
+/** Deletes a connection with its runs and written days (not the rows in the destination). */
+export async function deleteConnection(orgId: string, id: string): Promise<void> {
+  const ref = connections(orgId).doc(id);
+  await adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('Connection');
+    transaction.delete(ref);
+    transaction.update(organization(orgId), { connections_count: FieldValue.increment(-1) });
+  });
+  await adminDb().recursiveDelete(ref);
+}
+
+/** The connections of a source or destination (paused together when its login dies, resumed on Reconnect). */
+export async function connectionsOf(orgId: string, field: 'source_id' | 'destination_id', objectId: string): Promise<Connection[]> {
+  const snapshot = await connections(orgId).where(field, '==', objectId).limit(200).get();
+  return snapshot.docs.map(toConnection);
+}
+
+/** Connections whose next run is due, across organizations (the scheduler's work list). */
+export async function dueConnections(now: Date, limit = 200): Promise<Array<{ orgId: string; id: string }>> {
+  const snapshot = await adminDb().collectionGroup('connections').where('next_run_at', '<=', Timestamp.fromDate(now)).orderBy('next_run_at').limit(limit).get();
+  return snapshot.docs.map((doc) => ({ orgId: doc.ref.parent.parent!.id, id: doc.id }));
+}
+
+const emptyJob = (accountId: string, window: Window, key: string): RunJob => ({
+  key,
+  accountId,
+  from: window.from,
+  to: window.to,
+  status: 'pending',
+  rowsRead: 0,
+  rowsWritten: 0,
+  calls: 0,
+  durationMs: 0,
+  attempts: 0,
+  error: null,
+});
+
+/** A run still counts as in progress for this long; after that a new one may start (its worker died). */
+export const RUN_CLAIM_MS = 30 * 60_000;
+
+export type ClaimResult = { claimed: true; runId: string; jobs: RunJob[] } | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'missing' };
+
+/**
+ * Starts a run in a transaction: refused while another run (scheduled or manual) of the connection
+ * is in progress, or — for the scheduler — when it is no longer due (another scheduler took it).
+ * Records the run with its jobs and moves next_run_at on.
+ */
+export async function claimRun(
+  orgId: string,
+  id: string,
+  options: { kind: 'scheduled' | 'manual'; window: (connection: Connection) => Window; now: Date; nextRunAt: (connection: Connection) => Date },
+): Promise<ClaimResult> {
+  const ref = connections(orgId).doc(id);
+  return adminDb().runTransaction(async (transaction): Promise<ClaimResult> => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) return { claimed: false, reason: 'missing' };
+    const connection = toConnection(snap);
+    const due = connection.nextRunAt !== null && Date.parse(connection.nextRunAt) <= options.now.getTime();
+    if (options.kind === 'scheduled' && !due) return { claimed: false, reason: 'not_due' };
+    if (options.kind === 'scheduled' && connection.status === 'paused') {
+      transaction.update(ref, { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) });
+      return { claimed: false, reason: 'paused' };
+    }
+    const since = snap.get('running_since') as Timestamp | null | undefined;
+    if (connection.runningRunId && since && options.now.getTime() - since.toMillis() < RUN_CLAIM_MS) {
+      if (options.kind === 'scheduled') transaction.update(ref, { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) });
+      return { claimed: false, reason: 'running' };
+    }
+    const runRef = runs(orgId, id).doc();
+    const window = options.window(connection);
+    const jobs = connection.source.accounts.map((account) => emptyJob(account.id, window, account.id));
+    transaction.set(runRef, newRun(options.kind, window, jobs, connection));
+    transaction.update(ref, {
+      running_run_id: runRef.id,
+      running_since: Timestamp.fromDate(options.now),
+      ...(options.kind === 'scheduled' && { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) }),
+    });
+    return { claimed: true, runId: runRef.id, jobs };
+  });
+}
+
+function newRun(kind: RunKind, window: Window, jobs: RunJob[], connection: Connection) {
+  return {
+    kind,
+    outcome: 'running',
+    from: window.from,
+    to: window.to,
+    started_at: FieldValue.serverTimestamp(),
+    finished_at: null,
+    jobs_total: jobs.length,
+    jobs_done: 0,
+    rows_read: 0,
+    rows_written: 0,
+    calls: 0,
+    accounts: Object.fromEntries(
+      connection.source.accounts.map((account) => [account.id, { name: account.name, rows_read: 0, rows_written: 0, calls: 0, failed: 0, error: null }]),
+    ),
+    jobs: Object.fromEntries(jobs.map((job) => [job.key, job])),
+    error: null,
+  };
+}
+
+/** Starts a backfill run (refused while one is in progress): one job per account and chunk. */
+export async function startBackfillRun(orgId: string, id: string, window: Window, chunks: Window[]): Promise<{ runId: string; jobs: RunJob[] }> {
+  const ref = connections(orgId).doc(id);
+  return adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('Connection');
+    const connection = toConnection(snap);
+    if (connection.backfillRunId) {
+      const current = await transaction.get(runs(orgId, id).doc(connection.backfillRunId));
+      if (current.exists && current.get('outcome') === 'running') throw new BackfillInProgress();
+    }
+    const runRef = runs(orgId, id).doc();
+    const jobs = connection.source.accounts.flatMap((account) => chunks.map((chunk) => emptyJob(account.id, chunk, `${account.id}_${chunk.from}`)));
+    transaction.set(runRef, newRun('backfill', window, jobs, connection));
+    transaction.update(ref, { backfill_run_id: runRef.id });
+    return { runId: runRef.id, jobs };
+  });
+}
+
+export class BackfillInProgress extends Error {}
+
+function toRun(snap: DocumentSnapshot): Run & { jobs: Record<string, RunJob> } {
+  const accounts = (snap.get('accounts') ?? {}) as Record<string, { rows_read: number; rows_written: number; calls: number; failed: number; error: string | null }>;
+  return {
+    id: snap.id,
+    kind: snap.get('kind'),
+    outcome: snap.get('outcome'),
+    from: snap.get('from'),
+    to: snap.get('to'),
+    startedAt: iso(snap.get('started_at')),
+    finishedAt: isoOrNull(snap.get('finished_at')),
+    jobsTotal: snap.get('jobs_total'),
+    jobsDone: snap.get('jobs_done'),
+    rowsRead: snap.get('rows_read'),
+    rowsWritten: snap.get('rows_written'),
+    calls: snap.get('calls'),
+    accounts: Object.fromEntries(
+      Object.entries(accounts).map(([accountId, value]) => [
+        accountId,
+        { rowsRead: value.rows_read, rowsWritten: value.rows_written, calls: value.calls, failed: value.failed, error: value.error },
+      ]),
+    ),
+    error: snap.get('error') ?? null,
+    jobs: (snap.get('jobs') ?? {}) as Record<string, RunJob>,
+  };
+}
+
+export async function listRuns(orgId: string, id: string, limit = 30): Promise<Run[]> {
+  const snapshot = await runs(orgId, id).orderBy('started_at', 'desc').limit(limit).get();
+  return snapshot.docs.map((doc) => {
+    const { jobs: _jobs, ...run } = toRun(doc);
+    return run;
+  });
+}
+
+export async function getRun(orgId: string, id: string, runId: string): Promise<Run & { jobs: Record<string, RunJob> }> {
+  const snap = await runs(orgId, id).doc(runId).get();
+  if (!snap.exists) throw notFound('Run');
+  return toRun(snap);
+}
+
+/** Counts an attempt at a job; null when the job is settled already (a redelivered message) or its run is over. */
+export async function beginJob(orgId: string, id: string, runId: string, key: string): Promise<{ job: RunJob; attempts: number } | null> {
+  const ref = runs(orgId, id).doc(runId);
+  return adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) return null;
+    const job = (snap.get('jobs') as Record<string, RunJob> | undefined)?.[key];
+    if (!job || job.status !== 'pending' || snap.get('outcome') === 'cancelled') return null;
+    transaction.update(ref, { [`jobs.${key}.attempts`]: FieldValue.increment(1) });
+    return { job, attempts: job.attempts + 1 };
+  });
+}
+
+export interface JobResult {
+  status: 'done' | 'failed' | 'paused';
+  rowsRead: number;
+  rowsWritten: number;
+  calls: number;
+  durationMs: number;
+  error: string | null;
+}
+
+/** What finishing a job did to its run: finished it (with which outcome), or not yet. */
+export type JobSettlement = { finished: false } | { finished: true; outcome: RunOutcome; kind: RunKind };
+
+/**
+ * Records a job's result once (a redelivered job finds it settled and changes nothing), adds its
+ * numbers to the run and its account, and when it was the run's last job, finishes the run and
+ * the connection's record of it.
+ */
+export async function settleJob(orgId: string, id: string, runId: string, key: string, result: JobResult): Promise<JobSettlement> {
+  const ref = runs(orgId, id).doc(runId);
+  const connectionRef = connections(orgId).doc(id);
+  return adminDb().runTransaction(async (transaction): Promise<JobSettlement> => {
+    const [snap, connectionSnap] = await Promise.all([transaction.get(ref), transaction.get(connectionRef)]);
+    if (!snap.exists) return { finished: false };
+    const run = toRun(snap);
+    const job = run.jobs[key];
+    if (!job || job.status !== 'pending') return { finished: false };
+    const jobs = { ...run.jobs, [key]: { ...job, ...result } };
+    const done = Object.values(jobs).filter((candidate) => candidate.status !== 'pending');
+    const account = `accounts.${job.accountId}`;
+    const update: Record<string, unknown> = {
+      [`jobs.${key}.status`]: result.status,
+      [`jobs.${key}.rowsRead`]: result.rowsRead,
+      [`jobs.${key}.rowsWritten`]: result.rowsWritten,
+      [`jobs.${key}.calls`]: result.calls,
+      [`jobs.${key}.durationMs`]: result.durationMs,
+      [`jobs.${key}.error`]: result.error,
+      jobs_done: FieldValue.increment(1),
+      rows_read: FieldValue.increment(result.rowsRead),
+      rows_written: FieldValue.increment(result.rowsWritten),
+      calls: FieldValue.increment(result.calls),
+      [`${account}.rows_read`]: FieldValue.increment(result.rowsRead),
+      [`${account}.rows_written`]: FieldValue.increment(result.rowsWritten),
+      [`${account}.calls`]: FieldValue.increment(result.calls),
+      ...(result.status !== 'done' && { [`${account}.failed`]: FieldValue.increment(1), [`${account}.error`]: result.error }),
+    };
+    if (done.length < run.jobsTotal || run.outcome !== 'running') {
+      transaction.update(ref, update);
+      return { finished: false };
+    }
+    const outcome = outcomeOf(Object.values(jobs));
+    const errors = Object.values(jobs).filter((candidate) => candidate.error);
+    transaction.update(ref, { ...update, outcome, finished_at: FieldValue.serverTimestamp(), error: errors[0]?.error ?? null });
+    if (connectionSnap.exists) {
+      const current = connectionSnap.get('running_run_id') === runId;
+      const status = outcome === 'needs_reauth' ? 'needs_reauth' : outcome === 'failed' ? 'failing' : connectionSnap.get('status') === 'paused' ? 'paused' : 'active';
+      transaction.update(connectionRef, {
+        last_run: { id: runId, kind: run.kind, outcome, at: Timestamp.now() },
+        status,
+        status_reason: outcome === 'succeeded' ? null : (errors[0]?.error ?? null),
+        ...(current && { running_run_id: null, running_since: null }),
+      });
+    }
+    return { finished: true, outcome, kind: run.kind };
+  });
+}
+
+function outcomeOf(jobs: RunJob[]): RunOutcome {
+  if (jobs.some((job) => job.status === 'paused')) return 'needs_reauth';
+  const failed = jobs.filter((job) => job.status === 'failed').length;
+  if (failed === 0) return 'succeeded';
+  return failed === jobs.length ? 'failed' : 'partial';
+}
+
+/** Stops a backfill: its pending jobs are cancelled (a worker holding one finds the run over and skips it). */
+export async function cancelRun(orgId: string, id: string, runId: string): Promise<void> {
+  const ref = runs(orgId, id).doc(runId);
+  await adminDb().runTransaction(async (transaction: Transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('Run');
+    if (snap.get('outcome') !== 'running') return;
+    const jobs = (snap.get('jobs') ?? {}) as Record<string, RunJob>;
+    const pending = Object.values(jobs).filter((job) => job.status === 'pending');
+    transaction.update(ref, {
+      outcome: 'cancelled',
+      finished_at: FieldValue.serverTimestamp(),
+      ...Object.fromEntries(pending.map((job) => [`jobs.${job.key}.status`, 'cancelled'])),
+    });
+  });
+}
+
+/** The pending jobs of a run (a backfill resumed after Reconnect republishes them). */
+export async function pendingJobs(orgId: string, id: string, runId: string): Promise<RunJob[]> {
+  const run = await getRun(orgId, id, runId);
+  return Object.values(run.jobs).filter((job) => job.status === 'pending');
+}
+
+/** Adds what a job wrote to the chart's days: spend, clicks and impressions per account per day. */
+export async function recordWrittenDays(orgId: string, id: string, accountId: string, written: Map<string, { spend: number; clicks: number; impressions: number }>): Promise<void> {
+  const entries = [...written.entries()];
+  for (let start = 0; start < entries.length; start += 400) {
+    const batch = adminDb().batch();
+    for (const [date, figures] of entries.slice(start, start + 400)) {
+      batch.set(days(orgId, id).doc(date), { date, accounts: { [accountId]: figures } }, { merge: true });
+    }
+    await batch.commit();
+  }
+}
+
+/** The last `count` days written, oldest first (the chart). */
+export async function writtenDays(orgId: string, id: string, count = 30): Promise<WrittenDay[]> {
+  const snapshot = await days(orgId, id).orderBy('date', 'desc').limit(count).get();
+  return snapshot.docs.map((doc) => ({ date: doc.get('date'), accounts: doc.get('accounts') ?? {} })).reverse();
+}
+
+/** Marks connections paused for a dead login (the list says so) or resumed after Reconnect (due now). */
+export async function setConnectionsStatus(orgId: string, ids: string[], status: 'needs_reauth' | 'active', reason: string | null): Promise<void> {
+  if (ids.length === 0) return;
+  const batch = adminDb().batch();
+  for (const id of ids) {
+    batch.update(connections(orgId).doc(id), { status, status_reason: reason, ...(status === 'active' && { next_run_at: Timestamp.now() }) });
+  }
+  await batch.commit();
+}
+
+/** Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. */
+export async function noteJobError(orgId: string, id: string, runId: string, key: string, error: string): Promise<void> {
+  await runs(orgId, id).doc(runId).update({ [`jobs.${key}.error`]: error }).catch(() => undefined);
+}
+
+/**
+ * Reopens the jobs a dead login paused (after Reconnect): the run is running again and the jobs
+ * pending; returns them for publishing. Nothing when the run is not waiting for a login.
+ */
+export async function reopenPausedJobs(orgId: string, id: string, runId: string): Promise<RunJob[]> {
+  const ref = runs(orgId, id).doc(runId);
+  return adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists || snap.get('outcome') !== 'needs_reauth') return [];
+    const jobs = Object.values((snap.get('jobs') ?? {}) as Record<string, RunJob>).filter((job) => job.status === 'paused');
+    transaction.update(ref, {
+      outcome: 'running',
+      finished_at: null,
+      error: null,
+      jobs_done: FieldValue.increment(-jobs.length),
+      ...Object.fromEntries(jobs.flatMap((job) => [[`jobs.${job.key}.status`, 'pending'], [`jobs.${job.key}.error`, null]])),
+    });
+    return jobs.map((job) => ({ ...job, status: 'pending' as const, error: null }));
+  });
+}

@@ -1,0 +1,123 @@
+import type { Connection } from '@/lib/shared/connections/connection';
+import type { AdRow } from '@/lib/shared/connections/rows';
+import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { connectorFor } from '@/lib/server/connectors/registry';
+import { PlatformError } from '@/lib/server/connectors/http';
+import type { ReportRequest, Session, WriteTarget } from '@/lib/server/connectors/types';
+import { openSessionOf } from '@/lib/server/credentials';
+import { DomainError } from '@/lib/server/errors';
+import type { SyncJob } from '@/lib/server/queue/pubsub';
+import * as repo from '@/lib/server/repos/connections';
+
+/**
+ * One sync job: read one account's window from the ad platform, replace that slice in the
+ * destination, record the result on the run. At-least-once safe: a job settled already is skipped,
+ * and the writer's replace leaves one row per key however often a window is written.
+ */
+
+/** Attempts before a failing job is recorded as failed (the others of its run go on). */
+export const MAX_JOB_ATTEMPTS = 5;
+
+export type JobVerdict = 'ack' | 'retry';
+
+const clock = (at: Date) => at.toISOString().slice(11, 16);
+
+/** A platform's refusal in the words the run history shows. */
+export function describeFailure(error: unknown, platform: string): string {
+  if (error instanceof PlatformError) {
+    if (error.code === 'rate_limited') {
+      return `${platform} rate limit — retrying ${error.retryAt ? `at ${clock(error.retryAt)} UTC` : 'in a minute'}`;
+    }
+    if (error.code === 'retryable') return `${platform} did not answer (${error.message}) — retrying`;
+    return error.message;
+  }
+  if (error instanceof DomainError) return error.message;
+  return 'Something went wrong on our side; the run will be retried.';
+}
+
+/** The destination a connection writes to, as the writer needs it. */
+export const writeTargetOf = (connection: Connection, settings: Record<string, string>): WriteTarget => ({
+  projectId: connection.destination.projectId,
+  dataset: connection.destination.dataset ?? undefined,
+  table: connection.destination.table ?? undefined,
+  residency: settings.residency,
+});
+
+/** Reads every page of an account's window (one job's window is bounded: a month at most). */
+export async function readWindow(session: Session, platform: AdPlatform, request: ReportRequest): Promise<AdRow[]> {
+  const report = connectorFor(platform).report;
+  if (!report) throw new DomainError('invalid', `${PLATFORM_LABELS[platform]} cannot report ad performance.`);
+  const rows: AdRow[] = [];
+  for await (const page of report(session, request)) rows.push(...page);
+  return rows;
+}
+
+/** Spend, clicks and impressions per day of what was written (the connection page's chart). */
+function dailySums(rows: AdRow[]) {
+  const sums = new Map<string, { spend: number; clicks: number; impressions: number }>();
+  for (const row of rows) {
+    const day = sums.get(row.date) ?? { spend: 0, clicks: 0, impressions: 0 };
+    day.spend = Math.round((day.spend + row.spend) * 100) / 100;
+    day.clicks += row.clicks;
+    day.impressions += row.impressions;
+    sums.set(row.date, day);
+  }
+  return sums;
+}
+
+export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
+  const begun = await repo.beginJob(message.org, message.connection, message.run, message.job);
+  if (!begun) return 'ack';
+  const { job, attempts } = begun;
+  const started = Date.now();
+  let calls = 0;
+  let rowsRead = 0;
+  let platform = 'The platform';
+  const settle = (result: Omit<repo.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
+    repo.settleJob(message.org, message.connection, message.run, message.job, { ...result, rowsRead, calls, durationMs: Date.now() - started });
+  try {
+    const connection = await repo.getConnection(message.org, message.connection);
+    platform = PLATFORM_LABELS[connection.source.platform];
+    const { session: sourceSession, integration: source } = await openSessionOf(message.org, 'source', connection.source.sourceId);
+    const account = source.accounts.find((candidate) => candidate.id === job.accountId) ?? { id: job.accountId, name: job.accountId };
+    const rows = await readWindow(sourceSession, connection.source.platform, { account, level: connection.level, from: job.from, to: job.to, onCall: () => calls++ });
+    rowsRead = rows.length;
+    platform = PLATFORM_LABELS[connection.destination.platform];
+    const { session: destinationSession, integration: destination } = await openSessionOf(message.org, 'destination', connection.destination.destinationId);
+    const writer = connectorFor(destination.platform).writer;
+    if (!writer) throw new DomainError('invalid', `${platform} cannot receive ad performance.`);
+    const result = await writer.replace(destinationSession, writeTargetOf(connection, destination.settings), {
+      connectionId: connection.id,
+      platform: connection.source.platform,
+      accountId: job.accountId,
+      from: job.from,
+      to: job.to,
+    }, rows);
+    calls += result.calls;
+    if (rows.length > 0) await repo.recordWrittenDays(message.org, message.connection, job.accountId, dailySums(rows));
+    const refused = result.failed.length
+      ? `${platform} refused ${result.failed.length} row${result.failed.length === 1 ? '' : 's'}: ${result.failed[0]!.message}`
+      : null;
+    await settle({ status: 'done', rowsWritten: result.written, error: refused });
+    return 'ack';
+  } catch (error) {
+    const words = describeFailure(error, platform);
+    const code = error instanceof DomainError ? error.code : null;
+    if (code === 'not_found') {
+      await settle({ status: 'failed', rowsWritten: 0, error: words });
+      return 'ack';
+    }
+    if (code === 'needs_reauth') {
+      await settle({ status: 'paused', rowsWritten: 0, error: words });
+      return 'ack';
+    }
+    const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);
+    if (transient && attempts < MAX_JOB_ATTEMPTS) {
+      if (!(error instanceof DomainError)) console.error('[sync] job failed; it will be retried', message, error);
+      await repo.noteJobError(message.org, message.connection, message.run, message.job, words);
+      return 'retry';
+    }
+    await settle({ status: 'failed', rowsWritten: 0, error: words });
+    return 'ack';
+  }
+}

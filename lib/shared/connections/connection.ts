@@ -1,0 +1,208 @@
+import { z } from 'zod';
+import type { SyncFrequency } from '@/lib/shared/billing/entitlements';
+import { AD_LEVELS, type AdLevel } from '@/lib/shared/connections/rows';
+import type { AdPlatform } from '@/lib/shared/integrations/platforms';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
+
+/**
+ * A connection: ad performance of some accounts of one source object, written on a schedule into one
+ * destination (a BigQuery table or a Mixpanel project). The pages /{orgId}/createConnection,
+ * /connection, /connection/{id}/configuration and /connection/{id}/test1 edit and watch it.
+ */
+
+export type ConnectionStatus = 'active' | 'paused' | 'needs_reauth' | 'failing';
+
+export const CONNECTION_STATUS_LABELS: Record<ConnectionStatus, string> = {
+  active: 'Active',
+  paused: 'Paused',
+  needs_reauth: 'Needs reconnecting',
+  failing: 'Failing',
+};
+
+export const SCHEDULES = ['15_minutes', 'hourly', '6_hours', 'daily'] as const;
+export type ScheduleEvery = (typeof SCHEDULES)[number];
+
+export const SCHEDULE_LABELS: Record<ScheduleEvery, string> = {
+  '15_minutes': 'Every 15 minutes',
+  hourly: 'Every hour',
+  '6_hours': 'Every 6 hours',
+  daily: 'Daily',
+};
+
+/** The most frequent schedule each plan's sync frequency allows. */
+const ALLOWED_BY_FREQUENCY: Record<SyncFrequency, readonly ScheduleEvery[]> = {
+  daily: ['daily'],
+  hourly: ['hourly', '6_hours', 'daily'],
+  '15-minute': SCHEDULES,
+};
+export const schedulesAllowed = (frequency: SyncFrequency) => ALLOWED_BY_FREQUENCY[frequency];
+
+export interface Schedule {
+  every: ScheduleEvery;
+  /** Daily runs: the time of day, HH:MM, in the organization's time zone. */
+  at: string;
+  timeZone: string;
+}
+
+/** Platforms restate recent days (late conversions, invalid clicks): each run re-reads this many. */
+export const DEFAULT_LOOKBACK_DAYS: Record<AdPlatform, number> = { google_ads: 14, meta_ads: 28, microsoft_ads: 30 };
+
+/** How far back each platform keeps daily performance (a backfill cannot start earlier). */
+export const HISTORY_MONTHS: Record<AdPlatform, number> = { google_ads: 132, meta_ads: 37, microsoft_ads: 36 };
+
+export const HISTORY_LABELS: Record<AdPlatform, string> = {
+  google_ads: 'Google Ads keeps daily figures for 11 years.',
+  meta_ads: 'Meta keeps insights for 37 months.',
+  microsoft_ads: 'Microsoft Advertising keeps daily reports for 36 months.',
+};
+
+export type DestinationPlatform = 'bigquery' | 'mixpanel';
+
+export interface ConnectionSource {
+  sourceId: string;
+  platform: AdPlatform;
+  accounts: Array<{ id: string; name: string }>;
+}
+
+export interface ConnectionDestination {
+  destinationId: string;
+  platform: DestinationPlatform;
+  /** BigQuery project, or Mixpanel project id. */
+  projectId: string;
+  dataset: string | null;
+  table: string | null;
+}
+
+export type RunKind = 'scheduled' | 'manual' | 'backfill';
+export type RunOutcome = 'running' | 'succeeded' | 'partial' | 'failed' | 'needs_reauth' | 'cancelled';
+
+export const RUN_OUTCOME_LABELS: Record<RunOutcome, string> = {
+  running: 'Running',
+  succeeded: 'Succeeded',
+  partial: 'Some accounts failed',
+  failed: 'Failed',
+  needs_reauth: 'Paused: reconnect',
+  cancelled: 'Cancelled',
+};
+
+export interface RunSummary {
+  id: string;
+  kind: RunKind;
+  outcome: RunOutcome;
+  at: string;
+}
+
+export interface Connection {
+  id: string;
+  name: string;
+  source: ConnectionSource;
+  destination: ConnectionDestination;
+  level: AdLevel;
+  schedule: Schedule;
+  lookbackDays: number;
+  status: ConnectionStatus;
+  /** Why it needs reconnecting or is failing, in words. */
+  statusReason: string | null;
+  nextRunAt: string | null;
+  lastRun: RunSummary | null;
+  /** The run in progress (scheduled or manual): no second one starts while it lasts. */
+  runningRunId: string | null;
+  /** The backfill in progress, if any. */
+  backfillRunId: string | null;
+  createdAt: string;
+}
+
+/** One account × window of a run: what a worker reads and writes as one job. */
+export interface RunJob {
+  key: string;
+  accountId: string;
+  from: string;
+  to: string;
+  status: 'pending' | 'done' | 'failed' | 'paused' | 'cancelled';
+  rowsRead: number;
+  rowsWritten: number;
+  calls: number;
+  durationMs: number;
+  attempts: number;
+  error: string | null;
+}
+
+export interface Run {
+  id: string;
+  kind: RunKind;
+  outcome: RunOutcome;
+  from: string;
+  to: string;
+  startedAt: string;
+  finishedAt: string | null;
+  jobsTotal: number;
+  jobsDone: number;
+  rowsRead: number;
+  rowsWritten: number;
+  calls: number;
+  /** Per account: rows read and written, calls and the last error, in words. */
+  accounts: Record<string, { rowsRead: number; rowsWritten: number; calls: number; failed: number; error: string | null }>;
+  error: string | null;
+}
+
+const time = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'A time as HH:MM');
+
+function isTimeZone(value: string) {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const scheduleSchema = () =>
+  z.object({
+    every: z.enum(SCHEDULES),
+    at: time.default('06:00'),
+    timeZone: z.string().max(64).refine(isTimeZone, 'A time zone such as Europe/Berlin').default('UTC'),
+  });
+
+const dataset = z.string().trim().regex(/^[A-Za-z0-9_]{1,1024}$/, 'Letters, digits and underscores');
+const table = z.string().trim().regex(/^[A-Za-z0-9_]{1,1024}$/, 'Letters, digits and underscores');
+
+export const createConnectionSchema = z
+  .object({
+    name: z.string().trim().min(1, 'Name the connection').max(100, 'At most 100 characters'),
+    sourceId: documentIdSchema,
+    accountIds: z.array(z.string().trim().min(1).max(100)).min(1, 'Pick at least one ad account').max(200, 'At most 200 accounts'),
+    destinationId: documentIdSchema,
+    /** BigQuery: the project (one of the destination's), dataset and table. Mixpanel: from the destination. */
+    projectId: z.string().trim().min(1).max(100).optional(),
+    dataset: dataset.optional(),
+    table: table.optional(),
+    level: z.enum(AD_LEVELS),
+    schedule: scheduleSchema(),
+    lookbackDays: z.number('A number of days').int('Whole days').min(1, 'At least 1 day').max(90, 'At most 90 days').optional(),
+  })
+  .strict();
+
+export type CreateConnectionInput = z.infer<typeof createConnectionSchema>;
+
+export const updateConnectionSchema = z
+  .object({
+    name: z.string().trim().min(1, 'Name the connection').max(100, 'At most 100 characters').optional(),
+    accountIds: z.array(z.string().trim().min(1).max(100)).min(1, 'Pick at least one ad account').max(200).optional(),
+    level: z.enum(AD_LEVELS).optional(),
+    schedule: scheduleSchema().optional(),
+    lookbackDays: z.number('A number of days').int('Whole days').min(1, 'At least 1 day').max(90, 'At most 90 days').optional(),
+    status: z.enum(['active', 'paused']).optional(),
+  })
+  .strict();
+
+export type UpdateConnectionInput = z.infer<typeof updateConnectionSchema>;
+
+export const backfillSchema = z.object({ from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A date as YYYY-MM-DD') }).strict();
+
+export const testConnectionSchema = z.object({ accountId: z.string().trim().min(1, 'Pick an account').max(100) }).strict();
+
+/** A day of what was written, per account: the connection page's chart. */
+export interface WrittenDay {
+  date: string;
+  accounts: Record<string, { spend: number; clicks: number; impressions: number }>;
+}

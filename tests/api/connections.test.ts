@@ -1,0 +1,171 @@
+import connectionsRoute from '@/pages/api/orgs/[orgId]/connections/index';
+import connectionRoute from '@/pages/api/orgs/[orgId]/connections/[id]/index';
+import runRoute from '@/pages/api/orgs/[orgId]/connections/[id]/run';
+import backfillRoute from '@/pages/api/orgs/[orgId]/connections/[id]/backfill';
+import testRoute from '@/pages/api/orgs/[orgId]/connections/[id]/test';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { createTestUser } from '@/tests/fixtures/firebase';
+import { connectSource, setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
+import { connectDestination } from '@/tests/api/helpers/conversions';
+import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+
+// The connection routes: validation against the organization's own objects, plans, roles, another
+// tenant, Run now while a run is in progress, and the dry-run test.
+let s: Record<'list' | 'item' | 'run' | 'backfill' | 'test', TestServer>;
+let platforms: FakePlatforms;
+let setup: ConnectionSetup;
+
+beforeAll(async () => {
+  platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
+  Object.assign(process.env, platformsEnv(platforms));
+  s = await serveHandlers({ list: connectionsRoute, item: connectionRoute, run: runRoute, backfill: backfillRoute, test: testRoute });
+  setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey });
+});
+afterAll(async () => {
+  await closeAll(s);
+  await platforms.close();
+});
+
+const org = () => adminDb().collection('organizations').doc(setup.orgId);
+const body = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Google to BigQuery',
+  sourceId: setup.sourceId,
+  accountIds: ['1234567890'],
+  destinationId: setup.destinationId,
+  level: 'ad_group',
+  schedule: { every: 'hourly' },
+  ...overrides,
+});
+
+test('create → list → detail; the organization counts its connections; defaults filled in', async () => {
+  const before = (await org().get()).get('connections_count');
+  const created = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body() });
+  expect(created.status).toBe(200);
+  expect(created.body.connection).toMatchObject({
+    name: 'Google to BigQuery',
+    status: 'active',
+    level: 'ad_group',
+    lookbackDays: 14,
+    source: { platform: 'google_ads', accounts: [{ id: '1234567890', name: 'Acme Shoes' }] },
+    destination: { platform: 'bigquery', projectId: 'acme-warehouse', dataset: 'signalbridge', table: 'ad_performance' },
+    schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
+  });
+  expect((await org().get()).get('connections_count')).toBe(before + 1);
+  const list = await call(s.list, { token: setup.owner.token, query: { orgId: setup.orgId } });
+  expect((list.body.connections as Array<{ name: string }>).map((connection) => connection.name)).toContain('Google to BigQuery');
+  const id = (created.body.connection as { id: string }).id;
+  const detail = await call(s.item, { token: setup.owner.token, query: { orgId: setup.orgId, id } });
+  expect(detail.body).toMatchObject({ connection: { id }, runs: [], days: [], backfill: { allowed: true } });
+  expect(detail.body.backfill.earliest).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+});
+
+test('bad input → 400 naming each field; nothing created', async () => {
+  const count = (await org().get()).get('connections_count');
+  const malformed = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ level: 'keyword', accountIds: [], schedule: { every: 'weekly' }, dataset: 'no-dashes' }) });
+  expect(malformed.status).toBe(400);
+  expect(Object.keys(malformed.body.fieldErrors)).toEqual(expect.arrayContaining(['level', 'accountIds', 'schedule.every', 'dataset']));
+  const foreignAccount = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ accountIds: ['999'] }) });
+  expect(foreignAccount.status).toBe(400);
+  expect(foreignAccount.body.fieldErrors).toHaveProperty('accountIds');
+  // An ad platform is a source, not a destination for ad data.
+  const adDestination = await connectDestination(setup.orgId, setup.owner.uid, 'meta_ads');
+  const wrongKind = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ destinationId: adDestination }) });
+  expect(wrongKind.status).toBe(400);
+  expect(wrongKind.body.fieldErrors).toHaveProperty('destinationId');
+  expect((await org().get()).get('connections_count')).toBe(count);
+});
+
+test("another organization's source or destination in the body → 404, nothing created", async () => {
+  const other = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey });
+  const count = (await org().get()).get('connections_count');
+  const foreignSource = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ sourceId: other.sourceId }) });
+  expect(foreignSource.status).toBe(404);
+  const foreignDestination = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ destinationId: other.destinationId }) });
+  expect(foreignDestination.status).toBe(404);
+  expect((await org().get()).get('connections_count')).toBe(count);
+});
+
+test("another organization's member gets 404 on every connection route, and changes nothing", async () => {
+  const other = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey });
+  const as = { token: other.owner.token, query: { orgId: setup.orgId, id: setup.connectionId } };
+  expect((await call(s.item, as)).status).toBe(404);
+  expect((await call(s.item, { ...as, method: 'PATCH', body: { name: 'Hijacked' } })).status).toBe(404);
+  expect((await call(s.item, { ...as, method: 'DELETE' })).status).toBe(404);
+  expect((await call(s.run, { ...as, method: 'POST' })).status).toBe(404);
+  expect((await call(s.backfill, { ...as, method: 'POST', body: { from: '2026-01-01' } })).status).toBe(404);
+  expect((await call(s.test, { ...as, method: 'POST', body: { accountId: '1234567890' } })).status).toBe(404);
+  expect((await call(s.list, { token: other.owner.token, query: { orgId: setup.orgId } })).status).toBe(404);
+  // Its own organization id with this connection's id: not found either.
+  expect((await call(s.item, { token: other.owner.token, query: { orgId: other.orgId, id: setup.connectionId } })).status).toBe(404);
+  const detail = await call(s.item, { token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId } });
+  expect(detail.body.connection).toMatchObject({ name: 'Ads to warehouse', status: 'active' });
+});
+
+test('plans: a schedule or a backfill the plan does not include → 403 naming the plan', async () => {
+  const starter = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, plan: 'starter', accountIds: ['1234567890'] });
+  const hourly = await call(s.item, { method: 'PATCH', token: starter.owner.token, query: { orgId: starter.orgId, id: starter.connectionId }, body: { schedule: { every: 'hourly' } } });
+  expect(hourly.status).toBe(403);
+  expect(hourly.body).toMatchObject({ code: 'plan_limit', message: 'Every hour syncs are included in the Growth and Scale plans. Upgrade, or pick a less frequent schedule.' });
+  const backfill = await call(s.backfill, { method: 'POST', token: starter.owner.token, query: { orgId: starter.orgId, id: starter.connectionId }, body: { from: '2026-01-01' } });
+  expect(backfill.status).toBe(403);
+  expect(backfill.body.message).toBe('Historical backfills are included in the Scale plan. Upgrade to backfill past days.');
+  // Starter syncs two ad accounts: a second connection with two more is refused.
+  const source = await connectSource(starter.orgId, starter.owner.uid, 'google_ads');
+  const tooMany = await call(s.list, { method: 'POST', token: starter.owner.token, query: { orgId: starter.orgId }, body: body({ sourceId: source, destinationId: starter.destinationId, accountIds: ['1234567890', '5556667778'], schedule: { every: 'daily' } }) });
+  expect(tooMany.status).toBe(403);
+  expect(tooMany.body.message).toMatch(/up to 2 ad accounts; these connections would sync 3/);
+});
+
+test('a backfill before what the platform keeps → 400 on the date', async () => {
+  const refused = await call(s.backfill, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { from: '2001-01-01' } });
+  expect(refused.status).toBe(400);
+  expect(refused.body.fieldErrors.from[0]).toMatch(/^Google Ads keeps daily figures from \d{4}-\d{2}-\d{2}; start on or after it$/);
+});
+
+test('members configure and run; only owners and admins delete', async () => {
+  const member = await createTestUser();
+  await org().collection('members').doc(member.uid).set({ uid: member.uid, role: 'member', email: member.email, fullName: 'Member' });
+  const paused = await call(s.item, { method: 'PATCH', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { status: 'paused', lookbackDays: 7 } });
+  expect(paused.status).toBe(200);
+  expect(paused.body.connection).toMatchObject({ status: 'paused', lookbackDays: 7 });
+  const whilePaused = await call(s.run, { method: 'POST', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId } });
+  expect(whilePaused.status).toBe(409);
+  const resumed = await call(s.item, { method: 'PATCH', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { status: 'active' } });
+  expect(resumed.body.connection).toMatchObject({ status: 'active' });
+  expect((await call(s.item, { method: 'DELETE', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId } })).status).toBe(403);
+});
+
+test('Run now starts one run; a second while it lasts → 409', async () => {
+  const fresh = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, accountIds: ['5556667778'] });
+  const first = await call(s.run, { method: 'POST', token: fresh.owner.token, query: { orgId: fresh.orgId, id: fresh.connectionId } });
+  expect(first.status).toBe(200);
+  expect(first.body.runId).toEqual(expect.any(String));
+  const second = await call(s.run, { method: 'POST', token: fresh.owner.token, query: { orgId: fresh.orgId, id: fresh.connectionId } });
+  expect(second.status).toBe(409);
+  expect(second.body).toMatchObject({ code: 'run_in_progress', message: 'A run of this connection is in progress. Wait for it to finish.' });
+  const detail = await call(s.item, { token: fresh.owner.token, query: { orgId: fresh.orgId, id: fresh.connectionId } });
+  expect(detail.body.runs).toEqual([expect.objectContaining({ id: first.body.runId, kind: 'manual', outcome: 'running', jobsTotal: 1 })]);
+});
+
+test('the test reads 7 days of one account and checks the destination, writing nothing', async () => {
+  const tested = await call(s.test, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { accountId: '1234567890' } });
+  expect(tested.status).toBe(200);
+  expect(tested.body.destination).toMatchObject({ ok: true });
+  const rows = tested.body.rows as Array<{ date: string; account_id: string; campaign_id: string; spend: number }>;
+  expect(rows.length).toBeGreaterThan(0);
+  expect(new Set(rows.map((row) => row.date)).size).toBeLessThanOrEqual(7);
+  expect(rows.every((row) => row.account_id === '1234567890' && typeof row.spend === 'number')).toBe(true);
+  expect(platforms.bigquery.rows('acme-warehouse', setup.dataset, setup.table)).toEqual([]);
+  const unknown = await call(s.test, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { accountId: '999' } });
+  expect(unknown.status).toBe(400);
+  expect(unknown.body.fieldErrors).toHaveProperty('accountId');
+});
+
+test('delete removes it and its count; deleting again → 404', async () => {
+  const count = (await org().get()).get('connections_count');
+  const deleted = await call(s.item, { method: 'DELETE', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId } });
+  expect(deleted.status).toBe(200);
+  expect((await org().get()).get('connections_count')).toBe(count - 1);
+  expect((await call(s.item, { method: 'DELETE', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId } })).status).toBe(404);
+});
