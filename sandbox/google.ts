@@ -1,12 +1,14 @@
 /**
  * The sandbox's Google: OAuth 2.0 (consent, code and refresh grants, revoke, userinfo), the Google
  * Ads API v26 (accessible customers, a manager with two clients, conversion actions; a client is
- * refused without its manager as login-customer-id), the Data Manager API's events:ingest (conversions
+ * refused without its manager as login-customer-id; ad performance through googleAds:searchStream,
+ * its GAQL checked as Google checks it and its figures from sandbox/adData.ts), the Data Manager API's events:ingest (conversions
  * to those customers' conversion actions, sandbox/datamanager.ts) and BigQuery (projects, through a
  * service-account JWT grant, RFC 7523).
  */
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AdDataLevel, AdFacts } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { ingestEvents, type DataManagerWorld } from '@/sandbox/datamanager';
 import { json, readBody } from '@/sandbox/server';
@@ -18,11 +20,11 @@ export const GOOGLE_CLIENT = { id: 'sandbox-google-client.apps.googleusercontent
 
 /** The sandbox's world: one marketer with a manager account, its clients, and their conversion targets. */
 const GOOGLE_USER = { sub: '109876543210', email: 'sandbox.marketer@example.com', name: 'Sandbox Marketer' };
-const GOOGLE_CUSTOMERS: Record<string, { name: string; manager: boolean; currency: string; clients?: string[] }> = {
-  '1112223334': { name: 'Sandbox Agency (manager)', manager: true, currency: 'USD', clients: ['1234567890', '2345678901'] },
-  '5556667778': { name: 'Sandbox Direct Store', manager: false, currency: 'EUR' },
-  '1234567890': { name: 'Acme Shoes', manager: false, currency: 'USD' },
-  '2345678901': { name: 'Acme Outlet', manager: false, currency: 'USD' },
+const GOOGLE_CUSTOMERS: Record<string, { name: string; manager: boolean; currency: string; timeZone: string; clients?: string[] }> = {
+  '1112223334': { name: 'Sandbox Agency (manager)', manager: true, currency: 'USD', timeZone: 'America/New_York', clients: ['1234567890', '2345678901'] },
+  '5556667778': { name: 'Sandbox Direct Store', manager: false, currency: 'EUR', timeZone: 'Europe/Berlin' },
+  '1234567890': { name: 'Acme Shoes', manager: false, currency: 'USD', timeZone: 'America/New_York' },
+  '2345678901': { name: 'Acme Outlet', manager: false, currency: 'USD', timeZone: 'America/Los_Angeles' },
 };
 const GOOGLE_DIRECT = ['1112223334', '5556667778'];
 const CONVERSION_ACTIONS = [
@@ -35,6 +37,134 @@ const BIGQUERY_PROJECTS = [
   { id: 'acme-warehouse', friendlyName: 'Acme Warehouse' },
 ];
 export const GOOGLE: Brand = { provider: 'google', name: 'Google', color: '#1a73e8', account: GOOGLE_USER.email };
+
+/** The resources googleAds:searchStream serves in the sandbox, and the ad-data level each reads. */
+const STREAM_RESOURCES = { campaign: 'campaign', ad_group: 'ad_group', ad_group_ad: 'ad' } as const satisfies Record<string, AdDataLevel>;
+type StreamResource = keyof typeof STREAM_RESOURCES;
+const ANY_RESOURCE: readonly StreamResource[] = ['campaign', 'ad_group', 'ad_group_ad'];
+
+/** One reported object on one day (or over the whole filter, when segments.date is not selected), of one customer. */
+interface StreamRow {
+  customerId: string;
+  customer: (typeof GOOGLE_CUSTOMERS)[string];
+  facts: AdFacts;
+}
+
+// Proto3 JSON as REST sends it: int64 as a string, double as a number, and a zero left out.
+const int64 = (value: number) => (value ? String(value) : undefined);
+const double = (value: number) => (value ? value : undefined);
+
+/**
+ * The GAQL fields the sandbox knows: the FROM resources each may be selected with, where it goes in a
+ * REST row (camelCase) and its value. Any other field is unrecognized, as a misspelt one is at Google.
+ */
+const GAQL_FIELDS: Record<string, { resources: readonly StreamResource[]; path: string[]; value: (row: StreamRow) => unknown }> = {
+  'customer.id': { resources: ANY_RESOURCE, path: ['customer', 'id'], value: (row) => row.customerId },
+  'customer.descriptive_name': { resources: ANY_RESOURCE, path: ['customer', 'descriptiveName'], value: (row) => row.customer.name },
+  'customer.currency_code': { resources: ANY_RESOURCE, path: ['customer', 'currencyCode'], value: (row) => row.customer.currency },
+  'customer.time_zone': { resources: ANY_RESOURCE, path: ['customer', 'timeZone'], value: (row) => row.customer.timeZone },
+  'campaign.id': { resources: ANY_RESOURCE, path: ['campaign', 'id'], value: (row) => row.facts.campaignId },
+  'campaign.name': { resources: ANY_RESOURCE, path: ['campaign', 'name'], value: (row) => row.facts.campaignName },
+  'ad_group.id': { resources: ['ad_group', 'ad_group_ad'], path: ['adGroup', 'id'], value: (row) => row.facts.adGroupId },
+  'ad_group.name': { resources: ['ad_group', 'ad_group_ad'], path: ['adGroup', 'name'], value: (row) => row.facts.adGroupName },
+  'ad_group_ad.ad.id': { resources: ['ad_group_ad'], path: ['adGroupAd', 'ad', 'id'], value: (row) => row.facts.adId },
+  'ad_group_ad.ad.name': { resources: ['ad_group_ad'], path: ['adGroupAd', 'ad', 'name'], value: (row) => row.facts.adName },
+  'segments.date': { resources: ANY_RESOURCE, path: ['segments', 'date'], value: (row) => row.facts.date },
+  'metrics.impressions': { resources: ANY_RESOURCE, path: ['metrics', 'impressions'], value: (row) => int64(row.facts.impressions) },
+  'metrics.clicks': { resources: ANY_RESOURCE, path: ['metrics', 'clicks'], value: (row) => int64(row.facts.clicks) },
+  'metrics.cost_micros': { resources: ANY_RESOURCE, path: ['metrics', 'costMicros'], value: (row) => int64(row.facts.spendMicros) },
+  'metrics.conversions': { resources: ANY_RESOURCE, path: ['metrics', 'conversions'], value: (row) => double(row.facts.conversions) },
+  'metrics.conversions_value': { resources: ANY_RESOURCE, path: ['metrics', 'conversionsValue'], value: (row) => double(row.facts.valueMicros / 1_000_000) },
+};
+
+/** How many rows REST searchStream puts in one batch of its JSON array. */
+const STREAM_BATCH_ROWS = 10_000;
+
+interface GaqlQuery {
+  resource: StreamResource;
+  fields: string[];
+  range: { from: string; to: string } | null;
+}
+
+interface QueryRefusal {
+  queryError: string;
+  message: string;
+}
+
+const isCalendarDay = (value: string) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+
+/** A date filter: `segments.date BETWEEN 'YYYY-MM-DD' AND 'YYYY-MM-DD'`, the only condition the sandbox filters on. */
+function dateFilter(where: string): GaqlQuery['range'] | QueryRefusal {
+  const between = /^segments\.date BETWEEN (\S+) AND (\S+)$/i.exec(where);
+  if (!between) {
+    if (/^segments\.date BETWEEN /i.test(where)) return { queryError: 'EXPECTED_AND', message: 'Expected AND between values with BETWEEN operator.' };
+    return { queryError: 'QUERY_ERROR', message: `The sandbox filters only on segments.date BETWEEN 'YYYY-MM-DD' AND 'YYYY-MM-DD', not: ${where.slice(0, 80)}` };
+  }
+  const [from, to] = [between[1]!, between[2]!].map((value) => /^'(.*)'$/.exec(value)?.[1] ?? null);
+  if (from == null || to == null) return { queryError: 'INVALID_STRING_VALUE', message: 'Values of segments.date must be quoted strings.' };
+  for (const day of [from, to]) {
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return { queryError: 'INVALID_DATE_FORMAT', message: `Invalid date format: '${day}'. Expected 'YYYY-MM-DD'.` };
+    if (!isCalendarDay(day)) return { queryError: 'INVALID_VALUE_WITH_BETWEEN_OPERATOR', message: `'${day}' passed to the BETWEEN operator does not parse as a date.` };
+  }
+  if (from > to) return { queryError: 'DATE_RANGE_TOO_NARROW', message: `The start date '${from}' is after the end date '${to}'.` };
+  return { from, to };
+}
+
+/** The GAQL of a searchStream, checked as Google checks it for the fields and resources the sandbox knows. */
+function parseGaql(text: string): GaqlQuery | QueryRefusal {
+  const query = text.replace(/\s+/g, ' ').trim();
+  if (!/^SELECT /i.test(query)) return { queryError: 'EXPECTED_SELECT', message: 'SELECT is missing at the beginning of query.' };
+  const parts = /^SELECT (.+?) FROM (\S+)(?: WHERE (.+))?$/i.exec(query);
+  if (!parts) return { queryError: 'EXPECTED_FROM', message: 'Missing FROM clause.' };
+  const fields = parts[1]!.split(',').map((field) => field.trim());
+  const resource = parts[2]!;
+  const unknown = fields.filter((field) => !GAQL_FIELDS[field]);
+  if (unknown.length) return { queryError: 'UNRECOGNIZED_FIELD', message: `Unrecognized fields in the query: ${unknown.map((field) => `'${field}'`).join(', ')}.` };
+  if (!(resource in STREAM_RESOURCES)) {
+    return { queryError: 'BAD_RESOURCE_TYPE_IN_FROM_CLAUSE', message: `The sandbox's searchStream serves FROM campaign, ad_group or ad_group_ad, not '${resource}'.` };
+  }
+  const from = resource as StreamResource;
+  const incompatible = fields.find((field) => !GAQL_FIELDS[field]!.resources.includes(from));
+  if (incompatible) {
+    const other = incompatible.split('.')[0];
+    return { queryError: 'PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE', message: `Cannot select fields from the following resource: '${other}', since the resource is incompatible with the resource in FROM clause.` };
+  }
+  let range: GaqlQuery['range'] = null;
+  if (parts[3]) {
+    const filter = dateFilter(parts[3]);
+    if (filter && 'queryError' in filter) return filter;
+    range = filter;
+  }
+  if (fields.includes('segments.date') && !range) {
+    return { queryError: 'EXPECTED_FILTERS_ON_DATE_RANGE', message: 'A finite date range must be specified in the WHERE clause when segments.date is selected.' };
+  }
+  return { resource: from, fields, range };
+}
+
+const camelCase = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+/** A GoogleAdsRow in REST JSON: the selected fields, each resource with its resource name. */
+function restRow(row: StreamRow, query: GaqlQuery): Json {
+  const { customerId, facts } = row;
+  const resourceNames: Record<string, string> = {
+    customer: `customers/${customerId}`,
+    campaign: `customers/${customerId}/campaigns/${facts.campaignId}`,
+    adGroup: `customers/${customerId}/adGroups/${facts.adGroupId}`,
+    adGroupAd: `customers/${customerId}/adGroupAds/${facts.adGroupId}~${facts.adId}`,
+  };
+  const result: Json = { [camelCase(query.resource)]: { resourceName: resourceNames[camelCase(query.resource)] } };
+  for (const field of query.fields) {
+    const { path, value } = GAQL_FIELDS[field]!;
+    let target = result;
+    path.slice(0, -1).forEach((key, depth) => {
+      const name = depth === 0 ? resourceNames[key] : key === 'ad' ? `customers/${customerId}/ads/${facts.adId}` : undefined;
+      target = (target[key] ??= name ? { resourceName: name } : {}) as Json;
+    });
+    const fieldValue = value(row);
+    if (fieldValue !== undefined && fieldValue !== null) target[path[path.length - 1]!] = fieldValue;
+  }
+  return result;
+}
 
 /** RS256 JWT check for the service-account grant (RFC 7523). */
 function verifyAssertion(assertion: string, account: { email: string; publicKey: string }, audience: string): { ok: boolean; error?: string } {
@@ -194,15 +324,134 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
       !GOOGLE_CUSTOMERS[accountId]?.manager && CONVERSION_ACTIONS.some((action) => action.id === conversionActionId && action.status === 'ENABLED'),
   };
 
-  async function googleAdsSearch(req: IncomingMessage, res: ServerResponse, customerId: string) {
-    const body = JSON.parse((await readBody(req)) || '{}') as { query?: string };
+  /** Answers the refusal and returns false unless the caller may act on the customer with the login-customer-id it sent. */
+  function adsAccess(req: IncomingMessage, res: ServerResponse, customerId: string): boolean {
     const login = req.headers['login-customer-id'] as string | undefined;
     if (login !== undefined && !/^\d{10}$/.test(login)) {
-      return adsFailure(res, 400, 'INVALID_ARGUMENT', { requestError: 'INVALID_LOGIN_CUSTOMER_ID' }, 'login-customer-id must be 10 digits without dashes.');
+      adsFailure(res, 400, 'INVALID_ARGUMENT', { requestError: 'INVALID_LOGIN_CUSTOMER_ID' }, 'login-customer-id must be 10 digits without dashes.');
+      return false;
     }
     if (!GOOGLE_CUSTOMERS[customerId] || !adsAccessAllowed(customerId, login)) {
-      return adsFailure(res, 403, 'PERMISSION_DENIED', { authorizationError: 'USER_PERMISSION_DENIED' }, "User doesn't have permission to access customer. Note: If you're accessing a client customer, the manager's customer id must be set in the 'login-customer-id' header.");
+      adsFailure(res, 403, 'PERMISSION_DENIED', { authorizationError: 'USER_PERMISSION_DENIED' }, "User doesn't have permission to access customer. Note: If you're accessing a client customer, the manager's customer id must be set in the 'login-customer-id' header.");
+      return false;
     }
+    return true;
+  }
+
+  /** A switched-on failure of an account's reports, in Google's shape: 429 with its retry delay, 5xx internal. */
+  function adsOutage(res: ServerResponse, status: number) {
+    const retryDelay = '30s';
+    const [statusText, message, errorCode]: [string, string, Json] =
+      status === 429
+        ? ['RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).', { quotaError: 'RESOURCE_EXHAUSTED' }]
+        : status === 503
+          ? ['UNAVAILABLE', 'The service is currently unavailable.', { internalError: 'TRANSIENT_ERROR' }]
+          : status === 401
+            ? ['UNAUTHENTICATED', 'Request had invalid authentication credentials.', { authenticationError: 'OAUTH_TOKEN_REVOKED' }]
+            : status === 403
+              ? ['PERMISSION_DENIED', 'The caller does not have permission', { authorizationError: 'USER_PERMISSION_DENIED' }]
+              : ['INTERNAL', 'Internal error encountered.', { internalError: 'INTERNAL_ERROR' }];
+    const quota = status === 429 ? { details: { quotaErrorDetails: { rateScope: 'ACCOUNT', rateName: 'Number of operations for basic access', retryDelay } } } : {};
+    return json(res, status, {
+      error: {
+        code: status,
+        message,
+        status: statusText,
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure',
+            errors: [{ errorCode, message: status === 429 ? `Too many requests. Retry in ${retryDelay.replace('s', '')} seconds.` : message, ...quota }],
+            requestId: token(''),
+          },
+          ...(status === 429 ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }] : []),
+        ],
+      },
+    });
+  }
+
+  /** Waits until a streamed answer may take more, or the caller went away (then false). */
+  async function drained(res: ServerResponse, wrote: boolean): Promise<boolean> {
+    if (!wrote && !res.destroyed) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    }
+    return !res.destroyed;
+  }
+
+  /**
+   * googleAds:searchStream over REST: one JSON array of batches ({results, fieldMask, requestId}, up
+   * to 10,000 rows each), written as the rows are made, so a long window is never held whole.
+   */
+  async function googleAdsSearchStream(req: IncomingMessage, res: ServerResponse, customerId: string) {
+    const body = JSON.parse((await readBody(req)) || '{}') as { query?: string };
+    if (!adsAccess(req, res, customerId)) return;
+    const failure = store.adData.failureOf(customerId);
+    if (failure) return adsOutage(res, failure);
+    const query = parseGaql(body.query ?? '');
+    if ('queryError' in query) return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: query.queryError }, query.message);
+    const customer = GOOGLE_CUSTOMERS[customerId]!;
+    const metrics = query.fields.some((field) => field.startsWith('metrics.'));
+    if (customer.manager && metrics) {
+      return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: 'REQUESTED_METRICS_FOR_MANAGER' }, 'Metrics cannot be requested for a manager account. To retrieve metrics, issue separate requests against each client account under the manager account.');
+    }
+    const fieldMask = query.fields.map((field) => field.split('.').map(camelCase).join('.')).join(',');
+    const requestId = token('');
+    res.writeHead(200, { 'Content-Type': 'application/json; charset=UTF-8' });
+    let open = await drained(res, res.write('['));
+    let batches = 0;
+    let results: Json[] = [];
+    const flush = async () => {
+      const batch = { ...(results.length ? { results } : {}), fieldMask, requestId };
+      open = await drained(res, res.write(`${batches ? ',\r\n' : ''}${JSON.stringify(batch)}`));
+      batches += 1;
+      results = [];
+    };
+    for (const row of customer.manager ? [] : streamRows(customerId, query)) {
+      if (!open) return;
+      results.push(restRow(row, query));
+      if (results.length === STREAM_BATCH_ROWS) await flush();
+    }
+    if (results.length || !batches) await flush();
+    res.end(']');
+  }
+
+  /** The rows of a query: per day when segments.date is selected, else summed over the filter (all history without one). */
+  function* streamRows(customerId: string, query: GaqlQuery): Generator<StreamRow> {
+    const customer = GOOGLE_CUSTOMERS[customerId]!;
+    const account = { id: customerId, name: customer.name, currency: customer.currency, timeZone: customer.timeZone };
+    const level = STREAM_RESOURCES[query.resource];
+    const facts = store.adData.rowsOf('google', account, level, query.range?.from ?? '0001-01-01', query.range?.to ?? '9999-12-31');
+    if (query.fields.includes('segments.date')) {
+      for (const day of facts) yield { customerId, customer, facts: day };
+      return;
+    }
+    const totals = new Map<string, AdFacts>();
+    for (const day of facts) {
+      const key = level === 'campaign' ? day.campaignId : level === 'ad_group' ? day.adGroupId! : day.adId!;
+      const total = totals.get(key);
+      if (!total) {
+        totals.set(key, { ...day });
+        continue;
+      }
+      total.impressions += day.impressions;
+      total.clicks += day.clicks;
+      total.spendMicros += day.spendMicros;
+      total.conversions += day.conversions;
+      total.valueMicros += day.valueMicros;
+    }
+    for (const total of totals.values()) yield { customerId, customer, facts: total };
+  }
+
+  async function googleAdsSearch(req: IncomingMessage, res: ServerResponse, customerId: string) {
+    const body = JSON.parse((await readBody(req)) || '{}') as { query?: string };
+    if (!adsAccess(req, res, customerId)) return;
     const query = (body.query ?? '').replace(/\s+/g, ' ').trim();
     if (!query) return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: 'EXPECTED_SELECT' }, 'Query must not be empty.');
     const from = /\bFROM (\w+)/i.exec(query)?.[1];
@@ -248,26 +497,15 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
       if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
       return googleAdsSearch(req, res, match[1]!);
     }
-    if (path === '/bigquery/bigquery/v2/projects' && req.method === 'GET') {
-      if (!caller || !caller.scope.includes('/auth/bigquery')) return googleUnauthenticated(res);
-      return json(res, 200, {
-        kind: 'bigquery#projectList',
-        etag: 'sandbox',
-        totalItems: BIGQUERY_PROJECTS.length,
-        projects: BIGQUERY_PROJECTS.map((project) => ({
-          kind: 'bigquery#project',
-          id: project.id,
-          numericId: '12345',
-          projectReference: { projectId: project.id },
-          friendlyName: project.friendlyName,
-        })),
-      });
+    if ((match = /^\/googleads\/v26\/customers\/(\d+)\/googleAds:searchStream$/.exec(path)) && req.method === 'POST') {
+      if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
+      return googleAdsSearchStream(req, res, match[1]!);
     }
     return json(res, 404, { error: { code: 404, message: `Not found: ${path}`, status: 'NOT_FOUND' } });
   }
 
   return {
-    owns: (path) => path.startsWith('/google/') || path.startsWith('/googleads/') || path.startsWith('/datamanager/') || path.startsWith('/bigquery/'),
+    owns: (path) => path.startsWith('/google/') || path.startsWith('/googleads/') || path.startsWith('/datamanager/'),
     handle: (req, res, url) => google(req, res, url, url.pathname),
     serviceAccountKey: serviceAccountKeyOf,
   };

@@ -1,9 +1,11 @@
 /**
  * The sandbox's Meta: Facebook Login (the OAuth dialog, code and long-lived token exchange, removing
- * permissions), the Graph API v25.0 (the user, ad accounts, pixels) and the Conversions API
- * (`POST /{pixel}/events`), with Graph's error shapes.
+ * permissions), the Graph API v25.0 (the user, ad accounts, pixels), the Insights API (sync pages and
+ * async report runs, with the `x-business-use-case-usage` header and its throttling) and the
+ * Conversions API (`POST /{pixel}/events`), with Graph's error shapes.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { dayIn, daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { json, readBody } from '@/sandbox/server';
@@ -18,9 +20,15 @@ export const META_CLIENT = { id: '100200300400500', secret: 'sandbox-meta-secret
 
 const META_USER = { id: '10001', name: 'Sandbox Marketer' };
 const META_AD_ACCOUNTS = [
-  { id: 'act_101', account_id: '101', name: 'Acme Shoes (Meta)', currency: 'USD', account_status: 1 },
-  { id: 'act_102', account_id: '102', name: 'Acme Outlet (Meta)', currency: 'USD', account_status: 1 },
+  { id: 'act_101', account_id: '101', name: 'Acme Shoes (Meta)', currency: 'USD', timezone_name: 'America/New_York', account_status: 1 },
+  { id: 'act_102', account_id: '102', name: 'Acme Outlet (Meta)', currency: 'USD', timezone_name: 'Europe/London', account_status: 1 },
 ];
+
+/** A sandbox ad account as sandbox/adData.ts knows it (id without `act_`), for tests that compute expected figures. */
+export function metaSandboxAccount(accountId: string): SandboxAdAccount | null {
+  const account = META_AD_ACCOUNTS.find((candidate) => candidate.account_id === accountId.replace(/^act_/, ''));
+  return account ? { id: account.account_id, name: account.name, currency: account.currency, timeZone: account.timezone_name } : null;
+}
 const META_PIXELS: Record<string, Array<{ id: string; name: string }>> = {
   '101': [{ id: '555000111', name: 'Acme Shoes Pixel' }],
   '102': [{ id: '555000222', name: 'Acme Outlet Pixel' }],
@@ -155,8 +163,434 @@ async function eventsRequest(req: IncomingMessage): Promise<Json> {
   return fields;
 }
 
+/**
+ * The Insights API as the sandbox plays it. Figures come from sandbox/adData.ts (level `adset` is its
+ * `ad_group`); metrics are strings as Meta sends them, and each day's purchases appear under several
+ * action types at once (pixel, website and omni-channel purchase), so a client that sums `actions`
+ * counts them three times. A sync request asking for more than SYNC_MAX_ROWS rows is refused as too
+ * big (code 1, Meta's words); async report runs finish on their second poll.
+ *
+ * Throttling follows Meta's Business Use Case limits for `ads_insights`: every answer about an account
+ * carries `x-business-use-case-usage` with the calls of the last hour as a percentage of
+ * USAGE_CALLS_PER_HOUR (plus what `POST /__sandbox/meta/usage` set, which drains like the calls of a
+ * rolling hour). At 100 % calls are refused with code 80000 / subcode 2446079 and Meta's message
+ * (as seen in public traces), and estimated_time_to_regain_access (minutes) turns positive.
+ */
+const INSIGHTS_LEVELS: Record<string, AdDataLevel> = { campaign: 'campaign', adset: 'ad_group', ad: 'ad' };
+const INSIGHTS_FIELDS = [
+  'account_id',
+  'account_name',
+  'account_currency',
+  'campaign_id',
+  'campaign_name',
+  'adset_id',
+  'adset_name',
+  'ad_id',
+  'ad_name',
+  'impressions',
+  'clicks',
+  'spend',
+  'actions',
+  'action_values',
+  'date_start',
+  'date_stop',
+];
+const DEFAULT_INSIGHTS_FIELDS = ['impressions', 'spend'];
+/** The purchase action types Meta reports for one pixel purchase (each with the same count). */
+export const META_PURCHASE_ACTION_TYPES = ['offsite_conversion.fb_pixel_purchase', 'purchase', 'omni_purchase'];
+const SYNC_MAX_ROWS = 5000;
+const MAX_PAGE = 5000;
+const USAGE_WINDOW_MS = 3600_000;
+export const USAGE_CALLS_PER_HOUR = 600;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+interface InsightsQuery {
+  level: AdDataLevel;
+  fields: string[];
+  since: string;
+  until: string;
+  daily: boolean;
+  limit: number;
+}
+
+interface ReportRun {
+  id: string;
+  accountId: string;
+  query: InsightsQuery;
+  polls: number;
+  createdAt: number;
+}
+
+const isDate = (value: unknown): value is string => typeof value === 'string' && DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const money = (micros: number) => (micros / 1_000_000).toFixed(2);
+const cursorOf = (offset: number) => Buffer.from(`sandbox:${offset}`).toString('base64');
+function offsetOf(cursor: string): number | null {
+  const match = /^sandbox:(\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+  return match ? Number(match[1]) : null;
+}
+
+function createInsights(store: SandboxStore) {
+  const usage = new Map<string, { base: number; setAt: number; calls: number[] }>();
+  const runs = new Map<string, ReportRun>();
+  let runCounter = 0;
+
+  function usageEntry(accountId: string) {
+    let entry = usage.get(accountId);
+    if (!entry) usage.set(accountId, (entry = { base: 0, setAt: Date.now(), calls: [] }));
+    const now = Date.now();
+    entry.calls = entry.calls.filter((at) => at > now - USAGE_WINDOW_MS);
+    return entry;
+  }
+
+  /** The account's ads_insights usage in percent: the calls of the last hour, plus a knob-set level draining over the hour. */
+  function percentOf(accountId: string) {
+    const entry = usageEntry(accountId);
+    const base = Math.max(0, entry.base - ((Date.now() - entry.setAt) / USAGE_WINDOW_MS) * 100);
+    return base + (entry.calls.length * 100) / USAGE_CALLS_PER_HOUR;
+  }
+
+  /** Minutes until the usage is back under 100 %, or 0 while it is not throttled. */
+  function regainMinutes(percent: number) {
+    return percent < 100 ? 0 : Math.max(1, Math.ceil((percent - 100 + 1) / (100 / 60)));
+  }
+
+  function usageHeader(accountId: string): Record<string, string> {
+    const percent = percentOf(accountId);
+    const rounded = Math.min(Math.round(percent), 999);
+    const entry = {
+      type: 'ads_insights',
+      call_count: rounded,
+      total_cputime: Math.round(rounded * 0.6),
+      total_time: Math.round(rounded * 0.8),
+      estimated_time_to_regain_access: regainMinutes(percent),
+    };
+    return { 'x-business-use-case-usage': JSON.stringify({ [accountId]: [entry] }) };
+  }
+
+  /**
+   * Counts a call against the account, or refuses it (code 80000) once the account is at 100 %;
+   * a refused call is not counted, so the window can drain. True when the call may go on.
+   */
+  function admit(res: ServerResponse, accountId: string): boolean {
+    if (percentOf(accountId) >= 100) {
+      json(
+        res,
+        400,
+        {
+          error: {
+            message: '(#80000) There have been too many calls from this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting.',
+            type: 'OAuthException',
+            code: 80000,
+            error_subcode: 2446079,
+            is_transient: true,
+            fbtrace_id: token('A'),
+          },
+        },
+        usageHeader(accountId),
+      );
+      return false;
+    }
+    usageEntry(accountId).calls.push(Date.now());
+    return true;
+  }
+
+  /** The account's failure switch (sandbox/adData.ts), answered as Graph answers such failures. */
+  function answeredFailure(res: ServerResponse, accountId: string): boolean {
+    const status = store.adData.failureOf(accountId);
+    if (status === null) return false;
+    const error =
+      status === 429
+        ? { message: '(#80000) There have been too many calls from this ad-account. Wait a bit and try again.', type: 'OAuthException', code: 80000, error_subcode: 2446079 }
+        : status === 503
+          ? { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true }
+          : { message: 'An unknown error occurred', type: 'OAuthException', code: 1, is_transient: true };
+    const headers: Record<string, string> = status === 429 ? { 'x-business-use-case-usage': JSON.stringify({ [accountId]: [{ type: 'ads_insights', call_count: 100, total_cputime: 60, total_time: 80, estimated_time_to_regain_access: 1 }] }) } : {};
+    json(res, status, { error: { ...error, fbtrace_id: token('A') } }, headers);
+    return true;
+  }
+
+  const invalid = (message: string) => ({ error: { message: `(#100) ${message}`, type: 'OAuthException', code: 100, fbtrace_id: token('A') } });
+
+  /** Meta's parameters of an insights request, checked as Meta checks them; a string says what is wrong. */
+  function queryOf(params: URLSearchParams, account: SandboxAdAccount): InsightsQuery | string {
+    const levelName = params.get('level') ?? 'campaign';
+    const level = INSIGHTS_LEVELS[levelName];
+    if (!level) return `level must be one of the following values: ${Object.keys(INSIGHTS_LEVELS).join(', ')} (the sandbox has no account level); got '${levelName}'`;
+    const rawFields = params.get('fields');
+    let fields = DEFAULT_INSIGHTS_FIELDS;
+    if (rawFields) {
+      try {
+        fields = rawFields.trim().startsWith('[') ? (JSON.parse(rawFields) as string[]) : rawFields.split(',').map((field) => field.trim()).filter(Boolean);
+      } catch {
+        return 'fields must be a comma-separated list or a JSON array of field names';
+      }
+      const unknown = fields.find((field) => !INSIGHTS_FIELDS.includes(field));
+      if (unknown !== undefined) return `${unknown} is not valid for fields param. please check https://developers.facebook.com/docs/marketing-api/reference/ads-insights/ for all valid values`;
+    }
+    const today = dayIn(account.timeZone);
+    let since: string;
+    let until: string;
+    const rawRange = params.get('time_range');
+    if (rawRange === null) {
+      // Meta's default date_preset: last_30d (the 30 days before today).
+      const start = new Date(`${today}T00:00:00Z`);
+      start.setUTCDate(start.getUTCDate() - 30);
+      since = start.toISOString().slice(0, 10);
+      const end = new Date(`${today}T00:00:00Z`);
+      end.setUTCDate(end.getUTCDate() - 1);
+      until = end.toISOString().slice(0, 10);
+    } else {
+      let range: unknown;
+      try {
+        range = JSON.parse(rawRange);
+      } catch {
+        range = null;
+      }
+      const { since: from, until: to } = (typeof range === 'object' && range !== null ? range : {}) as { since?: unknown; until?: unknown };
+      if (!isDate(from) || !isDate(to)) return `time_range must be a JSON object {"since":"YYYY-MM-DD","until":"YYYY-MM-DD"} of valid dates; got ${rawRange}`;
+      since = from;
+      until = to;
+    }
+    if (since > until) return `time_range is invalid: since (${since}) is after until (${until})`;
+    if (since < earliestDay(today)) return `The start date of the time range cannot be beyond 37 months from the current date (the earliest day is ${earliestDay(today)}; got ${since})`;
+    const increment = params.get('time_increment');
+    if (increment !== null && increment !== '1' && increment !== 'all_days') return `time_increment must be 1 or all_days in the sandbox; got '${increment}'`;
+    const rawLimit = params.get('limit');
+    const limit = rawLimit === null ? 25 : Number(rawLimit);
+    if (!Number.isInteger(limit) || limit < 1) return `limit must be a positive integer; got '${rawLimit}'`;
+    return { level, fields, since, until, daily: increment === '1', limit: Math.min(limit, MAX_PAGE) };
+  }
+
+  /** One row of Meta's answer, with only the fields asked for (date_start and date_stop always). */
+  function insightsRow(account: SandboxAdAccount, query: InsightsQuery, facts: AdFacts, dateStart: string, dateStop: string): Json {
+    const conversions = String(facts.conversions);
+    const value = money(facts.valueMicros);
+    const full: Json = {
+      account_id: account.id,
+      account_name: account.name,
+      account_currency: account.currency,
+      campaign_id: facts.campaignId,
+      campaign_name: facts.campaignName,
+      ...(query.level !== 'campaign' ? { adset_id: facts.adGroupId, adset_name: facts.adGroupName } : {}),
+      ...(query.level === 'ad' ? { ad_id: facts.adId, ad_name: facts.adName } : {}),
+      impressions: String(facts.impressions),
+      clicks: String(facts.clicks),
+      spend: money(facts.spendMicros),
+      // Meta leaves out `actions` when nothing happened, and lists one entry per action type.
+      ...(facts.clicks > 0 || facts.conversions > 0
+        ? {
+            actions: [
+              ...(facts.clicks > 0 ? [{ action_type: 'link_click', value: String(facts.clicks) }] : []),
+              ...(facts.conversions > 0 ? META_PURCHASE_ACTION_TYPES.map((type) => ({ action_type: type, value: conversions })) : []),
+            ],
+          }
+        : {}),
+      ...(facts.conversions > 0 ? { action_values: META_PURCHASE_ACTION_TYPES.map((type) => ({ action_type: type, value })) } : {}),
+    };
+    const picked = Object.fromEntries(Object.entries(full).filter(([key]) => query.fields.includes(key)));
+    return { ...picked, date_start: dateStart, date_stop: dateStop };
+  }
+
+  const rowsPerDay = (level: AdDataLevel) => {
+    const shape = store.adData.shape;
+    return level === 'campaign' ? shape.campaigns : level === 'ad_group' ? shape.campaigns * shape.adGroupsPerCampaign : shape.campaigns * shape.adGroupsPerCampaign * shape.adsPerAdGroup;
+  };
+
+  /** The days the sandbox has figures for in the query's range (clamped to 37 months and to the account's today). */
+  function clampedDays(account: SandboxAdAccount, query: InsightsQuery) {
+    const today = dayIn(account.timeZone);
+    const start = query.since < earliestDay(today) ? earliestDay(today) : query.since;
+    const end = query.until > today ? today : query.until;
+    return start > end ? null : { start, end, count: [...daysBetween(start, end)].length };
+  }
+
+  /** Rows `offset` … offset + limit (one more to know whether a next page exists); daily rows skip whole days. */
+  function rowsAt(account: SandboxAdAccount, query: InsightsQuery, offset: number, count: number): Json[] {
+    const days = clampedDays(account, query);
+    if (!days) return [];
+    if (!query.daily) {
+      const sums = new Map<string, AdFacts>();
+      for (const facts of store.adData.rowsOf('meta', account, query.level, days.start, days.end)) {
+        const key = `${facts.campaignId}/${facts.adGroupId ?? ''}/${facts.adId ?? ''}`;
+        const sum = sums.get(key);
+        if (!sum) sums.set(key, { ...facts });
+        else {
+          sum.impressions += facts.impressions;
+          sum.clicks += facts.clicks;
+          sum.spendMicros += facts.spendMicros;
+          sum.conversions += facts.conversions;
+          sum.valueMicros += facts.valueMicros;
+        }
+      }
+      return [...sums.values()].slice(offset, offset + count).map((facts) => insightsRow(account, query, facts, query.since, query.until));
+    }
+    const perDay = rowsPerDay(query.level);
+    const first = new Date(`${days.start}T00:00:00Z`);
+    first.setUTCDate(first.getUTCDate() + Math.floor(offset / perDay));
+    const from = first.toISOString().slice(0, 10);
+    const rows: Json[] = [];
+    let skip = offset % perDay;
+    if (from > days.end) return rows;
+    for (const facts of store.adData.rowsOf('meta', account, query.level, from, days.end)) {
+      if (skip > 0) {
+        skip -= 1;
+        continue;
+      }
+      rows.push(insightsRow(account, query, facts, facts.date, facts.date));
+      if (rows.length >= count) break;
+    }
+    return rows;
+  }
+
+  /** One page of an insights answer, with Meta's cursors and a `next` URL while more rows follow. */
+  function page(account: SandboxAdAccount, query: InsightsQuery, url: URL): Json | string {
+    const after = url.searchParams.get('after');
+    const offset = after ? offsetOf(after) : 0;
+    if (offset === null) return `Invalid cursor: after=${after}`;
+    const rows = rowsAt(account, query, offset, query.limit + 1);
+    const data = rows.slice(0, query.limit);
+    const paging: Json = { cursors: { before: cursorOf(offset), after: cursorOf(offset + data.length) } };
+    if (rows.length > query.limit) {
+      const next = new URL(`${store.base}${url.pathname}`);
+      next.search = url.searchParams.toString();
+      next.searchParams.delete('access_token');
+      next.searchParams.set('after', cursorOf(offset + data.length));
+      paging.next = next.toString();
+    }
+    return { data, paging };
+  }
+
+  /** The parameters of a request: the query string, and for a POST the form or JSON body as well. */
+  async function paramsOf(req: IncomingMessage, url: URL): Promise<URLSearchParams> {
+    const params = new URLSearchParams(url.searchParams);
+    if (req.method !== 'POST') return params;
+    const raw = await readBody(req);
+    if (!raw) return params;
+    if ((req.headers['content-type'] ?? '').includes('json')) {
+      try {
+        for (const [key, value] of Object.entries(JSON.parse(raw) as Json)) params.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+      } catch {
+        // Answered below as missing parameters.
+      }
+    } else {
+      for (const [key, value] of new URLSearchParams(raw)) params.set(key, value);
+    }
+    return params;
+  }
+
+  const missingObject = (res: ServerResponse, id: string) =>
+    json(res, 400, {
+      error: {
+        message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+        type: 'GraphMethodException',
+        code: 100,
+        error_subcode: 33,
+        fbtrace_id: token('A'),
+      },
+    });
+
+  /** `GET act_{id}`, `GET|POST act_{id}/insights`, `GET {report_run_id}` and `GET {report_run_id}/insights`; false when the path is none of them. */
+  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, path: string, pick: (item: Json) => Json): Promise<boolean> {
+    const accountPath = /^\/meta\/graph\/v25\.0\/act_(\d+)(\/insights)?$/.exec(path);
+    const runPath = /^\/meta\/graph\/v25\.0\/(\d+)(\/insights)?$/.exec(path);
+    if (accountPath) {
+      const [, accountId = '', insights] = accountPath;
+      if (req.method === 'POST' && !insights) return false;
+      const known = META_AD_ACCOUNTS.find((candidate) => candidate.account_id === accountId);
+      const account = metaSandboxAccount(accountId);
+      if (!known || !account) {
+        missingObject(res, `act_${accountId}`);
+        return true;
+      }
+      if (answeredFailure(res, accountId) || !admit(res, accountId)) return true;
+      if (!insights) {
+        json(res, 200, pick(known), usageHeader(accountId));
+        return true;
+      }
+      const query = queryOf(await paramsOf(req, url), account);
+      if (typeof query === 'string') {
+        json(res, 400, invalid(query), usageHeader(accountId));
+        return true;
+      }
+      if (req.method === 'POST') {
+        runCounter += 1;
+        const id = `6${String(Date.now()).slice(-9)}${String(runCounter).padStart(5, '0')}`;
+        runs.set(id, { id, accountId, query, polls: 0, createdAt: Date.now() });
+        json(res, 200, { report_run_id: id }, usageHeader(accountId));
+        return true;
+      }
+      const days = clampedDays(account, query);
+      const size = query.daily ? (days?.count ?? 0) * rowsPerDay(query.level) : rowsPerDay(query.level);
+      if (size > SYNC_MAX_ROWS) {
+        json(res, 500, { error: { message: "Please reduce the amount of data you're asking for, then retry your request", type: 'OAuthException', code: 1, fbtrace_id: token('A') } }, usageHeader(accountId));
+        return true;
+      }
+      const body = page(account, query, url);
+      json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(accountId));
+      return true;
+    }
+    if (runPath && req.method === 'GET') {
+      const [, runId = '', insights] = runPath;
+      const run = runs.get(runId);
+      if (!run) return false;
+      const account = metaSandboxAccount(run.accountId)!;
+      if (answeredFailure(res, run.accountId) || !admit(res, run.accountId)) return true;
+      if (!insights) {
+        run.polls += 1;
+        const done = run.polls >= 2;
+        json(
+          res,
+          200,
+          {
+            id: run.id,
+            account_id: run.accountId,
+            time_ref: Math.floor(run.createdAt / 1000),
+            async_status: done ? 'Job Completed' : 'Job Running',
+            async_percent_completion: done ? 100 : 50,
+            date_start: run.query.since,
+            date_stop: run.query.until,
+            ...(done ? { time_completed: Math.floor(Date.now() / 1000) } : {}),
+          },
+          usageHeader(run.accountId),
+        );
+        return true;
+      }
+      if (run.polls < 2) {
+        json(res, 400, invalid(`The report run ${run.id} has not completed yet: poll /${run.id} until async_status is 'Job Completed'`), usageHeader(run.accountId));
+        return true;
+      }
+      const params = new URLSearchParams(url.searchParams);
+      const limit = params.get('limit');
+      const query = { ...run.query, limit: limit !== null && Number.isInteger(Number(limit)) && Number(limit) > 0 ? Math.min(Number(limit), MAX_PAGE) : 25 };
+      const body = page(account, query, url);
+      json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(run.accountId));
+      return true;
+    }
+    return false;
+  }
+
+  /** `POST /__sandbox/meta/usage` {accountId, percent}: sets an account's usage (0 clears it and its counted calls). */
+  async function setUsage(req: IncomingMessage, res: ServerResponse) {
+    const raw = await readBody(req);
+    let fields: Json = {};
+    try {
+      fields = (req.headers['content-type'] ?? '').includes('json') ? (JSON.parse(raw || '{}') as Json) : Object.fromEntries(new URLSearchParams(raw));
+    } catch {
+      fields = {};
+    }
+    const accountId = String(fields.accountId ?? '').replace(/^act_/, '');
+    const percent = Number(fields.percent);
+    if (!accountId || !Number.isFinite(percent) || percent < 0) return json(res, 400, { error: 'Send {accountId, percent} with percent ≥ 0.' });
+    usage.set(accountId, { base: percent, setAt: Date.now(), calls: [] });
+    return json(res, 200, { accountId, percent });
+  }
+
+  return { handle, setUsage };
+}
+
 /** Meta's part of the sandbox. */
 export function createMeta(store: SandboxStore): SandboxPlatform {
+  const insights = createInsights(store);
   // The demo organization's Meta login (scripts/lib/seed.ts): valid from the start, until revoked.
   store.accessTokens.set(META_DEMO_TOKEN, { provider: 'meta', scope: 'ads_management,ads_read,business_management', offline: false, refreshToken: null, expiresAt: Number.MAX_SAFE_INTEGER });
   const graphError = (res: ServerResponse, status: number, code: number, message: string, subcode?: number) =>
@@ -244,6 +678,11 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     }
     const pixelEvents = /^\/meta\/graph\/v25\.0\/(\d+)\/events$/.exec(path);
     if (req.method === 'POST' && pixelEvents) return events(req, res, url, pixelEvents[1]!);
+    if (req.method === 'POST' && path === '/__sandbox/meta/usage') return insights.setUsage(req, res);
+    if (req.method === 'POST' && /^\/meta\/graph\/v25\.0\/act_\d+\/insights$/.test(path)) {
+      if (!store.bearerToken(req, url, 'meta')) return invalidToken(res);
+      return insights.handle(req, res, url, path, (item) => item);
+    }
     if (req.method !== 'GET') return graphError(res, 400, 100, 'Unsupported post request.');
 
     if (path === '/meta/graph/v25.0/oauth/access_token') {
@@ -273,6 +712,7 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management')) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
       return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
     }
+    if (await insights.handle(req, res, url, path, pick)) return;
     const pixels = /^\/meta\/graph\/v25.0\/act_(\d+)\/adspixels$/.exec(path);
     if (pixels) {
       const list = META_PIXELS[pixels[1]!];
@@ -282,7 +722,7 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     return graphError(res, 400, 2500, 'Unknown path components');
   }
 
-  return { owns: (path) => path.startsWith('/meta/'), handle: (req, res, url) => meta(req, res, url, url.pathname) };
+  return { owns: (path) => path.startsWith('/meta/') || path === '/__sandbox/meta/usage', handle: (req, res, url) => meta(req, res, url, url.pathname) };
 }
 
 /** The environment that points the app's Meta client at the sandbox at `url`. */

@@ -1,9 +1,12 @@
 /**
  * The sandbox's Microsoft: the identity platform v2.0 (consent, code and rotating refresh grants, AADSTS
- * errors) and Microsoft Advertising REST v13 (the user, accounts, conversion goals, offline conversions;
- * developer token and CustomerId headers checked).
+ * errors) and Microsoft Advertising REST v13 (the user, accounts, conversion goals, offline conversions,
+ * reports; developer token and CustomerId headers checked).
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { strToU8, zipSync } from 'fflate';
+import { dayIn, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { json, readBody } from '@/sandbox/server';
@@ -13,10 +16,21 @@ export const MICROSOFT_CLIENT = { id: '00000000-5a4d-4b6f-8e1a-5a4db0c0ffee', se
 export const MICROSOFT_DEVELOPER_TOKEN = 'SANDBOXDEVTOKEN';
 
 const MICROSOFT_USER = { Id: 7001, UserName: 'sandbox.marketer', ContactInfo: { Email: 'sandbox.marketer@outlook.example' } };
+/** TimeZone is Microsoft's TimeZoneType enum (not an IANA name): each account's day is its own time zone's day. */
 const MICROSOFT_ACCOUNTS = [
-  { Id: 301, Name: 'Acme Shoes (Microsoft)', Number: 'F1000301', ParentCustomerId: 9001, CurrencyCode: 'USD', AccountLifeCycleStatus: 'Active' },
-  { Id: 302, Name: 'Acme Outlet (Microsoft)', Number: 'F1000302', ParentCustomerId: 9001, CurrencyCode: 'USD', AccountLifeCycleStatus: 'Active' },
+  { Id: 301, Name: 'Acme Shoes (Microsoft)', Number: 'F1000301', ParentCustomerId: 9001, CurrencyCode: 'USD', AccountLifeCycleStatus: 'Active', TimeZone: 'EasternTimeUSCanada' },
+  { Id: 302, Name: 'Acme Outlet (Microsoft)', Number: 'F1000302', ParentCustomerId: 9001, CurrencyCode: 'USD', AccountLifeCycleStatus: 'Active', TimeZone: 'PacificTimeUSCanadaTijuana' },
 ];
+type MicrosoftAccount = (typeof MICROSOFT_ACCOUNTS)[number];
+/** The IANA zones of the sandbox accounts' TimeZone values (Microsoft keeps its own names). */
+const IANA_TIME_ZONES: Record<string, string> = { EasternTimeUSCanada: 'America/New_York', PacificTimeUSCanadaTijuana: 'America/Los_Angeles' };
+/** An account as sandbox/adData.ts keeps it: its figures are days of its own time zone. */
+const adAccountOf = (account: MicrosoftAccount): SandboxAdAccount => ({
+  id: String(account.Id),
+  name: account.Name,
+  currency: account.CurrencyCode,
+  timeZone: IANA_TIME_ZONES[account.TimeZone] ?? 'America/Los_Angeles',
+});
 const MICROSOFT_GOALS = [
   { Id: 8001, Name: 'Offline purchase', Type: 'OfflineConversion', Status: 'Active' },
   { Id: 8002, Name: 'Qualified lead', Type: 'OfflineConversion', Status: 'Active' },
@@ -86,6 +100,101 @@ function offlineConversionError(item: unknown, now: number): OfflineError | null
   return null;
 }
 
+/** How the Reporting service answers a report request it refuses: ApiFaultDetail with one OperationError (HTTP 400). */
+const REPORT_ERRORS = {
+  NullRequest: [100, 'The request message is null.'],
+  ReportingServiceNullReportRequest: [2001, 'The report request is null.'],
+  ReportingServiceUnknownReportType: [2002, 'The report request type is not valid.'],
+  ReportingServiceAccountNotAuthorized: [2003, 'The specified report request contains at least one account that you do not have privileges to access.'],
+  ReportingServiceNoCompleteDataAvaliable: [2004, 'You requested a report with complete data for all included campaigns. Currently only partial data is available in the respective time zone of one or more campaigns.'],
+  ReportingServiceInvalidReportAggregation: [2007, 'The report aggregation is not valid for the specified report time period.'],
+  ReportingServiceInvalidReportTimeSelection: [2008, 'The report time is null or contains more than one predefined time, custom date, or custom date range start and end.'],
+  ReportingServiceInvalidCustomDateRangeStart: [2009, 'The report time contains a custom date range start value that is not valid.'],
+  ReportingServiceInvalidCustomDateRangeEnd: [2010, 'The report time contains a custom date range end value that is not valid.'],
+  ReportingServiceEndDateBeforeStartDate: [2011, 'The report time contains a custom date range that is not valid; the end date cannot be earlier than the start date.'],
+  ReportingServiceNullColumns: [2014, 'The list of columns to include in the report cannot be null or empty.'],
+  ReportingServiceRequiredColumnsNotSelected: [2015, 'The list of columns to include in the report must contain all required columns.'],
+  ReportingServiceDuplicateColumns: [2016, 'The list of columns to include in the report contains duplicate.'],
+  ReportingServiceNoMeasureSelected: [2017, 'The report request does not specify at least one measurement column.'],
+  ReportingServiceInvalidAccountReportScope: [2026, 'The account report scope does not contain account identifiers.'],
+  ReportingServiceInvalidAccountIds: [2035, 'The report request contains at least one account identifier that is not valid.'],
+  ReportingServiceInvalidFutureStartDate: [2041, 'The specified report time start date is in the future.'],
+  ReportingServiceInvalidReportId: [2100, 'The report identifier is not valid.'],
+} as const satisfies Record<string, readonly [number, string]>;
+type ReportError = keyof typeof REPORT_ERRORS;
+
+/** Columns every performance report below takes (a subset of Microsoft's value sets: the ones the sandbox can fill). */
+const COMMON_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod', 'CampaignName', 'CampaignId', 'CurrencyCode'];
+/** Performance statistics: a report needs at least one (2017). Conversions is deprecated: Microsoft answers 0 in it, as here. */
+const MEASURE_COLUMNS = ['Impressions', 'Clicks', 'Ctr', 'AverageCpc', 'Spend', 'Conversions', 'ConversionsQualified', 'Revenue'];
+/** The report types the sandbox serves, their level in sandbox/adData.ts and their columns (Campaign/AdGroup/AdPerformanceReportColumn). */
+const REPORT_TYPES: Record<string, { level: AdDataLevel; columns: ReadonlySet<string> }> = {
+  CampaignPerformanceReportRequest: { level: 'campaign', columns: new Set([...COMMON_COLUMNS, ...MEASURE_COLUMNS]) },
+  AdGroupPerformanceReportRequest: { level: 'ad_group', columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', ...MEASURE_COLUMNS]) },
+  AdPerformanceReportRequest: { level: 'ad', columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', 'AdId', 'AdTitle', ...MEASURE_COLUMNS]) },
+};
+/** A download URL works for five minutes (ReportRequestStatus.ReportDownloadUrl). */
+const DOWNLOAD_TTL_MS = 5 * 60 * 1000;
+
+/** A report request as Submit received it, until it is polled to Success and downloaded. */
+interface SubmittedReport {
+  id: string;
+  accounts: MicrosoftAccount[];
+  level: AdDataLevel;
+  columns: string[];
+  from: string;
+  to: string;
+  request: Record<string, unknown>;
+  polls: number;
+  /** How many polls answer Pending before Success: one, or two for a window longer than 90 days. */
+  pendingPolls: number;
+  /** The zipped CSV, made on the first Success (null: no rows, so no download URL). */
+  zip?: Uint8Array | null;
+}
+
+/** One day of a Date object ({Day, Month, Year}) as YYYY-MM-DD, or null when it is not a calendar day. */
+function reportDate(value: unknown): string | null {
+  if (!value || typeof value !== 'object') return null;
+  const { Day, Month, Year } = value as Record<string, unknown>;
+  if (![Day, Month, Year].every((part) => Number.isInteger(part))) return null;
+  const date = new Date(Date.UTC(Year as number, (Month as number) - 1, Day as number));
+  if (date.getUTCFullYear() !== Year || date.getUTCMonth() !== (Month as number) - 1 || date.getUTCDate() !== Day) return null;
+  return date.toISOString().slice(0, 10);
+}
+
+/** A CSV field as Microsoft writes them: always quoted, quotes doubled. */
+const csvField = (value: string) => `"${value.replace(/"/g, '""')}"`;
+const money = (micros: number) => (micros / 1_000_000).toFixed(2);
+
+/** One column of one row (FormatVersion 2.0: no thousands separators, dates as yyyy-mm-dd). */
+function cellOf(column: string, account: MicrosoftAccount, row: AdFacts): string {
+  switch (column) {
+    case 'TimePeriod': return row.date;
+    case 'AccountId': return String(account.Id);
+    case 'AccountName': return account.Name;
+    case 'AccountNumber': return account.Number;
+    case 'CurrencyCode': return account.CurrencyCode;
+    case 'CampaignId': return row.campaignId;
+    case 'CampaignName': return row.campaignName;
+    case 'AdGroupId': return row.adGroupId ?? '';
+    case 'AdGroupName': return row.adGroupName ?? '';
+    case 'AdId': return row.adId ?? '';
+    case 'AdTitle': return row.adName ?? '';
+    case 'Impressions': return String(row.impressions);
+    case 'Clicks': return String(row.clicks);
+    case 'Ctr': return row.impressions ? ((row.clicks / row.impressions) * 100).toFixed(2) : '0.00';
+    case 'AverageCpc': return row.clicks ? (row.spendMicros / row.clicks / 1_000_000).toFixed(2) : '0.00';
+    case 'Spend': return money(row.spendMicros);
+    case 'Conversions': return '0';
+    case 'ConversionsQualified': return row.conversions.toFixed(2);
+    case 'Revenue': return money(row.valueMicros);
+    default: return '';
+  }
+}
+
+/** M/D/YYYY, as the report header writes dates. */
+const headerDate = (date: string) => `${Number(date.slice(5, 7))}/${Number(date.slice(8, 10))}/${date.slice(0, 4)}`;
+
 export const MICROSOFT: Brand = { provider: 'microsoft', name: 'Microsoft', color: '#0067b8', account: MICROSOFT_USER.ContactInfo.Email };
 
 /** Microsoft's part of the sandbox. */
@@ -102,6 +211,9 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
 
   const adApiFault = (res: ServerResponse, status: number, code: number, errorCode: string, message: string) =>
     json(res, status, { TrackingId: token(''), Type: 'AdApiFaultDetail', Errors: [{ Code: code, Details: null, ErrorCode: errorCode, FieldPath: null, ForwardCompatibilityMap: null, Message: message, Type: 'AdApiError' }] });
+
+  const reports = new Map<string, SubmittedReport>();
+  const downloads = new Map<string, { zip: Uint8Array; expiresAt: number }>();
 
   async function microsoft(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
     const params = url.searchParams;
@@ -158,6 +270,8 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
         ...(refreshToken ? { refresh_token: refreshToken } : {}),
       });
     }
+    const download = /^\/microsoft\/reportdownloads\/([A-Za-z0-9_-]+)\.zip$/.exec(path);
+    if (req.method === 'GET' && download) return downloadReport(res, download[1]!);
     if (req.method !== 'POST') return adApiFault(res, 404, 0, 'NotFound', 'Not found');
     if (req.headers.developertoken !== MICROSOFT_DEVELOPER_TOKEN) return adApiFault(res, 401, 105, 'InvalidCredentials', 'Authentication failed. Either supplied credentials are invalid or the account is inactive.');
     if (!store.bearerToken(req, url, 'microsoft')) return adApiFault(res, 401, 109, 'AuthenticationTokenExpired', 'Authentication token expired. Please renew it or obtain a new token.');
@@ -171,6 +285,15 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
       const accounts = !userPredicate || userPredicate.Value === String(MICROSOFT_USER.Id) ? MICROSOFT_ACCOUNTS : [];
       return json(res, 200, { Accounts: accounts });
     }
+    if (path === '/microsoft/clientcenter/CustomerManagement/v13/Account/Query') {
+      const body = JSON.parse((await readBody(req)) || '{}') as { AccountId?: unknown };
+      // Every sandbox account belongs to the one customer the sandbox user manages.
+      const account = MICROSOFT_ACCOUNTS.find((candidate) => String(candidate.Id) === String(body.AccountId));
+      if (!account) return adApiFault(res, 400, 1102, 'InvalidAccountId', 'The account ID is invalid.');
+      return json(res, 200, { Account: account });
+    }
+    if (path === '/microsoft/reporting/Reporting/v13/GenerateReport/Submit') return submitReport(req, res);
+    if (path === '/microsoft/reporting/Reporting/v13/GenerateReport/Poll') return pollReport(req, res);
     if (path === '/microsoft/campaign/CampaignManagement/v13/ConversionGoals/QueryByIds') {
       if (!accountOf(req, res)) return;
       const body = JSON.parse((await readBody(req)) || '{}') as { ConversionGoalTypes?: string };
@@ -240,6 +363,157 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     return json(res, 200, { PartialErrors: partialErrors });
   }
 
+
+  const reportFault = (res: ServerResponse, error: ReportError, details: string | null = null) =>
+    json(res, 400, {
+      TrackingId: token(''),
+      Type: 'ApiFaultDetail',
+      BatchErrors: [],
+      OperationErrors: [{ Code: REPORT_ERRORS[error][0], Details: details, ErrorCode: error, Message: REPORT_ERRORS[error][1], Type: 'OperationError' }],
+    });
+
+  /**
+   * SubmitGenerateReport: validates as Microsoft does (report type, scope reachable through the CustomerId
+   * header, columns of the type with TimePeriod for Daily and at least one statistic, the custom date
+   * range) and queues the report. "Today" is the scope accounts' own today here (Microsoft uses
+   * ReportTimeZone, Pacific by default; the connector sends the account's).
+   */
+  async function submitReport(req: IncomingMessage, res: ServerResponse) {
+    let body: { ReportRequest?: Record<string, unknown> | null };
+    try {
+      body = JSON.parse((await readBody(req)) || '{}') as typeof body;
+    } catch {
+      return reportFault(res, 'NullRequest');
+    }
+    const request = body.ReportRequest;
+    if (!request || typeof request !== 'object') return reportFault(res, 'ReportingServiceNullReportRequest');
+    const type = REPORT_TYPES[String(request.Type)];
+    if (!type) return reportFault(res, 'ReportingServiceUnknownReportType', `Type: ${String(request.Type)}`);
+
+    const scope = (request.Scope ?? {}) as { AccountIds?: unknown };
+    if (!Array.isArray(scope.AccountIds) || scope.AccountIds.length === 0) return reportFault(res, 'ReportingServiceInvalidAccountReportScope');
+    const accounts: MicrosoftAccount[] = [];
+    for (const id of scope.AccountIds) {
+      const account = MICROSOFT_ACCOUNTS.find((candidate) => String(candidate.Id) === String(id));
+      if (!account) return reportFault(res, 'ReportingServiceInvalidAccountIds', String(id));
+      accounts.push(account);
+    }
+    // The CustomerId header must be the customer owning every account; CustomerAccountId one of its accounts.
+    const customer = req.headers.customerid;
+    const headerAccount = req.headers.customeraccountid;
+    const reachable = (account: MicrosoftAccount) => String(account.ParentCustomerId) === customer;
+    if (!accounts.every(reachable) || (headerAccount && !MICROSOFT_ACCOUNTS.some((account) => String(account.Id) === headerAccount && reachable(account)))) {
+      return reportFault(res, 'ReportingServiceAccountNotAuthorized');
+    }
+    for (const account of accounts) {
+      const status = store.adData.failureOf(String(account.Id));
+      if (status === 429) {
+        return json(res, 429, { TrackingId: token(''), Type: 'AdApiFaultDetail', Errors: [{ Code: 117, Details: null, ErrorCode: 'CallRateExceeded', FieldPath: null, ForwardCompatibilityMap: null, Message: 'You have exceeded the number of calls that you are allowed to make in a minute. Please reduce the number of calls you make per minute.', Type: 'AdApiError' }] }, { 'Retry-After': '1' });
+      }
+      if (status) return adApiFault(res, status, 0, 'InternalError', 'An internal error has occurred.');
+    }
+
+    if (!Array.isArray(request.Columns) || request.Columns.length === 0) return reportFault(res, 'ReportingServiceNullColumns');
+    const columns = request.Columns.map(String);
+    // An unknown column is an unknown enum value: the request does not deserialize.
+    const unknown = columns.find((column) => !type.columns.has(column));
+    if (unknown) return reportFault(res, 'NullRequest', `Requested value '${unknown}' was not found in ${String(request.Type).replace(/Request$/, 'Column')}.`);
+    const duplicates = columns.filter((column, index) => columns.indexOf(column) !== index);
+    if (duplicates.length) return reportFault(res, 'ReportingServiceDuplicateColumns', [...new Set(duplicates)].join(','));
+    if (request.Aggregation !== 'Daily') return reportFault(res, 'ReportingServiceInvalidReportAggregation', 'The sandbox serves Daily aggregation only.');
+    if (!columns.includes('TimePeriod')) return reportFault(res, 'ReportingServiceRequiredColumnsNotSelected', 'TimePeriod');
+    if (!columns.some((column) => MEASURE_COLUMNS.includes(column))) return reportFault(res, 'ReportingServiceNoMeasureSelected');
+    if (request.Format !== undefined && request.Format !== null && request.Format !== 'Csv') return reportFault(res, 'NullRequest', 'The sandbox serves Csv reports only.');
+
+    const time = (request.Time ?? null) as Record<string, unknown> | null;
+    if (!time || time.PredefinedTime || !time.CustomDateRangeStart || !time.CustomDateRangeEnd) return reportFault(res, 'ReportingServiceInvalidReportTimeSelection');
+    const from = reportDate(time.CustomDateRangeStart);
+    if (!from) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeStart');
+    const to = reportDate(time.CustomDateRangeEnd);
+    if (!to) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeEnd');
+    if (to < from) return reportFault(res, 'ReportingServiceEndDateBeforeStartDate');
+    const today = accounts.map((account) => dayIn(adAccountOf(account).timeZone)).sort().at(-1)!;
+    if (from > today) return reportFault(res, 'ReportingServiceInvalidFutureStartDate');
+    if (to > today) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeEnd', 'The end date cannot be later than today.');
+    if (request.ReturnOnlyCompleteData === true && to >= today) return reportFault(res, 'ReportingServiceNoCompleteDataAvaliable');
+
+    const id = `${Date.now()}${randomBytes(5).readUInt32BE(0)}`;
+    const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
+    reports.set(id, { id, accounts, level: type.level, columns, from, to, request, polls: 0, pendingPolls: days > 90 ? 2 : 1 });
+    return json(res, 200, { ReportRequestId: id });
+  }
+
+  /** PollGenerateReport: Pending for a poll or two, then Success with a fresh five-minute URL (null when no rows). */
+  async function pollReport(req: IncomingMessage, res: ServerResponse) {
+    let body: { ReportRequestId?: unknown };
+    try {
+      body = JSON.parse((await readBody(req)) || '{}') as typeof body;
+    } catch {
+      return reportFault(res, 'NullRequest');
+    }
+    const report = reports.get(String(body.ReportRequestId ?? ''));
+    if (!report) return reportFault(res, 'ReportingServiceInvalidReportId');
+    report.polls += 1;
+    if (report.polls <= report.pendingPolls) return json(res, 200, { ReportRequestStatus: { ReportDownloadUrl: null, Status: 'Pending' } });
+    if (report.zip === undefined) report.zip = buildReport(report);
+    if (!report.zip) return json(res, 200, { ReportRequestStatus: { ReportDownloadUrl: null, Status: 'Success' } });
+    const key = randomBytes(18).toString('base64url');
+    downloads.set(key, { zip: report.zip, expiresAt: Date.now() + DOWNLOAD_TTL_MS });
+    const expires = new Date(Date.now() + DOWNLOAD_TTL_MS).toISOString();
+    return json(res, 200, { ReportRequestStatus: { ReportDownloadUrl: `${store.base}/microsoft/reportdownloads/${key}.zip?se=${encodeURIComponent(expires)}&sp=r&sig=${token('')}`, Status: 'Success' } });
+  }
+
+  /** The report's CSV (header and footer metadata unless excluded), zipped as one file; null when it has no rows. */
+  function buildReport(report: SubmittedReport): Uint8Array | null {
+    const lines: string[] = [];
+    for (const account of report.accounts) {
+      for (const row of store.adData.rowsOf('microsoft', adAccountOf(account), report.level, report.from, report.to)) {
+        lines.push(report.columns.map((column) => csvField(cellOf(column, account, row))).join(','));
+      }
+    }
+    if (lines.length === 0) return null;
+    const request = report.request;
+    const out: string[] = [];
+    if (request.ExcludeReportHeader !== true) {
+      const now = new Date();
+      const stamp = `${headerDate(now.toISOString().slice(0, 10))} ${now.toISOString().slice(11, 19)} (GMT)`;
+      const reportTime = report.from === report.to ? headerDate(report.from) : `${headerDate(report.from)},${headerDate(report.to)}`;
+      out.push(
+        csvField(`Report Name: ${typeof request.ReportName === 'string' ? request.ReportName : `${String(request.Type).replace(/Request$/, '')}-${now.toISOString()}`}`),
+        csvField(`Report Time: ${reportTime}`),
+        csvField(`Time Zone: ${String((request.Time as Record<string, unknown>).ReportTimeZone ?? 'PacificTimeUSCanadaTijuana')}`),
+        csvField(`Last Completed Available Day: ${stamp}`),
+        csvField(`Last Completed Available Hour: ${stamp}`),
+        csvField('Report Aggregation: Daily'),
+        csvField('Report Filter: '),
+        csvField('Potential Incomplete Data: true'),
+        csvField(`Rows: ${lines.length}`),
+        '',
+      );
+    }
+    if (request.ExcludeColumnHeaders !== true) out.push(report.columns.map(csvField).join(','));
+    out.push(...lines);
+    if (request.ExcludeReportFooter !== true) out.push('', csvField(`©${new Date().getUTCFullYear()} Microsoft Corporation. All rights reserved. `));
+    // Microsoft's CSV files start with a UTF-8 byte order mark.
+    return zipSync({ [`${report.id}.csv`]: strToU8(`\uFEFF${out.join('\r\n')}\r\n`) });
+  }
+
+  /** The signed download URL: no Authorization; past its five minutes the storage refuses it (Azure's XML errors). */
+  function downloadReport(res: ServerResponse, key: string) {
+    const found = downloads.get(key);
+    const xml = (status: number, code: string, message: string) => {
+      res.writeHead(status, { 'Content-Type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="utf-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+    };
+    if (!found) return xml(404, 'BlobNotFound', 'The specified blob does not exist.');
+    if (found.expiresAt < Date.now()) {
+      downloads.delete(key);
+      return xml(403, 'AuthenticationFailed', 'Server failed to authenticate the request. Signed expiry time has passed.');
+    }
+    res.writeHead(200, { 'Content-Type': 'application/x-zip-compressed', 'Content-Length': String(found.zip.byteLength) });
+    res.end(Buffer.from(found.zip));
+  }
+
   return { owns: (path) => path.startsWith('/microsoft/'), handle: (req, res, url) => microsoft(req, res, url, url.pathname) };
 }
 
@@ -252,5 +526,6 @@ export function microsoftEnv(url: string): Record<string, string> {
     MICROSOFT_LOGIN_URL: `${url}/microsoft/common/oauth2/v2.0`,
     MICROSOFT_CUSTOMER_MANAGEMENT_URL: `${url}/microsoft/clientcenter/CustomerManagement/v13`,
     MICROSOFT_CAMPAIGN_MANAGEMENT_URL: `${url}/microsoft/campaign/CampaignManagement/v13`,
+    MICROSOFT_ADS_REPORTING_URL: `${url}/microsoft/reporting/Reporting/v13`,
   };
 }

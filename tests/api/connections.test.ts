@@ -57,14 +57,14 @@ test('create → list → detail; the organization counts its connections; defau
   const id = (created.body.connection as { id: string }).id;
   const detail = await call(s.item, { token: setup.owner.token, query: { orgId: setup.orgId, id } });
   expect(detail.body).toMatchObject({ connection: { id }, runs: [], days: [], backfill: { allowed: true } });
-  expect(detail.body.backfill.earliest).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  expect((detail.body.backfill as { earliest: string }).earliest).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 });
 
 test('bad input → 400 naming each field; nothing created', async () => {
   const count = (await org().get()).get('connections_count');
   const malformed = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ level: 'keyword', accountIds: [], schedule: { every: 'weekly' }, dataset: 'no-dashes' }) });
   expect(malformed.status).toBe(400);
-  expect(Object.keys(malformed.body.fieldErrors)).toEqual(expect.arrayContaining(['level', 'accountIds', 'schedule.every', 'dataset']));
+  expect(Object.keys(malformed.body.fieldErrors as object)).toEqual(expect.arrayContaining(['level', 'accountIds', 'schedule.every', 'dataset']));
   const foreignAccount = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ accountIds: ['999'] }) });
   expect(foreignAccount.status).toBe(400);
   expect(foreignAccount.body.fieldErrors).toHaveProperty('accountIds');
@@ -120,7 +120,7 @@ test('plans: a schedule or a backfill the plan does not include → 403 naming t
 test('a backfill before what the platform keeps → 400 on the date', async () => {
   const refused = await call(s.backfill, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { from: '2001-01-01' } });
   expect(refused.status).toBe(400);
-  expect(refused.body.fieldErrors.from[0]).toMatch(/^Google Ads keeps daily figures from \d{4}-\d{2}-\d{2}; start on or after it$/);
+  expect((refused.body.fieldErrors as Record<string, string[]>).from![0]).toMatch(/^Google Ads keeps daily figures from \d{4}-\d{2}-\d{2}; start on or after it$/);
 });
 
 test('members configure and run; only owners and admins delete', async () => {

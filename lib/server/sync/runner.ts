@@ -16,7 +16,7 @@ import * as repo from '@/lib/server/repos/connections';
  */
 
 /** Attempts before a failing job is recorded as failed (the others of its run go on). */
-export const MAX_JOB_ATTEMPTS = 5;
+export const MAX_JOB_ATTEMPTS = Number(process.env.SYNC_JOB_ATTEMPTS || 5);
 
 export type JobVerdict = 'ack' | 'retry';
 

@@ -53,8 +53,8 @@ export function startSyncWorker({ concurrency = 4, tickMs }: SyncWorkerOptions =
   };
 
   const pullers = [
-    pull(SUBSCRIPTIONS.syncWorkers, runJob, { batch: concurrency, maxOutstanding: concurrency, ackDeadlineSeconds: 60 }),
-    pull(SUBSCRIPTIONS.backfillWorkers, runJob, { batch: 1, maxOutstanding: 1, ackDeadlineSeconds: 60 }),
+    pull(SUBSCRIPTIONS.syncWorkers, runJob, { batch: concurrency, maxOutstanding: concurrency, ackDeadlineSeconds: 20 }),
+    pull(SUBSCRIPTIONS.backfillWorkers, runJob, { batch: 1, maxOutstanding: 1, ackDeadlineSeconds: 20 }),
     pull(SUBSCRIPTIONS.scheduler, runTick, { batch: 10, maxOutstanding: 10, ackDeadlineSeconds: 30 }),
   ];
   const ticking = tickMs ? setInterval(() => void publishTick().catch((error) => console.error('[sync] could not publish a tick', error.message)), tickMs) : null;

@@ -1,11 +1,12 @@
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
 import { googleAdsDelivery } from '@/lib/server/connectors/google-ads/delivery';
+import { googleAdsReport } from '@/lib/server/connectors/google-ads/report';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
 import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
-/** Google Ads: a Google login, its customers (through managers too), their conversion actions, and conversions to them (Data Manager). */
+/** Google Ads: a Google login, its customers (through managers too), their conversion actions, their ad performance (searchStream), and conversions to them (Data Manager). */
 
 function adsError(status: number, body: Record<string, unknown>): PlatformError {
   const error = body.error as { status?: string; message?: string } | undefined;
@@ -82,5 +83,6 @@ export const googleAds: Connector<GoogleOAuthCredential> = {
     );
     return rows.map((row) => ({ id: String(row.conversionAction?.id), name: String(row.conversionAction?.name ?? '') }));
   },
+  report: googleAdsReport,
   deliver: googleAdsDelivery,
 };

@@ -1,10 +1,11 @@
 import { metaConfig } from '@/lib/server/connectors/meta/config';
 import { metaDelivery } from '@/lib/server/connectors/meta/delivery';
 import { graphError } from '@/lib/server/connectors/meta/errors';
+import { metaReport } from '@/lib/server/connectors/meta/report';
 import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
-/** Facebook Login and the Graph API (v25.0): long-lived user tokens, ad accounts, pixels, Conversions API. */
+/** Facebook Login and the Graph API (v25.0): long-lived user tokens, ad accounts, pixels, Insights, Conversions API. */
 
 async function graph(path: string, params: Record<string, string>, accessToken?: string) {
   const url = new URL(`${metaConfig().graphUrl}${path}`);
@@ -94,5 +95,6 @@ export const meta: Connector<MetaCredential> = {
     const pixels = await allPages<{ id: string; name?: string }>(`/act_${account.id}/adspixels`, { fields: 'id,name' }, session.accessToken);
     return pixels.map((pixel) => ({ id: pixel.id, name: pixel.name ?? pixel.id }));
   },
+  report: metaReport,
   deliver: metaDelivery,
 };

@@ -8,5 +8,6 @@ export const microsoftConfig = () => ({
     process.env.MICROSOFT_CUSTOMER_MANAGEMENT_URL || 'https://clientcenter.api.bingads.microsoft.com/CustomerManagement/v13',
   campaignManagementUrl:
     process.env.MICROSOFT_CAMPAIGN_MANAGEMENT_URL || 'https://campaign.api.bingads.microsoft.com/CampaignManagement/v13',
+  reportingUrl: process.env.MICROSOFT_ADS_REPORTING_URL || 'https://reporting.api.bingads.microsoft.com/Reporting/v13',
   scope: 'https://ads.microsoft.com/msads.manage offline_access',
 });

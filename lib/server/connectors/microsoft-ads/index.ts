@@ -2,6 +2,7 @@ import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { accountHeaders, msads } from '@/lib/server/connectors/microsoft-ads/api';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 import { microsoftDelivery } from '@/lib/server/connectors/microsoft-ads/delivery';
+import { microsoftReport } from '@/lib/server/connectors/microsoft-ads/report';
 import { form, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
@@ -98,5 +99,6 @@ export const microsoftAds: Connector<MicrosoftCredential> = {
     const goals = (body.ConversionGoals as Array<{ Id: number; Name?: string }> | undefined) ?? [];
     return goals.map((goal) => ({ id: String(goal.Id), name: goal.Name ?? String(goal.Id) }));
   },
+  report: microsoftReport,
   deliver: microsoftDelivery,
 };

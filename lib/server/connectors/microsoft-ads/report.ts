@@ -1,0 +1,448 @@
+import { strFromU8, unzipSync } from 'fflate';
+import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
+import type { AdAccount } from '@/lib/shared/integrations/platforms';
+import { accountHeaders, adsError } from '@/lib/server/connectors/microsoft-ads/api';
+import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
+import { bearer, PlatformError } from '@/lib/server/connectors/http';
+import type { Report } from '@/lib/server/connectors/types';
+
+/**
+ * Ad performance from the Microsoft Advertising Reporting API (REST v13): one report per account and
+ * window (SubmitGenerateReport), polled until it is ready (PollGenerateReport), then the zipped CSV
+ * downloaded from the URL it gives (valid five minutes), unzipped and read row by row.
+ */
+
+/** The report request type for each level. */
+export const REPORT_TYPES: Record<AdLevel, string> = {
+  campaign: 'CampaignPerformanceReportRequest',
+  ad_group: 'AdGroupPerformanceReportRequest',
+  ad: 'AdPerformanceReportRequest',
+};
+
+// Conversions is deprecated (Microsoft reports 0 in it): ConversionsQualified holds the conversions now.
+const STATISTICS = ['Impressions', 'Clicks', 'Spend', 'ConversionsQualified', 'Revenue'];
+const ACCOUNT = ['TimePeriod', 'AccountId', 'AccountName', 'CurrencyCode', 'CampaignId', 'CampaignName'];
+
+/** The columns asked for at each level (names of Campaign/AdGroup/AdPerformanceReportColumn). */
+export const REPORT_COLUMNS: Record<AdLevel, string[]> = {
+  campaign: [...ACCOUNT, ...STATISTICS],
+  ad_group: [...ACCOUNT, 'AdGroupId', 'AdGroupName', ...STATISTICS],
+  ad: [...ACCOUNT, 'AdGroupId', 'AdGroupName', 'AdId', 'AdTitle', ...STATISTICS],
+};
+
+/** Rows handed to the caller at a time. */
+export const PAGE_SIZE = 1000;
+
+/**
+ * Microsoft's TimeZoneType values (the account's TimeZone) as IANA zones. Microsoft names a Windows
+ * zone by its cities; each maps to the IANA zone Windows' own table gives for it.
+ */
+const IANA_TIME_ZONES: Record<string, string> = {
+  AbuDhabiMuscat: 'Asia/Dubai',
+  Adelaide: 'Australia/Adelaide',
+  Alaska: 'America/Anchorage',
+  AlmatyNovosibirsk: 'Asia/Almaty',
+  AmsterdamBerlinBernRomeStockholmVienna: 'Europe/Berlin',
+  Arizona: 'America/Phoenix',
+  AstanaDhaka: 'Asia/Dhaka',
+  AthensBuckarestIstanbul: 'Europe/Athens',
+  AtlanticTimeCanada: 'America/Halifax',
+  AucklandWellington: 'Pacific/Auckland',
+  Azores: 'Atlantic/Azores',
+  Baghdad: 'Asia/Baghdad',
+  BakuTbilisiYerevan: 'Asia/Baku',
+  BangkokHanoiJakarta: 'Asia/Bangkok',
+  BeijingChongqingHongKongUrumqi: 'Asia/Shanghai',
+  BelgradeBratislavaBudapestLjubljanaPrague: 'Europe/Budapest',
+  BogotaLimaQuito: 'America/Bogota',
+  Brasilia: 'America/Sao_Paulo',
+  Brisbane: 'Australia/Brisbane',
+  BrusselsCopenhagenMadridParis: 'Europe/Paris',
+  Bucharest: 'Europe/Bucharest',
+  BuenosAiresGeorgetown: 'America/Argentina/Buenos_Aires',
+  Cairo: 'Africa/Cairo',
+  CanberraMelbourneSydney: 'Australia/Sydney',
+  CapeVerdeIsland: 'Atlantic/Cape_Verde',
+  CaracasLaPaz: 'America/Caracas',
+  CasablancaMonrovia: 'Africa/Casablanca',
+  CentralAmerica: 'America/Guatemala',
+  CentralTimeUSCanada: 'America/Chicago',
+  ChennaiKolkataMumbaiNewDelhi: 'Asia/Kolkata',
+  ChihuahuaLaPazMazatlan: 'America/Mazatlan',
+  Darwin: 'Australia/Darwin',
+  EasternTimeUSCanada: 'America/New_York',
+  Ekaterinburg: 'Asia/Yekaterinburg',
+  FijiKamchatkaMarshallIsland: 'Pacific/Fiji',
+  Greenland: 'America/Nuuk',
+  GreenwichMeanTimeDublinEdinburghLisbonLondon: 'Europe/London',
+  GuadalajaraMexicoCityMonterrey: 'America/Mexico_City',
+  GuamPortMoresby: 'Pacific/Port_Moresby',
+  HararePretoria: 'Africa/Johannesburg',
+  Hawaii: 'Pacific/Honolulu',
+  HelsinkiKyivRigaSofiaTallinnVilnius: 'Europe/Helsinki',
+  Hobart: 'Australia/Hobart',
+  IndianaEast: 'America/Indiana/Indianapolis',
+  InternationalDateLineWest: 'Etc/GMT+12',
+  IrkutskUlaanBataar: 'Asia/Irkutsk',
+  IslamabadKarachiTashkent: 'Asia/Karachi',
+  Jerusalem: 'Asia/Jerusalem',
+  Kabul: 'Asia/Kabul',
+  Kathmandu: 'Asia/Kathmandu',
+  Krasnoyarsk: 'Asia/Krasnoyarsk',
+  KualaLumpurSingapore: 'Asia/Singapore',
+  KuwaitRiyadh: 'Asia/Riyadh',
+  MidAtlantic: 'Atlantic/South_Georgia',
+  MidwayIslandAndSamoa: 'Pacific/Pago_Pago',
+  MoscowStPetersburgVolgograd: 'Europe/Moscow',
+  MountainTimeUSCanada: 'America/Denver',
+  Nairobi: 'Africa/Nairobi',
+  Newfoundland: 'America/St_Johns',
+  Nukualofa: 'Pacific/Tongatapu',
+  OsakaSapporoTokyo: 'Asia/Tokyo',
+  PacificTimeUSCanadaTijuana: 'America/Los_Angeles',
+  Perth: 'Australia/Perth',
+  Rangoon: 'Asia/Yangon',
+  Santiago: 'America/Santiago',
+  SarajevoSkopjeWarsawZagreb: 'Europe/Warsaw',
+  Saskatchewan: 'America/Regina',
+  Seoul: 'Asia/Seoul',
+  SolomonIslandNewCaledonia: 'Pacific/Guadalcanal',
+  SriJayawardenepura: 'Asia/Colombo',
+  Taipei: 'Asia/Taipei',
+  Tehran: 'Asia/Tehran',
+  Vladivostok: 'Asia/Vladivostok',
+  WestCentralAfrica: 'Africa/Lagos',
+  Yakutsk: 'Asia/Yakutsk',
+};
+
+/** The Reporting service's ReportTimeZone spells three zones differently from the account's TimeZoneType. */
+const REPORT_TIME_ZONE_SPELLING: Record<string, string> = {
+  AthensBuckarestIstanbul: 'AthensIslandanbulMinsk',
+  IslamabadKarachiTashkent: 'IslandamabadKarachiTashkent',
+  SolomonIslandNewCaledonia: 'MagadanSolomonIslandNewCaledonia',
+};
+
+/** The IANA zone of a Microsoft TimeZone value, or null when it is not one we know. */
+export const ianaTimeZone = (timeZone: string | null | undefined): string | null => (timeZone && IANA_TIME_ZONES[timeZone]) || null;
+
+/** The calendar day of `at` in an IANA zone, YYYY-MM-DD. */
+const dayIn = (timeZone: string, at = new Date()) =>
+  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+
+const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: Number(date.slice(5, 7)), Year: Number(date.slice(0, 4)) });
+
+/**
+ * The SubmitGenerateReport body: Daily rows of one account from `from` to `to` (its own days), CSV in
+ * format 2.0 (no thousands separators, dates yyyy-mm-dd), column names only (no header or footer
+ * metadata), today's partial figures included. `timeZone` is the account's TimeZone: it says which
+ * day is today for the service (Pacific time otherwise).
+ */
+export function reportRequestBody(level: AdLevel, accountId: string, from: string, to: string, timeZone?: string | null) {
+  const reportTimeZone = timeZone && IANA_TIME_ZONES[timeZone] ? (REPORT_TIME_ZONE_SPELLING[timeZone] ?? timeZone) : undefined;
+  return {
+    ReportRequest: {
+      Type: REPORT_TYPES[level],
+      ReportName: `SignalBridge ${level} ${accountId} ${from}..${to}`,
+      Format: 'Csv',
+      FormatVersion: '2.0',
+      ExcludeColumnHeaders: false,
+      ExcludeReportHeader: true,
+      ExcludeReportFooter: true,
+      ReturnOnlyCompleteData: false,
+      Aggregation: 'Daily',
+      Columns: REPORT_COLUMNS[level],
+      Scope: { AccountIds: [Number(accountId)] },
+      Time: {
+        CustomDateRangeStart: reportDate(from),
+        CustomDateRangeEnd: reportDate(to),
+        ...(reportTimeZone ? { ReportTimeZone: reportTimeZone } : {}),
+      },
+    },
+  };
+}
+
+/**
+ * The records of a CSV text, one array of fields at a time (RFC 4180: quoted fields may hold commas,
+ * doubled quotes and line breaks; CRLF or LF). A leading byte order mark is skipped. A generator, so
+ * only the text itself is held whole.
+ */
+export function* parseCsv(text: string): Generator<string[]> {
+  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const length = text.length;
+  while (index < length) {
+    const record: string[] = [];
+    for (;;) {
+      let field = '';
+      if (text[index] === '"') {
+        index += 1;
+        for (;;) {
+          const quote = text.indexOf('"', index);
+          if (quote < 0) {
+            field += text.slice(index);
+            index = length;
+            break;
+          }
+          field += text.slice(index, quote);
+          index = quote + 1;
+          if (text[index] === '"') {
+            field += '"';
+            index += 1;
+            continue;
+          }
+          break;
+        }
+        // Anything between the closing quote and the delimiter is kept, as lenient readers do.
+        while (index < length && text[index] !== ',' && text[index] !== '\r' && text[index] !== '\n') field += text[index++];
+      } else {
+        const start = index;
+        while (index < length && text[index] !== ',' && text[index] !== '\r' && text[index] !== '\n') index += 1;
+        field = text.slice(start, index);
+      }
+      record.push(field);
+      if (text[index] === ',') {
+        index += 1;
+        continue;
+      }
+      break;
+    }
+    if (text[index] === '\r') index += 1;
+    if (text[index] === '\n') index += 1;
+    yield record;
+  }
+}
+
+/** A report number: "--" (not computed) and empty are 0; thousands separators (format 1.0) are dropped. */
+function reportNumber(value: string | undefined, column: string): number {
+  const text = (value ?? '').trim().replace(/,/g, '');
+  if (text === '' || text === '--') return 0;
+  const number = Number(text);
+  if (!Number.isFinite(number)) throw unreadable(`${column} is "${value}"`);
+  return number;
+}
+
+/** A TimePeriod of a Daily report: yyyy-mm-dd (format 2.0), or M/D/YYYY as format 1.0 wrote it. */
+function reportDay(value: string | undefined): string {
+  const text = (value ?? '').trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) return text;
+  const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})/.exec(text);
+  if (us) return `${us[3]}-${us[1]!.padStart(2, '0')}-${us[2]!.padStart(2, '0')}`;
+  throw unreadable(`TimePeriod is "${value}"`);
+}
+
+const unreadable = (what: string) => {
+  console.error('[platforms] microsoft report unreadable', { what });
+  return new PlatformError('microsoft_ads', 'retryable', `Microsoft Advertising sent a report we could not read (${what}). Try again later.`);
+};
+
+/** What the rows of one account's report share: its level, and its time zone (not in the CSV). */
+export interface ReportContext {
+  level: AdLevel;
+  account: AdAccount;
+  timeZone: string;
+}
+
+/**
+ * The AdRows of a report CSV. Rows before the column names (report header metadata) and rows that do
+ * not have one field per column (blank lines, the copyright footer) are skipped.
+ */
+export function* adRowsOf(csv: string, context: ReportContext): Generator<AdRow> {
+  let columns: Map<string, number> | null = null;
+  let width = 0;
+  for (const record of parseCsv(csv)) {
+    if (!columns) {
+      if (record.includes('TimePeriod') && record.includes('CampaignId')) {
+        columns = new Map(record.map((name, index) => [name.trim(), index]));
+        width = record.length;
+      }
+      continue;
+    }
+    if (record.length !== width) continue;
+    const cell = (name: string) => {
+      const index = columns!.get(name);
+      return index === undefined ? undefined : record[index];
+    };
+    const text = (name: string) => cell(name) ?? null;
+    const { level } = context;
+    yield {
+      date: reportDay(cell('TimePeriod')),
+      platform: 'microsoft_ads',
+      account_id: text('AccountId') || context.account.id,
+      account_name: text('AccountName') || context.account.name,
+      currency: text('CurrencyCode') || context.account.currency || '',
+      time_zone: context.timeZone,
+      campaign_id: text('CampaignId') ?? '',
+      campaign_name: text('CampaignName') ?? '',
+      ad_group_id: level === 'campaign' ? null : text('AdGroupId'),
+      ad_group_name: level === 'campaign' ? null : text('AdGroupName'),
+      ad_id: level === 'ad' ? text('AdId') : null,
+      ad_name: level === 'ad' ? text('AdTitle') : null,
+      impressions: reportNumber(cell('Impressions'), 'Impressions'),
+      clicks: reportNumber(cell('Clicks'), 'Clicks'),
+      spend: reportNumber(cell('Spend'), 'Spend'),
+      conversions: reportNumber(cell('ConversionsQualified') ?? cell('Conversions'), 'ConversionsQualified'),
+      conversion_value: reportNumber(cell('Revenue'), 'Revenue'),
+    };
+  }
+  if (!columns && csv.trim()) throw unreadable('no column names');
+}
+
+/** The one CSV file of a downloaded report zip, as text. */
+export function unzipReport(zip: Uint8Array): string {
+  let files: Record<string, Uint8Array>;
+  try {
+    files = unzipSync(zip);
+  } catch {
+    throw unreadable('not a zip file');
+  }
+  const name = Object.keys(files).find((file) => /\.(csv|txt)$/i.test(file)) ?? Object.keys(files)[0];
+  if (!name) throw unreadable('an empty zip file');
+  return strFromU8(files[name]!);
+}
+
+/** When a throttled caller may call again, from a Retry-After header (seconds or an HTTP date). */
+function retryAtOf(retryAfter: string | null, now = Date.now()): Date | undefined {
+  if (!retryAfter) return undefined;
+  const seconds = Number(retryAfter);
+  if (Number.isFinite(seconds)) return new Date(now + seconds * 1000);
+  const at = Date.parse(retryAfter);
+  return Number.isNaN(at) ? undefined : new Date(at);
+}
+
+/**
+ * A refused reporting call as a PlatformError: a dead login (105 InvalidCredentials, 109
+ * AuthenticationTokenExpired, 401), throttling (117 CallRateExceeded, 429), an account this login
+ * cannot report on (2003 ReportingServiceAccountNotAuthorized, 2035 ReportingServiceInvalidAccountIds),
+ * and the rest as Microsoft Advertising's other calls classify them.
+ */
+export function reportError(status: number, body: Record<string, unknown>, retryAfter: string | null = null): PlatformError {
+  const errors = [body.Errors, body.OperationErrors, body.BatchErrors].flatMap((list) => (Array.isArray(list) ? (list as Array<{ Code?: number }>) : []));
+  const codes = new Set(errors.map((error) => error.Code));
+  if (codes.has(105) || codes.has(109) || status === 401) {
+    return new PlatformError('microsoft_ads', 'needs_reauth', 'Microsoft Advertising stopped accepting this login — reconnect.');
+  }
+  if (codes.has(117) || status === 429) {
+    return new PlatformError('microsoft_ads', 'rate_limited', 'Microsoft Advertising is limiting how often we call it. Trying again later.', retryAtOf(retryAfter));
+  }
+  if (codes.has(2003) || codes.has(2035)) {
+    return new PlatformError('microsoft_ads', 'forbidden', 'This Microsoft Advertising login cannot report on the account any more.');
+  }
+  return adsError(status, body);
+}
+
+type Fetch = typeof fetch;
+
+export interface ReportOptions {
+  /** Waits between polls (tests pass one that does not sleep). */
+  sleep?: (ms: number) => Promise<void>;
+  fetch?: Fetch;
+  /** Waits before each poll; the last one repeats. */
+  pollDelaysMs?: number[];
+  /** How long a report may stay Pending before we give up (retryable). */
+  maxWaitMs?: number;
+  pageSize?: number;
+}
+
+const TIMEOUT_MS = 30_000;
+const DEFAULT_POLL_DELAYS_MS = [500, 1000, 2000, 4000, 8000, 15_000, 30_000];
+const DEFAULT_MAX_WAIT_MS = 15 * 60 * 1000;
+
+/** Reading ad performance through Microsoft's Reporting API; options only change how it waits and fetches. */
+export function createMicrosoftReport(options: ReportOptions = {}): Report {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const delays = options.pollDelaysMs ?? DEFAULT_POLL_DELAYS_MS;
+  const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+  const pageSize = options.pageSize ?? PAGE_SIZE;
+
+  async function send(url: string, init: RequestInit, onCall?: () => void): Promise<Response> {
+    onCall?.();
+    try {
+      return await (options.fetch ?? fetch)(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (error) {
+      console.error('[platforms] microsoft_ads unreachable', { url: new URL(url).origin, error: error instanceof Error ? error.message : error });
+      throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising could not be reached. Try again in a minute.');
+    }
+  }
+
+  /** One JSON call with the bearer and developer tokens and the account's headers; throws reportError unless 200. */
+  async function call(url: string, accessToken: string, account: AdAccount, payload: unknown, onCall?: () => void) {
+    const response = await send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...bearer(accessToken), DeveloperToken: microsoftConfig().developerToken, 'Content-Type': 'application/json', ...accountHeaders(account) },
+        body: JSON.stringify(payload),
+      },
+      onCall,
+    );
+    const text = await response.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      body = { raw: text.slice(0, 200) };
+    }
+    if (response.status !== 200) throw reportError(response.status, body, response.headers.get('retry-after'));
+    return body;
+  }
+
+  /** Submits, polls until Success, and downloads: the report's CSV text, or null when it has no rows. */
+  async function reportCsv(accessToken: string, account: AdAccount, payload: unknown, onCall?: () => void): Promise<string | null> {
+    const config = microsoftConfig();
+    const submitted = await call(`${config.reportingUrl}/GenerateReport/Submit`, accessToken, account, payload, onCall);
+    const id = submitted.ReportRequestId;
+    if (typeof id !== 'string' || !id) throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising did not queue the report. Try again later.');
+    let waited = 0;
+    for (let attempt = 0; ; attempt++) {
+      const delay = delays[Math.min(attempt, delays.length - 1)] ?? 1000;
+      if (waited + delay > maxWaitMs) {
+        throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising has not finished the report yet. Trying again later.');
+      }
+      await sleep(delay);
+      waited += delay;
+      const polled = await call(`${config.reportingUrl}/GenerateReport/Poll`, accessToken, account, { ReportRequestId: id }, onCall);
+      const status = (polled.ReportRequestStatus ?? {}) as { Status?: string; ReportDownloadUrl?: string | null };
+      if (status.Status === 'Pending') continue;
+      if (status.Status === 'Success') {
+        if (!status.ReportDownloadUrl) return null;
+        // The URL is signed: no Authorization header goes to the storage it points to.
+        const response = await send(status.ReportDownloadUrl, { method: 'GET' }, onCall);
+        if (!response.ok) {
+          console.error('[platforms] microsoft report download failed', { status: response.status });
+          throw new PlatformError('microsoft_ads', 'retryable', 'The Microsoft Advertising report could not be downloaded (its link lasts five minutes). Trying again later.');
+        }
+        return unzipReport(new Uint8Array(await response.arrayBuffer()));
+      }
+      console.error('[platforms] microsoft report failed', { status: status.Status });
+      throw new PlatformError('microsoft_ads', 'retryable', `Microsoft Advertising could not build the report (status ${status.Status ?? 'unknown'}). Trying again later.`);
+    }
+  }
+
+  return async function* report(session, request) {
+    const { account, level, onCall } = request;
+    const found = await call(`${microsoftConfig().customerManagementUrl}/Account/Query`, session.accessToken, account, { AccountId: Number(account.id) }, onCall);
+    const details = (found.Account ?? {}) as { Name?: string; CurrencyCode?: string; TimeZone?: string };
+    const iana = ianaTimeZone(details.TimeZone);
+    if (!iana) console.error('[platforms] microsoft time zone not mapped', { timeZone: details.TimeZone });
+    const timeZone = iana ?? 'UTC';
+    // Microsoft refuses days after the account's today: a window in the future has no rows yet.
+    const today = iana ? dayIn(iana) : null;
+    if (today && request.from > today) return;
+    const to = today && request.to > today ? today : request.to;
+    if (to < request.from) return;
+
+    const csv = await reportCsv(session.accessToken, account, reportRequestBody(level, account.id, request.from, to, details.TimeZone), onCall);
+    if (csv === null) return;
+    const context = { level, account: { ...account, name: details.Name ?? account.name, currency: details.CurrencyCode ?? account.currency }, timeZone };
+    let page: AdRow[] = [];
+    for (const row of adRowsOf(csv, context)) {
+      page.push(row);
+      if (page.length >= pageSize) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length) yield page;
+  };
+}
+
+export const microsoftReport: Report = createMicrosoftReport();
