@@ -17,7 +17,7 @@ const api = createJestConfig({
   displayName: 'api',
   testEnvironment: 'node',
   testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
-  setupFiles: ['<rootDir>/tests/api/helpers/requireEmulators.ts'],
+  setupFiles: ['<rootDir>/tests/api/helpers/requireEmulators.ts', '<rootDir>/tests/api/helpers/teenyRequest.ts'],
   setupFilesAfterEnv: ['<rootDir>/tests/api/helpers/deadline.ts'],
   moduleNameMapper,
 });

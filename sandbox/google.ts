@@ -2,9 +2,9 @@
  * The sandbox's Google: OAuth 2.0 (consent, code and refresh grants, revoke, userinfo), the Google
  * Ads API v26 (accessible customers, a manager with two clients, conversion actions; a client is
  * refused without its manager as login-customer-id; ad performance through googleAds:searchStream,
- * its GAQL checked as Google checks it and its figures from sandbox/adData.ts), the Data Manager API's events:ingest (conversions
- * to those customers' conversion actions, sandbox/datamanager.ts) and BigQuery (projects, through a
- * service-account JWT grant, RFC 7523).
+ * its GAQL checked as Google checks it and its figures from sandbox/adData.ts), the Data Manager
+ * API's events:ingest (conversions to those customers' conversion actions, sandbox/datamanager.ts)
+ * and the service-account JWT grant (RFC 7523) that BigQuery logins use (sandbox/bigquery.ts).
  */
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -31,10 +31,6 @@ const CONVERSION_ACTIONS = [
   { id: '9001', name: 'Purchase', status: 'ENABLED' },
   { id: '9002', name: 'Lead form submitted', status: 'ENABLED' },
   { id: '9003', name: 'Old checkout (removed)', status: 'REMOVED' },
-];
-const BIGQUERY_PROJECTS = [
-  { id: 'acme-analytics', friendlyName: 'Acme Analytics' },
-  { id: 'acme-warehouse', friendlyName: 'Acme Warehouse' },
 ];
 export const GOOGLE: Brand = { provider: 'google', name: 'Google', color: '#1a73e8', account: GOOGLE_USER.email };
 

@@ -1,12 +1,14 @@
 /**
  * The sandbox's Mixpanel: a service account (Basic auth) per data residency (US, EU, IN), answering
  * GET /api/app/me with the project it may send to, and the Import API (POST /import) into that
- * project, validating as Mixpanel's strict mode does and recording what it imports in the ledger.
+ * project, validating as Mixpanel's strict mode does. Every imported event is kept per project under
+ * Mixpanel's dedup key (event, distinct_id, time, $insert_id: a later copy replaces the earlier
+ * one); conversions (every event but the ad-data sync's `Ad Data`) are also recorded in the ledger.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { answerFailure } from '@/sandbox/conversions';
-import { json } from '@/sandbox/server';
+import { escapeHtml, json } from '@/sandbox/server';
 import type { SandboxPlatform, SandboxStore } from '@/sandbox/store';
 
 export const SANDBOX_MIXPANEL = {
@@ -34,6 +36,52 @@ const MAX_AHEAD_MS = 3600 * 1000;
 const SECONDS_BELOW = 1e10;
 
 type Json = Record<string, unknown>;
+
+/** The event the ad-data sync sends: ad spend, not a conversion (kept out of the conversions ledger). */
+export const AD_DATA_EVENT = 'Ad Data';
+
+/** One event as a project keeps it: its latest copy, and how many copies arrived. */
+export interface MixpanelStoredEvent {
+  event: string;
+  properties: Json;
+  receivedAt: number;
+  receipts: number;
+}
+
+/** The events each project holds, deduplicated as Mixpanel's queries show them. */
+export interface SandboxMixpanelEvents {
+  /** A project's events, oldest first; only those named `name` when given. */
+  events(projectId: string, name?: string): MixpanelStoredEvent[];
+  /** Import requests a project accepted (including strict mode's partial successes). */
+  importCalls(projectId: string): number;
+  /** Forgets every project's events. */
+  reset(): void;
+}
+
+function createEventStore() {
+  const projects = new Map<string, Map<string, MixpanelStoredEvent>>();
+  const calls = new Map<string, number>();
+  function keep(projectId: string, event: string, properties: Json) {
+    const key = `${event}|${properties.distinct_id === undefined ? '' : String(properties.distinct_id)}|${timeMs(properties.time)}|${String(properties.$insert_id)}`;
+    const events = projects.get(projectId) ?? new Map<string, MixpanelStoredEvent>();
+    projects.set(projectId, events);
+    const existing = events.get(key);
+    // Mixpanel shows the latest ingested copy: delete and re-add so it also sorts as the newest.
+    events.delete(key);
+    events.set(key, { event, properties, receivedAt: Date.now(), receipts: (existing?.receipts ?? 0) + 1 });
+  }
+  const api: SandboxMixpanelEvents = {
+    events: (projectId, name) => [...(projects.get(projectId)?.values() ?? [])].filter((stored) => name === undefined || stored.event === name),
+    importCalls: (projectId) => calls.get(projectId) ?? 0,
+    reset: () => {
+      projects.clear();
+      calls.clear();
+    },
+  };
+  return { keep, countCall: (projectId: string) => calls.set(projectId, (calls.get(projectId) ?? 0) + 1), api, projects };
+}
+
+type EventStore = ReturnType<typeof createEventStore>;
 
 interface FailedRecord {
   index: number;
@@ -115,7 +163,7 @@ async function rawBody(req: IncomingMessage): Promise<Buffer> {
  * the ledger under Mixpanel's dedup key (project, event, distinct_id, time, $insert_id), the
  * latest copy kept.
  */
-async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL, store: SandboxStore, residency: Residency) {
+async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL, store: SandboxStore, residency: Residency, kept: EventStore) {
   const failing = store.conversions.failing('mixpanel');
   if (failing) return answerFailure(res, 'mixpanel', failing);
   if (!serviceAccount(req)) return refuse(res, 401, 'Invalid credentials');
@@ -143,6 +191,7 @@ async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL,
   const now = Date.now();
   const failed: FailedRecord[] = [];
   let imported = 0;
+  let conversions = 0;
   for (const [index, event] of events.entries()) {
     const problem = recordProblem(event, index, now);
     if (problem) {
@@ -151,10 +200,16 @@ async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL,
     }
     const { event: name, properties } = event as { event: string; properties: Json };
     const distinctId = properties.distinct_id === undefined ? '' : String(properties.distinct_id);
-    store.conversions.record('mixpanel', `${projectId}|${name}|${distinctId}|${timeMs(properties.time)}|${String(properties.$insert_id)}`, projectId, event as Json, 'latest');
+    kept.keep(projectId, name, properties);
+    if (name !== AD_DATA_EVENT) {
+      store.conversions.record('mixpanel', `${projectId}|${name}|${distinctId}|${timeMs(properties.time)}|${String(properties.$insert_id)}`, projectId, event as Json, 'latest');
+      conversions += 1;
+    }
     imported += 1;
   }
-  store.conversions.countCall('mixpanel');
+  kept.countCall(projectId);
+  // A request of ad data only is no conversion call (the conversions page counts calls per platform).
+  if (conversions > 0 || imported === 0) store.conversions.countCall('mixpanel');
   if (failed.length === 0 || !strict) return json(res, 200, { code: 200, num_records_imported: imported, status: 'OK' });
   return json(res, 400, { code: 400, error: 'some data points in the request failed validation', num_records_imported: imported, status: 'Bad Request', failed_records: failed });
 }
@@ -174,15 +229,34 @@ function me(req: IncomingMessage, res: ServerResponse, residency: Residency) {
   });
 }
 
-/** Mixpanel's part of the sandbox (it keeps no logins: a service account is a key). */
-export function createMixpanel(store: SandboxStore): SandboxPlatform {
+/** Mixpanel's part of the sandbox (it keeps no logins: a service account is a key), and the events each project holds. */
+export function createMixpanel(store: SandboxStore): SandboxPlatform & { events: SandboxMixpanelEvents; page: () => string } {
+  const kept = createEventStore();
+  /** The sandbox page's section: each project's latest 200 `Ad Data` events. */
+  const page = () =>
+    Object.values(SANDBOX_MIXPANEL.projects)
+      .map((project) => {
+        const events = kept.api.events(project.id, AD_DATA_EVENT);
+        return `<h3>Project ${escapeHtml(project.id)} (${escapeHtml(project.name)}) — ${events.length} Ad Data events</h3>
+<table><tr><th>$insert_id</th><th>Time</th><th>Copies</th><th>Properties</th></tr>${events
+          .slice(-200)
+          .reverse()
+          .map(
+            (stored) =>
+              `<tr><td><code>${escapeHtml(stored.properties.$insert_id)}</code></td><td>${escapeHtml(new Date(timeMs(stored.properties.time) ?? 0).toISOString())}</td><td>${stored.receipts}</td><td><code>${escapeHtml(JSON.stringify(stored.properties))}</code></td></tr>`,
+          )
+          .join('')}</table>`;
+      })
+      .join('');
   return {
+    events: kept.api,
+    page,
     owns: (path) => MIXPANEL_PATH.test(path),
     handle: (req, res, url) => {
       const [, prefix, path] = MIXPANEL_PATH.exec(url.pathname)!;
       const residency = prefix!.toUpperCase() as Residency;
       if (req.method === 'GET' && path === '/api/app/me') return me(req, res, residency);
-      if (req.method === 'POST' && path === '/import') return importEvents(req, res, url, store, residency);
+      if (req.method === 'POST' && path === '/import') return importEvents(req, res, url, store, residency, kept);
       return json(res, 404, { status: 'error', error: 'Not found' });
     },
   };

@@ -12,12 +12,14 @@
  * access in their account settings would.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createBigQuery, type SandboxBigQuery } from '@/sandbox/bigquery';
 import { page } from '@/sandbox/consent';
 import { createGoogle, GOOGLE, GOOGLE_CLIENT, googleEnv } from '@/sandbox/google';
 import { createMeta, META, META_CLIENT, META_DEMO_TOKEN, metaEnv } from '@/sandbox/meta';
 import { createMicrosoft, MICROSOFT, MICROSOFT_CLIENT, MICROSOFT_DEVELOPER_TOKEN, microsoftEnv } from '@/sandbox/microsoft';
-import { createMixpanel, mixpanelEnv, SANDBOX_MIXPANEL } from '@/sandbox/mixpanel';
+import { createMixpanel, mixpanelEnv, SANDBOX_MIXPANEL, type SandboxMixpanelEvents } from '@/sandbox/mixpanel';
 import { escapeHtml, json, readBody, serve } from '@/sandbox/server';
+import type { AdDataWorld } from '@/sandbox/adData';
 import type { ConversionLedger, ConversionPlatform } from '@/sandbox/conversions';
 import { createStore, type Provider, type SandboxStore } from '@/sandbox/store';
 
@@ -37,6 +39,12 @@ export interface FakePlatforms {
   serviceAccountKey: string;
   /** Conversions received by Meta, Google, Microsoft and Mixpanel (deduplicated), and their failure switches. */
   conversions: ConversionLedger;
+  /** The ad performance every account reports: its shape, restatements and failure switches. */
+  adData: AdDataWorld;
+  /** What the fake BigQuery holds: tables' metadata and rows (decoded), the queries it ran. */
+  bigquery: SandboxBigQuery;
+  /** What each Mixpanel project holds: imported events, deduplicated as Mixpanel shows them (`Ad Data` included). */
+  mixpanel: SandboxMixpanelEvents;
   close: () => Promise<void>;
 }
 
@@ -73,7 +81,8 @@ function sandboxIndex(res: ServerResponse, store: SandboxStore) {
 ${[GOOGLE, META, MICROSOFT]
   .map((brand) => `<form method="post" action="${store.base}/__sandbox/${brand.provider}/revoke"><button>Revoke every ${brand.name} login</button></form>`)
   .join('<br>')}
-<h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google, Microsoft and Mixpanel received</a></p>`,
+<h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google, Microsoft and Mixpanel received</a></p>
+<h2>Destinations</h2><p><a href="${store.base}/__sandbox/destinations">Rows in each BigQuery table and Ad Data events in each Mixpanel project</a></p>`,
   );
 }
 
@@ -95,6 +104,18 @@ function conversionsPage(res: ServerResponse, store: SandboxStore) {
   page(res, 200, 'Conversions received', `<h1>Conversions received</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>${CONVERSION_PLATFORMS.map(section).join('')}`);
 }
 
+/** What the ad-data sync wrote: each BigQuery table's latest 200 rows, each Mixpanel project's latest 200 Ad Data events. */
+function destinationsPage(res: ServerResponse, store: SandboxStore, sections: { bigquery: () => string; mixpanel: () => string }) {
+  page(
+    res,
+    200,
+    'Destinations',
+    `<h1>Destinations</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>
+<h2>BigQuery</h2><p class="muted">Dataset <code>acme-analytics.shared_reports</code> is shared read-only: writes to it are refused.</p>${sections.bigquery()}
+<h2>Mixpanel</h2>${sections.mixpanel()}`,
+  );
+}
+
 /** Reads `seconds`, `status` and `rate` from a JSON or form body. */
 async function failureOf(req: IncomingMessage) {
   const raw = await readBody(req);
@@ -107,7 +128,9 @@ async function failureOf(req: IncomingMessage) {
 export async function startFakePlatforms(options: FakePlatformsOptions): Promise<FakePlatforms> {
   const store = createStore(typeof options.appUrl === 'string' ? [options.appUrl] : options.appUrl);
   const google = createGoogle(store);
-  const platforms = [google, createMeta(store), createMicrosoft(store), createMixpanel(store)];
+  const bigquery = createBigQuery(store);
+  const mixpanel = createMixpanel(store);
+  const platforms = [google, bigquery, createMeta(store), createMicrosoft(store), mixpanel];
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.local');
@@ -119,6 +142,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
       return req.headers.accept?.includes('text/html') ? sandboxIndex(res, store) : json(res, 200, { revoked: revoke[1] });
     }
     if (path === '/__sandbox/conversions') return conversionsPage(res, store);
+    if (path === '/__sandbox/destinations') return destinationsPage(res, store, { bigquery: bigquery.page, mixpanel: mixpanel.page });
     if (path === '/__sandbox/conversions.json') {
       const platform = url.searchParams.get('platform') as ConversionPlatform | null;
       return json(res, 200, { received: store.conversions.list(platform ?? undefined) });
@@ -139,6 +163,9 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
     url: store.base,
     revokeAll: store.revokeAll,
     conversions: store.conversions,
+    adData: store.adData,
+    bigquery: bigquery.data,
+    mixpanel: mixpanel.events,
     get serviceAccountKey() {
       return google.serviceAccountKey();
     },

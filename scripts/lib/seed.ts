@@ -1,6 +1,7 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { sealCredential } from '@/lib/server/credentials';
+import { createConnection } from '@/lib/server/repos/connections';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
@@ -45,7 +46,6 @@ export async function seedDemo(): Promise<void> {
       logo: null,
       company_logo: null,
       is_demo: true,
-      connections_count: 0,
       created_by: DEMO.uid,
       created_at: FieldValue.serverTimestamp(),
       // Only what members may read; Stripe ids would live in organizations/{orgId}/private/billing (server only).
@@ -62,6 +62,7 @@ export async function seedDemo(): Promise<void> {
   if (process.env.CREDENTIALS_ENCRYPTION_KEY) {
     await seedDemoIntegrations();
     await seedDemoConversion();
+    await seedDemoConnection();
   }
 }
 
@@ -193,4 +194,48 @@ async function seedDemoConversion() {
     uid: DEMO.uid,
   });
   await conversion.update({ last_delivery_at: at(20 * 60 * 1000) });
+}
+
+/**
+ * A working connection: Meta ad performance (the sandbox's two ad accounts, through the login the
+ * sandbox knows from the start) → the demo Mixpanel project, hourly, re-reading 28 days. It is due at
+ * once, so the worker's first tick after `npm run dev` writes four weeks of days: the chart and the
+ * run history have something to show at first login. Written once; a visitor's changes are kept.
+ */
+async function seedDemoConnection() {
+  const org = adminDb().collection('organizations').doc(DEMO.orgId);
+  const source = org.collection('sources').doc('demo-meta-ads');
+  if ((await source.get()).exists) return;
+  const accounts = [
+    { id: '101', name: 'Acme Shoes (Meta)', currency: 'USD' },
+    { id: '102', name: 'Acme Outlet (Meta)', currency: 'USD' },
+  ];
+  const batch = adminDb().batch();
+  batch.set(org.collection('credentials').doc('demo-meta-source'), {
+    ...sealCredential(DEMO.orgId, 'demo-meta-source', { type: 'meta', accessToken: META_DEMO_TOKEN, expiresAt: null }),
+    owner: 'sources/demo-meta-ads',
+  });
+  batch.set(source, {
+    platform: 'meta_ads',
+    name: 'Meta Ads',
+    account_name: 'Sandbox Marketer',
+    status: 'active',
+    credential_id: 'demo-meta-source',
+    accounts,
+    settings: {},
+    connected_by: DEMO.uid,
+    connected_at: FieldValue.serverTimestamp(),
+    created_at: FieldValue.serverTimestamp(),
+  });
+  await batch.commit();
+  await createConnection(DEMO.orgId, {
+    name: 'Meta performance → Mixpanel',
+    source: { sourceId: 'demo-meta-ads', platform: 'meta_ads', accounts: accounts.map(({ id, name }) => ({ id, name })) },
+    destination: { destinationId: 'demo-mixpanel', platform: 'mixpanel', projectId: SANDBOX_MIXPANEL.projects.US.id, dataset: null, table: null },
+    level: 'campaign',
+    schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
+    lookbackDays: 28,
+    nextRunAt: new Date(),
+    uid: DEMO.uid,
+  });
 }

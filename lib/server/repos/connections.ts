@@ -291,12 +291,16 @@ function toRun(snap: DocumentSnapshot): Run & { jobs: Record<string, RunJob> } {
   };
 }
 
+function omitJobs(run: Run & { jobs: Record<string, RunJob> }): Run {
+  const copy: Partial<typeof run> = { ...run };
+  delete copy.jobs;
+  return copy as Run;
+}
+
 export async function listRuns(orgId: string, id: string, limit = 30): Promise<Run[]> {
   const snapshot = await runs(orgId, id).orderBy('started_at', 'desc').limit(limit).get();
-  return snapshot.docs.map((doc) => {
-    const { jobs: _jobs, ...run } = toRun(doc);
-    return run;
-  });
+  // Without the jobs: a backfill's can number hundreds, and the history shows runs and accounts.
+  return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
 }
 
 export async function getRun(orgId: string, id: string, runId: string): Promise<Run & { jobs: Record<string, RunJob> }> {

@@ -1,0 +1,196 @@
+import type { AdRow } from '@/lib/shared/connections/rows';
+import { adRowKey } from '@/lib/shared/connections/rows';
+import { addDays, daysInclusive, toDay } from '@/lib/shared/connections/windows';
+import { connectorFor } from '@/lib/server/connectors/registry';
+import { openSessionOf } from '@/lib/server/credentials';
+import { getConnection, getRun } from '@/lib/server/repos/connections';
+import { resumeConnections, startBackfill } from '@/lib/server/services/connections';
+import { reconnectIntegration } from '@/lib/server/services/integrations';
+import { startRun, tick } from '@/lib/server/sync/scheduler';
+import { readWindow } from '@/lib/server/sync/runner';
+import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
+import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
+
+// The sync worker as a process, against the Pub/Sub emulator, Firestore and the sandbox: what a run
+// wrote is read back from the sandbox's BigQuery and Mixpanel and compared, key by key, with what
+// the platform reports for the same days.
+jest.setTimeout(300_000);
+
+let platforms: FakePlatforms;
+let workers: RunningWorker[] = [];
+
+beforeAll(async () => {
+  platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
+  Object.assign(process.env, platformsEnv(platforms));
+});
+afterEach(async () => {
+  await Promise.all(workers.map((worker) => worker.stop()));
+  workers = [];
+  platforms.adData.reset();
+});
+afterAll(() => platforms.close());
+
+const worker = (env: Record<string, string> = {}) => {
+  const started = startWorker({ ...process.env, SYNC_JOB_ATTEMPTS: '1', ...env }, { quiet: !process.env.WORKER_LOGS });
+  workers.push(started);
+  return started;
+};
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 400)}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+}
+
+const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 60_000) =>
+  until(() => getRun(setup.orgId, setup.connectionId, runId), (run) => run.outcome !== 'running', timeoutMs, `run ${runId}`);
+
+const warehouseRows = (setup: ConnectionSetup) => platforms.bigquery.rows('acme-warehouse', setup.dataset, setup.table);
+const keyOf = (row: Record<string, unknown>) => adRowKey(row as unknown as AdRow);
+
+/** What the platform reports for the connection's accounts over a window, read outside the worker. */
+async function reported(setup: ConnectionSetup, from: string, to: string): Promise<AdRow[]> {
+  const connection = await getConnection(setup.orgId, setup.connectionId);
+  const { session, integration } = await openSessionOf(setup.orgId, 'source', setup.sourceId);
+  const rows: AdRow[] = [];
+  for (const picked of connection.source.accounts) {
+    const account = integration.accounts.find((candidate) => candidate.id === picked.id)!;
+    rows.push(...(await readWindow(session, connection.source.platform, { account, level: connection.level, from, to })));
+  }
+  return rows;
+}
+
+/** Rows as figures by key, for comparing what was written with what was reported. */
+const figures = (rows: Array<Record<string, unknown>>) =>
+  new Map(rows.map((row) => [keyOf(row), { impressions: Number(row.impressions), clicks: Number(row.clicks), spend: Number(row.spend), conversions: Number(row.conversions) }]));
+
+test('a run writes exactly what the platform reports; a rerun leaves one row per key; a restated day is updated', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, lookbackDays: 5 });
+  worker();
+  const first = await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
+  expect(first).toMatchObject({ outcome: 'succeeded', jobsTotal: 2, jobsDone: 2 });
+  const written = warehouseRows(setup);
+  const expected = await reported(setup, first.from, first.to);
+  expect(expected.length).toBeGreaterThan(0);
+  expect(figures(written)).toEqual(figures(expected as unknown as Array<Record<string, unknown>>));
+  expect(first.rowsWritten).toBe(expected.length);
+  // Both accounts, each in its own currency and time zone (a client through its manager, and a direct one).
+  expect(new Set(written.map((row) => `${row.account_id} ${row.currency} ${row.time_zone}`))).toEqual(
+    new Set(['1234567890 USD America/New_York', '5556667778 EUR Europe/Berlin']),
+  );
+
+  const second = await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
+  expect(second.outcome).toBe('succeeded');
+  const rerun = warehouseRows(setup);
+  expect(rerun).toHaveLength(written.length);
+  expect(new Set(rerun.map(keyOf)).size).toBe(rerun.length);
+
+  platforms.adData.restate();
+  const third = await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
+  expect(third.outcome).toBe('succeeded');
+  const restated = warehouseRows(setup);
+  expect(restated).toHaveLength(written.length);
+  expect(figures(restated)).toEqual(figures((await reported(setup, third.from, third.to)) as unknown as Array<Record<string, unknown>>));
+  expect(figures(restated)).not.toEqual(figures(written));
+
+  // The chart's days follow what was written.
+  const connection = await getConnection(setup.orgId, setup.connectionId);
+  expect(connection).toMatchObject({ status: 'active', runningRunId: null, lastRun: { id: third.id, outcome: 'succeeded' } });
+});
+
+test('the scheduler starts a due connection once, however many ticks arrive', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, accountIds: ['5556667778'] });
+  await Promise.all([tick(), tick(), tick()]);
+  const connection = await getConnection(setup.orgId, setup.connectionId);
+  expect(connection.runningRunId).toEqual(expect.any(String));
+  expect(Date.parse(connection.nextRunAt!)).toBeGreaterThan(Date.now());
+  worker();
+  const run = await finished(setup, connection.runningRunId!);
+  expect(run).toMatchObject({ kind: 'scheduled', outcome: 'succeeded' });
+  expect(warehouseRows(setup).length).toBe(run.rowsWritten);
+});
+
+test('a two-year backfill killed mid-way (SIGKILL) resumes on another worker: every day once, no gaps', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, accountIds: ['5556667778'] });
+  const from = addDays(toDay(Date.now()), -730);
+  const { runId, chunks } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, from);
+  expect(chunks).toBeGreaterThanOrEqual(24);
+  const first = worker();
+  await until(() => getRun(setup.orgId, setup.connectionId, runId), (run) => run.jobsDone >= 4, 120_000, 'four chunks');
+  first.child.kill('SIGKILL');
+  await new Promise((resolve) => first.child.once('exit', resolve));
+  const halfway = await getRun(setup.orgId, setup.connectionId, runId);
+  expect(halfway.jobsDone).toBeLessThan(halfway.jobsTotal);
+  worker();
+  const run = await finished(setup, runId, 240_000);
+  expect(run).toMatchObject({ outcome: 'succeeded', jobsDone: run.jobsTotal });
+  const rows = warehouseRows(setup);
+  expect(new Set(rows.map(keyOf)).size).toBe(rows.length);
+  const campaigns = new Set(rows.map((row) => row.campaign_id));
+  const days = daysInclusive(run.from, run.to);
+  expect(rows).toHaveLength(campaigns.size * days);
+  for (const campaign of campaigns) {
+    const dates = new Set(rows.filter((row) => row.campaign_id === campaign).map((row) => row.date));
+    expect(dates.size).toBe(days);
+  }
+});
+
+test('a login revoked mid-backfill pauses the connection; Reconnect resumes where it stopped', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, accountIds: ['5556667778'] });
+  const { runId } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -365));
+  worker();
+  await until(() => getRun(setup.orgId, setup.connectionId, runId), (run) => run.jobsDone >= 2, 120_000, 'two chunks');
+  platforms.revokeAll('google');
+  const paused = await finished(setup, runId, 120_000);
+  expect(paused.outcome).toBe('needs_reauth');
+  expect(paused.jobsDone).toBeLessThanOrEqual(paused.jobsTotal);
+  const connection = await getConnection(setup.orgId, setup.connectionId);
+  expect(connection.status).toBe('needs_reauth');
+  expect(connection.statusReason).toMatch(/Reconnect/);
+
+  // Reconnect: the user goes through consent again.
+  const oauth = connectorFor('google_ads').auth.oauth!;
+  const returned = await consentTo(oauth.authorizeUrl('test-state', 'http://localhost:3999/addSource'));
+  const login = await oauth.exchangeCode(returned.searchParams.get('code')!, 'http://localhost:3999/addSource');
+  await reconnectIntegration(setup.orgId, 'source', setup.sourceId, login, setup.owner.uid);
+  await resumeConnections(setup.orgId, 'source', setup.sourceId);
+  const run = await finished(setup, runId, 180_000);
+  expect(run.outcome).toBe('succeeded');
+  const rows = warehouseRows(setup);
+  const campaigns = new Set(rows.map((row) => row.campaign_id));
+  expect(rows).toHaveLength(campaigns.size * daysInclusive(run.from, run.to));
+  expect(new Set(rows.map(keyOf)).size).toBe(rows.length);
+  expect((await getConnection(setup.orgId, setup.connectionId)).status).toBe('active');
+});
+
+test('one account failing does not fail the others: their rows are written, the run says which failed and why', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, lookbackDays: 3 });
+  platforms.adData.failAccount('1234567890', 500);
+  worker();
+  const run = await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
+  expect(run.outcome).toBe('partial');
+  expect(run.accounts['1234567890']).toMatchObject({ failed: 1, rowsWritten: 0 });
+  expect(run.accounts['1234567890']!.error).toMatch(/^Google Ads did not answer/);
+  expect(run.accounts['5556667778']).toMatchObject({ failed: 0 });
+  const rows = warehouseRows(setup);
+  expect(rows.length).toBe(run.accounts['5556667778']!.rowsWritten);
+  expect(rows.every((row) => row.account_id === '5556667778')).toBe(true);
+});
+
+test('Meta → Mixpanel: each day once as an Ad Data event, the same after a rerun', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, platform: 'meta_ads', destination: 'mixpanel', level: 'ad_group', lookbackDays: 4 });
+  worker();
+  const first = await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
+  expect(first.outcome).toBe('succeeded');
+  // The only Ad Data this file sends to the project.
+  const events = () => platforms.mixpanel.events(SANDBOX_MIXPANEL.projects.US.id, 'Ad Data');
+  const count = events().length;
+  expect(count).toBe(first.rowsWritten);
+  await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
+  expect(events()).toHaveLength(count);
+});
