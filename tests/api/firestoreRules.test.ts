@@ -33,6 +33,9 @@ beforeAll(async () => {
     await setDoc(doc(db, 'organizations/acme/members/alice'), { role: 'owner' });
     await setDoc(doc(db, 'organizations/acme/credentials/google'), { refresh_token: 'encrypted' });
     await setDoc(doc(db, 'organizations/acme/sources/s1'), { name: 'Google Ads' });
+    await setDoc(doc(db, 'organizations/acme/connections/c1'), { name: 'Ads to BigQuery' });
+    await setDoc(doc(db, 'organizations/acme/connections/c1/runs/r1'), { outcome: 'running', jobs_done: 3, jobs_total: 25 });
+    await setDoc(doc(db, 'organizations/acme/connections/c1/days/2026-11-01'), { accounts: {} });
     await setDoc(doc(db, 'organizations/acme/private/billing'), { customer_id: 'cus_acme', subscription_id: 'sub_acme' });
     await setDoc(doc(db, 'stripe_customers/cus_acme'), { organization_id: 'acme' });
     await setDoc(doc(db, 'invitations/i1'), { email: 'bob@example.test', organization_id: 'acme' });
@@ -53,6 +56,14 @@ describe('reads', () => {
     await assertSucceeds(getDocs(collection(as('alice'), 'organizations/acme/members')));
     await assertFails(getDoc(doc(as('bob'), 'organizations/acme')));
     await assertFails(getDocs(collection(as('bob'), 'organizations/acme/members')));
+  });
+
+  test("members watch a connection's runs (the backfill's progress); the connection itself and others stay server-only", async () => {
+    await assertSucceeds(getDoc(doc(as('alice'), 'organizations/acme/connections/c1/runs/r1')));
+    await assertFails(getDoc(doc(as('bob'), 'organizations/acme/connections/c1/runs/r1')));
+    await assertFails(getDoc(doc(as('alice'), 'organizations/acme/connections/c1')));
+    await assertFails(getDoc(doc(as('alice'), 'organizations/acme/connections/c1/days/2026-11-01')));
+    await assertFails(setDoc(doc(as('alice'), 'organizations/acme/connections/c1/runs/r1'), { outcome: 'cancelled' }));
   });
 
   test('credentials and integration objects are server-only, even for members', async () => {
