@@ -1,3 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { CreateConnectionPage } from '@/components/connections/CreateConnectionPage';
 
-export default plannedPage('New connection', 'Here you will pick a source and a destination to move ad data between.');
+export default CreateConnectionPage;

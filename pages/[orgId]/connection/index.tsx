@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { ConnectionsPage } from '@/components/connections/ConnectionsPage';
 
-export default plannedPage(
-  'Connections',
-  'Connections that move ad data from a source to a destination will be listed here.',
-);
+export default ConnectionsPage;

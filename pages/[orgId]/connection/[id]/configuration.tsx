@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { ConnectionConfigurationPage } from '@/components/connections/ConnectionConfigurationPage';
 
-export default plannedPage(
-  'Connection configuration',
-  "This connection's schedule, fields and backfill will be set here.",
-);
+export default ConnectionConfigurationPage;

@@ -1,6 +1,3 @@
-import { plannedPage } from '@/components/PlannedPage';
+import { ConnectionTestPage } from '@/components/connections/ConnectionTestPage';
 
-export default plannedPage(
-  'Test connection',
-  'A dry run of this connection, showing what it would write, will run here.',
-);
+export default ConnectionTestPage;

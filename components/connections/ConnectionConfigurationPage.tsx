@@ -1,0 +1,339 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import { useState, type FormEvent } from 'react';
+import BackfillSection from '@/components/connections/BackfillSection';
+import { AccountChecklist, LevelField, LookbackField, ScheduleFields } from '@/components/connections/ConnectionFields';
+import styles from '@/components/connections/connections.module.css';
+import PerformanceChart from '@/components/connections/PerformanceChart';
+import RunHistory from '@/components/connections/RunHistory';
+import {
+  connectionsPath,
+  ConnectionStatusBadge,
+  connectionTestPath,
+  deadObjectOf,
+  destinationInWords,
+  ReconnectLink,
+  RunOutcomeBadge,
+  scheduleInWords,
+  sourceInWords,
+} from '@/components/connections/shared';
+import { lookbackOf, updateErrors } from '@/components/connections/validation';
+import { FailureAlert, fieldErrorsOf, firstError, RelativeTime, useNow } from '@/components/conversions/shared';
+import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
+import Button from '@/components/ui/Button';
+import DeleteButton from '@/components/ui/DeleteButton';
+import Notice, { type NoticeValue } from '@/components/ui/Notice';
+import Spinner from '@/components/ui/Spinner';
+import TextField from '@/components/ui/TextField';
+import type { Connection, Schedule, UpdateConnectionInput } from '@/lib/shared/connections/connection';
+import { AD_LEVEL_LABELS, type AdLevel } from '@/lib/shared/connections/rows';
+import { configurationPathOf, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { can, type Role } from '@/lib/shared/permissions';
+import {
+  connectionsApi,
+  useConnectionQuery,
+  useDeleteConnectionMutation,
+  useRunConnectionMutation,
+  useUpdateConnectionMutation,
+  type ConnectionDetail,
+} from '@/store/connectionsApi';
+import { useIntegrationsQuery } from '@/store/integrationsApi';
+
+/**
+ * While a scheduled or manual run is in progress, or one is due (the scheduler picks it up within its
+ * tick), the page refreshes, so Run now and a new connection's first run show their result without a reload.
+ */
+const RUNNING_REFRESH_MS = 5_000;
+
+const runInProgress = (detail: ConnectionDetail | undefined) =>
+  Boolean(detail?.connection.runningRunId) || Boolean(detail?.runs.some((run) => run.kind !== 'backfill' && run.outcome === 'running'));
+
+const runDue = (detail: ConnectionDetail | undefined, now: number) =>
+  detail?.connection.status === 'active' && detail.connection.nextRunAt !== null && new Date(detail.connection.nextRunAt).getTime() <= now;
+
+/** Why it is not running, and the way out. */
+function StatusNotice({ orgId, connection }: { orgId: string; connection: Connection }) {
+  const { data: sources } = useIntegrationsQuery({ orgId, kind: 'source' });
+  const { data: destinations } = useIntegrationsQuery({ orgId, kind: 'destination' });
+  if (connection.status === 'needs_reauth') {
+    const dead = deadObjectOf(connection, sources, destinations);
+    return (
+      <div role="alert" className="alert alert--error stack" style={{ gap: '0.4rem' }}>
+        <strong>Needs reconnecting: no runs until you do.</strong>
+        {connection.statusReason && <span>{connection.statusReason}</span>}
+        <span>
+          <ReconnectLink orgId={orgId} connection={connection} dead={dead} label={`Reconnect ${PLATFORM_LABELS[dead?.platform ?? connection.source.platform]}`} />
+        </span>
+      </div>
+    );
+  }
+  if (connection.status === 'failing') {
+    return (
+      <div role="alert" className="alert alert--error">
+        <strong>The last runs failed.</strong> {connection.statusReason ?? 'The run history says why.'}
+      </div>
+    );
+  }
+  if (connection.status === 'paused') {
+    return (
+      <p role="status" className="alert alert--info" style={{ margin: 0 }}>
+        Paused: no scheduled runs until you resume it.
+      </p>
+    );
+  }
+  return null;
+}
+
+/** Run now, Pause / Resume and the test page. */
+function Actions({ orgId, connection, running, onNotice }: { orgId: string; connection: Connection; running: boolean; onNotice: (notice: NoticeValue | null) => void }) {
+  const [run, starting] = useRunConnectionMutation();
+  const [update, updating] = useUpdateConnectionMutation();
+
+  async function runNow() {
+    onNotice(null);
+    const result = await run({ orgId, id: connection.id });
+    if (!('error' in result)) onNotice({ ok: true, text: 'Run started. Its result appears in the run history below.' });
+  }
+
+  async function setStatus(status: 'active' | 'paused') {
+    onNotice(null);
+    const result = await update({ orgId, id: connection.id, changes: { status } });
+    if (!('error' in result)) onNotice({ ok: true, text: status === 'active' ? 'Resumed. The next run is due now.' : 'Paused.' });
+  }
+
+  const error = starting.error ?? updating.error;
+  return (
+    <section className="stack" aria-label="Actions" style={{ gap: '0.75rem' }}>
+      <div className="actions" style={{ justifyContent: 'flex-start', flexWrap: 'wrap' }}>
+        <Button type="button" busy={starting.isLoading || running} disabled={connection.status === 'paused' || connection.status === 'needs_reauth'} onClick={() => void runNow()}>
+          {running ? 'Running…' : 'Run now'}
+        </Button>
+        {connection.status === 'paused' ? (
+          <Button type="button" variant="secondary" busy={updating.isLoading} onClick={() => void setStatus('active')}>
+            Resume
+          </Button>
+        ) : (
+          <Button type="button" variant="secondary" busy={updating.isLoading} onClick={() => void setStatus('paused')}>
+            Pause
+          </Button>
+        )}
+        <Link className="button button--secondary" href={connectionTestPath(orgId, connection.id)}>
+          Test (dry run)
+        </Link>
+      </div>
+      {error && <FailureAlert orgId={orgId} error={error} fallback={starting.error ? 'Could not start the run.' : 'Could not change the status.'} />}
+    </section>
+  );
+}
+
+/** Name, accounts, level, schedule and lookback, edited together. */
+function EditForm({ orgId, connection, plan, onDone }: { orgId: string; connection: Connection; plan: unknown; onDone: (saved: boolean) => void }) {
+  const { data: sources } = useIntegrationsQuery({ orgId, kind: 'source' });
+  const source = sources?.find((candidate) => candidate.id === connection.source.sourceId);
+  // The source's accounts, plus any the connection still has that the source no longer lists.
+  const accounts = [...(source?.accounts ?? []), ...connection.source.accounts.filter((account) => !source?.accounts.some((other) => other.id === account.id))];
+  const [name, setName] = useState(connection.name);
+  const [accountIds, setAccountIds] = useState(connection.source.accounts.map((account) => account.id));
+  const [level, setLevel] = useState<AdLevel>(connection.level);
+  const [schedule, setSchedule] = useState<Schedule>(connection.schedule);
+  const [lookback, setLookback] = useState(String(connection.lookbackDays));
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  const [save, saving] = useUpdateConnectionMutation();
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const changes: UpdateConnectionInput = { name, accountIds, level, schedule, lookbackDays: lookbackOf(lookback) };
+    const found = updateErrors(changes);
+    if (changes.lookbackDays === undefined) found.lookbackDays = ['A number of days'];
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const result = await save({ orgId, id: connection.id, changes });
+    if ('error' in result) {
+      setErrors(fieldErrorsOf(result.error));
+      return;
+    }
+    onDone(true);
+  }
+
+  const failure = saving.error && Object.keys(fieldErrorsOf(saving.error)).length === 0 ? saving.error : null;
+  return (
+    <form className="stack card" onSubmit={submit} noValidate aria-label="Edit the connection">
+      <TextField id="edit-name" label="Name" value={name} onChange={(event) => setName(event.target.value)} maxLength={100} required error={firstError(errors, 'name')} />
+      <AccountChecklist accounts={accounts} picked={accountIds} onChange={setAccountIds} error={firstError(errors, 'accountIds')} />
+      {source && (
+        <p className={`muted ${styles.hint}`}>
+          Another account? <Link href={configurationPathOf(orgId, 'source', source.id, source.platform)}>Pick it in the source</Link> first.
+        </p>
+      )}
+      <LevelField id="edit-level" value={level} onChange={setLevel} error={firstError(errors, 'level')} />
+      <ScheduleFields idPrefix="edit-schedule" orgId={orgId} plan={plan} value={schedule} onChange={setSchedule} errors={errors} />
+      <LookbackField id="edit-lookback" platform={connection.source.platform} value={lookback} onChange={setLookback} error={firstError(errors, 'lookbackDays')} />
+      {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the connection." />}
+      <div className="actions" style={{ justifyContent: 'flex-start' }}>
+        <Button type="submit" busy={saving.isLoading}>
+          Save
+        </Button>
+        <Button type="button" variant="secondary" onClick={() => onDone(false)}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function Settings({ orgId, connection, canEdit, plan, onSaved }: { orgId: string; connection: Connection; canEdit: boolean; plan: unknown; onSaved: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const { source, destination } = connection;
+  return (
+    <section className="stack" aria-labelledby="settings-title">
+      <div className="toolbar">
+        <h2 id="settings-title" style={{ margin: 0, fontSize: '1.1rem' }}>
+          Settings
+        </h2>
+        {canEdit && !editing && (
+          <Button type="button" variant="secondary" className="button--small" onClick={() => setEditing(true)}>
+            Edit settings
+          </Button>
+        )}
+      </div>
+      {editing ? (
+        <EditForm
+          orgId={orgId}
+          connection={connection}
+          plan={plan}
+          onDone={(saved) => {
+            setEditing(false);
+            if (saved) onSaved();
+          }}
+        />
+      ) : (
+        <dl className={styles.review}>
+          <dt>Source</dt>
+          <dd>
+            <Link href={configurationPathOf(orgId, 'source', source.sourceId, source.platform)}>{PLATFORM_LABELS[source.platform]} source</Link>
+          </dd>
+          <dt>Ad accounts</dt>
+          <dd>{source.accounts.map((account) => `${account.name || account.id} (${account.id})`).join(', ')}</dd>
+          <dt>Destination</dt>
+          <dd>
+            <Link href={configurationPathOf(orgId, 'destination', destination.destinationId, destination.platform)}>{destinationInWords(connection)}</Link>
+          </dd>
+          <dt>Level</dt>
+          <dd>{AD_LEVEL_LABELS[connection.level]}</dd>
+          <dt>Schedule</dt>
+          <dd>{scheduleInWords(connection.schedule)}</dd>
+          <dt>Lookback</dt>
+          <dd>Each run re-reads the last {connection.lookbackDays} days.</dd>
+        </dl>
+      )}
+    </section>
+  );
+}
+
+function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; role: Role; plan: unknown; id: string }) {
+  const router = useRouter();
+  const now = useNow(5_000);
+  const cached = connectionsApi.endpoints.connection.useQueryState({ orgId, id });
+  const running = runInProgress(cached.data);
+  const pollingInterval = running || runDue(cached.data, now) ? RUNNING_REFRESH_MS : 0;
+  const { data: detail, isLoading, error, refetch } = useConnectionQuery({ orgId, id }, { pollingInterval, skipPollingIfUnfocused: true });
+  const [remove] = useDeleteConnectionMutation();
+  const [notice, setNotice] = useState<NoticeValue | null>(null);
+
+  // A failed refresh keeps what was loaded; only a first load that failed shows the reason instead.
+  if (!detail) return isLoading || !error ? <Spinner label="Loading the connection" /> : <LoadFailed title="Connection" error={error} fallback="Connection not found." />;
+  const { connection } = detail;
+  const canEdit = can(role, 'connection', 'update');
+  const lastRun = connection.lastRun;
+
+  return (
+    <div className="stack" style={{ gap: '2rem', minWidth: 0 }}>
+      <Title>{connection.name}</Title>
+      <div className="stack" style={{ gap: '0.4rem' }}>
+        <p style={{ margin: 0 }}>
+          <Link href={connectionsPath(orgId)}>← Connections</Link>
+        </p>
+        <h1>{connection.name}</h1>
+        <p className="muted" style={{ margin: 0 }}>
+          {sourceInWords(connection)} → {destinationInWords(connection)} <ConnectionStatusBadge status={connection.status} />
+        </p>
+      </div>
+
+      <StatusNotice orgId={orgId} connection={connection} />
+      {canEdit && <Actions orgId={orgId} connection={connection} running={running} onNotice={setNotice} />}
+      <Notice notice={notice} />
+
+      <div className={styles.stats} role="group" aria-label="Runs">
+        <div className={styles.stat}>
+          <span className={styles.statValue}>
+            {running ? (
+              <RunOutcomeBadge outcome="running" />
+            ) : lastRun ? (
+              <>
+                <RunOutcomeBadge outcome={lastRun.outcome} /> <RelativeTime iso={lastRun.at} now={now} />
+              </>
+            ) : (
+              'Never'
+            )}
+          </span>
+          <span className={styles.statLabel}>Last run</span>
+        </div>
+        <div className={styles.stat}>
+          <span className={styles.statValue}>
+            {connection.status === 'paused' || connection.status === 'needs_reauth' ? (
+              '—'
+            ) : connection.nextRunAt ? (
+              new Date(connection.nextRunAt).getTime() <= now ? 'Due now' : <RelativeTime iso={connection.nextRunAt} now={now} />
+            ) : (
+              '—'
+            )}
+          </span>
+          <span className={styles.statLabel}>Next run</span>
+        </div>
+        <div className={styles.stat}>
+          <span className={styles.statValue}>{scheduleInWords(connection.schedule)}</span>
+          <span className={styles.statLabel}>Schedule</span>
+        </div>
+      </div>
+
+      <PerformanceChart days={detail.days} connection={connection} />
+      <RunHistory runs={detail.runs} connection={connection} now={now} />
+      <Settings key={JSON.stringify([connection.name, connection.level, connection.schedule, connection.lookbackDays, connection.source.accounts])} orgId={orgId} connection={connection} canEdit={canEdit} plan={plan} onSaved={() => setNotice({ ok: true, text: 'Saved.' })} />
+      <BackfillSection orgId={orgId} detail={detail} canEdit={canEdit} now={now} onChanged={() => void refetch()} />
+
+      {can(role, 'connection', 'delete') && (
+        <section className="stack" aria-labelledby="danger-title">
+          <h2 id="danger-title" style={{ margin: 0, fontSize: '1.1rem' }}>
+            Delete
+          </h2>
+          <p className="muted" style={{ margin: 0 }}>
+            Deleting stops the runs and removes the run history. What was written to {PLATFORM_LABELS[connection.destination.platform]} stays there.
+          </p>
+          <div>
+            <DeleteButton
+              name={connection.name}
+              confirmLabel="Delete connection"
+              small
+              explanation={() => <p>No more runs or backfills. The rows already in {destinationInWords(connection)} are not touched.</p>}
+              onDelete={async () => {
+                const result = await remove({ orgId, id });
+                return 'error' in result ? messageOf(result.error, 'Could not delete the connection.') : null;
+              }}
+              onDeleted={() => void router.push(connectionsPath(orgId))}
+            />
+          </div>
+        </section>
+      )}
+    </div>
+  );
+}
+
+/** `/{orgId}/connection/{id}/configuration`. */
+export function ConnectionConfigurationPage() {
+  const { query } = useRouter();
+  const { orgId, role, document } = useOrganizationContext();
+  const id = typeof query.id === 'string' ? query.id : null;
+  if (!orgId || !role || !id) return <Spinner label="Loading" />;
+  return <ConnectionConfiguration key={id} orgId={orgId} role={role} plan={document?.subscription?.plan ?? null} id={id} />;
+}

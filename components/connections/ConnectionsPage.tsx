@@ -1,0 +1,225 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
+import styles from '@/components/connections/connections.module.css';
+import {
+  connectionPath,
+  ConnectionStatusBadge,
+  createConnectionPath,
+  deadObjectOf,
+  destinationInWords,
+  ReconnectLink,
+  RunOutcomeBadge,
+  scheduleInWords,
+  sourceInWords,
+} from '@/components/connections/shared';
+import { RelativeTime, useNow } from '@/components/conversions/shared';
+import { messageOf, Title } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
+import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import { can } from '@/lib/shared/permissions';
+import { connectionsApi, useConnectionsQuery } from '@/store/connectionsApi';
+import { useIntegrationsQuery } from '@/store/integrationsApi';
+
+/** While a run is in progress or due the list refreshes, so its outcome shows without a reload. */
+const RUNNING_REFRESH_MS = 10_000;
+
+const isDataDestination = (integration: Integration) => integration.platform === 'bigquery' || integration.platform === 'mixpanel';
+
+interface GuideStep {
+  title: string;
+  done: boolean;
+  detail: string;
+  action: { href: string; label: string } | null;
+}
+
+/**
+ * The first-run guide of an organization without connections (users land here after login): connect a
+ * source, connect a destination, create the connection, each with its state.
+ */
+function FirstRunGuide({ orgId, sources, destinations, mayCreate }: { orgId: string; sources: Integration[]; destinations: Integration[]; mayCreate: boolean }) {
+  const org = `/${encodeURIComponent(orgId)}`;
+  const adSources = sources.filter((source) => isAdPlatform(source.platform));
+  const dataDestinations = destinations.filter(isDataDestination);
+  const sourceDone = adSources.length > 0;
+  const destinationDone = dataDestinations.length > 0;
+  const ready = sourceDone && destinationDone;
+  const named = (objects: Integration[]) => objects.map((object) => `${object.name} (${PLATFORM_LABELS[object.platform]})`).join(', ');
+  const steps: GuideStep[] = [
+    {
+      title: 'Connect an ad platform',
+      done: sourceDone,
+      detail: sourceDone ? `Connected: ${named(adSources)}.` : 'Google Ads, Meta Ads or Microsoft Advertising: the accounts your spend, clicks and impressions come from.',
+      action: { href: `${org}/source`, label: sourceDone ? 'Manage sources' : 'Connect a source' },
+    },
+    {
+      title: 'Connect a destination',
+      done: destinationDone,
+      detail: destinationDone ? `Connected: ${named(dataDestinations)}.` : 'BigQuery (a table in your project) or Mixpanel (events in your project): where the daily figures land.',
+      action: { href: `${org}/destination`, label: destinationDone ? 'Manage destinations' : 'Connect a destination' },
+    },
+    {
+      title: 'Create the connection',
+      done: false,
+      detail: ready
+        ? 'Pick the accounts, the level of detail and a schedule. The first run starts at once.'
+        : 'Once a source and a destination are connected, choose which accounts go where and how often.',
+      action: mayCreate ? { href: createConnectionPath(orgId), label: 'Create a connection' } : null,
+    },
+  ];
+  return (
+    <section className="stack card" aria-labelledby="guide-title" data-testid="empty-state">
+      <div>
+        <h2 id="guide-title" style={{ margin: 0, fontSize: '1.15rem' }}>
+          Get started in three steps
+        </h2>
+        <p className="muted" style={{ margin: '0.25rem 0 0' }}>
+          No connections yet. A connection copies your ad performance into your warehouse or analytics on a schedule.
+        </p>
+      </div>
+      <ol className={styles.guide} aria-label="Getting started">
+        {steps.map((step, index) => {
+          const enabled = index < 2 || ready;
+          return (
+            <li key={step.title} className={`${styles.guideStep} ${step.done ? styles.guideDone : ''}`}>
+              <div className={styles.guideText}>
+                <strong>
+                  {step.title}
+                  <span className="sr-only">{step.done ? ' (done)' : enabled ? ' (to do)' : ' (waiting for the steps above)'}</span>
+                </strong>
+                <p className="muted">{step.detail}</p>
+                {step.action && (
+                  <div>
+                    {enabled ? (
+                      <Link className={`button ${step.done ? 'button--secondary' : ''} button--small`.trim()} href={step.action.href}>
+                        {step.action.label}
+                      </Link>
+                    ) : (
+                      <span className={`button button--small ${styles.disabledLink}`} role="link" aria-disabled="true">
+                        {step.action.label}
+                      </span>
+                    )}
+                  </div>
+                )}
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      {!mayCreate && <p className="muted">Your role can see connections but not create them. Ask an owner or admin.</p>}
+    </section>
+  );
+}
+
+/** `/{orgId}/connection`: every connection, its route, schedule and how its last run went; an empty organization gets the guide. */
+export function ConnectionsPage() {
+  const router = useRouter();
+  const { orgId, role } = useOrganizationContext();
+  const now = useNow();
+  // What is cached decides the polling of the subscription below (no second request).
+  const cached = connectionsApi.endpoints.connections.useQueryState(orgId ?? '', { skip: !orgId });
+  const running =
+    cached.data?.some((connection) => connection.runningRunId || (connection.status === 'active' && connection.nextRunAt && new Date(connection.nextRunAt).getTime() <= now)) ?? false;
+  const { data = [], isLoading, error } = useConnectionsQuery(orgId ?? '', { skip: !orgId, pollingInterval: running ? RUNNING_REFRESH_MS : 0, skipPollingIfUnfocused: true });
+  const sources = useIntegrationsQuery({ orgId: orgId ?? '', kind: 'source' }, { skip: !orgId });
+  const destinations = useIntegrationsQuery({ orgId: orgId ?? '', kind: 'destination' }, { skip: !orgId });
+  const mayCreate = role ? can(role, 'connection', 'create') : false;
+  const empty = !isLoading && !error && data.length === 0;
+  const guideLoading = empty && (sources.isLoading || destinations.isLoading);
+
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>Connections</Title>
+      <div className="toolbar">
+        <div>
+          <h1>Connections</h1>
+          <p className="muted">Ad performance from Google Ads, Meta and Microsoft Advertising, copied into BigQuery or Mixpanel on a schedule.</p>
+        </div>
+        {orgId && mayCreate && data.length > 0 && (
+          <Link className="button" href={createConnectionPath(orgId)}>
+            New connection
+          </Link>
+        )}
+      </div>
+      {!orgId || !role || isLoading || guideLoading ? (
+        <Spinner label="Loading connections" />
+      ) : error ? (
+        <Alert>{messageOf(error, 'Could not load your connections.')}</Alert>
+      ) : data.length === 0 ? (
+        sources.error || destinations.error ? (
+          <Alert>{messageOf(sources.error ?? destinations.error, 'Could not load your sources and destinations.')}</Alert>
+        ) : (
+          <FirstRunGuide orgId={orgId} sources={sources.data ?? []} destinations={destinations.data ?? []} mayCreate={mayCreate} />
+        )
+      ) : (
+        <table className="table" aria-label="Connections">
+          <TableHead columns={['Name', 'From → to', 'Schedule', 'Status', 'Last run', 'Next run']} />
+          <tbody>
+            {data.map((connection) => (
+              <tr key={connection.id}>
+                <td>
+                  <Link className="cell-wrap" href={connectionPath(orgId, connection.id)}>
+                    {connection.name}
+                  </Link>
+                </td>
+                <td>
+                  <span className="cell-wrap">
+                    {sourceInWords(connection)} → {destinationInWords(connection)}
+                  </span>
+                </td>
+                <td>
+                  <span className="cell-wrap" style={{ minWidth: '6rem' }}>
+                    {scheduleInWords(connection.schedule)}
+                  </span>
+                </td>
+                <td>
+                  <ConnectionStatusBadge status={connection.status} />
+                  {connection.status === 'needs_reauth' && (
+                    <>
+                      {' '}
+                      <ReconnectLink orgId={orgId} connection={connection} dead={deadObjectOf(connection, sources.data, destinations.data)} />
+                    </>
+                  )}
+                </td>
+                <td>
+                  {connection.runningRunId ? (
+                    <RunOutcomeBadge outcome="running" />
+                  ) : connection.lastRun ? (
+                    <>
+                      <RunOutcomeBadge outcome={connection.lastRun.outcome} /> <RelativeTime iso={connection.lastRun.at} now={now} />
+                    </>
+                  ) : (
+                    <span className="muted">Never</span>
+                  )}
+                </td>
+                <td>
+                  {connection.status === 'paused' ? (
+                    <span className="muted">Paused</span>
+                  ) : connection.status === 'needs_reauth' ? (
+                    <span className="muted">After reconnecting</span>
+                  ) : connection.nextRunAt ? (
+                    new Date(connection.nextRunAt).getTime() <= now ? (
+                      'Due now'
+                    ) : (
+                      <RelativeTime iso={connection.nextRunAt} now={now} />
+                    )
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
+                <td className="actions">
+                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(connectionPath(orgId, connection.id))}>
+                    Configure
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,142 @@
+import { useId } from 'react';
+import styles from '@/components/connections/connections.module.css';
+import { formatDay, formatNumber } from '@/components/connections/shared';
+import type { Connection, WrittenDay } from '@/lib/shared/connections/connection';
+
+const WIDTH = 720;
+const HEIGHT = 170;
+const PAD = { top: 12, right: 8, bottom: 24, left: 48 };
+/** Distinct on white and told apart by the legend and the table, never by colour alone. */
+const COLOURS = ['#4263eb', '#f08c00', '#2b8a3e', '#c2255c', '#1098ad', '#7048e8', '#5c940d', '#e8590c'];
+
+type Metric = 'spend' | 'clicks';
+
+/** A round top for the axis: 1, 2, 5 × 10ⁿ. */
+function niceMax(value: number): number {
+  if (value <= 4) return 4;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value)!;
+}
+
+const shortNumber = (value: number) => new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
+const shortDay = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', day: 'numeric' });
+
+/** One metric per day, stacked by account. */
+function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts: string[]; metric: Metric; title: string }) {
+  const id = useId();
+  const totals = days.map((day) => accounts.reduce((sum, account) => sum + (day.accounts[account]?.[metric] ?? 0), 0));
+  const top = niceMax(Math.max(0, ...totals));
+  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const slot = plotWidth / Math.max(days.length, 1);
+  const barWidth = Math.max(2, Math.min(28, slot - 3));
+  const y = (value: number) => PAD.top + plotHeight - (value / top) * plotHeight;
+  const labelEvery = Math.max(1, Math.ceil(days.length / 8));
+  const total = totals.reduce((sum, value) => sum + value, 0);
+  return (
+    <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
+      <title id={`${id}-title`}>{title}</title>
+      <desc id={`${id}-desc`}>
+        {`${formatNumber(Math.round(total * 100) / 100)} in total over ${days.length} days (${formatDay(days[0]!.date)} to ${formatDay(days[days.length - 1]!.date)}). The table below lists each day.`}
+      </desc>
+      {[0, top / 2, top].map((value) => (
+        <g key={value}>
+          <line className={styles.grid} x1={PAD.left} x2={WIDTH - PAD.right} y1={y(value)} y2={y(value)} />
+          <text className={styles.axis} x={PAD.left - 6} y={y(value) + 4} textAnchor="end">
+            {shortNumber(value)}
+          </text>
+        </g>
+      ))}
+      {days.map((day, index) => {
+        const x = PAD.left + index * slot + (slot - barWidth) / 2;
+        let base = 0;
+        return (
+          <g key={day.date}>
+            {accounts.map((account, accountIndex) => {
+              const value = day.accounts[account]?.[metric] ?? 0;
+              if (value <= 0) return null;
+              const rect = <rect key={account} x={x} width={barWidth} y={y(base + value)} height={y(base) - y(base + value)} fill={COLOURS[accountIndex % COLOURS.length]} />;
+              base += value;
+              return rect;
+            })}
+            {index % labelEvery === 0 && (
+              <text className={styles.axis} x={PAD.left + index * slot + slot / 2} y={HEIGHT - 6} textAnchor="middle">
+                {shortDay(day.date)}
+              </text>
+            )}
+          </g>
+        );
+      })}
+    </svg>
+  );
+}
+
+/**
+ * Spend and clicks per day by account, from the days written (the last 30): inline SVG with a title
+ * and a summary, and the same figures in a table only screen readers see.
+ */
+export default function PerformanceChart({ days, connection }: { days: WrittenDay[]; connection: Connection }) {
+  const captionId = useId();
+  const accounts = [...new Set([...connection.source.accounts.map((account) => account.id), ...days.flatMap((day) => Object.keys(day.accounts))])];
+  const nameOf = (id: string) => connection.source.accounts.find((account) => account.id === id)?.name || id;
+  if (days.length === 0) {
+    return (
+      <section className="stack" aria-labelledby={captionId}>
+        <h2 id={captionId} style={{ margin: 0, fontSize: '1.1rem' }}>
+          Spend and clicks per day
+        </h2>
+        <p className="empty-state">Nothing written yet. After the first run, the days it wrote are charted here by account.</p>
+      </section>
+    );
+  }
+  return (
+    <section className="stack" aria-labelledby={captionId}>
+      <h2 id={captionId} style={{ margin: 0, fontSize: '1.1rem' }}>
+        Spend and clicks per day
+      </h2>
+      <ul className={styles.legendList} aria-label="Accounts">
+        {accounts.map((account, index) => (
+          <li key={account}>
+            <span className={styles.swatch} style={{ background: COLOURS[index % COLOURS.length] }} aria-hidden="true" />
+            {nameOf(account)}
+          </li>
+        ))}
+      </ul>
+      <div className={styles.charts}>
+        <figure className={styles.chart}>
+          <figcaption className={styles.chartTitle}>Spend (each account&apos;s currency)</figcaption>
+          <Bars days={days} accounts={accounts} metric="spend" title="Spend per day, stacked by account" />
+        </figure>
+        <figure className={styles.chart}>
+          <figcaption className={styles.chartTitle}>Clicks</figcaption>
+          <Bars days={days} accounts={accounts} metric="clicks" title="Clicks per day, stacked by account" />
+        </figure>
+      </div>
+      <table className="sr-only">
+        <caption>Spend and clicks per day and account</caption>
+        <thead>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col">Account</th>
+            <th scope="col">Spend</th>
+            <th scope="col">Clicks</th>
+            <th scope="col">Impressions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {days.flatMap((day) =>
+            Object.entries(day.accounts).map(([account, figures]) => (
+              <tr key={`${day.date}/${account}`}>
+                <th scope="row">{formatDay(day.date)}</th>
+                <td>{nameOf(account)}</td>
+                <td>{formatNumber(figures.spend)}</td>
+                <td>{formatNumber(figures.clicks)}</td>
+                <td>{formatNumber(figures.impressions)}</td>
+              </tr>
+            )),
+          )}
+        </tbody>
+      </table>
+    </section>
+  );
+}

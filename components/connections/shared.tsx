@@ -1,0 +1,119 @@
+import Link from 'next/link';
+import { PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
+import {
+  CONNECTION_STATUS_LABELS,
+  RUN_OUTCOME_LABELS,
+  SCHEDULE_LABELS,
+  schedulesAllowed,
+  type Connection,
+  type ConnectionStatus,
+  type RunKind,
+  type RunOutcome,
+  type Schedule,
+  type ScheduleEvery,
+} from '@/lib/shared/connections/connection';
+import { configurationPathOf, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+
+/**
+ * What the connection pages share: their routes, a connection in words (route, schedule, status),
+ * run outcomes, durations, and which plan includes a schedule.
+ */
+
+const org = (orgId: string) => `/${encodeURIComponent(orgId)}`;
+export const connectionsPath = (orgId: string) => `${org(orgId)}/connection`;
+export const createConnectionPath = (orgId: string) => `${org(orgId)}/createConnection`;
+export const connectionPath = (orgId: string, id: string) => `${org(orgId)}/connection/${encodeURIComponent(id)}/configuration`;
+export const connectionTestPath = (orgId: string, id: string) => `${org(orgId)}/connection/${encodeURIComponent(id)}/test1`;
+export const subscriptionPath = (orgId: string) => `${org(orgId)}/subscription`;
+
+export const accountsInWords = (count: number) => `${count} ad account${count === 1 ? '' : 's'}`;
+
+/** “Google Ads (2 ad accounts)”. */
+export const sourceInWords = (connection: Connection) => `${PLATFORM_LABELS[connection.source.platform]} (${accountsInWords(connection.source.accounts.length)})`;
+
+/** “BigQuery acme-warehouse.signalbridge.ad_performance” / “Mixpanel project 3002”. */
+export function destinationInWords(connection: Connection): string {
+  const { platform, projectId, dataset, table } = connection.destination;
+  if (platform === 'bigquery') return `BigQuery ${[projectId, dataset, table].filter(Boolean).join('.')}`;
+  return `Mixpanel project ${projectId}`;
+}
+
+/** “Daily at 06:00 (Europe/Berlin)”, “Every hour”. */
+export function scheduleInWords(schedule: Schedule): string {
+  if (schedule.every === 'daily') return `Daily at ${schedule.at} (${schedule.timeZone})`;
+  if (schedule.every === '6_hours') return `${SCHEDULE_LABELS['6_hours']} (from midnight, ${schedule.timeZone})`;
+  return SCHEDULE_LABELS[schedule.every];
+}
+
+/** The plans whose sync frequency includes a schedule: “Growth and Scale”. */
+export function plansWith(every: ScheduleEvery): string {
+  const names = PLAN_ENTITLEMENTS.filter((plan) => schedulesAllowed(plan.syncFrequency).includes(every)).map((plan) => plan.name);
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** The plans that include historical backfills. */
+export const plansWithBackfill = () =>
+  PLAN_ENTITLEMENTS.filter((plan) => plan.historicalBackfill)
+    .map((plan) => plan.name)
+    .join(' and ');
+
+export function ConnectionStatusBadge({ status }: { status: ConnectionStatus }) {
+  const modifier = status === 'active' ? 'badge--accepted' : status === 'paused' ? 'badge--revoked' : 'badge--pending';
+  return <span className={`badge ${modifier}`}>{CONNECTION_STATUS_LABELS[status]}</span>;
+}
+
+export function RunOutcomeBadge({ outcome }: { outcome: RunOutcome }) {
+  const modifier = outcome === 'succeeded' ? 'badge--accepted' : outcome === 'running' ? '' : outcome === 'cancelled' ? 'badge--revoked' : 'badge--pending';
+  return <span className={`badge ${modifier}`.trim()}>{RUN_OUTCOME_LABELS[outcome]}</span>;
+}
+
+export const RUN_KIND_LABELS: Record<RunKind, string> = { scheduled: 'Scheduled', manual: 'Run now', backfill: 'Backfill' };
+
+/** “850 ms”, “12 s”, “3 min 05 s”, “1 h 02 min”. */
+export function durationInWords(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${String(seconds % 60).padStart(2, '0')} s`;
+  return `${Math.floor(minutes / 60)} h ${String(minutes % 60).padStart(2, '0')} min`;
+}
+
+export const formatNumber = (value: number) => new Intl.NumberFormat().format(value);
+
+/** A day (YYYY-MM-DD) as the reader writes dates, read as a calendar day (no time zone shift). */
+export const formatDay = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric' });
+
+/** Money in the account's currency; an unknown currency code still prints its amount. */
+export function formatMoney(amount: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(amount);
+  } catch {
+    return `${amount.toFixed(2)} ${currency}`;
+  }
+}
+
+/**
+ * Which object of a connection needs reconnecting, when one does (the server says the connection needs
+ * reconnecting; the source and destination lists say which): the source is checked first, as the server does.
+ */
+export function deadObjectOf(connection: Connection, sources: Integration[] | undefined, destinations: Integration[] | undefined): Integration | null {
+  const source = sources?.find((candidate) => candidate.id === connection.source.sourceId);
+  if (source?.status === 'needs_reauth') return source;
+  const destination = destinations?.find((candidate) => candidate.id === connection.destination.destinationId);
+  if (destination?.status === 'needs_reauth') return destination;
+  return null;
+}
+
+/** A link to the page where the object is reconnected (its configuration page has the Reconnect button). */
+export function ReconnectLink({ orgId, connection, dead, label = 'Reconnect' }: { orgId: string; connection: Connection; dead: Integration | null; label?: string }) {
+  const href = dead
+    ? configurationPathOf(orgId, dead.kind, dead.id, dead.platform)
+    : configurationPathOf(orgId, 'source', connection.source.sourceId, connection.source.platform);
+  const what = dead ? `${PLATFORM_LABELS[dead.platform]} ${dead.kind}` : `${PLATFORM_LABELS[connection.source.platform]} source`;
+  return (
+    <Link href={href} aria-label={`${label} the ${what} of ${connection.name}`}>
+      {label}
+    </Link>
+  );
+}

@@ -1,0 +1,42 @@
+import { createConnectionSchema, updateConnectionSchema } from '@/lib/shared/connections/connection';
+
+/** The handler's own schemas, checked before sending; errors keyed like the server's 400 ('schedule.at'). */
+
+type Issues = { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
+
+function errorsOf(error: Issues | undefined): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const issue of error?.issues ?? []) {
+    const key = issue.path.map(String).join('.') || '_';
+    (errors[key] ??= []).push(issue.message);
+  }
+  return errors;
+}
+
+export const createErrors = (body: unknown) => errorsOf(createConnectionSchema.safeParse(body).error);
+export const updateErrors = (changes: unknown) => errorsOf(updateConnectionSchema.safeParse(changes).error);
+
+/** Every IANA time zone the browser knows, for the time zone field's suggestions. */
+export function timeZones(): string[] {
+  const intl = Intl as typeof Intl & { supportedValuesOf?: (key: 'timeZone') => string[] };
+  try {
+    return intl.supportedValuesOf?.('timeZone') ?? [];
+  } catch {
+    return [];
+  }
+}
+
+export const browserTimeZone = () => {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  } catch {
+    return 'UTC';
+  }
+};
+
+/** The lookback field as the API wants it: a whole number, or the text as is so the schema names the problem. */
+export function lookbackOf(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  return Number(trimmed);
+}
