@@ -4,12 +4,13 @@ import AuthCard from '@/components/auth/AuthCard';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { requestPasswordReset } from '@/lib/client/auth/flows';
+import { loadAuthFlows } from '@/lib/client/auth/lazyFlows';
 
 export default function ForgotPasswordForm() {
   const [email, setEmail] = useState('');
   const [sentTo, setSentTo] = useState<string | null>(null);
   const { error, busy, onSubmit } = useAuthSubmit(async () => {
+    const { requestPasswordReset } = await loadAuthFlows();
     await requestPasswordReset(email);
     setSentTo(email);
   });

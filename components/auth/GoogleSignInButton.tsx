@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import Button from '@/components/ui/Button';
 import { authErrorMessage, AUTH_MESSAGES } from '@/lib/client/auth/errors';
-import { signInWithGoogle } from '@/lib/client/auth/flows';
+import { loadAuthFlows, loadedAuthFlows } from '@/lib/client/auth/lazyFlows';
 import { useAppDispatch } from '@/store/hooks';
 import { userSignedIn } from '@/store/userSlice';
 
@@ -14,7 +14,9 @@ export default function GoogleSignInButton({ onError }: { onError: (message: str
     setBusy(true);
     onError(null);
     try {
-      dispatch(userSignedIn(await signInWithGoogle()));
+      // Called at once when loaded (the popup keeps the click's user activation); else after the load.
+      const flows = loadedAuthFlows() ?? (await loadAuthFlows());
+      dispatch(userSignedIn(await flows.signInWithGoogle()));
     } catch (error) {
       onError(authErrorMessage(error, AUTH_MESSAGES.loginFailed));
       setBusy(false);

@@ -5,7 +5,7 @@ import AuthCard from '@/components/auth/AuthCard';
 import CredentialFields from '@/components/auth/CredentialFields';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
 import { AUTH_MESSAGES } from '@/lib/client/auth/errors';
-import { signInWithEmail } from '@/lib/client/auth/flows';
+import { loadAuthFlows } from '@/lib/client/auth/lazyFlows';
 import { useAppDispatch } from '@/store/hooks';
 import { userSignedIn } from '@/store/userSlice';
 
@@ -16,6 +16,7 @@ export default function LoginForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { error, setError, busy, onSubmit } = useAuthSubmit(async () => {
+    const { signInWithEmail } = await loadAuthFlows();
     dispatch(userSignedIn(await signInWithEmail(email, password)));
   }, AUTH_MESSAGES.loginFailed);
 

@@ -5,7 +5,7 @@ import AuthCard from '@/components/auth/AuthCard';
 import CredentialFields from '@/components/auth/CredentialFields';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
 import TextField from '@/components/ui/TextField';
-import { registerWithEmail } from '@/lib/client/auth/flows';
+import { loadAuthFlows } from '@/lib/client/auth/lazyFlows';
 
 /** Registration: no client-side field checks, only what the provider says (docs/PRODUCT.md §7). */
 export default function SignUpForm() {
@@ -14,6 +14,7 @@ export default function SignUpForm() {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const { error, setError, busy, onSubmit } = useAuthSubmit(async () => {
+    const { registerWithEmail } = await loadAuthFlows();
     await registerWithEmail(fullName.trim(), email, password);
     await router.push('/login?registered=1');
   });

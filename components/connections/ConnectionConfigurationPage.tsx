@@ -17,7 +17,7 @@ import {
   scheduleInWords,
   sourceInWords,
 } from '@/components/connections/shared';
-import { lookbackOf, updateErrors } from '@/components/connections/validation';
+import { lookbackOf, updateErrors, useSchemas } from '@/components/connections/validation';
 import { FailureAlert, fieldErrorsOf, firstError, RelativeTime, useNow } from '@/components/conversions/shared';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -129,6 +129,7 @@ function Actions({ orgId, connection, running, onNotice }: { orgId: string; conn
 
 /** Name, accounts, level, schedule and lookback, edited together. */
 function EditForm({ orgId, connection, plan, onDone }: { orgId: string; connection: Connection; plan: unknown; onDone: (saved: boolean) => void }) {
+  useSchemas();
   const { data: sources } = useIntegrationsQuery({ orgId, kind: 'source' });
   const source = sources?.find((candidate) => candidate.id === connection.source.sourceId);
   // The source's accounts, plus any the connection still has that the source no longer lists.

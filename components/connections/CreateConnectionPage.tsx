@@ -4,7 +4,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { AccountChecklist, DEFAULT_SCHEDULE, LevelField, LookbackField, ScheduleFields } from '@/components/connections/ConnectionFields';
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath, connectionsPath } from '@/components/connections/shared';
-import { createErrors, lookbackOf } from '@/components/connections/validation';
+import { createErrors, lookbackOf, useSchemas } from '@/components/connections/validation';
 import { FailureAlert, fieldErrorsOf, firstError } from '@/components/conversions/shared';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -52,6 +52,7 @@ function defaultProject(destination: Integration | undefined): string {
 
 /** `/{orgId}/createConnection`: one form, from a source's accounts to a destination, with level, schedule and lookback. */
 export function CreateConnectionPage() {
+  useSchemas();
   const router = useRouter();
   const { orgId, role, document } = useOrganizationContext();
   const [draft, setDraft] = useState<Draft>(() => ({

@@ -1,8 +1,25 @@
-import { createConnectionSchema, updateConnectionSchema } from '@/lib/shared/connections/connection';
+import { useEffect } from 'react';
+/**
+ * The handler's own schemas, checked before sending; errors keyed like the server's 400 ('schedule.at').
+ * They load after the page is shown (zod is not in its first load): until then the form sends and the
+ * server's 400 names the fields.
+ */
 
-/** The handler's own schemas, checked before sending; errors keyed like the server's 400 ('schedule.at'). */
+type Schemas = typeof import('@/lib/shared/schemas/connections');
+let schemas: Schemas | null = null;
+
+export function loadSchemas(): Promise<unknown> {
+  return import('@/lib/shared/schemas/connections').then((loaded) => (schemas = loaded));
+}
 
 type Issues = { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
+
+/** Starts loading the schemas when a form mounts. */
+export function useSchemas() {
+  useEffect(() => {
+    void loadSchemas().catch(() => undefined);
+  }, []);
+}
 
 function errorsOf(error: Issues | undefined): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
@@ -13,8 +30,8 @@ function errorsOf(error: Issues | undefined): Record<string, string[]> {
   return errors;
 }
 
-export const createErrors = (body: unknown) => errorsOf(createConnectionSchema.safeParse(body).error);
-export const updateErrors = (changes: unknown) => errorsOf(updateConnectionSchema.safeParse(changes).error);
+export const createErrors = (body: unknown) => errorsOf(schemas?.createConnectionSchema.safeParse(body).error);
+export const updateErrors = (changes: unknown) => errorsOf(schemas?.updateConnectionSchema.safeParse(changes).error);
 
 /** Every IANA time zone the browser knows, for the time zone field's suggestions. */
 export function timeZones(): string[] {

@@ -1,13 +1,15 @@
-import { useState, type ChangeEvent, type FormEvent } from 'react';
+import { useEffect, useState, type ChangeEvent, type FormEvent } from 'react';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
 import { ACCEPTED_LOGO_TYPES, readImageAsDataUrl } from '@/components/organizations/logo';
 import { apiRequest, ApiRequestError } from '@/lib/client/apiClient';
-import { createOrganizationSchema } from '@/lib/shared/schemas/organization';
 import { useAppDispatch, useAppSelector } from '@/store/hooks';
 import { fetchOrganizations } from '@/store/thunks';
 import { organizationSelected, selectUser } from '@/store/userSlice';
+
+/** The handler's schema, loaded after the form is shown: zod is not part of the page's first load. */
+const loadSchema = () => import('@/lib/shared/schemas/organization').then((module) => module.createOrganizationSchema);
 
 /** Name and optional logo; on success the new organization is selected and `onCreated` gets its id. */
 export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgId: string) => void }) {
@@ -17,6 +19,9 @@ export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgI
   const [logo, setLogo] = useState<string | null>(null);
   const [fieldErrors, setFieldErrors] = useState<Record<string, string[]>>({});
   const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    void loadSchema().catch(() => undefined);
+  }, []);
   const [busy, setBusy] = useState(false);
 
   async function chooseLogo(event: ChangeEvent<HTMLInputElement>) {
@@ -28,7 +33,7 @@ export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgI
     event.preventDefault();
     setError(null);
     const input = { companyName, userId: user.uid ?? '', isDefault: true, company_logo: logo };
-    const parsed = createOrganizationSchema.safeParse(input);
+    const parsed = (await loadSchema()).safeParse(input);
     if (!parsed.success) {
       const errors: Record<string, string[]> = {};
       for (const issue of parsed.error.issues) (errors[String(issue.path[0])] ??= []).push(issue.message);

@@ -1,4 +1,5 @@
-import { createConnectionSchema, schedulesAllowed } from '@/lib/shared/connections/connection';
+import { schedulesAllowed } from '@/lib/shared/connections/connection';
+import { createConnectionSchema } from '@/lib/shared/schemas/connections';
 import { adRowKey, fromMicros, type AdRow } from '@/lib/shared/connections/rows';
 import { chunksOf, daysInclusive, earliestBackfillDay, lookbackWindow, nextRunAt } from '@/lib/shared/connections/windows';
 

@@ -1,4 +1,4 @@
-import { backfillSchema, createConnectionSchema, testConnectionSchema, updateConnectionSchema } from '@/lib/shared/connections/connection';
+import { backfillSchema, createConnectionSchema, testConnectionSchema, updateConnectionSchema } from '@/lib/shared/schemas/connections';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import {
