@@ -117,6 +117,12 @@ function WarehouseForm({ orgId, app, platform, canEdit }: { orgId: string; app: 
           No {PLATFORM_LABELS[platform]} destination yet. <Link href={`/${encodeURIComponent(orgId)}/destination`}>Connect one</Link>
         </p>
       )}
+      {platform === 'bigquery' && (
+        <p className="muted">
+          Each event is appended once to the table <code>signalbridge.conversions</code> of the destination’s project (created if missing, partitioned by day on
+          the event time). Personal identifiers arrive as SHA-256 hashes only.
+        </p>
+      )}
       <SelectField
         id="destination"
         label={`${PLATFORM_LABELS[platform]} destination`}

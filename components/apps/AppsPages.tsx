@@ -139,8 +139,7 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       label: PLATFORM_LABELS[platform],
       status: app.targets[platform] ? `${app.targets[platform]!.targetName}` : 'Not set up',
     })),
-    // Delivery into BigQuery tables is not built yet: the choice is kept, and said to be waiting.
-    { segment: 'bigquery', label: 'BigQuery', status: app.bigqueryDestinationId ? 'Chosen (not sending yet)' : 'Not set up' },
+    { segment: 'bigquery', label: 'BigQuery', status: app.bigqueryDestinationId ? 'Sending to table signalbridge.conversions' : 'Not set up' },
     { segment: 'mixpanel', label: 'Mixpanel', status: app.mixpanelDestinationId ? 'Sending' : 'Not set up' },
   ];
 

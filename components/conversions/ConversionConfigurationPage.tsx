@@ -172,12 +172,11 @@ function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conv
         <dd>
           <Link href={destinationPath(orgId, where.destinationId)}>{destination?.name ?? PLATFORM_LABELS[where.platform]}</Link> ({PLATFORM_LABELS[where.platform]})
         </dd>
-        <dt>{isAdPlatform(where.platform) ? 'Ad account' : CONVERSION_TARGET_LABEL[where.platform]}</dt>
+        <dt>{isAdPlatform(where.platform) ? 'Ad account' : where.platform === 'bigquery' ? 'Project' : CONVERSION_TARGET_LABEL[where.platform]}</dt>
         <dd>{account ? `${account.name || account.id} · ${account.id}` : where.accountId}</dd>
         <dt>{CONVERSION_TARGET_LABEL[where.platform]}</dt>
-        <dd>
-          {where.targetName} · {where.targetId}
-        </dd>
+        {/* A warehouse table is named in full; an ad platform's target also shows the id the platform uses. */}
+        <dd>{where.platform === 'bigquery' ? where.targetName : `${where.targetName} · ${where.targetId}`}</dd>
         <dt>Events</dt>
         <dd>{eventsInWords(mapping.events)}</dd>
         <dt>Value</dt>

@@ -194,3 +194,21 @@ test('Meta → Mixpanel: each day once as an Ad Data event, the same after a rer
   await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
   expect(events()).toHaveLength(count);
 });
+
+test('a rate limit is retried and the run says when; once the platform answers, the account is written', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, lookbackDays: 2, accountIds: ['5556667778'] });
+  platforms.adData.failAccount('5556667778', 429, 4);
+  worker({ SYNC_JOB_ATTEMPTS: '50' });
+  const runId = (await startRun(setup.orgId, setup.connectionId, 'manual'))!;
+  const noted = await until(
+    () => getRun(setup.orgId, setup.connectionId, runId),
+    (run) => Boolean(run.accounts['5556667778']?.error) || run.outcome !== 'running',
+    60_000,
+    'the rate-limit note',
+  );
+  expect(noted.accounts['5556667778']!.error).toMatch(/^Google Ads rate limit — retrying at \d\d:\d\d UTC$/);
+  const run = await finished(setup, runId, 120_000);
+  expect(run.outcome).toBe('succeeded');
+  expect(run.accounts['5556667778']).toMatchObject({ failed: 0, error: null });
+  expect(warehouseRows(setup).length).toBe(run.rowsWritten);
+});

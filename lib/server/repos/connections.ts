@@ -366,6 +366,8 @@ export async function settleJob(orgId: string, id: string, runId: string, key: s
       [`${account}.rows_written`]: FieldValue.increment(result.rowsWritten),
       [`${account}.calls`]: FieldValue.increment(result.calls),
       ...(result.status !== 'done' && { [`${account}.failed`]: FieldValue.increment(1), [`${account}.error`]: result.error }),
+      // A retry that passed clears the note it left, unless another job of the account failed for good.
+      ...(result.status === 'done' && !run.accounts[job.accountId]?.failed && { [`${account}.error`]: result.error }),
     };
     if (done.length < run.jobsTotal || run.outcome !== 'running') {
       transaction.update(ref, update);
@@ -447,8 +449,12 @@ export async function setConnectionsStatus(orgId: string, ids: string[], status:
 }
 
 /** Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. */
-export async function noteJobError(orgId: string, id: string, runId: string, key: string, error: string): Promise<void> {
-  await runs(orgId, id).doc(runId).update({ [`jobs.${key}.error`]: error }).catch(() => undefined);
+export async function noteJobError(orgId: string, id: string, runId: string, job: Pick<RunJob, 'key' | 'accountId'>, error: string): Promise<void> {
+  // On the account too: the run history shows it while the job waits for its next attempt.
+  await runs(orgId, id)
+    .doc(runId)
+    .update({ [`jobs.${job.key}.error`]: error, [`accounts.${job.accountId}.error`]: error })
+    .catch(() => undefined);
 }
 
 /**

@@ -7,6 +7,8 @@ import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import { clearAppTarget as clearTarget, deleteApp as removeApp, saveAppTarget, setAppWarehouse as saveWarehouse } from '@/lib/server/repos/apps';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { deleteRoutingConversions, ownConversionsOfApp, saveRoutingConversion } from '@/lib/server/repos/conversions';
+import { conversionTableTargetId, CONVERSIONS_DATASET, CONVERSIONS_TABLE } from '@/lib/server/connectors/bigquery/delivery';
+import { sourceKeyOf, type ConversionDestination } from '@/lib/shared/conversions/conversion';
 
 /**
  * Points one platform's conversions at a pixel / conversion action / goal, which must be one the
@@ -35,8 +37,9 @@ export async function setAppTarget(
 }
 
 /**
- * Where the app's events go for analytics or the warehouse (null stops it). Mixpanel is a routing
- * conversion the worker imports into the destination's project; BigQuery is only remembered for now.
+ * Where the app's events go for analytics or the warehouse (null stops it). Either is a routing
+ * conversion the worker delivers: Mixpanel imports into the destination's project; BigQuery appends
+ * to the table `signalbridge.conversions` of the destination's project (created when missing).
  */
 export async function setAppWarehouse(
   orgId: string,
@@ -45,21 +48,29 @@ export async function setAppWarehouse(
   destinationId: string | null,
   options: { plan: unknown; uid: string },
 ): Promise<App> {
+  // Where it goes is settled before anything is saved: a destination without a project routes nowhere.
+  const routed = destinationId ? await warehouseDestination(orgId, id, platform, destinationId) : null;
   const app = await saveWarehouse(orgId, id, platform, destinationId);
-  if (platform !== 'mixpanel') return app;
-  if (!destinationId) {
+  if (!routed) {
     await deleteRoutingConversions(orgId, id, platform);
     return app;
   }
-  const destination = await getIntegration(orgId, 'destination', destinationId);
-  const project = destination.settings.projectId ?? '';
-  await saveRoutingConversion(
-    orgId,
-    app,
-    { destinationId, platform, accountId: project, targetId: project, targetName: destination.accountName || project },
-    { uid: options.uid, active: entitlementsOf(options.plan).conversions },
-  );
+  await saveRoutingConversion(orgId, app, routed, { uid: options.uid, active: entitlementsOf(options.plan).conversions });
   return app;
+}
+
+/** The routing conversion's destination: a Mixpanel project, or a table in a BigQuery project (its key's, else the first picked). */
+async function warehouseDestination(orgId: string, appId: string, platform: 'bigquery' | 'mixpanel', destinationId: string): Promise<ConversionDestination> {
+  const destination = await getIntegration(orgId, 'destination', destinationId);
+  if (destination.platform !== platform) throw invalidFields({ destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
+  if (platform === 'mixpanel') {
+    const project = destination.settings.projectId ?? '';
+    return { destinationId, platform, accountId: project, targetId: project, targetName: destination.accountName || project };
+  }
+  const project = destination.settings.projectId ?? destination.accounts[0]?.id;
+  if (!project) throw invalidFields({ destinationId: ['Pick a project in this BigQuery destination first'] });
+  const targetId = conversionTableTargetId(sourceKeyOf({ type: 'app', appId }));
+  return { destinationId, platform, accountId: project, targetId, targetName: `${project}.${CONVERSIONS_DATASET}.${CONVERSIONS_TABLE}` };
 }
 
 /** Stops sending one platform's conversions of the app. */

@@ -114,7 +114,7 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
     const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);
     if (transient && attempts < MAX_JOB_ATTEMPTS) {
       if (!(error instanceof DomainError)) console.error('[sync] job failed; it will be retried', message, error);
-      await repo.noteJobError(message.org, message.connection, message.run, message.job, words);
+      await repo.noteJobError(message.org, message.connection, message.run, job, words);
       return 'retry';
     }
     await settle({ status: 'failed', rowsWritten: 0, error: words });

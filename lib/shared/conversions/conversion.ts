@@ -15,8 +15,8 @@ export type ConversionSource = { type: 'app'; appId: string } | { type: 'payment
 /** How the queue and the stored conversion name a source: "app:{id}" or "payments:{id}". */
 export const sourceKeyOf = (source: ConversionSource) => (source.type === 'app' ? `app:${source.appId}` : `payments:${source.paymentId}`);
 
-/** Where conversions go: an ad platform's target, or (for an app's routing) a Mixpanel project. */
-export type ConversionPlatform = AdPlatform | 'mixpanel';
+/** Where conversions go: an ad platform's target, or (for an app's routing) a Mixpanel project or a BigQuery table. */
+export type ConversionPlatform = AdPlatform | 'mixpanel' | 'bigquery';
 
 export interface ConversionDestination {
   destinationId: string;

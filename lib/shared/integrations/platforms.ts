@@ -17,7 +17,7 @@ interface CatalogueEntry {
   kinds: readonly IntegrationKind[];
   /** An ad platform: ad accounts, conversion targets (named `targetLabel`), a source page segment. */
   ad?: { targetLabel: string; sourceSegment: string };
-  /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel). */
+  /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel, appended to a BigQuery table). */
   conversionTarget?: string;
   /** Connected through an OAuth consent: whose, started at /{orgId}/{startRoute}, returning to `consentPath`. */
   oauth?: { provider: OAuthProvider; startRoute: string; consentPath: Record<IntegrationKind, string> };
@@ -47,6 +47,7 @@ export const CATALOGUE = {
   bigquery: {
     label: 'BigQuery',
     kinds: ['destination'],
+    conversionTarget: 'Table',
     oauth: { provider: 'google', startRoute: 'GoogleAds', consentPath: { source: '/bigquery', destination: '/bigquery' } },
   },
   mixpanel: { label: 'Mixpanel', kinds: ['destination'], conversionTarget: 'Project' },
@@ -73,7 +74,7 @@ export const PROVIDER_OF = mapOf<OAuthPlatform, OAuthProvider>((entry) => entry.
 export const START_ROUTE_OF = mapOf<OAuthPlatform, string>((entry) => entry.oauth?.startRoute);
 export const TARGET_LABEL = mapOf<AdPlatform, string>((entry) => entry.ad?.targetLabel);
 /** What a conversion's target is called on each platform that takes conversions. */
-export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel', string>((entry) => entry.ad?.targetLabel ?? entry.conversionTarget);
+export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery', string>((entry) => entry.ad?.targetLabel ?? entry.conversionTarget);
 /** An ad platform: it has ad accounts, and conversions go to one of their targets. */
 export const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
 

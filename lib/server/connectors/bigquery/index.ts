@@ -4,6 +4,7 @@ import { bigQueryConfig } from '@/lib/server/connectors/bigquery/config';
 import { googleConfig } from '@/lib/server/connectors/google/config';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
 import { bigQueryWriter } from '@/lib/server/connectors/bigquery/writer';
+import { bigQueryDelivery } from '@/lib/server/connectors/bigquery/delivery';
 import { bearer, form, PlatformError, requestJson } from '@/lib/server/connectors/http';
 import type { Connector, Session } from '@/lib/server/connectors/types';
 
@@ -96,5 +97,6 @@ export const bigQuery: Connector<BigQueryCredential> = {
     return projects.map((project) => ({ id: project.projectReference?.projectId ?? project.id, name: project.friendlyName ?? project.id }));
   },
   listTargets: async () => [],
+  deliver: bigQueryDelivery,
   writer: bigQueryWriter,
 };
