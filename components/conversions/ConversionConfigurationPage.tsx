@@ -19,7 +19,7 @@ import {
   useNow,
   valueInWords,
 } from '@/components/conversions/shared';
-import { updateErrors } from '@/components/conversions/validation';
+import { updateErrors, useSchemas } from '@/components/conversions/validation';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';
@@ -108,6 +108,7 @@ function Actions({ orgId, conversion, onNotice }: { orgId: string; conversion: C
 
 /** Name and mapping, edited together. */
 function EditForm({ orgId, conversion, onDone }: { orgId: string; conversion: Conversion; onDone: (saved: boolean) => void }) {
+  useSchemas();
   const [name, setName] = useState(conversion.name);
   const [mapping, setMapping] = useState(() => draftOf(conversion.mapping));
   const [errors, setErrors] = useState<Record<string, string[]>>({});

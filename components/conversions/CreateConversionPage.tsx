@@ -13,7 +13,7 @@ import {
   firstError,
   valueInWords,
 } from '@/components/conversions/shared';
-import { createErrors } from '@/components/conversions/validation';
+import { createErrors, useSchemas } from '@/components/conversions/validation';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
@@ -266,6 +266,7 @@ function DestinationStep({ orgId, draft, update, errors }: { orgId: string; draf
 
 /** `/{orgId}/createConversion`: source → destination → mapping → review → Create. */
 export function CreateConversionPage() {
+  useSchemas();
   const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const [step, setStep] = useState<Step>(0);

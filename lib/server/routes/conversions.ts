@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createConversionSchema, updateConversionSchema } from '@/lib/shared/conversions/conversion';
+import { createConversionSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import * as repo from '@/lib/server/repos/conversions';
