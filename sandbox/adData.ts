@@ -195,6 +195,11 @@ export function createAdData() {
       }
       return failure.status;
     },
+    /** Seconds until an account's failure ends (a rate limit's honest retry delay), or null. */
+    failureEndsIn(accountId: string): number | null {
+      const failure = failing.get(accountId);
+      return failure ? Math.max(1, Math.ceil((failure.until - Date.now()) / 1000)) : null;
+    },
     reset() {
       shape = { ...DEFAULT_SHAPE };
       revision = 0;

@@ -334,9 +334,9 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     return true;
   }
 
-  /** A switched-on failure of an account's reports, in Google's shape: 429 with its retry delay, 5xx internal. */
-  function adsOutage(res: ServerResponse, status: number) {
-    const retryDelay = '30s';
+  /** A switched-on failure of an account's reports, in Google's shape: 429 with its retry delay (when the failure ends), 5xx internal. */
+  function adsOutage(res: ServerResponse, status: number, retrySeconds: number) {
+    const retryDelay = `${retrySeconds}s`;
     const [statusText, message, errorCode]: [string, string, Json] =
       status === 429
         ? ['RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota).', { quotaError: 'RESOURCE_EXHAUSTED' }]
@@ -389,7 +389,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     const body = JSON.parse((await readBody(req)) || '{}') as { query?: string };
     if (!adsAccess(req, res, customerId)) return;
     const failure = store.adData.failureOf(customerId);
-    if (failure) return adsOutage(res, failure);
+    if (failure) return adsOutage(res, failure, store.adData.failureEndsIn(customerId) ?? 30);
     const query = parseGaql(body.query ?? '');
     if ('queryError' in query) return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: query.queryError }, query.message);
     const customer = GOOGLE_CUSTOMERS[customerId]!;

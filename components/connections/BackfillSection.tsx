@@ -12,8 +12,9 @@ import { addDays, chunksOf, lookbackWindow, toDay } from '@/lib/shared/connectio
 import { useCancelBackfillMutation, useStartBackfillMutation, type ConnectionDetail } from '@/store/connectionsApi';
 
 /** Live progress of one run through the Firestore listener; null until its first snapshot. */
-function useRunProgress(orgId: string, connectionId: string, runId: string | null, onFinished: () => void): RunProgress | null {
+function useRunProgress(orgId: string, connectionId: string, runId: string | null, onFinished: () => void): { progress: RunProgress | null; listening: boolean } {
   const [state, setState] = useState<{ runId: string; progress: RunProgress } | null>(null);
+  const [failedRunId, setFailedRunId] = useState<string | null>(null);
   const finish = useEffectEvent(onFinished);
   useEffect(() => {
     if (!runId) return;
@@ -27,18 +28,18 @@ function useRunProgress(orgId: string, connectionId: string, runId: string | nul
         finished = true;
         finish();
       }
-    })
+    }, () => setFailedRunId(runId))
       .then((unsubscribe) => {
         if (closed) unsubscribe();
         else stop = unsubscribe;
       })
-      .catch(() => undefined);
+      .catch(() => setFailedRunId(runId));
     return () => {
       closed = true;
       stop?.();
     };
   }, [orgId, connectionId, runId]);
-  return state && state.runId === runId ? state.progress : null;
+  return { progress: state && state.runId === runId ? state.progress : null, listening: failedRunId !== runId };
 }
 
 /** The run from the detail in the listener's shape: shown until (or if) the listener answers. */
@@ -101,6 +102,14 @@ function Ended({ progress, run }: { progress: RunProgress; run: Run | undefined 
       </p>
     );
   }
+  if (progress.outcome === 'needs_reauth') {
+    return (
+      <p role="status" className="alert alert--info" style={{ margin: 0 }}>
+        The backfill is paused after {progress.jobsDone} of {progress.jobsTotal} chunks ({rows} written): a login needs reconnecting. Reconnect it and the
+        backfill picks up the chunks that are left.
+      </p>
+    );
+  }
   if (progress.outcome === 'cancelled') {
     return (
       <p role="status" className="alert alert--info" style={{ margin: 0 }}>
@@ -129,10 +138,19 @@ export default function BackfillSection({ orgId, detail, canEdit, now, onChanged
   const [start, starting] = useStartBackfillMutation();
   const [cancel, cancelling] = useCancelBackfillMutation();
   const runId = connection.backfillRunId;
-  const live = useRunProgress(orgId, connection.id, runId, onChanged);
+  const { progress: live, listening } = useRunProgress(orgId, connection.id, runId, onChanged);
   const run = detail.runs.find((candidate) => candidate.id === runId);
   const progress = live ?? progressOf(run);
   const running = Boolean(runId) && (progress?.outcome ?? 'running') === 'running';
+  // Paused for a dead login: Reconnect resumes it; it may also be cancelled.
+  const waiting = Boolean(runId) && progress?.outcome === 'needs_reauth';
+  // Without the live listener (it failed), the page's detail is read again every few seconds instead.
+  const refresh = useEffectEvent(onChanged);
+  useEffect(() => {
+    if (!running || listening) return;
+    const timer = setInterval(() => refresh(), 5000);
+    return () => clearInterval(timer);
+  }, [running, listening]);
   const errors = fieldErrorsOf(starting.error);
   const failure = starting.error && Object.keys(errors).length === 0 ? starting.error : null;
   const disabled = !backfill.allowed || !canEdit || running;
@@ -164,7 +182,7 @@ export default function BackfillSection({ orgId, detail, canEdit, now, onChanged
       )}
       {runId && progress && (running || progress.outcome === 'succeeded') && <Progress progress={progress} now={now} />}
       {runId && progress && !running && <Ended progress={progress} run={run} />}
-      {running && canEdit && (
+      {(running || waiting) && canEdit && (
         <div>
           <Button type="button" variant="secondary" className="button--small" onClick={() => setConfirming(true)}>
             Cancel backfill
@@ -175,7 +193,7 @@ export default function BackfillSection({ orgId, detail, canEdit, now, onChanged
           </ConfirmDialog>
         </div>
       )}
-      {!running && <BackfillForm detail={detail} now={now} from={from} onFrom={setFrom} disabled={disabled} busy={starting.isLoading} error={firstError(errors, 'from')} onSubmit={submit} />}
+      {!running && !waiting && <BackfillForm detail={detail} now={now} from={from} onFrom={setFrom} disabled={disabled} busy={starting.isLoading} error={firstError(errors, 'from')} onSubmit={submit} />}
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not start the backfill." />}
     </section>
   );

@@ -4,6 +4,7 @@ import { addDays, daysInclusive, toDay } from '@/lib/shared/connections/windows'
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { openSessionOf } from '@/lib/server/credentials';
 import { getConnection, getRun } from '@/lib/server/repos/connections';
+import { getIntegration } from '@/lib/server/repos/integrations';
 import { resumeConnections, startBackfill } from '@/lib/server/services/connections';
 import { reconnectIntegration } from '@/lib/server/services/integrations';
 import { startRun, tick } from '@/lib/server/sync/scheduler';
@@ -198,7 +199,7 @@ test('Meta → Mixpanel: each day once as an Ad Data event, the same after a rer
 test('a rate limit is retried and the run says when; once the platform answers, the account is written', async () => {
   const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, lookbackDays: 2, accountIds: ['5556667778'] });
   platforms.adData.failAccount('5556667778', 429, 4);
-  worker({ SYNC_JOB_ATTEMPTS: '50' });
+  worker({ SYNC_JOB_ATTEMPTS: '15' });
   const runId = (await startRun(setup.orgId, setup.connectionId, 'manual'))!;
   const noted = await until(
     () => getRun(setup.orgId, setup.connectionId, runId),
@@ -211,4 +212,15 @@ test('a rate limit is retried and the run says when; once the platform answers, 
   expect(run.outcome).toBe('succeeded');
   expect(run.accounts['5556667778']).toMatchObject({ failed: 0, error: null });
   expect(warehouseRows(setup).length).toBe(run.rowsWritten);
+});
+
+test('a login refused mid-job (not at refresh) marks its source, so the page offers Reconnect', async () => {
+  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, platform: 'meta_ads', destination: 'mixpanel', lookbackDays: 2, accountIds: ['101'] });
+  // Meta's long-lived tokens are not refreshed: a removed permission shows only when the report is read (code 190).
+  platforms.revokeAll('meta');
+  worker();
+  const run = await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
+  expect(run.outcome).toBe('needs_reauth');
+  expect((await getIntegration(setup.orgId, 'source', setup.sourceId)).status).toBe('needs_reauth');
+  expect((await getConnection(setup.orgId, setup.connectionId)).status).toBe('needs_reauth');
 });

@@ -7,12 +7,13 @@ import { chunksOf, daysInclusive, earliestBackfillDay, lookbackWindow, nextRunAt
 // scheduler, the workers and the backfill form share.
 
 describe('the lookback window', () => {
-  it('re-reads the last N days up to the latest today anywhere (UTC+14)', () => {
+  it('re-reads the last N days of every time zone’s calendar, from UTC−12’s today back to UTC+14’s', () => {
+    // 09:00 UTC: it is still the 22nd on Baker Island (UTC−12) and already the 23rd in Kiribati (UTC+14).
     const window = lookbackWindow(14, new Date('2026-11-23T09:00:00Z'));
-    expect(window).toEqual({ from: '2026-11-10', to: '2026-11-23' });
-    expect(daysInclusive(window.from, window.to)).toBe(14);
-    // At 11:00 UTC it is already the 24th in Kiribati: that account's today is read too.
-    expect(lookbackWindow(1, new Date('2026-11-23T11:00:00Z'))).toEqual({ from: '2026-11-24', to: '2026-11-24' });
+    expect(window).toEqual({ from: '2026-11-09', to: '2026-11-23' });
+    expect(daysInclusive(window.from, window.to)).toBe(15);
+    // 11:00 UTC: Kiribati is on the 24th while Hawaii (UTC−10) is on the 23rd and UTC−12 on the 22nd: all read.
+    expect(lookbackWindow(1, new Date('2026-11-23T11:00:00Z'))).toEqual({ from: '2026-11-22', to: '2026-11-24' });
   });
 });
 

@@ -13,7 +13,7 @@ export interface RunProgress {
   error: string | null;
 }
 
-export async function watchRun(orgId: string, connectionId: string, runId: string, onChange: (progress: RunProgress) => void): Promise<() => void> {
+export async function watchRun(orgId: string, connectionId: string, runId: string, onChange: (progress: RunProgress) => void, onError: () => void = () => undefined): Promise<() => void> {
   const [{ doc, onSnapshot }, { clientDb }, { clientAuth }] = await Promise.all([
     import('firebase/firestore'),
     import('@/lib/client/firebase/firestore'),
@@ -35,6 +35,9 @@ export async function watchRun(orgId: string, connectionId: string, runId: strin
         error: snapshot.get('error') ?? null,
       });
     },
-    (error) => console.error('[runs] could not watch the run', error.code),
+    (error) => {
+      console.error('[runs] could not watch the run', error.code);
+      onError();
+    },
   );
 }

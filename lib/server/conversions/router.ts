@@ -21,7 +21,8 @@ export interface QueueMessage {
   data: Buffer;
   attributes: Record<string, string>;
   ack(): void;
-  nack(): void;
+  /** Gives the message back: at once, or after `delaySeconds` (at most 600). */
+  nack(delaySeconds?: number): void;
 }
 
 interface Ticket {

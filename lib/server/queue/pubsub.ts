@@ -92,7 +92,7 @@ export function ensureTopology(): Promise<void> {
       ].map(([topic, name]): [string, string, CreateSubscriptionOptions] => [
         topic!,
         name!,
-        { ackDeadlineSeconds: 20, retryPolicy, deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.syncDead).name, maxDeliveryAttempts: 10 } },
+        { ackDeadlineSeconds: 20, retryPolicy, deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.syncDead).name, maxDeliveryAttempts: 20 } },
       ]),
     ];
     for (const [topic, name, options] of subscriptions) {

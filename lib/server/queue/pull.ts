@@ -43,15 +43,23 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   const outstanding = new Set<string>();
   let acks: string[] = [];
   let nacks: string[] = [];
+  /** Messages to come again after a delay (seconds → ack ids): a platform said when it will answer. */
+  let delayed = new Map<number, string[]>();
   let running = true;
 
   async function flush() {
-    const [ackIds, nackIds] = [acks, nacks];
+    const [ackIds, nackIds, later] = [acks, nacks, delayed];
     acks = [];
     nacks = [];
+    delayed = new Map();
     for (let start = 0; start < ackIds.length; start += 1000) await subscriber.acknowledge({ subscription: path, ackIds: ackIds.slice(start, start + 1000) });
     for (let start = 0; start < nackIds.length; start += 1000) {
       await subscriber.modifyAckDeadline({ subscription: path, ackIds: nackIds.slice(start, start + 1000), ackDeadlineSeconds: 0 });
+    }
+    for (const [seconds, ids] of later) {
+      for (let start = 0; start < ids.length; start += 1000) {
+        await subscriber.modifyAckDeadline({ subscription: path, ackIds: ids.slice(start, start + 1000), ackDeadlineSeconds: seconds });
+      }
     }
   }
 
@@ -98,18 +106,23 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
         const message = item.message!;
         outstanding.add(ackId);
         let settled = false;
-        const settle = (into: 'ack' | 'nack') => {
+        const settle = (into: 'ack' | 'nack', delaySeconds = 0) => {
           if (settled) return;
           settled = true;
           outstanding.delete(ackId);
-          (into === 'ack' ? acks : nacks).push(ackId);
+          if (into === 'ack') acks.push(ackId);
+          else if (delaySeconds > 0) {
+            // The lease runs out after the delay and the message comes again (Pub/Sub allows up to 600 s).
+            const seconds = Math.min(600, Math.ceil(delaySeconds));
+            delayed.set(seconds, [...(delayed.get(seconds) ?? []), ackId]);
+          } else nacks.push(ackId);
         };
         handle({
           id: String(message.messageId),
           data: Buffer.from(message.data as Uint8Array),
           attributes: (message.attributes ?? {}) as Record<string, string>,
           ack: () => settle('ack'),
-          nack: () => settle('nack'),
+          nack: (delaySeconds) => settle('nack', delaySeconds),
         });
       }
     }

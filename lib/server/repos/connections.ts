@@ -179,10 +179,16 @@ const emptyJob = (accountId: string, window: Window, key: string): RunJob => ({
   error: null,
 });
 
-/** A run still counts as in progress for this long; after that a new one may start (its worker died). */
-export const RUN_CLAIM_MS = 30 * 60_000;
+/**
+ * A run still counts as in progress for this long; after that a new one may start and the old one is
+ * recorded as abandoned. Longer than a slow run can take (retries up to 10 minutes apart, Meta's
+ * async reports, Microsoft's report polling).
+ */
+export const RUN_CLAIM_MS = 2 * 3_600_000;
 
-export type ClaimResult = { claimed: true; runId: string; jobs: RunJob[] } | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'missing' };
+const ABANDONED = 'Abandoned: the run did not finish (its jobs were lost). The next run reads the same days.';
+
+export type ClaimResult = { claimed: true; runId: string; jobs: RunJob[] } | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'needs_reauth' | 'missing' };
 
 /**
  * Starts a run in a transaction: refused while another run (scheduled or manual) of the connection
@@ -201,14 +207,24 @@ export async function claimRun(
     const connection = toConnection(snap);
     const due = connection.nextRunAt !== null && Date.parse(connection.nextRunAt) <= options.now.getTime();
     if (options.kind === 'scheduled' && !due) return { claimed: false, reason: 'not_due' };
-    if (options.kind === 'scheduled' && connection.status === 'paused') {
-      transaction.update(ref, { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) });
-      return { claimed: false, reason: 'paused' };
-    }
-    const since = snap.get('running_since') as Timestamp | null | undefined;
-    if (connection.runningRunId && since && options.now.getTime() - since.toMillis() < RUN_CLAIM_MS) {
+    const skip = (reason: 'paused' | 'needs_reauth' | 'running'): ClaimResult => {
       if (options.kind === 'scheduled') transaction.update(ref, { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) });
-      return { claimed: false, reason: 'running' };
+      return { claimed: false, reason };
+    };
+    if (options.kind === 'scheduled' && connection.status === 'paused') return skip('paused');
+    // A dead login makes no runs until Reconnect (which makes the connection due at once).
+    const objects = await Promise.all([
+      transaction.get(organization(orgId).collection('sources').doc(connection.source.sourceId)),
+      transaction.get(organization(orgId).collection('destinations').doc(connection.destination.destinationId)),
+    ]);
+    if (options.kind === 'scheduled' && objects.some((object) => object.get('status') === 'needs_reauth')) return skip('needs_reauth');
+    const since = snap.get('running_since') as Timestamp | null | undefined;
+    if (connection.runningRunId && since && options.now.getTime() - since.toMillis() < RUN_CLAIM_MS) return skip('running');
+    if (connection.runningRunId) {
+      const stale = await transaction.get(runs(orgId, id).doc(connection.runningRunId));
+      if (stale.exists && stale.get('outcome') === 'running') {
+        transaction.update(stale.ref, { outcome: 'failed', finished_at: FieldValue.serverTimestamp(), error: ABANDONED });
+      }
     }
     const runRef = runs(orgId, id).doc();
     const window = options.window(connection);
@@ -242,6 +258,16 @@ function newRun(kind: RunKind, window: Window, jobs: RunJob[], connection: Conne
     jobs: Object.fromEntries(jobs.map((job) => [job.key, job])),
     error: null,
   };
+}
+
+/** Ends a run whose jobs could not be published (the queue refused): nothing will finish it otherwise. */
+export async function abandonRun(orgId: string, id: string, runId: string): Promise<void> {
+  const connectionRef = connections(orgId).doc(id);
+  await adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(connectionRef);
+    transaction.update(runs(orgId, id).doc(runId), { outcome: 'failed', finished_at: FieldValue.serverTimestamp(), error: ABANDONED });
+    if (snap.get('running_run_id') === runId) transaction.update(connectionRef, { running_run_id: null, running_since: null });
+  });
 }
 
 /** Starts a backfill run (refused while one is in progress): one job per account and chunk. */
@@ -351,6 +377,8 @@ export async function settleJob(orgId: string, id: string, runId: string, key: s
     const jobs = { ...run.jobs, [key]: { ...job, ...result } };
     const done = Object.values(jobs).filter((candidate) => candidate.status !== 'pending');
     const account = `accounts.${job.accountId}`;
+    // A paused job is done again after Reconnect: it adds nothing now, so nothing is counted twice.
+    const counted = result.status === 'paused' ? { ...result, rowsRead: 0, rowsWritten: 0, calls: 0 } : result;
     const update: Record<string, unknown> = {
       [`jobs.${key}.status`]: result.status,
       [`jobs.${key}.rowsRead`]: result.rowsRead,
@@ -359,13 +387,14 @@ export async function settleJob(orgId: string, id: string, runId: string, key: s
       [`jobs.${key}.durationMs`]: result.durationMs,
       [`jobs.${key}.error`]: result.error,
       jobs_done: FieldValue.increment(1),
-      rows_read: FieldValue.increment(result.rowsRead),
-      rows_written: FieldValue.increment(result.rowsWritten),
-      calls: FieldValue.increment(result.calls),
-      [`${account}.rows_read`]: FieldValue.increment(result.rowsRead),
-      [`${account}.rows_written`]: FieldValue.increment(result.rowsWritten),
-      [`${account}.calls`]: FieldValue.increment(result.calls),
-      ...(result.status !== 'done' && { [`${account}.failed`]: FieldValue.increment(1), [`${account}.error`]: result.error }),
+      rows_read: FieldValue.increment(counted.rowsRead),
+      rows_written: FieldValue.increment(counted.rowsWritten),
+      calls: FieldValue.increment(counted.calls),
+      [`${account}.rows_read`]: FieldValue.increment(counted.rowsRead),
+      [`${account}.rows_written`]: FieldValue.increment(counted.rowsWritten),
+      [`${account}.calls`]: FieldValue.increment(counted.calls),
+      ...(result.status === 'failed' && { [`${account}.failed`]: FieldValue.increment(1) }),
+      ...(result.status !== 'done' && { [`${account}.error`]: result.error }),
       // A retry that passed clears the note it left, unless another job of the account failed for good.
       ...(result.status === 'done' && !run.accounts[job.accountId]?.failed && { [`${account}.error`]: result.error }),
     };
@@ -378,7 +407,9 @@ export async function settleJob(orgId: string, id: string, runId: string, key: s
     transaction.update(ref, { ...update, outcome, finished_at: FieldValue.serverTimestamp(), error: errors[0]?.error ?? null });
     if (connectionSnap.exists) {
       const current = connectionSnap.get('running_run_id') === runId;
-      const status = outcome === 'needs_reauth' ? 'needs_reauth' : outcome === 'failed' ? 'failing' : connectionSnap.get('status') === 'paused' ? 'paused' : 'active';
+      // A connection the user paused stays paused, whatever the run's outcome.
+      const paused = connectionSnap.get('status') === 'paused';
+      const status = paused ? 'paused' : outcome === 'needs_reauth' ? 'needs_reauth' : outcome === 'failed' ? 'failing' : 'active';
       transaction.update(connectionRef, {
         last_run: { id: runId, kind: run.kind, outcome, at: Timestamp.now() },
         status,
@@ -403,9 +434,10 @@ export async function cancelRun(orgId: string, id: string, runId: string): Promi
   await adminDb().runTransaction(async (transaction: Transaction) => {
     const snap = await transaction.get(ref);
     if (!snap.exists) throw notFound('Run');
-    if (snap.get('outcome') !== 'running') return;
+    // A backfill waiting for Reconnect may be cancelled too.
+    if (snap.get('outcome') !== 'running' && snap.get('outcome') !== 'needs_reauth') return;
     const jobs = (snap.get('jobs') ?? {}) as Record<string, RunJob>;
-    const pending = Object.values(jobs).filter((job) => job.status === 'pending');
+    const pending = Object.values(jobs).filter((job) => job.status === 'pending' || job.status === 'paused');
     transaction.update(ref, {
       outcome: 'cancelled',
       finished_at: FieldValue.serverTimestamp(),
@@ -465,8 +497,11 @@ export async function reopenPausedJobs(orgId: string, id: string, runId: string)
   const ref = runs(orgId, id).doc(runId);
   return adminDb().runTransaction(async (transaction) => {
     const snap = await transaction.get(ref);
-    if (!snap.exists || snap.get('outcome') !== 'needs_reauth') return [];
+    // Reconnected while the run still goes on (its other chunks failing fast) or after it ended paused.
+    const outcome = snap.get('outcome');
+    if (!snap.exists || (outcome !== 'needs_reauth' && outcome !== 'running')) return [];
     const jobs = Object.values((snap.get('jobs') ?? {}) as Record<string, RunJob>).filter((job) => job.status === 'paused');
+    if (jobs.length === 0) return [];
     transaction.update(ref, {
       outcome: 'running',
       finished_at: null,

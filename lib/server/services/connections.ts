@@ -205,7 +205,12 @@ export async function startBackfill(orgId: string, plan: unknown, uid: string, i
     if (error instanceof repo.BackfillInProgress) throw new DomainError('conflict', 'A backfill of this connection is in progress. Cancel it or wait for it to finish.', { reason: 'backfill_in_progress' });
     throw error;
   }
-  await publishSyncJobs(started.jobs.map((job) => ({ org: orgId, connection: id, run: started.runId, job: job.key })), 'backfill');
+  try {
+    await publishSyncJobs(started.jobs.map((job) => ({ org: orgId, connection: id, run: started.runId, job: job.key })), 'backfill');
+  } catch (error) {
+    await repo.abandonRun(orgId, id, started.runId);
+    throw error;
+  }
   await trackEvent(uid, ANALYTICS_EVENTS.connectionHistoricalBackfillStarted, { org_id: orgId, connection_id: id, from, chunks: chunks.length });
   return { runId: started.runId, chunks: chunks.length };
 }

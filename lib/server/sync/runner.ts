@@ -5,6 +5,7 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import { PlatformError } from '@/lib/server/connectors/http';
 import type { ReportRequest, Session, WriteTarget } from '@/lib/server/connectors/types';
 import { openSessionOf } from '@/lib/server/credentials';
+import { markNeedsReauth } from '@/lib/server/repos/integrations';
 import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
@@ -15,10 +16,20 @@ import * as repo from '@/lib/server/repos/connections';
  * and the writer's replace leaves one row per key however often a window is written.
  */
 
-/** Attempts before a failing job is recorded as failed (the others of its run go on). */
-export const MAX_JOB_ATTEMPTS = Number(process.env.SYNC_JOB_ATTEMPTS || 5);
+/** Attempts before a failing job is recorded as failed; below the subscriptions' dead-letter bound (20), so every job is settled. */
+export const MAX_JOB_ATTEMPTS = Math.min(Number(process.env.SYNC_JOB_ATTEMPTS || 5), 15);
 
-export type JobVerdict = 'ack' | 'retry';
+/** Done with the message, or give it back to come again after a delay. */
+export type JobVerdict = 'ack' | { retryInSeconds: number };
+
+/**
+ * When to try a job again: when the platform said it will answer (a rate limit's retry time), else
+ * after 5 s, 10 s, 20 s … (at most 10 minutes, Pub/Sub's longest lease).
+ */
+export function retryDelaySeconds(error: unknown, attempts: number, now = Date.now()): number {
+  if (error instanceof PlatformError && error.retryAt) return Math.min(600, Math.max(1, Math.ceil((error.retryAt.getTime() - now) / 1000)));
+  return Math.min(600, 5 * 2 ** (attempts - 1));
+}
 
 const clock = (at: Date) => at.toISOString().slice(11, 16);
 
@@ -73,16 +84,21 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   let calls = 0;
   let rowsRead = 0;
   let platform = 'The platform';
+  // Which object the job was using when it failed: a login that dies mid-job is marked on it.
+  let step: { kind: 'source' | 'destination'; id: string } | null = null;
   const settle = (result: Omit<repo.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
     repo.settleJob(message.org, message.connection, message.run, message.job, { ...result, rowsRead, calls, durationMs: Date.now() - started });
+  let settled = false;
   try {
     const connection = await repo.getConnection(message.org, message.connection);
     platform = PLATFORM_LABELS[connection.source.platform];
+    step = { kind: 'source', id: connection.source.sourceId };
     const { session: sourceSession, integration: source } = await openSessionOf(message.org, 'source', connection.source.sourceId);
     const account = source.accounts.find((candidate) => candidate.id === job.accountId) ?? { id: job.accountId, name: job.accountId };
     const rows = await readWindow(sourceSession, connection.source.platform, { account, level: connection.level, from: job.from, to: job.to, onCall: () => calls++ });
     rowsRead = rows.length;
     platform = PLATFORM_LABELS[connection.destination.platform];
+    step = { kind: 'destination', id: connection.destination.destinationId };
     const { session: destinationSession, integration: destination } = await openSessionOf(message.org, 'destination', connection.destination.destinationId);
     const writer = connectorFor(destination.platform).writer;
     if (!writer) throw new DomainError('invalid', `${platform} cannot receive ad performance.`);
@@ -98,9 +114,12 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
     const refused = result.failed.length
       ? `${platform} refused ${result.failed.length} row${result.failed.length === 1 ? '' : 's'}: ${result.failed[0]!.message}`
       : null;
+    settled = true;
     await settle({ status: 'done', rowsWritten: result.written, error: refused });
     return 'ack';
   } catch (error) {
+    // The settle itself failed (Firestore): the message comes again and the job is settled then.
+    if (settled) throw error;
     const words = describeFailure(error, platform);
     const code = error instanceof DomainError ? error.code : null;
     if (code === 'not_found') {
@@ -108,6 +127,9 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
       return 'ack';
     }
     if (code === 'needs_reauth') {
+      // openSessionOf marks a login refused at refresh; one refused later (a report, a write) is marked here,
+      // so the object's page offers Reconnect, which resumes the connection.
+      if (step) await markNeedsReauth(message.org, step.kind, step.id, words).catch(() => undefined);
       await settle({ status: 'paused', rowsWritten: 0, error: words });
       return 'ack';
     }
@@ -115,7 +137,7 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
     if (transient && attempts < MAX_JOB_ATTEMPTS) {
       if (!(error instanceof DomainError)) console.error('[sync] job failed; it will be retried', message, error);
       await repo.noteJobError(message.org, message.connection, message.run, job, words);
-      return 'retry';
+      return { retryInSeconds: retryDelaySeconds(error, attempts) };
     }
     await settle({ status: 'failed', rowsWritten: 0, error: words });
     return 'ack';

@@ -16,10 +16,16 @@ const nextOf = (now: Date) => (connection: Connection) => nextRunAt(connection.s
 export async function startRun(orgId: string, connectionId: string, kind: 'scheduled' | 'manual', now = new Date()): Promise<string | null> {
   const claim = await repo.claimRun(orgId, connectionId, { kind, now, window: windowOf(now), nextRunAt: nextOf(now) });
   if (!claim.claimed) return null;
-  await publishSyncJobs(
-    claim.jobs.map((job) => ({ org: orgId, connection: connectionId, run: claim.runId, job: job.key })),
-    'scheduled',
-  );
+  try {
+    await publishSyncJobs(
+      claim.jobs.map((job) => ({ org: orgId, connection: connectionId, run: claim.runId, job: job.key })),
+      'scheduled',
+    );
+  } catch (error) {
+    // Unpublished jobs would hold the claim until it lapses: end the run now; the next one reads the same days.
+    await repo.abandonRun(orgId, connectionId, claim.runId);
+    throw error;
+  }
   return claim.runId;
 }
 

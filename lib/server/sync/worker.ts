@@ -33,7 +33,7 @@ export function startSyncWorker({ concurrency = 4, tickMs }: SyncWorkerOptions =
     }
     track(
       runSyncJob(job)
-        .then((verdict) => (verdict === 'ack' ? message.ack() : message.nack()))
+        .then((verdict) => (verdict === 'ack' ? message.ack() : message.nack(verdict.retryInSeconds)))
         .catch((error) => {
           console.error('[sync] job failed; it will come again', job, error);
           message.nack();

@@ -18,13 +18,13 @@ export interface Window {
 }
 
 /**
- * The days a scheduled run re-reads: the last `lookbackDays` up to the latest "today" anywhere
- * (UTC+14), so an account in any time zone has its today in the window. A platform answers nothing
- * for days that have not begun in the account's time zone.
+ * The days a scheduled run re-reads: the last `lookbackDays` of every account's calendar, wherever it
+ * is — from the earliest "today" anywhere (UTC−12) back, up to the latest (UTC+14). A platform answers
+ * nothing for days that have not begun in the account's time zone.
  */
 export function lookbackWindow(lookbackDays: number, now: Date = new Date()): Window {
-  const to = toDay(now.getTime() + 14 * 3_600_000);
-  return { from: addDays(to, -(lookbackDays - 1)), to };
+  const earliestToday = toDay(now.getTime() - 12 * 3_600_000);
+  return { from: addDays(earliestToday, -(lookbackDays - 1)), to: toDay(now.getTime() + 14 * 3_600_000) };
 }
 
 /** Backfill chunks: a month of days each (one platform query per account and chunk). */

@@ -103,6 +103,11 @@ export function bigQueryError(error: unknown): PlatformError {
     console.error('[platforms] bigquery transient error', { status, reason });
     return new PlatformError('bigquery', 'retryable', 'BigQuery had a temporary problem. Try again in a minute.');
   }
+  // Two DML statements on the same partitions at once (accounts of a connection written side by side):
+  // BigQuery aborts one; it passes when tried again.
+  if (/concurrent update|could not serialize access/i.test(detail ?? '')) {
+    return new PlatformError('bigquery', 'retryable', 'BigQuery was writing another change to this table at the same time. Trying again.');
+  }
   if (status === 403 || reason === 'accessDenied') {
     return new PlatformError('bigquery', 'forbidden', `BigQuery refused access: ${detail ?? 'permission denied'}. Give this login the BigQuery Data Editor and Job User roles.`);
   }

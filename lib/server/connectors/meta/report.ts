@@ -308,7 +308,9 @@ export const metaReport: Report = async function* (session, request) {
       const rows = (response.body.data as InsightsRow[] | undefined) ?? [];
       if (rows.length > 0) yield rows.map((row) => toAdRow(row, account, request.level));
       const nextAfter = pagingAfter(response.body);
-      if (!nextAfter || nextAfter === after) return undefined;
+      if (!nextAfter) return undefined;
+      // Stopping here would write a window with rows missing, and the writer deletes what a window lacks.
+      if (nextAfter === after) throw new PlatformError('meta_ads', 'retryable', 'Meta repeated a page of the report. Trying again.');
       after = nextAfter;
     }
     throw new PlatformError('meta_ads', 'retryable', 'Meta kept answering more pages than any report has. Try again later.');

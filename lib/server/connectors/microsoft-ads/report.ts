@@ -256,7 +256,10 @@ export function* adRowsOf(csv: string, context: ReportContext): Generator<AdRow>
       }
       continue;
     }
-    if (record.length !== width) continue;
+    // Blank lines and the one-field footer ("©2026 Microsoft Corporation…") are not rows.
+    if (record.length <= 1) continue;
+    // A short or long row means a damaged file: writing the rest would delete that row's figures.
+    if (record.length !== width) throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising sent a damaged report. Trying again.');
     const cell = (name: string) => {
       const index = columns!.get(name);
       return index === undefined ? undefined : record[index];
