@@ -32,6 +32,8 @@ import { startRun } from '@/lib/server/sync/scheduler';
 
 const DEFAULT_DATASET = 'signalbridge';
 const DEFAULT_TABLE = 'ad_performance';
+/** Jobs (accounts × 30-day chunks) one backfill may hold. */
+const MAX_BACKFILL_JOBS = 1500;
 /** The test page reads this many days of one account. */
 const TEST_DAYS = 7;
 
@@ -198,6 +200,12 @@ export async function startBackfill(orgId: string, plan: unknown, uid: string, i
   const to = addDays(scheduled.from, -1);
   const window = { from, to: to < from ? from : to };
   const chunks = chunksOf(window);
+  // A backfill's jobs live in one run document (its live progress in one read): keep it well under Firestore's 1 MiB.
+  const jobs = chunks.length * connection.source.accounts.length;
+  if (jobs > MAX_BACKFILL_JOBS) {
+    const days = Math.floor(MAX_BACKFILL_JOBS / connection.source.accounts.length) * 30;
+    throw invalidFields({ from: [`${connection.source.accounts.length} accounts can backfill about ${days} days at once; start later, then backfill the earlier days after`] });
+  }
   let started: { runId: string; jobs: Array<{ key: string }> };
   try {
     started = await repo.startBackfillRun(orgId, id, window, chunks);
