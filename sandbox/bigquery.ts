@@ -1164,9 +1164,10 @@ function runQuery(warehouse: Warehouse, projectId: string, config: Json): QueryO
     for (const { column, expr } of set) next[column] = coerce(evaluate(expr, context), fieldOf(column), 'UPDATE');
     return next;
   };
+  const candidatesOf = equalityIndex(statement.on, statement.target.alias, statement.source.alias, source.rows, (targetRow, sourceRow) => scope(targetRow, sourceRow));
   try {
     for (const row of target.rows) {
-      const matches = source.rows.flatMap((candidate, index) => (truth(evaluate(statement.on, scope(row, candidate))) === true ? [index] : []));
+      const matches = candidatesOf(row).filter((index) => truth(evaluate(statement.on, scope(row, source.rows[index]!))) === true);
       if (matches.length > 0) {
         matches.forEach((index) => matchedSources.add(index));
         const clause = statement.clauses.find((candidate) => candidate.when === 'matched' && holds(candidate.condition, scope(row, source.rows[matches[0]!]!)));
@@ -1524,5 +1525,75 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     },
     data,
     page,
+  };
+}
+
+
+/** The table aliases an expression reads columns of (null for an unqualified column). */
+function aliasesOf(expr: Expr, into = new Set<string | null>()): Set<string | null> {
+  switch (expr.type) {
+    case 'column':
+      into.add(expr.table);
+      break;
+    case 'call':
+      expr.args.forEach((arg) => aliasesOf(arg, into));
+      break;
+    case 'compare':
+    case 'and':
+    case 'or':
+      aliasesOf(expr.left, into);
+      aliasesOf(expr.right, into);
+      break;
+    case 'between':
+      [expr.value, expr.low, expr.high].forEach((part) => aliasesOf(part, into));
+      break;
+    case 'in':
+      [expr.value, ...expr.list].forEach((part) => aliasesOf(part, into));
+      break;
+    case 'isNull':
+    case 'not':
+    case 'negate':
+      aliasesOf(expr.value, into);
+      break;
+    default:
+      break;
+  }
+  return into;
+}
+
+/**
+ * A MERGE's candidate source rows for a target row: the ON condition's equalities between a target
+ * expression and a source expression become a hash key (as BigQuery joins), so a MERGE costs the
+ * rows it touches, not table × staged rows. Every candidate is still checked against the whole ON.
+ * Without such equalities, every source row is a candidate.
+ */
+function equalityIndex(on: Expr, targetAlias: string, sourceAlias: string, sourceRows: Row[], scopeOf: (target: Row | null, source: Row | null) => Scope): (targetRow: Row) => number[] {
+  const pairs: Array<{ target: Expr; source: Expr }> = [];
+  const only = (expr: Expr, alias: string) => {
+    const aliases = aliasesOf(expr);
+    return aliases.size === 1 && aliases.has(alias);
+  };
+  const collect = (expr: Expr) => {
+    if (expr.type === 'and') {
+      collect(expr.left);
+      collect(expr.right);
+    } else if (expr.type === 'compare' && expr.op === '=') {
+      if (only(expr.left, targetAlias) && only(expr.right, sourceAlias)) pairs.push({ target: expr.left, source: expr.right });
+      else if (only(expr.left, sourceAlias) && only(expr.right, targetAlias)) pairs.push({ target: expr.right, source: expr.left });
+    }
+  };
+  collect(on);
+  const all = sourceRows.map((_, index) => index);
+  if (pairs.length === 0) return () => all;
+  // SQL's = is never true with a NULL on either side: such a row matches nothing.
+  const keyOf = (values: Cell[]) => (values.some((value) => value === null) ? null : JSON.stringify(values));
+  const index = new Map<string, number[]>();
+  sourceRows.forEach((row, position) => {
+    const key = keyOf(pairs.map((pair) => evaluate(pair.source, scopeOf(null, row))));
+    if (key !== null) index.set(key, [...(index.get(key) ?? []), position]);
+  });
+  return (targetRow) => {
+    const key = keyOf(pairs.map((pair) => evaluate(pair.target, scopeOf(targetRow, null))));
+    return key === null ? [] : (index.get(key) ?? []);
   };
 }

@@ -7,10 +7,14 @@
  * 5. Connecting an account through the sandbox, listing sources, listing a login's ad accounts.
  * 6. The conversions pipeline on a stack of its own: ingest beside a bare 202 route, end to end through
  *    one worker to the sandbox's Meta beside the Pub/Sub emulator's own rate (scripts/lib/benchConversions.ts).
+ * 7. Connection syncs on a stack of its own: a 2-year and a 6-month Google Ads backfill (3 accounts × 50
+ *    campaigns, ad-group level) through one worker into the sandbox's BigQuery and Mixpanel — rows/s beside
+ *    the same rows pushed through the writer alone, API calls beside their floor, the worker's peak memory
+ *    (scripts/lib/benchSync.ts).
  * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
  * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
  * authenticated read (verify the ID token + one document get).
- * `--skip-build` reuses the last bench build; `--only js|api|conversions` runs section 1, 2–5 or 6 alone.
+ * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync` runs section 1, 2–5, 6 or 7 alone.
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +22,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { benchConversions } from '@/scripts/lib/benchConversions';
+import { benchSync } from '@/scripts/lib/benchSync';
 import { portsFromEnv, ROOT, startStack, TEST_PORTS } from '@/scripts/lib/stack';
 
 const DIST = '.next-bench';
@@ -239,7 +244,7 @@ async function stackAndApi() {
   }
 }
 
-const SECTIONS = ['js', 'api', 'conversions'] as const;
+const SECTIONS = ['js', 'api', 'conversions', 'sync'] as const;
 
 async function main() {
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -247,6 +252,7 @@ async function main() {
   if (!only || only === 'js') firstLoadJs();
   if (!only || only === 'api') await stackAndApi();
   if (!only || only === 'conversions') await benchConversions();
+  if (!only || only === 'sync') await benchSync();
 }
 
 main().catch((error) => {

@@ -73,19 +73,25 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   const flushing = setInterval(() => void flush().catch((error) => console.error('[queue] ack failed; the messages will come again', error.message)), 100);
   const leasing = setInterval(() => void extendLeases().catch((error) => console.error('[queue] lease extension failed', error.message)), (deadline * 1000) / 3);
 
+  /** Messages asked for by pulls still under way: two loops must not both take the last free places. */
+  let reserved = 0;
+
   async function loop() {
     while (running) {
-      if (outstanding.size + batch > maxOutstanding) {
+      if (outstanding.size + reserved + batch > maxOutstanding) {
         await sleep(20);
         continue;
       }
+      reserved += batch;
       let received: v1PullResponse['receivedMessages'];
       try {
         // A short long-poll: a stopping worker waits for its last pull, so none is left open for the
         // emulator to fill with messages nobody will take (they would wait out the ack deadline).
         const [response] = await subscriber.pull({ subscription: path, maxMessages: batch }, { timeout: PULL_TIMEOUT_MS, maxRetries: 0 });
         received = response.receivedMessages;
+        reserved -= batch;
       } catch (error) {
+        reserved -= batch;
         // 4 = DEADLINE_EXCEEDED: nothing came within the long-poll; ask again.
         if (running && (error as { code?: number }).code !== 4) {
           console.error('[queue] pull failed; trying again', (error as Error).message);
