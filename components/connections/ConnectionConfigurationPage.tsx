@@ -1,10 +1,9 @@
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
-import BackfillSection from '@/components/connections/BackfillSection';
 import { AccountChecklist, LevelField, LookbackField, ScheduleFields } from '@/components/connections/ConnectionFields';
 import styles from '@/components/connections/connections.module.css';
-import PerformanceChart from '@/components/connections/PerformanceChart';
 import RunHistory from '@/components/connections/RunHistory';
 import {
   connectionsPath,
@@ -39,6 +38,10 @@ import {
   type ConnectionDetail,
 } from '@/store/connectionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
+
+// The chart and the backfill (with its live listener) load beside the page, not in its first load.
+const PerformanceChart = dynamic(() => import('@/components/connections/PerformanceChart'), { loading: () => <Spinner label="Loading the chart" /> });
+const BackfillSection = dynamic(() => import('@/components/connections/BackfillSection'), { loading: () => <Spinner label="Loading the backfill" /> });
 
 /**
  * While a scheduled or manual run is in progress, or one is due (the scheduler picks it up within its

@@ -1,8 +1,8 @@
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
-import DeliveryChart from '@/components/conversions/DeliveryChart';
 import DeliveryLog, { usePageVisible } from '@/components/conversions/DeliveryLog';
 import MappingFields, { draftOf, identifiersInWords, mappingOf } from '@/components/conversions/MappingFields';
 import {
@@ -39,6 +39,9 @@ import {
   type ConversionDetail,
 } from '@/store/conversionsApi';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery } from '@/store/integrationsApi';
+
+// The chart loads beside the page, not in its first load.
+const DeliveryChart = dynamic(() => import('@/components/conversions/DeliveryChart'), { loading: () => <Spinner label="Loading the chart" /> });
 
 const REFRESH_MS = 10_000;
 
