@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { issuesToFieldErrors } from '@/lib/shared/fieldErrors';
 /**
  * The handler's own schemas, checked before sending; errors keyed like the server's 400 ('schedule.at').
  * They load after the page is shown (zod is not in its first load): until then the form sends and the
@@ -12,7 +13,6 @@ export function loadSchemas(): Promise<unknown> {
   return import('@/lib/shared/schemas/connections').then((loaded) => (schemas = loaded));
 }
 
-type Issues = { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
 
 /** Starts loading the schemas when a form mounts. */
 export function useSchemas() {
@@ -21,14 +21,7 @@ export function useSchemas() {
   }, []);
 }
 
-function errorsOf(error: Issues | undefined): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  for (const issue of error?.issues ?? []) {
-    const key = issue.path.map(String).join('.') || '_';
-    (errors[key] ??= []).push(issue.message);
-  }
-  return errors;
-}
+const errorsOf = (error: { issues: Parameters<typeof issuesToFieldErrors>[0] } | undefined) => issuesToFieldErrors(error?.issues ?? []);
 
 export const createErrors = (body: unknown) => errorsOf(schemas?.createConnectionSchema.safeParse(body).error);
 export const updateErrors = (changes: unknown) => errorsOf(schemas?.updateConnectionSchema.safeParse(changes).error);

@@ -1,4 +1,5 @@
 import { useEffect } from 'react';
+import { issuesToFieldErrors } from '@/lib/shared/fieldErrors';
 
 /**
  * The handler's own schemas, checked before sending; errors keyed like the server's 400
@@ -16,16 +17,8 @@ export function useSchemas() {
   }, []);
 }
 
-type Issues = { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> };
 
-function errorsOf(error: Issues | undefined): Record<string, string[]> {
-  const errors: Record<string, string[]> = {};
-  for (const issue of error?.issues ?? []) {
-    const key = issue.path.map(String).join('.') || '_';
-    (errors[key] ??= []).push(issue.message);
-  }
-  return errors;
-}
+const errorsOf = (error: { issues: Parameters<typeof issuesToFieldErrors>[0] } | undefined) => issuesToFieldErrors(error?.issues ?? []);
 
 export const createErrors = (body: unknown) => errorsOf(schemas?.createConversionSchema.safeParse(body).error);
 export const updateErrors = (changes: unknown) => errorsOf(schemas?.updateConversionSchema.safeParse(changes).error);

@@ -1,3 +1,4 @@
+import { issuesToFieldErrors } from '@/lib/shared/fieldErrors';
 /**
  * What went wrong, in the words of the domain: repos, services and connectors throw these, and only
  * the HTTP layer (lib/server/http/errors.ts) turns them into status codes, so a worker can read them too.
@@ -54,8 +55,4 @@ export const invalidFields = (fieldErrors: Record<string, string[]>) =>
   new DomainError('invalid', 'Some fields are missing or invalid.', { reason: 'invalid_request', fieldErrors });
 
 /** A zod failure's issues as field errors, keyed by path ('events.3.email'; '_' for the whole value). */
-export function fieldErrorsOf(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): Record<string, string[]> {
-  const fieldErrors: Record<string, string[]> = {};
-  for (const issue of issues) (fieldErrors[issue.path.map(String).join('.') || '_'] ??= []).push(issue.message);
-  return fieldErrors;
-}
+export const fieldErrorsOf = issuesToFieldErrors;
