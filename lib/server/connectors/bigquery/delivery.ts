@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { BigQuery, type Dataset, type Table, type TableField } from '@google-cloud/bigquery';
-import { OAuth2Client } from 'google-auth-library';
-import { bigQueryConfig } from '@/lib/server/connectors/bigquery/config';
-import { bigQueryError } from '@/lib/server/connectors/bigquery/writer';
+import { BigQuery, type Dataset, type TableField } from '@google-cloud/bigquery';
+import { bigQueryError, call as callBigQuery, clientFor, ensureDataset, isDuplicate, load, metadataOrNull, numeric, STAGING_TTL_MS, standardType, type ApiFailure, type Resolved as TableNames } from '@/lib/server/connectors/bigquery/client';
 import { PlatformError } from '@/lib/server/connectors/http';
-import type { Delivery, Session } from '@/lib/server/connectors/types';
+import type { Delivery } from '@/lib/server/connectors/types';
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 
 /**
@@ -23,7 +21,6 @@ export const CONVERSIONS_TABLE = 'conversions';
 const MAX_BATCH = 5000;
 
 /** A staging table lives an hour at most, should the worker die before dropping it. */
-const STAGING_TTL_MS = 3600 * 1000;
 
 /** Rows a load may name as bad before the batch is handed back whole (the caller then splits it). */
 const MAX_NAMED_REJECTIONS = 25;
@@ -63,8 +60,6 @@ export const CONVERSION_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 const REQUIRED = new Set(['event_id', 'event_name', 'event_time', 'received_at']);
 const SCHEMA: TableField[] = CONVERSION_COLUMNS.map(([name, type]) => ({ name, type, mode: REQUIRED.has(name) ? 'REQUIRED' : 'NULLABLE' }));
 
-const TYPE_ALIASES: Record<string, string> = { INTEGER: 'INT64', FLOAT: 'FLOAT64', BOOLEAN: 'BOOL' };
-const standardType = (type: string) => TYPE_ALIASES[type.toUpperCase()] ?? type.toUpperCase();
 
 /**
  * The routing conversion's target id: `{dataset}.{table}`, then `/` and the source key the rows
@@ -72,10 +67,9 @@ const standardType = (type: string) => TYPE_ALIASES[type.toUpperCase()] ?? type.
  */
 export const conversionTableTargetId = (source: string, dataset = CONVERSIONS_DATASET, table = CONVERSIONS_TABLE) => `${dataset}.${table}/${source}`;
 
-interface Resolved {
-  projectId: string;
-  datasetId: string;
-  tableId: string;
+
+/** A conversions table's names and the source its rows are from. */
+interface Resolved extends TableNames {
   source: string | null;
 }
 
@@ -96,66 +90,22 @@ export function resolveConversionTable(projectId: string, targetId: string): Res
 
 const tablePath = (names: Resolved, tableId = names.tableId) => `${names.projectId}.${names.datasetId}.${tableId}`;
 
-function clientFor(session: Session, projectId: string): BigQuery {
-  const auth = new OAuth2Client();
-  auth.setCredentials({ access_token: session.accessToken });
-  // No automatic retries: deliver.ts retries transient failures with its own backoff, and the write is idempotent.
-  return new BigQuery({ projectId, apiEndpoint: bigQueryConfig().apiUrl, authClient: auth, autoRetry: false });
-}
 
-interface ApiFailure {
-  code?: number | string;
-  errors?: Array<{ reason?: string; message?: string }>;
-  message?: string;
-}
 
 /**
- * The writer's classification, with two differences for conversions: a refusal that is not about a
- * row (the table, its schema, the MERGE) is `forbidden`, as splitting the batch cannot help; and
- * DML that lost a race with another write of the same table is `retryable`.
+ * The writer's classification, with one difference for conversions: a refusal that is not about a
+ * row (the table, its schema, the MERGE) is `forbidden`, as splitting the batch cannot help.
  */
+const call = <T>(work: () => Promise<T>) => callBigQuery(work, classified);
+
 function classified(error: unknown): PlatformError {
-  const failure = (error ?? {}) as ApiFailure;
-  const words = [failure.message, ...(failure.errors ?? []).map((entry) => entry.message)].join(' ');
-  if (!(error instanceof PlatformError) && /concurrent update|could not serialize access/i.test(words)) {
-    return new PlatformError('bigquery', 'retryable', 'BigQuery was busy with another write to this table. Try again in a minute.');
-  }
   const platformError = bigQueryError(error);
   return platformError.code === 'invalid' ? new PlatformError('bigquery', 'forbidden', platformError.message) : platformError;
 }
 
-async function call<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw classified(error);
-  }
-}
 
-const isNotFound = (error: unknown) => (error as ApiFailure).code === 404;
-const isDuplicate = (error: unknown) => (error as ApiFailure).code === 409;
 
-async function metadataOrNull(resource: Dataset | Table): Promise<{ schema?: { fields?: TableField[] } } | null> {
-  try {
-    const [metadata] = await resource.getMetadata();
-    return metadata as { schema?: { fields?: TableField[] } };
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw classified(error);
-  }
-}
 
-/** The dataset, created when missing (another writer may create it at the same moment). */
-async function ensureDataset(bigquery: BigQuery, names: Resolved): Promise<Dataset> {
-  const dataset = bigquery.dataset(names.datasetId);
-  if (await metadataOrNull(dataset)) return dataset;
-  try {
-    await bigquery.createDataset(names.datasetId);
-  } catch (error) {
-    if (!isDuplicate(error)) throw classified(error);
-  }
-  return dataset;
-}
 
 /**
  * The table's schema for the staging table: ours, with the mode of the table's own columns (a column
@@ -164,7 +114,7 @@ async function ensureDataset(bigquery: BigQuery, names: Resolved): Promise<Datas
  */
 async function ensureTable(dataset: Dataset, names: Resolved): Promise<TableField[]> {
   const table = dataset.table(names.tableId);
-  const metadata = await metadataOrNull(table);
+  const metadata = await metadataOrNull(table, classified);
   if (!metadata) {
     try {
       await dataset.createTable(names.tableId, {
@@ -191,11 +141,6 @@ async function ensureTable(dataset: Dataset, names: Resolved): Promise<TableFiel
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-/** A decimal for a NUMERIC column: at most 9 fractional digits, never in exponent notation. */
-const numeric = (value: number) => {
-  const text = value.toFixed(9).replace(/\.?0+$/, '');
-  return text === '-0' ? '0' : text;
-};
 
 /** One event as a row of the table (NEWLINE_DELIMITED_JSON), hashed identifiers only. */
 export function conversionRow(event: ConversionEvent, source: string | null, receivedAt: string): Record<string, string | null> {
@@ -227,14 +172,6 @@ export function conversionRow(event: ConversionEvent, source: string | null, rec
   return Object.fromEntries(CONVERSION_COLUMNS.map(([name]) => [name, values[name] || null]));
 }
 
-/** Loads NDJSON into the (empty) staging table and waits for the load job. */
-function load(table: Table, lines: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stream = table.createWriteStream({ sourceFormat: 'NEWLINE_DELIMITED_JSON', writeDisposition: 'WRITE_TRUNCATE', createDisposition: 'CREATE_NEVER' });
-    stream.on('error', reject).on('complete', () => resolve());
-    stream.end(`${lines.join('\n')}\n`);
-  });
-}
 
 /** The row a failed load names ("… in row starting at position 1234: …"), with BigQuery's words for it. */
 function namedRow(error: unknown, lines: string[]): { index: number; reason: string } | null {
@@ -285,8 +222,8 @@ export const bigQueryDelivery: Delivery = {
    */
   async send(session, account, target, events, options) {
     const names = resolveConversionTable(account.id, target.id);
-    const bigquery = clientFor(session, names.projectId);
-    const dataset = await ensureDataset(bigquery, names);
+    const { bigquery } = clientFor(session, names.projectId);
+    const dataset = await ensureDataset(bigquery, names, classified);
     const schema = await ensureTable(dataset, names);
 
     const receivedAt = new Date().toISOString();

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { BigQuery, type Dataset, type Table, type TableField } from '@google-cloud/bigquery';
-import { OAuth2Client } from 'google-auth-library';
-import { bigQueryConfig } from '@/lib/server/connectors/bigquery/config';
+import { bigQueryError, call, clientFor, ensureDataset, isDuplicate, isNotFound, load, metadataOrNull, numeric, STAGING_TTL_MS, standardType, type ApiFailure, type Resolved } from '@/lib/server/connectors/bigquery/client';
 import { PlatformError } from '@/lib/server/connectors/http';
-import type { AdDataSlice, AdDataWriter, Session, WriteResult, WriteTarget } from '@/lib/server/connectors/types';
+import type { AdDataSlice, AdDataWriter, WriteResult, WriteTarget } from '@/lib/server/connectors/types';
 import { AD_ROW_COLUMNS, AD_ROW_KEY, adRowKey, type AdRow } from '@/lib/shared/connections/rows';
 
 /**
@@ -29,33 +28,12 @@ const KEY_COLUMNS: readonly string[] = ['connection_id', ...AD_ROW_KEY];
 const NULLABLE_KEY_COLUMNS = ['ad_group_id', 'ad_id'] as const satisfies ReadonlyArray<(typeof AD_ROW_KEY)[number] & { [K in keyof AdRow]: null extends AdRow[K] ? K : never }[keyof AdRow]>;
 
 /** A staging table lives an hour at most, should the writer die before dropping it. */
-const STAGING_TTL_MS = 3600 * 1000;
 
 const SCHEMA: TableField[] = TABLE_COLUMNS.map(([name, type]) => ({ name, type, mode: 'NULLABLE' }));
 
-const TYPE_ALIASES: Record<string, string> = { INTEGER: 'INT64', FLOAT: 'FLOAT64', BOOLEAN: 'BOOL', BIGNUMERIC: 'NUMERIC' };
-const standardType = (type: string) => TYPE_ALIASES[type.toUpperCase()] ?? type.toUpperCase();
 
 /** An auth client that carries our own (sealed, refreshed) access token and counts the requests it signs. */
-class SessionAuth extends OAuth2Client {
-  requests = 0;
 
-  constructor(accessToken: string) {
-    super();
-    this.setCredentials({ access_token: accessToken });
-  }
-
-  override async getRequestHeaders(url?: string | URL) {
-    this.requests += 1;
-    return super.getRequestHeaders(url);
-  }
-}
-
-interface Resolved {
-  projectId: string;
-  datasetId: string;
-  tableId: string;
-}
 
 /** The target's names, checked: they are spliced into SQL. */
 function resolve(target: WriteTarget): Resolved {
@@ -68,74 +46,6 @@ function resolve(target: WriteTarget): Resolved {
   return { projectId, datasetId, tableId };
 }
 
-function clientFor(session: Session, projectId: string) {
-  const auth = new SessionAuth(session.accessToken);
-  // The library appends /bigquery/v2 to apiEndpoint (and uploads to {apiEndpoint}/upload/bigquery/v2):
-  // BIGQUERY_API_URL is the host, e.g. https://bigquery.googleapis.com or the sandbox's …/bigquery.
-  // No automatic retries: a refusal is classified here and the sync retries the whole, idempotent write.
-  const bigquery = new BigQuery({ projectId, apiEndpoint: bigQueryConfig().apiUrl, authClient: auth, autoRetry: false });
-  return { bigquery, calls: () => auth.requests };
-}
-
-interface ApiFailure {
-  code?: number | string;
-  errors?: Array<{ reason?: string; message?: string }>;
-  message?: string;
-}
-
-const TRANSIENT_REASONS = new Set(['backendError', 'internalError', 'rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded', 'jobRateLimitExceeded']);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE', 'UND_ERR_SOCKET']);
-
-/**
- * What a BigQuery failure means for the caller: 401 is a dead login (reconnect); 5xx and BigQuery's
- * backendError / rateLimitExceeded may pass later; 403 is a missing permission; anything else is the
- * request itself, reported with BigQuery's own words (for a failed load, its most specific error).
- */
-export function bigQueryError(error: unknown): PlatformError {
-  if (error instanceof PlatformError) return error;
-  const failure = (error ?? {}) as ApiFailure;
-  const status = typeof failure.code === 'number' ? failure.code : undefined;
-  const errors = failure.errors ?? [];
-  const reason = errors[0]?.reason ?? '';
-  const detail = errors.length > 0 ? (errors[errors.length - 1]!.message ?? failure.message) : failure.message;
-  if (status === 401) return new PlatformError('bigquery', 'needs_reauth', 'BigQuery no longer accepts this login: it was revoked or has expired. Reconnect BigQuery.');
-  if ((typeof failure.code === 'string' && NETWORK_CODES.has(failure.code)) || (status !== undefined && status >= 500) || TRANSIENT_REASONS.has(reason)) {
-    console.error('[platforms] bigquery transient error', { status, reason });
-    return new PlatformError('bigquery', 'retryable', 'BigQuery had a temporary problem. Try again in a minute.');
-  }
-  // Two DML statements on the same partitions at once (accounts of a connection written side by side):
-  // BigQuery aborts one; it passes when tried again.
-  if (/concurrent update|could not serialize access/i.test(detail ?? '')) {
-    return new PlatformError('bigquery', 'retryable', 'BigQuery was writing another change to this table at the same time. Trying again.');
-  }
-  if (status === 403 || reason === 'accessDenied') {
-    return new PlatformError('bigquery', 'forbidden', `BigQuery refused access: ${detail ?? 'permission denied'}. Give this login the BigQuery Data Editor and Job User roles.`);
-  }
-  console.error('[platforms] bigquery refused', { status, reason, message: detail });
-  return new PlatformError('bigquery', 'invalid', `BigQuery refused the request: ${detail ?? 'unknown error'}`);
-}
-
-const isNotFound = (error: unknown) => (error as ApiFailure).code === 404;
-const isDuplicate = (error: unknown) => (error as ApiFailure).code === 409;
-
-async function call<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw bigQueryError(error);
-  }
-}
-
-/** The table's metadata, or null when it does not exist. */
-async function metadataOrNull(resource: Dataset | Table): Promise<{ schema?: { fields?: TableField[] } } | null> {
-  try {
-    const [metadata] = await resource.getMetadata();
-    return metadata as { schema?: { fields?: TableField[] } };
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw bigQueryError(error);
-  }
-}
 
 /** An existing table must have every column we write, with its type; other columns are left alone. */
 function checkSchema(names: Resolved, fields: TableField[]) {
@@ -148,17 +58,6 @@ function checkSchema(names: Resolved, fields: TableField[]) {
   }
 }
 
-async function ensureDataset(bigquery: BigQuery, names: Resolved): Promise<Dataset> {
-  const dataset = bigquery.dataset(names.datasetId);
-  if (await metadataOrNull(dataset)) return dataset;
-  try {
-    await bigquery.createDataset(names.datasetId);
-  } catch (error) {
-    // Another writer created it in the meantime.
-    if (!isDuplicate(error)) throw bigQueryError(error);
-  }
-  return dataset;
-}
 
 async function ensureTable(dataset: Dataset, names: Resolved): Promise<Table> {
   const table = dataset.table(names.tableId);
@@ -180,11 +79,6 @@ async function ensureTable(dataset: Dataset, names: Resolved): Promise<Table> {
   return table;
 }
 
-/** A decimal for a NUMERIC column: at most 9 fractional digits, never in exponent notation. */
-const numeric = (value: number) => {
-  const text = value.toFixed(9).replace(/\.?0+$/, '');
-  return text === '-0' ? '0' : text;
-};
 
 /** One row as a line of the load (NEWLINE_DELIMITED_JSON), in the table's types. */
 function loadLine(row: AdRow, connectionId: string, syncedAt: string): string {
@@ -192,14 +86,6 @@ function loadLine(row: AdRow, connectionId: string, syncedAt: string): string {
   return JSON.stringify(Object.fromEntries(TABLE_COLUMNS.map(([name]) => [name, values[name] ?? null])));
 }
 
-/** Loads NDJSON into a table through the library's multipart upload and waits for the load job. */
-function load(table: Table, lines: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stream = table.createWriteStream({ sourceFormat: 'NEWLINE_DELIMITED_JSON', writeDisposition: 'WRITE_TRUNCATE', createDisposition: 'CREATE_NEVER' });
-    stream.on('error', reject).on('complete', () => resolve());
-    stream.end(`${lines.join('\n')}\n`);
-  });
-}
 
 /** The MERGE of a staging table into the table: update matched keys, insert new ones, delete the slice's rows the staging table lacks. */
 export function mergeStatement(names: Resolved, stagingId: string): string {
@@ -289,3 +175,6 @@ export const bigQueryWriter: AdDataWriter = {
     return { written: unique.length, calls: calls(), failed: [] };
   },
 };
+
+// Re-exported for the delivery and the tests: the one classification of BigQuery's failures.
+export { bigQueryError };
