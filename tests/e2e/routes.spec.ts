@@ -15,8 +15,12 @@ const REDIRECTING_WHEN_SIGNED_IN = new Set([
   '/subscription/failure',
 ]);
 
+// One test walks every route, so its deadline grows with them: up to 15 s a route (a busy CI machine has been
+// three times slower than a quiet one), and each assertion still fails on its own 15 s.
+const PER_ROUTE_MS = 15_000;
+
 test('signed in, every route of the spec renders with its layout', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(30_000 + ROUTES.length * PER_ROUTE_MS);
   const { user, orgIds } = await userWithOrganizations(1);
   await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
   for (const [route, layout] of ROUTES) {
@@ -34,6 +38,7 @@ test('signed in, every route of the spec renders with its layout', async ({ page
 });
 
 test('signed out, every page but the sign-in pages and invitations sends to /login with a callback', async ({ page }) => {
+  test.setTimeout(ROUTES.length * PER_ROUTE_MS);
   for (const [route] of ROUTES) {
     const path = route.replace('{org}', 'acme');
     const open = ['/login', '/signUp', '/forgotPassword'].includes(route) || route.includes('acceptInvitation');

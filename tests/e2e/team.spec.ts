@@ -172,6 +172,8 @@ test('a revoked invitation link no longer works', async ({ page, browser }) => {
 });
 
 test('a removed member loses access at once, even with a page open', async ({ page, browser }) => {
+  // Two users, two signed-in pages and a dozen navigations.
+  test.slow();
   const owner = await createTestUser();
   const member = await createTestUser();
   const orgId = await createTestOrganization([
