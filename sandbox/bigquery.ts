@@ -97,6 +97,18 @@ const validDate = (value: string) => {
   return date.toISOString().slice(0, 10) === value;
 };
 
+const DATETIME = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?)?$/;
+
+/** A DATETIME in one form ('YYYY-MM-DDTHH:MM:SS[.ffffff]', no trailing zeros), so that text order is time order; null when it is none. */
+function datetimeText(value: string): string | null {
+  const match = DATETIME.exec(value.trim());
+  if (!match || !validDate(match[1]!)) return null;
+  const [hours, minutes, seconds] = [match[2] ?? '00', match[3] ?? '00', match[4] ?? '00'];
+  if (Number(hours) > 23 || Number(minutes) > 59 || Number(seconds) > 59) return null;
+  const fraction = (match[5] ?? '').replace(/0+$/, '');
+  return `${match[1]}T${hours}:${minutes}:${seconds}${fraction ? `.${fraction}` : ''}`;
+}
+
 /** A timestamp from text (ISO, or "YYYY-MM-DD HH:MM:SS[.ffffff] [UTC]") or seconds since the epoch. */
 function timestampOf(value: unknown): Timestamp | null {
   if (typeof value === 'number' && Number.isFinite(value)) return new Timestamp(Math.round(value * 1e6));
@@ -109,40 +121,46 @@ function timestampOf(value: unknown): Timestamp | null {
   return new Timestamp(micros);
 }
 
+/** BigQuery's words for a loaded value a column's type cannot hold. */
+function conversionError(value: unknown, kind: string): { error: string } {
+  const shown = typeof value === 'string' ? `string_value: "${value}"` : typeof value === 'number' ? `double_value: ${value}` : JSON.stringify(value);
+  return { error: `Could not convert value '${shown}' to ${kind}.` };
+}
+
 /** A loaded JSON value as a cell of `type`, or the reason it cannot be one. */
 function cellOf(type: FieldType, value: unknown): Cell | { error: string } {
   if (value === null || value === undefined) return null;
-  const shown = typeof value === 'string' ? `string_value: "${value}"` : typeof value === 'number' ? `double_value: ${value}` : JSON.stringify(value);
-  const fail = (kind: string) => ({ error: `Could not convert value '${shown}' to ${kind}.` });
+  // No closures here: this runs for every loaded cell.
   switch (type) {
     case 'STRING':
-    case 'DATETIME':
       if (typeof value === 'string') return value;
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-      return fail('string');
+      return conversionError(value, 'string');
+    case 'DATETIME':
+      return (typeof value === 'string' ? datetimeText(value) : null) ?? conversionError(value, 'datetime');
     case 'INT64': {
       if (typeof value === 'number' && Number.isInteger(value)) return value;
       if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value);
-      return fail('integer');
+      return conversionError(value, 'integer');
     }
     case 'FLOAT64': {
       if (typeof value === 'number') return value;
       if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
-      return fail('double');
+      return conversionError(value, 'double');
     }
     case 'NUMERIC':
     case 'BIGNUMERIC': {
       const text = typeof value === 'number' || typeof value === 'string' ? decimalText(value) : null;
-      return text === null ? fail('NUMERIC') : new Numeric(text);
+      return text === null ? conversionError(value, 'NUMERIC') : new Numeric(text);
     }
     case 'BOOL':
       if (typeof value === 'boolean') return value;
       if (value === 'true' || value === 'false') return value === 'true';
-      return fail('boolean');
+      return conversionError(value, 'boolean');
     case 'DATE':
-      return typeof value === 'string' && validDate(value) ? value : fail('date');
+      return typeof value === 'string' && validDate(value) ? value : conversionError(value, 'date');
     case 'TIMESTAMP':
-      return timestampOf(value) ?? fail('timestamp');
+      return timestampOf(value) ?? conversionError(value, 'timestamp');
   }
 }
 
@@ -159,6 +177,25 @@ function plainOf(cell: Cell): unknown {
   if (cell instanceof Numeric) return cell.text;
   if (cell instanceof Timestamp) return new Date(Math.floor(cell.micros / 1000)).toISOString();
   return cell;
+}
+
+/** Bytes a non-NULL cell of each fixed-size type takes, as BigQuery counts them for billing (STRING is 2 + its UTF-8 length). */
+const CELL_BYTES: Record<Exclude<FieldType, 'STRING'>, number> = { INT64: 8, FLOAT64: 8, TIMESTAMP: 8, DATE: 8, DATETIME: 8, BOOL: 1, NUMERIC: 16, BIGNUMERIC: 32 };
+
+/** The bytes of one column over `rows`, as BigQuery sizes data: what a query reading it processes. */
+function columnBytes(rows: Row[], field: Field): number {
+  const type = standardType(field.type) ?? 'STRING';
+  let total = 0;
+  if (type === 'STRING') {
+    for (const row of rows) {
+      const cell = row[field.name];
+      if (cell !== null && cell !== undefined) total += 2 + Buffer.byteLength(String(cell));
+    }
+    return total;
+  }
+  const size = CELL_BYTES[type];
+  for (const row of rows) if (row[field.name] !== null && row[field.name] !== undefined) total += size;
+  return total;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -207,6 +244,8 @@ interface Table {
   creationTime: number;
   lastModifiedTime: number;
   rows: Row[];
+  /** Bytes per column, for the rows array (and length) they were counted over. */
+  sizes?: { rows: Row[]; length: number; byColumn: Map<string, number> };
 }
 
 interface Dataset {
@@ -236,6 +275,29 @@ interface Job {
   statementType?: string;
 }
 
+/** A query job as the sandbox ran (or dry-ran) it, for tests to assert on. */
+export interface SandboxQueryJob {
+  jobId: string;
+  sql: string;
+  dryRun: boolean;
+  statementType: string;
+  /** configuration.query.maximumBytesBilled, when set. */
+  maximumBytesBilled: number | null;
+  /** What the query reads (estimated before it runs, as BigQuery does). */
+  totalBytesProcessed: number;
+  /** What it billed: 0 for a dry run or a failed job. */
+  totalBytesBilled: number;
+  /** Why it failed (e.g. bytesBilledLimitExceeded), or null. */
+  error: { reason: string; message: string } | null;
+}
+
+/** A column as `createTable` takes it. */
+export interface SandboxColumn {
+  name: string;
+  type: string;
+  mode?: string;
+}
+
 /** What tests read: a table's metadata (as tables.get answers) and its rows. */
 export interface SandboxBigQuery {
   /** Every row of a table, decoded: INT64/FLOAT64 numbers, NUMERIC decimal strings, DATE 'YYYY-MM-DD', TIMESTAMP ISO strings. */
@@ -246,7 +308,16 @@ export interface SandboxBigQuery {
   tables(): Array<{ projectId: string; datasetId: string; tableId: string }>;
   /** Queries run (SQL text), oldest first. */
   queries(): string[];
-  /** Forgets every dataset, table and job (the read-only dataset comes back empty). */
+  /** Query jobs run or dry-run (jobs.insert and jobs.query), oldest first. */
+  jobs(): SandboxQueryJob[];
+  /** Creates a table (and its dataset when missing); an existing table is a 409 as in the API. */
+  createTable(projectId: string, datasetId: string, tableId: string, fields: SandboxColumn[]): void;
+  /**
+   * Appends rows, values as the NDJSON load takes them (ISO strings for TIMESTAMP, numbers or decimal
+   * strings for NUMERIC, 'YYYY-MM-DD' for DATE); a value the column cannot hold throws.
+   */
+  insertRows(projectId: string, datasetId: string, tableId: string, rows: Array<Record<string, unknown>>): void;
+  /** Forgets every dataset, table and job: the read-only dataset comes back empty, the demo source table with its rows. */
   reset(): void;
 }
 
@@ -254,11 +325,13 @@ function createWarehouse() {
   const datasets = new Map<string, Dataset>();
   const jobs = new Map<string, Job>();
   const queries: string[] = [];
+  const log: SandboxQueryJob[] = [];
 
   function seed() {
     datasets.clear();
     jobs.clear();
     queries.length = 0;
+    log.length = 0;
     const now = Date.now();
     datasets.set(`${READ_ONLY_DATASET.projectId}:${READ_ONLY_DATASET.datasetId}`, {
       ...READ_ONLY_DATASET,
@@ -269,8 +342,13 @@ function createWarehouse() {
       description: 'Shared with the sandbox login as BigQuery Data Viewer',
       tables: new Map(),
     });
+    const demo = newTable(DEMO_SOURCE_TABLE.projectId, DEMO_SOURCE_TABLE.datasetId, DEMO_SOURCE_TABLE.tableId, {
+      schema: { fields: DEMO_SOURCE_FIELDS },
+      description: 'Demo CRM leads to read as a conversion source',
+    });
+    appendRows(demo, demoLeads(now));
+    ensureDataset(DEMO_SOURCE_TABLE.projectId, DEMO_SOURCE_TABLE.datasetId).tables.set(demo.tableId, demo);
   }
-  seed();
 
   const projectOf = (projectId: string) => {
     if (!BIGQUERY_PROJECTS.some((project) => project.id === projectId)) throw notFound(`Project ${projectId}`);
@@ -281,6 +359,14 @@ function createWarehouse() {
     if (!found) throw notFound(`Dataset ${projectId}:${datasetId}`);
     return found;
   };
+  /** A writable dataset, created (in the US) when missing. */
+  function ensureDataset(projectId: string, datasetId: string): Dataset {
+    projectOf(projectId);
+    const key = `${projectId}:${datasetId}`;
+    const now = Date.now();
+    if (!datasets.has(key)) datasets.set(key, { projectId, datasetId, location: LOCATION, readOnly: false, creationTime: now, lastModifiedTime: now, tables: new Map() });
+    return datasets.get(key)!;
+  }
   const table = (projectId: string, datasetId: string, tableId: string) => {
     const owner = dataset(projectId, datasetId);
     const found = owner.tables.get(tableId);
@@ -302,7 +388,90 @@ function createWarehouse() {
     [...datasets.values()].flatMap((owner) =>
       [...owner.tables.values()].filter((candidate) => candidate.expirationTime === undefined || candidate.expirationTime > Date.now()),
     );
-  return { datasets, jobs, queries, seed, dataset, table, writable, liveTables };
+  seed();
+  return { datasets, jobs, queries, log, seed, dataset, ensureDataset, table, writable, liveTables };
+}
+
+/** The bytes of one column of a table, counted once per version of its rows. */
+function tableColumnBytes(found: Table, field: Field): number {
+  if (!found.sizes || found.sizes.rows !== found.rows || found.sizes.length !== found.rows.length) {
+    found.sizes = { rows: found.rows, length: found.rows.length, byColumn: new Map() };
+  }
+  const known = found.sizes.byColumn.get(field.name);
+  if (known !== undefined) return known;
+  const bytes = columnBytes(found.rows, field);
+  found.sizes.byColumn.set(field.name, bytes);
+  return bytes;
+}
+
+/** Appends records (values as a NDJSON load takes them) to a table, checked against its schema. */
+function appendRows(target: Table, records: Array<Record<string, unknown>>) {
+  const columns = target.fields.map((field) => ({ field, type: standardType(field.type)! }));
+  const names = new Set(target.fields.map((field) => field.name));
+  const rows = records.map((record, index) => {
+    for (const key of Object.keys(record)) if (!names.has(key)) throw invalid(`Row ${index}: no such field: ${key}.`);
+    const row: Row = {};
+    for (const { field, type } of columns) {
+      const cell = cellOf(type, record[field.name]);
+      if (cell !== null && typeof cell === 'object' && 'error' in cell) throw invalid(`Row ${index}: ${cell.error} Field: ${field.name}`);
+      if (cell === null && field.mode === 'REQUIRED') throw invalid(`Row ${index}: Missing required field: ${field.name}.`);
+      row[field.name] = cell;
+    }
+    return row;
+  });
+  for (const row of rows) target.rows.push(row);
+  target.lastModifiedTime = Date.now();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The demo source table: CRM leads to read conversions from
+
+export const DEMO_SOURCE_TABLE = { projectId: 'acme-warehouse', datasetId: 'crm', tableId: 'qualified_leads' } as const;
+
+const DEMO_SOURCE_FIELDS: SandboxColumn[] = [
+  { name: 'lead_id', type: 'STRING' },
+  { name: 'email', type: 'STRING' },
+  { name: 'phone', type: 'STRING' },
+  { name: 'first_name', type: 'STRING' },
+  { name: 'last_name', type: 'STRING' },
+  { name: 'gclid', type: 'STRING' },
+  { name: 'fbclid', type: 'STRING' },
+  { name: 'value', type: 'NUMERIC' },
+  { name: 'currency', type: 'STRING' },
+  { name: 'stage', type: 'STRING' },
+  { name: 'updated_at', type: 'TIMESTAMP' },
+];
+
+const FIRST_NAMES = ['Ada', 'Grace', 'Alan', 'Katherine', 'Linus', 'Margaret', 'Dennis', 'Barbara', 'Ken', 'Radia'];
+const LAST_NAMES = ['Lovelace', 'Hopper', 'Turing', 'Johnson', 'Torvalds', 'Hamilton', 'Ritchie', 'Liskov', 'Thompson', 'Perlman'];
+const DEMO_LEADS = 40;
+/** The lead with neither email nor phone (nor click id): nothing an ad platform could match, so it is not sent. */
+export const DEMO_ANONYMOUS_LEAD = 'lead_0018';
+
+/** 40 leads, one every 6 hours over the 10 days before `now`: every 4th won (1200.00 USD), the others qualified (250.00 USD). */
+function demoLeads(now: number): Array<Record<string, unknown>> {
+  const hour = 3_600_000;
+  const start = Math.floor((now - 240 * hour) / 60_000) * 60_000;
+  return Array.from({ length: DEMO_LEADS }, (_, index) => {
+    const leadId = `lead_${String(index + 1).padStart(4, '0')}`;
+    const first = FIRST_NAMES[index % FIRST_NAMES.length]!;
+    const last = LAST_NAMES[(index * 3) % LAST_NAMES.length]!;
+    const anonymous = leadId === DEMO_ANONYMOUS_LEAD;
+    const won = index % 4 === 3;
+    return {
+      lead_id: leadId,
+      email: anonymous ? null : `${first}.${last}${index + 1}@example.com`.toLowerCase(),
+      phone: anonymous || index % 6 === 4 ? null : `+1555010${String(1000 + index * 37).slice(-4)}`,
+      first_name: anonymous ? null : first,
+      last_name: anonymous ? null : last,
+      gclid: !anonymous && index % 3 === 0 ? `Cj0KCQiA${(index * 7919 + 104_729).toString(36)}_BwE` : null,
+      fbclid: !anonymous && index % 5 === 1 ? `IwAR${(index * 15_485_863 + 32_452_843).toString(36)}` : null,
+      value: won ? '1200.00' : '250.00',
+      currency: 'USD',
+      stage: won ? 'won' : 'qualified',
+      updated_at: new Date(start + index * 6 * hour + ((index * 7) % 60) * 60_000).toISOString(),
+    };
+  });
 }
 
 type Warehouse = ReturnType<typeof createWarehouse>;
@@ -348,7 +517,7 @@ function tableResource(store: SandboxStore, found: Table) {
     ...(found.expirationTime !== undefined ? { expirationTime: String(found.expirationTime) } : {}),
     ...(found.description ? { description: found.description } : {}),
     ...(found.labels ? { labels: found.labels } : {}),
-    numBytes: String(JSON.stringify(found.rows.map((row) => Object.values(row).map((cell) => wireOf(cell, true)))).length),
+    numBytes: String(found.fields.reduce((total, field) => total + tableColumnBytes(found, field), 0)),
     numLongTermBytes: '0',
     numRows: String(found.rows.length),
     creationTime: String(found.creationTime),
@@ -371,6 +540,19 @@ function jobResource(store: SandboxStore, job: Job) {
     jobReference: reference,
     statistics: { creationTime: String(job.creationTime), startTime: String(job.creationTime), endTime: String(Date.now()), ...job.statistics },
     status,
+  };
+}
+
+/** A dry run's answer: validated, not run and not kept (its reference has no job id), DONE. */
+function dryRunResource(job: Job) {
+  return {
+    kind: 'bigquery#job',
+    etag: String(job.creationTime),
+    user_email: 'signalbridge@acme-warehouse.iam.gserviceaccount.com',
+    configuration: job.configuration,
+    jobReference: { projectId: job.projectId, location: job.location },
+    statistics: { creationTime: String(job.creationTime), ...job.statistics },
+    status: { state: 'DONE' },
   };
 }
 
@@ -596,42 +778,83 @@ function tokenize(sql: string): Token[] {
 
 type Expr =
   | { type: 'literal'; value: Cell; sqlType: FieldType | null }
-  | { type: 'param'; name: string }
-  | { type: 'column'; table: string | null; name: string }
-  | { type: 'call'; name: string; args: Expr[] }
-  | { type: 'compare'; op: string; left: Expr; right: Expr }
-  | { type: 'between'; not: boolean; value: Expr; low: Expr; high: Expr }
-  | { type: 'in'; not: boolean; value: Expr; list: Expr[] }
+  | { type: 'param'; name: string; at: string }
+  | ColumnExpr
+  | { type: 'call'; name: string; args: Expr[]; at: string }
+  | { type: 'compare'; op: string; left: Expr; right: Expr; at: string }
+  | { type: 'between'; not: boolean; value: Expr; low: Expr; high: Expr; at: string }
+  | { type: 'in'; not: boolean; value: Expr; list: Expr[]; at: string }
   | { type: 'isNull'; not: boolean; value: Expr }
   | { type: 'and' | 'or'; left: Expr; right: Expr }
   | { type: 'not'; value: Expr }
-  | { type: 'negate'; value: Expr };
+  | { type: 'negate'; value: Expr; at: string };
+
+/** A column reference; `at` is where it stands in the SQL, "[line:column]" as BigQuery's messages say. */
+interface ColumnExpr {
+  type: 'column';
+  table: string | null;
+  name: string;
+  at: string;
+}
 
 interface TableRef {
   path: string[];
   alias: string;
 }
 
-type SelectItem = { star: true; table: string | null } | { star: false; expr: Expr; alias: string | null };
+/** What a SELECT reads: a table, or a subquery (whose alias, when absent, cannot be named). */
+type FromItem = ({ kind: 'table' } & TableRef) | { kind: 'subquery'; query: SelectStatement; alias: string };
 
-type Statement =
-  | { kind: 'SELECT'; items: SelectItem[]; from: TableRef; where: Expr | null; orderBy: Array<{ expr: Expr; desc: boolean }>; limit: number | null }
-  | { kind: 'DROP_TABLE'; table: TableRef; ifExists: boolean }
-  | { kind: 'MERGE'; target: TableRef; source: TableRef; on: Expr; clauses: MergeClause[] };
+type SelectItem = { star: true; table: string | null; at: string } | { star: false; expr: Expr; alias: string | null };
+
+interface SelectStatement {
+  kind: 'SELECT';
+  items: SelectItem[];
+  from: FromItem;
+  where: { expr: Expr; at: string } | null;
+  orderBy: Array<{ expr: Expr; desc: boolean }>;
+  limit: number | null;
+}
+
+interface MergeStatement {
+  kind: 'MERGE';
+  target: TableRef;
+  source: TableRef;
+  on: Expr;
+  clauses: MergeClause[];
+}
+
+type Statement = SelectStatement | MergeStatement | { kind: 'DROP_TABLE'; table: TableRef; ifExists: boolean };
 
 type MergeClause =
   | { when: 'matched' | 'notMatchedBySource'; condition: Expr | null; action: { type: 'delete' } | { type: 'update'; set: Array<{ column: string; expr: Expr }> } }
   | { when: 'notMatchedByTarget'; condition: Expr | null; action: { type: 'insertRow' } | { type: 'insert'; columns: string[] | null; values: Expr[] } };
 
-const RESERVED = new Set(['SELECT', 'FROM', 'WHERE', 'ORDER', 'BY', 'LIMIT', 'AND', 'OR', 'NOT', 'ON', 'USING', 'WHEN', 'THEN', 'MATCHED', 'AS', 'BETWEEN', 'IS', 'NULL', 'IN', 'SET', 'MERGE', 'INTO', 'DROP', 'TABLE', 'ASC', 'DESC', 'TRUE', 'FALSE', 'INSERT', 'UPDATE', 'DELETE', 'VALUES', 'ROW']);
+const RESERVED = new Set([
+  ...['SELECT', 'FROM', 'WHERE', 'ORDER', 'BY', 'LIMIT', 'AND', 'OR', 'NOT', 'ON', 'USING', 'WHEN', 'THEN', 'MATCHED', 'AS', 'BETWEEN', 'IS', 'NULL', 'IN', 'SET', 'MERGE', 'INTO'],
+  ...['DROP', 'TABLE', 'ASC', 'DESC', 'TRUE', 'FALSE', 'INSERT', 'UPDATE', 'DELETE', 'VALUES', 'ROW'],
+  // Reserved in BigQuery, for what the sandbox refuses: never an alias.
+  ...['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'OUTER', 'GROUP', 'HAVING', 'UNION', 'INTERSECT', 'EXCEPT', 'WITH', 'DISTINCT', 'QUALIFY', 'WINDOW', 'LIKE', 'CASE', 'EXISTS'],
+]);
+
+const SUBSET = 'SELECT … FROM a table or a (SELECT …) subquery [WHERE] [ORDER BY] [LIMIT], MERGE … USING … and DROP TABLE';
+const JOINS = ['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS'];
+const AGGREGATES = new Set(['COUNT', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'ANY_VALUE', 'ARRAY_AGG', 'STRING_AGG', 'LOGICAL_AND', 'LOGICAL_OR']);
+
+/** The refusal of SQL outside the subset: invalidQuery, saying what the sandbox does not run. */
+const unsupported = (what: string) => invalidQuery(`The sandbox's BigQuery does not run ${what}: it runs only ${SUBSET}`);
 
 function parse(sql: string): Statement {
   const tokens = tokenize(sql);
   let index = 0;
+  const lineStarts = [0];
+  for (let offset = 0; offset < sql.length; offset++) if (sql[offset] === '\n') lineStarts.push(offset + 1);
   const peek = (offset = 0) => tokens[Math.min(index + offset, tokens.length - 1)]!;
+  /** Where a token stands, "[line:column]" as BigQuery's messages say. */
   const position = (token: Token) => {
-    const before = sql.slice(0, token.at).split('\n');
-    return `[${before.length}:${before[before.length - 1]!.length + 1}]`;
+    let line = lineStarts.length - 1;
+    while (lineStarts[line]! > token.at) line -= 1;
+    return `[${line + 1}:${token.at - lineStarts[line]! + 1}]`;
   };
   const fail = (expected: string): never => {
     const token = peek();
@@ -647,24 +870,23 @@ function parse(sql: string): Statement {
   const punct = (value: string) => {
     if (!acceptPunct(value)) fail(`"${value}"`);
   };
+  const isName = () => peek().kind === 'quoted' || (peek().kind === 'ident' && !RESERVED.has(peek().value.toUpperCase()));
   const name = (): string => {
     const token = peek();
-    if (token.kind === 'quoted' || (token.kind === 'ident' && !RESERVED.has(token.value.toUpperCase()))) {
+    if (isName()) {
       index++;
       return token.value;
     }
     return fail('identifier');
   };
+  /** `[AS] alias`, or null when there is none. */
+  const optionalAlias = () => (acceptWord('AS') ? name() : isName() ? name() : null);
 
   function tableRef(allowAlias: boolean): TableRef {
     const parts = name().split('.');
     while (acceptPunct('.')) parts.push(...name().split('.'));
-    let alias = parts[parts.length - 1]!;
-    if (allowAlias) {
-      if (acceptWord('AS')) alias = name();
-      else if (peek().kind === 'quoted' || (peek().kind === 'ident' && !RESERVED.has(peek().value.toUpperCase()))) alias = name();
-    }
-    return { path: parts, alias };
+    const alias = allowAlias ? optionalAlias() : null;
+    return { path: parts, alias: alias ?? parts[parts.length - 1]! };
   }
 
   const expr = (): Expr => or();
@@ -683,35 +905,39 @@ function parse(sql: string): Statement {
     return comparison();
   }
   function comparison(): Expr {
+    const at = position(peek());
     const left = unary();
     if (peek().kind === 'punct' && ['=', '!=', '<>', '<', '<=', '>', '>='].includes(peek().value)) {
       const op = peek().value;
       index++;
-      return { type: 'compare', op: op === '<>' ? '!=' : op, left, right: unary() };
+      return { type: 'compare', op: op === '<>' ? '!=' : op, left, right: unary(), at };
     }
     if (acceptWord('IS')) {
       const negated = acceptWord('NOT');
       word('NULL');
       return { type: 'isNull', not: negated, value: left };
     }
+    if (isWord('LIKE') || (isWord('NOT') && isWord('LIKE', 1))) throw unsupported('LIKE');
     const negated = isWord('NOT') && (isWord('BETWEEN', 1) || isWord('IN', 1)) ? (index++, true) : false;
     if (acceptWord('BETWEEN')) {
       const low = unary();
       word('AND');
-      return { type: 'between', not: negated, value: left, low, high: unary() };
+      return { type: 'between', not: negated, value: left, low, high: unary(), at };
     }
     if (acceptWord('IN')) {
       punct('(');
+      if (isWord('SELECT')) throw unsupported('IN (SELECT …) subqueries');
       const list = [expr()];
       while (acceptPunct(',')) list.push(expr());
       punct(')');
-      return { type: 'in', not: negated, value: left, list };
+      return { type: 'in', not: negated, value: left, list, at };
     }
     if (negated) fail('BETWEEN or IN');
     return left;
   }
   function unary(): Expr {
-    if (acceptPunct('-')) return { type: 'negate', value: primary() };
+    const token = peek();
+    if (acceptPunct('-')) return { type: 'negate', value: primary(), at: position(token) };
     return primary();
   }
   function primary(): Expr {
@@ -727,9 +953,11 @@ function parse(sql: string): Statement {
     }
     if (token.kind === 'param') {
       index++;
-      return { type: 'param', name: token.value };
+      return { type: 'param', name: token.value, at: position(token) };
     }
-    if (acceptPunct('(')) {
+    if (isPunct('(')) {
+      if (isWord('SELECT', 1) || isWord('WITH', 1)) throw unsupported('subqueries in expressions');
+      index++;
       const inner = expr();
       punct(')');
       return inner;
@@ -738,13 +966,17 @@ function parse(sql: string): Statement {
       const upper = token.value.toUpperCase();
       if (upper === 'NULL') return (index++, { type: 'literal', value: null, sqlType: null });
       if (upper === 'TRUE' || upper === 'FALSE') return (index++, { type: 'literal', value: upper === 'TRUE', sqlType: 'BOOL' });
-      if ((upper === 'DATE' || upper === 'TIMESTAMP' || upper === 'NUMERIC') && peek(1).kind === 'string') {
+      if (upper === 'CASE') throw unsupported('CASE expressions');
+      if (upper === 'EXISTS') throw unsupported('EXISTS subqueries');
+      if (['DATE', 'DATETIME', 'TIMESTAMP', 'NUMERIC', 'BIGNUMERIC'].includes(upper) && peek(1).kind === 'string') {
         index += 2;
         const cell = cellOf(upper as FieldType, peek(-1).value);
-        if (cell !== null && typeof cell === 'object' && 'error' in cell) throw invalidQuery(`Invalid ${upper} literal: ${peek(-1).value}`);
+        if (cell !== null && typeof cell === 'object' && 'error' in cell) throw invalidQuery(`Invalid ${upper} literal: ${peek(-1).value} at ${position(token)}`);
         return { type: 'literal', value: cell as Cell, sqlType: upper as FieldType };
       }
       if (peek(1).kind === 'punct' && peek(1).value === '(') {
+        if (AGGREGATES.has(upper)) throw unsupported(`aggregate functions (${upper})`);
+        if (upper === 'CAST' || upper === 'SAFE_CAST') throw unsupported(upper);
         index += 2;
         const args: Expr[] = [];
         if (!isPunct(')')) {
@@ -752,35 +984,45 @@ function parse(sql: string): Statement {
           while (acceptPunct(',')) args.push(expr());
         }
         punct(')');
-        return { type: 'call', name: upper, args };
+        return { type: 'call', name: upper, args, at: position(token) };
       }
     }
     if (token.kind === 'ident' || token.kind === 'quoted') {
       const first = name();
-      if (acceptPunct('.')) return { type: 'column', table: first, name: name() };
-      return { type: 'column', table: null, name: first };
+      if (acceptPunct('.')) return { type: 'column', table: first, name: name(), at: position(token) };
+      return { type: 'column', table: null, name: first, at: position(token) };
     }
     return fail('expression');
   }
 
-  function select(): Statement {
+  function select(): SelectStatement {
     word('SELECT');
+    if (isWord('DISTINCT')) throw unsupported('SELECT DISTINCT');
     const items: SelectItem[] = [];
     do {
-      if (acceptPunct('*')) items.push({ star: true, table: null });
-      else if ((peek().kind === 'ident' || peek().kind === 'quoted') && peek(1).value === '.' && peek(2).value === '*') {
+      const token = peek();
+      if (acceptPunct('*')) items.push({ star: true, table: null, at: position(token) });
+      else if ((token.kind === 'ident' || token.kind === 'quoted') && peek(1).value === '.' && peek(2).value === '*') {
         const table = name();
         index += 2;
-        items.push({ star: true, table });
+        items.push({ star: true, table, at: position(token) });
       } else {
         const value = expr();
-        const alias = acceptWord('AS') ? name() : peek().kind === 'ident' && !RESERVED.has(peek().value.toUpperCase()) ? name() : null;
-        items.push({ star: false, expr: value, alias });
+        items.push({ star: false, expr: value, alias: optionalAlias() });
       }
+      if (items[items.length - 1]!.star && (isWord('EXCEPT') || isWord('REPLACE'))) throw unsupported('SELECT * EXCEPT or REPLACE');
     } while (acceptPunct(','));
     word('FROM');
-    const from = tableRef(true);
-    const where = acceptWord('WHERE') ? expr() : null;
+    const from = fromItem();
+    if (isPunct(',') || JOINS.some((keyword) => isWord(keyword))) throw unsupported('JOINs');
+    let where: SelectStatement['where'] = null;
+    if (acceptWord('WHERE')) {
+      const at = position(peek());
+      where = { expr: expr(), at };
+    }
+    if (isWord('GROUP')) throw unsupported('GROUP BY');
+    if (isWord('HAVING')) throw unsupported('HAVING');
+    if (isWord('QUALIFY') || isWord('WINDOW')) throw unsupported('window functions');
     const orderBy: Array<{ expr: Expr; desc: boolean }> = [];
     if (acceptWord('ORDER')) {
       word('BY');
@@ -797,7 +1039,22 @@ function parse(sql: string): Statement {
       index++;
       limit = Number(token.value);
     }
+    if (isWord('OFFSET')) throw unsupported('LIMIT … OFFSET');
+    if (['UNION', 'INTERSECT', 'EXCEPT'].some((keyword) => isWord(keyword))) throw unsupported('UNION, INTERSECT or EXCEPT');
     return { kind: 'SELECT', items, from, where, orderBy, limit };
+  }
+
+  /** A table, or `(SELECT …) [AS] alias`. */
+  function fromItem(): FromItem {
+    if (acceptPunct('(')) {
+      if (isWord('WITH')) throw unsupported('WITH clauses');
+      if (!isWord('SELECT')) fail('keyword SELECT');
+      const query = select();
+      punct(')');
+      return { kind: 'subquery', query, alias: optionalAlias() ?? '$subquery' };
+    }
+    if (isWord('UNNEST')) throw unsupported('UNNEST');
+    return { kind: 'table', ...tableRef(true) };
   }
 
   function setList() {
@@ -811,7 +1068,7 @@ function parse(sql: string): Statement {
     return set;
   }
 
-  function merge(): Statement {
+  function merge(): MergeStatement {
     word('MERGE');
     acceptWord('INTO');
     const target = tableRef(true);
@@ -871,18 +1128,20 @@ function parse(sql: string): Statement {
     word('TABLE');
     const ifExists = acceptWord('IF') ? (word('EXISTS'), true) : false;
     statement = { kind: 'DROP_TABLE', table: tableRef(false), ifExists };
+  } else if (isWord('WITH')) {
+    throw unsupported('WITH clauses');
   } else {
-    throw invalidQuery(
-      `The sandbox's BigQuery runs only SELECT … FROM … [WHERE] [ORDER BY] [LIMIT], MERGE … USING … and DROP TABLE; got "${sql.trim().slice(0, 60)}"`,
-    );
+    throw invalidQuery(`The sandbox's BigQuery runs only ${SUBSET}; got "${sql.trim().slice(0, 60)}"`);
   }
   acceptPunct(';');
   if (peek().kind !== 'end') fail('end of input');
   return statement;
 }
 
+type Parameter = { value: Cell; sqlType: FieldType };
+
 /** One named query parameter's value as a cell. */
-function parameterCell(parameter: Json): { value: Cell; sqlType: FieldType } {
+function parameterCell(parameter: Json): Parameter {
   const type = String((parameter.parameterType as Json | undefined)?.type ?? 'STRING').toUpperCase();
   const sqlType = standardType(type);
   if (!sqlType) throw invalidQuery(`Query parameter '${String(parameter.name)}': the sandbox does not support parameters of type ${type}`);
@@ -892,21 +1151,31 @@ function parameterCell(parameter: Json): { value: Cell; sqlType: FieldType } {
   return { value: cell as Cell, sqlType };
 }
 
+/** The tables (or subqueries) a statement reads, by alias, with the row being looked at (null while it is only checked). */
+type Tables = Map<string, { fields: Field[]; row: Row | null }>;
+
 interface Scope {
-  tables: Map<string, { fields: Field[]; row: Row | null }>;
-  params: Map<string, { value: Cell; sqlType: FieldType }>;
+  tables: Tables;
+  params: Map<string, Parameter>;
 }
 
 const kindOf = (cell: Cell) =>
   cell === null ? 'NULL' : typeof cell === 'number' || cell instanceof Numeric ? 'number' : cell instanceof Timestamp ? 'timestamp' : typeof cell;
+
+/** A string compared with a TIMESTAMP, as BigQuery casts it (a text it cannot read is an error). */
+function timestampText(text: string): number {
+  const parsed = timestampOf(text);
+  if (!parsed) throw invalidQuery(`Could not cast literal "${text}" to type TIMESTAMP`);
+  return parsed.micros;
+}
 
 /** -1, 0, 1, or null when either side is NULL; BigQuery refuses comparing unlike types. */
 function compareCells(left: Cell, right: Cell): number | null {
   if (left === null || right === null) return null;
   let a: string | number | boolean = left instanceof Numeric ? Number(left.text) : left instanceof Timestamp ? left.micros : left;
   let b: string | number | boolean = right instanceof Numeric ? Number(right.text) : right instanceof Timestamp ? right.micros : right;
-  if (left instanceof Timestamp && typeof right === 'string') b = timestampOf(right)?.micros ?? NaN;
-  if (right instanceof Timestamp && typeof left === 'string') a = timestampOf(left)?.micros ?? NaN;
+  if (left instanceof Timestamp && typeof right === 'string') b = timestampText(right);
+  if (right instanceof Timestamp && typeof left === 'string') a = timestampText(left);
   if (typeof a !== typeof b) throw invalidQuery(`No matching signature for operator for argument types: ${kindOf(left)}, ${kindOf(right)}`);
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -917,11 +1186,11 @@ function evaluate(expression: Expr, scope: Scope): Cell {
       return expression.value;
     case 'param': {
       const parameter = scope.params.get(expression.name);
-      if (!parameter) throw invalidQuery(`Query parameter '${expression.name}' not found`);
+      if (!parameter) throw invalidQuery(`Query parameter '${expression.name}' not found at ${expression.at}`);
       return parameter.value;
     }
     case 'column':
-      return resolveColumn(expression, scope).value;
+      return lookupColumn(expression, scope.tables).value;
     case 'negate': {
       const value = evaluate(expression.value, scope);
       if (value === null) return null;
@@ -938,12 +1207,12 @@ function evaluate(expression: Expr, scope: Scope): Cell {
       if (expression.name === 'COALESCE') return args.find((arg) => arg !== null) ?? null;
       if (expression.name === 'CURRENT_TIMESTAMP' && args.length === 0) return new Timestamp(Date.now() * 1000);
       if (expression.name === 'CURRENT_DATE' && args.length === 0) return new Date().toISOString().slice(0, 10);
-      throw invalidQuery(`Function not found: ${expression.name} (the sandbox knows IFNULL, COALESCE, CURRENT_TIMESTAMP and CURRENT_DATE)`);
+      throw invalidQuery(`Function not found: ${expression.name} at ${expression.at} (${KNOWN_FUNCTIONS})`);
     }
     case 'compare': {
       const order = compareCells(evaluate(expression.left, scope), evaluate(expression.right, scope));
       if (order === null) return null;
-      return { '=': order === 0, '!=': order !== 0, '<': order < 0, '<=': order <= 0, '>': order > 0, '>=': order >= 0 }[expression.op]!;
+      return compared(expression.op, order);
     }
     case 'between': {
       const value = evaluate(expression.value, scope);
@@ -984,21 +1253,481 @@ function evaluate(expression: Expr, scope: Scope): Cell {
   }
 }
 
+/** Whether `op` holds of an ordering (-1, 0, 1). */
+function compared(op: string, order: number): boolean {
+  switch (op) {
+    case '=':
+      return order === 0;
+    case '!=':
+      return order !== 0;
+    case '<':
+      return order < 0;
+    case '<=':
+      return order <= 0;
+    case '>':
+      return order > 0;
+    default:
+      return order >= 0;
+  }
+}
+
 function truth(cell: Cell): boolean | null {
   if (cell === null || typeof cell === 'boolean') return cell;
   throw invalidQuery(`Expected a BOOL expression, got ${kindOf(cell)}`);
 }
 
-function resolveColumn(column: { table: string | null; name: string }, scope: Scope): { value: Cell; field: Field } {
-  const candidates = column.table
-    ? [scope.tables.get(column.table)].filter((entry): entry is NonNullable<typeof entry> => Boolean(entry))
-    : [...scope.tables.values()].filter((entry) => entry.fields.some((field) => field.name === column.name));
-  if (column.table && candidates.length === 0) throw invalidQuery(`Unrecognized name: ${column.table}`);
-  if (candidates.length > 1) throw invalidQuery(`Column name ${column.name} is ambiguous`);
-  const entry = candidates[0];
-  const field = entry?.fields.find((candidate) => candidate.name === column.name);
-  if (!entry || !field) throw invalidQuery(`Unrecognized name: ${column.table ? `${column.table}.` : ''}${column.name}`);
-  return { value: entry.row ? (entry.row[field.name] ?? null) : null, field };
+const KNOWN_FUNCTIONS = "the sandbox's BigQuery knows IFNULL, COALESCE, CURRENT_TIMESTAMP() and CURRENT_DATE()";
+
+/** The field of `fields` named `name` (a loop, not a closure: this runs for every row a query reads). */
+function fieldNamed(fields: Field[], name: string): Field | undefined {
+  for (const field of fields) if (field.name === name) return field;
+  return undefined;
+}
+
+/** " at [line:column]" for a message, when the place is known. */
+const placed = (at: string | undefined) => (at ? ` at ${at}` : '');
+
+/** The table (by alias) and field a column names; BigQuery's messages when there is none, or more than one. */
+function lookupColumn(column: { table: string | null; name: string; at?: string }, tables: Tables): { alias: string; field: Field; value: Cell } {
+  if (column.table !== null) {
+    const entry = tables.get(column.table);
+    if (!entry) throw invalidQuery(`Unrecognized name: ${column.table}${placed(column.at)}`);
+    const field = fieldNamed(entry.fields, column.name);
+    if (!field) throw invalidQuery(`Name ${column.name} not found inside ${column.table}${placed(column.at)}`);
+    return { alias: column.table, field, value: entry.row ? (entry.row[field.name] ?? null) : null };
+  }
+  let found: { alias: string; field: Field; value: Cell } | null = null;
+  for (const [alias, entry] of tables) {
+    const field = fieldNamed(entry.fields, column.name);
+    if (!field) continue;
+    if (found) throw invalidQuery(`Column name ${column.name} is ambiguous${placed(column.at)}`);
+    found = { alias, field, value: entry.row ? (entry.row[field.name] ?? null) : null };
+  }
+  if (!found) throw invalidQuery(`Unrecognized name: ${column.name}${placed(column.at)}`);
+  return found;
+}
+
+/** Every column reference in an expression. */
+function columnsOf(expr: Expr, into: ColumnExpr[] = []): ColumnExpr[] {
+  switch (expr.type) {
+    case 'column':
+      into.push(expr);
+      break;
+    case 'call':
+      expr.args.forEach((arg) => columnsOf(arg, into));
+      break;
+    case 'compare':
+    case 'and':
+    case 'or':
+      columnsOf(expr.left, into);
+      columnsOf(expr.right, into);
+      break;
+    case 'between':
+      [expr.value, expr.low, expr.high].forEach((part) => columnsOf(part, into));
+      break;
+    case 'in':
+      [expr.value, ...expr.list].forEach((part) => columnsOf(part, into));
+      break;
+    case 'isNull':
+    case 'not':
+    case 'negate':
+      columnsOf(expr.value, into);
+      break;
+    default:
+      break;
+  }
+  return into;
+}
+
+/** An expression's type before it runs (null for a bare NULL); literals and parameters BigQuery may coerce. */
+interface Typed {
+  type: FieldType | null;
+  coercible: boolean;
+}
+
+const NUMBER_TYPES = new Set<FieldType>(['INT64', 'FLOAT64', 'NUMERIC', 'BIGNUMERIC']);
+
+/**
+ * Whether BigQuery compares the two: like types, numbers with numbers, a STRING literal or parameter
+ * with a DATE or TIMESTAMP (it is cast). The coercions the sandbox does not make (DATE with DATETIME, a
+ * string with a DATETIME) are refused in words.
+ */
+function comparable(left: Typed, right: Typed, at: string): boolean {
+  if (!left.type || !right.type || left.type === right.type) return true;
+  if (NUMBER_TYPES.has(left.type) && NUMBER_TYPES.has(right.type)) return true;
+  const [time, other] = left.type === 'STRING' ? [right, left] : [left, right];
+  if (other.type === 'STRING' && other.coercible && (time.type === 'DATE' || time.type === 'TIMESTAMP')) return true;
+  const pair = [left.type, right.type];
+  if (pair.includes('DATETIME') && (pair.includes('DATE') || (pair.includes('STRING') && other.coercible))) {
+    throw invalidQuery(`The sandbox's BigQuery compares a DATETIME only with a DATETIME (BigQuery would coerce ${pair.join(' and ')}) at ${at}`);
+  }
+  return false;
+}
+
+/** Checks an operator's operands against its first one: BigQuery's "No matching signature" otherwise. */
+function checkOperands(operator: string, operands: Typed[], at: string) {
+  const [first, ...rest] = operands;
+  if (rest.every((other) => comparable(first!, other, at))) return;
+  const types = operands.map((operand) => operand.type ?? 'INT64').join(', ');
+  const supported = operands.length === 2 ? `. Supported signature: ANY ${operator} ANY` : '';
+  throw invalidQuery(`No matching signature for operator ${operator} for argument types: ${types}${supported} at ${at}`);
+}
+
+/** A BOOL operand of NOT, AND, OR. */
+function checkBool(operator: string, operand: Typed) {
+  if (operand.type && operand.type !== 'BOOL') throw invalidQuery(`No matching signature for operator ${operator} for argument types: ${operand.type}`);
+}
+
+/** The type of an expression over `scope`'s columns and parameters; a name, function or operand BigQuery would refuse throws. */
+function typeOf(expr: Expr, scope: Scope): Typed {
+  const bool: Typed = { type: 'BOOL', coercible: false };
+  switch (expr.type) {
+    case 'literal':
+      return { type: expr.sqlType, coercible: true };
+    case 'param': {
+      const parameter = scope.params.get(expr.name);
+      if (!parameter) throw invalidQuery(`Query parameter '${expr.name}' not found at ${expr.at}`);
+      return { type: parameter.sqlType, coercible: true };
+    }
+    case 'column':
+      return { type: standardType(lookupColumn(expr, scope.tables).field.type), coercible: false };
+    case 'negate': {
+      const inner = typeOf(expr.value, scope);
+      if (inner.type && !NUMBER_TYPES.has(inner.type)) throw invalidQuery(`No matching signature for operator - for argument types: ${inner.type} at ${expr.at}`);
+      return inner;
+    }
+    case 'call':
+      return callType(expr, scope);
+    case 'compare':
+      checkOperands(expr.op, [typeOf(expr.left, scope), typeOf(expr.right, scope)], expr.at);
+      return bool;
+    case 'between':
+      checkOperands('BETWEEN', [expr.value, expr.low, expr.high].map((part) => typeOf(part, scope)), expr.at);
+      return bool;
+    case 'in':
+      checkOperands('IN', [expr.value, ...expr.list].map((part) => typeOf(part, scope)), expr.at);
+      return bool;
+    case 'isNull':
+      typeOf(expr.value, scope);
+      return bool;
+    case 'not':
+      checkBool('NOT', typeOf(expr.value, scope));
+      return bool;
+    case 'and':
+    case 'or':
+      checkBool(expr.type.toUpperCase(), typeOf(expr.left, scope));
+      checkBool(expr.type.toUpperCase(), typeOf(expr.right, scope));
+      return bool;
+  }
+}
+
+/** The type of a call of a function the sandbox knows. */
+function callType(expr: Extract<Expr, { type: 'call' }>, scope: Scope): Typed {
+  const args = expr.args.map((arg) => typeOf(arg, scope));
+  const arity = (count: number) => {
+    if (args.length !== count) throw invalidQuery(`Number of arguments does not match for function ${expr.name} at ${expr.at}`);
+  };
+  switch (expr.name) {
+    case 'IFNULL':
+    case 'COALESCE': {
+      if (expr.name === 'IFNULL') arity(2);
+      if (args.length === 0) throw invalidQuery(`Number of arguments does not match for function COALESCE at ${expr.at}`);
+      checkOperands(expr.name, args, expr.at);
+      return { type: args.find((arg) => arg.type !== null)?.type ?? null, coercible: args.every((arg) => arg.coercible) };
+    }
+    case 'CURRENT_TIMESTAMP':
+      arity(0);
+      return { type: 'TIMESTAMP', coercible: false };
+    case 'CURRENT_DATE':
+      arity(0);
+      return { type: 'DATE', coercible: false };
+    default:
+      throw invalidQuery(`Function not found: ${expr.name} at ${expr.at} (${KNOWN_FUNCTIONS})`);
+  }
+}
+
+/** A WHERE, ON or WHEN condition: BOOL (or NULL). */
+function checkCondition(expr: Expr, scope: Scope, clause: string, at = '') {
+  const typed = typeOf(expr, scope);
+  if (typed.type && typed.type !== 'BOOL') throw invalidQuery(`${clause} should return type BOOL, but returns ${typed.type}${at ? ` at ${at}` : ''}`);
+}
+
+const LEGACY_TYPES: Partial<Record<FieldType, string>> = { INT64: 'INTEGER', FLOAT64: 'FLOAT', BOOL: 'BOOLEAN' };
+
+/** A result column as BigQuery's result schemas give it: INTEGER, FLOAT and BOOLEAN by their legacy names. */
+const resultField = (name: string, type: FieldType, mode: Field['mode'] = 'NULLABLE'): Field => ({ name, type: LEGACY_TYPES[type] ?? type, mode });
+
+/** A table and the columns of it a statement reads: what the statement processes (and is billed for). */
+interface Scan {
+  table: Table;
+  columns: Set<string>;
+}
+
+/** How a statement finds its tables and parameters. */
+interface Context {
+  params: Map<string, Parameter>;
+  resolve(ref: TableRef): Table;
+}
+
+/** A SELECT checked against what it reads: its result columns, the columns it reads, and its run. */
+interface SelectPlan {
+  fields: Field[];
+  /** The tables and columns read to give the result columns named in `needed` (null: every one). */
+  scans(needed: Set<string> | null): Scan[];
+  rows(): Row[];
+}
+
+/** What a SELECT reads from: a table, or a subquery's result. */
+function sourceOf(from: FromItem, context: Context): Pick<SelectPlan, 'fields' | 'rows'> & { scans(columns: Set<string>): Scan[] } {
+  if (from.kind === 'table') {
+    const table = context.resolve(from);
+    return { fields: table.fields, scans: (columns) => [{ table, columns }], rows: () => table.rows };
+  }
+  const inner = planSelect(from.query, context);
+  return { fields: inner.fields, scans: (columns) => inner.scans(columns), rows: () => inner.rows() };
+}
+
+/** A cell as a plain value that orders as BigQuery orders it (a column's cells are all of one type). */
+function sortKey(cell: Cell): string | number | boolean | null {
+  if (cell instanceof Timestamp) return cell.micros;
+  if (cell instanceof Numeric) return Number(cell.text);
+  return cell;
+}
+
+/** Checks a SELECT (names, functions, operand types) before anything runs, and plans its run. */
+function planSelect(statement: SelectStatement, context: Context): SelectPlan {
+  const source = sourceOf(statement.from, context);
+  const alias = statement.from.alias;
+  const entry: { fields: Field[]; row: Row | null } = { fields: source.fields, row: null };
+  const scope: Scope = { tables: new Map([[alias, entry]]), params: context.params };
+  const fields: Field[] = [];
+  // Each result column: a source column as is, or an expression; and the source columns it reads.
+  const outputs: Array<{ column: string | null; expr: Expr | null; uses: string[] }> = [];
+  let anonymous = 0;
+  for (const item of statement.items) {
+    if (item.star) {
+      if (item.table !== null && item.table !== alias) throw invalidQuery(`Unrecognized name: ${item.table} at ${item.at}`);
+      for (const field of source.fields) {
+        fields.push(resultField(field.name, standardType(field.type) ?? 'STRING', field.mode ?? 'NULLABLE'));
+        outputs.push({ column: field.name, expr: null, uses: [field.name] });
+      }
+      continue;
+    }
+    const typed = typeOf(item.expr, scope);
+    const name = item.alias ?? (item.expr.type === 'column' ? item.expr.name : `f${anonymous++}_`);
+    fields.push(resultField(name, typed.type ?? 'INT64'));
+    outputs.push({ column: null, expr: item.expr, uses: columnsOf(item.expr).map((column) => column.name) });
+  }
+  if (statement.where) checkCondition(statement.where.expr, scope, 'WHERE clause', statement.where.at);
+  // ORDER BY names a result column (by its name or alias) or any expression of the source.
+  const order = statement.orderBy.map(({ expr, desc }) => {
+    const output = expr.type === 'column' && expr.table === null ? fields.findIndex((field) => field.name === expr.name) : -1;
+    if (output < 0) typeOf(expr, scope);
+    return { output, expr, desc };
+  });
+
+  const valueOf = (index: number, row: Row): Cell => {
+    const output = outputs[index]!;
+    if (output.column !== null) return row[output.column] ?? null;
+    entry.row = row;
+    return evaluate(output.expr!, scope);
+  };
+  const identity = outputs.length === source.fields.length && outputs.every((output, index) => output.column === source.fields[index]!.name);
+
+  return {
+    fields,
+    scans(needed) {
+      const used = new Set<string>();
+      const read = (expr: Expr) => columnsOf(expr).forEach((column) => used.add(column.name));
+      if (statement.where) read(statement.where.expr);
+      order.forEach(({ output, expr }) => (output >= 0 ? outputs[output]!.uses.forEach((name) => used.add(name)) : read(expr)));
+      outputs.forEach((output, index) => {
+        if (!needed || needed.has(fields[index]!.name)) output.uses.forEach((name) => used.add(name));
+      });
+      return source.scans(used);
+    },
+    rows() {
+      const where = statement.where?.expr;
+      const input = source.rows();
+      let rows = where
+        ? input.filter((row) => {
+            entry.row = row;
+            return truth(evaluate(where, scope)) === true;
+          })
+        : input.slice();
+      if (order.length > 0) {
+        const keyed = rows.map((row) => ({
+          row,
+          key: order.map(({ output, expr }) => {
+            if (output >= 0) return sortKey(valueOf(output, row));
+            entry.row = row;
+            return sortKey(evaluate(expr, scope));
+          }),
+        }));
+        const directions = order.map(({ desc }) => (desc ? -1 : 1));
+        keyed.sort((a, b) => {
+          for (let index = 0; index < directions.length; index++) {
+            const left = a.key[index]!;
+            const right = b.key[index]!;
+            // NULLs first ascending, last descending, as BigQuery orders them.
+            const compared = left === right ? 0 : left === null ? -1 : right === null ? 1 : left < right ? -1 : left > right ? 1 : 0;
+            if (compared !== 0) return compared * directions[index]!;
+          }
+          return 0;
+        });
+        rows = keyed.map(({ row }) => row);
+      }
+      if (statement.limit !== null) rows = rows.slice(0, statement.limit);
+      // Rows are never changed in place, so SELECT * hands on the source's row objects.
+      if (identity) return rows;
+      return rows.map((row) => {
+        const projected: Row = {};
+        fields.forEach((field, index) => {
+          projected[field.name] = valueOf(index, row);
+        });
+        return projected;
+      });
+    },
+  };
+}
+
+/** A statement checked and ready: its type, its result columns (a SELECT), what it reads, and its run. */
+interface Prepared {
+  statementType: string;
+  fields?: Field[];
+  scans: Scan[];
+  run(): QueryOutcome;
+}
+
+/** Checks a MERGE (tables, aliases, names, types, write access) and plans its run. */
+function planMerge(statement: MergeStatement, context: Context, warehouse: Warehouse): Prepared {
+  const target = context.resolve(statement.target);
+  const source = context.resolve(statement.source);
+  if (statement.target.alias === statement.source.alias) throw invalidQuery(`Duplicate alias ${statement.target.alias}`);
+  warehouse.writable(warehouse.dataset(target.projectId, target.datasetId), 'bigquery.tables.updateData');
+  const scope: Scope = {
+    tables: new Map([
+      [statement.target.alias, { fields: target.fields, row: null }],
+      [statement.source.alias, { fields: source.fields, row: null }],
+    ]),
+    params: context.params,
+  };
+  const targetField = (column: string) => {
+    if (!target.fields.some((field) => field.name === column)) throw invalidQuery(`Name ${column} not found inside ${statement.target.alias}`);
+  };
+  const read: Expr[] = [statement.on];
+  checkCondition(statement.on, scope, 'ON clause');
+  for (const clause of statement.clauses) {
+    if (clause.condition) {
+      checkCondition(clause.condition, scope, 'WHEN clause');
+      read.push(clause.condition);
+    }
+    const action = clause.action;
+    if (action.type === 'update') {
+      for (const { column, expr } of action.set) {
+        targetField(column);
+        typeOf(expr, scope);
+        read.push(expr);
+      }
+    } else if (action.type === 'insert') {
+      const columns = action.columns ?? target.fields.map((field) => field.name);
+      columns.forEach(targetField);
+      if (columns.length !== action.values.length) throw invalidQuery('Inserted row has wrong column count');
+      action.values.forEach((value) => typeOf(value, scope));
+      read.push(...action.values);
+    } else if (action.type === 'insertRow' && source.fields.length !== target.fields.length) {
+      throw invalidQuery(`INSERT ROW needs the source (${source.fields.length} columns) and target (${target.fields.length} columns) to have the same number of columns`);
+    }
+  }
+  // BigQuery bills a MERGE the columns it reads of the source, and the whole target when it updates or deletes rows.
+  const referenced = read.flatMap((expr) => columnsOf(expr)).map((column) => lookupColumn(column, scope.tables));
+  const columnsIn = (alias: string) => new Set(referenced.filter((reference) => reference.alias === alias).map((reference) => reference.field.name));
+  const every = (table: Table) => new Set(table.fields.map((field) => field.name));
+  const rewrites = statement.clauses.some((clause) => clause.action.type === 'update' || clause.action.type === 'delete');
+  const insertsRows = statement.clauses.some((clause) => clause.action.type === 'insertRow');
+  return {
+    statementType: 'MERGE',
+    scans: [
+      { table: target, columns: rewrites ? every(target) : columnsIn(statement.target.alias) },
+      { table: source, columns: insertsRows ? every(source) : columnsIn(statement.source.alias) },
+    ],
+    run: () => runMerge(statement, target, source, context.params),
+  };
+}
+
+/** Checks a DROP TABLE (the table, unless IF EXISTS; write access) and plans it. */
+function planDrop(statement: Extract<Statement, { kind: 'DROP_TABLE' }>, context: Context, warehouse: Warehouse): Prepared {
+  let found: Table | null = null;
+  try {
+    found = context.resolve(statement.table);
+  } catch (error) {
+    if (!statement.ifExists || !(error instanceof BigQueryError) || error.code !== 404) throw error;
+  }
+  const owner = found ? warehouse.dataset(found.projectId, found.datasetId) : null;
+  if (owner) warehouse.writable(owner, 'bigquery.tables.delete');
+  return {
+    statementType: 'DROP_TABLE',
+    scans: [],
+    run: () => {
+      if (owner && found) owner.tables.delete(found.tableId);
+      return { statementType: 'DROP_TABLE' };
+    },
+  };
+}
+
+interface QueryOutcome {
+  statementType: string;
+  result?: { fields: Field[]; rows: Row[] };
+  dml?: { inserted: number; updated: number; deleted: number };
+  /** An error of the running job (the statement parsed, but failed). */
+  runtimeError?: string;
+}
+
+/** Parses and checks one statement of the subset against the warehouse; parse and reference errors throw. Nothing runs yet. */
+function prepareQuery(warehouse: Warehouse, projectId: string, config: Json): Prepared {
+  if (config.useLegacySql === true) throw invalidQuery('The sandbox runs GoogleSQL only: set useLegacySql to false');
+  const sql = String(config.query ?? '');
+  if (!sql.trim()) throw invalid('Required parameter is missing: query');
+  warehouse.queries.push(sql);
+  const statement = parse(sql);
+  const params = new Map<string, Parameter>();
+  for (const parameter of (config.queryParameters as Json[] | undefined) ?? []) {
+    if (typeof parameter.name !== 'string') throw invalidQuery('The sandbox supports named query parameters only (parameterMode NAMED)');
+    params.set(parameter.name, parameterCell(parameter));
+  }
+  const defaultDataset = config.defaultDataset as { projectId?: string; datasetId?: string } | undefined;
+  const context: Context = {
+    params,
+    resolve(ref) {
+      const path = ref.path;
+      if (path.length === 3) return warehouse.table(path[0]!, path[1]!, path[2]!);
+      if (path.length === 2) return warehouse.table(projectId, path[0]!, path[1]!);
+      if (path.length === 1 && defaultDataset?.datasetId) return warehouse.table(defaultDataset.projectId ?? projectId, defaultDataset.datasetId, path[0]!);
+      throw invalidQuery(`Table "${path.join('.')}" must be qualified with a dataset (e.g. dataset.table).`);
+    },
+  };
+  if (statement.kind === 'DROP_TABLE') return planDrop(statement, context, warehouse);
+  if (statement.kind === 'MERGE') return planMerge(statement, context, warehouse);
+  const plan = planSelect(statement, context);
+  return { statementType: 'SELECT', fields: plan.fields, scans: plan.scans(null), run: () => ({ statementType: 'SELECT', result: { fields: plan.fields, rows: plan.rows() } }) };
+}
+
+/** Bytes a statement processes: each column it reads, over every row of its table. */
+const scannedBytes = (scans: Scan[]) =>
+  scans.reduce((total, scan) => total + scan.table.fields.filter((field) => scan.columns.has(field.name)).reduce((sum, field) => sum + tableColumnBytes(scan.table, field), 0), 0);
+
+const MB = 1024 * 1024;
+
+/** On-demand billing: the bytes processed rounded up to a whole MB, at least 10 MB a query (nothing when nothing is read). */
+const billedBytes = (processed: number) => (processed === 0 ? 0 : Math.max(10 * MB, Math.ceil(processed / MB) * MB));
+
+/** configuration.query.maximumBytesBilled as a number, or null when unset. */
+function maximumBytesBilledOf(config: Json): number | null {
+  const raw = config.maximumBytesBilled;
+  if (raw === undefined || raw === null || raw === '') return null;
+  const limit = Number(raw);
+  if (!Number.isSafeInteger(limit) || limit < 0) throw invalid(`Invalid value for maximumBytesBilled: ${String(raw)}`);
+  return limit;
 }
 
 /** A value stored into a column of `type`: BigQuery coerces INT64 to NUMERIC/FLOAT64 and string literals to DATE/TIMESTAMP. */
@@ -1011,8 +1740,10 @@ function coerce(cell: Cell, field: Field, what: string): Cell {
   const mismatch = () => invalidQuery(`Value of type ${kindOf(cell)} cannot be assigned to ${field.name}, which has type ${field.type}`);
   switch (type) {
     case 'STRING':
-    case 'DATETIME':
       if (typeof cell === 'string') return cell;
+      throw mismatch();
+    case 'DATETIME':
+      if (typeof cell === 'string' && datetimeText(cell)) return datetimeText(cell);
       throw mismatch();
     case 'DATE':
       if (typeof cell === 'string' && validDate(cell)) return cell;
@@ -1039,110 +1770,8 @@ function coerce(cell: Cell, field: Field, what: string): Cell {
   }
 }
 
-function inferredType(cell: Cell): FieldType {
-  if (cell instanceof Numeric) return 'NUMERIC';
-  if (cell instanceof Timestamp) return 'TIMESTAMP';
-  if (typeof cell === 'number') return Number.isInteger(cell) ? 'INT64' : 'FLOAT64';
-  if (typeof cell === 'boolean') return 'BOOL';
-  return 'STRING';
-}
-
-interface QueryOutcome {
-  statementType: string;
-  result?: { fields: Field[]; rows: Row[] };
-  dml?: { inserted: number; updated: number; deleted: number };
-  /** An error of the running job (the statement parsed, but failed). */
-  runtimeError?: string;
-}
-
-/** Runs one statement of the subset against the warehouse. Parse and reference errors throw; a failed run is in `runtimeError`. */
-function runQuery(warehouse: Warehouse, projectId: string, config: Json): QueryOutcome {
-  if (config.useLegacySql === true) throw invalidQuery('The sandbox runs GoogleSQL only: set useLegacySql to false');
-  const sql = String(config.query ?? '');
-  if (!sql.trim()) throw invalid('Required parameter is missing: query');
-  warehouse.queries.push(sql);
-  const statement = parse(sql);
-  const params = new Map<string, { value: Cell; sqlType: FieldType }>();
-  for (const parameter of (config.queryParameters as Json[] | undefined) ?? []) {
-    if (typeof parameter.name !== 'string') throw invalidQuery('The sandbox supports named query parameters only (parameterMode NAMED)');
-    params.set(parameter.name, parameterCell(parameter));
-  }
-  const defaultDataset = config.defaultDataset as { projectId?: string; datasetId?: string } | undefined;
-  const resolve = (ref: TableRef) => {
-    const path = ref.path;
-    if (path.length === 3) return warehouse.table(path[0]!, path[1]!, path[2]!);
-    if (path.length === 2) return warehouse.table(projectId, path[0]!, path[1]!);
-    if (path.length === 1 && defaultDataset?.datasetId) return warehouse.table(defaultDataset.projectId ?? projectId, defaultDataset.datasetId, path[0]!);
-    throw invalidQuery(`Table "${path.join('.')}" must be qualified with a dataset (e.g. dataset.table).`);
-  };
-
-  if (statement.kind === 'DROP_TABLE') {
-    let found: Table;
-    try {
-      found = resolve(statement.table);
-    } catch (error) {
-      if (statement.ifExists && error instanceof BigQueryError && error.code === 404) return { statementType: 'DROP_TABLE' };
-      throw error;
-    }
-    const owner = warehouse.dataset(found.projectId, found.datasetId);
-    warehouse.writable(owner, 'bigquery.tables.delete');
-    owner.tables.delete(found.tableId);
-    return { statementType: 'DROP_TABLE' };
-  }
-
-  if (statement.kind === 'SELECT') {
-    const source = resolve(statement.from);
-    const scopeOf = (row: Row): Scope => ({ tables: new Map([[statement.from.alias, { fields: source.fields, row }]]), params });
-    let rows = source.rows.filter((row) => !statement.where || truth(evaluate(statement.where, scopeOf(row))) === true);
-    const fields: Field[] = [];
-    const columns: Array<(row: Row) => Cell> = [];
-    statement.items.forEach((item, position) => {
-      if (item.star) {
-        if (item.table && item.table !== statement.from.alias) throw invalidQuery(`Unrecognized name: ${item.table}`);
-        for (const field of source.fields) {
-          fields.push({ ...field });
-          columns.push((row) => row[field.name] ?? null);
-        }
-        return;
-      }
-      const field = item.expr.type === 'column' ? resolveColumn(item.expr, { tables: new Map([[statement.from.alias, { fields: source.fields, row: null }]]), params }).field : null;
-      const sample = rows.map((row) => evaluate(item.expr, scopeOf(row))).find((cell) => cell !== null) ?? null;
-      const literalType = item.expr.type === 'literal' ? item.expr.sqlType : item.expr.type === 'param' ? (params.get(item.expr.name)?.sqlType ?? null) : null;
-      fields.push({ name: item.alias ?? field?.name ?? `f${position}_`, type: field?.type ?? literalType ?? inferredType(sample), mode: 'NULLABLE' });
-      columns.push((row) => evaluate(item.expr, scopeOf(row)));
-    });
-    if (statement.orderBy.length > 0) {
-      const keyOf = (row: Row) =>
-        statement.orderBy.map(({ expr }) => {
-          if (expr.type === 'column' && !expr.table) {
-            const index = statement.items.findIndex((item) => !item.star && item.alias === expr.name);
-            if (index >= 0) return columns[index]!(row);
-          }
-          return evaluate(expr, scopeOf(row));
-        });
-      const keyed = rows.map((row) => ({ row, key: keyOf(row) }));
-      keyed.sort((a, b) => {
-        for (const [index, { desc }] of statement.orderBy.entries()) {
-          const left = a.key[index]!;
-          const right = b.key[index]!;
-          // NULLs first ascending, last descending, as BigQuery orders them.
-          const order = left === null && right === null ? 0 : left === null ? -1 : right === null ? 1 : compareCells(left, right)!;
-          if (order !== 0) return desc ? -order : order;
-        }
-        return 0;
-      });
-      rows = keyed.map(({ row }) => row);
-    }
-    if (statement.limit !== null) rows = rows.slice(0, statement.limit);
-    const names = fields.map((field) => field.name);
-    return { statementType: 'SELECT', result: { fields, rows: rows.map((row) => Object.fromEntries(columns.map((column, index) => [names[index]!, column(row)]))) } };
-  }
-
-  // MERGE
-  const target = resolve(statement.target);
-  const source = resolve(statement.source);
-  if (statement.target.alias === statement.source.alias) throw invalidQuery(`Duplicate alias ${statement.target.alias}`);
-  warehouse.writable(warehouse.dataset(target.projectId, target.datasetId), 'bigquery.tables.updateData');
+/** Runs a checked MERGE: the target's rows are replaced at once, or not at all when a row fails. */
+function runMerge(statement: MergeStatement, target: Table, source: Table, params: Map<string, Parameter>): QueryOutcome {
   const scope = (targetRow: Row | null, sourceRow: Row | null): Scope => ({
     tables: new Map([
       [statement.target.alias, { fields: target.fields, row: targetRow }],
@@ -1258,6 +1887,12 @@ function pageOf<T>(rows: T[], url: URL, bodyMax?: unknown): { page: T[]; pageTok
 const int64TimestampsOf = (url: URL, body?: Json) =>
   url.searchParams.get('formatOptions.useInt64Timestamp') === 'true' || (body?.formatOptions as Json | undefined)?.useInt64Timestamp === true;
 
+/** A failed job's error as the API answers jobs.query and getQueryResults of it: 400 with the job's reason. */
+const jobError = (job: Job) => {
+  const error = job.errors![0]!;
+  return new BigQueryError(400, error.reason, error.message, error.location);
+};
+
 function queryResponse(job: Job, url: URL, body?: Json) {
   const reference = { projectId: job.projectId, jobId: job.jobId, location: job.location };
   const result = job.result;
@@ -1269,7 +1904,7 @@ function queryResponse(job: Job, url: URL, body?: Json) {
     jobReference: reference,
     jobComplete: true,
     cacheHit: false,
-    totalBytesProcessed: '0',
+    totalBytesProcessed: String(job.statistics.totalBytesProcessed ?? '0'),
     ...(result ? { schema: { fields: result.fields }, totalRows: String(rows.length), rows: wireRows(page, result.fields, int64TimestampsOf(url, body)) } : { totalRows: '0' }),
     ...(pageToken ? { pageToken } : {}),
     ...(job.dml ? { numDmlAffectedRows: String(job.dml.inserted + job.dml.updated + job.dml.deleted), dmlStats: { insertedRowCount: String(job.dml.inserted), updatedRowCount: String(job.dml.updated), deletedRowCount: String(job.dml.deleted) } } : {}),
@@ -1302,27 +1937,58 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     return { projectId, jobId, location: reference.location ?? LOCATION, configuration: (body.configuration as Json) ?? {}, creationTime: Date.now(), errors: null, statistics: {} };
   }
 
-  function runQueryJob(job: Job, config: Json) {
-    job.configuration = { ...job.configuration, jobType: 'QUERY', query: config };
-    const outcome = runQuery(warehouse, job.projectId, config);
-    job.statementType = outcome.statementType;
-    job.result = outcome.result;
-    job.dml = outcome.dml;
-    if (outcome.runtimeError) job.errors = [{ reason: 'invalidQuery', message: outcome.runtimeError, location: 'query' }];
+  /**
+   * Runs a query job: checked first (a parse, name or type error throws), then refused when it would
+   * bill more than configuration.query.maximumBytesBilled, else run. A dry run stops after the check,
+   * with the bytes the run would process and its result schema, and is not kept.
+   */
+  function runQueryJob(job: Job, config: Json, dryRun: boolean) {
+    job.configuration = { ...job.configuration, jobType: 'QUERY', query: config, ...(dryRun ? { dryRun: true } : {}) };
+    const prepared = prepareQuery(warehouse, job.projectId, config);
+    const limit = maximumBytesBilledOf(config);
+    const processed = scannedBytes(prepared.scans);
+    const needed = billedBytes(processed);
+    job.statementType = prepared.statementType;
+    let billed = 0;
+    if (!dryRun && limit !== null && needed > limit) {
+      job.errors = [{ reason: 'bytesBilledLimitExceeded', message: `Query exceeded limit for bytes billed: ${limit}. ${needed} or higher required.` }];
+    } else if (!dryRun) {
+      const outcome = prepared.run();
+      job.result = outcome.result;
+      job.dml = outcome.dml;
+      if (outcome.runtimeError) job.errors = [{ reason: 'invalidQuery', message: outcome.runtimeError, location: 'query' }];
+      else billed = needed;
+    }
+    const referencedTables = [...new Set(prepared.scans.map((scan) => scan.table))].map(({ projectId, datasetId, tableId }) => ({ projectId, datasetId, tableId }));
+    const dml = job.dml;
     job.statistics = {
-      totalBytesProcessed: '0',
+      totalBytesProcessed: String(processed),
       query: {
-        statementType: outcome.statementType,
-        totalBytesProcessed: '0',
-        ...(outcome.dml
+        statementType: prepared.statementType,
+        totalBytesProcessed: String(processed),
+        totalBytesBilled: String(billed),
+        cacheHit: false,
+        ...(referencedTables.length > 0 ? { referencedTables } : {}),
+        ...(dryRun ? { totalBytesProcessedAccuracy: 'PRECISE', ...(prepared.fields ? { schema: { fields: prepared.fields } } : {}) } : {}),
+        ...(dml
           ? {
-              numDmlAffectedRows: String(outcome.dml.inserted + outcome.dml.updated + outcome.dml.deleted),
-              dmlStats: { insertedRowCount: String(outcome.dml.inserted), updatedRowCount: String(outcome.dml.updated), deletedRowCount: String(outcome.dml.deleted) },
+              numDmlAffectedRows: String(dml.inserted + dml.updated + dml.deleted),
+              dmlStats: { insertedRowCount: String(dml.inserted), updatedRowCount: String(dml.updated), deletedRowCount: String(dml.deleted) },
             }
           : {}),
       },
     };
-    warehouse.jobs.set(`${job.projectId}/${job.jobId}`, job);
+    warehouse.log.push({
+      jobId: job.jobId,
+      sql: String(config.query),
+      dryRun,
+      statementType: prepared.statementType,
+      maximumBytesBilled: limit,
+      totalBytesProcessed: processed,
+      totalBytesBilled: billed,
+      error: job.errors ? { reason: job.errors[0]!.reason, message: job.errors[0]!.message } : null,
+    });
+    if (!dryRun) warehouse.jobs.set(`${job.projectId}/${job.jobId}`, job);
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, url: URL, projectId: string | undefined, rest: string) {
@@ -1426,8 +2092,9 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       const job = newJob(projectId, body);
       const configuration = job.configuration;
       if (configuration.query) {
-        runQueryJob(job, configuration.query as Json);
-        return json(res, 200, jobResource(store, job));
+        const dryRun = configuration.dryRun === true;
+        runQueryJob(job, configuration.query as Json, dryRun);
+        return json(res, 200, dryRun ? dryRunResource(job) : jobResource(store, job));
       }
       if (configuration.load) throw invalid('The sandbox loads data only through the upload endpoint (multipart), not from sourceUris');
       throw invalid('The sandbox runs query and load jobs only');
@@ -1440,14 +2107,27 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     if (rest === '/queries' && method === 'POST') {
       const body = await jsonBody(req);
       const job = newJob(projectId, { jobReference: { location: body.location } });
-      runQueryJob(job, { query: body.query, useLegacySql: body.useLegacySql, parameterMode: body.parameterMode, queryParameters: body.queryParameters, defaultDataset: body.defaultDataset });
-      if (job.errors) throw invalidQuery(job.errors[0]!.message);
-      return json(res, 200, { ...queryResponse(job, url, body), kind: 'bigquery#queryResponse' });
+      const dryRun = body.dryRun === true;
+      const { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled } = body;
+      runQueryJob(job, { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled }, dryRun);
+      if (job.errors) throw jobError(job);
+      const statistics = job.statistics.query as Json;
+      if (dryRun) {
+        return json(res, 200, {
+          kind: 'bigquery#queryResponse',
+          jobReference: { projectId, location: job.location },
+          jobComplete: true,
+          cacheHit: false,
+          totalBytesProcessed: statistics.totalBytesProcessed,
+          ...(statistics.schema ? { schema: statistics.schema } : {}),
+        });
+      }
+      return json(res, 200, { ...queryResponse(job, url, body), kind: 'bigquery#queryResponse', totalBytesBilled: statistics.totalBytesBilled });
     }
     if ((match = /^\/queries\/([^/]+)$/.exec(rest)) && method === 'GET') {
       const job = warehouse.jobs.get(`${projectId}/${decodeURIComponent(match[1]!)}`);
       if (!job) throw notFound(`Job ${projectId}:${url.searchParams.get('location') ?? LOCATION}.${match[1]}`);
-      if (job.errors) throw invalidQuery(job.errors[0]!.message);
+      if (job.errors) throw jobError(job);
       if (!job.statementType) throw invalid(`Job ${job.jobId} is not a query job`);
       return json(res, 200, queryResponse(job, url));
     }
@@ -1490,6 +2170,15 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     },
     tables: () => warehouse.liveTables().map(({ projectId, datasetId, tableId }) => ({ projectId, datasetId, tableId })),
     queries: () => [...warehouse.queries],
+    jobs: () => warehouse.log.map((entry) => ({ ...entry })),
+    createTable(projectId, datasetId, tableId, fields) {
+      const owner = warehouse.ensureDataset(projectId, datasetId);
+      if (owner.tables.has(tableId)) throw new BigQueryError(409, 'duplicate', `Already Exists: Table ${projectId}:${datasetId}.${tableId}`);
+      owner.tables.set(tableId, newTable(projectId, datasetId, tableId, { schema: { fields } }));
+    },
+    insertRows(projectId, datasetId, tableId, rows) {
+      appendRows(warehouse.table(projectId, datasetId, tableId), rows);
+    },
     reset: () => warehouse.seed(),
   };
 
@@ -1530,35 +2219,8 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
 
 
 /** The table aliases an expression reads columns of (null for an unqualified column). */
-function aliasesOf(expr: Expr, into = new Set<string | null>()): Set<string | null> {
-  switch (expr.type) {
-    case 'column':
-      into.add(expr.table);
-      break;
-    case 'call':
-      expr.args.forEach((arg) => aliasesOf(arg, into));
-      break;
-    case 'compare':
-    case 'and':
-    case 'or':
-      aliasesOf(expr.left, into);
-      aliasesOf(expr.right, into);
-      break;
-    case 'between':
-      [expr.value, expr.low, expr.high].forEach((part) => aliasesOf(part, into));
-      break;
-    case 'in':
-      [expr.value, ...expr.list].forEach((part) => aliasesOf(part, into));
-      break;
-    case 'isNull':
-    case 'not':
-    case 'negate':
-      aliasesOf(expr.value, into);
-      break;
-    default:
-      break;
-  }
-  return into;
+function aliasesOf(expr: Expr): Set<string | null> {
+  return new Set(columnsOf(expr).map((column) => column.table));
 }
 
 /**

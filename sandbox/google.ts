@@ -240,7 +240,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (grantType === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
       const checked = verifyAssertion(form.get('assertion') ?? '', serviceAccount, `${store.base}/google/token`);
       if (!checked.ok) return oauthError(400, 'invalid_grant', checked.error!);
-      const accessToken = store.issue({ provider: 'google', scope: 'https://www.googleapis.com/auth/bigquery', offline: false }, null, 3599);
+      const accessToken = store.issue({ provider: 'google', scope: 'https://www.googleapis.com/auth/bigquery', offline: false, serviceAccount: true }, null, 3599);
       return json(res, 200, { access_token: accessToken, expires_in: 3599, token_type: 'Bearer' });
     }
     if (form.get('client_id') !== GOOGLE_CLIENT.id || form.get('client_secret') !== GOOGLE_CLIENT.secret) {

@@ -4,6 +4,8 @@
  * project, validating as Mixpanel's strict mode does. Every imported event is kept per project under
  * Mixpanel's dedup key (event, distinct_id, time, $insert_id: a later copy replaces the earlier
  * one); conversions (every event but the ad-data sync's `Ad Data`) are also recorded in the ledger.
+ * The Export API (GET /api/2.0/export) streams a project's events back as JSON lines, 60 queries an
+ * hour per project; the US project starts with demo events (trials and renewals) to export.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
@@ -23,6 +25,9 @@ const MIXPANEL_PATH = /^\/mixpanel\/(us|eu|in)(\/.*)$/;
 
 /** Mixpanel's import limits: events per request, and bytes of uncompressed body. */
 export const MIXPANEL_IMPORT_LIMITS = { events: 2000, bytes: 10 * 1024 * 1024 } as const;
+
+/** Mixpanel's Export API limit: queries per project in any rolling window of this length. */
+export const MIXPANEL_EXPORT_LIMIT = { queries: 60, windowMs: 3600 * 1000 } as const;
 
 /** Values Mixpanel refuses as distinct_id or $insert_id: placeholders that betray an implementation mistake. */
 const PLACEHOLDER_IDS = new Set(['00000000-0000-0000-0000-000000000000', 'anon', 'anonymous', 'nil', 'none', 'null', 'n/a', 'na', 'undefined', 'unknown', '<nil>', '0', '-1', 'true', 'false', '[]', '{}']);
@@ -54,13 +59,20 @@ export interface SandboxMixpanelEvents {
   events(projectId: string, name?: string): MixpanelStoredEvent[];
   /** Import requests a project accepted (including strict mode's partial successes). */
   importCalls(projectId: string): number;
-  /** Forgets every project's events. */
+  /** Stores events in a project as if imported (deduplicated the same way), without counting an import call or a conversion. */
+  seed(projectId: string, events: Array<{ event: string; properties: Record<string, unknown> }>): void;
+  /** Export queries a project answered (200s; refused ones are not counted). */
+  exportCalls(projectId: string): number;
+  /** Forgets every project's events, import calls, export calls and export rate-limit window. */
   reset(): void;
 }
 
 function createEventStore() {
   const projects = new Map<string, Map<string, MixpanelStoredEvent>>();
   const calls = new Map<string, number>();
+  const exportCalls = new Map<string, number>();
+  /** When each project's export queries of the last rolling window were answered (ms), oldest first. */
+  const exportTimes = new Map<string, number[]>();
   function keep(projectId: string, event: string, properties: Json) {
     const key = `${event}|${properties.distinct_id === undefined ? '' : String(properties.distinct_id)}|${timeMs(properties.time)}|${String(properties.$insert_id)}`;
     const events = projects.get(projectId) ?? new Map<string, MixpanelStoredEvent>();
@@ -73,12 +85,25 @@ function createEventStore() {
   const api: SandboxMixpanelEvents = {
     events: (projectId, name) => [...(projects.get(projectId)?.values() ?? [])].filter((stored) => name === undefined || stored.event === name),
     importCalls: (projectId) => calls.get(projectId) ?? 0,
+    seed: (projectId, events) => events.forEach(({ event, properties }) => keep(projectId, event, properties)),
+    exportCalls: (projectId) => exportCalls.get(projectId) ?? 0,
     reset: () => {
       projects.clear();
       calls.clear();
+      exportCalls.clear();
+      exportTimes.clear();
     },
   };
-  return { keep, countCall: (projectId: string) => calls.set(projectId, (calls.get(projectId) ?? 0) + 1), api, projects };
+  /** Counts an export query against the project's rolling window; false when the window is already full. */
+  function admitExport(projectId: string, now = Date.now()): boolean {
+    const times = (exportTimes.get(projectId) ?? []).filter((at) => at > now - MIXPANEL_EXPORT_LIMIT.windowMs);
+    exportTimes.set(projectId, times);
+    if (times.length >= MIXPANEL_EXPORT_LIMIT.queries) return false;
+    times.push(now);
+    exportCalls.set(projectId, (exportCalls.get(projectId) ?? 0) + 1);
+    return true;
+  }
+  return { keep, countCall: (projectId: string) => calls.set(projectId, (calls.get(projectId) ?? 0) + 1), admitExport, api, projects };
 }
 
 type EventStore = ReturnType<typeof createEventStore>;
@@ -214,6 +239,148 @@ async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL,
   return json(res, 400, { code: 400, error: 'some data points in the request failed validation', num_records_imported: imported, status: 'Bad Request', failed_records: failed });
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The start of a YYYY-MM-DD day in UTC (ms), or null when it is no real date (2026-02-30 included). */
+function dayStartMs(date: string): number | null {
+  if (!DATE.test(date)) return null;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== date ? null : ms;
+}
+
+/** The export's query as Mixpanel checks it: the window [startMs, endMs) of whole UTC days and the event names, or its 400 message. */
+function exportQuery(url: URL, nowMs: number): { startMs: number; endMs: number; names: Set<string> | null } | { error: string } {
+  const from = url.searchParams.get('from_date');
+  const to = url.searchParams.get('to_date');
+  if (!from) return { error: "'from_date' is a required parameter" };
+  if (!to) return { error: "'to_date' is a required parameter" };
+  const startMs = dayStartMs(from);
+  if (startMs === null) return { error: `'from_date' is invalid: '${from}' is not a date in the format YYYY-MM-DD` };
+  const toStartMs = dayStartMs(to);
+  if (toStartMs === null) return { error: `'to_date' is invalid: '${to}' is not a date in the format YYYY-MM-DD` };
+  if (toStartMs < startMs) return { error: `'to_date' (${to}) cannot be before 'from_date' (${from})` };
+  if (startMs > nowMs) return { error: `'from_date' (${from}) cannot be in the future` };
+  const event = url.searchParams.get('event');
+  if (event === null) return { startMs, endMs: toStartMs + DAY_MS, names: null };
+  let names: unknown;
+  try {
+    names = JSON.parse(event);
+  } catch {
+    names = null;
+  }
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) return { error: "'event' is invalid: must be a JSON array of event names" };
+  return { startMs, endMs: toStartMs + DAY_MS, names: new Set(names as string[]) };
+}
+
+/** One stored event as the Export API prints it: `time` in seconds, and when Mixpanel processed it. */
+function exportLine(stored: MixpanelStoredEvent, ms: number): string {
+  // `time` first, as Mixpanel prints it: the spread keeps its place and the assignment sets seconds.
+  const properties: Json = { time: null, ...stored.properties, mp_processing_time_ms: stored.receivedAt };
+  properties.time = Math.floor(ms / 1000);
+  return `${JSON.stringify({ event: stored.event, properties })}\n`;
+}
+
+/** Resolves once the response can take more (drained) or never will (closed), leaving no listener behind. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Writes lines one by one, waiting whenever the client reads slower than we write; stops if it hangs up. */
+async function streamLines(res: ServerResponse, lines: Iterable<string>) {
+  for (const line of lines) {
+    if (res.destroyed) return;
+    if (!res.write(line)) await writable(res);
+  }
+  if (!res.destroyed) res.end();
+}
+
+/**
+ * GET /api/2.0/export: the residency's project only. The project's events whose UTC day is within
+ * [from_date, to_date], only those named in `event` (a JSON array) when given, sorted by time, as
+ * newline-delimited JSON streamed line by line. 60 answered queries per project in any rolling hour,
+ * then 429. Refusals carry Mixpanel's `{ request, error }` body. Honours the sandbox's Mixpanel
+ * failure switch (an outage hits exports too).
+ */
+function exportEvents(req: IncomingMessage, res: ServerResponse, url: URL, store: SandboxStore, residency: Residency, kept: EventStore) {
+  const request = `/api/2.0/export${url.search}`;
+  const refuseExport = (code: number, error: string) => json(res, code, { request, error });
+  const failing = store.conversions.failing('mixpanel');
+  if (failing) return refuseExport(failing, failing === 429 ? 'Query rate limit exceeded' : failing === 503 ? 'Service Unavailable' : 'Internal Server Error');
+  if (!serviceAccount(req)) return refuseExport(401, 'Invalid credentials');
+  const projectId = url.searchParams.get('project_id');
+  if (!projectId) return refuseExport(401, 'project_id is required when authenticating with a service account');
+  if (projectId !== SANDBOX_MIXPANEL.projects[residency].id) return refuseExport(401, 'Invalid credentials');
+  const now = Date.now();
+  const query = exportQuery(url, now);
+  if ('error' in query) return refuseExport(400, query.error);
+  if (!kept.admitExport(projectId, now)) return refuseExport(429, 'Query rate limit exceeded');
+
+  const matching: Array<{ stored: MixpanelStoredEvent; ms: number }> = [];
+  for (const stored of kept.projects.get(projectId)?.values() ?? []) {
+    const ms = timeMs(stored.properties.time);
+    if (ms === null || ms < query.startMs || ms >= query.endMs) continue;
+    if (query.names && !query.names.has(stored.event)) continue;
+    matching.push({ stored, ms });
+  }
+  matching.sort((a, b) => a.ms - b.ms);
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  return streamLines(
+    res,
+    (function* () {
+      for (const { stored, ms } of matching) yield exportLine(stored, ms);
+    })(),
+  );
+}
+
+const DEMO_PLANS = [
+  { plan: 'Starter', amount: 29 },
+  { plan: 'Growth', amount: 79 },
+  { plan: 'Scale', amount: 199 },
+] as const;
+const DEMO_EVENTS = 60;
+/** The demo's events are this far apart (5.5 hours: 60 of them span the last 14 days). */
+const DEMO_SPACING_S = 5.5 * 3600;
+
+/**
+ * The demo data of the US project: 60 `Trial Started` and `Subscription Renewed` events over the
+ * last 14 days (relative to `nowMs`), each with distinct_id `user_<n>`, $insert_id, $email, plan,
+ * amount (the plan's monthly price) and currency USD; every 4th carries a gclid and every 5th an fbclid. Deterministic: the
+ * same `nowMs` gives the same events.
+ */
+export function seedDemoMixpanelEvents(events: Pick<SandboxMixpanelEvents, 'seed'>, nowMs = Date.now()) {
+  const nowS = Math.floor(nowMs / 1000);
+  const demo = Array.from({ length: DEMO_EVENTS }, (_, index) => {
+    const n = DEMO_EVENTS - index; // oldest first, as if imported over time
+    const user = (n % 40) + 1;
+    const { plan, amount } = DEMO_PLANS[n % DEMO_PLANS.length]!;
+    const renewal = n % 3 === 0;
+    return {
+      event: renewal ? 'Subscription Renewed' : 'Trial Started',
+      properties: {
+        time: nowS - 600 - Math.round(n * DEMO_SPACING_S),
+        distinct_id: `user_${user}`,
+        $insert_id: `demo-${renewal ? 'renewal' : 'trial'}-${n}`,
+        $email: `user${user}@example.com`,
+        plan,
+        amount,
+        currency: 'USD',
+        ...(n % 4 === 0 ? { gclid: `demo-gclid-${n}` } : {}),
+        ...(n % 5 === 0 ? { fbclid: `demo-fbclid-${n}` } : {}),
+      },
+    };
+  });
+  events.seed(SANDBOX_MIXPANEL.projects.US.id, demo);
+}
+
 function me(req: IncomingMessage, res: ServerResponse, residency: Residency) {
   if (!serviceAccount(req)) return json(res, 401, { status: 'error', error: 'Invalid credentials' }, { 'WWW-Authenticate': 'Basic realm="Mixpanel"' });
   const project = SANDBOX_MIXPANEL.projects[residency];
@@ -232,12 +399,15 @@ function me(req: IncomingMessage, res: ServerResponse, residency: Residency) {
 /** Mixpanel's part of the sandbox (it keeps no logins: a service account is a key), and the events each project holds. */
 export function createMixpanel(store: SandboxStore): SandboxPlatform & { events: SandboxMixpanelEvents; page: () => string } {
   const kept = createEventStore();
-  /** The sandbox page's section: each project's latest 200 `Ad Data` events. */
+  seedDemoMixpanelEvents(kept.api);
+  /** The sandbox page's section: each project's latest 200 `Ad Data` events, and how many other events it holds. */
   const page = () =>
     Object.values(SANDBOX_MIXPANEL.projects)
       .map((project) => {
         const events = kept.api.events(project.id, AD_DATA_EVENT);
+        const others = (kept.projects.get(project.id)?.size ?? 0) - events.length;
         return `<h3>Project ${escapeHtml(project.id)} (${escapeHtml(project.name)}) — ${events.length} Ad Data events</h3>
+<p class="muted">${others} other events (conversions, demo data), read through the Export API.</p>
 <table><tr><th>$insert_id</th><th>Time</th><th>Copies</th><th>Properties</th></tr>${events
           .slice(-200)
           .reverse()
@@ -257,6 +427,7 @@ export function createMixpanel(store: SandboxStore): SandboxPlatform & { events:
       const residency = prefix!.toUpperCase() as Residency;
       if (req.method === 'GET' && path === '/api/app/me') return me(req, res, residency);
       if (req.method === 'POST' && path === '/import') return importEvents(req, res, url, store, residency, kept);
+      if (req.method === 'GET' && (path === '/api/2.0/export' || path === '/api/2.0/export/')) return exportEvents(req, res, url, store, residency, kept);
       return json(res, 404, { status: 'error', error: 'Not found' });
     },
   };

@@ -33,8 +33,8 @@ export interface FakePlatformsOptions {
 
 export interface FakePlatforms {
   url: string;
-  /** Kills every login of a provider (the user removed the app's access). */
-  revokeAll: (provider: Provider) => void;
+  /** Kills every person's login to a provider (the user removed the app's access); a service account's tokens too, when asked. */
+  revokeAll: (provider: Provider, options?: { serviceAccounts?: boolean }) => void;
   /** A service-account JSON key the fake Google accepts, for BigQuery. */
   serviceAccountKey: string;
   /** Conversions received by Meta, Google, Microsoft and Mixpanel (deduplicated), and their failure switches. */

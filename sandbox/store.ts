@@ -16,6 +16,8 @@ export interface Grant {
   provider: Provider;
   scope: string;
   offline: boolean;
+  /** Issued to a service account's signed assertion (Google), not to a person's consent. */
+  serviceAccount?: boolean;
 }
 
 export interface Code extends Grant {
@@ -49,9 +51,14 @@ export function createStore(appUrls: readonly string[]) {
     return accessToken;
   }
 
-  function revokeAll(provider: Provider) {
-    for (const [key, grant] of refreshTokens) if (grant.provider === provider) refreshTokens.delete(key);
-    for (const [key, grant] of accessTokens) if (grant.provider === provider) accessTokens.delete(key);
+  /**
+   * Every person's login to a platform dies, as when they remove the app's access. A service
+   * account's tokens are no person's grant and live on, unless `serviceAccounts` says otherwise.
+   */
+  function revokeAll(provider: Provider, { serviceAccounts = false }: { serviceAccounts?: boolean } = {}) {
+    const dies = (grant: Grant) => grant.provider === provider && (serviceAccounts || !grant.serviceAccount);
+    for (const [key, grant] of refreshTokens) if (dies(grant)) refreshTokens.delete(key);
+    for (const [key, grant] of accessTokens) if (dies(grant)) accessTokens.delete(key);
     revokedProviders.add(provider);
   }
 

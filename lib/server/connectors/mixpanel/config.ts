@@ -25,3 +25,19 @@ export function mixpanelIngestionUrl(residency: MixpanelResidency): string {
   const appApiUrl = mixpanelConfig().appApiUrl[residency].replace(/\/$/, '');
   return INGESTION_HOST[appApiUrl] ?? appApiUrl;
 }
+
+/** Mixpanel's own app hosts and the raw-data export host of each (data.mixpanel.com, not mixpanel.com). */
+const EXPORT_HOST: Record<string, string> = {
+  'https://mixpanel.com': 'https://data.mixpanel.com',
+  'https://eu.mixpanel.com': 'https://data-eu.mixpanel.com',
+  'https://in.mixpanel.com': 'https://data-in.mixpanel.com',
+};
+
+/**
+ * The Export API host (`/api/2.0/export`) of a residency. Like ingestion, Mixpanel serves it apart
+ * from the app API; any other configured host (the sandbox, a proxy) serves it too.
+ */
+export function mixpanelExportUrl(residency: MixpanelResidency): string {
+  const appApiUrl = mixpanelConfig().appApiUrl[residency].replace(/\/$/, '');
+  return EXPORT_HOST[appApiUrl] ?? appApiUrl;
+}
