@@ -7,10 +7,15 @@
  * 20 s by default) and publishes their new payments. Stateless: run as many as the load needs on
  * the one subscription; a lease in Firestore keeps two from polling one account at once.
  *
+ * Warehouse conversions: every WAREHOUSE_POLL_MS (30 s by default) it reads the BigQuery and
+ * Mixpanel conversions whose schedule is due (or Read now), from their cursors, and publishes their
+ * new rows as conversion events; the same kind of lease keeps two workers from reading one at once.
+ *
  * Connections: claims due connections on each tick (SYNC_TICK_MS locally; Cloud Scheduler publishes
  * ticks in production) and runs their jobs, SYNC_CONCURRENCY at once, backfills one at a time.
  */
 import { startPaymentsPoller } from '@/lib/server/conversions/payments';
+import { startWarehousePoller } from '@/lib/server/conversions/warehouse';
 import { createConversionRouter } from '@/lib/server/conversions/router';
 import { pull } from '@/lib/server/queue/pull';
 import { ensureTopology, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
@@ -25,6 +30,13 @@ async function main() {
   const intervalMs = Number(process.env.PAYMENTS_POLL_MS || 20_000);
   const poller = startPaymentsPoller({ intervalMs });
   console.log(`[worker] reading new payments every ${intervalMs / 1000} s`);
+  const warehouseMs = Number(process.env.WAREHOUSE_POLL_MS || 30_000);
+  const warehouse = startWarehousePoller({
+    intervalMs: warehouseMs,
+    leaseMs: Number(process.env.WAREHOUSE_LEASE_MS || 5 * 60_000),
+    pageRows: Number(process.env.WAREHOUSE_PAGE_ROWS || 0) || undefined,
+  });
+  console.log(`[worker] reading due BigQuery and Mixpanel conversions every ${warehouseMs / 1000} s`);
   const tickMs = Number(process.env.SYNC_TICK_MS || 0);
   const sync = startSyncWorker({ concurrency: Number(process.env.SYNC_CONCURRENCY || 4), tickMs: tickMs || undefined });
   console.log(`[worker] running connection syncs${tickMs ? `, a scheduler tick every ${tickMs / 1000} s` : ''}`);
@@ -33,7 +45,7 @@ async function main() {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await Promise.all([puller.stop(), router.drain(), poller.stop(), sync.stop()]);
+    await Promise.all([puller.stop(), router.drain(), poller.stop(), warehouse.stop(), sync.stop()]);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());

@@ -267,7 +267,8 @@ describe('failures', () => {
     const unknown = await refusal(writer.replace({ accessToken: 'ya29.unknown', rotated: null }, TARGET, slice(), []));
     expect(unknown.code).toBe('needs_reauth');
     expect((await refusal(writer.check({ accessToken: 'ya29.unknown', rotated: null }, TARGET))).code).toBe('needs_reauth');
-    platforms.revokeAll('google');
+    // This session is the service account's: revoke its tokens too.
+    platforms.revokeAll('google', { serviceAccounts: true });
     const revoked = await refusal(writer.replace(session, TARGET, slice(), windowRows([1])));
     expect(revoked.code).toBe('needs_reauth');
     expect(revoked.message).toMatch(/Reconnect BigQuery/);

@@ -11,7 +11,7 @@ import { setAppWarehouse } from '@/lib/server/services/apps';
 import { createDestinationFromKey } from '@/lib/server/services/integrations';
 import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
-import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
+import { workerProcesses } from '@/tests/api/helpers/workers';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 
 // The delivery worker as a process, against the Pub/Sub emulator, Firestore and the sandbox's
@@ -19,23 +19,14 @@ import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conve
 jest.setTimeout(240_000);
 
 let platforms: FakePlatforms;
-let workers: RunningWorker[] = [];
 
 beforeAll(async () => {
   platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
   Object.assign(process.env, platformsEnv(platforms));
 });
-afterEach(async () => {
-  await Promise.all(workers.map((worker) => worker.stop()));
-  workers = [];
-});
 afterAll(() => platforms.close());
 
-const worker = () => {
-  const started = startWorker({ ...process.env, DELIVERY_LINGER_MS: '2000', DELIVERY_RETRY_BASE_MS: '100', DELIVERY_RETRY_ATTEMPTS: '6' }, { quiet: !process.env.WORKER_LOGS });
-  workers.push(started);
-  return started;
-};
+const worker = workerProcesses({ DELIVERY_LINGER_MS: '2000', DELIVERY_RETRY_BASE_MS: '100', DELIVERY_RETRY_ATTEMPTS: '6' });
 
 function events(count: number, prefix: string): ConversionEvent[] {
   const now = Math.floor(Date.now() / 1000) - 60;

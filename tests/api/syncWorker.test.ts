@@ -10,7 +10,7 @@ import { reconnectIntegration } from '@/lib/server/services/integrations';
 import { startRun, tick } from '@/lib/server/sync/scheduler';
 import { readWindow } from '@/lib/server/sync/runner';
 import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
-import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
+import { workerProcesses } from '@/tests/api/helpers/workers';
 import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 
 // The sync worker as a process, against the Pub/Sub emulator, Firestore and the sandbox: what a run
@@ -19,24 +19,17 @@ import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/conne
 jest.setTimeout(300_000);
 
 let platforms: FakePlatforms;
-let workers: RunningWorker[] = [];
 
 beforeAll(async () => {
   platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
   Object.assign(process.env, platformsEnv(platforms));
 });
-afterEach(async () => {
-  await Promise.all(workers.map((worker) => worker.stop()));
-  workers = [];
+// Declared before the reset below: Jest runs a block's afterEach hooks in order, so workers stop first.
+const worker = workerProcesses({ SYNC_JOB_ATTEMPTS: '1' });
+afterEach(() => {
   platforms.adData.reset();
 });
 afterAll(() => platforms.close());
-
-const worker = (env: Record<string, string> = {}) => {
-  const started = startWorker({ ...process.env, SYNC_JOB_ATTEMPTS: '1', ...env }, { quiet: !process.env.WORKER_LOGS });
-  workers.push(started);
-  return started;
-};
 
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -46,7 +46,7 @@ export function maskEmail(value: string | undefined): string | undefined {
 }
 
 /** Drops undefined values, so derived ids and stored events do not depend on absent keys. */
-const defined = <T extends Record<string, unknown>>(record: T) =>
+export const defined = <T extends Record<string, unknown>>(record: T) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>;
 
 /** A JSON text with sorted keys: the same content always gives the same text. */

@@ -4,6 +4,7 @@ import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import { stripe, type StripeCredential } from '@/lib/server/connectors/stripe';
 import { isPaidCharge, listChargesSince, type ChargeListing, type StripeCharge } from '@/lib/server/connectors/stripe/charges';
+import { inLanes, startPoller } from '@/lib/server/conversions/poller';
 import { hashIdentifier, maskEmail, normalizeEmail, normalizeName, normalizePhone } from '@/lib/server/conversions/normalize';
 import { readCredential } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
@@ -216,37 +217,14 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
 
 /** One round over every account to poll, a few at a time; answers how many payments were published. */
 export async function pollPaymentsOnce({ leaseMs = 60_000, concurrency = 4 }: { leaseMs?: number; concurrency?: number } = {}): Promise<number> {
-  const queue = await accountsToPoll();
   let published = 0;
-  const lane = async () => {
-    for (let account = queue.shift(); account; account = queue.shift()) published += await pollAccount(account, leaseMs);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, lane));
+  await inLanes(await accountsToPoll(), concurrency, async (account) => {
+    published += await pollAccount(account, leaseMs);
+  });
   return published;
 }
 
-/**
- * Polls every `intervalMs` (the next round starts that long after one ends) until stopped; `stop()`
- * lets a round in progress finish. The lease outlasts a slow round (requests time out at 15 s).
- */
+/** Polls every `intervalMs` until stopped. The lease outlasts a slow round (requests time out at 15 s). */
 export function startPaymentsPoller({ intervalMs, leaseMs = Math.max(60_000, 3 * intervalMs) }: { intervalMs: number; leaseMs?: number }): { stop(): Promise<void> } {
-  let stopped = false;
-  let timer: NodeJS.Timeout | null = null;
-  let round: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    timer = null;
-    round = pollPaymentsOnce({ leaseMs })
-      .catch((error) => console.error('[payments] a poll round failed', { error: error instanceof Error ? error.message : error }))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, intervalMs);
-      });
-  };
-  timer = setTimeout(tick, 0);
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await round;
-    },
-  };
+  return startPoller('payments', intervalMs, () => pollPaymentsOnce({ leaseMs }));
 }

@@ -3,7 +3,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { deliverBatch, takesEvent } from '@/lib/server/conversions/deliver';
 import { parseConversionMessage } from '@/lib/server/queue/pubsub';
-import { conversionsOfSource } from '@/lib/server/repos/conversions';
+import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversions';
 
 /**
  * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (one event)
@@ -61,11 +61,15 @@ export function createConversionRouter(options: RouterOptions = {}) {
   let inFlight = 0;
   const idle: Array<() => void> = [];
 
-  function conversionsFor(orgId: string, source: string): Promise<Conversion[]> {
-    const key = `${orgId}|${source}`;
+  /**
+   * The conversions a message may go to. A message that names its conversion (a replay, a warehouse
+   * read) is looked up by id: one created a moment ago, or the 51st of a source, is found all the same.
+   */
+  function conversionsFor(orgId: string, source: string, conversionId?: string): Promise<Conversion[]> {
+    const key = conversionId ? `${orgId}#${conversionId}` : `${orgId}|${source}`;
     const cached = cache.get(key);
     if (cached && cached.until > Date.now()) return cached.conversions;
-    const conversions = conversionsOfSource(orgId, source);
+    const conversions = conversionId ? conversionById(orgId, conversionId) : conversionsOfSource(orgId, source);
     cache.set(key, { conversions, until: Date.now() + cacheMs });
     conversions.catch(() => cache.delete(key));
     return conversions;
@@ -132,7 +136,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
       return message.ack();
     }
     const { event, attributes } = parsed;
-    const conversions = (await conversionsFor(attributes.org, attributes.source)).filter((conversion) =>
+    const conversions = (await conversionsFor(attributes.org, attributes.source, attributes.conversion)).filter((conversion) =>
       attributes.conversion ? conversion.id === attributes.conversion : conversion.status === 'active' && takesEvent(conversion.mapping, event),
     );
     if (conversions.length === 0) return message.ack();

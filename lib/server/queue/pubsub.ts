@@ -53,8 +53,8 @@ export function subscriberClient(): v1.SubscriberClient {
 /** Where a conversion event came from, and — for a replay — the one conversion it is for. */
 export const conversionAttributesSchema = z.object({
   org: z.string().min(1),
-  /** "app:{id}" or "payments:{id}". */
-  source: z.string().regex(/^(app|payments):[\w-]+$/),
+  /** "app:{id}", "payments:{id}", or a warehouse read's "bigquery:{destination id}" / "mixpanel:{destination id}". */
+  source: z.string().regex(/^(app|payments|bigquery|mixpanel):[\w-]+$/),
   /** Set when the event is replayed for one conversion (Retry, held events after Reconnect). */
   conversion: z.string().min(1).optional(),
 });

@@ -9,7 +9,7 @@ import type {
   DeliveryRecord,
   DeliveryRow,
 } from '@/lib/shared/conversions/conversion';
-import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
+import { isWarehouseSource, sourceKeyOf, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 
@@ -23,13 +23,39 @@ const conversions = (orgId: string) => adminDb().collection('organizations').doc
 const RETENTION_MS = 30 * 24 * 3600 * 1000;
 const PARKED_CHUNK = 400;
 
-function toConversion(snap: DocumentSnapshot): Conversion {
-  const source = snap.get('source') as { type: 'app'; app_id: string } | { type: 'payments'; payment_id: string };
+type StoredSource = { type: 'app'; app_id: string } | { type: 'payments'; payment_id: string } | WarehouseSource;
+
+function sourceOf(stored: StoredSource): ConversionSource {
+  if (stored.type === 'app') return { type: 'app', appId: stored.app_id };
+  if (stored.type === 'payments') return { type: 'payments', paymentId: stored.payment_id };
+  return stored;
+}
+
+const isoOrNull = (value: unknown) => (value ? iso(value as Timestamp) : null);
+
+/** Where a warehouse conversion's reads stand (the `read` map the reader keeps). */
+function readStateOf(snap: DocumentSnapshot): ReadState {
+  const leaseUntil = snap.get('read.lease_until') as Timestamp | null | undefined;
+  return {
+    lastReadAt: isoOrNull(snap.get('read.last_at')),
+    nextReadAt: isoOrNull(snap.get('read.due_at')),
+    cursor: (snap.get('read.cursor.value') as string | null | undefined) ?? null,
+    last: (snap.get('read.last') as ReadState['last'] | undefined) ?? null,
+    error: (snap.get('read.error.message') as string | undefined) ?? null,
+    reading: Boolean(leaseUntil && leaseUntil.toMillis() > Date.now()),
+  };
+}
+
+export const conversionRef = (orgId: string, id: string) => conversions(orgId).doc(id);
+
+/** A stored conversion document as the app sees it. */
+export function toConversion(snap: DocumentSnapshot): Conversion {
+  const source = sourceOf(snap.get('source') as StoredSource);
   const destination = snap.get('destination') as { platform: ConversionDestination['platform']; account_id: string; target_id: string; target_name: string };
   return {
     id: snap.id,
     name: snap.get('name'),
-    source: source.type === 'app' ? { type: 'app', appId: source.app_id } : { type: 'payments', paymentId: source.payment_id },
+    source,
     destination: {
       destinationId: snap.get('destination_id'),
       platform: destination.platform,
@@ -43,14 +69,20 @@ function toConversion(snap: DocumentSnapshot): Conversion {
     parked: { held: snap.get('parked.held') ?? 0, failed: snap.get('parked.failed') ?? 0 },
     lastDeliveryAt: snap.get('last_delivery_at') ? iso(snap.get('last_delivery_at')) : null,
     createdAt: iso(snap.get('created_at')),
+    ...(isWarehouseSource(source) ? { read: readStateOf(snap) } : {}),
   };
 }
 
-/** The source as stored: `app_id` / `source_id` at the top level too, for "what uses this app?" queries. */
-const sourceFields = (source: ConversionSource) =>
-  source.type === 'app'
-    ? { source: { type: 'app', app_id: source.appId }, app_id: source.appId, source_id: null, source_key: sourceKeyOf(source) }
-    : { source: { type: 'payments', payment_id: source.paymentId }, app_id: null, source_id: source.paymentId, source_key: sourceKeyOf(source) };
+/**
+ * The source as stored: `app_id` / `source_id` at the top level too, for "what uses this app?"
+ * queries. A warehouse source is kept as given; its `source_id` is the destination it reads.
+ */
+function sourceFields(source: ConversionSource) {
+  const source_key = sourceKeyOf(source);
+  if (source.type === 'app') return { source: { type: 'app', app_id: source.appId }, app_id: source.appId, source_id: null, source_key };
+  if (source.type === 'payments') return { source: { type: 'payments', payment_id: source.paymentId }, app_id: null, source_id: source.paymentId, source_key };
+  return { source, app_id: null, source_id: source.destinationId, source_key };
+}
 
 export async function listConversions(orgId: string): Promise<Conversion[]> {
   const snapshot = await conversions(orgId).orderBy('created_at', 'desc').limit(200).get();
@@ -61,6 +93,12 @@ export async function getConversion(orgId: string, id: string): Promise<Conversi
   const snap = await conversions(orgId).doc(id).get();
   if (!snap.exists) throw notFound('Conversion');
   return toConversion(snap);
+}
+
+/** One conversion, or none when it was deleted (the worker's replays and warehouse reads name theirs). */
+export async function conversionById(orgId: string, id: string): Promise<Conversion[]> {
+  const snap = await conversions(orgId).doc(id).get();
+  return snap.exists ? [toConversion(snap)] : [];
 }
 
 /** The conversions fed by a source ("app:{id}" / "payments:{id}"), whatever their state. */
@@ -107,6 +145,8 @@ export async function createConversion(orgId: string, input: NewConversion & { i
     parked: { held: 0, failed: 0 },
     created_by: input.uid,
     created_at: FieldValue.serverTimestamp(),
+    // A warehouse conversion's first read is due at once.
+    ...(isWarehouseSource(input.source) ? { read: { due_at: Timestamp.now() } } : {}),
   });
   return toConversion(await ref.get());
 }
@@ -154,8 +194,23 @@ export async function deleteRoutingConversions(orgId: string, appId: string, pla
   await Promise.all(doomed.map((doc) => adminDb().recursiveDelete(doc.ref)));
 }
 
-export async function updateConversion(orgId: string, id: string, changes: { name?: string; mapping?: ConversionMapping; status?: 'active' | 'paused' }): Promise<Conversion> {
-  const update = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+/**
+ * Updates a conversion. A warehouse source given anew replaces the stored one; when what it reads
+ * changed (table, query, cursor column, events), its cursor is forgotten and the next read starts over
+ * (rows read again keep their event ids, so nothing already delivered is counted twice by the platforms).
+ */
+export async function updateConversion(
+  orgId: string,
+  id: string,
+  changes: { name?: string; mapping?: ConversionMapping; status?: 'active' | 'paused'; source?: WarehouseSource },
+  options: { restartRead?: boolean } = {},
+): Promise<Conversion> {
+  const { source, ...rest } = changes;
+  const update: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  if (source) Object.assign(update, sourceFields(source));
+  // The lease goes too: a read of the old source under way can then neither move the new cursor nor
+  // finish (its next save finds the lease gone and it stops), and the new read may start at once.
+  if (options.restartRead) Object.assign(update, { 'read.cursor': FieldValue.delete(), 'read.due_at': Timestamp.now(), 'read.lease_token': null, 'read.lease_until': null });
   await updateExisting(conversions(orgId).doc(id), { ...update, updated_at: FieldValue.serverTimestamp() }, 'Conversion');
   return getConversion(orgId, id);
 }

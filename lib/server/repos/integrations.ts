@@ -159,13 +159,15 @@ export const usageFieldOf = (kind: IntegrationKind): UsageField => (kind === 'so
 /** What still uses an object (a source, destination, payment account or app). */
 export async function usageOf(orgId: string, field: UsageField, id: string): Promise<Usage> {
   const org = organization(orgId);
-  const [connections, conversions, apps] = await Promise.all([
+  const [connections, conversions, reading, apps] = await Promise.all([
     org.collection('connections').where(field, '==', id).limit(20).get(),
     org.collection('conversions').where(field, '==', id).limit(20).get(),
+    // A BigQuery or Mixpanel destination is also a conversion's source (its `source_id`) when read from.
+    field === 'destination_id' ? org.collection('conversions').where('source_id', '==', id).limit(20).get() : null,
     field === 'destination_id' ? org.collection('apps').where('destination_ids', 'array-contains', id).limit(20).get() : null,
   ]);
   // A conversion made by an app's routing is part of the app: the app is what uses the object.
-  const ownConversions = conversions.docs.filter((doc) => doc.get('routing') !== true);
+  const ownConversions = [...conversions.docs, ...(reading?.docs ?? [])].filter((doc) => doc.get('routing') !== true);
   return { connections: connections.docs.map(named), conversions: ownConversions.map(named), apps: apps?.docs.map(named) ?? [] };
 }
 

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { createConversionSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
+import { createConversionSchema, previewSourceSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import * as repo from '@/lib/server/repos/conversions';
 import { conversionDetail, createConversion, listConversions, replayParked, sendTestEvent, updateConversion } from '@/lib/server/services/conversions';
+import { previewWarehouseSource, readNow } from '@/lib/server/services/warehouseSources';
 
-/** `/api/orgs/{orgId}/conversions[/{id}[/deliveries|/test|/retry]]`. */
+/** `/api/orgs/{orgId}/conversions[/preview|/{id}[/deliveries|/test|/retry|/read]]`. */
 
 const planOf = (org: { data: FirebaseFirestore.DocumentData }) => org.data.subscription?.plan ?? null;
 
@@ -89,5 +90,31 @@ export const retryRoutes = createHandler({
     query: objectRouteSchema,
     permission: ['conversion', 'update'],
     handle: async ({ org, query }) => ({ replayed: await replayParked(org.id, query.id, 'failed') }),
+  }),
+});
+
+/** The first rows a BigQuery or Mixpanel source would send, mapped and hashed (nothing is saved). */
+export const previewRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    body: z.object({ source: previewSourceSchema }).strict(),
+    permission: ['conversion', 'create'],
+    handle: ({ org, body }) => previewWarehouseSource(org.id, body.source),
+  }),
+});
+
+/** Read now: a BigQuery or Mixpanel conversion's next read is due at once. */
+export const readRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    permission: ['conversion', 'update'],
+    handle: async ({ org, query }) => {
+      await readNow(org.id, query.id);
+      return { requested: true };
+    },
   }),
 });

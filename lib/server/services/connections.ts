@@ -37,7 +37,7 @@ const MAX_BACKFILL_JOBS = 1500;
 /** The test page reads this many days of one account. */
 const TEST_DAYS = 7;
 
-function assertSchedule(plan: unknown, every: Schedule['every']) {
+export function assertSchedule(plan: unknown, every: Schedule['every']) {
   const entitlements = entitlementsOf(plan);
   if (schedulesAllowed(entitlements.syncFrequency).includes(every)) return;
   const plans = PLAN_ENTITLEMENTS.filter((candidate) => schedulesAllowed(candidate.syncFrequency).includes(every)).map((candidate) => candidate.name);

@@ -1,5 +1,5 @@
 import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
-import { sourceKeyOf, type Conversion, type CreateConversionInput, type DeliveryCounts, type UpdateConversionInput } from '@/lib/shared/conversions/conversion';
+import { isWarehouseSource, sourceKeyOf, type WarehouseSource, type Conversion, type CreateConversionInput, type DeliveryCounts, type UpdateConversionInput } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
@@ -11,6 +11,7 @@ import * as repo from '@/lib/server/repos/conversions';
 import { getIntegration, listIntegrations } from '@/lib/server/repos/integrations';
 import { getPayment } from '@/lib/server/repos/payments';
 import { targetsOf } from '@/lib/server/services/integrations';
+import { checkWarehouseSource } from '@/lib/server/services/warehouseSources';
 
 /** Conversions beyond storage: the plan allows them, the source and target exist, replays and test events. */
 
@@ -24,7 +25,8 @@ export function assertConversionsIncluded(plan: unknown): void {
 export async function createConversion(orgId: string, plan: unknown, uid: string, input: CreateConversionInput): Promise<Conversion> {
   assertConversionsIncluded(plan);
   if (input.source.type === 'app') await getApp(orgId, input.source.appId);
-  else await getPayment(orgId, input.source.paymentId);
+  else if (input.source.type === 'payments') await getPayment(orgId, input.source.paymentId);
+  else await checkWarehouseSource(orgId, plan, input.source);
   const destination = await getIntegration(orgId, 'destination', input.destination.destinationId);
   if (!isAdPlatform(destination.platform)) throw invalidFields({ 'destination.destinationId': ['Pick a Google Ads, Meta or Microsoft Advertising destination'] });
   const targets = await targetsOf(orgId, destination.id, input.destination.accountId);
@@ -39,9 +41,20 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
   });
 }
 
+/** What a warehouse read covers: when it changes, the read starts over. */
+const readKey = (source: WarehouseSource) =>
+  JSON.stringify(source.type === 'bigquery' ? [source.destinationId, source.projectId, source.mode, source.table, source.sql, source.cursorColumn] : [source.destinationId, source.events]);
+
 export async function updateConversion(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
   if (changes.status === 'active') assertConversionsIncluded(plan);
-  return repo.updateConversion(orgId, id, changes);
+  if (!changes.source) return repo.updateConversion(orgId, id, changes);
+  const stored = await repo.getConversion(orgId, id);
+  // A conversion keeps its kind of source: an app's stays an app's, a BigQuery read stays one.
+  if (stored.source.type !== changes.source.type || !isWarehouseSource(stored.source)) {
+    throw invalidFields({ 'source.type': ['A conversion keeps its kind of source. Create a new conversion to read from elsewhere.'] });
+  }
+  await checkWarehouseSource(orgId, plan, changes.source);
+  return repo.updateConversion(orgId, id, changes, { restartRead: readKey(stored.source) !== readKey(changes.source) });
 }
 
 /** A conversion as the pages show it: its destination's state decides "needs reconnecting". */

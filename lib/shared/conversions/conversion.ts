@@ -1,17 +1,114 @@
+import type { Schedule } from '@/lib/shared/connections/connection';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /**
- * A conversion: where events come from (an app's submissions, or a payment account's successful
- * payments), which ad-platform target receives them, and how they are mapped. The pages
- * /{orgId}/createConversion, /conversion and /conversion/{id}/configuration edit it.
+ * A conversion: where events come from (an app's submissions, a payment account's successful
+ * payments, rows of a BigQuery table or query, events of a Mixpanel project), which ad-platform
+ * target receives them, and how they are mapped. The pages /{orgId}/createConversion, /conversion
+ * and /conversion/{id}/configuration edit it.
  */
 
 export type ConversionStatus = 'active' | 'paused' | 'needs_reauth';
 
-export type ConversionSource = { type: 'app'; appId: string } | { type: 'payments'; paymentId: string };
+/**
+ * The conversion fields a warehouse row (a BigQuery column, a Mixpanel property) can fill. Event
+ * time is required; identifiers already SHA-256 hex are passed through, the others hashed.
+ */
+export const COLUMN_FIELDS = ['eventId', 'eventTime', 'eventName', 'email', 'phone', 'firstName', 'lastName', 'externalId', 'gclid', 'fbclid', 'fbc', 'fbp', 'msclkid', 'value', 'currency'] as const;
+export type ColumnField = (typeof COLUMN_FIELDS)[number];
+/** Which column (or property) fills each field; absent fields are left empty. */
+export type ColumnMapping = Partial<Record<ColumnField, string>>;
 
-/** How the queue and the stored conversion name a source: "app:{id}" or "payments:{id}". */
-export const sourceKeyOf = (source: ConversionSource) => (source.type === 'app' ? `app:${source.appId}` : `payments:${source.paymentId}`);
+export const COLUMN_FIELD_LABELS: Record<ColumnField, string> = {
+  eventId: 'Event id',
+  eventTime: 'Event time',
+  eventName: 'Event name',
+  email: 'Email',
+  phone: 'Phone',
+  firstName: 'First name',
+  lastName: 'Last name',
+  externalId: 'External id',
+  gclid: 'Google click id (gclid)',
+  fbclid: 'Meta click id (fbclid)',
+  fbc: 'Meta click cookie (_fbc)',
+  fbp: 'Meta browser cookie (_fbp)',
+  msclkid: 'Microsoft click id (msclkid)',
+  value: 'Value',
+  currency: 'Currency',
+};
+
+/** BigQuery's cost guard by default: 1 GB billed per read (about $0.006 on demand). */
+export const DEFAULT_MAXIMUM_BYTES_BILLED = 1_000_000_000;
+
+/**
+ * Rows of a BigQuery table, or of the user's own SELECT, read in the destination's project with its
+ * login. Each scheduled read takes the rows whose cursor column is at or past the last one read.
+ */
+export interface BigQuerySource {
+  type: 'bigquery';
+  /** The BigQuery destination whose login reads (same credentials). */
+  destinationId: string;
+  /** The project the query job runs (and is billed) in. */
+  projectId: string;
+  mode: 'table' | 'sql';
+  /** project.dataset.table, when mode is "table". */
+  table: string;
+  /** One SELECT statement, when mode is "sql". */
+  sql: string;
+  cursorColumn: string;
+  maximumBytesBilled: number;
+  columns: ColumnMapping;
+  /** The event name when no column gives one (e.g. "Lead"). */
+  eventName: string;
+  schedule: Schedule;
+}
+
+/** Chosen events of a Mixpanel project, read through its Export API by day. */
+export interface MixpanelSource {
+  type: 'mixpanel';
+  /** The Mixpanel destination whose service account reads. */
+  destinationId: string;
+  events: string[];
+  columns: ColumnMapping;
+  eventName: string;
+  schedule: Schedule;
+}
+
+export type WarehouseSource = BigQuerySource | MixpanelSource;
+
+export type ConversionSource = { type: 'app'; appId: string } | { type: 'payments'; paymentId: string } | WarehouseSource;
+
+export const isWarehouseSource = (source: ConversionSource): source is WarehouseSource => source.type === 'bigquery' || source.type === 'mixpanel';
+
+/**
+ * How the queue and the stored conversion name a source: "app:{id}", "payments:{id}",
+ * "bigquery:{destination id}" or "mixpanel:{destination id}". A warehouse read publishes its rows
+ * for its own conversion only (the message names it), so two reads of one project stay apart.
+ */
+export function sourceKeyOf(source: ConversionSource): string {
+  switch (source.type) {
+    case 'app':
+      return `app:${source.appId}`;
+    case 'payments':
+      return `payments:${source.paymentId}`;
+    default:
+      return `${source.type}:${source.destinationId}`;
+  }
+}
+
+/** Where a warehouse read stands: what the configuration page shows. */
+export interface ReadState {
+  lastReadAt: string | null;
+  nextReadAt: string | null;
+  /** The cursor column's value the next read starts at (inclusive), as text. */
+  cursor: string | null;
+  /** The last read: rows read, events published, rows not sent, bytes billed (BigQuery). */
+  last: { rows: number; published: number; notSent: number; bytesBilled: number | null } | null;
+  /** Why the last read failed, in words; cleared by the next success. */
+  error: string | null;
+  /** A read is under way. */
+  reading: boolean;
+}
 
 /** Where conversions go: an ad platform's target, or (for an app's routing) a Mixpanel project or a BigQuery table. */
 export type ConversionPlatform = AdPlatform | 'mixpanel' | 'bigquery';
@@ -63,6 +160,8 @@ export interface Conversion {
   parked: { held: number; failed: number };
   lastDeliveryAt: string | null;
   createdAt: string;
+  /** Warehouse sources only. */
+  read?: ReadState;
 }
 
 export type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';

@@ -19,7 +19,7 @@ function isTimeZone(value: string) {
   }
 }
 
-const scheduleSchema = () =>
+export const scheduleSchema = () =>
   z.object({
     every: z.enum(SCHEDULES),
     at: time.default('06:00'),

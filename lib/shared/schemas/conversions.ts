@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IDENTIFIERS } from '@/lib/shared/conversions/conversion';
+import { COLUMN_FIELDS, DEFAULT_MAXIMUM_BYTES_BILLED, IDENTIFIERS, type ColumnField } from '@/lib/shared/conversions/conversion';
+import { scheduleSchema } from '@/lib/shared/schemas/connections';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
 /**
@@ -20,9 +21,85 @@ const mappingSchema = z.object({
   identifiers: z.array(z.enum(IDENTIFIERS)).min(1, 'Send at least one identifier'),
 });
 
+/** A BigQuery column or a Mixpanel property name (Mixpanel's start with $ or letters, may hold spaces). */
+const columnName = z.string().trim().min(1, 'Name a column').max(300, 'At most 300 characters');
+
+const columnFields = z
+  .object(Object.fromEntries(COLUMN_FIELDS.map((field) => [field, columnName.optional()])) as Record<ColumnField, z.ZodOptional<typeof columnName>>)
+  .strict();
+const columnsSchema = columnFields.refine((columns) => columns.eventTime !== undefined, { message: 'Map the event time', path: ['eventTime'] });
+
+const eventName = z.string().trim().min(1, 'Name the event').max(100, 'At most 100 characters');
+
+/** BigQuery: a table or one SELECT, a cursor column, a byte limit, a schedule. */
+const bigQueryFields = {
+  type: z.literal('bigquery'),
+  destinationId: documentIdSchema,
+  projectId: z.string().trim().min(1, 'Pick a project').max(100),
+  mode: z.enum(['table', 'sql']),
+  table: z.string().trim().max(1024).default(''),
+  sql: z.string().trim().max(100_000, 'At most 100,000 characters').default(''),
+  cursorColumn: columnName,
+  maximumBytesBilled: z
+    .number('A number')
+    .int('Whole bytes')
+    .min(10_000_000, 'At least 0.01 GB (BigQuery bills at least 10 MB a query)')
+    .max(10_000_000_000_000, 'At most 10,000 GB')
+    .default(DEFAULT_MAXIMUM_BYTES_BILLED),
+  columns: columnsSchema,
+  eventName: eventName.default('Lead'),
+  schedule: scheduleSchema(),
+};
+
+function checkStatement(source: { mode: 'table' | 'sql'; table: string; sql: string }, context: z.RefinementCtx) {
+  if (source.mode === 'table' && !/^[\w-]+(\.[\w-]+)?\.\w+$|^[\w-]+:[\w-]+\.\w+$/.test(source.table)) {
+    context.addIssue({ code: 'custom', path: ['table'], message: 'A table as project.dataset.table' });
+  }
+  if (source.mode === 'sql' && !/^\s*(select|with)\b/i.test(stripComments(source.sql))) {
+    context.addIssue({ code: 'custom', path: ['sql'], message: 'Only a SELECT statement can be read' });
+  }
+}
+
+export const bigQuerySourceSchema = z.object(bigQueryFields).strict().superRefine(checkStatement);
+
+/** Mixpanel: event names of the destination's project, mapped from properties, read by day. */
+const mixpanelFields = {
+  type: z.literal('mixpanel'),
+  destinationId: documentIdSchema,
+  events: z.array(eventName).min(1, 'Pick at least one event').max(20, 'At most 20 events'),
+  columns: columnsSchema,
+  eventName: eventName.default('Lead'),
+  schedule: scheduleSchema(),
+};
+
+export const mixpanelSourceSchema = z.object(mixpanelFields).strict();
+
+/** SQL without its comments (to see what statement it is). */
+export function stripComments(sql: string): string {
+  return sql.replace(/--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, ' ');
+}
+
 const sourceSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('app'), appId: documentIdSchema }),
   z.object({ type: z.literal('payments'), paymentId: documentIdSchema }),
+  bigQuerySourceSchema,
+  mixpanelSourceSchema,
+]);
+
+export const warehouseSourceSchema = z.discriminatedUnion('type', [bigQuerySourceSchema, mixpanelSourceSchema]);
+export type WarehouseSourceInput = z.infer<typeof warehouseSourceSchema>;
+
+/**
+ * A source being set up, for its preview: what it reads must be valid, but the cursor and the event
+ * time may be unmapped yet (the preview is how the user learns the columns), and a Mixpanel source
+ * without events previews every event of the project.
+ */
+export const previewSourceSchema = z.discriminatedUnion('type', [
+  z
+    .object({ ...bigQueryFields, cursorColumn: z.string().trim().max(300).default(''), columns: columnFields })
+    .strict()
+    .superRefine(checkStatement),
+  z.object({ ...mixpanelFields, events: z.array(eventName).max(20, 'At most 20 events').default([]), columns: columnFields }).strict(),
 ]);
 
 export const createConversionSchema = z
@@ -41,6 +118,8 @@ export const updateConversionSchema = z
     name: z.string().trim().min(1, 'Name the conversion').max(100, 'At most 100 characters').optional(),
     mapping: mappingSchema.optional(),
     status: z.enum(['active', 'paused']).optional(),
+    /** A warehouse conversion's read (its kind and destination stay). */
+    source: warehouseSourceSchema.optional(),
   })
   .strict();
 

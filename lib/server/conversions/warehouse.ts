@@ -1,0 +1,217 @@
+import { nextRunAt } from '@/lib/shared/connections/windows';
+import { sourceKeyOf, type Conversion, type DeliveryRow, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { describeSource, readRows } from '@/lib/server/connectors/bigquery/source';
+import { PlatformError } from '@/lib/server/connectors/http';
+import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
+import type { Session } from '@/lib/server/connectors/types';
+import { takesEvent } from '@/lib/server/conversions/deliver';
+import { inLanes, startPoller } from '@/lib/server/conversions/poller';
+import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
+import { openSessionOf } from '@/lib/server/credentials';
+import { DomainError } from '@/lib/server/errors';
+import { publishConversions } from '@/lib/server/queue/pubsub';
+import { recordDelivery } from '@/lib/server/repos/conversions';
+import { markNeedsReauth } from '@/lib/server/repos/integrations';
+import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type ReadCursor } from '@/lib/server/repos/reads';
+
+/**
+ * Warehouse conversions: each due BigQuery or Mixpanel conversion is read from its cursor on, its
+ * rows mapped to hashed conversion events and published to the conversions topic for that
+ * conversion alone; the delivery worker sends them like any other event (docs/ARCHITECTURE.md,
+ * "Conversions from the warehouse").
+ *
+ * Nothing is lost or sent twice when a worker dies: a read holds a lease on the conversion, and
+ * after each page it publishes, then saves the cursor (the last row's cursor value and the event ids
+ * of that value). A read that dies between the two publishes that page again with the same event
+ * ids, and the platforms deduplicate them; the rows of a saved page are never read again.
+ */
+
+/** Rows of one source in cursor order, with the cursor value of each (as text). */
+interface Reader {
+  /** Rows arrive in cursor order (BigQuery): the cursor is saved after every page. Else at the end. */
+  ordered: boolean;
+  pages(from: ReadCursor | null): AsyncGenerator<{ rows: Array<{ cursor: string; row: Record<string, unknown> }>; bytesBilled: number }>;
+  /** Orders two cursor values (unordered readers only). */
+  compare(left: string, right: string): number;
+}
+
+/** Mixpanel: how far back a first read goes, and how much of the cursor's day is read again. */
+const MIXPANEL_FIRST_READ_DAYS = 7;
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+function bigQueryReader(session: Session, source: WarehouseSource & { type: 'bigquery' }, pageRows?: number): Reader {
+  return {
+    ordered: true,
+    compare: () => 0,
+    async *pages(from) {
+      const { columns } = await describeSource(session, source);
+      for await (const page of readRows(session, source, from?.value ?? null, { columns, pageRows })) {
+        yield { rows: page.rows.map((row) => ({ cursor: String(row[source.cursorColumn]), row })), bytesBilled: page.bytesBilled };
+      }
+    },
+  };
+}
+
+function mixpanelReader(session: Session, source: WarehouseSource & { type: 'mixpanel' }): Reader {
+  return {
+    ordered: false,
+    compare: (left, right) => Number(left) - Number(right),
+    async *pages(from) {
+      const fromMs = from ? Number(from.value) * 1000 : Date.now() - MIXPANEL_FIRST_READ_DAYS * DAY_MS;
+      // Export is by day (the project's days): the day before the cursor's covers any time zone.
+      const batches = exportEvents(session, { fromDate: dayOf(fromMs - DAY_MS), toDate: dayOf(Date.now()), events: source.events });
+      for await (const batch of batches) {
+        const rows = batch
+          .map((exported): Record<string, unknown> => ({ ...exported.properties, event: exported.event }))
+          .filter((row) => from === null || Number(row.time) >= Number(from.value))
+          .map((row) => ({ cursor: String(row.time), row }));
+        yield { rows, bytesBilled: 0 };
+      }
+    },
+  };
+}
+
+export interface ReadOptions {
+  leaseMs?: number;
+  /** BigQuery results page size (tests use small pages). */
+  pageRows?: number;
+}
+
+export interface ReadSummary {
+  rows: number;
+  published: number;
+  notSent: number;
+  bytesBilled: number | null;
+}
+
+/** Delivery records hold at most this many rows (a Firestore document stays well under 1 MiB). */
+const RECORD_ROWS = 1000;
+/**
+ * Event ids kept for one cursor value: beyond it, rows of that value may be read again (same ids).
+ * 2,000 ids of at most 100 characters keep the conversion's document far below Firestore's 1 MiB.
+ */
+const MAX_CURSOR_IDS = 2000;
+
+/**
+ * One page's rows as events and rows not sent, and the cursor after them. Rows of the read's
+ * starting value already taken (`from.ids`) are left out.
+ */
+function takePage(
+  conversion: Conversion,
+  source: WarehouseSource,
+  reader: Reader,
+  rows: Array<{ cursor: string; row: Record<string, unknown> }>,
+  from: ReadCursor | null,
+  cursor: ReadCursor | null,
+) {
+  const sourceKey = sourceKeyOf(source);
+  const seen = new Set(from?.ids ?? []);
+  const start = from?.value ?? null;
+  const events: ConversionEvent[] = [];
+  const notSent: DeliveryRow[] = [];
+  let next = cursor;
+  for (const { cursor: value, row } of rows) {
+    const mapped = rowToEvent(row, source, sourceKey);
+    const id = mapped.ok ? mapped.event.id : mapped.id;
+    if (value === start && seen.has(id)) continue;
+    if (mapped.ok) {
+      if (takesEvent(conversion.mapping, mapped.event)) events.push(mapped.event);
+    } else {
+      notSent.push({ id, status: 'not_sent', reason: mapped.reason });
+    }
+    if (!next || value !== next.value) {
+      if (!next || reader.ordered || reader.compare(value, next.value) > 0) next = { value, ids: [id] };
+    } else if (next.ids.length < MAX_CURSOR_IDS) {
+      next = { value, ids: [...next.ids, id] };
+    }
+  }
+  return { events, notSent, next };
+}
+
+/**
+ * One read of one conversion, if it is due and free: every new row published, the rows that make
+ * no event logged as not sent, the cursor saved. Answers the summary, or null when not claimed.
+ */
+export async function readConversion(orgId: string, id: string, options: ReadOptions = {}): Promise<ReadSummary | null> {
+  const leaseMs = options.leaseMs ?? 5 * 60_000;
+  const claim = await claimRead(orgId, id, leaseMs);
+  if (!claim) return null;
+  const { conversion, token } = claim;
+  const source = conversion.source as WarehouseSource;
+  const summary: ReadSummary = { rows: 0, published: 0, notSent: 0, bytesBilled: source.type === 'bigquery' ? 0 : null };
+  const nextDue = () => nextRunAt(source.schedule);
+  // The lease is renewed every third of its length, also while a query runs or an export streams: a
+  // slow read is not taken over (and billed or exported again) by another worker. A lost lease stops it.
+  let leaseLost = false;
+  const renewing = setInterval(() => {
+    renewReadLease(orgId, id, token, leaseMs)
+      .then((held) => {
+        if (!held) leaseLost = true;
+      })
+      .catch((error) => console.warn('[warehouse] could not renew a read lease', { org: orgId, conversion: id, error: error instanceof Error ? error.message : error }));
+  }, leaseMs / 3);
+  const lost = () => {
+    console.warn('[warehouse] a read lost its lease (its source was edited, or it outlived it); it stops here', { org: orgId, conversion: id });
+    return summary;
+  };
+  try {
+    const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
+    const reader = source.type === 'bigquery' ? bigQueryReader(session, source, options.pageRows) : mixpanelReader(session, source);
+    let cursor = claim.cursor;
+    for await (const page of reader.pages(claim.cursor)) {
+      if (leaseLost) return lost();
+      const { events, notSent, next } = takePage(conversion, source, reader, page.rows, claim.cursor, cursor);
+      summary.rows += page.rows.length;
+      if (summary.bytesBilled !== null) summary.bytesBilled += page.bytesBilled;
+      if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf(source), conversion: conversion.id });
+      for (let start = 0; start < notSent.length; start += RECORD_ROWS) {
+        await recordDelivery(orgId, conversion.id, { test: false, latencyMs: null, rows: notSent.slice(start, start + RECORD_ROWS) });
+      }
+      summary.published += events.length;
+      summary.notSent += notSent.length;
+      cursor = next;
+      if (reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs))) return lost();
+    }
+    if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs))) return lost();
+    await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
+    if (summary.rows > 0) console.log(`[warehouse] ${summary.published} event(s) published from ${summary.rows} row(s)`, { org: orgId, conversion: id });
+    return summary;
+  } catch (error) {
+    const { code, message } = readFailure(error);
+    if (code === 'internal') console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
+    if (code === 'needs_reauth') await markNeedsReauth(orgId, 'destination', source.destinationId, message).catch(() => undefined);
+    const retryAt = error instanceof PlatformError && error.retryAt ? error.retryAt : null;
+    // A passing failure is tried again within minutes; anything else waits for the schedule (or an edit).
+    const dueAt = retryAt ?? (code === 'retryable' ? new Date(Math.min(nextDue().getTime(), Date.now() + 5 * 60_000)) : nextDue());
+    console.error('[warehouse] a read failed', { org: orgId, conversion: id, code, error: message });
+    await finishRead(orgId, id, token, { error: { code, message }, dueAt }).catch(() => undefined);
+    return { ...summary };
+  } finally {
+    clearInterval(renewing);
+  }
+}
+
+/** A read's failure, in words the configuration page shows. */
+function readFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof PlatformError || error instanceof DomainError) return { code: error.code, message: error.message };
+  return { code: 'internal', message: 'The read failed unexpectedly. It is tried again at the next scheduled time.' };
+}
+
+/** One round over every due warehouse conversion, a few at a time. */
+export async function readDueOnce(options: ReadOptions & { concurrency?: number } = {}): Promise<number> {
+  let read = 0;
+  await inLanes(await dueReads(), options.concurrency ?? 2, async ({ orgId, id }) => {
+    const summary = await readConversion(orgId, id, options);
+    if (summary) read += 1;
+  });
+  return read;
+}
+
+/** Reads due warehouse conversions every `intervalMs` until stopped. */
+export function startWarehousePoller({ intervalMs, ...options }: ReadOptions & { intervalMs: number }): { stop(): Promise<void> } {
+  return startPoller('warehouse', intervalMs, () => readDueOnce(options));
+}
+
+export type { ReadState };

@@ -1,0 +1,103 @@
+import type { ColumnMapping, WarehouseSource } from '@/lib/shared/conversions/conversion';
+import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
+import { defined, deriveEventId, hashIdentifier, maskEmail, normalizeEmail, normalizeName, normalizePhone } from '@/lib/server/conversions/normalize';
+
+/**
+ * A warehouse row (a BigQuery row, a Mixpanel event's properties) → the conversion event it stands
+ * for, through the source's column mapping. Identifiers are hashed here (a column that already holds
+ * SHA-256 hex is passed through), so nothing raw is queued or stored. A row that makes no valid event
+ * is answered with the reason, in words the delivery log shows.
+ */
+
+export type MappedRow = { ok: true; event: ConversionEvent } | { ok: false; id: string; reason: string };
+
+/** Text of a cell, or undefined when it is empty. */
+function text(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  const result = (typeof value === 'object' ? JSON.stringify(value) : String(value)).trim();
+  return result === '' ? undefined : result;
+}
+
+/**
+ * A time as Unix seconds: a TIMESTAMP's text, a DATE (midnight UTC), a DATETIME (taken as UTC), or a
+ * number of seconds (milliseconds when it is that large, as Mixpanel and JavaScript write them).
+ */
+export function secondsOf(value: unknown): number | null {
+  if (typeof value === 'number' || (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()))) {
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0) return null;
+    return Math.floor(number >= 1e11 ? number / 1000 : number);
+  }
+  const raw = text(value);
+  if (!raw) return null;
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw) ? `${raw.replace(' ', 'T')}Z` : raw.replace(' UTC', 'Z');
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
+}
+
+/** A row's cell for a field, through the mapping. */
+/**
+ * A cell as a refusal may quote it. Reasons are stored in the delivery log and shown in the preview,
+ * and a column mapped by mistake may hold an email or a name: only what is plainly a number or a
+ * date is quoted; other text is described by its length.
+ */
+function shown(value: unknown): string {
+  if (value === null || value === undefined || value === '') return 'nothing';
+  const textValue = typeof value === 'object' && 'value' in value ? String((value as { value: unknown }).value) : String(value);
+  if (/^[\d\s.,:+\-/TZ]{1,40}$/.test(textValue)) return JSON.stringify(textValue);
+  return `text of ${textValue.length} character${textValue.length === 1 ? '' : 's'}`;
+}
+
+const cellOf = (row: Record<string, unknown>, columns: ColumnMapping, field: keyof ColumnMapping) => (columns[field] === undefined ? undefined : row[columns[field]!]);
+
+/** Maps one row; `sourceKey` keeps two sources' derived ids apart. */
+export function rowToEvent(row: Record<string, unknown>, source: Pick<WarehouseSource, 'columns' | 'eventName'>, sourceKey: string): MappedRow {
+  const { columns } = source;
+  const cell = (field: keyof ColumnMapping) => cellOf(row, columns, field);
+  const email = text(cell('email'));
+  const user = defined({
+    email: hashIdentifier(email, normalizeEmail),
+    phone: hashIdentifier(text(cell('phone')), normalizePhone),
+    firstName: hashIdentifier(text(cell('firstName')), normalizeName),
+    lastName: hashIdentifier(text(cell('lastName')), normalizeName),
+    externalId: hashIdentifier(text(cell('externalId')), (value) => value.trim()),
+  });
+  const time = secondsOf(cell('eventTime'));
+  const name = text(cell('eventName')) ?? source.eventName;
+  const rawValue = text(cell('value'));
+  const value = rawValue === undefined ? null : Number(rawValue);
+  const rawCurrency = text(cell('currency'))?.toUpperCase();
+  const fbclid = text(cell('fbclid'));
+  const clickIds = defined({
+    gclid: text(cell('gclid')),
+    fbc: text(cell('fbc')) ?? (fbclid && time !== null ? `fb.1.${time * 1000}.${fbclid}` : undefined),
+    fbp: text(cell('fbp')),
+    msclkid: text(cell('msclkid')),
+  });
+  const given = text(cell('eventId'));
+  // Derived from what the row holds (hashed), so reading the row again gives the same event.
+  const id = given ?? deriveEventId(sourceKey, { name, time, value: rawValue ?? null, currency: rawCurrency ?? null, user, clickIds: defined({ ...clickIds, fbclid }) });
+  const fail = (reason: string): MappedRow => ({ ok: false, id: id.slice(0, 100), reason });
+
+  if (columns.eventTime === undefined) return fail('No event time: map the column that holds when it happened.');
+  if (time === null) return fail(`No event time: the ${columns.eventTime} column is empty or holds no time (${shown(cell('eventTime'))}).`);
+  if (value !== null && (!Number.isFinite(value) || value < 0)) return fail(`The value is no amount: ${columns.value} holds ${shown(rawValue)}.`);
+  if (rawCurrency !== undefined && !/^[A-Z]{3}$/.test(rawCurrency)) return fail(`The currency is no three-letter code: ${columns.currency} holds ${shown(rawCurrency)}.`);
+  const event: ConversionEvent = {
+    id,
+    name,
+    time,
+    value,
+    currency: rawCurrency ?? null,
+    user,
+    clickIds,
+    context: { actionSource: 'system_generated' },
+    ...defined({ maskedEmail: maskEmail(email) }),
+  };
+  const checked = conversionEventSchema.safeParse(event);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    return fail(`The row makes no valid event: ${issue.path.join('.') || 'event'} ${issue.message.toLowerCase()}.`);
+  }
+  return { ok: true, event: checked.data };
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { FieldValue, Timestamp } from 'firebase-admin/firestore';
+import { isWarehouseSource, type Conversion, type ReadState } from '@/lib/shared/conversions/conversion';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { toConversion, conversionRef } from '@/lib/server/repos/conversions';
+
+/**
+ * The reads of warehouse conversions (BigQuery, Mixpanel), kept in the conversion's `read` map:
+ * - `due_at`: when the next read may start (the schedule, or Read now);
+ * - `lease_until` / `lease_token`: the worker reading it; a dead worker's lease runs out;
+ * - `cursor: { value, ids }`: where the next read starts (the cursor column's value, inclusive) and
+ *   the event ids of exactly that value already published, so a row of that value is taken once;
+ * - `last`, `last_at`, `error`: what the page shows.
+ * Only the lease's holder moves the cursor, page by page, in a transaction that checks its token.
+ */
+
+export interface ReadCursor {
+  value: string;
+  ids: string[];
+}
+
+export interface ReadClaim {
+  token: string;
+  conversion: Conversion;
+  cursor: ReadCursor | null;
+}
+
+/** Every active warehouse conversion whose read is due, over every organization. */
+export async function dueReads(now = new Date()): Promise<Array<{ orgId: string; id: string }>> {
+  const snapshot = await adminDb().collectionGroup('conversions').where('source.type', 'in', ['bigquery', 'mixpanel']).where('status', '==', 'active').limit(1000).get();
+  return snapshot.docs
+    .filter((doc) => {
+      const due = doc.get('read.due_at') as Timestamp | null | undefined;
+      return !due || due.toMillis() <= now.getTime();
+    })
+    .map((doc) => ({ orgId: doc.ref.parent.parent!.id, id: doc.id }));
+}
+
+const cursorOf = (value: unknown): ReadCursor | null => {
+  const cursor = value as Partial<ReadCursor> | undefined;
+  return cursor && typeof cursor.value === 'string' && Array.isArray(cursor.ids) ? { value: cursor.value, ids: cursor.ids.map(String) } : null;
+};
+
+/** Takes the read of a conversion when it is due, active and nobody holds a live lease; else null. */
+export async function claimRead(orgId: string, id: string, leaseMs: number): Promise<ReadClaim | null> {
+  const ref = conversionRef(orgId, id);
+  const token = randomUUID();
+  return adminDb().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists || snap.get('status') !== 'active') return null;
+    const conversion = toConversion(snap);
+    if (!isWarehouseSource(conversion.source)) return null;
+    const now = Date.now();
+    const due = snap.get('read.due_at') as Timestamp | null | undefined;
+    const lease = snap.get('read.lease_until') as Timestamp | null | undefined;
+    if ((due && due.toMillis() > now) || (lease && lease.toMillis() > now)) return null;
+    tx.update(ref, { 'read.lease_until': Timestamp.fromMillis(now + leaseMs), 'read.lease_token': token, 'read.claimed_at': Timestamp.fromMillis(now) });
+    return { token, conversion, cursor: cursorOf(snap.get('read.cursor')) };
+  });
+}
+
+/** Saves how far a read got and extends its lease; false when the lease was lost (stop reading). */
+export async function saveReadCursor(orgId: string, id: string, token: string, cursor: ReadCursor, leaseMs: number): Promise<boolean> {
+  const ref = conversionRef(orgId, id);
+  return adminDb().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists || snap.get('read.lease_token') !== token) return false;
+    tx.update(ref, { 'read.cursor': cursor, 'read.lease_until': Timestamp.fromMillis(Date.now() + leaseMs) });
+    return true;
+  });
+}
+
+/** Keeps a read's lease alive while it waits on a long query or export; false when it was lost. */
+export async function renewReadLease(orgId: string, id: string, token: string, leaseMs: number): Promise<boolean> {
+  const ref = conversionRef(orgId, id);
+  return adminDb().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists || snap.get('read.lease_token') !== token) return false;
+    tx.update(ref, { 'read.lease_until': Timestamp.fromMillis(Date.now() + leaseMs) });
+    return true;
+  });
+}
+
+/** Ends a read: its summary or error, the next due time, the lease freed (only by its holder). */
+export async function finishRead(
+  orgId: string,
+  id: string,
+  token: string,
+  outcome: { last: NonNullable<ReadState['last']>; dueAt: Date } | { error: { code: string; message: string }; dueAt: Date },
+): Promise<boolean> {
+  const ref = conversionRef(orgId, id);
+  return adminDb().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists || snap.get('read.lease_token') !== token) return false;
+    const result = 'last' in outcome ? { 'read.last': outcome.last, 'read.error': FieldValue.delete() } : { 'read.error': { ...outcome.error, at: Timestamp.now() } };
+    // Read now pressed while this read ran (a due time after its claim) stays due: the request is not lost.
+    const due = snap.get('read.due_at') as Timestamp | null | undefined;
+    const claimed = snap.get('read.claimed_at') as Timestamp | null | undefined;
+    const requested = Boolean(due && claimed && due.toMillis() > claimed.toMillis());
+    tx.update(ref, {
+      ...result,
+      'read.last_at': Timestamp.now(),
+      ...(requested ? {} : { 'read.due_at': Timestamp.fromDate(outcome.dueAt) }),
+      'read.lease_until': null,
+      'read.lease_token': null,
+    });
+    return true;
+  });
+}
+
+/** Read now: the conversion's next read is due at once (a read under way finishes first). */
+export async function requestRead(orgId: string, id: string): Promise<void> {
+  await conversionRef(orgId, id).update({ 'read.due_at': Timestamp.now() });
+}

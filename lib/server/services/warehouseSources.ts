@@ -1,0 +1,120 @@
+import { COLUMN_FIELDS, COLUMN_FIELD_LABELS, sourceKeyOf, type WarehouseSource } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { cursorProblem, describeSource, previewRows, type Column } from '@/lib/server/connectors/bigquery/source';
+import { PlatformError } from '@/lib/server/connectors/http';
+import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
+import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
+import { openSessionOf } from '@/lib/server/credentials';
+import { DomainError, invalidFields } from '@/lib/server/errors';
+import { getIntegration } from '@/lib/server/repos/integrations';
+import { getConversion } from '@/lib/server/repos/conversions';
+import { requestRead } from '@/lib/server/repos/reads';
+import { assertSchedule } from '@/lib/server/services/connections';
+
+/**
+ * BigQuery and Mixpanel as conversion sources, before the worker reads them: the source is checked
+ * against what it reads (a dry run: one SELECT, its columns, the cursor), previewed (the first 20 rows
+ * mapped and hashed, exactly as they will be sent), and read now on request.
+ */
+
+const PREVIEW_ROWS = 20;
+/** The preview of a Mixpanel source reads its events of the last days. */
+const MIXPANEL_PREVIEW_DAYS = 7;
+
+export interface PreviewRow {
+  /** The event as it will be queued (identifiers hashed), or why the row makes none. */
+  event: ConversionEvent | null;
+  id: string;
+  problem: string | null;
+}
+
+export interface Preview {
+  columns: Column[];
+  /** BigQuery: what a read of everything processes now (its dry run). */
+  bytesProcessed: number | null;
+  rows: PreviewRow[];
+}
+
+/** The destination a source reads with: the organization's, of the source's platform. */
+async function readingDestination(orgId: string, source: WarehouseSource) {
+  const destination = await getIntegration(orgId, 'destination', source.destinationId);
+  if (destination.platform !== source.type) throw invalidFields({ 'source.destinationId': [`Pick a ${PLATFORM_LABELS[source.type]} destination`] });
+  if (source.type === 'bigquery' && destination.accounts.length > 0 && !destination.accounts.some((account) => account.id === source.projectId)) {
+    throw invalidFields({ 'source.projectId': ['Pick one of the destination’s BigQuery projects'] });
+  }
+  return destination;
+}
+
+/** Field errors for mapped columns that what the source reads does not have. */
+function missingColumns(source: WarehouseSource, columns: Column[]): Record<string, string[]> {
+  const names = new Set(columns.map((column) => column.name));
+  const errors: Record<string, string[]> = {};
+  for (const field of COLUMN_FIELDS) {
+    const column = source.columns[field];
+    if (column !== undefined && !names.has(column)) {
+      errors[`source.columns.${field}`] = [`No column "${column}" for ${COLUMN_FIELD_LABELS[field].toLowerCase()}. The columns are: ${[...names].join(', ')}.`];
+    }
+  }
+  return errors;
+}
+
+/** A BigQuery refusal of the query, as the error of the field that holds it. */
+function queryFieldError(source: WarehouseSource & { type: 'bigquery' }, error: unknown): never {
+  if (error instanceof PlatformError && (error.code === 'invalid' || error.code === 'forbidden')) {
+    throw invalidFields({ [source.mode === 'table' ? 'source.table' : 'source.sql']: [error.message] });
+  }
+  throw error;
+}
+
+/** What a BigQuery source reads, checked by a dry run: its columns, or field errors. */
+async function describeChecked(orgId: string, source: WarehouseSource & { type: 'bigquery' }) {
+  const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
+  const described = await describeSource(session, source).catch((error) => queryFieldError(source, error));
+  const errors = missingColumns(source, described.columns);
+  // A source being set up (its preview) may not have picked its cursor yet.
+  const cursor = source.cursorColumn === '' ? null : cursorProblem(described.columns, source.cursorColumn);
+  if (cursor) errors['source.cursorColumn'] = [cursor];
+  if (Object.keys(errors).length > 0) throw invalidFields(errors);
+  return { session, described };
+}
+
+/** Checks a warehouse source before it is saved: the plan's schedule, the destination, the columns. */
+export async function checkWarehouseSource(orgId: string, plan: unknown, source: WarehouseSource): Promise<void> {
+  assertSchedule(plan, source.schedule.every);
+  await readingDestination(orgId, source);
+  if (source.type === 'bigquery') await describeChecked(orgId, source);
+}
+
+const previewRow = (row: Record<string, unknown>, source: WarehouseSource): PreviewRow => {
+  const mapped = rowToEvent(row, source, sourceKeyOf(source));
+  return mapped.ok ? { event: mapped.event, id: mapped.event.id, problem: null } : { event: null, id: mapped.id, problem: mapped.reason };
+};
+
+/** The first rows of a source mapped as they will be sent, with the columns to map from. */
+export async function previewWarehouseSource(orgId: string, source: WarehouseSource): Promise<Preview> {
+  await readingDestination(orgId, source);
+  if (source.type === 'bigquery') {
+    const { session, described } = await describeChecked(orgId, source);
+    const rows = await previewRows(session, source, PREVIEW_ROWS).catch((error) => queryFieldError(source, error));
+    return { columns: described.columns, bytesProcessed: described.bytesProcessed, rows: rows.map((row) => previewRow(row, source)) };
+  }
+  const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
+  const today = new Date();
+  const fromDate = new Date(today.getTime() - MIXPANEL_PREVIEW_DAYS * 86_400_000).toISOString().slice(0, 10);
+  const rows: Array<Record<string, unknown>> = [];
+  for await (const batch of exportEvents(session, { fromDate, toDate: today.toISOString().slice(0, 10), events: source.events, batchSize: PREVIEW_ROWS })) {
+    rows.push(...batch.map((exported) => ({ ...exported.properties, event: exported.event })));
+    if (rows.length >= PREVIEW_ROWS) break;
+  }
+  const names = [...new Set(rows.flatMap((row) => Object.keys(row)))].sort();
+  return { columns: names.map((name) => ({ name, type: 'PROPERTY' })), bytesProcessed: null, rows: rows.slice(0, PREVIEW_ROWS).map((row) => previewRow(row, source)) };
+}
+
+/** Read now: the conversion's next read is due at once. */
+export async function readNow(orgId: string, id: string): Promise<void> {
+  const conversion = await getConversion(orgId, id);
+  if (conversion.source.type !== 'bigquery' && conversion.source.type !== 'mixpanel') throw new DomainError('invalid', 'Only a BigQuery or Mixpanel conversion is read on a schedule.');
+  if (conversion.status !== 'active') throw new DomainError('invalid', 'Resume the conversion first: a paused conversion is not read.');
+  await requestRead(orgId, id);
+}
