@@ -6,7 +6,9 @@ import type {
   DeliveryRecord,
   DeliveryRow,
   UpdateConversionInput,
+  WarehouseSource,
 } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { api } from '@/store/api';
 
 const conversionsUrl = (orgId: string) => `/api/orgs/${encodeURIComponent(orgId)}/conversions`;
@@ -20,6 +22,15 @@ export interface ConversionDetail {
   hours: DeliveryHour[];
   parked: { held: number; failed: number };
   last24h: DeliveryCounts;
+}
+
+/** The first rows of a BigQuery or Mixpanel source, mapped and hashed as they will be sent (nothing saved). */
+export interface WarehousePreview {
+  /** What the source gives to map from: BigQuery's columns (with types), Mixpanel's properties. */
+  columns: Array<{ name: string; type: string }>;
+  /** BigQuery: what a read of everything processes now (its dry run). */
+  bytesProcessed: number | null;
+  rows: Array<{ id: string; event: ConversionEvent | null; problem: string | null }>;
 }
 
 interface ConversionArgs {
@@ -69,6 +80,14 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
       query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/test` }),
       invalidatesTags: (_result, _error, args) => [logTag(args)],
     }),
+    // A mutation, not a query: it runs on request with what the form holds, and is never cached.
+    previewWarehouseSource: build.mutation<WarehousePreview, { orgId: string; source: WarehouseSource }>({
+      query: ({ orgId, source }) => ({ url: `${conversionsUrl(orgId)}/preview`, body: { source } }),
+    }),
+    readNow: build.mutation<{ requested: true }, ConversionArgs>({
+      query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/read` }),
+      invalidatesTags: (_result, _error, args) => [itemTag(args)],
+    }),
     retryConversion: build.mutation<{ replayed: number }, ConversionArgs>({
       query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/retry` }),
       invalidatesTags: (_result, _error, args) => [listTag(args.orgId), itemTag(args), logTag(args)],
@@ -85,4 +104,6 @@ export const {
   useDeleteConversionMutation,
   useSendTestEventMutation,
   useRetryConversionMutation,
+  usePreviewWarehouseSourceMutation,
+  useReadNowMutation,
 } = conversionsApi;

@@ -1,33 +1,27 @@
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
-import DeliveryLog, { usePageVisible } from '@/components/conversions/DeliveryLog';
-import MappingFields, { draftOf, identifiersInWords, mappingOf } from '@/components/conversions/MappingFields';
 import {
   conversionsPath,
   ConversionStatusBadge,
   destinationPath,
-  eventsInWords,
   FailureAlert,
-  fieldErrorsOf,
-  firstError,
+  MappingInWords,
   RelativeTime,
   sourceLabel,
   targetLabel,
   useNow,
-  valueInWords,
+  usePageVisible,
 } from '@/components/conversions/shared';
-import { updateErrors, useSchemas } from '@/components/conversions/validation';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
-import TextField from '@/components/ui/TextField';
-import { DELIVERY_STATUS_LABELS, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
+import { DELIVERY_STATUS_LABELS, isWarehouseSource, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import {
@@ -40,8 +34,11 @@ import {
 } from '@/store/conversionsApi';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery } from '@/store/integrationsApi';
 
-// The chart loads beside the page, not in its first load.
+// The chart, the delivery log, the edit form (behind Edit) and a warehouse conversion's reads load beside the page, not in its first load.
 const DeliveryChart = dynamic(() => import('@/components/conversions/DeliveryChart'), { loading: () => <Spinner label="Loading the chart" /> });
+const EditMappingForm = dynamic(() => import('@/components/conversions/EditMappingForm'), { loading: () => <Spinner label="Loading the form" /> });
+const DeliveryLog = dynamic(() => import('@/components/conversions/DeliveryLog'), { loading: () => <Spinner label="Loading the delivery log" /> });
+const ReadSection = dynamic(() => import('@/components/conversions/ReadSection'), { loading: () => <Spinner label="Loading the reads" /> });
 
 const REFRESH_MS = 10_000;
 
@@ -109,46 +106,6 @@ function Actions({ orgId, conversion, onNotice }: { orgId: string; conversion: C
   );
 }
 
-/** Name and mapping, edited together. */
-function EditForm({ orgId, conversion, onDone }: { orgId: string; conversion: Conversion; onDone: (saved: boolean) => void }) {
-  useSchemas();
-  const [name, setName] = useState(conversion.name);
-  const [mapping, setMapping] = useState(() => draftOf(conversion.mapping));
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [save, saving] = useUpdateConversionMutation();
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const changes = { name, mapping: mappingOf(mapping) };
-    const found = updateErrors(changes);
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
-    const result = await save({ orgId, id: conversion.id, changes });
-    if ('error' in result) {
-      setErrors(fieldErrorsOf(result.error));
-      return;
-    }
-    onDone(true);
-  }
-
-  const failure = saving.error && Object.keys(fieldErrorsOf(saving.error)).length === 0 ? saving.error : null;
-  return (
-    <form className="stack card" onSubmit={submit} noValidate aria-label="Edit the name and mapping">
-      <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} maxLength={100} required error={firstError(errors, 'name')} />
-      <MappingFields draft={mapping} onChange={setMapping} errors={errors} />
-      {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the conversion." />}
-      <div className="actions" style={{ justifyContent: 'flex-start' }}>
-        <Button type="submit" busy={saving.isLoading}>
-          Save
-        </Button>
-        <Button type="button" variant="secondary" onClick={() => onDone(false)}>
-          Cancel
-        </Button>
-      </div>
-    </form>
-  );
-}
-
 function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conversion: Conversion; canEdit: boolean; onSaved: () => void }) {
   const [editing, setEditing] = useState(false);
   const { data: apps } = useAppsQuery(orgId);
@@ -181,15 +138,10 @@ function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conv
         <dt>{CONVERSION_TARGET_LABEL[where.platform]}</dt>
         {/* A warehouse table is named in full; an ad platform's target also shows the id the platform uses. */}
         <dd>{where.platform === 'bigquery' ? where.targetName : `${where.targetName} · ${where.targetId}`}</dd>
-        <dt>Events</dt>
-        <dd>{eventsInWords(mapping.events)}</dd>
-        <dt>Value</dt>
-        <dd>{valueInWords(mapping.value)}</dd>
-        <dt>Identifiers</dt>
-        <dd>{identifiersInWords(mapping.identifiers)}</dd>
+        <MappingInWords source={conversion.source} mapping={mapping} />
       </dl>
       {editing && (
-        <EditForm
+        <EditMappingForm
           orgId={orgId}
           conversion={conversion}
           onDone={(saved) => {
@@ -257,7 +209,7 @@ function StateNotices({ orgId, detail, canEdit, onNotice }: { orgId: string; det
   );
 }
 
-function ConversionConfiguration({ orgId, role, id }: { orgId: string; role: Role; id: string }) {
+function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; role: Role; plan: unknown; id: string }) {
   const router = useRouter();
   const now = useNow();
   const visible = usePageVisible();
@@ -310,6 +262,8 @@ function ConversionConfiguration({ orgId, role, id }: { orgId: string; role: Rol
         </div>
       </div>
 
+      {isWarehouseSource(conversion.source) && <ReadSection orgId={orgId} plan={plan} conversion={{ ...conversion, source: conversion.source }} canEdit={canEdit} now={now} />}
+
       <DeliveryChart hours={detail.hours} now={now} />
 
       <Settings key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`} orgId={orgId} conversion={conversion} canEdit={canEdit} onSaved={() => setNotice({ ok: true, text: 'Saved.' })} />
@@ -346,8 +300,8 @@ function ConversionConfiguration({ orgId, role, id }: { orgId: string; role: Rol
 /** `/{orgId}/conversion/{id}/configuration`. */
 export function ConversionConfigurationPage() {
   const { query } = useRouter();
-  const { orgId, role } = useOrganizationContext();
+  const { orgId, role, document } = useOrganizationContext();
   const id = typeof query.id === 'string' ? query.id : null;
   if (!orgId || !role || !id) return <Spinner label="Loading" />;
-  return <ConversionConfiguration key={id} orgId={orgId} role={role} id={id} />;
+  return <ConversionConfiguration key={id} orgId={orgId} role={role} plan={document?.subscription?.plan ?? null} id={id} />;
 }

@@ -1,38 +1,48 @@
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import Choice from '@/components/conversions/Choice';
 import styles from '@/components/conversions/conversions.module.css';
-import MappingFields, { identifiersInWords, mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversions/MappingFields';
+import { mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversions/mapping';
 import {
   conversionPath,
   conversionsPath,
-  destinationPath,
-  eventsInWords,
   FailureAlert,
   fieldErrorsOf,
   firstError,
-  valueInWords,
+  formFailureOf,
+  isAdDestination,
 } from '@/components/conversions/shared';
+import { changedFields, warehouseSourceOf, type WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { createErrors, useSchemas } from '@/components/conversions/validation';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
-import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
 import type { CreateConversionInput } from '@/lib/shared/conversions/conversion';
-import { isAdPlatform, PLATFORM_LABELS, TARGET_LABEL, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
+import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useCreateConversionMutation } from '@/store/conversionsApi';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
+
+// The first step is in the page; what a BigQuery or Mixpanel source reads and the later steps load beside it.
+const loading = () => <Spinner label="Loading the fields" />;
+const WarehouseSourceFields = dynamic(() => import('@/components/conversions/WarehouseSourceFields'), { loading });
+const DestinationStep = dynamic(() => import('@/components/conversions/DestinationStep'), { loading });
+const MappingFields = dynamic(() => import('@/components/conversions/MappingFields'), { loading });
+const ReviewSummary = dynamic(() => import('@/components/conversions/ReviewSummary'), { loading });
 
 const STEPS = ['Source', 'Destination', 'Mapping', 'Review'] as const;
 type Step = 0 | 1 | 2 | 3;
 
 interface Draft {
-  /** 'app:{id}' or 'payments:{id}'. */
+  /** 'app:{id}', 'payments:{id}', or the destination a warehouse read uses: 'bigquery:{id}', 'mixpanel:{id}'. */
   source: string;
+  /** What a BigQuery or Mixpanel source reads (null for an app or a payment account). */
+  warehouse: WarehouseDraft | null;
   destinationId: string;
   accountId: string;
   targetId: string;
@@ -41,19 +51,26 @@ interface Draft {
   name: string | null;
 }
 
-const EMPTY: Draft = { source: '', destinationId: '', accountId: '', targetId: '', mapping: NEW_MAPPING, name: null };
+const EMPTY: Draft = { source: '', warehouse: null, destinationId: '', accountId: '', targetId: '', mapping: NEW_MAPPING, name: null };
 
-const isAdDestination = (integration: Integration): integration is Integration & { platform: AdPlatform } => isAdPlatform(integration.platform);
+/** BigQuery and Mixpanel destinations are also read from, with the same login. */
+const isWarehouse = (integration: Integration) => integration.platform === 'bigquery' || integration.platform === 'mixpanel';
+const isWarehouseKey = (source: string) => /^(bigquery|mixpanel):/.test(source);
 
 /** The error key of each part of the draft ('mapping' covers all of the mapping's). */
 const FIELD_OF: Record<keyof Draft, string> = {
   source: 'source',
+  warehouse: 'source',
   destinationId: 'destination.destinationId',
   accountId: 'destination.accountId',
   targetId: 'destination.targetId',
   mapping: 'mapping',
   name: 'name',
 };
+
+/** The errors left once these fields (and what is under them) changed. */
+const withoutErrorsOf = (errors: Record<string, string[]>, fields: string[]) =>
+  Object.fromEntries(Object.entries(errors).filter(([key]) => !fields.some((field) => key === field || key.startsWith(`${field}.`))));
 
 /** Which step holds a field ('destination.targetId' → Destination); what is not one of the first three is on Review. */
 function stepOf(field: string): Step {
@@ -63,38 +80,40 @@ function stepOf(field: string): Step {
   return 3;
 }
 
-function sourceOf(key: string): CreateConversionInput['source'] {
-  const [type, id = ''] = key.split(/:(.*)/s);
+function sourceOf(draft: Draft): CreateConversionInput['source'] {
+  if (draft.warehouse) return warehouseSourceOf(draft.warehouse);
+  const [type, id = ''] = draft.source.split(/:(.*)/s);
   return type === 'payments' ? { type: 'payments', paymentId: id } : { type: 'app', appId: id };
 }
 
-/** A radio choice with a name and a line about it. */
-function Choice({ name, value, checked, onChange, title, detail }: { name: string; value: string; checked: boolean; onChange: (value: string) => void; title: string; detail: ReactNode }) {
-  return (
-    <li>
-      <label className={styles.choice}>
-        <input type="radio" name={name} value={value} checked={checked} onChange={() => onChange(value)} />
-        <span className={styles.choiceText}>
-          <strong>{title}</strong>
-          <span className="muted">{detail}</span>
-        </span>
-      </label>
-    </li>
-  );
+interface SourceStepProps {
+  orgId: string;
+  plan: unknown;
+  draft: Draft;
+  onPick: (source: string) => void;
+  /** A warehouse source's new draft, once its fields have loaded. */
+  onWarehouseReady: (source: string, warehouse: WarehouseDraft) => void;
+  onWarehouse: (warehouse: WarehouseDraft) => void;
+  errors: Record<string, string[]>;
+  onErrors: (errors: Record<string, string[]>) => void;
 }
 
-function SourceStep({ orgId, draft, onPick, error }: { orgId: string; draft: Draft; onPick: (source: string) => void; error?: string }) {
+function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse, errors, onErrors }: SourceStepProps) {
   const apps = useAppsQuery(orgId);
   const payments = usePaymentsQuery(orgId);
+  const destinations = useIntegrationsQuery({ orgId, kind: 'destination' });
   const org = `/${encodeURIComponent(orgId)}`;
-  if (apps.isLoading || payments.isLoading) return <Spinner label="Loading your apps and payment accounts" />;
-  if (apps.error || payments.error) return <Alert>{messageOf(apps.error ?? payments.error, 'Could not load your apps and payment accounts.')}</Alert>;
+  const error = errors.source?.[0] ?? errors['source.type']?.[0] ?? errors['source.destinationId']?.[0];
+  if (apps.isLoading || payments.isLoading || destinations.isLoading) return <Spinner label="Loading your sources" />;
+  if (apps.error || payments.error || destinations.error) return <Alert>{messageOf(apps.error ?? payments.error ?? destinations.error, 'Could not load your sources.')}</Alert>;
   const appList = apps.data ?? [];
   const paymentList = payments.data ?? [];
-  if (appList.length === 0 && paymentList.length === 0) {
+  const warehouses = (destinations.data ?? []).filter(isWarehouse);
+  const reading = warehouses.find((candidate) => draft.source === `${candidate.platform}:${candidate.id}`);
+  if (appList.length === 0 && paymentList.length === 0 && warehouses.length === 0) {
     return (
       <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
-        <p>No apps or payment accounts yet. Conversions come from your website&apos;s form submissions or from your Stripe payments.</p>
+        <p>No apps or payment accounts yet. Conversions come from your website&apos;s form submissions, your Stripe payments, or rows of BigQuery and events of Mixpanel.</p>
         <div className="actions" style={{ justifyContent: 'center' }}>
           <Link className="button" href={`${org}/app/connect`}>
             Add an app
@@ -102,164 +121,87 @@ function SourceStep({ orgId, draft, onPick, error }: { orgId: string; draft: Dra
           <Link className="button button--secondary" href={`${org}/payment`}>
             Connect Stripe
           </Link>
+          <Link className="button button--secondary" href={`${org}/destination`}>
+            Connect BigQuery or Mixpanel
+          </Link>
         </div>
       </div>
     );
   }
-  return (
-    <fieldset className={styles.fieldset} aria-describedby={error ? 'source-error' : undefined}>
-      <legend className={styles.legend}>Where do the events come from?</legend>
-      {appList.length > 0 && (
-        <>
-          <h3 className={styles.groupTitle}>Apps</h3>
-          <ul className={styles.choices}>
-            {appList.map((app) => (
-              <Choice key={app.id} name="source" value={`app:${app.id}`} checked={draft.source === `app:${app.id}`} onChange={onPick} title={app.name} detail={`Form submissions on ${app.websiteUrl}`} />
-            ))}
-          </ul>
-        </>
-      )}
-      {paymentList.length > 0 && (
-        <>
-          <h3 className={styles.groupTitle}>Payment accounts</h3>
-          <ul className={styles.choices}>
-            {paymentList.map((payment) => (
-              <Choice
-                key={payment.id}
-                name="source"
-                value={`payments:${payment.id}`}
-                checked={draft.source === `payments:${payment.id}`}
-                onChange={onPick}
-                title={payment.name}
-                detail={`Successful Stripe payments (${payment.livemode ? 'live' : 'test'} mode)`}
-              />
-            ))}
-          </ul>
-        </>
-      )}
-      {error && (
-        <span id="source-error" className="field__error">
-          {error}
-        </span>
-      )}
-      <p className="muted">
-        Another source? <Link href={`${org}/app/connect`}>Add an app</Link> or <Link href={`${org}/payment`}>connect Stripe</Link>.
-      </p>
-    </fieldset>
-  );
-}
-
-function DestinationStep({ orgId, draft, update, errors }: { orgId: string; draft: Draft; update: (changes: Partial<Draft>) => void; errors: Record<string, string[]> }) {
-  const destinations = useIntegrationsQuery({ orgId, kind: 'destination' });
-  const candidates = (destinations.data ?? []).filter(isAdDestination);
-  const destination = candidates.find((candidate) => candidate.id === draft.destinationId);
-  const targets = useTargetsQuery({ orgId, id: draft.destinationId, accountId: draft.accountId }, { skip: !destination || !draft.accountId });
-  if (destinations.isLoading) return <Spinner label="Loading your destinations" />;
-  if (destinations.error) return <Alert>{messageOf(destinations.error, 'Could not load your destinations.')}</Alert>;
-  if (candidates.length === 0) {
-    return (
-      <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
-        <p>No ad platform to send to yet. Connect Google Ads, Meta or Microsoft Advertising as a destination and pick its ad account, then come back.</p>
-        <Link className="button" href={`/${encodeURIComponent(orgId)}/destination`}>
-          Go to destinations
-        </Link>
-      </div>
-    );
-  }
-  const destinationError = firstError(errors, 'destination.destinationId');
-  const label = destination ? TARGET_LABEL[destination.platform] : 'Target';
+  const pick = (value: string) => {
+    const warehouse = warehouses.find((candidate) => value === `${candidate.platform}:${candidate.id}`);
+    onPick(value);
+    // A warehouse source's draft comes with its fields, which load now.
+    if (warehouse) void import('@/components/conversions/warehouseDefaults').then(({ newWarehouseDraft }) => onWarehouseReady(value, newWarehouseDraft(warehouse, plan)));
+  };
   return (
     <div className="stack">
-      <fieldset className={styles.fieldset} aria-describedby={destinationError ? 'destination-error' : undefined}>
-        <legend className={styles.legend}>Which ad platform receives them?</legend>
-        <ul className={styles.choices}>
-          {candidates.map((candidate) => (
-            <Choice
-              key={candidate.id}
-              name="destination"
-              value={candidate.id}
-              checked={draft.destinationId === candidate.id}
-              onChange={(id) => {
-                const picked = candidates.find((other) => other.id === id);
-                // A destination with one ad account needs no second choice.
-                update({ destinationId: id, accountId: picked?.accounts.length === 1 ? picked.accounts[0]!.id : '', targetId: '' });
-              }}
-              title={candidate.name}
-              detail={
-                <>
-                  {[
-                    // The default name already says platform and login.
-                    candidate.name === `${PLATFORM_LABELS[candidate.platform]} · ${candidate.accountName}` ? PLATFORM_LABELS[candidate.platform] : `${PLATFORM_LABELS[candidate.platform]} · ${candidate.accountName}`,
-                    candidate.accounts.length === 1 ? '1 ad account picked' : `${candidate.accounts.length} ad accounts picked`,
-                  ].join(' · ')}
-                  {candidate.status === 'needs_reauth' && (
-                    <>
-                      {' '}
-                      <span className="badge badge--pending">Needs reconnecting</span>
-                    </>
-                  )}
-                </>
-              }
-            />
-          ))}
-        </ul>
-        {destinationError && (
-          <span id="destination-error" className="field__error">
-            {destinationError}
+      <fieldset className={styles.fieldset} aria-describedby={error ? 'source-error' : undefined}>
+        <legend className={styles.legend}>Where do the events come from?</legend>
+        {appList.length > 0 && (
+          <>
+            <h3 className={styles.groupTitle}>Apps</h3>
+            <ul className={styles.choices}>
+              {appList.map((app) => (
+                <Choice key={app.id} name="source" value={`app:${app.id}`} checked={draft.source === `app:${app.id}`} onChange={pick} title={app.name} detail={`Form submissions on ${app.websiteUrl}`} />
+              ))}
+            </ul>
+          </>
+        )}
+        {paymentList.length > 0 && (
+          <>
+            <h3 className={styles.groupTitle}>Payment accounts</h3>
+            <ul className={styles.choices}>
+              {paymentList.map((payment) => (
+                <Choice
+                  key={payment.id}
+                  name="source"
+                  value={`payments:${payment.id}`}
+                  checked={draft.source === `payments:${payment.id}`}
+                  onChange={pick}
+                  title={payment.name}
+                  detail={`Successful Stripe payments (${payment.livemode ? 'live' : 'test'} mode)`}
+                />
+              ))}
+            </ul>
+          </>
+        )}
+        {warehouses.length > 0 && (
+          <>
+            <h3 className={styles.groupTitle}>Warehouse and analytics</h3>
+            <ul className={styles.choices}>
+              {warehouses.map((warehouse) => (
+                <Choice
+                  key={warehouse.id}
+                  name="source"
+                  value={`${warehouse.platform}:${warehouse.id}`}
+                  checked={draft.source === `${warehouse.platform}:${warehouse.id}`}
+                  onChange={pick}
+                  title={warehouse.name}
+                  detail={
+                    warehouse.platform === 'bigquery'
+                      ? 'Rows of a BigQuery table or of your own SELECT, read on a schedule'
+                      : `Events of Mixpanel project ${warehouse.settings.projectId ?? ''}, read on a schedule`.replace(' ,', ',')
+                  }
+                />
+              ))}
+            </ul>
+          </>
+        )}
+        {error && (
+          <span id="source-error" className="field__error">
+            {error}
           </span>
         )}
+        <p className="muted">
+          Another source? <Link href={`${org}/app/connect`}>Add an app</Link>, <Link href={`${org}/payment`}>connect Stripe</Link>, or{' '}
+          <Link href={`${org}/destination`}>connect BigQuery or Mixpanel</Link> to read from it.
+        </p>
       </fieldset>
-      {destination?.status === 'needs_reauth' && (
-        <Alert>
-          {PLATFORM_LABELS[destination.platform]} has disconnected this destination. <Link href={destinationPath(orgId, destination.id)}>Reconnect it</Link>, then come back.
-        </Alert>
+      {reading && !draft.warehouse && <Spinner label="Loading the fields" />}
+      {reading && draft.warehouse && (
+        <WarehouseSourceFields orgId={orgId} plan={plan} destination={reading} draft={draft.warehouse} onChange={onWarehouse} errors={errors} onErrors={onErrors} />
       )}
-      {destination && destination.accounts.length === 0 && (
-        <Alert>
-          Pick the ad accounts of this destination first. <Link href={destinationPath(orgId, destination.id)}>Open the destination</Link>
-        </Alert>
-      )}
-      {destination && destination.accounts.length > 0 && (
-        <SelectField
-          id="conversion-account"
-          label="Ad account"
-          value={draft.accountId}
-          onChange={(accountId) => update({ accountId, targetId: '' })}
-          options={destination.accounts.map((account) => ({ value: account.id, label: `${account.name || account.id} · ${account.id}` }))}
-          placeholder="Choose an account"
-          error={firstError(errors, 'destination.accountId')}
-        />
-      )}
-      {destination &&
-        draft.accountId &&
-        (targets.isFetching && !targets.data ? (
-          <Spinner label={`Loading ${label.toLowerCase()}s from ${PLATFORM_LABELS[destination.platform]}`} />
-        ) : targets.error ? (
-          <Alert>
-            {messageOf(targets.error, `Could not load the ${label.toLowerCase()}s.`)}{' '}
-            <button type="button" className="link-button" style={{ color: 'inherit' }} onClick={() => void targets.refetch()}>
-              Try again
-            </button>
-          </Alert>
-        ) : targets.data && targets.data.length === 0 ? (
-          <p className="muted">
-            This account has no {label.toLowerCase()} yet. Create one in {PLATFORM_LABELS[destination.platform]}, then{' '}
-            <button type="button" className="link-button" style={{ color: 'var(--accent)' }} onClick={() => void targets.refetch()}>
-              load them again
-            </button>
-            .
-          </p>
-        ) : (
-          <SelectField
-            id="conversion-target"
-            label={label}
-            value={draft.targetId}
-            onChange={(targetId) => update({ targetId })}
-            options={(targets.data ?? []).map((target) => ({ value: target.id, label: target.name === target.id ? target.id : `${target.name} · ${target.id}` }))}
-            placeholder={`Choose a ${label.toLowerCase()}`}
-            error={firstError(errors, 'destination.targetId')}
-          />
-        ))}
     </div>
   );
 }
@@ -268,7 +210,8 @@ function DestinationStep({ orgId, draft, update, errors }: { orgId: string; draf
 export function CreateConversionPage() {
   useSchemas();
   const router = useRouter();
-  const { orgId, role } = useOrganizationContext();
+  const { orgId, role, document } = useOrganizationContext();
+  const plan = document?.subscription?.plan ?? null;
   const [step, setStep] = useState<Step>(0);
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
@@ -279,6 +222,13 @@ export function CreateConversionPage() {
   const payments = usePaymentsQuery(orgId ?? '', { skip: !orgId });
   const destinations = useIntegrationsQuery({ orgId: orgId ?? '', kind: 'destination' }, { skip: !orgId });
   const targets = useTargetsQuery({ orgId: orgId ?? '', id: draft.destinationId, accountId: draft.accountId }, { skip: !orgId || !draft.destinationId || !draft.accountId });
+
+  // The later steps start loading once the page is shown, so Continue does not wait for them.
+  useEffect(() => {
+    void import('@/components/conversions/DestinationStep');
+    void import('@/components/conversions/MappingFields');
+    void import('@/components/conversions/ReviewSummary');
+  }, []);
 
   // Keyboard and screen-reader users land on the new step's heading.
   useEffect(() => {
@@ -295,12 +245,27 @@ export function CreateConversionPage() {
     setDraft((current) => ({ ...current, ...changes }));
     // A field the user changed no longer shows the error it had (the next Continue checks again).
     const changed = Object.keys(changes).map((key) => FIELD_OF[key as keyof Draft]);
-    setErrors((current) => Object.fromEntries(Object.entries(current).filter(([key]) => !changed.some((field) => key === field || key.startsWith(`${field}.`)))));
+    setErrors((current) => withoutErrorsOf(current, changed));
   };
 
-  const source = sourceOf(draft.source);
+  /** A warehouse source's fields changed: only the errors of the fields that changed go. */
+  const updateWarehouse = (warehouse: WarehouseDraft) => {
+    const changed = changedFields(draft.warehouse, warehouse);
+    setDraft((current) => ({ ...current, warehouse }));
+    setErrors((current) => withoutErrorsOf(current, changed));
+  };
+
+  const source = sourceOf(draft);
   const sourceName =
-    source.type === 'app' ? apps.data?.find((app) => app.id === source.appId)?.name : payments.data?.find((payment) => payment.id === source.paymentId)?.name;
+    source.type === 'app'
+      ? apps.data?.find((app) => app.id === source.appId)?.name
+      : source.type === 'payments'
+        ? payments.data?.find((payment) => payment.id === source.paymentId)?.name
+        : source.type === 'bigquery'
+          ? source.mode === 'table'
+            ? source.table.split('.').at(-1) || undefined
+            : 'BigQuery query'
+          : source.events.join(', ') || undefined;
   const destination = destinations.data?.filter(isAdDestination).find((candidate) => candidate.id === draft.destinationId);
   const account = destination?.accounts.find((candidate) => candidate.id === draft.accountId);
   const target = targets.data?.find((candidate) => candidate.id === draft.targetId);
@@ -312,6 +277,11 @@ export function CreateConversionPage() {
   function problems(upTo: Step): Record<string, string[]> {
     const found: Record<string, string[]> = {};
     if (!draft.source) found.source = ['Choose where the events come from'];
+    else if (isWarehouseKey(draft.source) && !draft.warehouse) found.source = ['The fields of this source are still loading'];
+    // What a warehouse source reads is checked with the handler's schema too (the server also checks its columns).
+    if (draft.warehouse) {
+      for (const [key, messages] of Object.entries(createErrors(body))) if (stepOf(key) === 0) found[key] = messages;
+    }
     if (upTo >= 1) {
       if (!destination) found['destination.destinationId'] = ['Choose a destination'];
       else if (!draft.accountId) found['destination.accountId'] = ['Pick an account'];
@@ -352,10 +322,10 @@ export function CreateConversionPage() {
   }
 
   // An empty state has its own way forward (connect what is missing); Continue would lead nowhere.
-  const noSources = apps.data?.length === 0 && payments.data?.length === 0;
+  const noSources = apps.data?.length === 0 && payments.data?.length === 0 && destinations.data !== undefined && !destinations.data.some(isWarehouse);
   const noDestinations = destinations.data !== undefined && !destinations.data.some(isAdDestination);
   const blocked = (step === 0 && noSources) || (step === 1 && noDestinations);
-  const serverFailure = creating.error && Object.keys(fieldErrorsOf(creating.error)).length === 0 ? creating.error : null;
+  const serverFailure = formFailureOf(creating.error);
 
   if (!can(role, 'conversion', 'create')) {
     return (
@@ -375,7 +345,7 @@ export function CreateConversionPage() {
       </p>
       <div>
         <h1>New conversion</h1>
-        <p className="muted">Send first-party conversions from your website or payments to an ad platform, server-side.</p>
+        <p className="muted">Send first-party conversions from your website, your payments or your warehouse to an ad platform, server-side.</p>
       </div>
       <ol className={styles.steps} aria-label="Steps">
         {STEPS.map((label, index) => (
@@ -395,31 +365,35 @@ export function CreateConversionPage() {
         <h2 id="step-title" ref={heading} tabIndex={-1} style={{ margin: 0, fontSize: '1.15rem' }}>
           {['Choose a source', 'Choose a destination', 'Map the events', 'Review and create'][step]}
         </h2>
-        {step === 0 && <SourceStep orgId={orgId} draft={draft} onPick={(value) => update({ source: value })} error={firstError(errors, 'source')} />}
+        {step === 0 && (
+          <SourceStep
+            orgId={orgId}
+            plan={plan}
+            draft={draft}
+            // A warehouse source's rows are chosen by what it reads: the mapping's name filter does not apply.
+            onPick={(value) => update({ source: value, warehouse: null, ...(isWarehouseKey(value) ? { mapping: { ...draft.mapping, events: [], pendingEvent: '' } } : {}) })}
+            // Unless the user picked another source meanwhile.
+            onWarehouseReady={(value, warehouse) => setDraft((current) => (current.source === value ? { ...current, warehouse } : current))}
+            onWarehouse={updateWarehouse}
+            errors={errors}
+            onErrors={setErrors}
+          />
+        )}
         {step === 1 && <DestinationStep orgId={orgId} draft={draft} update={update} errors={errors} />}
-        {step === 2 && <MappingFields draft={draft.mapping} onChange={(mapping) => update({ mapping })} errors={errors} />}
+        {step === 2 && <MappingFields draft={draft.mapping} onChange={(mapping) => update({ mapping })} errors={errors} eventNames={!draft.warehouse} />}
         {step === 3 && destination && (
           <>
-            <dl className={styles.review} aria-label="Summary">
-              <dt>Source</dt>
-              <dd>
-                {source.type === 'app' ? 'Form submissions of the app' : 'Successful payments of'} “{sourceName ?? '…'}”
-              </dd>
-              <dt>Destination</dt>
-              <dd>
-                {destination.name} ({PLATFORM_LABELS[destination.platform]})
-              </dd>
-              <dt>Ad account</dt>
-              <dd>{account ? `${account.name || account.id} · ${account.id}` : draft.accountId}</dd>
-              <dt>{TARGET_LABEL[destination.platform]}</dt>
-              <dd>{target ? `${target.name} · ${target.id}` : draft.targetId}</dd>
-              <dt>Events</dt>
-              <dd>{eventsInWords(body.mapping.events)}</dd>
-              <dt>Value</dt>
-              <dd>{valueInWords(body.mapping.value)}</dd>
-              <dt>Identifiers</dt>
-              <dd>{identifiersInWords(body.mapping.identifiers)}</dd>
-            </dl>
+            <ReviewSummary
+              source={source}
+              sourceName={sourceName}
+              apps={apps.data}
+              payments={payments.data}
+              destination={destination}
+              account={account ?? null}
+              target={target ?? null}
+              choice={draft}
+              mapping={body.mapping}
+            />
             <TextField
               label="Name"
               value={name}

@@ -1,4 +1,4 @@
-import { useState, useSyncExternalStore, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 import { formatDateTime } from '@/components/conversions/shared';
 import { messageOf } from '@/components/integrations/shared';
@@ -8,16 +8,6 @@ import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
 import { DELIVERY_STATUS_LABELS, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { useDeliveriesQuery } from '@/store/conversionsApi';
-
-const subscribe = (onChange: () => void) => {
-  document.addEventListener('visibilitychange', onChange);
-  return () => document.removeEventListener('visibilitychange', onChange);
-};
-
-/** Whether the tab is in view (automatic refreshes pause while it is not). */
-export function usePageVisible(): boolean {
-  return useSyncExternalStore(subscribe, () => document.visibilityState === 'visible', () => true);
-}
 
 const COUNT_WORDS: Record<DeliveryRow['status'], string> = {
   delivered: 'delivered',

@@ -1,84 +1,63 @@
 import { useId, type KeyboardEvent } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 import { firstError } from '@/components/conversions/shared';
+import { withNames, type MappingDraft } from '@/components/conversions/mapping';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { IDENTIFIER_LABELS, IDENTIFIERS, type ConversionMapping, type Identifier } from '@/lib/shared/conversions/conversion';
-
-/** A mapping as its form holds it: the amount as typed, the event name still in the box. */
-export interface MappingDraft {
-  events: string[];
-  pendingEvent: string;
-  valueMode: 'event' | 'fixed';
-  amount: string;
-  currency: string;
-  identifiers: Identifier[];
-}
-
-export const NEW_MAPPING: MappingDraft = { events: [], pendingEvent: '', valueMode: 'event', amount: '', currency: 'USD', identifiers: [...IDENTIFIERS] };
-
-export function draftOf(mapping: ConversionMapping): MappingDraft {
-  return {
-    events: mapping.events,
-    pendingEvent: '',
-    valueMode: mapping.value.mode,
-    amount: mapping.value.mode === 'fixed' ? String(mapping.value.amount) : '',
-    currency: mapping.value.mode === 'fixed' ? mapping.value.currency : 'USD',
-    identifiers: mapping.identifiers,
-  };
-}
-
-const splitNames = (text: string) =>
-  text
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-
-const withNames = (events: string[], text: string) => [...new Set([...events, ...splitNames(text)])];
-
-/** The mapping to send: a name left in the box counts, as if Add had been pressed; an empty amount is no number. */
-export function mappingOf(draft: MappingDraft): ConversionMapping {
-  const amount = draft.amount.trim() === '' ? Number.NaN : Number(draft.amount);
-  return {
-    events: withNames(draft.events, draft.pendingEvent),
-    value: draft.valueMode === 'fixed' ? { mode: 'fixed', amount, currency: draft.currency.trim() } : { mode: 'event' },
-    // In the order of the list, whatever order they were ticked in.
-    identifiers: IDENTIFIERS.filter((identifier) => draft.identifiers.includes(identifier)),
-  };
-}
+import { IDENTIFIER_LABELS, IDENTIFIERS, type Identifier } from '@/lib/shared/conversions/conversion';
 
 interface Props {
   draft: MappingDraft;
   onChange: (draft: MappingDraft) => void;
   /** Field errors keyed as the server keys them ('mapping.value.amount'). */
   errors: Record<string, string[]>;
+  /** False for a source whose rows are chosen by what it reads (a BigQuery table, Mixpanel events): no name filter. */
+  eventNames?: boolean;
 }
 
-function EventNames({ draft, onChange, error }: { draft: MappingDraft; onChange: (draft: MappingDraft) => void; error?: string }) {
+/**
+ * A list of names typed one at a time (Enter or a comma adds one, Backspace in the empty box takes
+ * the last back); a name left in the box is the caller's to count (`withNames`).
+ */
+export function NamesField({
+  label,
+  listLabel = label,
+  names,
+  pending,
+  onChange,
+  hint,
+  placeholder,
+  error,
+}: {
+  label: string;
+  /** What the list of names added is called (for screen readers). */
+  listLabel?: string;
+  names: string[];
+  pending: string;
+  onChange: (names: string[], pending: string) => void;
+  hint: string;
+  placeholder: string;
+  error?: string;
+}) {
   const id = useId();
-  const add = () => onChange({ ...draft, events: withNames(draft.events, draft.pendingEvent), pendingEvent: '' });
+  const add = () => onChange(withNames(names, pending), '');
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
     if (event.key === 'Enter' || event.key === ',') {
       event.preventDefault();
       add();
-    } else if (event.key === 'Backspace' && draft.pendingEvent === '' && draft.events.length > 0) {
-      onChange({ ...draft, events: draft.events.slice(0, -1) });
+    } else if (event.key === 'Backspace' && pending === '' && names.length > 0) {
+      onChange(names.slice(0, -1), pending);
     }
   }
   return (
     <div className="field">
-      <label htmlFor={`${id}-input`}>Event names to send</label>
-      {draft.events.length > 0 && (
-        <ul className={styles.tags} aria-label="Event names">
-          {draft.events.map((name) => (
+      <label htmlFor={`${id}-input`}>{label}</label>
+      {names.length > 0 && (
+        <ul className={styles.tags} aria-label={listLabel}>
+          {names.map((name) => (
             <li key={name} className={styles.tag}>
               {name}
-              <button
-                type="button"
-                className={styles.tagRemove}
-                aria-label={`Remove ${name}`}
-                onClick={() => onChange({ ...draft, events: draft.events.filter((other) => other !== name) })}
-              >
+              <button type="button" className={styles.tagRemove} aria-label={`Remove ${name}`} onClick={() => onChange(names.filter((other) => other !== name), pending)}>
                 ×
               </button>
             </li>
@@ -88,22 +67,20 @@ function EventNames({ draft, onChange, error }: { draft: MappingDraft; onChange:
       <div className={styles.tagInput}>
         <input
           id={`${id}-input`}
-          value={draft.pendingEvent}
-          onChange={(event) => onChange({ ...draft, pendingEvent: event.target.value })}
+          value={pending}
+          onChange={(event) => onChange(names, event.target.value)}
           onKeyDown={onKeyDown}
-          placeholder="Lead, Purchase …"
+          placeholder={placeholder}
           maxLength={100}
           aria-invalid={Boolean(error)}
           aria-describedby={`${id}-hint${error ? ` ${id}-error` : ''}`}
         />
-        <Button type="button" variant="secondary" onClick={add} disabled={draft.pendingEvent.trim() === ''}>
+        <Button type="button" variant="secondary" onClick={add} disabled={pending.trim() === ''}>
           Add
         </Button>
       </div>
       <span id={`${id}-hint`} className={`muted ${styles.hint}`}>
-        {draft.events.length === 0 && draft.pendingEvent.trim() === ''
-          ? 'None listed: every event of the source is sent. Press Enter after each name.'
-          : 'Only events with these names are sent (the case does not matter).'}
+        {hint}
       </span>
       {error && (
         <span id={`${id}-error`} className="field__error">
@@ -114,8 +91,24 @@ function EventNames({ draft, onChange, error }: { draft: MappingDraft; onChange:
   );
 }
 
+function EventNames({ draft, onChange, error }: { draft: MappingDraft; onChange: (draft: MappingDraft) => void; error?: string }) {
+  const none = draft.events.length === 0 && draft.pendingEvent.trim() === '';
+  return (
+    <NamesField
+      label="Event names to send"
+      listLabel="Event names"
+      names={draft.events}
+      pending={draft.pendingEvent}
+      onChange={(events, pendingEvent) => onChange({ ...draft, events, pendingEvent })}
+      hint={none ? 'None listed: every event of the source is sent. Press Enter after each name.' : 'Only events with these names are sent (the case does not matter).'}
+      placeholder="Lead, Purchase …"
+      error={error}
+    />
+  );
+}
+
 /** Event names, value and identifiers of a conversion: the create flow's mapping step and the configuration page's edit form. */
-export default function MappingFields({ draft, onChange, errors }: Props) {
+export default function MappingFields({ draft, onChange, errors, eventNames = true }: Props) {
   const id = useId();
   const identifiersError = firstError(errors, 'mapping.identifiers');
   const valueError = errors['mapping.value']?.[0];
@@ -126,7 +119,7 @@ export default function MappingFields({ draft, onChange, errors }: Props) {
     });
   return (
     <div className="stack">
-      <EventNames draft={draft} onChange={onChange} error={firstError(errors, 'mapping.events')} />
+      {eventNames && <EventNames draft={draft} onChange={onChange} error={firstError(errors, 'mapping.events')} />}
 
       <fieldset className={styles.fieldset} aria-describedby={valueError ? `${id}-value-error` : undefined}>
         <legend className={styles.legend}>Value</legend>
@@ -197,9 +190,4 @@ export default function MappingFields({ draft, onChange, errors }: Props) {
       </fieldset>
     </div>
   );
-}
-
-/** A mapping in words, as the review step and the configuration page show it. */
-export function identifiersInWords(identifiers: Identifier[]): string {
-  return identifiers.map((identifier) => IDENTIFIER_LABELS[identifier]).join(', ');
 }

@@ -1,11 +1,12 @@
 import Link from 'next/link';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, useSyncExternalStore, type FormEvent } from 'react';
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
-import type { ConversionMapping, ConversionSource, ConversionStatus } from '@/lib/shared/conversions/conversion';
+import { identifiersInWords } from '@/components/conversions/mapping';
+import { isWarehouseSource, type ConversionMapping, type ConversionSource, type ConversionStatus } from '@/lib/shared/conversions/conversion';
 import type { App, Payment } from '@/lib/shared/integrations/apps';
 import type { ConversionPlatform } from '@/lib/shared/conversions/conversion';
-import { CONVERSION_TARGET_LABEL, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
 import type { ApiFailure } from '@/store/api';
 
 /**
@@ -25,9 +26,16 @@ export function sourceLabel(source: ConversionSource, apps: App[] | undefined, p
     const app = apps?.find((candidate) => candidate.id === source.appId);
     return app ? `App “${app.name}”` : 'An app';
   }
-  const payment = payments?.find((candidate) => candidate.id === source.paymentId);
-  return payment ? `Payments of “${payment.name}”` : 'A payment account';
+  if (source.type === 'payments') {
+    const payment = payments?.find((candidate) => candidate.id === source.paymentId);
+    return payment ? `Payments of “${payment.name}”` : 'A payment account';
+  }
+  if (source.type === 'bigquery') return source.mode === 'table' ? `BigQuery table ${source.table}` : `A BigQuery query in ${source.projectId}`;
+  return `Mixpanel events ${source.events.map((name) => `“${name}”`).join(', ')}`;
 }
+
+/** A destination on an ad platform: what a conversion sends to. */
+export const isAdDestination = (integration: Integration): integration is Integration & { platform: AdPlatform } => isAdPlatform(integration.platform);
 
 /** Where it goes in words: “Meta Ads pixel “Acme Shoes Pixel””. */
 export const targetLabel = (platform: ConversionPlatform, targetName: string) => `${PLATFORM_LABELS[platform]} ${CONVERSION_TARGET_LABEL[platform].toLowerCase()} “${targetName}”`;
@@ -40,6 +48,24 @@ export function valueInWords(value: ConversionMapping['value']): string {
   if (value.mode === 'event') return "The event's own value";
   const amount = new Intl.NumberFormat(undefined, { style: 'currency', currency: value.currency }).format(value.amount);
   return `A fixed ${amount} per event`;
+}
+
+/** A mapping's rows of a summary list: the event names (not for a warehouse source, whose read chooses its rows), value, identifiers. */
+export function MappingInWords({ source, mapping }: { source: ConversionSource; mapping: ConversionMapping }) {
+  return (
+    <>
+      {!isWarehouseSource(source) && (
+        <>
+          <dt>Events</dt>
+          <dd>{eventsInWords(mapping.events)}</dd>
+        </>
+      )}
+      <dt>Value</dt>
+      <dd>{valueInWords(mapping.value)}</dd>
+      <dt>Identifiers</dt>
+      <dd>{identifiersInWords(mapping.identifiers)}</dd>
+    </>
+  );
 }
 
 export const STATUS_LABELS: Record<ConversionStatus, string> = {
@@ -111,10 +137,41 @@ export function FailureAlert({ orgId, error, fallback }: { orgId: string; error:
 /** The field errors of a failed call, keyed as the server keys them ('destination.targetId', 'mapping.events.0'). */
 export const fieldErrorsOf = (error: unknown): Record<string, string[]> => (error as Partial<ApiFailure> | undefined)?.fieldErrors ?? {};
 
+/** A failure that is not about fields (those show under their fields), or null. */
+export const formFailureOf = (error: unknown) => (error && Object.keys(fieldErrorsOf(error)).length === 0 ? error : null);
+
+/**
+ * The submit of an edit form: its changes are checked with the handler's own schema first, then
+ * saved; a 400's field errors land on the fields, and `onSaved` runs once it is saved.
+ */
+export function useCheckedSubmit<T>(check: (changes: T) => Record<string, string[]>, save: (changes: T) => Promise<{ error: unknown } | { data: unknown }>, onSaved: () => void) {
+  const [errors, setErrors] = useState<Record<string, string[]>>({});
+  async function submit(event: FormEvent, changes: T) {
+    event.preventDefault();
+    const found = check(changes);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    const result = await save(changes);
+    if ('error' in result) setErrors(fieldErrorsOf(result.error));
+    else onSaved();
+  }
+  return { errors, setErrors, submit };
+}
+
 /** The first message of a field, or of any field under it ('mapping.events' also finds 'mapping.events.2'). */
 export function firstError(errors: Record<string, string[]>, field: string): string | undefined {
   const exact = errors[field]?.[0];
   if (exact) return exact;
   const nested = Object.entries(errors).find(([key]) => key.startsWith(`${field}.`));
   return nested?.[1][0];
+}
+
+const subscribeToVisibility = (onChange: () => void) => {
+  document.addEventListener('visibilitychange', onChange);
+  return () => document.removeEventListener('visibilitychange', onChange);
+};
+
+/** Whether the tab is in view (automatic refreshes pause while it is not). */
+export function usePageVisible(): boolean {
+  return useSyncExternalStore(subscribeToVisibility, () => document.visibilityState === 'visible', () => true);
 }

@@ -63,6 +63,7 @@ export async function seedDemo(): Promise<void> {
     await seedDemoIntegrations();
     await seedDemoConversion();
     await seedDemoConnection();
+    await seedDemoWarehouseConversion();
   }
 }
 
@@ -236,6 +237,31 @@ async function seedDemoConnection() {
     schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
     lookbackDays: 28,
     nextRunAt: new Date(),
+    uid: DEMO.uid,
+  });
+}
+
+/**
+ * A conversion read from the warehouse: the demo Mixpanel project's "Subscription Renewed" events
+ * (seeded by the sandbox) → the sandbox's Meta pixel, hourly. Its first read is due at once, so the
+ * worker delivers the last week's renewals within a minute of `npm run dev`. Written once.
+ */
+async function seedDemoWarehouseConversion() {
+  const conversion = adminDb().collection('organizations').doc(DEMO.orgId).collection('conversions').doc('demo-renewals');
+  if ((await conversion.get()).exists) return;
+  await createConversion(DEMO.orgId, {
+    id: 'demo-renewals',
+    name: 'Mixpanel renewals → Meta',
+    source: {
+      type: 'mixpanel',
+      destinationId: 'demo-mixpanel',
+      events: ['Subscription Renewed'],
+      columns: { eventId: '$insert_id', eventTime: 'time', eventName: 'event', email: '$email', externalId: 'distinct_id', gclid: 'gclid', fbclid: 'fbclid', value: 'amount', currency: 'currency' },
+      eventName: 'Purchase',
+      schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
+    },
+    destination: { destinationId: 'demo-meta', platform: 'meta_ads', accountId: '101', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
+    mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'externalId', 'clickIds'] },
     uid: DEMO.uid,
   });
 }

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from '@playwright/test';
+import { connectBigQueryDestination } from '@/tests/e2e/destinations';
 import { createTestOrganization, createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 
 /**
@@ -8,7 +9,6 @@ import { createTestOrganization, createTestUser, logIn, userWithOrganizations } 
  * connected through the sandbox's consent page; BigQuery with the sandbox's service-account key.
  */
 
-const sandbox = () => process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
 const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
 
 /** A Google Ads source with Acme Shoes picked, through the sandbox's consent screen. */
@@ -21,22 +21,6 @@ async function connectGoogleAdsSource(page: Page, orgId: string) {
   await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
   await page.getByRole('button', { name: 'Save accounts' }).click();
   await expect(page.getByText(/^Saved: 1 account\.$/)).toBeVisible();
-}
-
-/** A BigQuery destination from the sandbox's service-account key, with its Acme Warehouse project picked. */
-async function connectBigQueryDestination(page: Page, orgId: string) {
-  await page.goto(`/${orgId}/destination`);
-  const key = await (await page.request.get(`${sandbox()}/google/service-account-key.json`)).text();
-  const form = page.getByRole('form', { name: 'BigQuery with a service-account key' });
-  await form.getByLabel('JSON key file').fill(key);
-  await form.getByRole('button', { name: 'Connect with key' }).click();
-  const project = page.getByRole('checkbox', { name: /Acme Warehouse/ });
-  await expect(project).toBeVisible();
-  if (!(await project.isChecked())) {
-    await project.check();
-    await page.getByRole('button', { name: 'Save projects' }).click();
-    await expect(page.getByText(/^Saved: \d+ projects?\.$/)).toBeVisible();
-  }
 }
 
 test('an empty organization sees the three-step guide, whose last step opens once a source and a destination exist', async ({ page }) => {

@@ -4,6 +4,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
+import { ensureMetaDestination } from '@/tests/e2e/destinations';
 import { createTestOrganization, createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 
 /**
@@ -25,28 +26,6 @@ async function ensureApp(page: Page, orgId: string, name: string) {
   await page.getByLabel('Google Tag Manager container id').fill('GTM-E2E123');
   await page.getByRole('button', { name: 'Add app' }).click();
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-}
-
-/** A Meta destination whose ad account 101 (Acme Shoes, pixel 555000111) is picked: connected through consent unless it is there. */
-async function ensureMetaDestination(page: Page, orgId: string) {
-  await page.goto(`/${orgId}/destination`);
-  await expect(page.getByRole('table', { name: 'Destinations' }).or(page.getByText('No destinations yet.'))).toBeVisible();
-  const row = page.getByRole('row', { name: /Meta Ads/ }).first();
-  if ((await row.count()) === 0) {
-    await page.getByRole('button', { name: 'Connect Meta Ads' }).click();
-    await expect(page.getByRole('heading', { name: 'SignalBridge wants to access your Facebook account' })).toBeVisible();
-    await page.getByRole('button', { name: 'Allow' }).click();
-    await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
-  } else {
-    await row.getByRole('button', { name: 'Configure' }).click();
-  }
-  const account = page.getByRole('checkbox', { name: /Acme Shoes \(Meta\)/ });
-  await expect(account).toBeVisible();
-  if (!(await account.isChecked())) {
-    await account.check();
-    await page.getByRole('button', { name: 'Save accounts' }).click();
-    await expect(page.getByText(/^Saved: \d+ accounts?\.$/)).toBeVisible();
-  }
 }
 
 /** Source and destination steps of /createConversion: the app, then Meta's account 101 and its pixel. */
