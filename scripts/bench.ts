@@ -11,10 +11,13 @@
  *    campaigns, ad-group level) through one worker into the sandbox's BigQuery and Mixpanel — rows/s beside
  *    the same rows pushed through the writer alone, API calls beside their floor, the worker's peak memory
  *    (scripts/lib/benchSync.ts).
+ * 8. Conversions read from the warehouse on a stack of its own: BigQuery tables of 50,000 and 200,000 rows
+ *    through one worker to the sandbox's Meta — rows/s beside the reader alone and the Pub/Sub emulator
+ *    alone, Meta calls beside ⌈N/1,000⌉, the worker's peak memory as the table grows (scripts/lib/benchWarehouse.ts).
  * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
  * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
  * authenticated read (verify the ID token + one document get).
- * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync` runs section 1, 2–5, 6 or 7 alone.
+ * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse` runs section 1, 2–5, 6, 7 or 8 alone.
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +26,7 @@ import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { benchConversions } from '@/scripts/lib/benchConversions';
 import { benchSync } from '@/scripts/lib/benchSync';
+import { benchWarehouse } from '@/scripts/lib/benchWarehouse';
 import { portsFromEnv, ROOT, startStack, TEST_PORTS } from '@/scripts/lib/stack';
 
 const DIST = '.next-bench';
@@ -244,7 +248,7 @@ async function stackAndApi() {
   }
 }
 
-const SECTIONS = ['js', 'api', 'conversions', 'sync'] as const;
+const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse'] as const;
 
 async function main() {
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -253,6 +257,7 @@ async function main() {
   if (!only || only === 'api') await stackAndApi();
   if (!only || only === 'conversions') await benchConversions();
   if (!only || only === 'sync') await benchSync();
+  if (!only || only === 'warehouse') await benchWarehouse();
 }
 
 main().catch((error) => {

@@ -18,12 +18,12 @@
  *
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { PageConfig } from 'next';
 import type { ConversionLedger } from '@/sandbox/conversions';
+import { cpuMeter, emulatorProcesses } from '@/scripts/lib/benchProcess';
 import { portsFromEnv, startStack, TEST_PORTS, type StackPorts } from '@/scripts/lib/stack';
 
 const BATCH = 500;
@@ -155,52 +155,18 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const failuresOf = (result: LoadResult) =>
   Object.keys(result.failures).length ? ` (not accepted: ${Object.entries(result.failures).map(([status, count]) => `${count}× ${status}`).join(', ')})` : '';
 
-/** CPU seconds used so far by a process (utime + stime of /proc/<pid>/stat; Linux only, else NaN). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-/** The processes whose command line holds `needle` (the emulators' JVMs, found by their port). */
-function pidsWith(needle: string): number[] {
-  try {
-    return readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .filter((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
 /** CPU seconds per part of the pipeline over a stretch of the run: where the time of 2 cores goes. */
-function cpuMeter(ports: StackPorts, worker?: number) {
-  const parts: Record<string, number[]> = {
+function pipelineCpu(ports: StackPorts, worker?: number) {
+  const meter = cpuMeter({
     'bench process (ingest handler, sandbox, load thread)': [process.pid],
     ...(worker ? { 'delivery worker': [worker] } : {}),
-    'Pub/Sub emulator': pidsWith(`--port=${ports.pubsub}`),
-    'Firestore emulator': pidsWith(`--port=${ports.firestore}`),
-  };
-  const read = () => Object.fromEntries(Object.entries(parts).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
-  const before = read();
+    ...emulatorProcesses(ports),
+  });
   const started = performance.now();
   /** What each part used since the meter started (in all, per core of wall time, per event), and their sum per event in µs. */
   return (events: number) => {
-    const after = read();
+    const used = meter();
     const wall = (performance.now() - started) / 1000;
-    const used = Object.entries(after)
-      .filter(([name]) => Number.isFinite(after[name]!) && after[name]! - before[name]! >= 0.05)
-      .map(([name, seconds]) => [name, seconds - before[name]!] as const);
     return {
       text: used.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s (${(seconds / wall).toFixed(2)} cores, ${fmt((seconds * 1e6) / events)} µs/event)`).join('; '),
       perEvent: (used.reduce((sum, [, seconds]) => sum + seconds, 0) * 1e6) / events,
@@ -210,10 +176,10 @@ function cpuMeter(ports: StackPorts, worker?: number) {
 
 // ——— the three measurements ———
 
-type PubSubModule = typeof import('@/lib/server/queue/pubsub');
+export type PubSubModule = typeof import('@/lib/server/queue/pubsub');
 
 /** (c) The emulator's own publish → pull + ack rate, with the app's client and batching settings. */
-async function barePubSub(queue: PubSubModule, count: number, data: Buffer, attributes: Record<string, string>, ports: StackPorts) {
+export async function barePubSub(queue: PubSubModule, count: number, data: Buffer, attributes: Record<string, string>, ports: StackPorts) {
   const client = queue.pubsub();
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
@@ -223,7 +189,7 @@ async function barePubSub(queue: PubSubModule, count: number, data: Buffer, attr
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
   const seen = new Set<string>();
-  const cpu = cpuMeter(ports);
+  const cpu = pipelineCpu(ports);
   let published = 0;
   let publishedMs = 0;
   let finished: (error?: unknown) => void = () => undefined;
@@ -290,7 +256,7 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
     const prefix = `e2e${Date.now()}`;
     const callsBefore = ledger.calls('meta');
     const baseCount = ledger.list('meta').length;
-    const cpu = cpuMeter(ports, worker.child.pid);
+    const cpu = pipelineCpu(ports, worker.child.pid);
     const startedAt = Date.now();
     const ingest = await load({ url: submissionsUrl, key: setup.key, perRequest: BATCH, concurrency: BATCH_CONCURRENCY, events: count, prefix });
     // Arrivals: the ledger is counted again only when Meta took another call.

@@ -34,11 +34,11 @@
  * Jobs in flight at once are read from the run record (a job begun, attempts ≥ 1, not yet settled).
  */
 import diagnostics from 'node:diagnostics_channel';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { RunJob } from '@/lib/shared/connections/connection';
 import type { FakePlatforms } from '@/sandbox/platforms';
+import { cpuMeter, cpuText, emulatorProcesses, memoryOf, resetPeak, rssSampler } from '@/scripts/lib/benchProcess';
 import { portsFromEnv, startStack, type StackPorts } from '@/scripts/lib/stack';
 import type { ConnectionSetup } from '@/tests/api/helpers/connections';
 
@@ -137,86 +137,6 @@ function sandboxMeter() {
 
 type SandboxWindow = ReturnType<ReturnType<ReturnType<typeof sandboxMeter>['window']>>;
 
-// ——— processes: memory and CPU (Linux /proc) ———
-
-/** VmRSS and VmHWM of a process in kB (NaN where /proc is missing). */
-function memoryOf(pid: number): { rss: number; hwm: number } {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-    return { rss: field('VmRSS'), hwm: field('VmHWM') };
-  } catch {
-    return { rss: NaN, hwm: NaN };
-  }
-}
-
-/** Resets a process's VmHWM to its current RSS (Linux ≥ 4.0, same user); false when refused. */
-function resetPeak(pid: number): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The highest VmRSS seen, sampled every 200 ms until stopped. */
-function rssSampler(pid: number) {
-  let peak = memoryOf(pid).rss;
-  const timer = setInterval(() => {
-    const { rss } = memoryOf(pid);
-    if (rss > peak) peak = rss;
-  }, 200);
-  return () => {
-    clearInterval(timer);
-    return Math.max(peak, memoryOf(pid).rss);
-  };
-}
-
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return NaN;
-  }
-}
-
-function pidsWith(needle: string): number[] {
-  try {
-    return readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .filter((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle);
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
-/** CPU seconds of each process of the pipeline over a stretch of the run. */
-function cpuMeter(ports: StackPorts, worker?: number) {
-  const parts: Record<string, number[]> = {
-    'this process (sandbox fakes, polling)': [process.pid],
-    ...(worker ? { 'sync worker': [worker] } : {}),
-    Firestore: pidsWith(`--port=${ports.firestore}`),
-    'Pub/Sub': pidsWith(`--port=${ports.pubsub}`),
-  };
-  const read = () => Object.fromEntries(Object.entries(parts).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
-  const before = read();
-  return () => {
-    const after = read();
-    return Object.entries(after)
-      .filter(([name, seconds]) => Number.isFinite(seconds) && seconds - before[name]! >= 0.05)
-      .map(([name, seconds]) => `${name} ${(seconds - before[name]!).toFixed(1)} s`)
-      .join(', ');
-  };
-}
 
 // ——— the measurements ———
 
@@ -333,7 +253,7 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
     const idleRssKb = memoryOf(pid).rss;
     const peakReset = resetPeak(pid);
     const sampled = rssSampler(pid);
-    const cpu = cpuMeter(ctx.ports, pid);
+    const cpu = cpuMeter({ 'this process (sandbox fakes, polling)': [process.pid], ...(pid ? { 'sync worker': [pid] } : {}), ...emulatorProcesses(ctx.ports) });
     const served = ctx.meter.window();
     const mixpanelCallsBefore = ctx.platforms.mixpanel.importCalls(m.SANDBOX_MIXPANEL.projects.US.id);
 
@@ -361,7 +281,7 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
     const window = served();
     const { hwm } = memoryOf(pid);
     const sampledPeakKb = sampled();
-    const cpuText = cpu();
+    const cpuUse = cpuText(cpu());
     if (capped) await m.services.cancelBackfill(setup.orgId, setup.connectionId);
     const jobs = Object.values(run.jobs);
     const doneJobs = jobs.filter((job) => job.status === 'done').sort((a, b) => ACCOUNTS.indexOf(a.accountId) - ACCOUNTS.indexOf(b.accountId) || a.from.localeCompare(b.from));
@@ -393,7 +313,7 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
       hwmKb: peakReset ? hwm : NaN,
       sampledPeakKb,
       peakReset,
-      cpu: cpuText,
+      cpu: cpuUse,
       held: await heldRows(m, ctx, setup, destination, run.from, run.to),
       doneJobs,
     };
