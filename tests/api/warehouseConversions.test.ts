@@ -182,6 +182,21 @@ test('editing what a conversion reads restarts its read, and a read of the old s
   expect(badColumn.body.fieldErrors).toHaveProperty(['source.columns.phone']);
 });
 
+test('a query edited only in its comments or layout keeps its cursor; a change to what it selects starts over', async () => {
+  const columns = { eventId: 'lead_id', eventTime: 'updated_at', email: 'email' };
+  const sql = 'SELECT lead_id, email, updated_at FROM `acme-warehouse.crm.qualified_leads` WHERE stage = "won"';
+  const created = await create(bigquerySource({ mode: 'sql', sql, columns }));
+  expect(created.status).toBe(200);
+  const id = (created.body.conversion as { id: string }).id;
+  const claim = await claimRead(setup.orgId, id, 60_000);
+  expect(await saveReadCursor(setup.orgId, id, claim!.token, { value: '2025-01-01T00:00:00Z', ids: ['lead_0001'] }, 60_000)).toBe(true);
+  const edit = (newSql: string) => call(s.item, { method: 'PATCH', token: setup.owner.token, query: { orgId: setup.orgId, id }, body: { source: bigquerySource({ mode: 'sql', sql: newSql, columns }) } });
+  const cursorAfter = async (newSql: string) => ((await edit(newSql)).body.conversion as { read: { cursor: string | null } }).read.cursor;
+
+  expect(await cursorAfter(`-- won deals\nSELECT lead_id, email, updated_at\n  FROM \`acme-warehouse.crm.qualified_leads\`\n  WHERE stage = "won";`)).not.toBeNull();
+  expect(await cursorAfter(sql.replace('"won"', '"qualified"'))).toBeNull();
+});
+
 test('Mixpanel: the preview reads the chosen events of the project through Export, mapped and hashed', async () => {
   const preview = await call(s.preview, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: { source: mixpanelSource() } });
   expect(preview.status).toBe(200);

@@ -41,9 +41,21 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
   });
 }
 
-/** What a warehouse read covers: when it changes, the read starts over. */
+/** A statement as far as what it reads: without its comments, its white space folded. */
+const statementKey = (sql: string) =>
+  sql
+    .replace(/--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/\s+/g, ' ')
+    .replace(/\s*;?\s*$/, '')
+    .trim();
+
+/**
+ * What a warehouse read covers: when it changes, the read starts over (and rows already sent are read
+ * again). An edit of a query's comments or layout, the byte limit, the mapping or the schedule keeps
+ * the cursor.
+ */
 const readKey = (source: WarehouseSource) =>
-  JSON.stringify(source.type === 'bigquery' ? [source.destinationId, source.projectId, source.mode, source.table, source.sql, source.cursorColumn] : [source.destinationId, source.events]);
+  JSON.stringify(source.type === 'bigquery' ? [source.destinationId, source.projectId, source.mode, source.table, statementKey(source.sql), source.cursorColumn] : [source.destinationId, source.events]);
 
 export async function updateConversion(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
   if (changes.status === 'active') assertConversionsIncluded(plan);
