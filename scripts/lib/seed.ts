@@ -2,7 +2,8 @@ import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { sealCredential } from '@/lib/server/credentials';
 import { createConnection } from '@/lib/server/repos/connections';
-import { createConversion } from '@/lib/server/repos/conversions';
+import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
+import { createConversion, deliveryRecordData } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
@@ -170,17 +171,9 @@ async function seedDemoConversion() {
       if (index === 5 && hoursAgo % 4 === 0) return { id, status: 'not_sent', reason: 'No identifier Meta can match (email, phone, fbc/fbp, or IP with user agent).' };
       return { id, status: 'delivered', maskedEmail };
     });
-    const counts = { delivered: 0, rejected: 0, not_sent: 0, failed: 0, held: 0 };
-    for (const row of rows) counts[row.status as keyof typeof counts] += 1;
-    batch.set(conversion.collection('deliveries').doc(`demo-${hoursAgo}`), {
-      at: Timestamp.fromMillis(time),
-      test: false,
-      latency_ms: 180 + ((hoursAgo * 37) % 140),
-      counts,
-      rows,
-      event_ids: rows.map((row) => row.id),
-      expires_at: expires,
-    });
+    const record = deliveryRecordData({ at: new Date(time), test: false, latencyMs: 180 + ((hoursAgo * 37) % 140), rows: rows as DeliveryRow[] });
+    const { counts } = record;
+    batch.set(conversion.collection('deliveries').doc(`demo-${hoursAgo}`), { ...record, expires_at: expires });
     const hour = new Date(time).toISOString().slice(0, 13);
     batch.set(conversion.collection('hours').doc(hour), { hour, delivered: counts.delivered, failed: counts.rejected + counts.not_sent, expires_at: expires }, { merge: true });
   }

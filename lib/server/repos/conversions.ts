@@ -225,9 +225,26 @@ export async function deleteConversion(orgId: string, id: string): Promise<void>
 const hourOf = (date: Date) => date.toISOString().slice(0, 13);
 
 /**
- * Writes one delivery record (a platform call and its rows' outcomes) with the hour's counters, the
- * conversion's last delivery and the events it parks, in one batch.
+ * A delivery record as stored: the rows' outcomes as one JSON text (`rows_json`), never read by a
+ * query, beside `event_ids` (the one field searched: array-contains). An array of a thousand maps
+ * would be indexed entry by entry — the Firestore emulator spent 17 ms of CPU on such a record
+ * against 7.5 ms for this shape — and the rows are only ever read whole, with their record.
  */
+export function deliveryRecordData(record: { at: Date; test: boolean; latencyMs: number | null; rows: DeliveryRow[] }) {
+  const counts = { delivered: 0, rejected: 0, not_sent: 0, failed: 0, held: 0 };
+  for (const row of record.rows) counts[row.status] += 1;
+  return {
+    at: Timestamp.fromDate(record.at),
+    test: record.test,
+    latency_ms: record.latencyMs,
+    counts,
+    // JSON leaves out undefined fields.
+    rows_json: JSON.stringify(record.rows),
+    event_ids: record.rows.map((row) => row.id),
+    expires_at: Timestamp.fromMillis(record.at.getTime() + RETENTION_MS),
+  };
+}
+
 /** Events that could not be delivered now (hashed, as queued), kept until Reconnect ('held') or Retry ('failed'). */
 export interface Parked {
   reason: ParkReason;
@@ -242,19 +259,10 @@ export async function recordDelivery(
 ): Promise<void> {
   const ref = conversions(orgId).doc(conversionId);
   const now = new Date();
-  const expires = Timestamp.fromMillis(now.getTime() + RETENTION_MS);
-  const counts = { delivered: 0, rejected: 0, not_sent: 0, failed: 0, held: 0 };
-  for (const row of record.rows) counts[row.status] += 1;
+  const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
+  const { counts, expires_at: expires } = data;
   const batch = adminDb().batch();
-  batch.set(ref.collection('deliveries').doc(), {
-    at: Timestamp.fromDate(now),
-    test: record.test,
-    latency_ms: record.latencyMs,
-    counts,
-    rows: record.rows.map((row) => Object.fromEntries(Object.entries(row).filter(([, value]) => value !== undefined))),
-    event_ids: record.rows.map((row) => row.id),
-    expires_at: expires,
-  });
+  batch.set(ref.collection('deliveries').doc(), data);
   if (!record.test) {
     const failed = counts.rejected + counts.not_sent + counts.failed;
     batch.set(
@@ -281,7 +289,8 @@ function toRecord(snap: DocumentSnapshot): DeliveryRecord {
     test: Boolean(snap.get('test')),
     latencyMs: snap.get('latency_ms') ?? null,
     counts: snap.get('counts'),
-    rows: snap.get('rows') ?? [],
+    // Records written before rows_json kept their rows as an array (they expire within 30 days).
+    rows: typeof snap.get('rows_json') === 'string' ? (JSON.parse(snap.get('rows_json')) as DeliveryRow[]) : (snap.get('rows') ?? []),
   };
 }
 
