@@ -140,7 +140,11 @@ function cellOf(type: FieldType, value: unknown): Cell | { error: string } {
       return (typeof value === 'string' ? datetimeText(value) : null) ?? conversionError(value, 'datetime');
     case 'INT64': {
       if (typeof value === 'number' && Number.isInteger(value)) return value;
-      if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value);
+      if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) {
+        // Past 2^53 a JavaScript number rounds: such a value is kept as its digits, and sent on the wire as
+        // BigQuery sends every INT64 (a string), so a client that reads it as a number is the one to round.
+        return Number.isSafeInteger(Number(value)) ? Number(value) : new Numeric(value.trim());
+      }
       return conversionError(value, 'integer');
     }
     case 'FLOAT64': {

@@ -182,6 +182,23 @@ test('editing what a conversion reads restarts its read, and a read of the old s
   expect(badColumn.body.fieldErrors).toHaveProperty(['source.columns.phone']);
 });
 
+test('an INT64 id past 2^53 keeps every digit: two orders one apart stay two events', async () => {
+  platforms.bigquery.createTable('acme-warehouse', 'crm', 'big_orders', [
+    { name: 'order_id', type: 'INT64' },
+    { name: 'email', type: 'STRING' },
+    { name: 'updated_at', type: 'TIMESTAMP' },
+  ]);
+  const at = new Date(Date.now() - 3600_000).toISOString();
+  platforms.bigquery.insertRows('acme-warehouse', 'crm', 'big_orders', [
+    { order_id: '9007199254740993', email: 'a@example.com', updated_at: at },
+    { order_id: '9007199254740994', email: 'b@example.com', updated_at: at },
+  ]);
+  const source = bigquerySource({ table: 'acme-warehouse.crm.big_orders', cursorColumn: 'updated_at', columns: { eventId: 'order_id', eventTime: 'updated_at', email: 'email' } });
+  const preview = await call(s.preview, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: { source } });
+  expect(preview.status).toBe(200);
+  expect((preview.body as unknown as PreviewBody).rows.map((row) => row.id).sort()).toEqual(['9007199254740993', '9007199254740994']);
+});
+
 test('a query edited only in its comments or layout keeps its cursor; a change to what it selects starts over', async () => {
   const columns = { eventId: 'lead_id', eventTime: 'updated_at', email: 'email' };
   const sql = 'SELECT lead_id, email, updated_at FROM `acme-warehouse.crm.qualified_leads` WHERE stage = "won"';

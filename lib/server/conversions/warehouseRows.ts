@@ -35,7 +35,6 @@ export function secondsOf(value: unknown): number | null {
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 }
 
-/** A row's cell for a field, through the mapping. */
 /**
  * A cell as a refusal may quote it. Reasons are stored in the delivery log and shown in the preview,
  * and a column mapped by mistake may hold an email or a name: only what is plainly a number or a
@@ -48,6 +47,7 @@ function shown(value: unknown): string {
   return `text of ${textValue.length} character${textValue.length === 1 ? '' : 's'}`;
 }
 
+/** A row's cell for a field, through the mapping. */
 const cellOf = (row: Record<string, unknown>, columns: ColumnMapping, field: keyof ColumnMapping) => (columns[field] === undefined ? undefined : row[columns[field]!]);
 
 /** Maps one row; `sourceKey` keeps two sources' derived ids apart. */

@@ -80,7 +80,10 @@ export function cursorProblem(columns: Column[], name: string): string | null {
   return null;
 }
 
-/** A cell as plain data: timestamps and dates as their text, NUMERIC as its decimal text. */
+/**
+ * A cell as plain data: timestamps and dates as their text, NUMERIC as its decimal text, INT64 as its
+ * digits (read wrapped, so an id past 2^53 keeps every digit and stays one event).
+ */
 function plain(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value !== 'object') return value;
@@ -123,7 +126,7 @@ export async function* readRows(session: Session, source: BigQuerySource, from: 
   let pageToken: string | undefined;
   let first = true;
   do {
-    const [rows, next, response] = await call(() => job.getQueryResults({ maxResults: options.pageRows ?? PAGE_ROWS, pageToken, autoPaginate: false }), queryError);
+    const [rows, next, response] = await call(() => job.getQueryResults({ maxResults: options.pageRows ?? PAGE_ROWS, pageToken, autoPaginate: false, wrapIntegers: true }), queryError);
     const page = (rows as Array<Record<string, unknown>>).map((row) => Object.fromEntries(Object.entries(row).map(([name, value]) => [name, plain(value)])));
     const billed = first ? await bytesBilled(job, response) : 0;
     first = false;
@@ -149,7 +152,7 @@ export async function previewRows(session: Session, source: BigQuerySource, limi
   const { bigquery } = clientFor(session, source.projectId);
   const order = source.cursorColumn === '' ? '' : ` ORDER BY ${quoted(source.cursorColumn)}`;
   const query = `SELECT * FROM ${fromOf(source)}${order} LIMIT ${Math.max(1, Math.min(limit, 100))}`;
-  const [rows] = await call(() => bigquery.query({ query, useLegacySql: false, maximumBytesBilled: String(source.maximumBytesBilled) }), queryError);
+  const [rows] = await call(() => bigquery.query({ query, useLegacySql: false, maximumBytesBilled: String(source.maximumBytesBilled), wrapIntegers: true }), queryError);
   return (rows as Array<Record<string, unknown>>).map((row) => Object.fromEntries(Object.entries(row).map(([name, value]) => [name, plain(value)])));
 }
 
