@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { useEffect, useEffectEvent, useState, type FormEvent } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { durationInWords, formatDay, formatNumber, plansWithBackfill, subscriptionPath } from '@/components/connections/shared';
-import { FailureAlert, fieldErrorsOf, firstError } from '@/components/conversions/shared';
+import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import TextField from '@/components/ui/TextField';

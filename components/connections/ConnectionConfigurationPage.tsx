@@ -1,8 +1,7 @@
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
-import { useState, type FormEvent } from 'react';
-import { AccountChecklist, LevelField, LookbackField, ScheduleFields } from '@/components/connections/ConnectionFields';
+import { useState } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import RunHistory from '@/components/connections/RunHistory';
 import {
@@ -16,17 +15,16 @@ import {
   scheduleInWords,
   sourceInWords,
 } from '@/components/connections/shared';
-import { lookbackOf, updateErrors, useSchemas } from '@/components/connections/validation';
-import { FailureAlert, fieldErrorsOf, firstError, RelativeTime, useNow } from '@/components/conversions/shared';
+import { RelativeTime, useNow } from '@/components/ui/time';
+import { FailureAlert } from '@/components/ui/failures';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
-import TextField from '@/components/ui/TextField';
-import type { Connection, Schedule, UpdateConnectionInput } from '@/lib/shared/connections/connection';
-import { AD_LEVEL_LABELS, type AdLevel } from '@/lib/shared/connections/rows';
+import type { Connection } from '@/lib/shared/connections/connection';
+import { AD_LEVEL_LABELS } from '@/lib/shared/connections/rows';
 import { configurationPathOf, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import {
@@ -41,6 +39,8 @@ import { useIntegrationsQuery } from '@/store/integrationsApi';
 
 // The chart and the backfill (with its live listener) load beside the page, not in its first load.
 const PerformanceChart = dynamic(() => import('@/components/connections/PerformanceChart'), { loading: () => <Spinner label="Loading the chart" /> });
+// The edit form (its fields and the schemas it checks with) loads when Edit is pressed.
+const EditConnectionForm = dynamic(() => import('@/components/connections/EditConnectionForm'), { loading: () => <Spinner label="Loading the form" /> });
 const BackfillSection = dynamic(() => import('@/components/connections/BackfillSection'), { loading: () => <Spinner label="Loading the backfill" /> });
 
 /**
@@ -131,61 +131,6 @@ function Actions({ orgId, connection, running, onNotice }: { orgId: string; conn
 }
 
 /** Name, accounts, level, schedule and lookback, edited together. */
-function EditForm({ orgId, connection, plan, onDone }: { orgId: string; connection: Connection; plan: unknown; onDone: (saved: boolean) => void }) {
-  useSchemas();
-  const { data: sources } = useIntegrationsQuery({ orgId, kind: 'source' });
-  const source = sources?.find((candidate) => candidate.id === connection.source.sourceId);
-  // The source's accounts, plus any the connection still has that the source no longer lists.
-  const accounts = [...(source?.accounts ?? []), ...connection.source.accounts.filter((account) => !source?.accounts.some((other) => other.id === account.id))];
-  const [name, setName] = useState(connection.name);
-  const [accountIds, setAccountIds] = useState(connection.source.accounts.map((account) => account.id));
-  const [level, setLevel] = useState<AdLevel>(connection.level);
-  const [schedule, setSchedule] = useState<Schedule>(connection.schedule);
-  const [lookback, setLookback] = useState(String(connection.lookbackDays));
-  const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [save, saving] = useUpdateConnectionMutation();
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    const changes: UpdateConnectionInput = { name, accountIds, level, schedule, lookbackDays: lookbackOf(lookback) };
-    const found = updateErrors(changes);
-    if (changes.lookbackDays === undefined) found.lookbackDays = ['A number of days'];
-    setErrors(found);
-    if (Object.keys(found).length > 0) return;
-    const result = await save({ orgId, id: connection.id, changes });
-    if ('error' in result) {
-      setErrors(fieldErrorsOf(result.error));
-      return;
-    }
-    onDone(true);
-  }
-
-  const failure = saving.error && Object.keys(fieldErrorsOf(saving.error)).length === 0 ? saving.error : null;
-  return (
-    <form className="stack card" onSubmit={submit} noValidate aria-label="Edit the connection">
-      <TextField id="edit-name" label="Name" value={name} onChange={(event) => setName(event.target.value)} maxLength={100} required error={firstError(errors, 'name')} />
-      <AccountChecklist accounts={accounts} picked={accountIds} onChange={setAccountIds} error={firstError(errors, 'accountIds')} />
-      {source && (
-        <p className={`muted ${styles.hint}`}>
-          Another account? <Link href={configurationPathOf(orgId, 'source', source.id, source.platform)}>Pick it in the source</Link> first.
-        </p>
-      )}
-      <LevelField id="edit-level" value={level} onChange={setLevel} error={firstError(errors, 'level')} />
-      <ScheduleFields idPrefix="edit-schedule" orgId={orgId} plan={plan} value={schedule} onChange={setSchedule} errors={errors} />
-      <LookbackField id="edit-lookback" platform={connection.source.platform} value={lookback} onChange={setLookback} error={firstError(errors, 'lookbackDays')} />
-      {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the connection." />}
-      <div className="actions" style={{ justifyContent: 'flex-start' }}>
-        <Button type="submit" busy={saving.isLoading}>
-          Save
-        </Button>
-        <Button type="button" variant="secondary" onClick={() => onDone(false)}>
-          Cancel
-        </Button>
-      </div>
-    </form>
-  );
-}
-
 function Settings({ orgId, connection, canEdit, plan, onSaved }: { orgId: string; connection: Connection; canEdit: boolean; plan: unknown; onSaved: () => void }) {
   const [editing, setEditing] = useState(false);
   const { source, destination } = connection;
@@ -202,7 +147,7 @@ function Settings({ orgId, connection, canEdit, plan, onSaved }: { orgId: string
         )}
       </div>
       {editing ? (
-        <EditForm
+        <EditConnectionForm
           orgId={orgId}
           connection={connection}
           plan={plan}

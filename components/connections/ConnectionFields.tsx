@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { useId, useMemo, type ReactNode } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { plansWith, subscriptionPath } from '@/components/connections/shared';
-import { firstError } from '@/components/conversions/shared';
+import { firstError } from '@/components/ui/failures';
 import { browserTimeZone, timeZones } from '@/components/connections/validation';
 import TextField from '@/components/ui/TextField';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';

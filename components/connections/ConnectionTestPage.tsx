@@ -3,7 +3,7 @@ import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath, destinationInWords, formatDay, formatMoney, formatNumber, sourceInWords } from '@/components/connections/shared';
-import { FailureAlert, fieldErrorsOf, firstError } from '@/components/conversions/shared';
+import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
 import { LoadFailed, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';

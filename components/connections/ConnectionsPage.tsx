@@ -12,7 +12,7 @@ import {
   scheduleInWords,
   sourceInWords,
 } from '@/components/connections/shared';
-import { RelativeTime, useNow } from '@/components/conversions/shared';
+import { RelativeTime, useNow } from '@/components/ui/time';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';

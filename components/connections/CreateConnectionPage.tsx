@@ -5,7 +5,7 @@ import { AccountChecklist, DEFAULT_SCHEDULE, LevelField, LookbackField, Schedule
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath, connectionsPath } from '@/components/connections/shared';
 import { createErrors, lookbackOf, useSchemas } from '@/components/connections/validation';
-import { FailureAlert, fieldErrorsOf, firstError } from '@/components/conversions/shared';
+import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';

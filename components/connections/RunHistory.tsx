@@ -1,6 +1,6 @@
 import styles from '@/components/connections/connections.module.css';
 import { durationInWords, formatDay, formatNumber, RUN_KIND_LABELS, RunOutcomeBadge } from '@/components/connections/shared';
-import { formatDateTime, RelativeTime } from '@/components/conversions/shared';
+import { formatDateTime, RelativeTime } from '@/components/ui/time';
 import type { Connection, Run } from '@/lib/shared/connections/connection';
 
 /** The errors of a run in words: the run's own, then each account's ("Acme Shoes (123): quota exhausted"). */

@@ -3,18 +3,9 @@ import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
-import {
-  conversionsPath,
-  ConversionStatusBadge,
-  destinationPath,
-  FailureAlert,
-  MappingInWords,
-  RelativeTime,
-  sourceLabel,
-  targetLabel,
-  useNow,
-  usePageVisible,
-} from '@/components/conversions/shared';
+import { conversionsPath, ConversionStatusBadge, destinationPath, MappingInWords, sourceLabel, targetLabel } from '@/components/conversions/shared';
+import { RelativeTime, useNow, usePageVisible } from '@/components/ui/time';
+import { FailureAlert } from '@/components/ui/failures';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';

@@ -1,15 +1,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
-import {
-  conversionPath,
-  ConversionStatusBadge,
-  createConversionPath,
-  destinationPath,
-  RelativeTime,
-  sourceLabel,
-  targetLabel,
-  useNow,
-} from '@/components/conversions/shared';
+import { conversionPath, ConversionStatusBadge, createConversionPath, destinationPath, sourceLabel, targetLabel } from '@/components/conversions/shared';
+import { RelativeTime, useNow } from '@/components/ui/time';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';

@@ -5,15 +5,8 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import Choice from '@/components/conversions/Choice';
 import styles from '@/components/conversions/conversions.module.css';
 import { mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversions/mapping';
-import {
-  conversionPath,
-  conversionsPath,
-  FailureAlert,
-  fieldErrorsOf,
-  firstError,
-  formFailureOf,
-  isAdDestination,
-} from '@/components/conversions/shared';
+import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/shared';
+import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/ui/failures';
 import { changedFields, warehouseSourceOf, type WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { createErrors, useSchemas } from '@/components/conversions/validation';
 import { messageOf, Title } from '@/components/integrations/shared';

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
-import { formatDateTime } from '@/components/conversions/shared';
+import { formatDateTime } from '@/components/ui/time';
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';

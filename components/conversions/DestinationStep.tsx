@@ -1,7 +1,8 @@
 import Link from 'next/link';
 import Choice from '@/components/conversions/Choice';
 import styles from '@/components/conversions/conversions.module.css';
-import { destinationPath, firstError, isAdDestination } from '@/components/conversions/shared';
+import { destinationPath, isAdDestination } from '@/components/conversions/shared';
+import { firstError } from '@/components/ui/failures';
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import SelectField from '@/components/ui/SelectField';

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { draftOf, mappingOf } from '@/components/conversions/mapping';
 import MappingFields from '@/components/conversions/MappingFields';
-import { FailureAlert, firstError, formFailureOf, useCheckedSubmit } from '@/components/conversions/shared';
+import { FailureAlert, firstError, formFailureOf, useCheckedSubmit } from '@/components/ui/failures';
 import { updateErrors, useSchemas } from '@/components/conversions/validation';
 import SaveCancel from '@/components/ui/SaveCancel';
 import TextField from '@/components/ui/TextField';

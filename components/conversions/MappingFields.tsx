@@ -1,6 +1,6 @@
 import { useId, type KeyboardEvent } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
-import { firstError } from '@/components/conversions/shared';
+import { firstError } from '@/components/ui/failures';
 import { withNames, type MappingDraft } from '@/components/conversions/mapping';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
-import { FailureAlert, formFailureOf, RelativeTime, useCheckedSubmit } from '@/components/conversions/shared';
+import { RelativeTime } from '@/components/ui/time';
+import { FailureAlert, formFailureOf, useCheckedSubmit } from '@/components/ui/failures';
 import { updateErrors, useSchemas } from '@/components/conversions/validation';
 import { bytesInWords, warehouseDraftOf } from '@/components/conversions/warehouseDefaults';
 import { warehouseSourceOf } from '@/components/conversions/warehouseDraft';

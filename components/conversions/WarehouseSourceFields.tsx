@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { ScheduleFields } from '@/components/connections/ConnectionFields';
 import styles from '@/components/conversions/conversions.module.css';
 import { NamesField } from '@/components/conversions/MappingFields';
-import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/conversions/shared';
+import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/ui/failures';
 import { bytesInWords, suggestColumns } from '@/components/conversions/warehouseDefaults';
 import { warehouseSourceOf, type WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import Button from '@/components/ui/Button';

@@ -114,6 +114,14 @@ test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill 
   await expect(page.getByText('Backfill complete:')).toBeVisible();
   await expect(history.getByRole('row').filter({ hasText: 'Backfill' }).filter({ hasText: 'Succeeded' })).toHaveCount(1);
 
+  // Settings: the edit form loads when it is asked for, and a saved change shows at once.
+  await page.getByRole('button', { name: 'Edit settings' }).click();
+  const edit = page.getByRole('form', { name: 'Edit the connection' });
+  await expect(edit.getByLabel('Name', { exact: true })).toHaveValue(name);
+  await edit.getByLabel('Lookback (days)').fill('7');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Each run re-reads the last 7 days.')).toBeVisible();
+
   // The dry run: the rows one account would write, and the destination's check. Nothing is written.
   await page.getByRole('link', { name: 'Test (dry run)' }).click();
   await expect(page).toHaveURL(new RegExp(`/${orgId}/connection/[^/]+/test1$`));
