@@ -142,16 +142,24 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
   const source = conversion.source as WarehouseSource;
   const summary: ReadSummary = { rows: 0, published: 0, notSent: 0, bytesBilled: source.type === 'bigquery' ? 0 : null };
   const nextDue = () => nextRunAt(source.schedule);
-  // The lease is renewed every third of its length, also while a query runs or an export streams: a
-  // slow read is not taken over (and billed or exported again) by another worker. A lost lease stops it.
+  // The lease is renewed when a third of it has passed since it was last extended (each saved page
+  // extends it too), also while a query runs or an export streams: a slow read is not taken over, and
+  // billed or exported again, by another worker. A lost lease stops it.
   let leaseLost = false;
+  let extendedAt = Date.now();
+  let renewal: Promise<void> | null = null;
   const renewing = setInterval(() => {
-    renewReadLease(orgId, id, token, leaseMs)
+    if (renewal || Date.now() - extendedAt < leaseMs / 3) return;
+    renewal = renewReadLease(orgId, id, token, leaseMs)
       .then((held) => {
-        if (!held) leaseLost = true;
+        if (held) extendedAt = Date.now();
+        else leaseLost = true;
       })
-      .catch((error) => console.warn('[warehouse] could not renew a read lease', { org: orgId, conversion: id, error: error instanceof Error ? error.message : error }));
-  }, leaseMs / 3);
+      .catch((error) => console.warn('[warehouse] could not renew a read lease', { org: orgId, conversion: id, error: error instanceof Error ? error.message : error }))
+      .finally(() => {
+        renewal = null;
+      });
+  }, Math.max(250, leaseMs / 6));
   const lost = () => {
     console.warn('[warehouse] a read lost its lease (its source was edited, or it outlived it); it stops here', { org: orgId, conversion: id });
     return summary;
@@ -172,7 +180,10 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
       summary.published += events.length;
       summary.notSent += notSent.length;
       cursor = next;
-      if (reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs))) return lost();
+      if (reader.ordered && cursor) {
+        if (!(await saveReadCursor(orgId, id, token, cursor, leaseMs))) return lost();
+        extendedAt = Date.now();
+      }
     }
     if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs))) return lost();
     await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
@@ -180,7 +191,7 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     return summary;
   } catch (error) {
     const { code, message } = readFailure(error);
-    if (code === 'internal') console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
+    if (!(error instanceof PlatformError || error instanceof DomainError)) console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
     if (code === 'needs_reauth') await markNeedsReauth(orgId, 'destination', source.destinationId, message).catch(() => undefined);
     const retryAt = error instanceof PlatformError && error.retryAt ? error.retryAt : null;
     // A passing failure is tried again within minutes; anything else waits for the schedule (or an edit).
@@ -193,9 +204,15 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
   }
 }
 
+/** gRPC codes of Firestore that pass: ABORTED (a lock held too long), DEADLINE_EXCEEDED, UNAVAILABLE. */
+const PASSING_FIRESTORE_CODES = new Set([10, 4, 14]);
+
 /** A read's failure, in words the configuration page shows. */
 function readFailure(error: unknown): { code: string; message: string } {
   if (error instanceof PlatformError || error instanceof DomainError) return { code: error.code, message: error.message };
+  if (PASSING_FIRESTORE_CODES.has((error as { code?: unknown } | null)?.code as number)) {
+    return { code: 'retryable', message: 'The read was interrupted by a temporary problem on our side. It is tried again within minutes.' };
+  }
   return { code: 'internal', message: 'The read failed unexpectedly. It is tried again at the next scheduled time.' };
 }
 
