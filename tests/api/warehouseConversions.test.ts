@@ -3,7 +3,9 @@ import previewRoute from '@/pages/api/orgs/[orgId]/conversions/preview';
 import conversionRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/index';
 import readRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/read';
 import { sha256 } from '@/lib/server/conversions/normalize';
-import { claimRead, saveReadCursor } from '@/lib/server/repos/reads';
+import { Timestamp } from 'firebase-admin/firestore';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { claimRead, dueReads, saveReadCursor } from '@/lib/server/repos/reads';
 import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
@@ -180,6 +182,19 @@ test('editing what a conversion reads restarts its read, and a read of the old s
   const badColumn = await call(s.item, { method: 'PATCH', token: setup.owner.token, query: { orgId: setup.orgId, id }, body: { source: bigquerySource({ columns: { eventTime: 'updated_at', phone: 'telephone' } }) } });
   expect(badColumn.status).toBe(400);
   expect(badColumn.body.fieldErrors).toHaveProperty(['source.columns.phone']);
+});
+
+test('due reads: active conversions whose time has come, the longest waiting first; a paused one or one due later is not', async () => {
+  const ids: string[] = [];
+  for (let index = 0; index < 4; index += 1) ids.push(((await create(bigquerySource())).body.conversion as { id: string }).id);
+  const [late, early, future, paused] = ids;
+  const dueAt = (id: string, ms: number) => adminDb().doc(`organizations/${setup.orgId}/conversions/${id}`).update({ 'read.due_at': Timestamp.fromMillis(ms) });
+  await dueAt(late!, Date.now() - 60_000);
+  await dueAt(early!, Date.now() - 3_600_000);
+  await dueAt(future!, Date.now() + 3_600_000);
+  await call(s.item, { method: 'PATCH', token: setup.owner.token, query: { orgId: setup.orgId, id: paused! }, body: { status: 'paused' } });
+  const due = (await dueReads(new Date(), 10_000)).filter((read) => read.orgId === setup.orgId && ids.includes(read.id)).map((read) => read.id);
+  expect(due).toEqual([early, late]);
 });
 
 test('an INT64 id past 2^53 keeps every digit: two orders one apart stay two events', async () => {

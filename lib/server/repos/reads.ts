@@ -25,15 +25,22 @@ export interface ReadClaim {
   cursor: ReadCursor | null;
 }
 
-/** Every active warehouse conversion whose read is due, over every organization. */
-export async function dueReads(now = new Date()): Promise<Array<{ orgId: string; id: string }>> {
-  const snapshot = await adminDb().collectionGroup('conversions').where('source.type', 'in', ['bigquery', 'mixpanel']).where('status', '==', 'active').limit(1000).get();
-  return snapshot.docs
-    .filter((doc) => {
-      const due = doc.get('read.due_at') as Timestamp | null | undefined;
-      return !due || due.toMillis() <= now.getTime();
-    })
-    .map((doc) => ({ orgId: doc.ref.parent.parent!.id, id: doc.id }));
+/**
+ * Active warehouse conversions whose read is due, over every organization, the longest waiting first
+ * (a round takes at most `limit`; the rest come next round). Only their paths are read, not their
+ * cursors or queries.
+ */
+export async function dueReads(now = new Date(), limit = 500): Promise<Array<{ orgId: string; id: string }>> {
+  const snapshot = await adminDb()
+    .collectionGroup('conversions')
+    .where('source.type', 'in', ['bigquery', 'mixpanel'])
+    .where('status', '==', 'active')
+    .where('read.due_at', '<=', Timestamp.fromDate(now))
+    .orderBy('read.due_at')
+    .select()
+    .limit(limit)
+    .get();
+  return snapshot.docs.map((doc) => ({ orgId: doc.ref.parent.parent!.id, id: doc.id }));
 }
 
 const cursorOf = (value: unknown): ReadCursor | null => {
@@ -70,15 +77,17 @@ export async function saveReadCursor(orgId: string, id: string, token: string, c
   });
 }
 
-/** Keeps a read's lease alive while it waits on a long query or export; false when it was lost. */
+/**
+ * Keeps a read's lease alive while it waits on a long query or export; false when it was lost. No
+ * transaction: it must not queue behind the delivery worker's writes to the same document. Should the
+ * lease change hands between the read and the write, the new holder's lease is only made longer.
+ */
 export async function renewReadLease(orgId: string, id: string, token: string, leaseMs: number): Promise<boolean> {
   const ref = conversionRef(orgId, id);
-  return adminDb().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists || snap.get('read.lease_token') !== token) return false;
-    tx.update(ref, { 'read.lease_until': Timestamp.fromMillis(Date.now() + leaseMs) });
-    return true;
-  });
+  const snap = await ref.get();
+  if (!snap.exists || snap.get('read.lease_token') !== token) return false;
+  await ref.update({ 'read.lease_until': Timestamp.fromMillis(Date.now() + leaseMs) });
+  return true;
 }
 
 /** Ends a read: its summary or error, the next due time, the lease freed (only by its holder). */
