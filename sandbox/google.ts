@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdDataLevel, AdFacts } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { ingestEvents, type DataManagerWorld } from '@/sandbox/datamanager';
-import { json, readBody } from '@/sandbox/server';
+import { json, readBody, writable } from '@/sandbox/server';
 import { token, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 
 type Json = Record<string, unknown>;
@@ -367,17 +367,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
 
   /** Waits until a streamed answer may take more, or the caller went away (then false). */
   async function drained(res: ServerResponse, wrote: boolean): Promise<boolean> {
-    if (!wrote && !res.destroyed) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    }
+    if (!wrote && !res.destroyed) await writable(res);
     return !res.destroyed;
   }
 

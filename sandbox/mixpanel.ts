@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { answerFailure } from '@/sandbox/conversions';
-import { escapeHtml, json } from '@/sandbox/server';
+import { escapeHtml, json, writable } from '@/sandbox/server';
 import type { SandboxPlatform, SandboxStore } from '@/sandbox/store';
 
 export const SANDBOX_MIXPANEL = {
@@ -279,19 +279,6 @@ function exportLine(stored: MixpanelStoredEvent, ms: number): string {
   const properties: Json = { time: null, ...stored.properties, mp_processing_time_ms: stored.receivedAt };
   properties.time = Math.floor(ms / 1000);
   return `${JSON.stringify({ event: stored.event, properties })}\n`;
-}
-
-/** Resolves once the response can take more (drained) or never will (closed), leaving no listener behind. */
-function writable(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /** Writes lines one by one, waiting whenever the client reads slower than we write; stops if it hangs up. */

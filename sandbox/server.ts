@@ -79,3 +79,16 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', ...headers });
   res.end(JSON.stringify(body));
 }
+
+/** Resolves once the response can take more (drained) or never will (closed), leaving no listener behind. */
+export function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
