@@ -220,7 +220,12 @@ function readFailure(error: unknown): { code: string; message: string } {
 export async function readDueOnce(options: ReadOptions & { concurrency?: number } = {}): Promise<number> {
   let read = 0;
   await inLanes(await dueReads(), options.concurrency ?? 2, async ({ orgId, id }) => {
-    const summary = await readConversion(orgId, id, options);
+    // One conversion that cannot be claimed now (its document busy with deliveries) is tried next round;
+    // the others of this round still are.
+    const summary = await readConversion(orgId, id, options).catch((error) => {
+      console.warn('[warehouse] could not start a read; it is tried again next round', { org: orgId, conversion: id, error: error instanceof Error ? error.message : error });
+      return null;
+    });
     if (summary) read += 1;
   });
   return read;
