@@ -1,6 +1,6 @@
-import { COLUMN_FIELDS, COLUMN_FIELD_LABELS, sourceKeyOf, type WarehouseSource } from '@/lib/shared/conversions/conversion';
+import { COLUMN_FIELDS, COLUMN_FIELD_LABELS, isWarehouseSource, sourceKeyOf, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { cursorProblem, describeSource, previewRows, type Column } from '@/lib/server/connectors/bigquery/source';
 import { PlatformError } from '@/lib/server/connectors/http';
 import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
@@ -36,14 +36,19 @@ export interface Preview {
   rows: PreviewRow[];
 }
 
-/** The destination a source reads with: the organization's, of the source's platform. */
-async function readingDestination(orgId: string, source: WarehouseSource) {
-  const destination = await getIntegration(orgId, 'destination', source.destinationId);
+/** The destination a source reads with must be the organization's, of the source's platform (and project). */
+function checkDestination(destination: Integration, source: WarehouseSource): void {
   if (destination.platform !== source.type) throw invalidFields({ 'source.destinationId': [`Pick a ${PLATFORM_LABELS[source.type]} destination`] });
   if (source.type === 'bigquery' && destination.accounts.length > 0 && !destination.accounts.some((account) => account.id === source.projectId)) {
     throw invalidFields({ 'source.projectId': ['Pick one of the destination’s BigQuery projects'] });
   }
-  return destination;
+}
+
+/** A session on the destination a source reads with, once it is checked (one read of the destination). */
+async function readingSession(orgId: string, source: WarehouseSource) {
+  const { session, integration } = await openSessionOf(orgId, 'destination', source.destinationId);
+  checkDestination(integration, source);
+  return session;
 }
 
 /** Field errors for mapped columns that what the source reads does not have. */
@@ -69,7 +74,7 @@ function queryFieldError(source: WarehouseSource & { type: 'bigquery' }, error: 
 
 /** What a BigQuery source reads, checked by a dry run: its columns, or field errors. */
 async function describeChecked(orgId: string, source: WarehouseSource & { type: 'bigquery' }) {
-  const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
+  const session = await readingSession(orgId, source);
   const described = await describeSource(session, source).catch((error) => queryFieldError(source, error));
   const errors = missingColumns(source, described.columns);
   // A source being set up (its preview) may not have picked its cursor yet.
@@ -82,8 +87,8 @@ async function describeChecked(orgId: string, source: WarehouseSource & { type: 
 /** Checks a warehouse source before it is saved: the plan's schedule, the destination, the columns. */
 export async function checkWarehouseSource(orgId: string, plan: unknown, source: WarehouseSource): Promise<void> {
   assertSchedule(plan, source.schedule.every);
-  await readingDestination(orgId, source);
   if (source.type === 'bigquery') await describeChecked(orgId, source);
+  else checkDestination(await getIntegration(orgId, 'destination', source.destinationId), source);
 }
 
 const previewRow = (row: Record<string, unknown>, source: WarehouseSource): PreviewRow => {
@@ -93,13 +98,12 @@ const previewRow = (row: Record<string, unknown>, source: WarehouseSource): Prev
 
 /** The first rows of a source mapped as they will be sent, with the columns to map from. */
 export async function previewWarehouseSource(orgId: string, source: WarehouseSource): Promise<Preview> {
-  await readingDestination(orgId, source);
   if (source.type === 'bigquery') {
     const { session, described } = await describeChecked(orgId, source);
     const rows = await previewRows(session, source, PREVIEW_ROWS).catch((error) => queryFieldError(source, error));
     return { columns: described.columns, bytesProcessed: described.bytesProcessed, rows: rows.map((row) => previewRow(row, source)) };
   }
-  const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
+  const session = await readingSession(orgId, source);
   const today = new Date();
   const fromDate = new Date(today.getTime() - MIXPANEL_PREVIEW_DAYS * 86_400_000).toISOString().slice(0, 10);
   const rows: Array<Record<string, unknown>> = [];
@@ -114,7 +118,7 @@ export async function previewWarehouseSource(orgId: string, source: WarehouseSou
 /** Read now: the conversion's next read is due at once. */
 export async function readNow(orgId: string, id: string): Promise<void> {
   const conversion = await getConversion(orgId, id);
-  if (conversion.source.type !== 'bigquery' && conversion.source.type !== 'mixpanel') throw new DomainError('invalid', 'Only a BigQuery or Mixpanel conversion is read on a schedule.');
+  if (!isWarehouseSource(conversion.source)) throw new DomainError('invalid', 'Only a BigQuery or Mixpanel conversion is read on a schedule.');
   if (conversion.status !== 'active') throw new DomainError('invalid', 'Resume the conversion first: a paused conversion is not read.');
   await requestRead(orgId, id);
 }
