@@ -5,6 +5,7 @@ import readRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/read';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { listDeliveries } from '@/lib/server/repos/conversions';
 import { claimRead, dueReads, saveReadCursor } from '@/lib/server/repos/reads';
 import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
@@ -170,9 +171,16 @@ test('editing what a conversion reads restarts its read, and a read of the old s
   const read = (restarted.body.conversion as { read: { cursor: string | null; nextReadAt: string } }).read;
   expect(read.cursor).toBeNull();
   expect(Date.parse(read.nextReadAt)).toBeLessThanOrEqual(Date.now());
-  // The old read's next save finds its lease gone: it cannot put the old column's cursor back.
-  expect(await saveReadCursor(setup.orgId, id, claim!.token, { value: '2025-01-02T00:00:00Z', ids: ['lead_0002'] }, 60_000)).toBe(false);
-  expect(await claimRead(setup.orgId, id, 60_000)).not.toBeNull();
+  // The old read's next save finds its lease gone: it can neither put the old column's cursor back nor
+  // log its page's rows that made no event (the new read will log them once).
+  const notSent = [{ id: 'lead_0002', status: 'not_sent' as const, reason: 'No event time' }];
+  expect(await saveReadCursor(setup.orgId, id, claim!.token, { value: '2025-01-02T00:00:00Z', ids: ['lead_0002'] }, 60_000, notSent)).toBe(false);
+  expect(await listDeliveries(setup.orgId, id)).toEqual([]);
+  const next = await claimRead(setup.orgId, id, 60_000);
+  expect(next).not.toBeNull();
+  // The lease holder's save logs them, in the same transaction as its cursor.
+  expect(await saveReadCursor(setup.orgId, id, next!.token, { value: 'lead_0002', ids: ['lead_0002'] }, 60_000, notSent)).toBe(true);
+  expect(await listDeliveries(setup.orgId, id)).toEqual([expect.objectContaining({ counts: expect.objectContaining({ not_sent: 1 }), rows: notSent })]);
   const changed = await call(s.item, { method: 'PATCH', token: setup.owner.token, query: { orgId: setup.orgId, id }, body: { source: bigquerySource({ maximumBytesBilled: 2_000_000_000 }) } });
   expect(changed.status).toBe(200);
   expect((changed.body.conversion as { source: { maximumBytesBilled: number } }).source.maximumBytesBilled).toBe(2_000_000_000);

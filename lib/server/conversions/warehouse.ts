@@ -11,7 +11,6 @@ import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { recordDelivery } from '@/lib/server/repos/conversions';
 import { markNeedsReauth } from '@/lib/server/repos/integrations';
 import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type ReadCursor } from '@/lib/server/repos/reads';
 
@@ -86,8 +85,12 @@ export interface ReadSummary {
   bytesBilled: number | null;
 }
 
-/** Delivery records hold at most this many rows (a Firestore document stays well under 1 MiB). */
-const RECORD_ROWS = 1000;
+/**
+ * Rows that made no event, itemised in the log until the cursor is saved: a page's at most (BigQuery),
+ * a whole export's (Mixpanel, whose cursor is saved at the end). Past this many, the rest are counted
+ * in the read's summary only, so the cursor's transaction stays within Firestore's 500 writes.
+ */
+const MAX_UNSAVED_NOT_SENT = 20_000;
 /**
  * Event ids kept for one cursor value: beyond it, rows of that value may be read again (same ids).
  * 2,000 ids of at most 100 characters keep the conversion's document far below Firestore's 1 MiB.
@@ -168,24 +171,25 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
     const reader = source.type === 'bigquery' ? bigQueryReader(session, source, options.pageRows) : mixpanelReader(session, source);
     let cursor = claim.cursor;
+    // Rows that made no event are logged with the cursor that passes them, in its transaction.
+    let unsaved: DeliveryRow[] = [];
     for await (const page of reader.pages(claim.cursor)) {
       if (leaseLost) return lost();
       const { events, notSent, next } = takePage(conversion, source, reader, page.rows, claim.cursor, cursor);
       summary.rows += page.rows.length;
       if (summary.bytesBilled !== null) summary.bytesBilled += page.bytesBilled;
       if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf(source), conversion: conversion.id });
-      for (let start = 0; start < notSent.length; start += RECORD_ROWS) {
-        await recordDelivery(orgId, conversion.id, { test: false, latencyMs: null, rows: notSent.slice(start, start + RECORD_ROWS) });
-      }
+      if (unsaved.length < MAX_UNSAVED_NOT_SENT) unsaved.push(...notSent.slice(0, MAX_UNSAVED_NOT_SENT - unsaved.length));
       summary.published += events.length;
       summary.notSent += notSent.length;
       cursor = next;
       if (reader.ordered && cursor) {
-        if (!(await saveReadCursor(orgId, id, token, cursor, leaseMs))) return lost();
+        if (!(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
+        unsaved = [];
         extendedAt = Date.now();
       }
     }
-    if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs))) return lost();
+    if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
     await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
     if (summary.rows > 0) console.log(`[warehouse] ${summary.published} event(s) published from ${summary.rows} row(s)`, { org: orgId, conversion: id });
     return summary;

@@ -1,4 +1,4 @@
-import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
+import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type DocumentSnapshot, type SetOptions, type UpdateData } from 'firebase-admin/firestore';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type {
   Conversion,
@@ -252,16 +252,25 @@ export interface Parked {
   events: ConversionEvent[];
 }
 
-export async function recordDelivery(
-  orgId: string,
-  conversionId: string,
-  record: { test: boolean; latencyMs: number | null; rows: DeliveryRow[]; parked?: Parked[] },
-): Promise<void> {
+/** What a delivery record is written with: a batch of its own, or the transaction of a read's cursor. */
+export interface DeliveryWrites {
+  set(ref: DocumentReference, data: DocumentData, options?: SetOptions): unknown;
+  update(ref: DocumentReference, data: UpdateData<DocumentData>): unknown;
+}
+
+export interface NewDeliveryRecord {
+  test: boolean;
+  latencyMs: number | null;
+  rows: DeliveryRow[];
+  parked?: Parked[];
+}
+
+/** Writes one delivery record (a platform call and its rows' outcomes) and all it counts into `batch`. */
+export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: string, record: NewDeliveryRecord): void {
   const ref = conversions(orgId).doc(conversionId);
   const now = new Date();
   const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
   const { counts, expires_at: expires } = data;
-  const batch = adminDb().batch();
   batch.set(ref.collection('deliveries').doc(), data);
   if (!record.test) {
     const failed = counts.rejected + counts.not_sent + counts.failed;
@@ -279,6 +288,15 @@ export async function recordDelivery(
     }
     batch.update(ref, { [`parked.${reason}`]: FieldValue.increment(events.length) });
   }
+}
+
+/**
+ * Records one delivery with the hour's counters, the conversion's last delivery and the events it
+ * parks, in one batch.
+ */
+export async function recordDelivery(orgId: string, conversionId: string, record: NewDeliveryRecord): Promise<void> {
+  const batch = adminDb().batch();
+  addDelivery(batch, orgId, conversionId, record);
   await batch.commit();
 }
 

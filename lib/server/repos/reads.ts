@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
-import { isWarehouseSource, type Conversion, type ReadState } from '@/lib/shared/conversions/conversion';
+import { isWarehouseSource, type Conversion, type DeliveryRow, type ReadState } from '@/lib/shared/conversions/conversion';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { toConversion, conversionRef } from '@/lib/server/repos/conversions';
+import { addDelivery, conversionRef, toConversion } from '@/lib/server/repos/conversions';
 
 /**
  * The reads of warehouse conversions (BigQuery, Mixpanel), kept in the conversion's `read` map:
@@ -66,12 +66,22 @@ export async function claimRead(orgId: string, id: string, leaseMs: number): Pro
   });
 }
 
-/** Saves how far a read got and extends its lease; false when the lease was lost (stop reading). */
-export async function saveReadCursor(orgId: string, id: string, token: string, cursor: ReadCursor, leaseMs: number): Promise<boolean> {
+/** Delivery records hold at most this many rows (a Firestore document stays well under 1 MiB). */
+const RECORD_ROWS = 1000;
+
+/**
+ * Saves how far a read got and extends its lease, with the rows of that stretch that made no event
+ * (logged *not sent*) in the same transaction: a read that dies before saving reads those rows again
+ * and logs them once, not twice. False when the lease was lost (stop reading; nothing is written).
+ */
+export async function saveReadCursor(orgId: string, id: string, token: string, cursor: ReadCursor, leaseMs: number, notSent: DeliveryRow[] = []): Promise<boolean> {
   const ref = conversionRef(orgId, id);
   return adminDb().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
     if (!snap.exists || snap.get('read.lease_token') !== token) return false;
+    for (let start = 0; start < notSent.length; start += RECORD_ROWS) {
+      addDelivery(tx, orgId, id, { test: false, latencyMs: null, rows: notSent.slice(start, start + RECORD_ROWS) });
+    }
     tx.update(ref, { 'read.cursor': cursor, 'read.lease_until': Timestamp.fromMillis(Date.now() + leaseMs) });
     return true;
   });
