@@ -1,4 +1,5 @@
 import type {
+  ColumnMapping,
   Conversion,
   CreateConversionInput,
   DeliveryCounts,
@@ -28,6 +29,8 @@ export interface ConversionDetail {
 export interface WarehousePreview {
   /** What the source gives to map from: BigQuery's columns (with types), Mixpanel's properties. */
   columns: Array<{ name: string; type: string }>;
+  /** The mapping the rows were mapped with (with `suggest`, the empty fields filled from usual column names). */
+  mapping: { columns: ColumnMapping; cursorColumn: string };
   /** BigQuery: what a read of everything processes now (its dry run). */
   bytesProcessed: number | null;
   rows: Array<{ id: string; event: ConversionEvent | null; problem: string | null }>;
@@ -81,8 +84,8 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
       invalidatesTags: (_result, _error, args) => [logTag(args)],
     }),
     // A mutation, not a query: it runs on request with what the form holds, and is never cached.
-    previewWarehouseSource: build.mutation<WarehousePreview, { orgId: string; source: WarehouseSource }>({
-      query: ({ orgId, source }) => ({ url: `${conversionsUrl(orgId)}/preview`, body: { source } }),
+    previewWarehouseSource: build.mutation<WarehousePreview, { orgId: string; source: WarehouseSource; suggest?: boolean }>({
+      query: ({ orgId, source, suggest }) => ({ url: `${conversionsUrl(orgId)}/preview`, body: { source, suggest } }),
     }),
     readNow: build.mutation<{ requested: true }, ConversionArgs>({
       query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/read` }),

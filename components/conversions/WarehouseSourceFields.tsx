@@ -1,9 +1,9 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { ScheduleFields } from '@/components/connections/ConnectionFields';
 import styles from '@/components/conversions/conversions.module.css';
 import { NamesField } from '@/components/conversions/MappingFields';
 import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/ui/failures';
-import { bytesInWords, suggestColumns } from '@/components/conversions/warehouseDefaults';
+import { bytesInWords } from '@/components/conversions/warehouseDefaults';
 import { warehouseSourceOf, type WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import Button from '@/components/ui/Button';
 import SelectField from '@/components/ui/SelectField';
@@ -105,24 +105,31 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
   const setColumn = (field: ColumnField, column: string) => update({ columns: { ...draft.columns, [field]: column } });
   const columnList = columns.length > 0 ? `${id}-columns` : undefined;
 
-  /** Loads the columns and the first rows; empty fields get the columns of their usual names, then the rows are mapped again. */
+  // What the form holds now: a preview's answer lands on it, not on the draft it was asked with.
+  const latest = useRef(draft);
+  useEffect(() => {
+    latest.current = draft;
+  }, [draft]);
+
+  /**
+   * Loads the columns and the first rows, in one preview: the server fills the fields left empty from
+   * columns of their usual names before it maps the rows (and before BigQuery bills the query).
+   */
   async function load() {
-    const result = await preview({ orgId, source: warehouseSourceOf(draft) });
+    const result = await preview({ orgId, source: warehouseSourceOf(draft), suggest: true });
     if ('error' in result) {
       onErrors(fieldErrorsOf(result.error));
       setShown(null);
       return;
     }
-    const names = result.data.columns.map((column) => column.name);
-    setColumns(names);
-    const suggested = suggestColumns(draft, names);
-    if (JSON.stringify(suggested) === JSON.stringify(draft)) {
-      setShown(result.data);
-      return;
-    }
-    onChange(suggested);
-    const again = await preview({ orgId, source: warehouseSourceOf(suggested) });
-    setShown('data' in again && again.data ? again.data : result.data);
+    setColumns(result.data.columns.map((column) => column.name));
+    setShown(result.data);
+    // Only fields still empty take the suggestion: what was typed meanwhile stays.
+    const current = latest.current;
+    const { columns: suggested, cursorColumn } = result.data.mapping;
+    const columns = { ...current.columns };
+    for (const [field, column] of Object.entries(suggested) as Array<[ColumnField, string]>) columns[field] ||= column;
+    onChange({ ...current, columns, cursorColumn: current.cursorColumn || (bigquery ? cursorColumn : current.cursorColumn) });
   }
 
   const failure = formFailureOf(previewing.error);

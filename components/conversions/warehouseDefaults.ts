@@ -1,7 +1,7 @@
 import { GB, type WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import { schedulesAllowed, type Schedule } from '@/lib/shared/connections/connection';
-import { COLUMN_FIELDS, DEFAULT_MAXIMUM_BYTES_BILLED, type ColumnField, type ColumnMapping, type WarehouseSource } from '@/lib/shared/conversions/conversion';
+import { DEFAULT_MAXIMUM_BYTES_BILLED, type ColumnMapping, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { Integration } from '@/lib/shared/integrations/platforms';
 
 /**
@@ -49,38 +49,6 @@ export function warehouseDraftOf(source: WarehouseSource): WarehouseDraft {
   }
   const { projectId, mode, table, sql, cursorColumn, maximumBytesBilled } = source;
   return { ...base, type: 'bigquery', projectId, mode, table, sql, cursorColumn, limitGb: String(maximumBytesBilled / GB), events: [] };
-}
-
-/** Column names a field usually has, most telling first: the preview fills empty fields from them. */
-const USUAL_COLUMNS: Record<ColumnField, string[]> = {
-  eventId: ['event_id', 'transaction_id', 'order_id', 'lead_id', 'id', '$insert_id'],
-  eventTime: ['event_time', 'converted_at', 'conversion_time', 'closed_at', 'created_at', 'timestamp', 'time'],
-  eventName: ['event_name', 'event'],
-  email: ['email', 'email_address', '$email'],
-  phone: ['phone', 'phone_number', '$phone'],
-  firstName: ['first_name', '$first_name'],
-  lastName: ['last_name', '$last_name'],
-  externalId: ['external_id', 'customer_id', 'user_id', 'distinct_id'],
-  gclid: ['gclid'],
-  fbclid: ['fbclid'],
-  fbc: ['fbc', '_fbc'],
-  fbp: ['fbp', '_fbp'],
-  msclkid: ['msclkid'],
-  value: ['value', 'conversion_value', 'amount', 'revenue'],
-  currency: ['currency', 'currency_code'],
-};
-
-/** Fills the fields (and the cursor) the user left empty with columns of the usual names that exist. */
-export function suggestColumns(draft: WarehouseDraft, names: string[]): WarehouseDraft {
-  const present = new Set(names);
-  const columns = { ...draft.columns };
-  for (const field of COLUMN_FIELDS) {
-    if (columns[field]) continue;
-    const found = USUAL_COLUMNS[field].find((name) => present.has(name));
-    if (found) columns[field] = found;
-  }
-  const cursorColumn = draft.type === 'bigquery' && !draft.cursorColumn ? (['updated_at', 'modified_at', columns.eventTime ?? ''].find((name) => present.has(name)) ?? '') : draft.cursorColumn;
-  return { ...draft, columns, cursorColumn };
 }
 
 /** Bytes as a marketer reads them: "12.0 MB", "1.50 GB", "4 kB". */

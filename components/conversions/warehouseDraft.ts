@@ -5,7 +5,7 @@ import { COLUMN_FIELDS, type ColumnMapping, type WarehouseSource } from '@/lib/s
 /**
  * A BigQuery or Mixpanel conversion source as its form holds it (the byte limit in GB as typed, an
  * event name still in the box), and the source the API takes from it: what the create page needs at
- * first load. New drafts, suggestions and the fields load beside it (warehouseDefaults.ts).
+ * first load. New drafts and the fields load beside it (warehouseDefaults.ts).
  */
 
 export interface WarehouseDraft {

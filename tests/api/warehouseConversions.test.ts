@@ -104,6 +104,23 @@ test('a source being set up previews too: no cursor and no event time yet give t
   expect([...names].sort()).toEqual(['Subscription Renewed', 'Trial Started']);
 });
 
+test('with suggest, the empty fields are filled from the usual column names before the one billed query, and the rows mapped with them', async () => {
+  const before = platforms.bigquery.jobs().length;
+  const draft = bigquerySource({ cursorColumn: '', columns: { eventTime: 'updated_at', email: 'email' } });
+  const preview = await call(s.preview, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: { source: draft, suggest: true } });
+  expect(preview.status).toBe(200);
+  const body = preview.body as unknown as PreviewBody & { mapping: { columns: Record<string, string>; cursorColumn: string } };
+  // What was given stays; the empty fields take columns of their usual names.
+  expect(body.mapping).toEqual({ columns: expect.objectContaining({ eventTime: 'updated_at', email: 'email', eventId: 'lead_id', gclid: 'gclid', value: 'value', currency: 'currency' }), cursorColumn: 'updated_at' });
+  expect(body.rows.find((row) => row.id === 'lead_0001')).toBeDefined();
+  // One dry run (free) and one query, not a second preview.
+  const jobs = platforms.bigquery.jobs().slice(before);
+  expect(jobs.map((job) => job.dryRun)).toEqual([true, false]);
+  // Without suggest, nothing is filled.
+  const plain = await call(s.preview, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: { source: draft } });
+  expect((plain.body as unknown as { mapping: { columns: Record<string, string>; cursorColumn: string } }).mapping).toEqual({ columns: { eventTime: 'updated_at', email: 'email' }, cursorColumn: '' });
+});
+
 test('a column that does not exist, a cursor that cannot order, a statement that is no SELECT → 400 naming the field; nothing created', async () => {
   const before = await call(s.list, { token: setup.owner.token, query: { orgId: setup.orgId } });
   const missing = await create(bigquerySource({ columns: { eventTime: 'updated_at', email: 'emial' } }));

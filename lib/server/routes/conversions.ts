@@ -99,9 +99,9 @@ export const previewRoutes = createHandler({
     access: 'orgMember',
     subscription: 'required',
     query: orgRouteSchema,
-    body: z.object({ source: previewSourceSchema }).strict(),
+    body: z.object({ source: previewSourceSchema, suggest: z.boolean().optional() }).strict(),
     permission: ['conversion', 'create'],
-    handle: ({ org, body }) => previewWarehouseSource(org.id, body.source),
+    handle: ({ org, body }) => previewWarehouseSource(org.id, body.source, { suggest: body.suggest }),
   }),
 });
 

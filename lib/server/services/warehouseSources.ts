@@ -1,5 +1,6 @@
 import { COLUMN_FIELDS, COLUMN_FIELD_LABELS, isWarehouseSource, sourceKeyOf, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { suggestMapping, type SuggestedMapping } from '@/lib/shared/conversions/suggest';
 import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { cursorProblem, describeSource, previewRows, type Column } from '@/lib/server/connectors/bigquery/source';
 import { PlatformError } from '@/lib/server/connectors/http';
@@ -31,6 +32,8 @@ export interface PreviewRow {
 
 export interface Preview {
   columns: Column[];
+  /** The mapping the rows were mapped with: the one given, its empty fields filled when asked to suggest. */
+  mapping: SuggestedMapping;
   /** BigQuery: what a read of everything processes now (its dry run). */
   bytesProcessed: number | null;
   rows: PreviewRow[];
@@ -73,15 +76,17 @@ function queryFieldError(source: WarehouseSource & { type: 'bigquery' }, error: 
 }
 
 /** What a BigQuery source reads, checked by a dry run: its columns, or field errors. */
-async function describeChecked(orgId: string, source: WarehouseSource & { type: 'bigquery' }) {
-  const session = await readingSession(orgId, source);
-  const described = await describeSource(session, source).catch((error) => queryFieldError(source, error));
+async function describeChecked(orgId: string, given: WarehouseSource & { type: 'bigquery' }, suggest = false) {
+  const session = await readingSession(orgId, given);
+  const described = await describeSource(session, given).catch((error) => queryFieldError(given, error));
+  // The dry run is free: empty fields are filled from its columns before anything is billed.
+  const source = suggest ? { ...given, ...suggestMapping(given, described.columns.map((column) => column.name)) } : given;
   const errors = missingColumns(source, described.columns);
   // A source being set up (its preview) may not have picked its cursor yet.
   const cursor = source.cursorColumn === '' ? null : cursorProblem(described.columns, source.cursorColumn);
   if (cursor) errors['source.cursorColumn'] = [cursor];
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
-  return { session, described };
+  return { session, described, source };
 }
 
 /** Checks a warehouse source before it is saved: the plan's schedule, the destination, the columns. */
@@ -96,13 +101,19 @@ const previewRow = (row: Record<string, unknown>, source: WarehouseSource): Prev
   return mapped.ok ? { event: mapped.event, id: mapped.event.id, problem: null } : { event: null, id: mapped.id, problem: mapped.reason };
 };
 
-/** The first rows of a source mapped as they will be sent, with the columns to map from. */
-export async function previewWarehouseSource(orgId: string, source: WarehouseSource): Promise<Preview> {
-  if (source.type === 'bigquery') {
-    const { session, described } = await describeChecked(orgId, source);
+/**
+ * The first rows of a source mapped as they will be sent, with the columns to map from. With
+ * `suggest`, the fields left empty are first filled from columns of the usual names (one preview,
+ * one billed query), and the answer says the mapping used.
+ */
+export async function previewWarehouseSource(orgId: string, given: WarehouseSource, { suggest = false } = {}): Promise<Preview> {
+  if (given.type === 'bigquery') {
+    const { session, described, source } = await describeChecked(orgId, given, suggest);
     const rows = await previewRows(session, source, PREVIEW_ROWS).catch((error) => queryFieldError(source, error));
-    return { columns: described.columns, bytesProcessed: described.bytesProcessed, rows: rows.map((row) => previewRow(row, source)) };
+    const mapping = { columns: source.columns, cursorColumn: source.cursorColumn };
+    return { columns: described.columns, mapping, bytesProcessed: described.bytesProcessed, rows: rows.map((row) => previewRow(row, source)) };
   }
+  const source = given;
   const session = await readingSession(orgId, source);
   const today = new Date();
   const fromDate = new Date(today.getTime() - MIXPANEL_PREVIEW_DAYS * 86_400_000).toISOString().slice(0, 10);
@@ -112,7 +123,13 @@ export async function previewWarehouseSource(orgId: string, source: WarehouseSou
     if (rows.length >= PREVIEW_ROWS) break;
   }
   const names = [...new Set(rows.flatMap((row) => Object.keys(row)))].sort();
-  return { columns: names.map((name) => ({ name, type: 'PROPERTY' })), bytesProcessed: null, rows: rows.slice(0, PREVIEW_ROWS).map((row) => previewRow(row, source)) };
+  const mapped = suggest ? { ...source, columns: suggestMapping({ columns: source.columns, cursorColumn: '' }, names).columns } : source;
+  return {
+    columns: names.map((name) => ({ name, type: 'PROPERTY' })),
+    mapping: { columns: mapped.columns, cursorColumn: '' },
+    bytesProcessed: null,
+    rows: rows.slice(0, PREVIEW_ROWS).map((row) => previewRow(row, mapped)),
+  };
 }
 
 /** Read now: the conversion's next read is due at once. */
