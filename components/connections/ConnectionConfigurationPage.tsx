@@ -12,7 +12,6 @@ import {
   destinationInWords,
   ReconnectLink,
   RunOutcomeBadge,
-  scheduleInWords,
   sourceInWords,
 } from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
@@ -23,7 +22,7 @@ import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
-import type { Connection } from '@/lib/shared/connections/connection';
+import { scheduleInWords, type Connection } from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS } from '@/lib/shared/connections/rows';
 import { configurationPathOf, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';

@@ -9,7 +9,6 @@ import {
   destinationInWords,
   ReconnectLink,
   RunOutcomeBadge,
-  scheduleInWords,
   sourceInWords,
 } from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
@@ -20,6 +19,7 @@ import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import { scheduleInWords } from '@/lib/shared/connections/connection';
 import { can } from '@/lib/shared/permissions';
 import { connectionsApi, useConnectionsQuery } from '@/store/connectionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';

@@ -3,13 +3,11 @@ import { PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import {
   CONNECTION_STATUS_LABELS,
   RUN_OUTCOME_LABELS,
-  SCHEDULE_LABELS,
   schedulesAllowed,
   type Connection,
   type ConnectionStatus,
   type RunKind,
   type RunOutcome,
-  type Schedule,
   type ScheduleEvery,
 } from '@/lib/shared/connections/connection';
 import { configurationPathOf, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
@@ -38,12 +36,6 @@ export function destinationInWords(connection: Connection): string {
   return `Mixpanel project ${projectId}`;
 }
 
-/** “Daily at 06:00 (Europe/Berlin)”, “Every hour”. */
-export function scheduleInWords(schedule: Schedule): string {
-  if (schedule.every === 'daily') return `Daily at ${schedule.at} (${schedule.timeZone})`;
-  if (schedule.every === '6_hours') return `${SCHEDULE_LABELS['6_hours']} (from midnight, ${schedule.timeZone})`;
-  return SCHEDULE_LABELS[schedule.every];
-}
 
 /** The plans whose sync frequency includes a schedule: “Growth and Scale”. */
 export function plansWith(every: ScheduleEvery): string {

@@ -10,7 +10,7 @@ import Button from '@/components/ui/Button';
 import SaveCancel from '@/components/ui/SaveCancel';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
-import { SCHEDULE_LABELS } from '@/lib/shared/connections/connection';
+import { scheduleInWords } from '@/lib/shared/connections/connection';
 import type { Conversion, ReadState, UpdateConversionInput, WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { Integration } from '@/lib/shared/integrations/platforms';
 import { useReadNowMutation, useUpdateConversionMutation } from '@/store/conversionsApi';
@@ -36,7 +36,7 @@ function ReadSummary({ read, source, now }: { read: ReadState; source: Warehouse
   return (
     <dl className={styles.review}>
       <dt>Schedule</dt>
-      <dd>{SCHEDULE_LABELS[source.schedule.every]}</dd>
+      <dd>{scheduleInWords(source.schedule)}</dd>
       <dt>Last read</dt>
       <dd>
         {read.lastReadAt ? <RelativeTime iso={read.lastReadAt} now={now} /> : 'Not yet'}

@@ -1,7 +1,7 @@
 import styles from '@/components/conversions/conversions.module.css';
 import { MappingInWords, sourceLabel } from '@/components/conversions/shared';
-import { SCHEDULE_LABELS } from '@/lib/shared/connections/connection';
-import type { ConversionMapping, ConversionSource } from '@/lib/shared/conversions/conversion';
+import { scheduleInWords } from '@/lib/shared/connections/connection';
+import { isWarehouseSource, type ConversionMapping, type ConversionSource } from '@/lib/shared/conversions/conversion';
 import type { App, Payment } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS, TARGET_LABEL, type AdAccount, type AdPlatform, type ConversionTarget, type Integration } from '@/lib/shared/integrations/platforms';
 
@@ -33,11 +33,11 @@ export default function ReviewSummary({ source, sourceName, apps, payments, dest
           sourceLabel(source, apps, payments)
         )}
       </dd>
-      {(source.type === 'bigquery' || source.type === 'mixpanel') && (
+      {isWarehouseSource(source) && (
         <>
           <dt>Read</dt>
           <dd>
-            {SCHEDULE_LABELS[source.schedule.every]}
+            {scheduleInWords(source.schedule)}
             {source.type === 'bigquery' ? `, rows with ${source.cursorColumn} at or past the last read` : ', new events by day'}; the first read starts once it is created.
           </dd>
         </>

@@ -5,14 +5,16 @@ interface TextFieldProps extends InputHTMLAttributes<HTMLInputElement> {
   error?: string;
 }
 
-export default function TextField({ label, error, id, ...input }: TextFieldProps) {
+export default function TextField({ label, error, id, 'aria-describedby': hint, ...input }: TextFieldProps) {
   const generatedId = useId();
   const inputId = id ?? generatedId;
   const errorId = `${inputId}-error`;
+  // A hint the caller names is read with the error, not instead of it.
+  const describedBy = [error ? errorId : null, hint].filter(Boolean).join(' ') || undefined;
   return (
     <div className="field">
       <label htmlFor={inputId}>{label}</label>
-      <input id={inputId} aria-invalid={Boolean(error)} aria-describedby={error ? errorId : undefined} {...input} />
+      <input id={inputId} aria-invalid={Boolean(error)} aria-describedby={describedBy} {...input} />
       {error && (
         <span id={errorId} className="field__error">
           {error}

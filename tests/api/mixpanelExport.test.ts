@@ -168,7 +168,7 @@ describe('exporting events', () => {
     expect({ count, batches }).toEqual({ count: 20_000, batches: 20 });
   });
 
-  test('stopping after the first batch ends the export (the connection is let go)', async () => {
+  test('stopping after the first batch: one batch is taken, and the next export is answered whole', async () => {
     platforms.mixpanel.seed(US.id, Array.from({ length: 5000 }, (_, n) => seeded('Signup', at('2025-03-01T00:00:00Z') + n)));
     const seen: number[] = [];
     for await (const batch of exportEvents(us, { fromDate: '2025-03-01', toDate: '2025-03-01', events: [], batchSize: 100 })) {

@@ -150,3 +150,10 @@ export interface WrittenDay {
   date: string;
   accounts: Record<string, { spend: number; clicks: number; impressions: number }>;
 }
+
+/** “Daily at 06:00 (Europe/Berlin)”, “Every hour”. */
+export function scheduleInWords(schedule: Schedule): string {
+  if (schedule.every === 'daily') return `Daily at ${schedule.at} (${schedule.timeZone})`;
+  if (schedule.every === '6_hours') return `${SCHEDULE_LABELS['6_hours']} (from midnight, ${schedule.timeZone})`;
+  return SCHEDULE_LABELS[schedule.every];
+}
