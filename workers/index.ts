@@ -18,14 +18,18 @@ import { startPaymentsPoller } from '@/lib/server/conversions/payments';
 import { startWarehousePoller } from '@/lib/server/conversions/warehouse';
 import { createConversionRouter } from '@/lib/server/conversions/router';
 import { pull } from '@/lib/server/queue/pull';
-import { ensureTopology, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
+import { ensureTopology, EVENTS_PER_MESSAGE, eventsInMessage, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
 import { startSyncWorker } from '@/lib/server/sync/worker';
 
 async function main() {
   await ensureTopology();
   const router = createConversionRouter();
-  // Enough messages in hand to fill the largest platform batch (Data Manager: 2,000) while others are sent.
-  const puller = pull(SUBSCRIPTIONS.delivery, router.handle, { maxOutstanding: Number(process.env.WORKER_MAX_MESSAGES || 5000) });
+  // Enough events in hand to fill the largest platform batch (Data Manager: 2,000) while others are sent.
+  const puller = pull(SUBSCRIPTIONS.delivery, router.handle, {
+    maxOutstanding: Number(process.env.WORKER_MAX_EVENTS || 5000),
+    weigh: eventsInMessage,
+    firstWeight: EVENTS_PER_MESSAGE,
+  });
   console.log(`[worker] delivering conversions from ${SUBSCRIPTIONS.delivery}`);
   const intervalMs = Number(process.env.PAYMENTS_POLL_MS || 20_000);
   const poller = startPaymentsPoller({ intervalMs });

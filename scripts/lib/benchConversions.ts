@@ -15,6 +15,8 @@
  * (c) The Pub/Sub emulator alone, the baseline of (b): N messages of a conversion event's size
  *     published with the app's client and batching, pulled at the same time by unary Pulls of 1,000
  *     (two loops, as lib/server/queue/pull.ts) and acknowledged, on a topic and subscription of its own.
+ *     (b) carries its events 500 a message (one ingest request is one message), so (c) is also run with
+ *     such messages, (c′): what the queue alone could carry of (b)'s events, to show where (b) spends.
  *
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).
  */
@@ -179,7 +181,7 @@ function pipelineCpu(ports: StackPorts, worker?: number) {
 export type PubSubModule = typeof import('@/lib/server/queue/pubsub');
 
 /** (c) The emulator's own publish → pull + ack rate, with the app's client and batching settings. */
-export async function barePubSub(queue: PubSubModule, count: number, data: Buffer, attributes: Record<string, string>, ports: StackPorts) {
+export async function barePubSub(queue: PubSubModule, count: number, data: Buffer, attributes: Record<string, string>, ports: StackPorts, perMessage = 1) {
   const client = queue.pubsub();
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
@@ -199,7 +201,7 @@ export async function barePubSub(queue: PubSubModule, count: number, data: Buffe
   const publishing = Promise.all(
     Array.from({ length: BATCH_CONCURRENCY }, async () => {
       while (published < count) {
-        const size = Math.min(BATCH, count - published);
+        const size = Math.min(Math.max(1, Math.floor(BATCH / perMessage)), count - published);
         published += size;
         await Promise.all(Array.from({ length: size }, () => publisher.publishMessage({ data, attributes })));
       }
@@ -225,11 +227,11 @@ export async function barePubSub(queue: PubSubModule, count: number, data: Buffe
   }
   await Promise.all([publishing, done]);
   const elapsedMs = performance.now() - started;
-  const cpuUse = cpu(count);
+  const cpuUse = cpu(count * perMessage);
   await subscriber.close();
   await client.subscription(name).delete();
   await topic.delete();
-  return { rate: rate(count, elapsedMs), elapsedMs, publishRate: rate(count, publishedMs), cpuUse };
+  return { rate: rate(count, elapsedMs), eventRate: rate(count * perMessage, elapsedMs), elapsedMs, publishRate: rate(count, publishedMs), cpuUse };
 }
 
 interface Setup {
@@ -363,6 +365,7 @@ export async function benchConversions() {
     const submissions = await import('@/pages/api/submissions');
     const queue = await import('@/lib/server/queue/pubsub');
     const { toConversionEvent } = await import('@/lib/server/conversions/normalize');
+    const { EVENTS_PER_MESSAGE, packEvents } = await import('@/lib/server/queue/pubsub');
     const { submittedEventSchema } = await import('@/lib/shared/schemas/submissions');
 
     const conversion = await setUpConversion('meta_ads');
@@ -385,6 +388,9 @@ export async function benchConversions() {
     const e2e = await endToEnd(setup, real.url, count, ports, platforms.conversions);
     const bareAfter = await barePubSub(queue, count, data, { org: setup.orgId, source }, ports);
     const bareRate = (bareBefore.rate + bareAfter.rate) / 2;
+    // (c′) the same events in messages of 500, as (b) carries them.
+    const [packed] = packEvents(Array.from({ length: EVENTS_PER_MESSAGE }, () => sample));
+    const barePacked = await barePubSub(queue, Math.ceil(count / EVENTS_PER_MESSAGE), packed!.data, { org: setup.orgId, source, events: String(packed!.count) }, ports, EVENTS_PER_MESSAGE);
     const bareCpu = (bareBefore.cpuUse.perEvent + bareAfter.cpuUse.perEvent) / 2;
     // (a) last: no worker runs, so what it publishes waits on the subscription and costs (b) nothing.
     const ingest = await ingestVersusBare(setup, real.url, bare.url);
@@ -402,6 +408,7 @@ export async function benchConversions() {
         `| (b) 202 → at Meta, every event | p50 ${fmt(e2e.p50)} ms, p95 ${fmt(e2e.p95)} ms, max ${fmt(e2e.max)} ms | — | — | — |`,
         `| (b) Conversions API calls | ${fmt(e2e.calls)} | ⌈N / 1,000⌉ = ${fmt(Math.ceil(e2e.ingested / META_BATCH))} | ${ratio(e2e.calls, Math.ceil(e2e.ingested / META_BATCH))} | 1.00× |`,
         `| (c) Pub/Sub emulator, publish → pull 1,000 + ack, ${data.length}-byte messages | ${fmt(bareBefore.rate)} msg/s before (b), ${fmt(bareAfter.rate)} after | — | — | — |`,
+        `| (c′) the same, ${EVENTS_PER_MESSAGE} events a message (${fmt(packed!.data.length)} bytes) as (b) sends them | ${fmt(barePacked.eventRate)} events/s (${fmt(barePacked.rate)} msg/s) | — | (b) is ${ratio(e2e.rate, barePacked.eventRate)} of it | — |`,
       ].join('\n'),
     );
     console.log(

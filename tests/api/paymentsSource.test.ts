@@ -3,7 +3,7 @@ import { listChargesSince, type StripeCharge } from '@/lib/server/connectors/str
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { nextCursor, unseenCharges, type PaymentsCursor } from '@/lib/server/conversions/payments';
 import { pull, type Puller } from '@/lib/server/queue/pull';
-import { ensureTopology, pubsub, TOPICS } from '@/lib/server/queue/pubsub';
+import { ensureTopology, parseConversionMessage, pubsub, TOPICS } from '@/lib/server/queue/pubsub';
 import { updateConversion } from '@/lib/server/repos/conversions';
 import { createConversion } from '@/lib/server/services/conversions';
 import { createPayment } from '@/lib/server/services/payments';
@@ -48,8 +48,7 @@ beforeAll(async () => {
   await ensureTopology();
   await pubsub().topic(TOPICS.conversions).createSubscription('payments-source-tap');
   tap = pull('payments-source-tap', (message) => {
-    const { id } = JSON.parse(message.data.toString('utf8')) as { id: string };
-    published.set(id, (published.get(id) ?? 0) + 1);
+    for (const { id } of parseConversionMessage(message.data, message.attributes)?.events ?? []) published.set(id, (published.get(id) ?? 0) + 1);
     message.ack();
   });
 

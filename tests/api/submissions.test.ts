@@ -53,7 +53,7 @@ test('one event → 202 with its id; it is queued hashed, and nothing raw is sto
   expect(response.body).toEqual({ success: true, id: expect.stringMatching(/^sb_[0-9a-f]{32}$/) });
   const [message, ...rest] = await queued();
   expect(rest).toHaveLength(0);
-  expect(message!.attributes).toEqual({ org: orgId, source: `app:${appId}` });
+  expect(message!.attributes).toEqual({ org: orgId, source: `app:${appId}`, events: '1' });
   expect(message!.event).toMatchObject({ id: response.body.id, name: 'Lead', user: { email: sha256('ada.lovelace@example.com'), phone: sha256('442079460958'), firstName: sha256('ada') }, clickIds: { gclid: 'Cj0KCQ' } });
   const everywhere = `${JSON.stringify(message)}\n${await organizationText()}`;
   expect(everywhere).not.toMatch(/lovelace|7946 ?0958|"Ada"/i);
@@ -74,7 +74,10 @@ test('a batch is answered per event: the valid ones are queued, the others name 
     accepted: 2,
     results: [{ index: 0, id: 'b-1' }, { index: 1, error: { code: 'invalid', fieldErrors: { email: ['Not an email address (or its SHA-256 hash)'] } } }, { index: 2, id: 'b-3' }],
   });
-  expect((await queued()).map((message) => message.event.id).sort()).toEqual(['b-1', 'b-3']);
+  const batch = await queued();
+  expect(batch.map((message) => message.event.id).sort()).toEqual(['b-1', 'b-3']);
+  // The request's valid events travel together: one message that says it holds two.
+  expect(batch.map((message) => message.attributes.events)).toEqual(['2', '2']);
 });
 
 test('bad input → 400 naming the field, and nothing is queued', async () => {

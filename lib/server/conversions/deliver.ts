@@ -25,18 +25,29 @@ export function takesEvent(mapping: ConversionMapping, event: ConversionEvent): 
 
 /** The event as this conversion sends it: only the identifiers it chose, its value rule applied. */
 export function mapEvent(mapping: ConversionMapping, event: ConversionEvent): ConversionEvent {
-  const allowed = new Set(mapping.identifiers);
-  const user = {
-    ...(allowed.has('email') && event.user.email ? { email: event.user.email } : {}),
-    ...(allowed.has('phone') && event.user.phone ? { phone: event.user.phone } : {}),
-    ...(allowed.has('name') ? { ...(event.user.firstName ? { firstName: event.user.firstName } : {}), ...(event.user.lastName ? { lastName: event.user.lastName } : {}) } : {}),
-    ...(allowed.has('externalId') && event.user.externalId ? { externalId: event.user.externalId } : {}),
-  };
-  const context = allowed.has('context')
+  const allowed = mapping.identifiers;
+  const user: ConversionEvent['user'] = {};
+  if (allowed.includes('email') && event.user.email) user.email = event.user.email;
+  if (allowed.includes('phone') && event.user.phone) user.phone = event.user.phone;
+  if (allowed.includes('name')) {
+    if (event.user.firstName) user.firstName = event.user.firstName;
+    if (event.user.lastName) user.lastName = event.user.lastName;
+  }
+  if (allowed.includes('externalId') && event.user.externalId) user.externalId = event.user.externalId;
+  const context = allowed.includes('context')
     ? event.context
-    : { actionSource: event.context.actionSource, ...(event.context.pageUrl ? { pageUrl: event.context.pageUrl } : {}) };
-  const value = mapping.value.mode === 'fixed' ? { value: mapping.value.amount, currency: mapping.value.currency } : { value: event.value, currency: event.currency };
-  return { ...event, ...value, user, clickIds: allowed.has('clickIds') ? event.clickIds : {}, context };
+    : event.context.pageUrl
+      ? { actionSource: event.context.actionSource, pageUrl: event.context.pageUrl }
+      : { actionSource: event.context.actionSource };
+  const rule = mapping.value;
+  return {
+    ...event,
+    value: rule.mode === 'fixed' ? rule.amount : event.value,
+    currency: rule.mode === 'fixed' ? rule.currency : event.currency,
+    user,
+    clickIds: allowed.includes('clickIds') ? event.clickIds : {},
+    context,
+  };
 }
 
 export interface RetryPolicy {

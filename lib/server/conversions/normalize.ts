@@ -46,8 +46,14 @@ export function maskEmail(value: string | undefined): string | undefined {
 }
 
 /** Drops undefined values, so derived ids and stored events do not depend on absent keys. */
-export const defined = <T extends Record<string, unknown>>(record: T) =>
-  Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined && value !== '')) as Partial<T>;
+export function defined<T extends Record<string, unknown>>(record: T): Partial<T> {
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) {
+    const value = record[key];
+    if (value !== undefined && value !== '') kept[key] = value;
+  }
+  return kept as Partial<T>;
+}
 
 /** A JSON text with sorted keys: the same content always gives the same text. */
 function canonical(value: unknown): string {

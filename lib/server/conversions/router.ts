@@ -6,8 +6,8 @@ import { parseConversionMessage } from '@/lib/server/queue/pubsub';
 import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversions';
 
 /**
- * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (one event)
- * is routed to the conversions of its source that take it; events are gathered per conversion up
+ * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (up to 500
+ * events) is routed to the conversions of its source that take it; events are gathered per conversion up
  * to the platform's maximum batch, or for a short linger; a message is acknowledged only once every
  * conversion it went to has recorded its outcome. A failure to record leaves it unacknowledged, so
  * Pub/Sub delivers it again: at-least-once, and the platforms deduplicate by event id.
@@ -46,6 +46,8 @@ export interface RouterOptions {
   /** How long a conversion's settings are reused before being read again. */
   cacheMs?: number;
   deliver?: typeof deliverBatch;
+  /** Where conversions are read (Firestore; a test gives its own). */
+  lookup?: { bySource: typeof conversionsOfSource; byId: typeof conversionById };
 }
 
 export function createConversionRouter(options: RouterOptions = {}) {
@@ -53,6 +55,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const concurrency = options.concurrency ?? 8;
   const cacheMs = options.cacheMs ?? 5000;
   const deliver = options.deliver ?? deliverBatch;
+  const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
 
   const pending = new Map<string, Pending>();
   const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
@@ -69,7 +72,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
     const key = conversionId ? `${orgId}#${conversionId}` : `${orgId}|${source}`;
     const cached = cache.get(key);
     if (cached && cached.until > Date.now()) return cached.conversions;
-    const conversions = conversionId ? conversionById(orgId, conversionId) : conversionsOfSource(orgId, source);
+    const conversions = conversionId ? lookup.byId(orgId, conversionId) : lookup.bySource(orgId, source);
     cache.set(key, { conversions, until: Date.now() + cacheMs });
     conversions.catch(() => cache.delete(key));
     return conversions;
@@ -132,25 +135,35 @@ export function createConversionRouter(options: RouterOptions = {}) {
   async function route(message: QueueMessage) {
     const parsed = parseConversionMessage(message.data, message.attributes);
     if (!parsed) {
-      console.error('[worker] a message that is no conversion event was dropped', { id: message.id });
+      console.error('[worker] a message that holds no conversion events was dropped', { id: message.id });
       return message.ack();
     }
-    const { event, attributes } = parsed;
+    const { events, dropped, attributes } = parsed;
+    if (dropped > 0) console.error('[worker] events that do not follow the schema were dropped', { id: message.id, dropped });
     const conversions = (await conversionsFor(attributes.org, attributes.source, attributes.conversion)).filter((conversion) =>
-      attributes.conversion ? conversion.id === attributes.conversion : conversion.status === 'active' && takesEvent(conversion.mapping, event),
+      attributes.conversion ? conversion.id === attributes.conversion : conversion.status === 'active',
     );
-    if (conversions.length === 0) return message.ack();
-    const ticket: Ticket = { message, remaining: conversions.length, failed: false };
-    inFlight += 1;
+    // One ticket for the message: it is settled once every event has been recorded by every conversion it went to.
+    const ticket: Ticket = { message, remaining: 0, failed: false };
     for (const conversion of conversions) {
+      const taken = attributes.conversion ? events : events.filter((event) => takesEvent(conversion.mapping, event));
+      if (taken.length === 0) continue;
       const key = `${attributes.org}/${conversion.id}`;
       let entry = pending.get(key);
       if (!entry) {
         entry = { orgId: attributes.org, conversion, items: [], timer: null };
         pending.set(key, entry);
       }
-      entry.items.push({ event, ticket });
-      schedule(key, entry);
+      ticket.remaining += taken.length;
+      for (const event of taken) entry.items.push({ event, ticket });
+    }
+    if (ticket.remaining === 0) return message.ack();
+    inFlight += 1;
+    // Scheduled after every item is in place: a batch sent at once must not settle the ticket early.
+    for (const conversion of conversions) {
+      const key = `${attributes.org}/${conversion.id}`;
+      const entry = pending.get(key);
+      if (entry) schedule(key, entry);
     }
   }
 

@@ -6,7 +6,7 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
  * The data plane's queue: Google Cloud Pub/Sub (the emulator locally, when PUBSUB_EMULATOR_HOST is
  * set). Each topic's message has one schema here; publishers and workers both go through it.
  *
- * conversion-events        one conversion event per message, from ingest, payments, replays
+ * conversion-events        conversion events (up to 500 a message), from ingest, payments, replays
  *   └ conversion-delivery  the delivery workers' subscription (retry policy, dead-letter topic)
  * conversion-events-dead   what the delivery subscription gave up on after 20 attempts
  *   └ conversion-dead-letters keeps them (a topic without a subscription drops what it gets)
@@ -113,24 +113,76 @@ function ignoreAlreadyExists(error: { code?: number }) {
 
 let conversionsTopic: Topic | null = null;
 
-/** Publishes events (batched by the client into few requests); resolves with their message ids. */
-export async function publishConversions(events: ConversionEvent[], attributes: ConversionAttributes): Promise<string[]> {
+/**
+ * Events per message at most: one ingest batch (≤ 500) travels as one message, so a message is not
+ * paid for per event by the publisher, Pub/Sub and the worker. Far below Pub/Sub's 10 MB a message.
+ */
+export const EVENTS_PER_MESSAGE = 500;
+/** Bytes of one message's events at most (an event is at most a few kB: its fields are capped). */
+const MESSAGE_BYTES = 1_000_000;
+
+/**
+ * How many events a message holds, from its `events` attribute (set by publishConversions), so a
+ * worker can count what it has in hand before parsing; 1 for a message published before packing.
+ */
+export const eventsInMessage = (attributes: Record<string, string>) => Math.max(1, Number(attributes.events) || 1);
+
+/**
+ * The messages that carry these events: JSON arrays of up to EVENTS_PER_MESSAGE events and about
+ * MESSAGE_BYTES each (an event larger than that alone travels alone), in order.
+ */
+export function packEvents(events: ConversionEvent[]): Array<{ data: Buffer; count: number }> {
+  const messages: Array<{ data: Buffer; count: number }> = [];
+  let texts: string[] = [];
+  let bytes = 0;
+  const close = () => {
+    messages.push({ data: Buffer.from(`[${texts.join(',')}]`), count: texts.length });
+    texts = [];
+    bytes = 0;
+  };
+  for (const event of events) {
+    const text = JSON.stringify(event);
+    if (texts.length === EVENTS_PER_MESSAGE || (texts.length > 0 && bytes + text.length > MESSAGE_BYTES)) close();
+    texts.push(text);
+    bytes += text.length + 1;
+  }
+  if (texts.length > 0) close();
+  return messages;
+}
+
+/** Publishes events packed into messages (batched by the client into few requests); resolves once Pub/Sub has them all. */
+export async function publishConversions(events: ConversionEvent[], attributes: ConversionAttributes): Promise<void> {
   await ensureTopology();
   conversionsTopic ??= pubsub().topic(TOPICS.conversions, { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
   const topic = conversionsTopic;
   const attrs = Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Record<string, string>;
-  return Promise.all(events.map((event) => topic.publishMessage({ data: Buffer.from(JSON.stringify(event)), attributes: attrs })));
+  await Promise.all(packEvents(events).map(({ data, count }) => topic.publishMessage({ data, attributes: { ...attrs, events: String(count) } })));
 }
 
-/** A received message's event and attributes, or null when it does not follow the schema. */
-export function parseConversionMessage(data: Buffer, attributes: Record<string, string>): { event: ConversionEvent; attributes: ConversionAttributes } | null {
+/**
+ * A received message's events and attributes, or null when its attributes or text do not follow the
+ * schema. A message holds a JSON array of events (or, as published before packing, one event); an
+ * event that does not follow the schema is left out and counted in `dropped`.
+ */
+export function parseConversionMessage(
+  data: Buffer,
+  attributes: Record<string, string>,
+): { events: ConversionEvent[]; dropped: number; attributes: ConversionAttributes } | null {
+  const attrs = conversionAttributesSchema.safeParse(attributes);
+  if (!attrs.success) return null;
+  let items: unknown;
   try {
-    const event = conversionEventSchema.safeParse(JSON.parse(data.toString('utf8')));
-    const attrs = conversionAttributesSchema.safeParse(attributes);
-    return event.success && attrs.success ? { event: event.data, attributes: attrs.data } : null;
+    items = JSON.parse(data.toString('utf8'));
   } catch {
     return null;
   }
+  const list = Array.isArray(items) ? items : [items];
+  const events: ConversionEvent[] = [];
+  for (const item of list) {
+    const event = conversionEventSchema.safeParse(item);
+    if (event.success) events.push(event.data);
+  }
+  return { events, dropped: list.length - events.length, attributes: attrs.data };
 }
 
 /** A sync job: one account of a connection over a window of days, part of a run. */

@@ -2,9 +2,11 @@ import { pubsub, subscriberClient } from '@/lib/server/queue/pubsub';
 import type { QueueMessage } from '@/lib/server/conversions/router';
 
 /**
- * Pulls a subscription with unary Pull requests, up to `maxOutstanding` messages in hand at once,
- * and keeps their leases alive (modifyAckDeadline) until each is acknowledged or nacked. Acks and
- * nacks are sent in batches.
+ * Pulls a subscription with unary Pull requests, up to `maxOutstanding` in hand at once (messages,
+ * or what they weigh: the conversion worker counts events, up to 500 a message), and keeps their
+ * leases alive (modifyAckDeadline) until each is acknowledged or nacked. Acks and nacks are sent in
+ * batches. A Pull asks for as many messages as the free room holds at the weight seen lately, so the
+ * limit holds roughly: a sudden run of heavy messages can pass it by one Pull's worth.
  *
  * Why not the client library's streaming pull: the Pub/Sub emulator pushes more than the flow
  * control asks for, and when a worker is killed it keeps the excess leased indefinitely — a
@@ -15,8 +17,16 @@ import type { QueueMessage } from '@/lib/server/conversions/router';
 export interface PullOptions {
   /** Messages per Pull request (Pub/Sub returns at most 1,000). */
   batch?: number;
-  /** Messages in hand (received, not yet acknowledged) at most. */
+  /** What is in hand (received, not yet acknowledged) at most: messages, or what `weigh` counts. */
   maxOutstanding?: number;
+  /** How much of `maxOutstanding` a message takes (e.g. the events it holds); 1 by default. */
+  weigh?: (attributes: Record<string, string>) => number;
+  /**
+   * What the first Pull assumes a message weighs (the heaviest a message can be): a Pull asks for as
+   * many messages as the free room holds at the mean weight seen so far, so a worker that starts on a
+   * backlog of heavy messages does not take them all at once.
+   */
+  firstWeight?: number;
   ackDeadlineSeconds?: number;
 }
 
@@ -36,11 +46,16 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   const batch = options.batch ?? 1000;
   const maxOutstanding = options.maxOutstanding ?? 5000;
   const deadline = options.ackDeadlineSeconds ?? 20;
+  const weigh = options.weigh ?? (() => 1);
   const client = pubsub();
   const subscriber = subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${subscription}`;
 
-  const outstanding = new Set<string>();
+  /** Ack id → weight of each message in hand, and their sum. */
+  const outstanding = new Map<string, number>();
+  let held = 0;
+  /** The mean weight of recent messages (halved each Pull towards the last one's mean). */
+  let meanWeight = Math.max(1, options.firstWeight ?? 1);
   let acks: string[] = [];
   let nacks: string[] = [];
   /** Messages to come again after a delay (seconds → ack ids): a platform said when it will answer. */
@@ -64,7 +79,7 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   }
 
   async function extendLeases() {
-    const ackIds = [...outstanding];
+    const ackIds = [...outstanding.keys()];
     for (let start = 0; start < ackIds.length; start += 1000) {
       await subscriber.modifyAckDeadline({ subscription: path, ackIds: ackIds.slice(start, start + 1000), ackDeadlineSeconds: deadline });
     }
@@ -78,20 +93,24 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
 
   async function loop() {
     while (running) {
-      if (outstanding.size + reserved + batch > maxOutstanding) {
+      // At least one message when nothing is in hand or asked for: a heavy estimate cannot stall the loop.
+      const wanted = Math.min(batch, Math.max(held + reserved === 0 ? 1 : 0, Math.floor((maxOutstanding - held - reserved) / meanWeight)));
+      if (wanted < 1 || (wanted < batch && held > 0 && wanted * meanWeight < maxOutstanding / 4)) {
+        // Little room: wait for some to be settled rather than pull a handful at a time.
         await sleep(20);
         continue;
       }
-      reserved += batch;
+      const reservation = wanted * meanWeight;
+      reserved += reservation;
       let received: v1PullResponse['receivedMessages'];
       try {
         // A short long-poll: a stopping worker waits for its last pull, so none is left open for the
         // emulator to fill with messages nobody will take (they would wait out the ack deadline).
-        const [response] = await subscriber.pull({ subscription: path, maxMessages: batch }, { timeout: PULL_TIMEOUT_MS, maxRetries: 0 });
+        const [response] = await subscriber.pull({ subscription: path, maxMessages: wanted }, { timeout: PULL_TIMEOUT_MS, maxRetries: 0 });
         received = response.receivedMessages;
-        reserved -= batch;
+        reserved -= reservation;
       } catch (error) {
-        reserved -= batch;
+        reserved -= reservation;
         // 4 = DEADLINE_EXCEEDED: nothing came within the long-poll; ask again.
         if (running && (error as { code?: number }).code !== 4) {
           console.error('[queue] pull failed; trying again', (error as Error).message);
@@ -103,6 +122,7 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
         await sleep(100);
         continue;
       }
+      let weights = 0;
       for (const item of received) {
         const ackId = item.ackId!;
         if (!running) {
@@ -110,12 +130,17 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
           continue;
         }
         const message = item.message!;
-        outstanding.add(ackId);
+        const attributes = (message.attributes ?? {}) as Record<string, string>;
+        const weight = Math.min(maxOutstanding, Math.max(1, weigh(attributes) || 1));
+        weights += weight;
+        outstanding.set(ackId, weight);
+        held += weight;
         let settled = false;
         const settle = (into: 'ack' | 'nack', delaySeconds = 0) => {
           if (settled) return;
           settled = true;
           outstanding.delete(ackId);
+          held -= weight;
           if (into === 'ack') acks.push(ackId);
           else if (delaySeconds > 0) {
             // The lease runs out after the delay and the message comes again (Pub/Sub allows up to 600 s).
@@ -126,11 +151,12 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
         handle({
           id: String(message.messageId),
           data: Buffer.from(message.data as Uint8Array),
-          attributes: (message.attributes ?? {}) as Record<string, string>,
+          attributes,
           ack: () => settle('ack'),
           nack: (delaySeconds) => settle('nack', delaySeconds),
         });
       }
+      meanWeight = (meanWeight + weights / received.length) / 2;
     }
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { ensureTopology, pubsub, subscriberClient, TOPICS } from '@/lib/server/queue/pubsub';
+import { ensureTopology, parseConversionMessage, pubsub, subscriberClient, TOPICS } from '@/lib/server/queue/pubsub';
 
 /**
  * A tap on the conversions topic: its own subscription, so a test reads exactly what ingest
@@ -14,7 +14,7 @@ export async function tapConversions() {
   const subscriber = subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
-  /** Everything published since the tap was made (and not read yet), oldest first. */
+  /** Every event published since the tap was made (and not read yet), with its message's attributes. */
   async function read(): Promise<Array<{ event: ConversionEvent; attributes: Record<string, string> }>> {
     const messages: Array<{ event: ConversionEvent; attributes: Record<string, string> }> = [];
     for (let empty = 0; empty < 3; ) {
@@ -28,7 +28,10 @@ export async function tapConversions() {
       }
       await subscriber.acknowledge({ subscription: path, ackIds: received.map((item) => item.ackId!) });
       for (const item of received) {
-        messages.push({ event: JSON.parse(Buffer.from(item.message!.data as Uint8Array).toString('utf8')), attributes: (item.message!.attributes ?? {}) as Record<string, string> });
+        const attributes = (item.message!.attributes ?? {}) as Record<string, string>;
+        const parsed = parseConversionMessage(Buffer.from(item.message!.data as Uint8Array), attributes);
+        if (!parsed || parsed.dropped > 0) throw new Error(`A message on the conversions topic does not follow the schema: ${Buffer.from(item.message!.data as Uint8Array).toString('utf8').slice(0, 200)}`);
+        for (const event of parsed.events) messages.push({ event, attributes });
       }
     }
     return messages;

@@ -15,28 +15,27 @@ const MAX_AGE_SECONDS = 7 * 24 * 3600 - 10 * 60;
 /** Meta refuses events dated after they are sent; a little clock skew passes. */
 const MAX_AHEAD_SECONDS = 5 * 60;
 
-/** One event in Meta's wire format (identifiers already SHA-256 hashed; click ids, IP and user agent never are). */
+/**
+ * One event in Meta's wire format (identifiers already SHA-256 hashed; click ids, IP and user agent
+ * never are). Absent values are left out; built by assignment, as it runs for every event sent.
+ */
 export function toMetaEvent(event: ConversionEvent): Record<string, unknown> {
   const { user, clickIds, context } = event;
-  return {
-    event_name: event.name,
-    event_time: event.time,
-    event_id: event.id,
-    action_source: context.actionSource,
-    ...(context.pageUrl ? { event_source_url: context.pageUrl } : {}),
-    user_data: {
-      ...(user.email ? { em: [user.email] } : {}),
-      ...(user.phone ? { ph: [user.phone] } : {}),
-      ...(user.firstName ? { fn: user.firstName } : {}),
-      ...(user.lastName ? { ln: user.lastName } : {}),
-      ...(user.externalId ? { external_id: user.externalId } : {}),
-      ...(clickIds.fbc ? { fbc: clickIds.fbc } : {}),
-      ...(clickIds.fbp ? { fbp: clickIds.fbp } : {}),
-      ...(context.ip ? { client_ip_address: context.ip } : {}),
-      ...(context.userAgent ? { client_user_agent: context.userAgent } : {}),
-    },
-    ...(event.value !== null ? { custom_data: { value: event.value, ...(event.currency ? { currency: event.currency } : {}) } } : {}),
-  };
+  const userData: Record<string, unknown> = {};
+  if (user.email) userData.em = [user.email];
+  if (user.phone) userData.ph = [user.phone];
+  if (user.firstName) userData.fn = user.firstName;
+  if (user.lastName) userData.ln = user.lastName;
+  if (user.externalId) userData.external_id = user.externalId;
+  if (clickIds.fbc) userData.fbc = clickIds.fbc;
+  if (clickIds.fbp) userData.fbp = clickIds.fbp;
+  if (context.ip) userData.client_ip_address = context.ip;
+  if (context.userAgent) userData.client_user_agent = context.userAgent;
+  const wire: Record<string, unknown> = { event_name: event.name, event_time: event.time, event_id: event.id, action_source: context.actionSource };
+  if (context.pageUrl) wire.event_source_url = context.pageUrl;
+  wire.user_data = userData;
+  if (event.value !== null) wire.custom_data = event.currency ? { value: event.value, currency: event.currency } : { value: event.value };
+  return wire;
 }
 
 export const metaDelivery: Delivery = {
