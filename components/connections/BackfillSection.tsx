@@ -1,13 +1,14 @@
 import Link from 'next/link';
 import { useEffect, useEffectEvent, useState, type FormEvent } from 'react';
 import styles from '@/components/connections/connections.module.css';
-import { durationInWords, formatDay, formatNumber, plansWithBackfill, subscriptionPath } from '@/components/connections/shared';
+import { subscriptionPath } from '@/components/connections/paths';
+import { durationInWords, formatDay, formatNumber } from '@/components/connections/shared';
 import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import TextField from '@/components/ui/TextField';
 import { watchRun, type RunProgress } from '@/lib/client/firebase/runs';
-import { HISTORY_LABELS, type Run } from '@/lib/shared/connections/connection';
+import { HISTORY_LABELS, type Run, plansWithBackfill } from '@/lib/shared/connections/connection';
 import { addDays, chunksOf, lookbackWindow, toDay } from '@/lib/shared/connections/windows';
 import { useCancelBackfillMutation, useStartBackfillMutation, type ConnectionDetail } from '@/store/connectionsApi';
 

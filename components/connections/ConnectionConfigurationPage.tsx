@@ -4,16 +4,8 @@ import { useRouter } from 'next/router';
 import { useState } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import RunHistory from '@/components/connections/RunHistory';
-import {
-  connectionsPath,
-  ConnectionStatusBadge,
-  connectionTestPath,
-  deadObjectOf,
-  destinationInWords,
-  ReconnectLink,
-  RunOutcomeBadge,
-  sourceInWords,
-} from '@/components/connections/shared';
+import { connectionsPath, connectionTestPath } from '@/components/connections/paths';
+import { ConnectionStatusBadge, deadObjectOf, destinationInWords, ReconnectLink, RunOutcomeBadge, sourceInWords } from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
 import { FailureAlert } from '@/components/ui/failures';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';

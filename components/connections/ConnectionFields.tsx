@@ -1,12 +1,12 @@
 import Link from 'next/link';
 import { useId, useMemo, type ReactNode } from 'react';
 import styles from '@/components/connections/connections.module.css';
-import { plansWith, subscriptionPath } from '@/components/connections/shared';
+import { subscriptionPath } from '@/components/connections/paths';
 import { firstError } from '@/components/ui/failures';
 import { browserTimeZone, timeZones } from '@/components/connections/validation';
 import TextField from '@/components/ui/TextField';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
-import { DEFAULT_LOOKBACK_DAYS, SCHEDULE_LABELS, SCHEDULES, schedulesAllowed, type Schedule, type ScheduleEvery } from '@/lib/shared/connections/connection';
+import { DEFAULT_LOOKBACK_DAYS, SCHEDULE_LABELS, SCHEDULES, schedulesAllowed, type Schedule, type ScheduleEvery, plansWith } from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS, AD_LEVELS, type AdLevel } from '@/lib/shared/connections/rows';
 import { PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
 

@@ -1,16 +1,8 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import styles from '@/components/connections/connections.module.css';
-import {
-  connectionPath,
-  ConnectionStatusBadge,
-  createConnectionPath,
-  deadObjectOf,
-  destinationInWords,
-  ReconnectLink,
-  RunOutcomeBadge,
-  sourceInWords,
-} from '@/components/connections/shared';
+import { connectionPath, createConnectionPath } from '@/components/connections/paths';
+import { ConnectionStatusBadge, deadObjectOf, destinationInWords, ReconnectLink, RunOutcomeBadge, sourceInWords } from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';

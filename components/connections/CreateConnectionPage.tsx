@@ -3,7 +3,7 @@ import { useRouter } from 'next/router';
 import { useRef, useState, type FormEvent } from 'react';
 import { AccountChecklist, DEFAULT_SCHEDULE, LevelField, LookbackField, ScheduleFields } from '@/components/connections/ConnectionFields';
 import styles from '@/components/connections/connections.module.css';
-import { connectionPath, connectionsPath } from '@/components/connections/shared';
+import { connectionPath, connectionsPath } from '@/components/connections/paths';
 import { createErrors, lookbackOf, useSchemas } from '@/components/connections/validation';
 import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
 import { messageOf, Title } from '@/components/integrations/shared';

@@ -1,28 +1,18 @@
 import Link from 'next/link';
-import { PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import {
   CONNECTION_STATUS_LABELS,
   RUN_OUTCOME_LABELS,
-  schedulesAllowed,
   type Connection,
   type ConnectionStatus,
   type RunKind,
   type RunOutcome,
-  type ScheduleEvery,
 } from '@/lib/shared/connections/connection';
 import { configurationPathOf, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 
 /**
- * What the connection pages share: their routes, a connection in words (route, schedule, status),
- * run outcomes, durations, and which plan includes a schedule.
+ * What the connection pages share: a connection in words (route, schedule, status), run outcomes,
+ * durations. Their routes are in paths.ts (the create page loads those alone).
  */
-
-const org = (orgId: string) => `/${encodeURIComponent(orgId)}`;
-export const connectionsPath = (orgId: string) => `${org(orgId)}/connection`;
-export const createConnectionPath = (orgId: string) => `${org(orgId)}/createConnection`;
-export const connectionPath = (orgId: string, id: string) => `${org(orgId)}/connection/${encodeURIComponent(id)}/configuration`;
-export const connectionTestPath = (orgId: string, id: string) => `${org(orgId)}/connection/${encodeURIComponent(id)}/test1`;
-export const subscriptionPath = (orgId: string) => `${org(orgId)}/subscription`;
 
 export const accountsInWords = (count: number) => `${count} ad account${count === 1 ? '' : 's'}`;
 
@@ -36,18 +26,6 @@ export function destinationInWords(connection: Connection): string {
   return `Mixpanel project ${projectId}`;
 }
 
-
-/** The plans whose sync frequency includes a schedule: “Growth and Scale”. */
-export function plansWith(every: ScheduleEvery): string {
-  const names = PLAN_ENTITLEMENTS.filter((plan) => schedulesAllowed(plan.syncFrequency).includes(every)).map((plan) => plan.name);
-  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
-}
-
-/** The plans that include historical backfills. */
-export const plansWithBackfill = () =>
-  PLAN_ENTITLEMENTS.filter((plan) => plan.historicalBackfill)
-    .map((plan) => plan.name)
-    .join(' and ');
 
 export function ConnectionStatusBadge({ status }: { status: ConnectionStatus }) {
   const modifier = status === 'active' ? 'badge--accepted' : status === 'paused' ? 'badge--revoked' : 'badge--pending';

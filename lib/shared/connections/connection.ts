@@ -1,4 +1,4 @@
-import type { SyncFrequency } from '@/lib/shared/billing/entitlements';
+import { PLAN_ENTITLEMENTS, type SyncFrequency } from '@/lib/shared/billing/entitlements';
 import type { AdLevel } from '@/lib/shared/connections/rows';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 
@@ -157,3 +157,15 @@ export function scheduleInWords(schedule: Schedule): string {
   if (schedule.every === '6_hours') return `${SCHEDULE_LABELS['6_hours']} (from midnight, ${schedule.timeZone})`;
   return SCHEDULE_LABELS[schedule.every];
 }
+
+/** The plans whose sync frequency includes a schedule: “Growth and Scale”. */
+export function plansWith(every: ScheduleEvery): string {
+  const names = PLAN_ENTITLEMENTS.filter((plan) => schedulesAllowed(plan.syncFrequency).includes(every)).map((plan) => plan.name);
+  return names.length <= 1 ? (names[0] ?? '') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/** The plans that include historical backfills. */
+export const plansWithBackfill = () =>
+  PLAN_ENTITLEMENTS.filter((plan) => plan.historicalBackfill)
+    .map((plan) => plan.name)
+    .join(' and ');

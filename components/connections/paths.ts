@@ -1,0 +1,8 @@
+/** Where the connection pages live (a module of its own: the create page needs these and little else). */
+
+const org = (orgId: string) => `/${encodeURIComponent(orgId)}`;
+export const connectionsPath = (orgId: string) => `${org(orgId)}/connection`;
+export const createConnectionPath = (orgId: string) => `${org(orgId)}/createConnection`;
+export const connectionPath = (orgId: string, id: string) => `${org(orgId)}/connection/${encodeURIComponent(id)}/configuration`;
+export const connectionTestPath = (orgId: string, id: string) => `${org(orgId)}/connection/${encodeURIComponent(id)}/test1`;
+export const subscriptionPath = (orgId: string) => `${org(orgId)}/subscription`;
