@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createHandler, route } from '@/lib/server/http/createHandler';
+import { ApiError } from '@/lib/server/http/errors';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 
@@ -148,5 +149,48 @@ describe('validation and errors', () => {
     const response = await call(server, { method: 'PUT', token: owner.token, body: {} });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, POST, DELETE');
+  });
+});
+
+describe('a read preloaded beside the membership check', () => {
+  // Reads the notes while membership is checked; `?fail` makes that read fail as a missing document would.
+  const preloading = createHandler({
+    GET: route({
+      access: 'orgMember',
+      query: z.object({ orgId: z.string(), fail: z.string().optional() }),
+      permission: ['organization', 'read'],
+      preload: async ({ orgId, query }) => {
+        if (query.fail) throw new ApiError(404, 'not_found', 'Note not found.');
+        return (await notes(orgId).get()).docs.map((doc) => doc.get('text'));
+      },
+      handle: ({ preloaded }) => ({ notes: preloaded }),
+    }),
+  });
+  let preloaded: TestServer;
+  beforeAll(async () => {
+    preloaded = await serveHandler(preloading);
+    await notes(orgId).add({ text: 'for members only' });
+  });
+  afterAll(() => preloaded.close());
+
+  test('a member gets what was read', async () => {
+    const response = await call(preloaded, { query: { orgId }, token: member.token });
+    expect(response.status).toBe(200);
+    expect(response.body.notes).toContain('for members only');
+  });
+
+  test('an outsider gets the 404 of a missing organization, not the read, nor the read’s own error', async () => {
+    for (const query of [{ orgId }, { orgId, fail: '1' }] as Array<Record<string, string>>) {
+      const response = await call(preloaded, { query, token: outsider.token });
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ success: false, code: 'not_found', message: 'Organization not found.' });
+      expect(JSON.stringify(response.body)).not.toContain('for members only');
+    }
+  });
+
+  test('a member meets the read’s error', async () => {
+    const response = await call(preloaded, { query: { orgId, fail: '1' }, token: member.token });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ success: false, code: 'not_found', message: 'Note not found.' });
   });
 });

@@ -31,14 +31,14 @@ export interface OrganizationContext {
   data: DocumentData;
 }
 
-export type RouteContext<A extends Access, Q, B> = BaseContext<Q, B> &
+export type RouteContext<A extends Access, Q, B, P = undefined> = BaseContext<Q, B> &
   (A extends 'public' ? unknown : { caller: Caller }) &
-  (A extends 'orgMember' ? { org: OrganizationContext } : unknown);
+  (A extends 'orgMember' ? { org: OrganizationContext; preloaded: P } : unknown);
 
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 
-export interface RouteSpec<A extends Access, Q extends Schema | undefined, B extends Schema | undefined> {
+export interface RouteSpec<A extends Access, Q extends Schema | undefined, B extends Schema | undefined, P = undefined> {
   access: A;
   query?: Q;
   body?: B;
@@ -48,17 +48,23 @@ export interface RouteSpec<A extends Access, Q extends Schema | undefined, B ext
   permission?: [Resource, Action];
   /** For orgMember routes: the organization must have an active subscription (402 otherwise; super admins pass). */
   subscription?: 'required';
+  /**
+   * For orgMember routes: a read to run while membership is checked, so a list costs one Firestore round trip
+   * after the token, not two. It must only read. Its result reaches the handler as `preloaded` once the caller
+   * is known to belong and may act; for anyone else it is dropped unseen, its errors too.
+   */
+  preload?: (input: { orgId: string; query: Infer<Q> }) => Promise<P>;
   /** Returns the JSON body of a 200, or writes to ctx.res itself and returns undefined. */
-  handle: (ctx: RouteContext<A, Infer<Q>, Infer<B>>) => unknown;
+  handle: (ctx: RouteContext<A, Infer<Q>, Infer<B>, P>) => unknown;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a method map holds routes of any shape
-type AnyRouteSpec = RouteSpec<Access, any, any>;
+type AnyRouteSpec = RouteSpec<Access, any, any, any>;
 
 /** Declares one method's route; exists so TypeScript infers the context from the spec. */
-export function route<A extends Access, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  spec: RouteSpec<A, Q, B>,
-): RouteSpec<A, Q, B> {
+export function route<A extends Access, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, P = undefined>(
+  spec: RouteSpec<A, Q, B, P>,
+): RouteSpec<A, Q, B, P> {
   return spec;
 }
 
@@ -87,10 +93,13 @@ function assertRouteSegmentsAreIds(req: NextApiRequest): void {
   }
 }
 
-async function organizationFor(spec: AnyRouteSpec, caller: Caller, query: unknown, body: unknown): Promise<OrganizationContext> {
+function organizationIdOf(spec: AnyRouteSpec, query: unknown, body: unknown): string {
   const orgId = spec.orgId ? spec.orgId({ query, body }) : (query as { orgId?: unknown } | undefined)?.orgId;
   if (!isDocumentId(orgId)) throw organizationNotFound();
+  return orgId;
+}
 
+async function organizationFor(spec: AnyRouteSpec, caller: Caller, orgId: string): Promise<OrganizationContext> {
   const { organization, role } = await getOrganizationWithMembership(orgId, caller.uid);
   if (!organization) throw organizationNotFound();
   // A super admin may act in any organization; anyone else must be a member.
@@ -145,9 +154,13 @@ export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): N
       assertRouteSegmentsAreIds(req);
       const query = parse(spec.query, req.query, 'query');
       const body = parse(spec.body, req.body, 'body');
-      const org = spec.access === 'orgMember' ? await organizationFor(spec, caller!, query, body) : undefined;
+      const orgId = spec.access === 'orgMember' ? organizationIdOf(spec, query, body) : undefined;
+      const preloading = orgId && spec.preload ? spec.preload({ orgId, query }) : undefined;
+      preloading?.catch(() => {}); // a refused caller never sees it; an allowed one meets the error below
+      const org = orgId ? await organizationFor(spec, caller!, orgId) : undefined;
+      const preloaded = await preloading;
 
-      const result = await spec.handle({ req, res, query, body, requestId, caller, org } as never);
+      const result = await spec.handle({ req, res, query, body, requestId, caller, org, preloaded } as never);
       if (result !== undefined && !res.headersSent) res.status(200).json(result);
     } catch (error) {
       if (!res.headersSent) sendError(res, requestId, error);

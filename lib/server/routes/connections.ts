@@ -23,7 +23,8 @@ export const connectionsRoutes = createHandler({
     subscription: 'required',
     query: orgRouteSchema,
     permission: ['connection', 'read'],
-    handle: async ({ org }) => ({ connections: await listConnections(org.id) }),
+    preload: ({ orgId }) => listConnections(orgId),
+    handle: ({ preloaded }) => ({ connections: preloaded }),
   }),
   POST: route({
     access: 'orgMember',

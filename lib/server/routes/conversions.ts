@@ -16,7 +16,8 @@ export const conversionsRoutes = createHandler({
     subscription: 'required',
     query: orgRouteSchema,
     permission: ['conversion', 'read'],
-    handle: async ({ org }) => ({ conversions: await listConversions(org.id) }),
+    preload: ({ orgId }) => listConversions(orgId),
+    handle: ({ preloaded }) => ({ conversions: preloaded }),
   }),
   POST: route({
     access: 'orgMember',

@@ -16,7 +16,8 @@ export function collectionRoutes(kind: IntegrationKind) {
       subscription: 'required',
       query: orgRouteSchema,
       permission: [kind, 'read'],
-      handle: async ({ org }) => ({ [COLLECTION_OF[kind]]: await listIntegrations(org.id, kind) }),
+      preload: ({ orgId }) => listIntegrations(orgId, kind),
+      handle: ({ preloaded }) => ({ [COLLECTION_OF[kind]]: preloaded }),
     }),
     ...(kind === 'destination'
       ? {

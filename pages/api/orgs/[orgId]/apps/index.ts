@@ -8,7 +8,8 @@ export default createHandler({
     subscription: 'required',
     query: orgRouteSchema,
     permission: ['app', 'read'],
-    handle: async ({ org }) => ({ apps: await listApps(org.id) }),
+    preload: ({ orgId }) => listApps(orgId),
+    handle: ({ preloaded }) => ({ apps: preloaded }),
   }),
   POST: route({
     access: 'orgMember',

@@ -9,7 +9,8 @@ export default createHandler({
     subscription: 'required',
     query: orgRouteSchema,
     permission: ['payment', 'read'],
-    handle: async ({ org }) => ({ payments: await listPayments(org.id) }),
+    preload: ({ orgId }) => listPayments(orgId),
+    handle: ({ preloaded }) => ({ payments: preloaded }),
   }),
   POST: route({
     access: 'orgMember',
