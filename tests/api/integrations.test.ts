@@ -316,6 +316,9 @@ describe('credentials checked on save', () => {
     expect(good.status).toBe(200);
     expect(good.body.destination).toMatchObject({ platform: 'mixpanel', accountName: 'Acme Web (EU)', settings: { projectId: '3002', residency: 'EU' } });
     expect(JSON.stringify(good.body)).not.toContain(SANDBOX_MIXPANEL.secret);
+    // What the create answers is what is stored, connection time included.
+    const read = await call(s.destination, { token: member.token, query: { orgId, id: good.body.destination.id } });
+    expect(read.body.destination).toEqual(good.body.destination);
   });
 
   test('BigQuery: a service-account key is checked with Google; a broken one is refused', async () => {
