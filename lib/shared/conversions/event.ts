@@ -48,6 +48,23 @@ export const conversionEventSchema = z.object({
 
 export type ConversionEvent = z.infer<typeof conversionEventSchema>;
 
+/** An event's identifiers under the names our analytics and warehouse rows give them (hashes say so); absent ones undefined. */
+export function identifierFields({ user, clickIds }: ConversionEvent): Record<string, string | undefined> {
+  return {
+    email_sha256: user.email,
+    phone_sha256: user.phone,
+    first_name_sha256: user.firstName,
+    last_name_sha256: user.lastName,
+    external_id_sha256: user.externalId,
+    gclid: clickIds.gclid,
+    gbraid: clickIds.gbraid,
+    wbraid: clickIds.wbraid,
+    fbc: clickIds.fbc,
+    fbp: clickIds.fbp,
+    msclkid: clickIds.msclkid,
+  };
+}
+
 /** What became of one event at one target, in words a marketer reads in the delivery log. */
 export type RowOutcome =
   | { id: string; status: 'delivered' }

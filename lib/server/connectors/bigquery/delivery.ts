@@ -3,7 +3,7 @@ import { BigQuery, type Dataset, type TableField } from '@google-cloud/bigquery'
 import { bigQueryError, call as callBigQuery, clientFor, ensureDataset, isDuplicate, load, metadataOrNull, numeric, STAGING_TTL_MS, standardType, type ApiFailure, type Resolved as TableNames } from '@/lib/server/connectors/bigquery/client';
 import { PlatformError } from '@/lib/server/connectors/http';
 import type { Delivery } from '@/lib/server/connectors/types';
-import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
+import { identifierFields, type ConversionEvent, type RowOutcome } from '@/lib/shared/conversions/event';
 
 /**
  * An app's conversions appended to a BigQuery table, one row per event, idempotently: a batch is
@@ -144,24 +144,14 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 /** One event as a row of the table (NEWLINE_DELIMITED_JSON), hashed identifiers only. */
 export function conversionRow(event: ConversionEvent, source: string | null, receivedAt: string): Record<string, string | null> {
-  const { user, clickIds, context } = event;
+  const { context } = event;
   const values: Record<string, string | null | undefined> = {
     event_id: event.id,
     event_name: event.name,
     event_time: iso(event.time),
     value: event.value === null ? null : numeric(event.value),
     currency: event.currency,
-    email_sha256: user.email,
-    phone_sha256: user.phone,
-    first_name_sha256: user.firstName,
-    last_name_sha256: user.lastName,
-    external_id_sha256: user.externalId,
-    gclid: clickIds.gclid,
-    gbraid: clickIds.gbraid,
-    wbraid: clickIds.wbraid,
-    fbc: clickIds.fbc,
-    fbp: clickIds.fbp,
-    msclkid: clickIds.msclkid,
+    ...identifierFields(event),
     ip: context.ip,
     user_agent: context.userAgent,
     page_url: context.pageUrl,

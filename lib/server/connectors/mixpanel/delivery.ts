@@ -3,7 +3,7 @@ import { importEvents, MAX_IMPORT_EVENTS, type MixpanelEvent } from '@/lib/serve
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
 import { PlatformError } from '@/lib/server/connectors/http';
 import type { Delivery } from '@/lib/server/connectors/types';
-import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
+import { identifierFields, type ConversionEvent, type RowOutcome } from '@/lib/shared/conversions/event';
 
 /**
  * Conversions into a Mixpanel project through the Import API, as events named after the
@@ -28,7 +28,7 @@ export const insertIdOf = (eventId: string) => createHash('sha256').update(event
  * identifiers go only as the SHA-256 hashes ingest made; click ids and the page as they came.
  */
 export function toMixpanelEvent(event: ConversionEvent): MixpanelEvent {
-  const { user, clickIds, context } = event;
+  const { user, context } = event;
   const present = (entries: Record<string, string | undefined>) => Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined && value !== ''));
   return {
     event: event.name,
@@ -41,17 +41,7 @@ export function toMixpanelEvent(event: ConversionEvent): MixpanelEvent {
       ...(event.value !== null ? { value: event.value } : {}),
       ...(event.currency ? { currency: event.currency } : {}),
       ...present({
-        email_sha256: user.email,
-        phone_sha256: user.phone,
-        first_name_sha256: user.firstName,
-        last_name_sha256: user.lastName,
-        external_id_sha256: user.externalId,
-        gclid: clickIds.gclid,
-        gbraid: clickIds.gbraid,
-        wbraid: clickIds.wbraid,
-        fbc: clickIds.fbc,
-        fbp: clickIds.fbp,
-        msclkid: clickIds.msclkid,
+        ...identifierFields(event),
         $current_url: context.pageUrl,
         // Mixpanel's geolocation property; without it Mixpanel would place the event at our server.
         ip: context.ip,
