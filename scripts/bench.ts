@@ -219,7 +219,7 @@ async function integrations(
     sourceId = await connect();
   });
   report('  of which POST oauth/start (state written, consent URL answered)', startTimes);
-  report('  of which POST oauth/complete (code exchange with Google, accounts listed, credential sealed, source created)', completeTimes);
+  report('  of which POST oauth/complete (state spent, code exchange and the login’s email from Google, credential sealed, source created)', completeTimes);
   await timed('GET sources of an organization with 50 sources, 200 requests', 200, () => call(sources!, { token: user.token, query: { orgId } }));
   await timed('GET a source’s ad accounts (token refresh + listAccessibleCustomers + manager walk), 100 requests', 100, async () => {
     const response = await call(accounts!, { token: user.token, query: { orgId, id: sourceId } });
