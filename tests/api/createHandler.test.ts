@@ -153,15 +153,20 @@ describe('validation and errors', () => {
 });
 
 describe('a read preloaded beside the membership check', () => {
-  // Reads the notes while membership is checked; `?fail` makes that read fail as a missing document would.
+  // Reads the notes while membership is checked; `?fail` makes that read fail as a missing document would,
+  // `now` before it returns a promise, `later` in it.
   const preloading = createHandler({
     GET: route({
       access: 'orgMember',
-      query: z.object({ orgId: z.string(), fail: z.string().optional() }),
+      query: z.object({ orgId: z.string(), fail: z.enum(['now', 'later']).optional() }),
       permission: ['organization', 'read'],
-      preload: async ({ orgId, query }) => {
-        if (query.fail) throw new ApiError(404, 'not_found', 'Note not found.');
-        return (await notes(orgId).get()).docs.map((doc) => doc.get('text'));
+      preload: ({ orgId, query }) => {
+        const missing = () => new ApiError(404, 'not_found', 'Note not found.');
+        if (query.fail === 'now') throw missing();
+        if (query.fail === 'later') return Promise.reject(missing());
+        return notes(orgId)
+          .get()
+          .then((snapshot) => snapshot.docs.map((doc) => doc.get('text')));
       },
       handle: ({ preloaded }) => ({ notes: preloaded }),
     }),
@@ -180,7 +185,7 @@ describe('a read preloaded beside the membership check', () => {
   });
 
   test('an outsider gets the 404 of a missing organization, not the read, nor the read’s own error', async () => {
-    for (const query of [{ orgId }, { orgId, fail: '1' }] as Array<Record<string, string>>) {
+    for (const query of [{ orgId }, { orgId, fail: 'now' }, { orgId, fail: 'later' }] as Array<Record<string, string>>) {
       const response = await call(preloaded, { query, token: outsider.token });
       expect(response.status).toBe(404);
       expect(response.body).toMatchObject({ success: false, code: 'not_found', message: 'Organization not found.' });
@@ -189,8 +194,10 @@ describe('a read preloaded beside the membership check', () => {
   });
 
   test('a member meets the read’s error', async () => {
-    const response = await call(preloaded, { query: { orgId, fail: '1' }, token: member.token });
-    expect(response.status).toBe(404);
-    expect(response.body).toMatchObject({ success: false, code: 'not_found', message: 'Note not found.' });
+    for (const fail of ['now', 'later']) {
+      const response = await call(preloaded, { query: { orgId, fail }, token: member.token });
+      expect(response.status).toBe(404);
+      expect(response.body).toMatchObject({ success: false, code: 'not_found', message: 'Note not found.' });
+    }
   });
 });

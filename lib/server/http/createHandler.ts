@@ -50,10 +50,11 @@ export interface RouteSpec<A extends Access, Q extends Schema | undefined, B ext
   subscription?: 'required';
   /**
    * For orgMember routes: a read to run while membership is checked, so a list costs one Firestore round trip
-   * after the token, not two. It must only read. Its result reaches the handler as `preloaded` once the caller
-   * is known to belong and may act; for anyone else it is dropped unseen, its errors too.
+   * after the token, not two. It must only read, and read little (one query): an outsider's request runs it
+   * too. Its result reaches the handler as `preloaded` once the caller is known to belong and may act; for
+   * anyone else it is dropped unseen, its errors too.
    */
-  preload?: (input: { orgId: string; query: Infer<Q> }) => Promise<P>;
+  preload?: A extends 'orgMember' ? (input: { orgId: string; query: Infer<Q> }) => Promise<P> : never;
   /** Returns the JSON body of a 200, or writes to ctx.res itself and returns undefined. */
   handle: (ctx: RouteContext<A, Infer<Q>, Infer<B>, P>) => unknown;
 }
@@ -155,7 +156,9 @@ export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): N
       const query = parse(spec.query, req.query, 'query');
       const body = parse(spec.body, req.body, 'body');
       const orgId = spec.access === 'orgMember' ? organizationIdOf(spec, query, body) : undefined;
-      const preloading = orgId && spec.preload ? spec.preload({ orgId, query }) : undefined;
+      const preload = spec.preload;
+      // Called inside a promise, so that even a preload that throws at once is seen only after the checks.
+      const preloading = orgId && preload ? Promise.resolve().then(() => preload({ orgId, query })) : undefined;
       preloading?.catch(() => {}); // a refused caller never sees it; an allowed one meets the error below
       const org = orgId ? await organizationFor(spec, caller!, orgId) : undefined;
       const preloaded = await preloading;

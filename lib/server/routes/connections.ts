@@ -23,8 +23,7 @@ export const connectionsRoutes = createHandler({
     subscription: 'required',
     query: orgRouteSchema,
     permission: ['connection', 'read'],
-    preload: ({ orgId }) => listConnections(orgId),
-    handle: ({ preloaded }) => ({ connections: preloaded }),
+    handle: async ({ org }) => ({ connections: await listConnections(org.id) }),
   }),
   POST: route({
     access: 'orgMember',

@@ -16,8 +16,7 @@ export const conversionsRoutes = createHandler({
     subscription: 'required',
     query: orgRouteSchema,
     permission: ['conversion', 'read'],
-    preload: ({ orgId }) => listConversions(orgId),
-    handle: ({ preloaded }) => ({ conversions: preloaded }),
+    handle: async ({ org }) => ({ conversions: await listConversions(org.id) }),
   }),
   POST: route({
     access: 'orgMember',
