@@ -28,7 +28,7 @@ async function main() {
   const puller = pull(SUBSCRIPTIONS.delivery, router.handle, {
     maxOutstanding: Number(process.env.WORKER_MAX_EVENTS || 5000),
     weigh: eventsInMessage,
-    firstWeight: EVENTS_PER_MESSAGE,
+    maxWeight: EVENTS_PER_MESSAGE,
   });
   console.log(`[worker] delivering conversions from ${SUBSCRIPTIONS.delivery}`);
   const intervalMs = Number(process.env.PAYMENTS_POLL_MS || 20_000);

@@ -15,7 +15,7 @@
  * (c) The Pub/Sub emulator alone, the baseline of (b): N messages of a conversion event's size
  *     published with the app's client and batching, pulled at the same time by unary Pulls of 1,000
  *     (two loops, as lib/server/queue/pull.ts) and acknowledged, on a topic and subscription of its own.
- *     (b) carries its events 500 a message (one ingest request is one message), so (c) is also run with
+ *     (b) carries its events 100 a message (a 500-event ingest request is five), so (c) is also run with
  *     such messages, (c′): what the queue alone could carry of (b)'s events, to show where (b) spends.
  *
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).
@@ -388,7 +388,7 @@ export async function benchConversions() {
     const e2e = await endToEnd(setup, real.url, count, ports, platforms.conversions);
     const bareAfter = await barePubSub(queue, count, data, { org: setup.orgId, source }, ports);
     const bareRate = (bareBefore.rate + bareAfter.rate) / 2;
-    // (c′) the same events in messages of 500, as (b) carries them.
+    // (c′) the same events packed as (b) carries them.
     const [packed] = packEvents(Array.from({ length: EVENTS_PER_MESSAGE }, () => sample));
     const barePacked = await barePubSub(queue, Math.ceil(count / EVENTS_PER_MESSAGE), packed!.data, { org: setup.orgId, source, events: String(packed!.count) }, ports, EVENTS_PER_MESSAGE);
     const bareCpu = (bareBefore.cpuUse.perEvent + bareAfter.cpuUse.perEvent) / 2;

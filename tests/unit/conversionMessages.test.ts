@@ -3,6 +3,7 @@ import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { createConversionRouter, type QueueMessage } from '@/lib/server/conversions/router';
 import { EVENTS_PER_MESSAGE, eventsInMessage, packEvents, parseConversionMessage } from '@/lib/server/queue/pubsub';
+import { messagesToPull } from '@/lib/server/queue/pull';
 
 const event = (id: string, name = 'Lead', pageUrl = 'https://shop.example/thanks'): ConversionEvent => ({
   id,
@@ -18,22 +19,22 @@ const events = (count: number, prefix: string, name?: string) => Array.from({ le
 const attributes = { org: 'org1', source: 'app:app1' };
 
 describe('events packed into messages', () => {
-  test('1,201 events travel as three messages of at most 500, in order, each saying how many it holds', () => {
-    const list = events(1201, 'e');
+  test('an ingest batch of 500 and one more travel as six messages of at most 100, in order, each saying how many it holds', () => {
+    const list = events(501, 'e');
     const messages = packEvents(list);
-    expect(messages.map((message) => message.count)).toEqual([EVENTS_PER_MESSAGE, EVENTS_PER_MESSAGE, 201]);
+    expect(EVENTS_PER_MESSAGE).toBe(100);
+    expect(messages.map((message) => message.count)).toEqual([100, 100, 100, 100, 100, 1]);
     const read = messages.flatMap((message) => parseConversionMessage(message.data, { ...attributes, events: String(message.count) })!.events);
     expect(read).toEqual(list);
-    expect(eventsInMessage({ ...attributes, events: '500' })).toBe(500);
+    expect(eventsInMessage({ ...attributes, events: '100' })).toBe(100);
   });
 
-  test('large events close a message before it passes about 1 MB', () => {
-    // Events of about 2.1 kB each: about 470 fit in 1 MB, fewer than 500.
-    const list = Array.from({ length: 600 }, (_, index) => event(`big-${index}`, 'Lead', `https://shop.example/${'p'.repeat(1990)}`));
+  test('large events close a message before it passes 1 MB, counted in bytes, not characters', () => {
+    // Pages of 4,000 three-byte characters: about 12.3 kB an event, so 81 fit in 1 MB (a count of characters would let 100 in: 1.2 MB).
+    const list = Array.from({ length: 200 }, (_, index) => event(`big-${index}`, 'Lead', `https://shop.example/${'€'.repeat(4000)}`));
     const messages = packEvents(list);
-    expect(messages.length).toBe(2);
+    expect(messages.map((message) => message.count)).toEqual([81, 81, 38]);
     for (const message of messages) expect(message.data.length).toBeLessThanOrEqual(1_000_000);
-    expect(messages.reduce((sum, message) => sum + message.count, 0)).toBe(600);
   });
 
   test('a message published before packing (one event, no count) is read as one event', () => {
@@ -62,7 +63,7 @@ describe('the router and packed messages', () => {
   /** A message as the puller hands it over, which records whether it was acknowledged. */
   function messageOf(list: ConversionEvent[], id: string) {
     const [packed, ...more] = packEvents(list);
-    if (more.length > 0) throw new Error('A test message holds at most 500 events.');
+    if (more.length > 0) throw new Error(`A test message holds at most ${EVENTS_PER_MESSAGE} events.`);
     const settled: Array<'ack' | 'nack'> = [];
     const message: QueueMessage = {
       id,
@@ -90,14 +91,14 @@ describe('the router and packed messages', () => {
     });
   }
 
-  test('three messages of 500 make Meta batches of 1,000 and 500; each message is acknowledged once all its events are recorded', async () => {
+  test('fifteen messages of 100 make Meta batches of 1,000 and 500; each message is acknowledged once its events are recorded', async () => {
     const batches: number[] = [];
     const router = routerWith([conversion('c1')], async (_conversion, batch) => void batches.push(batch.length));
-    const messages = ['m1', 'm2', 'm3'].map((id) => messageOf(events(500, id), id));
+    const messages = Array.from({ length: 15 }, (_, index) => messageOf(events(100, `m${index}`), `m${index}`));
     for (const { message } of messages) router.handle(message);
     await settledAll(messages);
     expect(batches).toEqual([1000, 500]);
-    expect(messages.map(({ settled }) => settled)).toEqual([['ack'], ['ack'], ['ack']]);
+    expect(messages.map(({ settled }) => settled)).toEqual(Array(15).fill(['ack']));
   });
 
   test('a message is acknowledged only when every batch holding its events was recorded', async () => {
@@ -106,11 +107,11 @@ describe('the router and packed messages', () => {
       calls += 1;
       if (calls === 2) throw new Error('Firestore is unavailable');
     });
-    // Batches of 1,000: m1's 400, m2's 500 and m3's first 100 (recorded), then m3's last 400 (not recorded).
-    const list = [messageOf(events(400, 'm1'), 'm1'), messageOf(events(500, 'm2'), 'm2'), messageOf(events(500, 'm3'), 'm3')];
+    // Batches of 1,000: m0's 40, m1–m9's 900 and m10's first 60 (recorded), then m10's last 40 (not recorded).
+    const list = [messageOf(events(40, 'm0'), 'm0'), ...Array.from({ length: 10 }, (_, index) => messageOf(events(100, `m${index + 1}`), `m${index + 1}`))];
     for (const { message } of list) router.handle(message);
     await settledAll(list);
-    expect(list.map(({ settled }) => settled)).toEqual([['ack'], ['ack'], ['nack']]);
+    expect(list.map(({ settled }) => settled)).toEqual([...Array(10).fill(['ack']), ['nack']]);
   });
 
   test('one message feeding two conversions is acknowledged after both have recorded the events each takes', async () => {
@@ -138,5 +139,48 @@ describe('the router and packed messages', () => {
     router.handle(message);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(settled).toEqual(['ack']);
+  });
+});
+
+describe('how much a worker pulls', () => {
+  const limits = { batch: 1000, maxOutstanding: 5000, maxWeight: EVENTS_PER_MESSAGE };
+
+  /**
+   * Pulls with messages of the given weight in turn until the worker waits: the most ever in hand. Messages of
+   * one event are settled before the next Pull (the platform answers quickly); heavier ones are still in hand.
+   */
+  function peakInHand(weights: number[]): number {
+    let held = 0;
+    let meanWeight = limits.maxWeight;
+    let peak = 0;
+    for (const weight of weights) {
+      const wanted = messagesToPull({ ...limits, meanWeight, held, reserved: 0 });
+      if (wanted === 0) break;
+      held += wanted * weight;
+      meanWeight = (meanWeight + weight) / 2;
+      peak = Math.max(peak, held);
+      if (weight === 1) held = 0;
+    }
+    return peak;
+  }
+
+  test('light messages come many at a Pull', () => {
+    expect(messagesToPull({ ...limits, meanWeight: 1, held: 0, reserved: 0 })).toBe(100);
+    expect(messagesToPull({ ...limits, meanWeight: 1, held: 0, reserved: 0, maxWeight: 1 })).toBe(1000);
+  });
+
+  test('a run of full messages after light ones holds at most twice the limit', () => {
+    // Twenty light Pulls bring the mean weight down to about 1; then every message is full. Sized by the mean
+    // alone, the first full Pull would bring 1,000 messages: 100,000 events.
+    const peak = peakInHand([...Array(20).fill(1), ...Array(20).fill(EVENTS_PER_MESSAGE)]);
+    expect(peak).toBeGreaterThan(limits.maxOutstanding);
+    expect(peak).toBeLessThanOrEqual(2 * limits.maxOutstanding);
+  });
+
+  test('a worker starting on a backlog of full messages takes what the limit holds, then waits', () => {
+    expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 0, reserved: 0 })).toBe(50);
+    expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 5000, reserved: 0 })).toBe(0);
+    // Two loops: what one has asked for counts against the other.
+    expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 0, reserved: 50 })).toBe(0);
   });
 });

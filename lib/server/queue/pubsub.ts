@@ -6,7 +6,7 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
  * The data plane's queue: Google Cloud Pub/Sub (the emulator locally, when PUBSUB_EMULATOR_HOST is
  * set). Each topic's message has one schema here; publishers and workers both go through it.
  *
- * conversion-events        conversion events (up to 500 a message), from ingest, payments, replays
+ * conversion-events        conversion events (up to 100 a message), from ingest, payments, replays
  *   └ conversion-delivery  the delivery workers' subscription (retry policy, dead-letter topic)
  * conversion-events-dead   what the delivery subscription gave up on after 20 attempts
  *   └ conversion-dead-letters keeps them (a topic without a subscription drops what it gets)
@@ -114,10 +114,11 @@ function ignoreAlreadyExists(error: { code?: number }) {
 let conversionsTopic: Topic | null = null;
 
 /**
- * Events per message at most: one ingest batch (≤ 500) travels as one message, so a message is not
- * paid for per event by the publisher, Pub/Sub and the worker. Far below Pub/Sub's 10 MB a message.
+ * Events per message at most: an ingest batch of 500 travels as 5 messages, so a message is not paid for
+ * per event by the publisher, Pub/Sub and the worker (its cost per event falls 100-fold), while what one
+ * message weighs in a worker's hand, and what a failed batch sends back, stays small.
  */
-export const EVENTS_PER_MESSAGE = 500;
+export const EVENTS_PER_MESSAGE = 100;
 /** Bytes of one message's events at most (an event is at most a few kB: its fields are capped). */
 const MESSAGE_BYTES = 1_000_000;
 
@@ -134,17 +135,19 @@ export const eventsInMessage = (attributes: Record<string, string>) => Math.max(
 export function packEvents(events: ConversionEvent[]): Array<{ data: Buffer; count: number }> {
   const messages: Array<{ data: Buffer; count: number }> = [];
   let texts: string[] = [];
-  let bytes = 0;
+  /** UTF-8 bytes of the message so far: its brackets and commas included. */
+  let bytes = 1;
   const close = () => {
     messages.push({ data: Buffer.from(`[${texts.join(',')}]`), count: texts.length });
     texts = [];
-    bytes = 0;
+    bytes = 1;
   };
   for (const event of events) {
     const text = JSON.stringify(event);
-    if (texts.length === EVENTS_PER_MESSAGE || (texts.length > 0 && bytes + text.length > MESSAGE_BYTES)) close();
+    const size = Buffer.byteLength(text) + 1;
+    if (texts.length === EVENTS_PER_MESSAGE || (texts.length > 0 && bytes + size > MESSAGE_BYTES)) close();
     texts.push(text);
-    bytes += text.length + 1;
+    bytes += size;
   }
   if (texts.length > 0) close();
   return messages;

@@ -3,10 +3,11 @@ import type { QueueMessage } from '@/lib/server/conversions/router';
 
 /**
  * Pulls a subscription with unary Pull requests, up to `maxOutstanding` in hand at once (messages,
- * or what they weigh: the conversion worker counts events, up to 500 a message), and keeps their
+ * or what they weigh: the conversion worker counts events, up to 100 a message), and keeps their
  * leases alive (modifyAckDeadline) until each is acknowledged or nacked. Acks and nacks are sent in
- * batches. A Pull asks for as many messages as the free room holds at the weight seen lately, so the
- * limit holds roughly: a sudden run of heavy messages can pass it by one Pull's worth.
+ * batches. A Pull asks for as many messages as the free room holds at the weight seen lately, and never
+ * for more than could pass twice the limit if every one were as heavy as a message can be: light messages
+ * come a Pull of many at a time, and a run of heavy ones after them holds at most twice the limit.
  *
  * Why not the client library's streaming pull: the Pub/Sub emulator pushes more than the flow
  * control asks for, and when a worker is killed it keeps the excess leased indefinitely — a
@@ -22,11 +23,11 @@ export interface PullOptions {
   /** How much of `maxOutstanding` a message takes (e.g. the events it holds); 1 by default. */
   weigh?: (attributes: Record<string, string>) => number;
   /**
-   * What the first Pull assumes a message weighs (the heaviest a message can be): a Pull asks for as
-   * many messages as the free room holds at the mean weight seen so far, so a worker that starts on a
-   * backlog of heavy messages does not take them all at once.
+   * The heaviest a message can be (the conversion worker: events per message). The first Pull assumes
+   * it, and no Pull asks for more messages than would keep what is in hand within twice
+   * `maxOutstanding` if each weighed that much.
    */
-  firstWeight?: number;
+  maxWeight?: number;
   ackDeadlineSeconds?: number;
 }
 
@@ -42,6 +43,31 @@ const PULL_TIMEOUT_MS = 3000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What a Pull's size depends on: the limits, the weight seen lately, what is in hand and asked for. */
+export interface PullState {
+  batch: number;
+  maxOutstanding: number;
+  maxWeight: number;
+  meanWeight: number;
+  /** The weight of the messages in hand. */
+  held: number;
+  /** Messages asked for by Pulls still under way. */
+  reserved: number;
+}
+
+/**
+ * How many messages the next Pull asks for; 0: wait. As many as the free room holds at the mean weight seen
+ * lately, but never more than keeps what is in hand within twice `maxOutstanding` if each were as heavy as a
+ * message can be (a run of heavy messages after light ones). At least one when nothing is in hand or asked
+ * for, so a heavy estimate cannot stall; none while a Pull would bring only a handful into little room.
+ */
+export function messagesToPull({ batch, maxOutstanding, maxWeight, meanWeight, held, reserved }: PullState): number {
+  const room = maxOutstanding - held - reserved * meanWeight;
+  const worstCase = Math.floor((2 * maxOutstanding - held - reserved * maxWeight) / maxWeight);
+  const wanted = Math.min(batch, Math.max(held + reserved === 0 ? 1 : 0, Math.min(Math.floor(room / meanWeight), worstCase)));
+  return wanted < batch && held > 0 && room < maxOutstanding / 4 ? 0 : wanted;
+}
+
 export function pull(subscription: string, handle: (message: QueueMessage) => void, options: PullOptions = {}): Puller {
   const batch = options.batch ?? 1000;
   const maxOutstanding = options.maxOutstanding ?? 5000;
@@ -54,8 +80,9 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   /** Ack id → weight of each message in hand, and their sum. */
   const outstanding = new Map<string, number>();
   let held = 0;
+  const maxWeight = Math.min(maxOutstanding, Math.max(1, options.maxWeight ?? 1));
   /** The mean weight of recent messages (halved each Pull towards the last one's mean). */
-  let meanWeight = Math.max(1, options.firstWeight ?? 1);
+  let meanWeight = maxWeight;
   let acks: string[] = [];
   let nacks: string[] = [];
   /** Messages to come again after a delay (seconds → ack ids): a platform said when it will answer. */
@@ -93,24 +120,22 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
 
   async function loop() {
     while (running) {
-      // At least one message when nothing is in hand or asked for: a heavy estimate cannot stall the loop.
-      const wanted = Math.min(batch, Math.max(held + reserved === 0 ? 1 : 0, Math.floor((maxOutstanding - held - reserved) / meanWeight)));
-      if (wanted < 1 || (wanted < batch && held > 0 && wanted * meanWeight < maxOutstanding / 4)) {
+      const wanted = messagesToPull({ batch, maxOutstanding, maxWeight, meanWeight, held, reserved });
+      if (wanted < 1) {
         // Little room: wait for some to be settled rather than pull a handful at a time.
         await sleep(20);
         continue;
       }
-      const reservation = wanted * meanWeight;
-      reserved += reservation;
+      reserved += wanted;
       let received: v1PullResponse['receivedMessages'];
       try {
         // A short long-poll: a stopping worker waits for its last pull, so none is left open for the
         // emulator to fill with messages nobody will take (they would wait out the ack deadline).
         const [response] = await subscriber.pull({ subscription: path, maxMessages: wanted }, { timeout: PULL_TIMEOUT_MS, maxRetries: 0 });
         received = response.receivedMessages;
-        reserved -= reservation;
+        reserved -= wanted;
       } catch (error) {
-        reserved -= reservation;
+        reserved -= wanted;
         // 4 = DEADLINE_EXCEEDED: nothing came within the long-poll; ask again.
         if (running && (error as { code?: number }).code !== 4) {
           console.error('[queue] pull failed; trying again', (error as Error).message);
@@ -131,7 +156,7 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
         }
         const message = item.message!;
         const attributes = (message.attributes ?? {}) as Record<string, string>;
-        const weight = Math.min(maxOutstanding, Math.max(1, weigh(attributes) || 1));
+        const weight = Math.min(maxWeight, Math.max(1, weigh(attributes) || 1));
         weights += weight;
         outstanding.set(ackId, weight);
         held += weight;
