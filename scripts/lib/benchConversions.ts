@@ -15,7 +15,7 @@
  * (c) The Pub/Sub emulator alone, the baseline of (b): N messages of a conversion event's size
  *     published with the app's client and batching, pulled at the same time by unary Pulls of 1,000
  *     (two loops, as lib/server/queue/pull.ts) and acknowledged, on a topic and subscription of its own.
- *     (b) carries its events 100 a message (a 500-event ingest request is five), so (c) is also run with
+ *     (b) carries its events 500 a message (one ingest request is one message), so (c) is also run with
  *     such messages, (c′): what the queue alone could carry of (b)'s events, to show where (b) spends.
  *
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).

@@ -79,7 +79,7 @@ test('kill -9 the worker mid-stream and start another → nothing lost, nothing 
   const setup = await setUpConversion('meta_ads');
   const prefix = `kill${Date.now()}`;
   await publish(setup, events(6_000, prefix));
-  // About 500 events in hand at a time (five messages), each batch sent after the 2 s linger: a worker slow enough to die mid-stream.
+  // One message of 500 in hand at a time, each batch sent after the 2 s linger: a worker slow enough to die mid-stream.
   const first = worker({ WORKER_MAX_EVENTS: '500' });
   await until(() => arrived(prefix).length >= 1_000, 120_000, 'the first deliveries');
   first.child.kill('SIGKILL');

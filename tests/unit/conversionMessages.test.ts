@@ -19,18 +19,18 @@ const events = (count: number, prefix: string, name?: string) => Array.from({ le
 const attributes = { org: 'org1', source: 'app:app1' };
 
 describe('events packed into messages', () => {
-  test('an ingest batch of 500 and one more travel as six messages of at most 100, in order, each saying how many it holds', () => {
-    const list = events(501, 'e');
+  test('1,201 events travel as three messages of at most 500, in order, each saying how many it holds', () => {
+    const list = events(1201, 'e');
     const messages = packEvents(list);
-    expect(EVENTS_PER_MESSAGE).toBe(100);
-    expect(messages.map((message) => message.count)).toEqual([100, 100, 100, 100, 100, 1]);
+    expect(EVENTS_PER_MESSAGE).toBe(500);
+    expect(messages.map((message) => message.count)).toEqual([500, 500, 201]);
     const read = messages.flatMap((message) => parseConversionMessage(message.data, { ...attributes, events: String(message.count) })!.events);
     expect(read).toEqual(list);
-    expect(eventsInMessage({ ...attributes, events: '100' })).toBe(100);
+    expect(eventsInMessage({ ...attributes, events: '500' })).toBe(500);
   });
 
   test('large events close a message before it passes 1 MB, counted in bytes, not characters', () => {
-    // Pages of 4,000 three-byte characters: about 12.3 kB an event, so 81 fit in 1 MB (a count of characters would let 100 in: 1.2 MB).
+    // Pages of 4,000 three-byte characters: about 12.3 kB an event, so 81 fit in 1 MB (a count of characters would let about 230 in: nearly 3 MB).
     const list = Array.from({ length: 200 }, (_, index) => event(`big-${index}`, 'Lead', `https://shop.example/${'€'.repeat(4000)}`));
     const messages = packEvents(list);
     expect(messages.map((message) => message.count)).toEqual([81, 81, 38]);
@@ -164,23 +164,23 @@ describe('how much a worker pulls', () => {
     return peak;
   }
 
-  test('light messages come many at a Pull', () => {
-    expect(messagesToPull({ ...limits, meanWeight: 1, held: 0, reserved: 0 })).toBe(100);
+  test('light messages come as many at a Pull as twice the limit holds full ones; a worker of one-event messages takes a thousand', () => {
+    expect(messagesToPull({ ...limits, meanWeight: 1, held: 0, reserved: 0 })).toBe(20);
     expect(messagesToPull({ ...limits, meanWeight: 1, held: 0, reserved: 0, maxWeight: 1 })).toBe(1000);
   });
 
   test('a run of full messages after light ones holds at most twice the limit', () => {
     // Twenty light Pulls bring the mean weight down to about 1; then every message is full. Sized by the mean
-    // alone, the first full Pull would bring 1,000 messages: 100,000 events.
+    // alone, the first full Pull would bring 1,000 messages: 500,000 events.
     const peak = peakInHand([...Array(20).fill(1), ...Array(20).fill(EVENTS_PER_MESSAGE)]);
     expect(peak).toBeGreaterThan(limits.maxOutstanding);
     expect(peak).toBeLessThanOrEqual(2 * limits.maxOutstanding);
   });
 
   test('a worker starting on a backlog of full messages takes what the limit holds, then waits', () => {
-    expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 0, reserved: 0 })).toBe(50);
+    expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 0, reserved: 0 })).toBe(10);
     expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 5000, reserved: 0 })).toBe(0);
     // Two loops: what one has asked for counts against the other.
-    expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 0, reserved: 50 })).toBe(0);
+    expect(messagesToPull({ ...limits, meanWeight: EVENTS_PER_MESSAGE, held: 0, reserved: 10 })).toBe(0);
   });
 });

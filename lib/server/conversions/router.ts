@@ -6,7 +6,7 @@ import { parseConversionMessage } from '@/lib/server/queue/pubsub';
 import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversions';
 
 /**
- * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (up to 100
+ * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (up to 500
  * events) is routed to the conversions of its source that take it; events are gathered per conversion up
  * to the platform's maximum batch, or for a short linger; a message is acknowledged only once every
  * conversion it went to has recorded its outcome. A failure to record leaves it unacknowledged, so

@@ -3,11 +3,12 @@ import type { QueueMessage } from '@/lib/server/conversions/router';
 
 /**
  * Pulls a subscription with unary Pull requests, up to `maxOutstanding` in hand at once (messages,
- * or what they weigh: the conversion worker counts events, up to 100 a message), and keeps their
+ * or what they weigh: the conversion worker counts events, up to 500 a message), and keeps their
  * leases alive (modifyAckDeadline) until each is acknowledged or nacked. Acks and nacks are sent in
  * batches. A Pull asks for as many messages as the free room holds at the weight seen lately, and never
- * for more than could pass twice the limit if every one were as heavy as a message can be: light messages
- * come a Pull of many at a time, and a run of heavy ones after them holds at most twice the limit.
+ * for more than could pass twice the limit if every one were as heavy as a message can be: a run of heavy
+ * messages after light ones holds at most twice the limit (and light ones come fewer at a Pull than the
+ * mean alone would ask for: limit × 2 ÷ the heaviest).
  *
  * Why not the client library's streaming pull: the Pub/Sub emulator pushes more than the flow
  * control asks for, and when a worker is killed it keeps the excess leased indefinitely — a
