@@ -52,6 +52,11 @@ const config = [
     files: ['lib/server/connectors/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX, BROWSER, ADMIN, STORAGE] }] },
   },
+  {
+    // The import graph has no circle, type-only imports included (docs/ARCHITECTURE.md, "Layers").
+    files: ['lib/**', 'components/**', 'layouts/**', 'store/**', 'pages/**', 'workers/**', 'sandbox/**'],
+    rules: { 'import/no-cycle': ['error', { ignoreExternal: true }] },
+  },
 ];
 
 export default config;

@@ -1,4 +1,5 @@
-import type { Connection, CreateConnectionInput, Run, UpdateConnectionInput, WrittenDay } from '@/lib/shared/connections/connection';
+import type { Connection, Run, WrittenDay } from '@/lib/shared/connections/connection';
+import type { CreateConnectionInput, UpdateConnectionInput } from '@/lib/shared/schemas/connections';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { api } from '@/store/api';
 

@@ -1,14 +1,13 @@
 import type {
   ColumnMapping,
   Conversion,
-  CreateConversionInput,
   DeliveryCounts,
   DeliveryHour,
   DeliveryRecord,
   DeliveryRow,
-  UpdateConversionInput,
   WarehouseSource,
 } from '@/lib/shared/conversions/conversion';
+import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { api } from '@/store/api';
 

@@ -6,7 +6,8 @@ import { lookbackOf, updateErrors, useSchemas } from '@/components/connections/v
 import Button from '@/components/ui/Button';
 import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
 import TextField from '@/components/ui/TextField';
-import type { Connection, Schedule, UpdateConnectionInput } from '@/lib/shared/connections/connection';
+import type { Connection, Schedule } from '@/lib/shared/connections/connection';
+import type { UpdateConnectionInput } from '@/lib/shared/schemas/connections';
 import type { AdLevel } from '@/lib/shared/connections/rows';
 import { configurationPathOf } from '@/lib/shared/integrations/platforms';
 import { useUpdateConnectionMutation } from '@/store/connectionsApi';

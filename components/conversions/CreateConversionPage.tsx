@@ -15,7 +15,7 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
-import type { CreateConversionInput } from '@/lib/shared/conversions/conversion';
+import type { CreateConversionInput } from '@/lib/shared/schemas/conversions';
 import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useCreateConversionMutation } from '@/store/conversionsApi';

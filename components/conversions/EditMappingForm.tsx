@@ -5,7 +5,8 @@ import { FailureAlert, firstError, formFailureOf, useCheckedSubmit } from '@/com
 import { updateErrors, useSchemas } from '@/components/conversions/validation';
 import SaveCancel from '@/components/ui/SaveCancel';
 import TextField from '@/components/ui/TextField';
-import { isWarehouseSource, type Conversion, type UpdateConversionInput } from '@/lib/shared/conversions/conversion';
+import { isWarehouseSource, type Conversion } from '@/lib/shared/conversions/conversion';
+import type { UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import { useUpdateConversionMutation } from '@/store/conversionsApi';
 
 /** Name and mapping, edited together (the configuration page loads it on Edit). */

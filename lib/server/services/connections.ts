@@ -5,12 +5,11 @@ import {
   schedulesAllowed,
   SCHEDULE_LABELS,
   type Connection,
-  type CreateConnectionInput,
   type Run,
   type Schedule,
-  type UpdateConnectionInput,
   type WrittenDay,
 } from '@/lib/shared/connections/connection';
+import type { CreateConnectionInput, UpdateConnectionInput } from '@/lib/shared/schemas/connections';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { addDays, chunksOf, earliestBackfillDay, lookbackWindow, nextRunAt, toDay } from '@/lib/shared/connections/windows';
 import { ANALYTICS_EVENTS } from '@/lib/shared/events';

@@ -1,5 +1,6 @@
 import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
-import { isWarehouseSource, sourceKeyOf, type WarehouseSource, type Conversion, type CreateConversionInput, type DeliveryCounts, type UpdateConversionInput } from '@/lib/shared/conversions/conversion';
+import { isWarehouseSource, sourceKeyOf, type WarehouseSource, type Conversion, type DeliveryCounts } from '@/lib/shared/conversions/conversion';
+import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { deliverBatch } from '@/lib/server/conversions/deliver';

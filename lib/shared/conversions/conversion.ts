@@ -164,7 +164,6 @@ export interface Conversion {
   read?: ReadState;
 }
 
-export type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 
 /** One row of a delivery record, as the log shows it. */
 export interface DeliveryRow {
