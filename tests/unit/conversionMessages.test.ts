@@ -61,14 +61,14 @@ describe('the router and packed messages', () => {
     }) as unknown as Conversion;
 
   /** A message as the puller hands it over, which records whether it was acknowledged. */
-  function messageOf(list: ConversionEvent[], id: string) {
+  function messageOf(list: ConversionEvent[], id: string, extra: Record<string, string> = {}) {
     const [packed, ...more] = packEvents(list);
     if (more.length > 0) throw new Error(`A test message holds at most ${EVENTS_PER_MESSAGE} events.`);
     const settled: Array<'ack' | 'nack'> = [];
     const message: QueueMessage = {
       id,
       data: packed!.data,
-      attributes: { ...attributes, events: String(packed!.count) },
+      attributes: { ...attributes, ...extra, events: String(packed!.count) },
       ack: () => settled.push('ack'),
       nack: () => settled.push('nack'),
     };
@@ -80,9 +80,21 @@ describe('the router and packed messages', () => {
     while (list.some(({ settled }) => settled.length === 0)) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
+  /** What the router published again for one conversion: a failed batch's events. */
+  let setAside: Array<{ ids: string[]; attributes: Record<string, string | undefined> }> = [];
+  let setAsideFails = false;
+  beforeEach(() => {
+    setAside = [];
+    setAsideFails = false;
+  });
+
   function routerWith(conversions: Conversion[], deliver: (conversion: Conversion, batch: ConversionEvent[]) => Promise<void>) {
     return createConversionRouter({
       lingerMs: 20,
+      setAside: async (list, attributes) => {
+        if (setAsideFails) throw new Error('Pub/Sub is unavailable');
+        setAside.push({ ids: list.map((item) => item.id), attributes: { ...attributes } });
+      },
       lookup: { bySource: async () => conversions, byId: async (_org, id) => conversions.filter((candidate) => candidate.id === id) },
       deliver: async (_orgId, target, batch) => {
         await deliver(target, batch);
@@ -101,17 +113,43 @@ describe('the router and packed messages', () => {
     expect(messages.map(({ settled }) => settled)).toEqual(Array(15).fill(['ack']));
   });
 
-  test('a message is acknowledged only when every batch holding its events was recorded', async () => {
+  // Batches of 1,000: m0's 40, m1–m9's 900 and m10's first 60, then m10's last 40 (whose outcome is not recorded).
+  const elevenMessages = () => [messageOf(events(40, 'm0'), 'm0'), ...Array.from({ length: 10 }, (_, index) => messageOf(events(100, `m${index + 1}`), `m${index + 1}`))];
+  const secondBatchFails = () => {
     let calls = 0;
-    const router = routerWith([conversion('c1')], async () => {
+    return async () => {
       calls += 1;
       if (calls === 2) throw new Error('Firestore is unavailable');
-    });
-    // Batches of 1,000: m0's 40, m1–m9's 900 and m10's first 60 (recorded), then m10's last 40 (not recorded).
-    const list = [messageOf(events(40, 'm0'), 'm0'), ...Array.from({ length: 10 }, (_, index) => messageOf(events(100, `m${index + 1}`), `m${index + 1}`))];
+    };
+  };
+
+  test('a batch whose outcome is not recorded is set aside for its conversion alone, and its messages are acknowledged', async () => {
+    const router = routerWith([conversion('c1')], secondBatchFails());
+    const list = elevenMessages();
+    for (const { message } of list) router.handle(message);
+    await settledAll(list);
+    expect(setAside).toEqual([{ ids: Array.from({ length: 40 }, (_, index) => `m10-${60 + index}`), attributes: { ...attributes, conversion: 'c1' } }]);
+    expect(list.map(({ settled }) => settled)).toEqual(Array(11).fill(['ack']));
+  });
+
+  test('when the batch cannot be set aside either, a message holding its events comes again', async () => {
+    setAsideFails = true;
+    const router = routerWith([conversion('c1')], secondBatchFails());
+    const list = elevenMessages();
     for (const { message } of list) router.handle(message);
     await settledAll(list);
     expect(list.map(({ settled }) => settled)).toEqual([...Array(10).fill(['ack']), ['nack']]);
+  });
+
+  test('a message meant for one conversion whose batch is not recorded comes again, for Pub/Sub to back off and dead-letter', async () => {
+    const router = routerWith([conversion('c1')], async () => {
+      throw new Error('Firestore is unavailable');
+    });
+    const replay = messageOf(events(10, 'again'), 'again', { conversion: 'c1' });
+    router.handle(replay.message);
+    await settledAll([replay]);
+    expect(replay.settled).toEqual(['nack']);
+    expect(setAside).toEqual([]);
   });
 
   test('one message feeding two conversions is acknowledged after both have recorded the events each takes', async () => {

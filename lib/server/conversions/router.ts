@@ -2,15 +2,17 @@ import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { deliverBatch, takesEvent } from '@/lib/server/conversions/deliver';
-import { parseConversionMessage } from '@/lib/server/queue/pubsub';
+import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
 import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversions';
 
 /**
  * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (up to 500
  * events) is routed to the conversions of its source that take it; events are gathered per conversion up
  * to the platform's maximum batch, or for a short linger; a message is acknowledged only once every
- * conversion it went to has recorded its outcome. A failure to record leaves it unacknowledged, so
- * Pub/Sub delivers it again: at-least-once, and the platforms deduplicate by event id.
+ * conversion it went to has recorded its outcome. A batch whose outcome could not be recorded is set
+ * aside: its events are published again for that conversion alone, so the rest of their messages is not
+ * sent again. An event set aside that fails again leaves its message unacknowledged, and Pub/Sub delivers
+ * it again after a backoff, then dead-letters it: at-least-once, and the platforms deduplicate by event id.
  *
  * State here is only what is in flight; conversions are re-read every few seconds. Two workers on
  * one subscription share nothing but Pub/Sub and Firestore.
@@ -48,6 +50,8 @@ export interface RouterOptions {
   deliver?: typeof deliverBatch;
   /** Where conversions are read (Firestore; a test gives its own). */
   lookup?: { bySource: typeof conversionsOfSource; byId: typeof conversionById };
+  /** Where a failed batch's events are published again for their conversion (Pub/Sub; a test gives its own). */
+  setAside?: typeof publishConversions;
 }
 
 export function createConversionRouter(options: RouterOptions = {}) {
@@ -56,6 +60,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const cacheMs = options.cacheMs ?? 5000;
   const deliver = options.deliver ?? deliverBatch;
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
+  const setAside = options.setAside ?? publishConversions;
 
   const pending = new Map<string, Pending>();
   const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
@@ -111,20 +116,44 @@ export function createConversionRouter(options: RouterOptions = {}) {
     if (entry.items.length === 0) pending.delete(key);
     else schedule(key, entry);
     queue.push(async () => {
-      let ok = true;
       try {
         await deliver(
           entry.orgId,
           entry.conversion,
           items.map((item) => item.event),
         );
+        items.forEach((item) => settle(item.ticket, true));
       } catch (error) {
-        ok = false;
-        console.error('[worker] delivery not recorded; the events will come again', { conversion: entry.conversion.id, error: error instanceof Error ? error.message : error });
+        console.error('[worker] delivery not recorded; its events go back on the queue', { conversion: entry.conversion.id, error: error instanceof Error ? error.message : error });
+        await setAsideFailed(entry, items);
       }
-      items.forEach((item) => settle(item.ticket, ok));
     });
     pump();
+  }
+
+  /**
+   * A batch whose outcome was not recorded. Events of messages routed by source are published again for this
+   * conversion alone, and their messages may then be acknowledged: neither the other conversions their
+   * messages went to nor the other batches hear of them again. Events of a message already meant for this
+   * conversion alone (a replay, a read, an event set aside before) leave it unacknowledged: Pub/Sub gives it
+   * back after its backoff and dead-letters it after its last attempt.
+   */
+  async function setAsideFailed(entry: Pending, items: Pending['items']) {
+    const routed = items.filter((item) => !item.ticket.message.attributes.conversion);
+    items.filter((item) => item.ticket.message.attributes.conversion).forEach((item) => settle(item.ticket, false));
+    if (routed.length === 0) return;
+    let published = true;
+    try {
+      const { source } = routed[0]!.ticket.message.attributes;
+      await setAside(
+        routed.map((item) => item.event),
+        { org: entry.orgId, source: source!, conversion: entry.conversion.id },
+      );
+    } catch (error) {
+      published = false;
+      console.error('[worker] could not set the events aside; their messages will come again', { conversion: entry.conversion.id, error: error instanceof Error ? error.message : error });
+    }
+    routed.forEach((item) => settle(item.ticket, published));
   }
 
   function schedule(key: string, entry: Pending) {
