@@ -17,7 +17,7 @@
 import { startPaymentsPoller } from '@/lib/server/conversions/payments';
 import { startWarehousePoller } from '@/lib/server/conversions/warehouse';
 import { createConversionRouter } from '@/lib/server/conversions/router';
-import { pull } from '@/lib/server/queue/pull';
+import { MAX_OUTSTANDING, pull } from '@/lib/server/queue/pull';
 import { ensureTopology, EVENTS_PER_MESSAGE, eventsInMessage, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
 import { startSyncWorker } from '@/lib/server/sync/worker';
 
@@ -26,7 +26,7 @@ async function main() {
   const router = createConversionRouter();
   // Enough events in hand to fill the largest platform batch (Data Manager: 2,000) while others are sent.
   const puller = pull(SUBSCRIPTIONS.delivery, router.handle, {
-    maxOutstanding: Number(process.env.WORKER_MAX_EVENTS || 5000),
+    maxOutstanding: Number(process.env.WORKER_MAX_EVENTS || MAX_OUTSTANDING),
     weigh: eventsInMessage,
     maxWeight: EVENTS_PER_MESSAGE,
   });

@@ -27,6 +27,8 @@ describe('events packed into messages', () => {
     const read = messages.flatMap((message) => parseConversionMessage(message.data, { ...attributes, events: String(message.count) })!.events);
     expect(read).toEqual(list);
     expect(eventsInMessage({ ...attributes, events: '500' })).toBe(500);
+    // A count no publisher of ours writes still weighs a whole number of events.
+    expect([eventsInMessage({ ...attributes, events: '2.5' }), eventsInMessage({ ...attributes, events: '-3' }), eventsInMessage({ ...attributes, events: 'many' })]).toEqual([2, 1, 1]);
   });
 
   test('large events close a message before it passes 1 MB, counted in bytes, not characters', () => {

@@ -125,9 +125,10 @@ const MESSAGE_BYTES = 1_000_000;
 
 /**
  * How many events a message holds, from its `events` attribute (set by publishConversions), so a
- * worker can count what it has in hand before parsing; 1 for a message published before packing.
+ * worker can count what it has in hand before parsing; a whole number, 1 for a message published
+ * before packing or a count that is none.
  */
-export const eventsInMessage = (attributes: Record<string, string>) => Math.max(1, Number(attributes.events) || 1);
+export const eventsInMessage = (attributes: Record<string, string>) => Math.max(1, Math.floor(Number(attributes.events)) || 1);
 
 /**
  * The messages that carry these events: JSON arrays of up to EVENTS_PER_MESSAGE events and about

@@ -44,6 +44,9 @@ const PULL_TIMEOUT_MS = 3000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What is in hand at most unless a caller says otherwise (the delivery worker's `WORKER_MAX_EVENTS`). */
+export const MAX_OUTSTANDING = 5000;
+
 /** What a Pull's size depends on: the limits, the weight seen lately, what is in hand and asked for. */
 export interface PullState {
   batch: number;
@@ -71,7 +74,7 @@ export function messagesToPull({ batch, maxOutstanding, maxWeight, meanWeight, h
 
 export function pull(subscription: string, handle: (message: QueueMessage) => void, options: PullOptions = {}): Puller {
   const batch = options.batch ?? 1000;
-  const maxOutstanding = options.maxOutstanding ?? 5000;
+  const maxOutstanding = options.maxOutstanding ?? MAX_OUTSTANDING;
   const deadline = options.ackDeadlineSeconds ?? 20;
   const weigh = options.weigh ?? (() => 1);
   const client = pubsub();

@@ -143,7 +143,6 @@ export interface Run {
   error: string | null;
 }
 
-
 /** A day of what was written, per account: the connection page's chart. */
 export interface WrittenDay {
   date: string;

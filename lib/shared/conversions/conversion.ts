@@ -164,7 +164,6 @@ export interface Conversion {
   read?: ReadState;
 }
 
-
 /** One row of a delivery record, as the log shows it. */
 export interface DeliveryRow {
   id: string;
