@@ -128,8 +128,9 @@ async function superAdminList(
   const { adminDb } = await import('@/lib/server/firebaseAdmin');
   const { default: handler } = await import('@/pages/api/getOrganizationIds');
   const COUNT = 10_000;
-  const started = performance.now();
+  let seedingMs = 0;
   const seed = async (from: number, to: number) => {
+    const started = performance.now();
     for (let offset = from; offset < to; offset += 500) {
       const batch = adminDb().batch();
       for (let i = offset; i < Math.min(to, offset + 500); i++) {
@@ -145,6 +146,7 @@ async function superAdminList(
       }
       await batch.commit();
     }
+    seedingMs += performance.now() - started;
   };
 
   const admin = await createTestUser({ superAdmin: true });
@@ -163,7 +165,7 @@ async function superAdminList(
   await seed(0, COUNT / 10);
   await time(`super admin, ${COUNT / 10} organizations, first page of 50`, {});
   await seed(COUNT / 10, COUNT);
-  console.log(`Seeded ${COUNT} organizations in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`Seeded ${COUNT} organizations in ${(seedingMs / 1000).toFixed(1)} s`);
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) cursor = (await list(cursor ? { cursor } : {})).body.nextCursor as string;
   await time(`super admin, ${COUNT} organizations, first page of 50`, {});

@@ -17,6 +17,8 @@
  *     (two loops, as lib/server/queue/pull.ts) and acknowledged, on a topic and subscription of its own.
  *     (b) carries its events 500 a message (one ingest request is one message), so (c) is also run with
  *     such messages, (c′): what the queue alone could carry of (b)'s events, to show where (b) spends.
+ *     (c″): one-event messages (a website's single submissions) drained by the worker's own puller, whose
+ *     Pulls are bounded by what full messages would weigh, beside the same messages pulled bare.
  *
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).
  */
@@ -24,6 +26,7 @@ import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { PageConfig } from 'next';
+import type { PullOptions } from '@/lib/server/queue/pull';
 import type { ConversionLedger } from '@/sandbox/conversions';
 import { cpuMeter, emulatorProcesses } from '@/scripts/lib/benchProcess';
 import { portsFromEnv, startStack, TEST_PORTS, type StackPorts } from '@/scripts/lib/stack';
@@ -180,8 +183,19 @@ function pipelineCpu(ports: StackPorts, worker?: number) {
 
 export type PubSubModule = typeof import('@/lib/server/queue/pubsub');
 
-/** (c) The emulator's own publish → pull + ack rate, with the app's client and batching settings. */
-export async function barePubSub(queue: PubSubModule, count: number, data: Buffer, attributes: Record<string, string>, ports: StackPorts, perMessage = 1) {
+/**
+ * (c) The emulator's own publish → pull + ack rate, with the app's client and batching settings: `count`
+ * messages of `perMessage` events each, pulled by two bare loops of 1,000, or by the worker's puller
+ * (lib/server/queue/pull.ts) with the given options.
+ */
+export async function barePubSub(
+  queue: PubSubModule,
+  count: number,
+  data: Buffer,
+  attributes: Record<string, string>,
+  ports: StackPorts,
+  { perMessage = 1, puller }: { perMessage?: number; puller?: PullOptions } = {},
+) {
   const client = queue.pubsub();
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
@@ -208,9 +222,21 @@ export async function barePubSub(queue: PubSubModule, count: number, data: Buffe
       publishedMs = performance.now() - started;
     }),
   );
+  const { pull } = await import('@/lib/server/queue/pull');
+  const worker = puller
+    ? pull(
+        name,
+        (message) => {
+          seen.add(message.id);
+          message.ack();
+          if (seen.size >= count) finished();
+        },
+        puller,
+      )
+    : null;
   // Two loops as pull.ts runs them. The emulator holds a Pull on an empty subscription open, so the
   // run ends when the last message is acknowledged, not when both loops have returned.
-  for (let loop = 0; loop < 2; loop++) {
+  for (let loop = 0; loop < (worker ? 0 : 2); loop++) {
     void (async () => {
       while (seen.size < count) {
         const [response] = await subscriber.pull({ subscription: path, maxMessages: 1000 }, { timeout: 30_000 });
@@ -226,6 +252,7 @@ export async function barePubSub(queue: PubSubModule, count: number, data: Buffe
     })().catch((error) => (seen.size < count ? finished(error) : undefined));
   }
   await Promise.all([publishing, done]);
+  await worker?.stop(); // its last acknowledgements
   const elapsedMs = performance.now() - started;
   const cpuUse = cpu(count * perMessage);
   await subscriber.close();
@@ -365,7 +392,6 @@ export async function benchConversions() {
     const submissions = await import('@/pages/api/submissions');
     const queue = await import('@/lib/server/queue/pubsub');
     const { toConversionEvent } = await import('@/lib/server/conversions/normalize');
-    const { EVENTS_PER_MESSAGE, packEvents } = await import('@/lib/server/queue/pubsub');
     const { submittedEventSchema } = await import('@/lib/shared/schemas/submissions');
 
     const conversion = await setUpConversion('meta_ads');
@@ -389,8 +415,18 @@ export async function benchConversions() {
     const bareAfter = await barePubSub(queue, count, data, { org: setup.orgId, source }, ports);
     const bareRate = (bareBefore.rate + bareAfter.rate) / 2;
     // (c′) the same events packed as (b) carries them.
-    const [packed] = packEvents(Array.from({ length: EVENTS_PER_MESSAGE }, () => sample));
-    const barePacked = await barePubSub(queue, Math.ceil(count / EVENTS_PER_MESSAGE), packed!.data, { org: setup.orgId, source, events: String(packed!.count) }, ports, EVENTS_PER_MESSAGE);
+    const { EVENTS_PER_MESSAGE } = queue;
+    const [packed] = queue.packEvents(Array.from({ length: EVENTS_PER_MESSAGE }, () => sample));
+    const barePacked = await barePubSub(queue, Math.ceil(count / EVENTS_PER_MESSAGE), packed!.data, { org: setup.orgId, source, events: String(packed!.count) }, ports, {
+      perMessage: EVENTS_PER_MESSAGE,
+    });
+    // (c″) one-event messages (a website's single submissions) through the worker's own puller, whose Pulls
+    // are bounded by what full messages would weigh; beside (c), which pulls 1,000 at a time.
+    const { MAX_OUTSTANDING: WORKER_MAX_EVENTS } = await import('@/lib/server/queue/pull');
+    const pullerOptions = { maxOutstanding: WORKER_MAX_EVENTS, weigh: queue.eventsInMessage, maxWeight: EVENTS_PER_MESSAGE };
+    const lightCount = Math.min(count, 30_000);
+    const light = await barePubSub(queue, lightCount, data, { org: setup.orgId, source, events: '1' }, ports, { puller: pullerOptions });
+    const lightBare = await barePubSub(queue, lightCount, data, { org: setup.orgId, source, events: '1' }, ports);
     const bareCpu = (bareBefore.cpuUse.perEvent + bareAfter.cpuUse.perEvent) / 2;
     // (a) last: no worker runs, so what it publishes waits on the subscription and costs (b) nothing.
     const ingest = await ingestVersusBare(setup, real.url, bare.url);
@@ -409,6 +445,7 @@ export async function benchConversions() {
         `| (b) Conversions API calls | ${fmt(e2e.calls)} | ⌈N / 1,000⌉ = ${fmt(Math.ceil(e2e.ingested / META_BATCH))} | ${ratio(e2e.calls, Math.ceil(e2e.ingested / META_BATCH))} | 1.00× |`,
         `| (c) Pub/Sub emulator, publish → pull 1,000 + ack, ${data.length}-byte messages | ${fmt(bareBefore.rate)} msg/s before (b), ${fmt(bareAfter.rate)} after | — | — | — |`,
         `| (c′) the same, ${EVENTS_PER_MESSAGE} events a message (${fmt(packed!.data.length)} bytes) as (b) sends them | ${fmt(barePacked.eventRate)} events/s (${fmt(barePacked.rate)} msg/s) | — | (b) is ${ratio(e2e.rate, barePacked.eventRate)} of it | — |`,
+        `| (c″) ${fmt(lightCount)} one-event messages through the worker's puller (limit ${fmt(WORKER_MAX_EVENTS)} events, at most ${fmt((2 * WORKER_MAX_EVENTS) / EVENTS_PER_MESSAGE)} a Pull) | ${fmt(light.rate)} msg/s | the same by bare Pulls of 1,000 ${fmt(lightBare.rate)} msg/s | ${ratio(light.rate, lightBare.rate)} | — |`,
       ].join('\n'),
     );
     console.log(
