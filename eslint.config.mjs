@@ -1,5 +1,6 @@
 import nextCoreWebVitals from 'eslint-config-next/core-web-vitals';
 import nextTypescript from 'eslint-config-next/typescript';
+import prettier from 'eslint-config-prettier/flat';
 
 const ADMIN = { group: ['firebase-admin', 'firebase-admin/*'], message: 'Server only: use it from lib/server or pages/api.' };
 const SERVER = { group: ['@/lib/server/*'], message: 'Server only: call the API instead.' };
@@ -19,7 +20,18 @@ const config = [
   ...nextCoreWebVitals,
   ...nextTypescript,
   {
-    ignores: ['node_modules/**', 'tools/**', '.next/**', '.next-e2e*/**', '.next-bench/**', '.bench-bare/**', '.stack/**', 'test-results/**', 'playwright-report/**', 'next-env.d.ts'],
+    ignores: [
+      'node_modules/**',
+      'tools/**',
+      '.next/**',
+      '.next-e2e*/**',
+      '.next-bench/**',
+      '.bench-bare/**',
+      '.stack/**',
+      'test-results/**',
+      'playwright-report/**',
+      'next-env.d.ts',
+    ],
   },
   {
     // The browser side, and the rest of lib/, never reach server code (docs/ARCHITECTURE.md, "Layers").
@@ -57,6 +69,8 @@ const config = [
     files: ['lib/**', 'components/**', 'layouts/**', 'store/**', 'pages/**', 'workers/**', 'sandbox/**'],
     rules: { 'import/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  // Layout is Prettier's (npm run lint checks it): no style rule may disagree with it.
+  prettier,
 ];
 
 export default config;

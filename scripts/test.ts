@@ -31,7 +31,7 @@ async function main() {
   const only = onlyIndex >= 0 ? (process.argv[onlyIndex + 1]?.split(',') as Step[]) : STEPS;
   const wants = (step: Step) => only.includes(step);
 
-  if (wants('lint')) await run('lint', 'npx eslint --max-warnings=0 .');
+  if (wants('lint')) await run('lint', 'npx eslint --max-warnings=0 . && npx prettier --check .');
   if (wants('typecheck')) await run('typecheck', 'npx tsc --noEmit');
   if (wants('unit')) await run('unit tests', 'npx jest --selectProjects unit');
   if (!wants('api') && !wants('e2e')) return;
@@ -60,7 +60,10 @@ async function main() {
         await run('production build', 'npx next build', appEnv);
         await run('seed', 'npx tsx scripts/seed.ts', appEnv);
         // Payments are read every 2 s here (20 s by default), so a test payment arrives within the test's patience.
-        const worker = startWorker({ ...appEnv, PAYMENTS_POLL_MS: '2000', WAREHOUSE_POLL_MS: '2000', SYNC_TICK_MS: '2000' }, { quiet: true });
+        const worker = startWorker(
+          { ...appEnv, PAYMENTS_POLL_MS: '2000', WAREHOUSE_POLL_MS: '2000', SYNC_TICK_MS: '2000' },
+          { quiet: true },
+        );
         try {
           await run('e2e tests', `npx playwright test ${process.env.PLAYWRIGHT_ARGS ?? ''}`.trim(), appEnv);
         } finally {
