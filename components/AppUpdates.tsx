@@ -1,10 +1,5 @@
 import { useEffect, useState } from 'react';
-import {
-  BUILD_ID_POLL_MS,
-  isChunkLoadError,
-  MANIFEST_PREFETCH_DELAY_MS,
-  reloadOnce,
-} from '@/lib/client/appUpdates';
+import { BUILD_ID_POLL_MS, isChunkLoadError, MANIFEST_PREFETCH_DELAY_MS, reloadOnce } from '@/lib/client/appUpdates';
 
 function currentBuildId(): string | undefined {
   return (window as unknown as { __NEXT_DATA__?: { buildId?: string } }).__NEXT_DATA__?.buildId;

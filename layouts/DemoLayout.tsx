@@ -5,8 +5,7 @@ function DemoBanner() {
   return (
     <div className="demo-banner" role="note" aria-label="Demo data">
       <span className="demo-badge">Demo</span>
-      You are looking at demo data: a seeded organization and a local sandbox of the ad platforms. Nothing here
-      reaches a real account.
+      You are looking at demo data: a seeded organization and a local sandbox of the ad platforms. Nothing here reaches a real account.
     </div>
   );
 }

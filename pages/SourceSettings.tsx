@@ -42,7 +42,8 @@ export default function SourceSettings() {
       </>
     );
   }
-  if (organization.status === 'error') return <EmptyState title="Account settings" description="Your organization could not be loaded. Reload the page to try again." />;
+  if (organization.status === 'error')
+    return <EmptyState title="Account settings" description="Your organization could not be loaded. Reload the page to try again." />;
   if (!role) return <Spinner label="Loading" />;
   return <IntegrationConfiguration orgId={user.orgId} role={role} kind={kind} id={id} />;
 }

@@ -128,7 +128,14 @@ export function createAdData() {
    * account's time zone), one day at a time, summed to `level`. A generator: a long range is never
    * held whole.
    */
-  function* rowsOf(platform: AdDataPlatform, account: SandboxAdAccount, level: AdDataLevel, from: string, to: string, now = new Date()): Generator<AdFacts> {
+  function* rowsOf(
+    platform: AdDataPlatform,
+    account: SandboxAdAccount,
+    level: AdDataLevel,
+    from: string,
+    to: string,
+    now = new Date(),
+  ): Generator<AdFacts> {
     const today = dayIn(account.timeZone, now);
     const start = from < earliestDay(today) ? earliestDay(today) : from;
     const end = to > today ? today : to;

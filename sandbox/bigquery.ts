@@ -113,7 +113,10 @@ function datetimeText(value: string): string | null {
 function timestampOf(value: unknown): Timestamp | null {
   if (typeof value === 'number' && Number.isFinite(value)) return new Timestamp(Math.round(value * 1e6));
   if (typeof value !== 'string') return null;
-  const text = value.trim().replace(/ UTC$/, 'Z').replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
+  const text = value
+    .trim()
+    .replace(/ UTC$/, 'Z')
+    .replace(/^(\d{4}-\d{2}-\d{2}) /, '$1T');
   const ms = Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) || !text.includes('T') ? text : `${text}Z`);
   if (Number.isNaN(ms)) return null;
   const fraction = /\.(\d+)/.exec(text)?.[1] ?? '';
@@ -123,7 +126,8 @@ function timestampOf(value: unknown): Timestamp | null {
 
 /** BigQuery's words for a loaded value a column's type cannot hold. */
 function conversionError(value: unknown, kind: string): { error: string } {
-  const shown = typeof value === 'string' ? `string_value: "${value}"` : typeof value === 'number' ? `double_value: ${value}` : JSON.stringify(value);
+  const shown =
+    typeof value === 'string' ? `string_value: "${value}"` : typeof value === 'number' ? `double_value: ${value}` : JSON.stringify(value);
   return { error: `Could not convert value '${shown}' to ${kind}.` };
 }
 
@@ -184,7 +188,16 @@ function plainOf(cell: Cell): unknown {
 }
 
 /** Bytes a non-NULL cell of each fixed-size type takes, as BigQuery counts them for billing (STRING is 2 + its UTF-8 length). */
-const CELL_BYTES: Record<Exclude<FieldType, 'STRING'>, number> = { INT64: 8, FLOAT64: 8, TIMESTAMP: 8, DATE: 8, DATETIME: 8, BOOL: 1, NUMERIC: 16, BIGNUMERIC: 32 };
+const CELL_BYTES: Record<Exclude<FieldType, 'STRING'>, number> = {
+  INT64: 8,
+  FLOAT64: 8,
+  TIMESTAMP: 8,
+  DATE: 8,
+  DATETIME: 8,
+  BOOL: 1,
+  NUMERIC: 16,
+  BIGNUMERIC: 32,
+};
 
 /** The bytes of one column over `rows`, as BigQuery sizes data: what a query reading it processes. */
 function columnBytes(rows: Row[], field: Field): number {
@@ -216,13 +229,27 @@ class BigQueryError extends Error {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ALREADY_EXISTS', 500: 'INTERNAL' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ALREADY_EXISTS',
+  500: 'INTERNAL',
+};
 
 const errorBody = (error: BigQueryError) => ({
   error: {
     code: error.code,
     message: error.message,
-    errors: [{ message: error.message, domain: 'global', reason: error.reason, ...(error.location ? { location: error.location, locationType: 'other' } : {}) }],
+    errors: [
+      {
+        message: error.message,
+        domain: 'global',
+        reason: error.reason,
+        ...(error.location ? { location: error.location, locationType: 'other' } : {}),
+      },
+    ],
     status: STATUS_TEXT[error.code] ?? 'UNKNOWN',
   },
 });
@@ -368,7 +395,16 @@ function createWarehouse() {
     projectOf(projectId);
     const key = `${projectId}:${datasetId}`;
     const now = Date.now();
-    if (!datasets.has(key)) datasets.set(key, { projectId, datasetId, location: LOCATION, readOnly: false, creationTime: now, lastModifiedTime: now, tables: new Map() });
+    if (!datasets.has(key))
+      datasets.set(key, {
+        projectId,
+        datasetId,
+        location: LOCATION,
+        readOnly: false,
+        creationTime: now,
+        lastModifiedTime: now,
+        tables: new Map(),
+      });
     return datasets.get(key)!;
   }
   const table = (projectId: string, datasetId: string, tableId: string) => {
@@ -542,7 +578,12 @@ function jobResource(store: SandboxStore, job: Job) {
     user_email: 'signalbridge@acme-warehouse.iam.gserviceaccount.com',
     configuration: job.configuration,
     jobReference: reference,
-    statistics: { creationTime: String(job.creationTime), startTime: String(job.creationTime), endTime: String(Date.now()), ...job.statistics },
+    statistics: {
+      creationTime: String(job.creationTime),
+      startTime: String(job.creationTime),
+      endTime: String(Date.now()),
+      ...job.statistics,
+    },
     status,
   };
 }
@@ -574,15 +615,25 @@ function checkedFields(schema: unknown): Field[] {
   const seen = new Set<string>();
   return fields.map((raw: Json) => {
     const name = String(raw.name ?? '');
-    if (!FIELD_NAME.test(name)) throw invalid(`Invalid field name "${name}". Fields must contain only letters, numbers, and underscores, start with a letter or underscore, and be at most 300 characters long.`);
+    if (!FIELD_NAME.test(name))
+      throw invalid(
+        `Invalid field name "${name}". Fields must contain only letters, numbers, and underscores, start with a letter or underscore, and be at most 300 characters long.`,
+      );
     if (seen.has(name.toLowerCase())) throw invalid(`Field ${name} already exists in schema`);
     seen.add(name.toLowerCase());
     const type = String(raw.type ?? '').toUpperCase();
-    if (type === 'RECORD' || type === 'STRUCT' || raw.mode === 'REPEATED') throw invalid(`Field ${name}: the sandbox supports only scalar, non-repeated columns`);
+    if (type === 'RECORD' || type === 'STRUCT' || raw.mode === 'REPEATED')
+      throw invalid(`Field ${name}: the sandbox supports only scalar, non-repeated columns`);
     if (!standardType(type)) throw invalid(`Invalid value for type: ${type} is not a valid value`);
     const mode = raw.mode === undefined ? undefined : String(raw.mode).toUpperCase();
-    if (mode !== undefined && mode !== 'NULLABLE' && mode !== 'REQUIRED') throw invalid(`Invalid value for mode: ${mode} is not a valid value`);
-    return { name, type, ...(mode ? { mode: mode as Field['mode'] } : {}), ...(typeof raw.description === 'string' ? { description: raw.description } : {}) };
+    if (mode !== undefined && mode !== 'NULLABLE' && mode !== 'REQUIRED')
+      throw invalid(`Invalid value for mode: ${mode} is not a valid value`);
+    return {
+      name,
+      type,
+      ...(mode ? { mode: mode as Field['mode'] } : {}),
+      ...(typeof raw.description === 'string' ? { description: raw.description } : {}),
+    };
   });
 }
 
@@ -591,32 +642,41 @@ function newTable(projectId: string, datasetId: string, tableId: string, body: J
   const fields = checkedFields(body.schema);
   const partitioning = body.timePartitioning as Table['timePartitioning'] | undefined;
   if (partitioning) {
-    if (!['DAY', 'HOUR', 'MONTH', 'YEAR'].includes(partitioning.type)) throw invalid(`Invalid value for type: ${partitioning.type} is not a valid value`);
+    if (!['DAY', 'HOUR', 'MONTH', 'YEAR'].includes(partitioning.type))
+      throw invalid(`Invalid value for type: ${partitioning.type} is not a valid value`);
     if (partitioning.field !== undefined) {
       const field = fields.find((candidate) => candidate.name === partitioning.field);
-      if (!field) throw invalid(`The field specified for partitioning cannot be found in the schema. Invalid field: ${partitioning.field}.`);
+      if (!field)
+        throw invalid(`The field specified for partitioning cannot be found in the schema. Invalid field: ${partitioning.field}.`);
       const type = standardType(field.type);
       if (type !== 'DATE' && type !== 'TIMESTAMP' && type !== 'DATETIME') {
-        throw invalid(`The field specified for time partitioning can only be of type TIMESTAMP, DATE or DATETIME. The type found is: ${field.type}.`);
+        throw invalid(
+          `The field specified for time partitioning can only be of type TIMESTAMP, DATE or DATETIME. The type found is: ${field.type}.`,
+        );
       }
     }
   }
   const clustering = body.clustering as Table['clustering'] | undefined;
   if (clustering) {
-    if (!Array.isArray(clustering.fields) || clustering.fields.length === 0 || clustering.fields.length > 4) throw invalid('Too many clustering fields: at most 4 are allowed.');
+    if (!Array.isArray(clustering.fields) || clustering.fields.length === 0 || clustering.fields.length > 4)
+      throw invalid('Too many clustering fields: at most 4 are allowed.');
     for (const name of clustering.fields) {
-      if (!fields.some((field) => field.name === name)) throw invalid(`The field specified for clustering cannot be found in the schema. Invalid field: ${name}.`);
+      if (!fields.some((field) => field.name === name))
+        throw invalid(`The field specified for clustering cannot be found in the schema. Invalid field: ${name}.`);
     }
   }
   const expiration = body.expirationTime === undefined ? undefined : Number(body.expirationTime);
-  if (expiration !== undefined && !Number.isFinite(expiration)) throw invalid(`Invalid value for expirationTime: ${String(body.expirationTime)}`);
+  if (expiration !== undefined && !Number.isFinite(expiration))
+    throw invalid(`Invalid value for expirationTime: ${String(body.expirationTime)}`);
   const now = Date.now();
   return {
     projectId,
     datasetId,
     tableId,
     fields,
-    ...(partitioning ? { timePartitioning: { type: partitioning.type, ...(partitioning.field ? { field: partitioning.field } : {}) } } : {}),
+    ...(partitioning
+      ? { timePartitioning: { type: partitioning.type, ...(partitioning.field ? { field: partitioning.field } : {}) } }
+      : {}),
     ...(clustering ? { clustering: { fields: clustering.fields } } : {}),
     ...(expiration !== undefined ? { expirationTime: expiration } : {}),
     ...(typeof body.description === 'string' ? { description: body.description } : {}),
@@ -635,7 +695,10 @@ const loadError = (rows: number, message: string) => [
     reason: 'invalid',
     message: `Error while reading data, error message: JSON table encountered too many errors, giving up. Rows: ${rows}; errors: 1. Please look into the errors[] collection for more details.`,
   },
-  { reason: 'invalid', message: `Error while reading data, error message: JSON processing encountered too many errors, giving up. Rows: ${rows}; errors: 1; max bad: 0; error percent: 0` },
+  {
+    reason: 'invalid',
+    message: `Error while reading data, error message: JSON processing encountered too many errors, giving up. Rows: ${rows}; errors: 1; max bad: 0; error percent: 0`,
+  },
   { reason: 'invalid', message },
 ];
 
@@ -661,13 +724,27 @@ function runLoad(warehouse: Warehouse, projectId: string, load: Json, data: stri
     owner.tables.set(target.tableId, target);
   } else if (load.schema) {
     const given = checkedFields(load.schema);
-    const mismatch = given.find((field, index) => target!.fields[index]?.name !== field.name || standardType(target!.fields[index]!.type) !== standardType(field.type));
+    const mismatch = given.find(
+      (field, index) =>
+        target!.fields[index]?.name !== field.name || standardType(target!.fields[index]!.type) !== standardType(field.type),
+    );
     if (given.length !== target.fields.length || mismatch) {
-      return { errors: [{ reason: 'invalid', message: `Provided Schema does not match Table ${owner.projectId}:${owner.datasetId}.${target.tableId}. Cannot add fields (field: ${mismatch?.name ?? '?'})` }], outputRows: 0 };
+      return {
+        errors: [
+          {
+            reason: 'invalid',
+            message: `Provided Schema does not match Table ${owner.projectId}:${owner.datasetId}.${target.tableId}. Cannot add fields (field: ${mismatch?.name ?? '?'})`,
+          },
+        ],
+        outputRows: 0,
+      };
     }
   }
   if (disposition === 'WRITE_EMPTY' && target.rows.length > 0) {
-    return { errors: [{ reason: 'duplicate', message: `Already Exists: Table ${owner.projectId}:${owner.datasetId}.${target.tableId}` }], outputRows: 0 };
+    return {
+      errors: [{ reason: 'duplicate', message: `Already Exists: Table ${owner.projectId}:${owner.datasetId}.${target.tableId}` }],
+      outputRows: 0,
+    };
   }
   const rows: Row[] = [];
   let position = 0;
@@ -680,15 +757,33 @@ function runLoad(warehouse: Warehouse, projectId: string, load: Json, data: stri
     try {
       record = JSON.parse(line);
     } catch {
-      return { errors: loadError(rows.length + 1, `Error while reading data, error message: JSON parsing error in row starting at position ${start}: Parser terminated before end of string`), outputRows: 0 };
+      return {
+        errors: loadError(
+          rows.length + 1,
+          `Error while reading data, error message: JSON parsing error in row starting at position ${start}: Parser terminated before end of string`,
+        ),
+        outputRows: 0,
+      };
     }
     if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-      return { errors: loadError(rows.length + 1, `Error while reading data, error message: JSON parsing error in row starting at position ${start}: Row is not a JSON object`), outputRows: 0 };
+      return {
+        errors: loadError(
+          rows.length + 1,
+          `Error while reading data, error message: JSON parsing error in row starting at position ${start}: Row is not a JSON object`,
+        ),
+        outputRows: 0,
+      };
     }
     const row: Row = {};
     for (const key of Object.keys(record)) {
       if (!target.fields.some((field) => field.name === key) && load.ignoreUnknownValues !== true) {
-        return { errors: loadError(rows.length + 1, `Error while reading data, error message: JSON parsing error in row starting at position ${start}: No such field: ${key}.`), outputRows: 0 };
+        return {
+          errors: loadError(
+            rows.length + 1,
+            `Error while reading data, error message: JSON parsing error in row starting at position ${start}: No such field: ${key}.`,
+          ),
+          outputRows: 0,
+        };
       }
     }
     for (const field of target.fields) {
@@ -696,12 +791,21 @@ function runLoad(warehouse: Warehouse, projectId: string, load: Json, data: stri
       if (cell !== null && typeof cell === 'object' && 'error' in cell) {
         const value = (record as Json)[field.name];
         return {
-          errors: loadError(rows.length + 1, `Error while reading data, error message: JSON parsing error in row starting at position ${start}: ${cell.error} Field: ${field.name}; Value: ${String(value)}`),
+          errors: loadError(
+            rows.length + 1,
+            `Error while reading data, error message: JSON parsing error in row starting at position ${start}: ${cell.error} Field: ${field.name}; Value: ${String(value)}`,
+          ),
           outputRows: 0,
         };
       }
       if (cell === null && field.mode === 'REQUIRED') {
-        return { errors: loadError(rows.length + 1, `Error while reading data, error message: JSON parsing error in row starting at position ${start}: Missing required field: ${field.name}.`), outputRows: 0 };
+        return {
+          errors: loadError(
+            rows.length + 1,
+            `Error while reading data, error message: JSON parsing error in row starting at position ${start}: Missing required field: ${field.name}.`,
+          ),
+          outputRows: 0,
+        };
       }
       row[field.name] = cell;
     }
@@ -831,19 +935,82 @@ interface MergeStatement {
 type Statement = SelectStatement | MergeStatement | { kind: 'DROP_TABLE'; table: TableRef; ifExists: boolean };
 
 type MergeClause =
-  | { when: 'matched' | 'notMatchedBySource'; condition: Expr | null; action: { type: 'delete' } | { type: 'update'; set: Array<{ column: string; expr: Expr }> } }
-  | { when: 'notMatchedByTarget'; condition: Expr | null; action: { type: 'insertRow' } | { type: 'insert'; columns: string[] | null; values: Expr[] } };
+  | {
+      when: 'matched' | 'notMatchedBySource';
+      condition: Expr | null;
+      action: { type: 'delete' } | { type: 'update'; set: Array<{ column: string; expr: Expr }> };
+    }
+  | {
+      when: 'notMatchedByTarget';
+      condition: Expr | null;
+      action: { type: 'insertRow' } | { type: 'insert'; columns: string[] | null; values: Expr[] };
+    };
 
 const RESERVED = new Set([
-  ...['SELECT', 'FROM', 'WHERE', 'ORDER', 'BY', 'LIMIT', 'AND', 'OR', 'NOT', 'ON', 'USING', 'WHEN', 'THEN', 'MATCHED', 'AS', 'BETWEEN', 'IS', 'NULL', 'IN', 'SET', 'MERGE', 'INTO'],
+  ...[
+    'SELECT',
+    'FROM',
+    'WHERE',
+    'ORDER',
+    'BY',
+    'LIMIT',
+    'AND',
+    'OR',
+    'NOT',
+    'ON',
+    'USING',
+    'WHEN',
+    'THEN',
+    'MATCHED',
+    'AS',
+    'BETWEEN',
+    'IS',
+    'NULL',
+    'IN',
+    'SET',
+    'MERGE',
+    'INTO',
+  ],
   ...['DROP', 'TABLE', 'ASC', 'DESC', 'TRUE', 'FALSE', 'INSERT', 'UPDATE', 'DELETE', 'VALUES', 'ROW'],
   // Reserved in BigQuery, for what the sandbox refuses: never an alias.
-  ...['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS', 'OUTER', 'GROUP', 'HAVING', 'UNION', 'INTERSECT', 'EXCEPT', 'WITH', 'DISTINCT', 'QUALIFY', 'WINDOW', 'LIKE', 'CASE', 'EXISTS'],
+  ...[
+    'JOIN',
+    'INNER',
+    'LEFT',
+    'RIGHT',
+    'FULL',
+    'CROSS',
+    'OUTER',
+    'GROUP',
+    'HAVING',
+    'UNION',
+    'INTERSECT',
+    'EXCEPT',
+    'WITH',
+    'DISTINCT',
+    'QUALIFY',
+    'WINDOW',
+    'LIKE',
+    'CASE',
+    'EXISTS',
+  ],
 ]);
 
 const SUBSET = 'SELECT … FROM a table or a (SELECT …) subquery [WHERE] [ORDER BY] [LIMIT], MERGE … USING … and DROP TABLE';
 const JOINS = ['JOIN', 'INNER', 'LEFT', 'RIGHT', 'FULL', 'CROSS'];
-const AGGREGATES = new Set(['COUNT', 'COUNTIF', 'SUM', 'AVG', 'MIN', 'MAX', 'ANY_VALUE', 'ARRAY_AGG', 'STRING_AGG', 'LOGICAL_AND', 'LOGICAL_OR']);
+const AGGREGATES = new Set([
+  'COUNT',
+  'COUNTIF',
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+  'ANY_VALUE',
+  'ARRAY_AGG',
+  'STRING_AGG',
+  'LOGICAL_AND',
+  'LOGICAL_OR',
+]);
 
 /** The refusal of SQL outside the subset: invalidQuery, saying what the sandbox does not run. */
 const unsupported = (what: string) => invalidQuery(`The sandbox's BigQuery does not run ${what}: it runs only ${SUBSET}`);
@@ -862,7 +1029,9 @@ function parse(sql: string): Statement {
   };
   const fail = (expected: string): never => {
     const token = peek();
-    throw invalidQuery(`Syntax error: Expected ${expected} but got ${token.kind === 'end' ? 'end of input' : `"${token.value}"`} at ${position(token)}`);
+    throw invalidQuery(
+      `Syntax error: Expected ${expected} but got ${token.kind === 'end' ? 'end of input' : `"${token.value}"`} at ${position(token)}`,
+    );
   };
   const isWord = (word: string, offset = 0) => peek(offset).kind === 'ident' && peek(offset).value.toUpperCase() === word;
   const acceptWord = (word: string) => (isWord(word) ? (index++, true) : false);
@@ -975,7 +1144,8 @@ function parse(sql: string): Statement {
       if (['DATE', 'DATETIME', 'TIMESTAMP', 'NUMERIC', 'BIGNUMERIC'].includes(upper) && peek(1).kind === 'string') {
         index += 2;
         const cell = cellOf(upper as FieldType, peek(-1).value);
-        if (cell !== null && typeof cell === 'object' && 'error' in cell) throw invalidQuery(`Invalid ${upper} literal: ${peek(-1).value} at ${position(token)}`);
+        if (cell !== null && typeof cell === 'object' && 'error' in cell)
+          throw invalidQuery(`Invalid ${upper} literal: ${peek(-1).value} at ${position(token)}`);
         return { type: 'literal', value: cell as Cell, sqlType: upper as FieldType };
       }
       if (peek(1).kind === 'punct' && peek(1).value === '(') {
@@ -1151,7 +1321,8 @@ function parameterCell(parameter: Json): Parameter {
   if (!sqlType) throw invalidQuery(`Query parameter '${String(parameter.name)}': the sandbox does not support parameters of type ${type}`);
   const raw = (parameter.parameterValue as Json | undefined)?.value;
   const cell = cellOf(sqlType, raw);
-  if (cell !== null && typeof cell === 'object' && 'error' in cell) throw invalidQuery(`Query parameter '${String(parameter.name)}': ${cell.error}`);
+  if (cell !== null && typeof cell === 'object' && 'error' in cell)
+    throw invalidQuery(`Query parameter '${String(parameter.name)}': ${cell.error}`);
   return { value: cell as Cell, sqlType };
 }
 
@@ -1164,7 +1335,13 @@ interface Scope {
 }
 
 const kindOf = (cell: Cell) =>
-  cell === null ? 'NULL' : typeof cell === 'number' || cell instanceof Numeric ? 'number' : cell instanceof Timestamp ? 'timestamp' : typeof cell;
+  cell === null
+    ? 'NULL'
+    : typeof cell === 'number' || cell instanceof Numeric
+      ? 'number'
+      : cell instanceof Timestamp
+        ? 'timestamp'
+        : typeof cell;
 
 /** A string compared with a TIMESTAMP, as BigQuery casts it (a text it cannot read is an error). */
 function timestampText(text: string): number {
@@ -1292,7 +1469,10 @@ function fieldNamed(fields: Field[], name: string): Field | undefined {
 const placed = (at: string | undefined) => (at ? ` at ${at}` : '');
 
 /** The table (by alias) and field a column names; BigQuery's messages when there is none, or more than one. */
-function lookupColumn(column: { table: string | null; name: string; at?: string }, tables: Tables): { alias: string; field: Field; value: Cell } {
+function lookupColumn(
+  column: { table: string | null; name: string; at?: string },
+  tables: Tables,
+): { alias: string; field: Field; value: Cell } {
   if (column.table !== null) {
     const entry = tables.get(column.table);
     if (!entry) throw invalidQuery(`Unrecognized name: ${column.table}${placed(column.at)}`);
@@ -1363,7 +1543,9 @@ function comparable(left: Typed, right: Typed, at: string): boolean {
   if (other.type === 'STRING' && other.coercible && (time.type === 'DATE' || time.type === 'TIMESTAMP')) return true;
   const pair = [left.type, right.type];
   if (pair.includes('DATETIME') && (pair.includes('DATE') || (pair.includes('STRING') && other.coercible))) {
-    throw invalidQuery(`The sandbox's BigQuery compares a DATETIME only with a DATETIME (BigQuery would coerce ${pair.join(' and ')}) at ${at}`);
+    throw invalidQuery(
+      `The sandbox's BigQuery compares a DATETIME only with a DATETIME (BigQuery would coerce ${pair.join(' and ')}) at ${at}`,
+    );
   }
   return false;
 }
@@ -1379,7 +1561,8 @@ function checkOperands(operator: string, operands: Typed[], at: string) {
 
 /** A BOOL operand of NOT, AND, OR. */
 function checkBool(operator: string, operand: Typed) {
-  if (operand.type && operand.type !== 'BOOL') throw invalidQuery(`No matching signature for operator ${operator} for argument types: ${operand.type}`);
+  if (operand.type && operand.type !== 'BOOL')
+    throw invalidQuery(`No matching signature for operator ${operator} for argument types: ${operand.type}`);
 }
 
 /** The type of an expression over `scope`'s columns and parameters; a name, function or operand BigQuery would refuse throws. */
@@ -1397,7 +1580,8 @@ function typeOf(expr: Expr, scope: Scope): Typed {
       return { type: standardType(lookupColumn(expr, scope.tables).field.type), coercible: false };
     case 'negate': {
       const inner = typeOf(expr.value, scope);
-      if (inner.type && !NUMBER_TYPES.has(inner.type)) throw invalidQuery(`No matching signature for operator - for argument types: ${inner.type} at ${expr.at}`);
+      if (inner.type && !NUMBER_TYPES.has(inner.type))
+        throw invalidQuery(`No matching signature for operator - for argument types: ${inner.type} at ${expr.at}`);
       return inner;
     }
     case 'call':
@@ -1406,10 +1590,18 @@ function typeOf(expr: Expr, scope: Scope): Typed {
       checkOperands(expr.op, [typeOf(expr.left, scope), typeOf(expr.right, scope)], expr.at);
       return bool;
     case 'between':
-      checkOperands('BETWEEN', [expr.value, expr.low, expr.high].map((part) => typeOf(part, scope)), expr.at);
+      checkOperands(
+        'BETWEEN',
+        [expr.value, expr.low, expr.high].map((part) => typeOf(part, scope)),
+        expr.at,
+      );
       return bool;
     case 'in':
-      checkOperands('IN', [expr.value, ...expr.list].map((part) => typeOf(part, scope)), expr.at);
+      checkOperands(
+        'IN',
+        [expr.value, ...expr.list].map((part) => typeOf(part, scope)),
+        expr.at,
+      );
       return bool;
     case 'isNull':
       typeOf(expr.value, scope);
@@ -1453,13 +1645,18 @@ function callType(expr: Extract<Expr, { type: 'call' }>, scope: Scope): Typed {
 /** A WHERE, ON or WHEN condition: BOOL (or NULL). */
 function checkCondition(expr: Expr, scope: Scope, clause: string, at = '') {
   const typed = typeOf(expr, scope);
-  if (typed.type && typed.type !== 'BOOL') throw invalidQuery(`${clause} should return type BOOL, but returns ${typed.type}${at ? ` at ${at}` : ''}`);
+  if (typed.type && typed.type !== 'BOOL')
+    throw invalidQuery(`${clause} should return type BOOL, but returns ${typed.type}${at ? ` at ${at}` : ''}`);
 }
 
 const LEGACY_TYPES: Partial<Record<FieldType, string>> = { INT64: 'INTEGER', FLOAT64: 'FLOAT', BOOL: 'BOOLEAN' };
 
 /** A result column as BigQuery's result schemas give it: INTEGER, FLOAT and BOOLEAN by their legacy names. */
-const resultField = (name: string, type: FieldType, mode: Field['mode'] = 'NULLABLE'): Field => ({ name, type: LEGACY_TYPES[type] ?? type, mode });
+const resultField = (name: string, type: FieldType, mode: Field['mode'] = 'NULLABLE'): Field => ({
+  name,
+  type: LEGACY_TYPES[type] ?? type,
+  mode,
+});
 
 /** A table and the columns of it a statement reads: what the statement processes (and is billed for). */
 interface Scan {
@@ -1536,7 +1733,8 @@ function planSelect(statement: SelectStatement, context: Context): SelectPlan {
     entry.row = row;
     return evaluate(output.expr!, scope);
   };
-  const identity = outputs.length === source.fields.length && outputs.every((output, index) => output.column === source.fields[index]!.name);
+  const identity =
+    outputs.length === source.fields.length && outputs.every((output, index) => output.column === source.fields[index]!.name);
 
   return {
     fields,
@@ -1617,7 +1815,8 @@ function planMerge(statement: MergeStatement, context: Context, warehouse: Wareh
     params: context.params,
   };
   const targetField = (column: string) => {
-    if (!target.fields.some((field) => field.name === column)) throw invalidQuery(`Name ${column} not found inside ${statement.target.alias}`);
+    if (!target.fields.some((field) => field.name === column))
+      throw invalidQuery(`Name ${column} not found inside ${statement.target.alias}`);
   };
   const read: Expr[] = [statement.on];
   checkCondition(statement.on, scope, 'ON clause');
@@ -1640,12 +1839,15 @@ function planMerge(statement: MergeStatement, context: Context, warehouse: Wareh
       action.values.forEach((value) => typeOf(value, scope));
       read.push(...action.values);
     } else if (action.type === 'insertRow' && source.fields.length !== target.fields.length) {
-      throw invalidQuery(`INSERT ROW needs the source (${source.fields.length} columns) and target (${target.fields.length} columns) to have the same number of columns`);
+      throw invalidQuery(
+        `INSERT ROW needs the source (${source.fields.length} columns) and target (${target.fields.length} columns) to have the same number of columns`,
+      );
     }
   }
   // BigQuery bills a MERGE the columns it reads of the source, and the whole target when it updates or deletes rows.
   const referenced = read.flatMap((expr) => columnsOf(expr)).map((column) => lookupColumn(column, scope.tables));
-  const columnsIn = (alias: string) => new Set(referenced.filter((reference) => reference.alias === alias).map((reference) => reference.field.name));
+  const columnsIn = (alias: string) =>
+    new Set(referenced.filter((reference) => reference.alias === alias).map((reference) => reference.field.name));
   const every = (table: Table) => new Set(table.fields.map((field) => field.name));
   const rewrites = statement.clauses.some((clause) => clause.action.type === 'update' || clause.action.type === 'delete');
   const insertsRows = statement.clauses.some((clause) => clause.action.type === 'insertRow');
@@ -1706,19 +1908,32 @@ function prepareQuery(warehouse: Warehouse, projectId: string, config: Json): Pr
       const path = ref.path;
       if (path.length === 3) return warehouse.table(path[0]!, path[1]!, path[2]!);
       if (path.length === 2) return warehouse.table(projectId, path[0]!, path[1]!);
-      if (path.length === 1 && defaultDataset?.datasetId) return warehouse.table(defaultDataset.projectId ?? projectId, defaultDataset.datasetId, path[0]!);
+      if (path.length === 1 && defaultDataset?.datasetId)
+        return warehouse.table(defaultDataset.projectId ?? projectId, defaultDataset.datasetId, path[0]!);
       throw invalidQuery(`Table "${path.join('.')}" must be qualified with a dataset (e.g. dataset.table).`);
     },
   };
   if (statement.kind === 'DROP_TABLE') return planDrop(statement, context, warehouse);
   if (statement.kind === 'MERGE') return planMerge(statement, context, warehouse);
   const plan = planSelect(statement, context);
-  return { statementType: 'SELECT', fields: plan.fields, scans: plan.scans(null), run: () => ({ statementType: 'SELECT', result: { fields: plan.fields, rows: plan.rows() } }) };
+  return {
+    statementType: 'SELECT',
+    fields: plan.fields,
+    scans: plan.scans(null),
+    run: () => ({ statementType: 'SELECT', result: { fields: plan.fields, rows: plan.rows() } }),
+  };
 }
 
 /** Bytes a statement processes: each column it reads, over every row of its table. */
 const scannedBytes = (scans: Scan[]) =>
-  scans.reduce((total, scan) => total + scan.table.fields.filter((field) => scan.columns.has(field.name)).reduce((sum, field) => sum + tableColumnBytes(scan.table, field), 0), 0);
+  scans.reduce(
+    (total, scan) =>
+      total +
+      scan.table.fields
+        .filter((field) => scan.columns.has(field.name))
+        .reduce((sum, field) => sum + tableColumnBytes(scan.table, field), 0),
+    0,
+  );
 
 const MB = 1024 * 1024;
 
@@ -1797,18 +2012,23 @@ function runMerge(statement: MergeStatement, target: Table, source: Table, param
     for (const { column, expr } of set) next[column] = coerce(evaluate(expr, context), fieldOf(column), 'UPDATE');
     return next;
   };
-  const candidatesOf = equalityIndex(statement.on, statement.target.alias, statement.source.alias, source.rows, (targetRow, sourceRow) => scope(targetRow, sourceRow));
+  const candidatesOf = equalityIndex(statement.on, statement.target.alias, statement.source.alias, source.rows, (targetRow, sourceRow) =>
+    scope(targetRow, sourceRow),
+  );
   try {
     for (const row of target.rows) {
       const matches = candidatesOf(row).filter((index) => truth(evaluate(statement.on, scope(row, source.rows[index]!))) === true);
       if (matches.length > 0) {
         matches.forEach((index) => matchedSources.add(index));
-        const clause = statement.clauses.find((candidate) => candidate.when === 'matched' && holds(candidate.condition, scope(row, source.rows[matches[0]!]!)));
+        const clause = statement.clauses.find(
+          (candidate) => candidate.when === 'matched' && holds(candidate.condition, scope(row, source.rows[matches[0]!]!)),
+        );
         if (!clause) {
           kept.push(row);
           continue;
         }
-        if (matches.length > 1) return { statementType: 'MERGE', runtimeError: 'UPDATE/MERGE must match at most one source row for each target row' };
+        if (matches.length > 1)
+          return { statementType: 'MERGE', runtimeError: 'UPDATE/MERGE must match at most one source row for each target row' };
         const context = scope(row, source.rows[matches[0]!]!);
         if (clause.action.type === 'delete') stats.deleted += 1;
         else if (clause.action.type === 'update') {
@@ -1817,7 +2037,9 @@ function runMerge(statement: MergeStatement, target: Table, source: Table, param
         }
         continue;
       }
-      const clause = statement.clauses.find((candidate) => candidate.when === 'notMatchedBySource' && holds(candidate.condition, scope(row, null)));
+      const clause = statement.clauses.find(
+        (candidate) => candidate.when === 'notMatchedBySource' && holds(candidate.condition, scope(row, null)),
+      );
       if (!clause) kept.push(row);
       else if (clause.action.type === 'delete') stats.deleted += 1;
       else if (clause.action.type === 'update') {
@@ -1833,7 +2055,9 @@ function runMerge(statement: MergeStatement, target: Table, source: Table, param
       const inserted: Row = Object.fromEntries(target.fields.map((field) => [field.name, null]));
       if (clause.action.type === 'insertRow') {
         if (source.fields.length !== target.fields.length) {
-          throw invalidQuery(`INSERT ROW needs the source (${source.fields.length} columns) and target (${target.fields.length} columns) to have the same number of columns`);
+          throw invalidQuery(
+            `INSERT ROW needs the source (${source.fields.length} columns) and target (${target.fields.length} columns) to have the same number of columns`,
+          );
         }
         target.fields.forEach((field, position) => {
           inserted[field.name] = coerce(row[source.fields[position]!.name] ?? null, field, 'INSERT ROW');
@@ -1845,7 +2069,8 @@ function runMerge(statement: MergeStatement, target: Table, source: Table, param
           inserted[column] = coerce(evaluate((clause.action as { values: Expr[] }).values[position]!, context), fieldOf(column), 'INSERT');
         });
       }
-      for (const field of target.fields) if (field.mode === 'REQUIRED' && inserted[field.name] === null) throw invalidQuery(`Required field ${field.name} cannot be NULL`);
+      for (const field of target.fields)
+        if (field.mode === 'REQUIRED' && inserted[field.name] === null) throw invalidQuery(`Required field ${field.name} cannot be NULL`);
       kept.push(inserted);
       stats.inserted += 1;
     });
@@ -1877,7 +2102,8 @@ const jsonBody = async (req: IncomingMessage): Promise<Json> => {
 };
 
 /** Rows in BigQuery's `{f: [{v}]}` form. */
-const wireRows = (rows: Row[], fields: Field[], int64Timestamps: boolean) => rows.map((row) => ({ f: fields.map((field) => ({ v: wireOf(row[field.name] ?? null, int64Timestamps) })) }));
+const wireRows = (rows: Row[], fields: Field[], int64Timestamps: boolean) =>
+  rows.map((row) => ({ f: fields.map((field) => ({ v: wireOf(row[field.name] ?? null, int64Timestamps) })) }));
 
 /** A page of rows: `pageToken` is the next offset, `startIndex` a starting row. */
 function pageOf<T>(rows: T[], url: URL, bodyMax?: unknown): { page: T[]; pageToken?: string } {
@@ -1889,7 +2115,8 @@ function pageOf<T>(rows: T[], url: URL, bodyMax?: unknown): { page: T[]; pageTok
 }
 
 const int64TimestampsOf = (url: URL, body?: Json) =>
-  url.searchParams.get('formatOptions.useInt64Timestamp') === 'true' || (body?.formatOptions as Json | undefined)?.useInt64Timestamp === true;
+  url.searchParams.get('formatOptions.useInt64Timestamp') === 'true' ||
+  (body?.formatOptions as Json | undefined)?.useInt64Timestamp === true;
 
 /** A failed job's error as the API answers jobs.query and getQueryResults of it: 400 with the job's reason. */
 const jobError = (job: Job) => {
@@ -1909,9 +2136,24 @@ function queryResponse(job: Job, url: URL, body?: Json) {
     jobComplete: true,
     cacheHit: false,
     totalBytesProcessed: String(job.statistics.totalBytesProcessed ?? '0'),
-    ...(result ? { schema: { fields: result.fields }, totalRows: String(rows.length), rows: wireRows(page, result.fields, int64TimestampsOf(url, body)) } : { totalRows: '0' }),
+    ...(result
+      ? {
+          schema: { fields: result.fields },
+          totalRows: String(rows.length),
+          rows: wireRows(page, result.fields, int64TimestampsOf(url, body)),
+        }
+      : { totalRows: '0' }),
     ...(pageToken ? { pageToken } : {}),
-    ...(job.dml ? { numDmlAffectedRows: String(job.dml.inserted + job.dml.updated + job.dml.deleted), dmlStats: { insertedRowCount: String(job.dml.inserted), updatedRowCount: String(job.dml.updated), deletedRowCount: String(job.dml.deleted) } } : {}),
+    ...(job.dml
+      ? {
+          numDmlAffectedRows: String(job.dml.inserted + job.dml.updated + job.dml.deleted),
+          dmlStats: {
+            insertedRowCount: String(job.dml.inserted),
+            updatedRowCount: String(job.dml.updated),
+            deletedRowCount: String(job.dml.deleted),
+          },
+        }
+      : {}),
   };
 }
 
@@ -1925,8 +2167,11 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       {
         error: {
           code: 401,
-          message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
-          errors: [{ message: 'Invalid Credentials', domain: 'global', reason: 'authError', location: 'Authorization', locationType: 'header' }],
+          message:
+            'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+          errors: [
+            { message: 'Invalid Credentials', domain: 'global', reason: 'authError', location: 'Authorization', locationType: 'header' },
+          ],
           status: 'UNAUTHENTICATED',
         },
       },
@@ -1937,8 +2182,17 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     const reference = (body.jobReference as { jobId?: string; location?: string; projectId?: string } | undefined) ?? {};
     const jobId = reference.jobId ?? `job_${randomUUID().replace(/-/g, '_')}`;
     if (!/^[\w-]{1,1024}$/.test(jobId)) throw invalid(`Invalid job ID "${jobId}".`);
-    if (warehouse.jobs.has(`${projectId}/${jobId}`)) throw new BigQueryError(409, 'duplicate', `Already Exists: Job ${projectId}:${LOCATION}.${jobId}`);
-    return { projectId, jobId, location: reference.location ?? LOCATION, configuration: (body.configuration as Json) ?? {}, creationTime: Date.now(), errors: null, statistics: {} };
+    if (warehouse.jobs.has(`${projectId}/${jobId}`))
+      throw new BigQueryError(409, 'duplicate', `Already Exists: Job ${projectId}:${LOCATION}.${jobId}`);
+    return {
+      projectId,
+      jobId,
+      location: reference.location ?? LOCATION,
+      configuration: (body.configuration as Json) ?? {},
+      creationTime: Date.now(),
+      errors: null,
+      statistics: {},
+    };
   }
 
   /**
@@ -1955,7 +2209,9 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     job.statementType = prepared.statementType;
     let billed = 0;
     if (!dryRun && limit !== null && needed > limit) {
-      job.errors = [{ reason: 'bytesBilledLimitExceeded', message: `Query exceeded limit for bytes billed: ${limit}. ${needed} or higher required.` }];
+      job.errors = [
+        { reason: 'bytesBilledLimitExceeded', message: `Query exceeded limit for bytes billed: ${limit}. ${needed} or higher required.` },
+      ];
     } else if (!dryRun) {
       const outcome = prepared.run();
       job.result = outcome.result;
@@ -1963,7 +2219,11 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       if (outcome.runtimeError) job.errors = [{ reason: 'invalidQuery', message: outcome.runtimeError, location: 'query' }];
       else billed = needed;
     }
-    const referencedTables = [...new Set(prepared.scans.map((scan) => scan.table))].map(({ projectId, datasetId, tableId }) => ({ projectId, datasetId, tableId }));
+    const referencedTables = [...new Set(prepared.scans.map((scan) => scan.table))].map(({ projectId, datasetId, tableId }) => ({
+      projectId,
+      datasetId,
+      tableId,
+    }));
     const dml = job.dml;
     job.statistics = {
       totalBytesProcessed: String(processed),
@@ -1977,7 +2237,11 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
         ...(dml
           ? {
               numDmlAffectedRows: String(dml.inserted + dml.updated + dml.deleted),
-              dmlStats: { insertedRowCount: String(dml.inserted), updatedRowCount: String(dml.updated), deletedRowCount: String(dml.deleted) },
+              dmlStats: {
+                insertedRowCount: String(dml.inserted),
+                updatedRowCount: String(dml.updated),
+                deletedRowCount: String(dml.deleted),
+              },
             }
           : {}),
       },
@@ -2017,8 +2281,12 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       const body = await jsonBody(req);
       const reference = (body.datasetReference as { datasetId?: string; projectId?: string } | undefined) ?? {};
       const datasetId = String(reference.datasetId ?? '');
-      if (!DATASET_ID.test(datasetId)) throw invalid(`Invalid dataset ID "${datasetId}". Dataset IDs must be alphanumeric (plus underscores) and must be at most 1024 characters long.`);
-      if (reference.projectId && reference.projectId !== projectId) throw invalid(`Dataset project ${reference.projectId} does not match the request's project ${projectId}`);
+      if (!DATASET_ID.test(datasetId))
+        throw invalid(
+          `Invalid dataset ID "${datasetId}". Dataset IDs must be alphanumeric (plus underscores) and must be at most 1024 characters long.`,
+        );
+      if (reference.projectId && reference.projectId !== projectId)
+        throw invalid(`Dataset project ${reference.projectId} does not match the request's project ${projectId}`);
       if (!BIGQUERY_PROJECTS.some((project) => project.id === projectId)) throw notFound(`Project ${projectId}`);
       const key = `${projectId}:${datasetId}`;
       if (warehouse.datasets.has(key)) throw new BigQueryError(409, 'duplicate', `Already Exists: Dataset ${key}`);
@@ -2042,15 +2310,33 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       return json(res, 200, {
         kind: 'bigquery#datasetList',
         etag: 'sandbox',
-        datasets: list.map((owner) => ({ kind: 'bigquery#dataset', id: `${projectId}:${owner.datasetId}`, datasetReference: { projectId, datasetId: owner.datasetId }, location: owner.location })),
+        datasets: list.map((owner) => ({
+          kind: 'bigquery#dataset',
+          id: `${projectId}:${owner.datasetId}`,
+          datasetReference: { projectId, datasetId: owner.datasetId },
+          location: owner.location,
+        })),
       });
     }
-    if ((match = /^\/datasets\/([^/]+)$/.exec(rest)) && method === 'GET') return json(res, 200, datasetResource(store, warehouse.dataset(projectId, decodeURIComponent(match[1]!))));
+    if ((match = /^\/datasets\/([^/]+)$/.exec(rest)) && method === 'GET')
+      return json(res, 200, datasetResource(store, warehouse.dataset(projectId, decodeURIComponent(match[1]!))));
     if ((match = /^\/datasets\/([^/]+)\/tables$/.exec(rest))) {
       const owner = warehouse.dataset(projectId, decodeURIComponent(match[1]!));
       if (method === 'GET') {
-        const tables = warehouse.liveTables().filter((candidate) => candidate.projectId === projectId && candidate.datasetId === owner.datasetId);
-        return json(res, 200, { kind: 'bigquery#tableList', etag: 'sandbox', totalItems: tables.length, tables: tables.map((found) => ({ kind: 'bigquery#table', id: `${projectId}:${owner.datasetId}.${found.tableId}`, tableReference: { projectId, datasetId: owner.datasetId, tableId: found.tableId }, type: 'TABLE' })) });
+        const tables = warehouse
+          .liveTables()
+          .filter((candidate) => candidate.projectId === projectId && candidate.datasetId === owner.datasetId);
+        return json(res, 200, {
+          kind: 'bigquery#tableList',
+          etag: 'sandbox',
+          totalItems: tables.length,
+          tables: tables.map((found) => ({
+            kind: 'bigquery#table',
+            id: `${projectId}:${owner.datasetId}.${found.tableId}`,
+            tableReference: { projectId, datasetId: owner.datasetId, tableId: found.tableId },
+            type: 'TABLE',
+          })),
+        });
       }
       if (method === 'POST') {
         const body = await jsonBody(req);
@@ -2126,7 +2412,11 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
           ...(statistics.schema ? { schema: statistics.schema } : {}),
         });
       }
-      return json(res, 200, { ...queryResponse(job, url, body), kind: 'bigquery#queryResponse', totalBytesBilled: statistics.totalBytesBilled });
+      return json(res, 200, {
+        ...queryResponse(job, url, body),
+        kind: 'bigquery#queryResponse',
+        totalBytesBilled: statistics.totalBytesBilled,
+      });
     }
     if ((match = /^\/queries\/([^/]+)$/.exec(rest)) && method === 'GET') {
       const job = warehouse.jobs.get(`${projectId}/${decodeURIComponent(match[1]!)}`);
@@ -2155,7 +2445,15 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     job.configuration = { ...job.configuration, jobType: 'LOAD' };
     const outcome = runLoad(warehouse, projectId, load, data);
     job.errors = outcome.errors;
-    job.statistics = { load: { inputFiles: '1', inputFileBytes: String(Buffer.byteLength(data)), outputRows: String(outcome.outputRows), outputBytes: '0', badRecords: outcome.errors ? '1' : '0' } };
+    job.statistics = {
+      load: {
+        inputFiles: '1',
+        inputFileBytes: String(Buffer.byteLength(data)),
+        outputRows: String(outcome.outputRows),
+        outputBytes: '0',
+        badRecords: outcome.errors ? '1' : '0',
+      },
+    };
     warehouse.jobs.set(`${projectId}/${job.jobId}`, job);
     return json(res, 200, jobResource(store, job));
   }
@@ -2177,7 +2475,8 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     jobs: () => warehouse.log.map((entry) => ({ ...entry })),
     createTable(projectId, datasetId, tableId, fields) {
       const owner = warehouse.ensureDataset(projectId, datasetId);
-      if (owner.tables.has(tableId)) throw new BigQueryError(409, 'duplicate', `Already Exists: Table ${projectId}:${datasetId}.${tableId}`);
+      if (owner.tables.has(tableId))
+        throw new BigQueryError(409, 'duplicate', `Already Exists: Table ${projectId}:${datasetId}.${tableId}`);
       owner.tables.set(tableId, newTable(projectId, datasetId, tableId, { schema: { fields } }));
     },
     insertRows(projectId, datasetId, tableId, rows) {
@@ -2195,7 +2494,9 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
         const rows = found.rows.slice(-200).reverse();
         return `<h3><code>${escapeHtml(`${found.projectId}.${found.datasetId}.${found.tableId}`)}</code> — ${found.rows.length} rows${found.timePartitioning ? `, partitioned by ${escapeHtml(found.timePartitioning.field ?? '_PARTITIONTIME')}` : ''}${found.clustering ? `, clustered by ${escapeHtml(found.clustering.fields.join(', '))}` : ''}</h3>
 <table><tr>${found.fields.map((field) => `<th>${escapeHtml(field.name)}</th>`).join('')}</tr>${rows
-          .map((row) => `<tr>${found.fields.map((field) => `<td>${escapeHtml(plainOf(row[field.name] ?? null) ?? '')}</td>`).join('')}</tr>`)
+          .map(
+            (row) => `<tr>${found.fields.map((field) => `<td>${escapeHtml(plainOf(row[field.name] ?? null) ?? '')}</td>`).join('')}</tr>`,
+          )
           .join('')}</table>`;
       })
       .join('');
@@ -2209,7 +2510,8 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       try {
         let match: RegExpExecArray | null;
         if ((match = UPLOAD.exec(url.pathname))) return await upload(req, res, url, decodeURIComponent(match[1]!));
-        if ((match = API.exec(url.pathname))) return await api(req, res, url, match[1] === undefined ? undefined : decodeURIComponent(match[1]), match[2] ?? '');
+        if ((match = API.exec(url.pathname)))
+          return await api(req, res, url, match[1] === undefined ? undefined : decodeURIComponent(match[1]), match[2] ?? '');
         throw notFound(url.pathname);
       } catch (error) {
         if (error instanceof BigQueryError) return json(res, error.code, errorBody(error));
@@ -2220,7 +2522,6 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     page,
   };
 }
-
 
 /** The table aliases an expression reads columns of (null for an unqualified column). */
 function aliasesOf(expr: Expr): Set<string | null> {
@@ -2233,7 +2534,13 @@ function aliasesOf(expr: Expr): Set<string | null> {
  * rows it touches, not table × staged rows. Every candidate is still checked against the whole ON.
  * Without such equalities, every source row is a candidate.
  */
-function equalityIndex(on: Expr, targetAlias: string, sourceAlias: string, sourceRows: Row[], scopeOf: (target: Row | null, source: Row | null) => Scope): (targetRow: Row) => number[] {
+function equalityIndex(
+  on: Expr,
+  targetAlias: string,
+  sourceAlias: string,
+  sourceRows: Row[],
+  scopeOf: (target: Row | null, source: Row | null) => Scope,
+): (targetRow: Row) => number[] {
   const pairs: Array<{ target: Expr; source: Expr }> = [];
   const only = (expr: Expr, alias: string) => {
     const aliases = aliasesOf(expr);

@@ -49,7 +49,13 @@ export function createConversionLedger() {
    * duplicate keeps the first copy, or with `keep: 'latest'` the newest (Mixpanel shows the latest
    * ingested copy of an event).
    */
-  function record(platform: ConversionPlatform, key: string, target: string, event: Record<string, unknown>, keep: 'first' | 'latest' = 'first'): boolean {
+  function record(
+    platform: ConversionPlatform,
+    key: string,
+    target: string,
+    event: Record<string, unknown>,
+    keep: 'first' | 'latest' = 'first',
+  ): boolean {
     const id = `${platform}|${key}`;
     const existing = received.get(id);
     if (existing && Date.now() - existing.receivedAt < DEDUP_WINDOW_MS) {
@@ -82,7 +88,11 @@ export function createConversionLedger() {
   }
 
   function fail(platform: ConversionPlatform, failure: { status?: Failure['status']; seconds?: number; rate?: number }) {
-    failures.set(platform, { status: failure.status ?? 500, until: Date.now() + (failure.seconds ?? 30) * 1000, rate: Math.min(1, Math.max(0, failure.rate ?? 1)) });
+    failures.set(platform, {
+      status: failure.status ?? 500,
+      until: Date.now() + (failure.seconds ?? 30) * 1000,
+      rate: Math.min(1, Math.max(0, failure.rate ?? 1)),
+    });
   }
 
   function list(platform?: ConversionPlatform): ReceivedConversion[] {
@@ -113,21 +123,53 @@ export function answerFailure(res: ServerResponse, platform: ConversionPlatform,
     // Mixpanel documents no Retry-After: clients back off on their own (2 s doubling to 60 s).
     const body =
       status === 429
-        ? { code: 429, error: 'Project exceeded rate limits. Please retry the request with exponential backoff.', status: 'Too Many Requests' }
-        : { code: status, error: status === 503 ? 'Service Unavailable' : 'Internal Server Error', status: status === 503 ? 'Service Unavailable' : 'Internal Server Error' };
+        ? {
+            code: 429,
+            error: 'Project exceeded rate limits. Please retry the request with exponential backoff.',
+            status: 'Too Many Requests',
+          }
+        : {
+            code: status,
+            error: status === 503 ? 'Service Unavailable' : 'Internal Server Error',
+            status: status === 503 ? 'Service Unavailable' : 'Internal Server Error',
+          };
     return json(res, status, body);
   }
   const headers: Record<string, string> = status === 429 ? { 'Retry-After': '1' } : {};
   if (platform === 'meta') {
     const body =
       status === 429
-        ? { error: { message: '(#80003) There have been too many calls to this ad-account.', type: 'OAuthException', code: 80003, fbtrace_id: 'Asandbox' } }
+        ? {
+            error: {
+              message: '(#80003) There have been too many calls to this ad-account.',
+              type: 'OAuthException',
+              code: 80003,
+              fbtrace_id: 'Asandbox',
+            },
+          }
         : { error: { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, fbtrace_id: 'Asandbox' } };
     return json(res, status === 429 ? 400 : 500, body, headers);
   }
   if (platform === 'google') {
-    const rpc = status === 429 ? { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' } : { code: status, message: 'Internal error encountered.', status: status === 503 ? 'UNAVAILABLE' : 'INTERNAL' };
+    const rpc =
+      status === 429
+        ? { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' }
+        : { code: status, message: 'Internal error encountered.', status: status === 503 ? 'UNAVAILABLE' : 'INTERNAL' };
     return json(res, status, { error: rpc }, headers);
   }
-  return json(res, status, { TrackingId: 'sandbox', Errors: [{ Code: status === 429 ? 117 : 0, ErrorCode: status === 429 ? 'CallRateExceeded' : 'InternalError', Message: status === 429 ? 'You have exceeded the number of calls allowed.' : 'An internal error has occurred.' }] }, headers);
+  return json(
+    res,
+    status,
+    {
+      TrackingId: 'sandbox',
+      Errors: [
+        {
+          Code: status === 429 ? 117 : 0,
+          ErrorCode: status === 429 ? 'CallRateExceeded' : 'InternalError',
+          Message: status === 429 ? 'You have exceeded the number of calls allowed.' : 'An internal error has occurred.',
+        },
+      ],
+    },
+    headers,
+  );
 }

@@ -137,7 +137,10 @@ function readMessage(type: Type, value: unknown, where: string, violations: Fiel
   for (const [key, raw] of Object.entries(value)) {
     const field = type.fields[key] ?? byJsonName.get(key);
     if (!field) {
-      violations.push({ ...(where ? { field: where } : {}), description: `Invalid JSON payload received. Unknown name "${key}"${at(where)}: Cannot find field.` });
+      violations.push({
+        ...(where ? { field: where } : {}),
+        description: `Invalid JSON payload received. Unknown name "${key}"${at(where)}: Cannot find field.`,
+      });
       continue;
     }
     if (raw === null) continue;
@@ -145,7 +148,10 @@ function readMessage(type: Type, value: unknown, where: string, violations: Fiel
     if (oneof && !field.options?.proto3_optional) {
       const already = oneofSet.get(oneof.name);
       if (already) {
-        violations.push({ field: where, description: `Invalid JSON payload received. Oneof field '${oneof.name}' is already set. Cannot set '${key}'` });
+        violations.push({
+          field: where,
+          description: `Invalid JSON payload received. Oneof field '${oneof.name}' is already set. Cannot set '${key}'`,
+        });
         continue;
       }
       oneofSet.set(oneof.name, key);
@@ -153,7 +159,10 @@ function readMessage(type: Type, value: unknown, where: string, violations: Fiel
     const fieldWhere = join(where, field.name);
     if (field.repeated) {
       if (!Array.isArray(raw)) {
-        violations.push({ field: fieldWhere, description: `Invalid value${at(fieldWhere)} (${fieldTypeName(field)}), ${JSON.stringify(raw)}: Starting an object on a repeated field.` });
+        violations.push({
+          field: fieldWhere,
+          description: `Invalid value${at(fieldWhere)} (${fieldTypeName(field)}), ${JSON.stringify(raw)}: Starting an object on a repeated field.`,
+        });
         continue;
       }
       message[field.name] = raw.map((item, index) => readValue(field, item, `${fieldWhere}[${index}]`, violations));
@@ -161,7 +170,10 @@ function readMessage(type: Type, value: unknown, where: string, violations: Fiel
       violations.push({ field: fieldWhere, description: `The sandbox does not read map fields (${fieldWhere}).` });
     } else {
       if (Array.isArray(raw)) {
-        violations.push({ field: fieldWhere, description: `Invalid JSON payload received. Proto field is not repeating, cannot start list.${at(fieldWhere)}` });
+        violations.push({
+          field: fieldWhere,
+          description: `Invalid JSON payload received. Proto field is not repeating, cannot start list.${at(fieldWhere)}`,
+        });
         continue;
       }
       message[field.name] = readValue(field, raw, fieldWhere, violations);
@@ -189,7 +201,9 @@ function readValue(field: Field, raw: unknown, where: string, violations: FieldV
   if (resolved instanceof Type) {
     const name = resolved.fullName;
     if (name === '.google.protobuf.Timestamp') {
-      return typeof raw === 'string' && RFC3339.test(raw) && !Number.isNaN(Date.parse(raw)) ? raw : invalid(`: Field '${field.name}', Invalid time format: Failed to parse input`);
+      return typeof raw === 'string' && RFC3339.test(raw) && !Number.isNaN(Date.parse(raw))
+        ? raw
+        : invalid(`: Field '${field.name}', Invalid time format: Failed to parse input`);
     }
     if (name === '.google.protobuf.Duration') return typeof raw === 'string' && /^-?\d+(\.\d{1,9})?s$/.test(raw) ? raw : invalid();
     if (name.startsWith('.google.protobuf.')) return raw;
@@ -206,7 +220,12 @@ const behaviours = (field: Field): string[] => {
 
 /** Unset as proto3 sees it: absent or the default (an enum's zero value is its *_UNSPECIFIED name). */
 const isUnset = (value: unknown, isEnum = false) =>
-  value === undefined || value === '' || value === 0 || value === false || (Array.isArray(value) && value.length === 0) || (isEnum && typeof value === 'string' && /_UNSPECIFIED$/.test(value));
+  value === undefined ||
+  value === '' ||
+  value === 0 ||
+  value === false ||
+  (Array.isArray(value) && value.length === 0) ||
+  (isEnum && typeof value === 'string' && /_UNSPECIFIED$/.test(value));
 
 /** Fields marked `(google.api.field_behavior) = REQUIRED` that a read message leaves unset, anywhere in it. */
 export function missingRequired(type: Type, message: Json, where = ''): FieldViolation[] {
@@ -238,7 +257,10 @@ function rpcError(res: ServerResponse, code: number, status: string, message: st
 /** A 400 of Google's front end: the JSON does not fit the request message. */
 function malformed(res: ServerResponse, violations: FieldViolation[]) {
   return rpcError(res, 400, 'INVALID_ARGUMENT', violations[0]!.description, [
-    { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations.map(({ field, description }) => ({ ...(field ? { field } : {}), description })) },
+    {
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      fieldViolations: violations.map(({ field, description }) => ({ ...(field ? { field } : {}), description })),
+    },
   ]);
 }
 
@@ -247,7 +269,12 @@ function refused(res: ServerResponse, violations: FieldViolation[]) {
   const requestId = randomUUID();
   const reasons = new Set(violations.map((violation) => violation.reason));
   return rpcError(res, 400, 'INVALID_ARGUMENT', 'There was a problem with the request.', [
-    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: reasons.size === 1 ? [...reasons][0] : 'INVALID_ARGUMENT', domain: DOMAIN, metadata: { requestId } },
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: reasons.size === 1 ? [...reasons][0] : 'INVALID_ARGUMENT',
+      domain: DOMAIN,
+      metadata: { requestId },
+    },
     { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId },
     { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations },
   ]);
@@ -260,17 +287,29 @@ function permissionDenied(res: ServerResponse, field: string) {
     { '@type': 'type.googleapis.com/google.rpc.RequestInfo', requestId },
     {
       '@type': 'type.googleapis.com/google.rpc.BadRequest',
-      fieldViolations: [{ field, description: 'The user does not have permission or the resource is not found.', reason: 'PERMISSION_DENIED' }],
+      fieldViolations: [
+        { field, description: 'The user does not have permission or the resource is not found.', reason: 'PERMISSION_DENIED' },
+      ],
     },
   ]);
 }
 
 const unauthenticated = (res: ServerResponse) =>
-  rpcError(res, 401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+  rpcError(
+    res,
+    401,
+    'UNAUTHENTICATED',
+    'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+  );
 
 const scopeInsufficient = (res: ServerResponse) =>
   rpcError(res, 403, 'PERMISSION_DENIED', 'Request had insufficient authentication scopes.', [
-    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT', domain: 'googleapis.com', metadata: { service: DOMAIN, method: `${PACKAGE}.IngestionService.IngestEvents` } },
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'ACCESS_TOKEN_SCOPE_INSUFFICIENT',
+      domain: 'googleapis.com',
+      metadata: { service: DOMAIN, method: `${PACKAGE}.IngestionService.IngestEvents` },
+    },
   ]);
 
 // --- What Data Manager refuses -------------------------------------------------------------------
@@ -281,8 +320,11 @@ const GOOGLE_ADS_ID = /^\d{10}$/;
 function hashViolation(value: unknown, encoding: unknown, field: string): FieldViolation | null {
   const text = typeof value === 'string' ? value : '';
   if (encoding === 'BASE64') {
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return { field, description: 'The base64 encoded value is malformed.', reason: 'INVALID_BASE64_ENCODING' };
-    return Buffer.from(text, 'base64').length === 32 ? null : { field, description: 'The SHA256 encoded value is malformed.', reason: 'INVALID_SHA256_FORMAT' };
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0)
+      return { field, description: 'The base64 encoded value is malformed.', reason: 'INVALID_BASE64_ENCODING' };
+    return Buffer.from(text, 'base64').length === 32
+      ? null
+      : { field, description: 'The SHA256 encoded value is malformed.', reason: 'INVALID_SHA256_FORMAT' };
   }
   if (!/^[0-9a-fA-F]*$/.test(text)) return { field, description: 'The HEX encoded value is malformed.', reason: 'INVALID_HEX_ENCODING' };
   return text.length === 64 ? null : { field, description: 'The SHA256 encoded value is malformed.', reason: 'INVALID_SHA256_FORMAT' };
@@ -293,7 +335,12 @@ const accountType = (account: Json | undefined) => account?.account_type ?? (acc
 /** The destinations' own rules (before access is checked): Google Ads accounts, their ids, unique references. */
 function destinationViolations(destinations: Json[]): FieldViolation[] {
   const violations: FieldViolation[] = [];
-  if (destinations.length > MAX_DESTINATIONS) violations.push({ field: 'destinations', description: `Maximum number of destinations allowed per request is ${MAX_DESTINATIONS}.`, reason: 'TOO_MANY_DESTINATIONS' });
+  if (destinations.length > MAX_DESTINATIONS)
+    violations.push({
+      field: 'destinations',
+      description: `Maximum number of destinations allowed per request is ${MAX_DESTINATIONS}.`,
+      reason: 'TOO_MANY_DESTINATIONS',
+    });
   const references = new Set<string>();
   destinations.forEach((destination, index) => {
     for (const role of ['operating_account', 'login_account'] as const) {
@@ -301,14 +348,27 @@ function destinationViolations(destinations: Json[]): FieldViolation[] {
       if (!account) continue;
       const where = `destinations[${index}].${role}`;
       if (accountType(account) !== 'GOOGLE_ADS') {
-        violations.push({ field: `${where}.account_type`, description: 'The sandbox plays Google Ads destinations only: set accountType to GOOGLE_ADS.', reason: 'INVALID_DESTINATION' });
+        violations.push({
+          field: `${where}.account_type`,
+          description: 'The sandbox plays Google Ads destinations only: set accountType to GOOGLE_ADS.',
+          reason: 'INVALID_DESTINATION',
+        });
       } else if (!GOOGLE_ADS_ID.test(String(account.account_id ?? ''))) {
-        violations.push({ field: `${where}.account_id`, description: 'A Google Ads account id is 10 digits without dashes.', reason: 'INVALID_FORMAT' });
+        violations.push({
+          field: `${where}.account_id`,
+          description: 'A Google Ads account id is 10 digits without dashes.',
+          reason: 'INVALID_FORMAT',
+        });
       }
     }
     const reference = destination.reference as string | undefined;
     if (reference) {
-      if (references.has(reference)) violations.push({ field: `destinations[${index}].reference`, description: 'Destination reference is duplicated.', reason: 'DUPLICATE_DESTINATION_REFERENCE' });
+      if (references.has(reference))
+        violations.push({
+          field: `destinations[${index}].reference`,
+          description: 'Destination reference is duplicated.',
+          reason: 'DUPLICATE_DESTINATION_REFERENCE',
+        });
       references.add(reference);
     }
   });
@@ -321,22 +381,37 @@ function eventViolations(event: Json, index: number, request: Json, references: 
   const where = `events[${index}]`;
   const push = (field: string, description: string, reason: string) => violations.push({ field: join(where, field), description, reason });
   for (const reference of (event.destination_references as string[] | undefined) ?? []) {
-    if (!references.has(reference)) push('destination_references', `No destination has the reference "${reference}".`, 'INVALID_DESTINATION');
+    if (!references.has(reference))
+      push('destination_references', `No destination has the reference "${reference}".`, 'INVALID_DESTINATION');
   }
   // Google dedups a conversion action's conversions on it; the sandbox's ledger needs it as the key.
   if (!event.transaction_id) push('transaction_id', 'Required field is missing.', 'REQUIRED_FIELD_MISSING');
   const timestamp = typeof event.event_timestamp === 'string' ? Date.parse(event.event_timestamp) : NaN;
   if (!Number.isNaN(timestamp) && (timestamp > now + 1000 || timestamp < now - MAX_AGE_MS)) {
-    push('event_timestamp', 'Event did not occur within the acceptable time window: at most 90 days ago, and not in the future.', 'EVENT_TIME_INVALID');
+    push(
+      'event_timestamp',
+      'Event did not occur within the acceptable time window: at most 90 days ago, and not in the future.',
+      'EVENT_TIME_INVALID',
+    );
   }
   // Required for offline conversions and enhanced conversions for leads (release notes v1.2).
-  if (isUnset(event.event_source, true)) push('event_source', 'Required field is missing: the event source of an offline conversion.', 'REQUIRED_FIELD_MISSING');
+  if (isUnset(event.event_source, true))
+    push('event_source', 'Required field is missing: the event source of an offline conversion.', 'REQUIRED_FIELD_MISSING');
   const ads = (event.ad_identifiers as Json | undefined) ?? {};
   const identifiers = ((event.user_data as Json | undefined)?.user_identifiers as Json[] | undefined) ?? [];
   if (!ads.gclid && !ads.gbraid && !ads.wbraid && identifiers.length === 0) {
-    violations.push({ field: where, description: 'No identifiers provided: give a gclid, gbraid or wbraid, or user identifiers.', reason: 'NO_IDENTIFIERS_PROVIDED' });
+    violations.push({
+      field: where,
+      description: 'No identifiers provided: give a gclid, gbraid or wbraid, or user identifiers.',
+      reason: 'NO_IDENTIFIERS_PROVIDED',
+    });
   }
-  if (identifiers.length > MAX_USER_IDENTIFIERS) push('user_data.user_identifiers', `Maximum number of user identifiers allowed is ${MAX_USER_IDENTIFIERS}.`, 'TOO_MANY_USER_IDENTIFIERS');
+  if (identifiers.length > MAX_USER_IDENTIFIERS)
+    push(
+      'user_data.user_identifiers',
+      `Maximum number of user identifiers allowed is ${MAX_USER_IDENTIFIERS}.`,
+      'TOO_MANY_USER_IDENTIFIERS',
+    );
   const hashed = (value: unknown, field: string) => {
     const problem = hashViolation(value, request.encoding, field);
     if (problem) violations.push(problem);
@@ -351,13 +426,24 @@ function eventViolations(event: Json, index: number, request: Json, references: 
       if (address.given_name) hashed(address.given_name, `${field}.address.given_name`);
       if (address.family_name) hashed(address.family_name, `${field}.address.family_name`);
       if (address.region_code && !/^[A-Z]{2}$/.test(String(address.region_code))) {
-        violations.push({ field: `${field}.address.region_code`, description: 'Region code is not valid: two letters of ISO 3166-1.', reason: 'INVALID_REGION_CODE' });
+        violations.push({
+          field: `${field}.address.region_code`,
+          description: 'Region code is not valid: two letters of ISO 3166-1.',
+          reason: 'INVALID_REGION_CODE',
+        });
       }
-    } else violations.push({ field, description: 'Required field is missing: exactly one of email_address, phone_number or address.', reason: 'REQUIRED_FIELD_MISSING' });
+    } else
+      violations.push({
+        field,
+        description: 'Required field is missing: exactly one of email_address, phone_number or address.',
+        reason: 'REQUIRED_FIELD_MISSING',
+      });
   });
-  if (event.currency !== undefined && !/^[A-Z]{3}$/.test(String(event.currency))) push('currency', 'The currency code is not supported.', 'INVALID_CURRENCY_CODE');
+  if (event.currency !== undefined && !/^[A-Z]{3}$/.test(String(event.currency)))
+    push('currency', 'The currency code is not supported.', 'INVALID_CURRENCY_CODE');
   const value = event.conversion_value;
-  if (typeof value === 'number' && (!Number.isFinite(value) || value < 0)) push('conversion_value', 'Invalid number format: a conversion value is a finite, non-negative number.', 'INVALID_NUMBER_FORMAT');
+  if (typeof value === 'number' && (!Number.isFinite(value) || value < 0))
+    push('conversion_value', 'Invalid number format: a conversion value is a finite, non-negative number.', 'INVALID_NUMBER_FORMAT');
   return violations;
 }
 
@@ -385,7 +471,12 @@ export async function ingestEvents(req: IncomingMessage, res: ServerResponse, ur
   const destinations = (request.destinations as Json[] | undefined) ?? [];
   const events = (request.events as Json[] | undefined) ?? [];
   const rules = [...missingRequired(requestType, request), ...destinationViolations(destinations)];
-  if (events.length > MAX_EVENTS) rules.push({ field: 'events', description: `At most ${MAX_EVENTS} events can be sent in a single request.`, reason: 'TOO_MANY_EVENTS' });
+  if (events.length > MAX_EVENTS)
+    rules.push({
+      field: 'events',
+      description: `At most ${MAX_EVENTS} events can be sent in a single request.`,
+      reason: 'TOO_MANY_EVENTS',
+    });
   if (rules.length > 0) return refused(res, rules);
 
   // The login must operate every destination: itself, or through the manager named as loginAccount.
@@ -398,13 +489,31 @@ export async function ingestEvents(req: IncomingMessage, res: ServerResponse, ur
   destinations.forEach((destination, index) => {
     const operating = String((destination.operating_account as Json).account_id);
     if (!world.hasEnabledConversionAction(operating, String(destination.product_destination_id))) {
-      checks.push({ field: `destinations[${index}].product_destination_id`, description: 'Conversion action ID is not valid.', reason: 'INVALID_CONVERSION_ACTION_ID' });
+      checks.push({
+        field: `destinations[${index}].product_destination_id`,
+        description: 'Conversion action ID is not valid.',
+        reason: 'INVALID_CONVERSION_ACTION_ID',
+      });
     }
   });
-  if (request.encryption_info) checks.push({ field: 'encryption_info', description: 'The sandbox does not decrypt user data: send it hashed only.', reason: 'INVALID_ARGUMENT' });
+  if (request.encryption_info)
+    checks.push({
+      field: 'encryption_info',
+      description: 'The sandbox does not decrypt user data: send it hashed only.',
+      reason: 'INVALID_ARGUMENT',
+    });
   const hasUserData = events.some((event) => ((event.user_data as Json | undefined)?.user_identifiers as unknown[] | undefined)?.length);
-  if (hasUserData && isUnset(request.encoding, true)) checks.push({ field: 'encoding', description: 'Required field is missing: the encoding of hashed user identifiers.', reason: 'REQUIRED_FIELD_MISSING' });
-  const references = new Set(destinations.map((destination) => destination.reference as string | undefined).filter((reference): reference is string => Boolean(reference)));
+  if (hasUserData && isUnset(request.encoding, true))
+    checks.push({
+      field: 'encoding',
+      description: 'Required field is missing: the encoding of hashed user identifiers.',
+      reason: 'REQUIRED_FIELD_MISSING',
+    });
+  const references = new Set(
+    destinations
+      .map((destination) => destination.reference as string | undefined)
+      .filter((reference): reference is string => Boolean(reference)),
+  );
   const now = Date.now();
   events.forEach((event, index) => checks.push(...eventViolations(event, index, request, references, now)));
   if (checks.length > 0) return refused(res, checks);

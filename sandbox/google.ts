@@ -21,7 +21,13 @@ export const GOOGLE_CLIENT = { id: 'sandbox-google-client.apps.googleusercontent
 /** The sandbox's world: one marketer with a manager account, its clients, and their conversion targets. */
 const GOOGLE_USER = { sub: '109876543210', email: 'sandbox.marketer@example.com', name: 'Sandbox Marketer' };
 const GOOGLE_CUSTOMERS: Record<string, { name: string; manager: boolean; currency: string; timeZone: string; clients?: string[] }> = {
-  '1112223334': { name: 'Sandbox Agency (manager)', manager: true, currency: 'USD', timeZone: 'America/New_York', clients: ['1234567890', '2345678901'] },
+  '1112223334': {
+    name: 'Sandbox Agency (manager)',
+    manager: true,
+    currency: 'USD',
+    timeZone: 'America/New_York',
+    clients: ['1234567890', '2345678901'],
+  },
   '5556667778': { name: 'Sandbox Direct Store', manager: false, currency: 'EUR', timeZone: 'Europe/Berlin' },
   '1234567890': { name: 'Acme Shoes', manager: false, currency: 'USD', timeZone: 'America/New_York' },
   '2345678901': { name: 'Acme Outlet', manager: false, currency: 'USD', timeZone: 'America/Los_Angeles' },
@@ -70,7 +76,11 @@ const GAQL_FIELDS: Record<string, { resources: readonly StreamResource[]; path: 
   'metrics.clicks': { resources: ANY_RESOURCE, path: ['metrics', 'clicks'], value: (row) => int64(row.facts.clicks) },
   'metrics.cost_micros': { resources: ANY_RESOURCE, path: ['metrics', 'costMicros'], value: (row) => int64(row.facts.spendMicros) },
   'metrics.conversions': { resources: ANY_RESOURCE, path: ['metrics', 'conversions'], value: (row) => double(row.facts.conversions) },
-  'metrics.conversions_value': { resources: ANY_RESOURCE, path: ['metrics', 'conversionsValue'], value: (row) => double(row.facts.valueMicros / 1_000_000) },
+  'metrics.conversions_value': {
+    resources: ANY_RESOURCE,
+    path: ['metrics', 'conversionsValue'],
+    value: (row) => double(row.facts.valueMicros / 1_000_000),
+  },
 };
 
 /** How many rows REST searchStream puts in one batch of its JSON array. */
@@ -87,20 +97,30 @@ interface QueryRefusal {
   message: string;
 }
 
-const isCalendarDay = (value: string) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
+const isCalendarDay = (value: string) =>
+  !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) === value;
 
 /** A date filter: `segments.date BETWEEN 'YYYY-MM-DD' AND 'YYYY-MM-DD'`, the only condition the sandbox filters on. */
 function dateFilter(where: string): GaqlQuery['range'] | QueryRefusal {
   const between = /^segments\.date BETWEEN (\S+) AND (\S+)$/i.exec(where);
   if (!between) {
-    if (/^segments\.date BETWEEN /i.test(where)) return { queryError: 'EXPECTED_AND', message: 'Expected AND between values with BETWEEN operator.' };
-    return { queryError: 'QUERY_ERROR', message: `The sandbox filters only on segments.date BETWEEN 'YYYY-MM-DD' AND 'YYYY-MM-DD', not: ${where.slice(0, 80)}` };
+    if (/^segments\.date BETWEEN /i.test(where))
+      return { queryError: 'EXPECTED_AND', message: 'Expected AND between values with BETWEEN operator.' };
+    return {
+      queryError: 'QUERY_ERROR',
+      message: `The sandbox filters only on segments.date BETWEEN 'YYYY-MM-DD' AND 'YYYY-MM-DD', not: ${where.slice(0, 80)}`,
+    };
   }
   const [from, to] = [between[1]!, between[2]!].map((value) => /^'(.*)'$/.exec(value)?.[1] ?? null);
   if (from == null || to == null) return { queryError: 'INVALID_STRING_VALUE', message: 'Values of segments.date must be quoted strings.' };
   for (const day of [from, to]) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return { queryError: 'INVALID_DATE_FORMAT', message: `Invalid date format: '${day}'. Expected 'YYYY-MM-DD'.` };
-    if (!isCalendarDay(day)) return { queryError: 'INVALID_VALUE_WITH_BETWEEN_OPERATOR', message: `'${day}' passed to the BETWEEN operator does not parse as a date.` };
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day))
+      return { queryError: 'INVALID_DATE_FORMAT', message: `Invalid date format: '${day}'. Expected 'YYYY-MM-DD'.` };
+    if (!isCalendarDay(day))
+      return {
+        queryError: 'INVALID_VALUE_WITH_BETWEEN_OPERATOR',
+        message: `'${day}' passed to the BETWEEN operator does not parse as a date.`,
+      };
   }
   if (from > to) return { queryError: 'DATE_RANGE_TOO_NARROW', message: `The start date '${from}' is after the end date '${to}'.` };
   return { from, to };
@@ -115,15 +135,25 @@ function parseGaql(text: string): GaqlQuery | QueryRefusal {
   const fields = parts[1]!.split(',').map((field) => field.trim());
   const resource = parts[2]!;
   const unknown = fields.filter((field) => !GAQL_FIELDS[field]);
-  if (unknown.length) return { queryError: 'UNRECOGNIZED_FIELD', message: `Unrecognized fields in the query: ${unknown.map((field) => `'${field}'`).join(', ')}.` };
+  if (unknown.length)
+    return {
+      queryError: 'UNRECOGNIZED_FIELD',
+      message: `Unrecognized fields in the query: ${unknown.map((field) => `'${field}'`).join(', ')}.`,
+    };
   if (!(resource in STREAM_RESOURCES)) {
-    return { queryError: 'BAD_RESOURCE_TYPE_IN_FROM_CLAUSE', message: `The sandbox's searchStream serves FROM campaign, ad_group or ad_group_ad, not '${resource}'.` };
+    return {
+      queryError: 'BAD_RESOURCE_TYPE_IN_FROM_CLAUSE',
+      message: `The sandbox's searchStream serves FROM campaign, ad_group or ad_group_ad, not '${resource}'.`,
+    };
   }
   const from = resource as StreamResource;
   const incompatible = fields.find((field) => !GAQL_FIELDS[field]!.resources.includes(from));
   if (incompatible) {
     const other = incompatible.split('.')[0];
-    return { queryError: 'PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE', message: `Cannot select fields from the following resource: '${other}', since the resource is incompatible with the resource in FROM clause.` };
+    return {
+      queryError: 'PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE',
+      message: `Cannot select fields from the following resource: '${other}', since the resource is incompatible with the resource in FROM clause.`,
+    };
   }
   let range: GaqlQuery['range'] = null;
   if (parts[3]) {
@@ -132,7 +162,10 @@ function parseGaql(text: string): GaqlQuery | QueryRefusal {
     range = filter;
   }
   if (fields.includes('segments.date') && !range) {
-    return { queryError: 'EXPECTED_FILTERS_ON_DATE_RANGE', message: 'A finite date range must be specified in the WHERE clause when segments.date is selected.' };
+    return {
+      queryError: 'EXPECTED_FILTERS_ON_DATE_RANGE',
+      message: 'A finite date range must be specified in the WHERE clause when segments.date is selected.',
+    };
   }
   return { resource: from, fields, range };
 }
@@ -163,7 +196,11 @@ function restRow(row: StreamRow, query: GaqlQuery): Json {
 }
 
 /** RS256 JWT check for the service-account grant (RFC 7523). */
-function verifyAssertion(assertion: string, account: { email: string; publicKey: string }, audience: string): { ok: boolean; error?: string } {
+function verifyAssertion(
+  assertion: string,
+  account: { email: string; publicKey: string },
+  audience: string,
+): { ok: boolean; error?: string } {
   const [header, payload, signature] = assertion.split('.');
   if (!header || !payload || !signature) return { ok: false, error: 'Invalid JWT.' };
   let claims: { iss?: string; aud?: string; exp?: number; iat?: number; scope?: string };
@@ -187,7 +224,10 @@ function verifyAssertion(assertion: string, account: { email: string; publicKey:
 /** Google's part of the sandbox, and the service-account key (for BigQuery) it accepts. */
 export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAccountKey: () => string } {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const serviceAccount = { email: 'signalbridge@acme-warehouse.iam.gserviceaccount.com', publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  const serviceAccount = {
+    email: 'signalbridge@acme-warehouse.iam.gserviceaccount.com',
+    publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
   const serviceAccountKeyOf = () =>
     JSON.stringify({
       type: 'service_account',
@@ -205,9 +245,15 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
       return errorPage(res, GOOGLE, 'invalid_client', 'The OAuth client was not found. (Error 401: invalid_client)');
     }
     if (!store.registered.has(params.get('redirect_uri') ?? '')) {
-      return errorPage(res, GOOGLE, 'redirect_uri_mismatch', 'Error 400: redirect_uri_mismatch. The redirect URI in the request does not match the ones authorized for the OAuth client.');
+      return errorPage(
+        res,
+        GOOGLE,
+        'redirect_uri_mismatch',
+        'Error 400: redirect_uri_mismatch. The redirect URI in the request does not match the ones authorized for the OAuth client.',
+      );
     }
-    if (params.get('response_type') !== 'code') return errorPage(res, GOOGLE, 'invalid_request', 'Required parameter is missing: response_type');
+    if (params.get('response_type') !== 'code')
+      return errorPage(res, GOOGLE, 'invalid_request', 'Required parameter is missing: response_type');
     const scope = params.get('scope') ?? '';
     if (!scope) return errorPage(res, GOOGLE, 'invalid_request', 'Missing required parameter: scope');
     consent(
@@ -221,15 +267,17 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
         state: params.get('state') ?? '',
         offline: String(params.get('access_type') === 'offline'),
       },
-      scope.split(' ').map((item) =>
-        item.endsWith('/adwords')
-          ? 'See, edit, create and delete your Google Ads accounts and data'
-          : item.endsWith('/datamanager')
-            ? 'Send conversion data to your Google products (Data Manager)'
-            : item.endsWith('/bigquery')
-              ? 'View and manage your data in Google BigQuery'
-              : `Share your ${item === 'openid' ? 'identity' : item}`,
-      ),
+      scope
+        .split(' ')
+        .map((item) =>
+          item.endsWith('/adwords')
+            ? 'See, edit, create and delete your Google Ads accounts and data'
+            : item.endsWith('/datamanager')
+              ? 'Send conversion data to your Google products (Data Manager)'
+              : item.endsWith('/bigquery')
+                ? 'View and manage your data in Google BigQuery'
+                : `Share your ${item === 'openid' ? 'identity' : item}`,
+        ),
     );
   }
 
@@ -240,7 +288,11 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (grantType === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
       const checked = verifyAssertion(form.get('assertion') ?? '', serviceAccount, `${store.base}/google/token`);
       if (!checked.ok) return oauthError(400, 'invalid_grant', checked.error!);
-      const accessToken = store.issue({ provider: 'google', scope: 'https://www.googleapis.com/auth/bigquery', offline: false, serviceAccount: true }, null, 3599);
+      const accessToken = store.issue(
+        { provider: 'google', scope: 'https://www.googleapis.com/auth/bigquery', offline: false, serviceAccount: true },
+        null,
+        3599,
+      );
       return json(res, 200, { access_token: accessToken, expires_in: 3599, token_type: 'Bearer' });
     }
     if (form.get('client_id') !== GOOGLE_CLIENT.id || form.get('client_secret') !== GOOGLE_CLIENT.secret) {
@@ -277,7 +329,8 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (!grant && !access) return json(res, 400, { error: 'invalid_token', error_description: 'Token expired or revoked' });
     const refresh = grant ? value : access?.refreshToken;
     if (refresh) store.refreshTokens.delete(refresh);
-    for (const [key, candidate] of store.accessTokens) if (key === value || (refresh && candidate.refreshToken === refresh)) store.accessTokens.delete(key);
+    for (const [key, candidate] of store.accessTokens)
+      if (key === value || (refresh && candidate.refreshToken === refresh)) store.accessTokens.delete(key);
     return json(res, 200, {});
   }
 
@@ -285,7 +338,8 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     json(res, 401, {
       error: {
         code: 401,
-        message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+        message:
+          'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
         status: 'UNAUTHENTICATED',
       },
     });
@@ -315,20 +369,34 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
 
   /** Data Manager knows the same customers: a client is operated through its manager as loginAccount. */
   const dataManagerWorld: DataManagerWorld = {
-    canOperate: (operatingAccountId, loginAccountId) => Boolean(GOOGLE_CUSTOMERS[operatingAccountId]) && adsAccessAllowed(operatingAccountId, loginAccountId),
+    canOperate: (operatingAccountId, loginAccountId) =>
+      Boolean(GOOGLE_CUSTOMERS[operatingAccountId]) && adsAccessAllowed(operatingAccountId, loginAccountId),
     hasEnabledConversionAction: (accountId, conversionActionId) =>
-      !GOOGLE_CUSTOMERS[accountId]?.manager && CONVERSION_ACTIONS.some((action) => action.id === conversionActionId && action.status === 'ENABLED'),
+      !GOOGLE_CUSTOMERS[accountId]?.manager &&
+      CONVERSION_ACTIONS.some((action) => action.id === conversionActionId && action.status === 'ENABLED'),
   };
 
   /** Answers the refusal and returns false unless the caller may act on the customer with the login-customer-id it sent. */
   function adsAccess(req: IncomingMessage, res: ServerResponse, customerId: string): boolean {
     const login = req.headers['login-customer-id'] as string | undefined;
     if (login !== undefined && !/^\d{10}$/.test(login)) {
-      adsFailure(res, 400, 'INVALID_ARGUMENT', { requestError: 'INVALID_LOGIN_CUSTOMER_ID' }, 'login-customer-id must be 10 digits without dashes.');
+      adsFailure(
+        res,
+        400,
+        'INVALID_ARGUMENT',
+        { requestError: 'INVALID_LOGIN_CUSTOMER_ID' },
+        'login-customer-id must be 10 digits without dashes.',
+      );
       return false;
     }
     if (!GOOGLE_CUSTOMERS[customerId] || !adsAccessAllowed(customerId, login)) {
-      adsFailure(res, 403, 'PERMISSION_DENIED', { authorizationError: 'USER_PERMISSION_DENIED' }, "User doesn't have permission to access customer. Note: If you're accessing a client customer, the manager's customer id must be set in the 'login-customer-id' header.");
+      adsFailure(
+        res,
+        403,
+        'PERMISSION_DENIED',
+        { authorizationError: 'USER_PERMISSION_DENIED' },
+        "User doesn't have permission to access customer. Note: If you're accessing a client customer, the manager's customer id must be set in the 'login-customer-id' header.",
+      );
       return false;
     }
     return true;
@@ -347,7 +415,10 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
             : status === 403
               ? ['PERMISSION_DENIED', 'The caller does not have permission', { authorizationError: 'USER_PERMISSION_DENIED' }]
               : ['INTERNAL', 'Internal error encountered.', { internalError: 'INTERNAL_ERROR' }];
-    const quota = status === 429 ? { details: { quotaErrorDetails: { rateScope: 'ACCOUNT', rateName: 'Number of operations for basic access', retryDelay } } } : {};
+    const quota =
+      status === 429
+        ? { details: { quotaErrorDetails: { rateScope: 'ACCOUNT', rateName: 'Number of operations for basic access', retryDelay } } }
+        : {};
     return json(res, status, {
       error: {
         code: status,
@@ -356,7 +427,13 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
         details: [
           {
             '@type': 'type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure',
-            errors: [{ errorCode, message: status === 429 ? `Too many requests. Retry in ${retryDelay.replace('s', '')} seconds.` : message, ...quota }],
+            errors: [
+              {
+                errorCode,
+                message: status === 429 ? `Too many requests. Retry in ${retryDelay.replace('s', '')} seconds.` : message,
+                ...quota,
+              },
+            ],
             requestId: token(''),
           },
           ...(status === 429 ? [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }] : []),
@@ -385,7 +462,13 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     const customer = GOOGLE_CUSTOMERS[customerId]!;
     const metrics = query.fields.some((field) => field.startsWith('metrics.'));
     if (customer.manager && metrics) {
-      return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: 'REQUESTED_METRICS_FOR_MANAGER' }, 'Metrics cannot be requested for a manager account. To retrieve metrics, issue separate requests against each client account under the manager account.');
+      return adsFailure(
+        res,
+        400,
+        'INVALID_ARGUMENT',
+        { queryError: 'REQUESTED_METRICS_FOR_MANAGER' },
+        'Metrics cannot be requested for a manager account. To retrieve metrics, issue separate requests against each client account under the manager account.',
+      );
     }
     const fieldMask = query.fields.map((field) => field.split('.').map(camelCase).join('.')).join(',');
     const requestId = token('');
@@ -453,7 +536,11 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
           level: String(level),
         },
       }));
-      return json(res, 200, { results: rows, fieldMask: 'customerClient.id,customerClient.descriptiveName,customerClient.currencyCode,customerClient.manager,customerClient.level' });
+      return json(res, 200, {
+        results: rows,
+        fieldMask:
+          'customerClient.id,customerClient.descriptiveName,customerClient.currencyCode,customerClient.manager,customerClient.level',
+      });
     }
     if (from === 'conversion_action') {
       if (GOOGLE_CUSTOMERS[customerId]!.manager) return json(res, 200, { results: [], fieldMask: 'conversionAction.id' });
@@ -463,7 +550,13 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
       }));
       return json(res, 200, { results: rows, fieldMask: 'conversionAction.id,conversionAction.name,conversionAction.status' });
     }
-    return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: 'INVALID_RESOURCE_NAME' }, `The sandbox does not serve this query: ${query.slice(0, 80)}`);
+    return adsFailure(
+      res,
+      400,
+      'INVALID_ARGUMENT',
+      { queryError: 'INVALID_RESOURCE_NAME' },
+      `The sandbox does not serve this query: ${query.slice(0, 80)}`,
+    );
   }
 
   async function google(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {

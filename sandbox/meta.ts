@@ -55,7 +55,17 @@ interface GraphFailure {
 const MAX_EVENTS = 1000;
 const MAX_AGE_SECONDS = 7 * 24 * 3600;
 const MAX_AHEAD_SECONDS = 5 * 60;
-const ACTION_SOURCES = ['email', 'website', 'app', 'phone_call', 'chat', 'physical_store', 'system_generated', 'business_messaging', 'other'];
+const ACTION_SOURCES = [
+  'email',
+  'website',
+  'app',
+  'phone_call',
+  'chat',
+  'physical_store',
+  'system_generated',
+  'business_messaging',
+  'other',
+];
 /** Contact information Meta accepts only hashed (SHA-256, lowercase hex); external_id is "hashing recommended" and passes as is. */
 const HASHED_FIELDS = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country'];
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -68,7 +78,8 @@ const parameterError = (path: string, userMessage: string, subcode = 2804019): G
   userMessage: `The parameter ${path} ${userMessage}`,
 });
 
-const isFilled = (value: unknown) => (Array.isArray(value) ? value.some((item) => typeof item === 'string' && item !== '') : typeof value === 'string' && value !== '');
+const isFilled = (value: unknown) =>
+  Array.isArray(value) ? value.some((item) => typeof item === 'string' && item !== '') : typeof value === 'string' && value !== '';
 
 /** Why Meta refuses event `index` of a request, or null; the first problem found, as Meta reports one. */
 function eventProblem(event: unknown, index: number, nowSeconds: number): GraphFailure | null {
@@ -77,7 +88,8 @@ function eventProblem(event: unknown, index: number, nowSeconds: number): GraphF
   const e = event as Json;
   if (typeof e.event_name !== 'string' || e.event_name === '') return parameterError(`${at}['event_name']`, 'is required.');
   if (e.event_time === undefined || e.event_time === null) return parameterError(`${at}['event_time']`, 'is required.');
-  if (typeof e.event_time !== 'number' || !Number.isInteger(e.event_time)) return parameterError(`${at}['event_time']`, 'must be an integer (Unix time in seconds).');
+  if (typeof e.event_time !== 'number' || !Number.isInteger(e.event_time))
+    return parameterError(`${at}['event_time']`, 'must be an integer (Unix time in seconds).');
   if (e.event_time < nowSeconds - MAX_AGE_SECONDS) {
     return {
       code: 100,
@@ -96,11 +108,13 @@ function eventProblem(event: unknown, index: number, nowSeconds: number): GraphF
       userMessage: `The timestamp for this event is in the future. Events must be sent with the time they happened. (event ${index})`,
     };
   }
-  if (e.action_source === undefined || e.action_source === null || e.action_source === '') return parameterError(`${at}['action_source']`, 'is required.');
+  if (e.action_source === undefined || e.action_source === null || e.action_source === '')
+    return parameterError(`${at}['action_source']`, 'is required.');
   if (typeof e.action_source !== 'string' || !ACTION_SOURCES.includes(e.action_source)) {
     return parameterError(`${at}['action_source']`, `must be one of {${ACTION_SOURCES.join(', ')}}.`);
   }
-  if (typeof e.user_data !== 'object' || e.user_data === null || Array.isArray(e.user_data)) return parameterError(`${at}['user_data']`, 'is required.');
+  if (typeof e.user_data !== 'object' || e.user_data === null || Array.isArray(e.user_data))
+    return parameterError(`${at}['user_data']`, 'is required.');
   const user = e.user_data as Json;
   for (const field of HASHED_FIELDS) {
     const value = user[field];
@@ -108,7 +122,10 @@ function eventProblem(event: unknown, index: number, nowSeconds: number): GraphF
     const values = Array.isArray(value) ? value : [value];
     const bad = values.findIndex((item) => typeof item !== 'string' || !SHA256_HEX.test(item));
     if (bad >= 0) {
-      return parameterError(`${at}['user_data']['${field}']${Array.isArray(value) ? `[${bad}]` : ''}`, 'must be a SHA-256 hash (64 lowercase hexadecimal characters): unhashed contact information is not accepted.');
+      return parameterError(
+        `${at}['user_data']['${field}']${Array.isArray(value) ? `[${bad}]` : ''}`,
+        'must be a SHA-256 hash (64 lowercase hexadecimal characters): unhashed contact information is not accepted.',
+      );
     }
   }
   // Meta requires the browser's user agent with every website event (docs: "Website events … require
@@ -118,7 +135,8 @@ function eventProblem(event: unknown, index: number, nowSeconds: number): GraphF
     return parameterError(`${at}['user_data']['client_user_agent']`, "is required for events whose action_source is 'website'.");
   }
   const matchable =
-    ['em', 'ph', 'external_id', 'fbc', 'fbp'].some((field) => isFilled(user[field])) || (isFilled(user.client_ip_address) && isFilled(user.client_user_agent));
+    ['em', 'ph', 'external_id', 'fbc', 'fbp'].some((field) => isFilled(user[field])) ||
+    (isFilled(user.client_ip_address) && isFilled(user.client_user_agent));
   if (!matchable) {
     return {
       code: 100,
@@ -129,9 +147,11 @@ function eventProblem(event: unknown, index: number, nowSeconds: number): GraphF
     };
   }
   if (e.custom_data !== undefined) {
-    if (typeof e.custom_data !== 'object' || e.custom_data === null || Array.isArray(e.custom_data)) return parameterError(`${at}['custom_data']`, 'must be an object.');
+    if (typeof e.custom_data !== 'object' || e.custom_data === null || Array.isArray(e.custom_data))
+      return parameterError(`${at}['custom_data']`, 'must be an object.');
     const custom = e.custom_data as Json;
-    if (custom.value !== undefined && (typeof custom.value !== 'number' || !Number.isFinite(custom.value))) return parameterError(`${at}['custom_data']['value']`, 'must be a number.');
+    if (custom.value !== undefined && (typeof custom.value !== 'number' || !Number.isFinite(custom.value)))
+      return parameterError(`${at}['custom_data']['value']`, 'must be a number.');
     if (custom.currency !== undefined && (typeof custom.currency !== 'string' || !/^[A-Za-z]{3}$/.test(custom.currency))) {
       return parameterError(`${at}['custom_data']['currency']`, 'must be a valid ISO 4217 three-letter currency code.');
     }
@@ -221,7 +241,8 @@ interface ReportRun {
   createdAt: number;
 }
 
-const isDate = (value: unknown): value is string => typeof value === 'string' && DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const isDate = (value: unknown): value is string =>
+  typeof value === 'string' && DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
 const money = (micros: number) => (micros / 1_000_000).toFixed(2);
 const cursorOf = (offset: number) => Buffer.from(`sandbox:${offset}`).toString('base64');
 function offsetOf(cursor: string): number | null {
@@ -278,7 +299,8 @@ function createInsights(store: SandboxStore) {
         400,
         {
           error: {
-            message: '(#80000) There have been too many calls from this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting.',
+            message:
+              '(#80000) There have been too many calls from this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting.',
             type: 'OAuthException',
             code: 80000,
             error_subcode: 2446079,
@@ -300,32 +322,55 @@ function createInsights(store: SandboxStore) {
     if (status === null) return false;
     const error =
       status === 429
-        ? { message: '(#80000) There have been too many calls from this ad-account. Wait a bit and try again.', type: 'OAuthException', code: 80000, error_subcode: 2446079 }
+        ? {
+            message: '(#80000) There have been too many calls from this ad-account. Wait a bit and try again.',
+            type: 'OAuthException',
+            code: 80000,
+            error_subcode: 2446079,
+          }
         : status === 503
           ? { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true }
           : { message: 'An unknown error occurred', type: 'OAuthException', code: 1, is_transient: true };
-    const headers: Record<string, string> = status === 429 ? { 'x-business-use-case-usage': JSON.stringify({ [accountId]: [{ type: 'ads_insights', call_count: 100, total_cputime: 60, total_time: 80, estimated_time_to_regain_access: 1 }] }) } : {};
+    const headers: Record<string, string> =
+      status === 429
+        ? {
+            'x-business-use-case-usage': JSON.stringify({
+              [accountId]: [
+                { type: 'ads_insights', call_count: 100, total_cputime: 60, total_time: 80, estimated_time_to_regain_access: 1 },
+              ],
+            }),
+          }
+        : {};
     json(res, status, { error: { ...error, fbtrace_id: token('A') } }, headers);
     return true;
   }
 
-  const invalid = (message: string) => ({ error: { message: `(#100) ${message}`, type: 'OAuthException', code: 100, fbtrace_id: token('A') } });
+  const invalid = (message: string) => ({
+    error: { message: `(#100) ${message}`, type: 'OAuthException', code: 100, fbtrace_id: token('A') },
+  });
 
   /** Meta's parameters of an insights request, checked as Meta checks them; a string says what is wrong. */
   function queryOf(params: URLSearchParams, account: SandboxAdAccount): InsightsQuery | string {
     const levelName = params.get('level') ?? 'campaign';
     const level = INSIGHTS_LEVELS[levelName];
-    if (!level) return `level must be one of the following values: ${Object.keys(INSIGHTS_LEVELS).join(', ')} (the sandbox has no account level); got '${levelName}'`;
+    if (!level)
+      return `level must be one of the following values: ${Object.keys(INSIGHTS_LEVELS).join(', ')} (the sandbox has no account level); got '${levelName}'`;
     const rawFields = params.get('fields');
     let fields = DEFAULT_INSIGHTS_FIELDS;
     if (rawFields) {
       try {
-        fields = rawFields.trim().startsWith('[') ? (JSON.parse(rawFields) as string[]) : rawFields.split(',').map((field) => field.trim()).filter(Boolean);
+        fields = rawFields.trim().startsWith('[')
+          ? (JSON.parse(rawFields) as string[])
+          : rawFields
+              .split(',')
+              .map((field) => field.trim())
+              .filter(Boolean);
       } catch {
         return 'fields must be a comma-separated list or a JSON array of field names';
       }
       const unknown = fields.find((field) => !INSIGHTS_FIELDS.includes(field));
-      if (unknown !== undefined) return `${unknown} is not valid for fields param. please check https://developers.facebook.com/docs/marketing-api/reference/ads-insights/ for all valid values`;
+      if (unknown !== undefined)
+        return `${unknown} is not valid for fields param. please check https://developers.facebook.com/docs/marketing-api/reference/ads-insights/ for all valid values`;
     }
     const today = dayIn(account.timeZone);
     let since: string;
@@ -347,14 +392,17 @@ function createInsights(store: SandboxStore) {
         range = null;
       }
       const { since: from, until: to } = (typeof range === 'object' && range !== null ? range : {}) as { since?: unknown; until?: unknown };
-      if (!isDate(from) || !isDate(to)) return `time_range must be a JSON object {"since":"YYYY-MM-DD","until":"YYYY-MM-DD"} of valid dates; got ${rawRange}`;
+      if (!isDate(from) || !isDate(to))
+        return `time_range must be a JSON object {"since":"YYYY-MM-DD","until":"YYYY-MM-DD"} of valid dates; got ${rawRange}`;
       since = from;
       until = to;
     }
     if (since > until) return `time_range is invalid: since (${since}) is after until (${until})`;
-    if (since < earliestDay(today)) return `The start date of the time range cannot be beyond 37 months from the current date (the earliest day is ${earliestDay(today)}; got ${since})`;
+    if (since < earliestDay(today))
+      return `The start date of the time range cannot be beyond 37 months from the current date (the earliest day is ${earliestDay(today)}; got ${since})`;
     const increment = params.get('time_increment');
-    if (increment !== null && increment !== '1' && increment !== 'all_days') return `time_increment must be 1 or all_days in the sandbox; got '${increment}'`;
+    if (increment !== null && increment !== '1' && increment !== 'all_days')
+      return `time_increment must be 1 or all_days in the sandbox; got '${increment}'`;
     const rawLimit = params.get('limit');
     const limit = rawLimit === null ? 25 : Number(rawLimit);
     if (!Number.isInteger(limit) || limit < 1) return `limit must be a positive integer; got '${rawLimit}'`;
@@ -393,7 +441,11 @@ function createInsights(store: SandboxStore) {
 
   const rowsPerDay = (level: AdDataLevel) => {
     const shape = store.adData.shape;
-    return level === 'campaign' ? shape.campaigns : level === 'ad_group' ? shape.campaigns * shape.adGroupsPerCampaign : shape.campaigns * shape.adGroupsPerCampaign * shape.adsPerAdGroup;
+    return level === 'campaign'
+      ? shape.campaigns
+      : level === 'ad_group'
+        ? shape.campaigns * shape.adGroupsPerCampaign
+        : shape.campaigns * shape.adGroupsPerCampaign * shape.adsPerAdGroup;
   };
 
   /** The days the sandbox has figures for in the query's range (clamped to 37 months and to the account's today). */
@@ -468,7 +520,8 @@ function createInsights(store: SandboxStore) {
     if (!raw) return params;
     if ((req.headers['content-type'] ?? '').includes('json')) {
       try {
-        for (const [key, value] of Object.entries(JSON.parse(raw) as Json)) params.set(key, typeof value === 'string' ? value : JSON.stringify(value));
+        for (const [key, value] of Object.entries(JSON.parse(raw) as Json))
+          params.set(key, typeof value === 'string' ? value : JSON.stringify(value));
       } catch {
         // Answered below as missing parameters.
       }
@@ -522,7 +575,19 @@ function createInsights(store: SandboxStore) {
       const days = clampedDays(account, query);
       const size = query.daily ? (days?.count ?? 0) * rowsPerDay(query.level) : rowsPerDay(query.level);
       if (size > SYNC_MAX_ROWS) {
-        json(res, 500, { error: { message: "Please reduce the amount of data you're asking for, then retry your request", type: 'OAuthException', code: 1, fbtrace_id: token('A') } }, usageHeader(accountId));
+        json(
+          res,
+          500,
+          {
+            error: {
+              message: "Please reduce the amount of data you're asking for, then retry your request",
+              type: 'OAuthException',
+              code: 1,
+              fbtrace_id: token('A'),
+            },
+          },
+          usageHeader(accountId),
+        );
         return true;
       }
       const body = page(account, query, url);
@@ -556,12 +621,20 @@ function createInsights(store: SandboxStore) {
         return true;
       }
       if (run.polls < 2) {
-        json(res, 400, invalid(`The report run ${run.id} has not completed yet: poll /${run.id} until async_status is 'Job Completed'`), usageHeader(run.accountId));
+        json(
+          res,
+          400,
+          invalid(`The report run ${run.id} has not completed yet: poll /${run.id} until async_status is 'Job Completed'`),
+          usageHeader(run.accountId),
+        );
         return true;
       }
       const params = new URLSearchParams(url.searchParams);
       const limit = params.get('limit');
-      const query = { ...run.query, limit: limit !== null && Number.isInteger(Number(limit)) && Number(limit) > 0 ? Math.min(Number(limit), MAX_PAGE) : 25 };
+      const query = {
+        ...run.query,
+        limit: limit !== null && Number.isInteger(Number(limit)) && Number(limit) > 0 ? Math.min(Number(limit), MAX_PAGE) : 25,
+      };
       const body = page(account, query, url);
       json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(run.accountId));
       return true;
@@ -574,13 +647,16 @@ function createInsights(store: SandboxStore) {
     const raw = await readBody(req);
     let fields: Json = {};
     try {
-      fields = (req.headers['content-type'] ?? '').includes('json') ? (JSON.parse(raw || '{}') as Json) : Object.fromEntries(new URLSearchParams(raw));
+      fields = (req.headers['content-type'] ?? '').includes('json')
+        ? (JSON.parse(raw || '{}') as Json)
+        : Object.fromEntries(new URLSearchParams(raw));
     } catch {
       fields = {};
     }
     const accountId = String(fields.accountId ?? '').replace(/^act_/, '');
     const percent = Number(fields.percent);
-    if (!accountId || !Number.isFinite(percent) || percent < 0) return json(res, 400, { error: 'Send {accountId, percent} with percent ≥ 0.' });
+    if (!accountId || !Number.isFinite(percent) || percent < 0)
+      return json(res, 400, { error: 'Send {accountId, percent} with percent ≥ 0.' });
     usage.set(accountId, { base: percent, setAt: Date.now(), calls: [] });
     return json(res, 200, { accountId, percent });
   }
@@ -592,9 +668,17 @@ function createInsights(store: SandboxStore) {
 export function createMeta(store: SandboxStore): SandboxPlatform {
   const insights = createInsights(store);
   // The demo organization's Meta login (scripts/lib/seed.ts): valid from the start, until revoked.
-  store.accessTokens.set(META_DEMO_TOKEN, { provider: 'meta', scope: 'ads_management,ads_read,business_management', offline: false, refreshToken: null, expiresAt: Number.MAX_SAFE_INTEGER });
+  store.accessTokens.set(META_DEMO_TOKEN, {
+    provider: 'meta',
+    scope: 'ads_management,ads_read,business_management',
+    offline: false,
+    refreshToken: null,
+    expiresAt: Number.MAX_SAFE_INTEGER,
+  });
   const graphError = (res: ServerResponse, status: number, code: number, message: string, subcode?: number) =>
-    json(res, status, { error: { message, type: 'OAuthException', code, ...(subcode ? { error_subcode: subcode } : {}), fbtrace_id: token('A') } });
+    json(res, status, {
+      error: { message, type: 'OAuthException', code, ...(subcode ? { error_subcode: subcode } : {}), fbtrace_id: token('A') },
+    });
   const refuse = (res: ServerResponse, failure: GraphFailure) =>
     json(res, 400, {
       error: {
@@ -610,7 +694,13 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
   /** A dead or unknown token: 190, with subcode 460 once the user removed the app's access. */
   const invalidToken = (res: ServerResponse) =>
     store.revokedProviders.has('meta')
-      ? graphError(res, 400, 190, 'Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.', 460)
+      ? graphError(
+          res,
+          400,
+          190,
+          'Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.',
+          460,
+        )
       : graphError(res, 400, 190, 'Invalid OAuth access token data.');
 
   /**
@@ -625,7 +715,8 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     const body = await eventsRequest(req);
     const bodyToken = typeof body.access_token === 'string' ? store.accessTokens.get(body.access_token) : undefined;
     const caller: AccessToken | null =
-      store.bearerToken(req, url, 'meta') ?? (bodyToken && bodyToken.provider === 'meta' && bodyToken.expiresAt >= Date.now() ? bodyToken : null);
+      store.bearerToken(req, url, 'meta') ??
+      (bodyToken && bodyToken.provider === 'meta' && bodyToken.expiresAt >= Date.now() ? bodyToken : null);
     if (!caller) return invalidToken(res);
     const reachable = Object.values(META_PIXELS).some((pixels) => pixels.some((pixel) => pixel.id === pixelId));
     if (!reachable || !caller.scope.includes('ads_management')) {
@@ -636,10 +727,12 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       });
     }
     const data = body.data;
-    if (data === undefined || data === null || data === '') return refuse(res, { code: 100, message: '(#100) The parameter data is required' });
+    if (data === undefined || data === null || data === '')
+      return refuse(res, { code: 100, message: '(#100) The parameter data is required' });
     if (!Array.isArray(data)) return refuse(res, { code: 100, message: '(#100) param data must be an array.' });
     if (data.length === 0) return refuse(res, parameterError("$['data']", 'must contain at least one event.'));
-    if (data.length > MAX_EVENTS) return refuse(res, parameterError("$['data']", `must contain at most ${MAX_EVENTS} events; this request has ${data.length}.`));
+    if (data.length > MAX_EVENTS)
+      return refuse(res, parameterError("$['data']", `must contain at most ${MAX_EVENTS} events; this request has ${data.length}.`));
     const nowSeconds = Math.floor(Date.now() / 1000);
     for (const [index, event] of data.entries()) {
       const problem = eventProblem(event, index, nowSeconds);
@@ -659,16 +752,31 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
   async function meta(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
     const params = url.searchParams;
     if (req.method === 'GET' && path === '/meta/v25.0/dialog/oauth') {
-      if (params.get('client_id') !== META_CLIENT.id) return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
+      if (params.get('client_id') !== META_CLIENT.id)
+        return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
       if (!store.registered.has(params.get('redirect_uri') ?? '')) {
-        return errorPage(res, META, "URL blocked", "This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.");
+        return errorPage(
+          res,
+          META,
+          'URL blocked',
+          "This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
+        );
       }
       const scope = (params.get('scope') ?? '').split(',').filter(Boolean);
-      return consent(res, store, META, { client_id: params.get('client_id')!, redirect_uri: params.get('redirect_uri')!, scope: scope.join(','), state: params.get('state') ?? '' }, [
-        'Manage your ads (ads_management)',
-        'Read your ads performance (ads_read)',
-        'Manage your business (business_management)',
-      ].filter((_label, index) => scope.includes(['ads_management', 'ads_read', 'business_management'][index]!)));
+      return consent(
+        res,
+        store,
+        META,
+        {
+          client_id: params.get('client_id')!,
+          redirect_uri: params.get('redirect_uri')!,
+          scope: scope.join(','),
+          state: params.get('state') ?? '',
+        },
+        ['Manage your ads (ads_management)', 'Read your ads performance (ads_read)', 'Manage your business (business_management)'].filter(
+          (_label, index) => scope.includes(['ads_management', 'ads_read', 'business_management'][index]!),
+        ),
+      );
     }
     if (req.method === 'POST' && path === '/meta/consent') return decide(req, res, store, META);
     if (req.method === 'DELETE' && path === '/meta/graph/v25.0/me/permissions') {
@@ -698,7 +806,13 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       const redeemed = store.redeem(params.get('code') ?? '', 'meta', params.get('client_id')!, params.get('redirect_uri') ?? '');
       if (redeemed === 'used') return graphError(res, 400, 100, 'This authorization code has been used.', 36009);
       if (redeemed === 'mismatch') {
-        return graphError(res, 400, 100, 'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request', 36008);
+        return graphError(
+          res,
+          400,
+          100,
+          'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+          36008,
+        );
       }
       if (!redeemed) return graphError(res, 400, 100, 'Invalid verification code format.', 36007);
       return json(res, 200, { access_token: store.issue(redeemed, null, 2 * 3600), token_type: 'bearer', expires_in: 7200 });
@@ -709,20 +823,31 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     const fields = (params.get('fields') ?? 'id').split(',');
     const pick = (item: Json) => Object.fromEntries(Object.entries(item).filter(([key]) => key === 'id' || fields.includes(key)));
     if (path === '/meta/graph/v25.0/me/adaccounts') {
-      if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management')) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+      if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
+        return graphError(res, 403, 200, '(#200) Requires ads_read permission');
       return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
     }
     if (await insights.handle(req, res, url, path, pick)) return;
     const pixels = /^\/meta\/graph\/v25.0\/act_(\d+)\/adspixels$/.exec(path);
     if (pixels) {
       const list = META_PIXELS[pixels[1]!];
-      if (!list) return graphError(res, 400, 100, `Unsupported get request. Object with ID 'act_${pixels[1]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`, 33);
+      if (!list)
+        return graphError(
+          res,
+          400,
+          100,
+          `Unsupported get request. Object with ID 'act_${pixels[1]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          33,
+        );
       return json(res, 200, { data: list.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MAZDZD' } } });
     }
     return graphError(res, 400, 2500, 'Unknown path components');
   }
 
-  return { owns: (path) => path.startsWith('/meta/') || path === '/__sandbox/meta/usage', handle: (req, res, url) => meta(req, res, url, url.pathname) };
+  return {
+    owns: (path) => path.startsWith('/meta/') || path === '/__sandbox/meta/usage',
+    handle: (req, res, url) => meta(req, res, url, url.pathname),
+  };
 }
 
 /** The environment that points the app's Meta client at the sandbox at `url`. */

@@ -18,12 +18,31 @@ export const MICROSOFT_DEVELOPER_TOKEN = 'SANDBOXDEVTOKEN';
 const MICROSOFT_USER = { Id: 7001, UserName: 'sandbox.marketer', ContactInfo: { Email: 'sandbox.marketer@outlook.example' } };
 /** TimeZone is Microsoft's TimeZoneType enum (not an IANA name): each account's day is its own time zone's day. */
 const MICROSOFT_ACCOUNTS = [
-  { Id: 301, Name: 'Acme Shoes (Microsoft)', Number: 'F1000301', ParentCustomerId: 9001, CurrencyCode: 'USD', AccountLifeCycleStatus: 'Active', TimeZone: 'EasternTimeUSCanada' },
-  { Id: 302, Name: 'Acme Outlet (Microsoft)', Number: 'F1000302', ParentCustomerId: 9001, CurrencyCode: 'USD', AccountLifeCycleStatus: 'Active', TimeZone: 'PacificTimeUSCanadaTijuana' },
+  {
+    Id: 301,
+    Name: 'Acme Shoes (Microsoft)',
+    Number: 'F1000301',
+    ParentCustomerId: 9001,
+    CurrencyCode: 'USD',
+    AccountLifeCycleStatus: 'Active',
+    TimeZone: 'EasternTimeUSCanada',
+  },
+  {
+    Id: 302,
+    Name: 'Acme Outlet (Microsoft)',
+    Number: 'F1000302',
+    ParentCustomerId: 9001,
+    CurrencyCode: 'USD',
+    AccountLifeCycleStatus: 'Active',
+    TimeZone: 'PacificTimeUSCanadaTijuana',
+  },
 ];
 type MicrosoftAccount = (typeof MICROSOFT_ACCOUNTS)[number];
 /** The IANA zones of the sandbox accounts' TimeZone values (Microsoft keeps its own names). */
-const IANA_TIME_ZONES: Record<string, string> = { EasternTimeUSCanada: 'America/New_York', PacificTimeUSCanadaTijuana: 'America/Los_Angeles' };
+const IANA_TIME_ZONES: Record<string, string> = {
+  EasternTimeUSCanada: 'America/New_York',
+  PacificTimeUSCanadaTijuana: 'America/Los_Angeles',
+};
 /** An account as sandbox/adData.ts keeps it: its figures are days of its own time zone. */
 const adAccountOf = (account: MicrosoftAccount): SandboxAdAccount => ({
   id: String(account.Id),
@@ -77,21 +96,31 @@ function offlineConversionError(item: unknown, now: number): OfflineError | null
   const row = item as Record<string, unknown>;
   const blank = (value: unknown) => value === undefined || value === null || value === '';
   if (blank(row.MicrosoftClickId)) return 'OfflineConversionMicrosoftClickIdNullOrEmpty';
-  if (typeof row.MicrosoftClickId !== 'string' || !/^[0-9a-f]{32}$/i.test(row.MicrosoftClickId)) return 'OfflineConversionMicrosoftClickIdInvalid';
+  if (typeof row.MicrosoftClickId !== 'string' || !/^[0-9a-f]{32}$/i.test(row.MicrosoftClickId))
+    return 'OfflineConversionMicrosoftClickIdInvalid';
   if (blank(row.ConversionName)) return 'OfflineConversionNameNullOrEmpty';
   if (!MICROSOFT_GOALS.some((goal) => goal.Name === row.ConversionName && goal.Type === 'OfflineConversion' && goal.Status === 'Active')) {
     return 'OfflineConversionNameInvalid';
   }
   if (blank(row.ConversionTime)) return 'OfflineConversionTimeNullOrEmpty';
   // xs:dateTime in UTC: a Z (or +00:00) suffix; local times are what usually lands conversions in the future.
-  const time = typeof row.ConversionTime === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|\+00:00)$/.test(row.ConversionTime) ? Date.parse(row.ConversionTime) : NaN;
+  const time =
+    typeof row.ConversionTime === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|\+00:00)$/.test(row.ConversionTime)
+      ? Date.parse(row.ConversionTime)
+      : NaN;
   if (Number.isNaN(time)) return 'OfflineConversionTimeInvalid';
   if (time > now) return 'FutureConversionTimeCannotBeSet';
   if (time < now - OFFLINE_LOOKBACK_MS) return 'OfflineConversionTimeOutOfWindow';
-  if (!blank(row.ConversionValue) && (typeof row.ConversionValue !== 'number' || !Number.isFinite(row.ConversionValue) || row.ConversionValue < 0)) {
+  if (
+    !blank(row.ConversionValue) &&
+    (typeof row.ConversionValue !== 'number' || !Number.isFinite(row.ConversionValue) || row.ConversionValue < 0)
+  ) {
     return 'OfflineConversionValueInvalid';
   }
-  if (!blank(row.ConversionCurrencyCode) && (typeof row.ConversionCurrencyCode !== 'string' || !/^[A-Z]{3}$/.test(row.ConversionCurrencyCode))) {
+  if (
+    !blank(row.ConversionCurrencyCode) &&
+    (typeof row.ConversionCurrencyCode !== 'string' || !/^[A-Z]{3}$/.test(row.ConversionCurrencyCode))
+  ) {
     return 'OfflineConversionCurrencyCodeInvalid';
   }
   const sha256 = (value: unknown) => typeof value === 'string' && /^[0-9a-f]{64}$/i.test(value);
@@ -105,13 +134,25 @@ const REPORT_ERRORS = {
   NullRequest: [100, 'The request message is null.'],
   ReportingServiceNullReportRequest: [2001, 'The report request is null.'],
   ReportingServiceUnknownReportType: [2002, 'The report request type is not valid.'],
-  ReportingServiceAccountNotAuthorized: [2003, 'The specified report request contains at least one account that you do not have privileges to access.'],
-  ReportingServiceNoCompleteDataAvaliable: [2004, 'You requested a report with complete data for all included campaigns. Currently only partial data is available in the respective time zone of one or more campaigns.'],
+  ReportingServiceAccountNotAuthorized: [
+    2003,
+    'The specified report request contains at least one account that you do not have privileges to access.',
+  ],
+  ReportingServiceNoCompleteDataAvaliable: [
+    2004,
+    'You requested a report with complete data for all included campaigns. Currently only partial data is available in the respective time zone of one or more campaigns.',
+  ],
   ReportingServiceInvalidReportAggregation: [2007, 'The report aggregation is not valid for the specified report time period.'],
-  ReportingServiceInvalidReportTimeSelection: [2008, 'The report time is null or contains more than one predefined time, custom date, or custom date range start and end.'],
+  ReportingServiceInvalidReportTimeSelection: [
+    2008,
+    'The report time is null or contains more than one predefined time, custom date, or custom date range start and end.',
+  ],
   ReportingServiceInvalidCustomDateRangeStart: [2009, 'The report time contains a custom date range start value that is not valid.'],
   ReportingServiceInvalidCustomDateRangeEnd: [2010, 'The report time contains a custom date range end value that is not valid.'],
-  ReportingServiceEndDateBeforeStartDate: [2011, 'The report time contains a custom date range that is not valid; the end date cannot be earlier than the start date.'],
+  ReportingServiceEndDateBeforeStartDate: [
+    2011,
+    'The report time contains a custom date range that is not valid; the end date cannot be earlier than the start date.',
+  ],
   ReportingServiceNullColumns: [2014, 'The list of columns to include in the report cannot be null or empty.'],
   ReportingServiceRequiredColumnsNotSelected: [2015, 'The list of columns to include in the report must contain all required columns.'],
   ReportingServiceDuplicateColumns: [2016, 'The list of columns to include in the report contains duplicate.'],
@@ -130,8 +171,14 @@ const MEASURE_COLUMNS = ['Impressions', 'Clicks', 'Ctr', 'AverageCpc', 'Spend', 
 /** The report types the sandbox serves, their level in sandbox/adData.ts and their columns (Campaign/AdGroup/AdPerformanceReportColumn). */
 const REPORT_TYPES: Record<string, { level: AdDataLevel; columns: ReadonlySet<string> }> = {
   CampaignPerformanceReportRequest: { level: 'campaign', columns: new Set([...COMMON_COLUMNS, ...MEASURE_COLUMNS]) },
-  AdGroupPerformanceReportRequest: { level: 'ad_group', columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', ...MEASURE_COLUMNS]) },
-  AdPerformanceReportRequest: { level: 'ad', columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', 'AdId', 'AdTitle', ...MEASURE_COLUMNS]) },
+  AdGroupPerformanceReportRequest: {
+    level: 'ad_group',
+    columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', ...MEASURE_COLUMNS]),
+  },
+  AdPerformanceReportRequest: {
+    level: 'ad',
+    columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', 'AdId', 'AdTitle', ...MEASURE_COLUMNS]),
+  },
 };
 /** A download URL works for five minutes (ReportRequestStatus.ReportDownloadUrl). */
 const DOWNLOAD_TTL_MS = 5 * 60 * 1000;
@@ -169,26 +216,46 @@ const money = (micros: number) => (micros / 1_000_000).toFixed(2);
 /** One column of one row (FormatVersion 2.0: no thousands separators, dates as yyyy-mm-dd). */
 function cellOf(column: string, account: MicrosoftAccount, row: AdFacts): string {
   switch (column) {
-    case 'TimePeriod': return row.date;
-    case 'AccountId': return String(account.Id);
-    case 'AccountName': return account.Name;
-    case 'AccountNumber': return account.Number;
-    case 'CurrencyCode': return account.CurrencyCode;
-    case 'CampaignId': return row.campaignId;
-    case 'CampaignName': return row.campaignName;
-    case 'AdGroupId': return row.adGroupId ?? '';
-    case 'AdGroupName': return row.adGroupName ?? '';
-    case 'AdId': return row.adId ?? '';
-    case 'AdTitle': return row.adName ?? '';
-    case 'Impressions': return String(row.impressions);
-    case 'Clicks': return String(row.clicks);
-    case 'Ctr': return row.impressions ? ((row.clicks / row.impressions) * 100).toFixed(2) : '0.00';
-    case 'AverageCpc': return row.clicks ? (row.spendMicros / row.clicks / 1_000_000).toFixed(2) : '0.00';
-    case 'Spend': return money(row.spendMicros);
-    case 'Conversions': return '0';
-    case 'ConversionsQualified': return row.conversions.toFixed(2);
-    case 'Revenue': return money(row.valueMicros);
-    default: return '';
+    case 'TimePeriod':
+      return row.date;
+    case 'AccountId':
+      return String(account.Id);
+    case 'AccountName':
+      return account.Name;
+    case 'AccountNumber':
+      return account.Number;
+    case 'CurrencyCode':
+      return account.CurrencyCode;
+    case 'CampaignId':
+      return row.campaignId;
+    case 'CampaignName':
+      return row.campaignName;
+    case 'AdGroupId':
+      return row.adGroupId ?? '';
+    case 'AdGroupName':
+      return row.adGroupName ?? '';
+    case 'AdId':
+      return row.adId ?? '';
+    case 'AdTitle':
+      return row.adName ?? '';
+    case 'Impressions':
+      return String(row.impressions);
+    case 'Clicks':
+      return String(row.clicks);
+    case 'Ctr':
+      return row.impressions ? ((row.clicks / row.impressions) * 100).toFixed(2) : '0.00';
+    case 'AverageCpc':
+      return row.clicks ? (row.spendMicros / row.clicks / 1_000_000).toFixed(2) : '0.00';
+    case 'Spend':
+      return money(row.spendMicros);
+    case 'Conversions':
+      return '0';
+    case 'ConversionsQualified':
+      return row.conversions.toFixed(2);
+    case 'Revenue':
+      return money(row.valueMicros);
+    default:
+      return '';
   }
 }
 
@@ -210,7 +277,21 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     });
 
   const adApiFault = (res: ServerResponse, status: number, code: number, errorCode: string, message: string) =>
-    json(res, status, { TrackingId: token(''), Type: 'AdApiFaultDetail', Errors: [{ Code: code, Details: null, ErrorCode: errorCode, FieldPath: null, ForwardCompatibilityMap: null, Message: message, Type: 'AdApiError' }] });
+    json(res, status, {
+      TrackingId: token(''),
+      Type: 'AdApiFaultDetail',
+      Errors: [
+        {
+          Code: code,
+          Details: null,
+          ErrorCode: errorCode,
+          FieldPath: null,
+          ForwardCompatibilityMap: null,
+          Message: message,
+          Type: 'AdApiError',
+        },
+      ],
+    });
 
   const reports = new Map<string, SubmittedReport>();
   const downloads = new Map<string, { zip: Uint8Array; expiresAt: number }>();
@@ -219,19 +300,39 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     const params = url.searchParams;
     if (req.method === 'GET' && path === '/microsoft/common/oauth2/v2.0/authorize') {
       if (params.get('client_id') !== MICROSOFT_CLIENT.id) {
-        return errorPage(res, MICROSOFT, 'unauthorized_client', "AADSTS700016: Application with identifier was not found in the directory.");
+        return errorPage(
+          res,
+          MICROSOFT,
+          'unauthorized_client',
+          'AADSTS700016: Application with identifier was not found in the directory.',
+        );
       }
       if (!store.registered.has(params.get('redirect_uri') ?? '')) {
-        return errorPage(res, MICROSOFT, 'invalid_request', 'AADSTS50011: The redirect URI specified in the request does not match the redirect URIs configured for the application.');
+        return errorPage(
+          res,
+          MICROSOFT,
+          'invalid_request',
+          'AADSTS50011: The redirect URI specified in the request does not match the redirect URIs configured for the application.',
+        );
       }
       const scope = params.get('scope') ?? '';
-      if (!scope.includes('https://ads.microsoft.com/msads.manage')) return errorPage(res, MICROSOFT, 'invalid_scope', 'AADSTS70011: The provided value for the input parameter scope is not valid.');
+      if (!scope.includes('https://ads.microsoft.com/msads.manage'))
+        return errorPage(res, MICROSOFT, 'invalid_scope', 'AADSTS70011: The provided value for the input parameter scope is not valid.');
       return consent(
         res,
         store,
         MICROSOFT,
-        { client_id: params.get('client_id')!, redirect_uri: params.get('redirect_uri')!, scope, state: params.get('state') ?? '', offline: String(scope.split(' ').includes('offline_access')) },
-        ['Manage your Microsoft Advertising accounts', ...(scope.includes('offline_access') ? ['Maintain access to data you have given it access to'] : [])],
+        {
+          client_id: params.get('client_id')!,
+          redirect_uri: params.get('redirect_uri')!,
+          scope,
+          state: params.get('state') ?? '',
+          offline: String(scope.split(' ').includes('offline_access')),
+        },
+        [
+          'Manage your Microsoft Advertising accounts',
+          ...(scope.includes('offline_access') ? ['Maintain access to data you have given it access to'] : []),
+        ],
       );
     }
     if (req.method === 'POST' && path === '/microsoft/consent') return decide(req, res, store, MICROSOFT);
@@ -240,13 +341,23 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
       if (form.get('client_id') !== MICROSOFT_CLIENT.id || form.get('client_secret') !== MICROSOFT_CLIENT.secret) {
         return aadError(res, 401, 'invalid_client', 7000215, 'Invalid client secret provided.');
       }
-      if (!form.get('scope')) return aadError(res, 400, 'invalid_request', 900144, "The request body must contain the following parameter: 'scope'.");
+      if (!form.get('scope'))
+        return aadError(res, 400, 'invalid_request', 900144, "The request body must contain the following parameter: 'scope'.");
       let grant: Grant;
       if (form.get('grant_type') === 'authorization_code') {
         const redeemed = store.redeem(form.get('code') ?? '', 'microsoft', form.get('client_id')!, form.get('redirect_uri') ?? '');
-        if (redeemed === 'used') return aadError(res, 400, 'invalid_grant', 54005, 'OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.');
-        if (redeemed === 'mismatch') return aadError(res, 400, 'invalid_grant', 50148, 'The redirect_uri does not match the one used in the authorization request.');
-        if (!redeemed) return aadError(res, 400, 'invalid_grant', 70000, 'The provided authorization code or refresh token has expired or is invalid.');
+        if (redeemed === 'used')
+          return aadError(
+            res,
+            400,
+            'invalid_grant',
+            54005,
+            'OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.',
+          );
+        if (redeemed === 'mismatch')
+          return aadError(res, 400, 'invalid_grant', 50148, 'The redirect_uri does not match the one used in the authorization request.');
+        if (!redeemed)
+          return aadError(res, 400, 'invalid_grant', 70000, 'The provided authorization code or refresh token has expired or is invalid.');
         grant = redeemed;
       } else if (form.get('grant_type') === 'refresh_token') {
         const old = form.get('refresh_token') ?? '';
@@ -273,13 +384,33 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     const download = /^\/microsoft\/reportdownloads\/([A-Za-z0-9_-]+)\.zip$/.exec(path);
     if (req.method === 'GET' && download) return downloadReport(res, download[1]!);
     if (req.method !== 'POST') return adApiFault(res, 404, 0, 'NotFound', 'Not found');
-    if (req.headers.developertoken !== MICROSOFT_DEVELOPER_TOKEN) return adApiFault(res, 401, 105, 'InvalidCredentials', 'Authentication failed. Either supplied credentials are invalid or the account is inactive.');
-    if (!store.bearerToken(req, url, 'microsoft')) return adApiFault(res, 401, 109, 'AuthenticationTokenExpired', 'Authentication token expired. Please renew it or obtain a new token.');
+    if (req.headers.developertoken !== MICROSOFT_DEVELOPER_TOKEN)
+      return adApiFault(
+        res,
+        401,
+        105,
+        'InvalidCredentials',
+        'Authentication failed. Either supplied credentials are invalid or the account is inactive.',
+      );
+    if (!store.bearerToken(req, url, 'microsoft'))
+      return adApiFault(
+        res,
+        401,
+        109,
+        'AuthenticationTokenExpired',
+        'Authentication token expired. Please renew it or obtain a new token.',
+      );
     if (path === '/microsoft/clientcenter/CustomerManagement/v13/User/Query') {
-      return json(res, 200, { User: { ...MICROSOFT_USER, Name: { FirstName: 'Sandbox', LastName: 'Marketer' } }, CustomerRoles: [{ CustomerId: 9001, RoleId: 41, AccountIds: null }] });
+      return json(res, 200, {
+        User: { ...MICROSOFT_USER, Name: { FirstName: 'Sandbox', LastName: 'Marketer' } },
+        CustomerRoles: [{ CustomerId: 9001, RoleId: 41, AccountIds: null }],
+      });
     }
     if (path === '/microsoft/clientcenter/CustomerManagement/v13/Accounts/Search') {
-      const body = JSON.parse((await readBody(req)) || '{}') as { Predicates?: Array<{ Field: string; Value: string }>; PageInfo?: unknown };
+      const body = JSON.parse((await readBody(req)) || '{}') as {
+        Predicates?: Array<{ Field: string; Value: string }>;
+        PageInfo?: unknown;
+      };
       if (!body.PageInfo) return adApiFault(res, 400, 1001, 'NullParameter', 'PageInfo cannot be null.');
       const userPredicate = body.Predicates?.find((predicate) => predicate.Field === 'UserId');
       const accounts = !userPredicate || userPredicate.Value === String(MICROSOFT_USER.Id) ? MICROSOFT_ACCOUNTS : [];
@@ -312,7 +443,13 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
       return null;
     }
     if (req.headers.customerid !== String(account.ParentCustomerId)) {
-      adApiFault(res, 400, 1030, 'CampaignServiceAccountIdHasToBeSpecified', 'The CustomerId header must be the customer that owns the account.');
+      adApiFault(
+        res,
+        400,
+        1030,
+        'CampaignServiceAccountIdHasToBeSpecified',
+        'The CustomerId header must be the customer that owns the account.',
+      );
       return null;
     }
     return account;
@@ -324,7 +461,9 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
       TrackingId: token(''),
       Type: 'ApiFaultDetail',
       BatchErrors: [],
-      OperationErrors: [{ Code: OFFLINE_ERRORS[error][0], Details: null, ErrorCode: error, Message: OFFLINE_ERRORS[error][1], Type: 'OperationError' }],
+      OperationErrors: [
+        { Code: OFFLINE_ERRORS[error][0], Details: null, ErrorCode: error, Message: OFFLINE_ERRORS[error][1], Type: 'OperationError' },
+      ],
     });
 
   /**
@@ -351,25 +490,40 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     for (const [index, item] of items.entries()) {
       const error = offlineConversionError(item, now);
       if (error) {
-        partialErrors.push({ Code: OFFLINE_ERRORS[error][0], Details: null, ErrorCode: error, FieldPath: null, ForwardCompatibilityMap: null, Index: index, Message: OFFLINE_ERRORS[error][1], Type: 'BatchError' });
+        partialErrors.push({
+          Code: OFFLINE_ERRORS[error][0],
+          Details: null,
+          ErrorCode: error,
+          FieldPath: null,
+          ForwardCompatibilityMap: null,
+          Index: index,
+          Message: OFFLINE_ERRORS[error][1],
+          Type: 'BatchError',
+        });
         continue;
       }
       const row = item as { MicrosoftClickId: string; ConversionName: string; ConversionTime: string };
       // One instant, however it was written: Microsoft compares times, not strings.
       const time = new Date(row.ConversionTime).toISOString();
-      store.conversions.record('microsoft', `${account.Id}|${row.ConversionName}|${row.MicrosoftClickId}|${time}`, row.ConversionName, item as Record<string, unknown>);
+      store.conversions.record(
+        'microsoft',
+        `${account.Id}|${row.ConversionName}|${row.MicrosoftClickId}|${time}`,
+        row.ConversionName,
+        item as Record<string, unknown>,
+      );
     }
     store.conversions.countCall('microsoft');
     return json(res, 200, { PartialErrors: partialErrors });
   }
-
 
   const reportFault = (res: ServerResponse, error: ReportError, details: string | null = null) =>
     json(res, 400, {
       TrackingId: token(''),
       Type: 'ApiFaultDetail',
       BatchErrors: [],
-      OperationErrors: [{ Code: REPORT_ERRORS[error][0], Details: details, ErrorCode: error, Message: REPORT_ERRORS[error][1], Type: 'OperationError' }],
+      OperationErrors: [
+        { Code: REPORT_ERRORS[error][0], Details: details, ErrorCode: error, Message: REPORT_ERRORS[error][1], Type: 'OperationError' },
+      ],
     });
 
   /**
@@ -391,7 +545,8 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     if (!type) return reportFault(res, 'ReportingServiceUnknownReportType', `Type: ${String(request.Type)}`);
 
     const scope = (request.Scope ?? {}) as { AccountIds?: unknown };
-    if (!Array.isArray(scope.AccountIds) || scope.AccountIds.length === 0) return reportFault(res, 'ReportingServiceInvalidAccountReportScope');
+    if (!Array.isArray(scope.AccountIds) || scope.AccountIds.length === 0)
+      return reportFault(res, 'ReportingServiceInvalidAccountReportScope');
     const accounts: MicrosoftAccount[] = [];
     for (const id of scope.AccountIds) {
       const account = MICROSOFT_ACCOUNTS.find((candidate) => String(candidate.Id) === String(id));
@@ -402,13 +557,36 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     const customer = req.headers.customerid;
     const headerAccount = req.headers.customeraccountid;
     const reachable = (account: MicrosoftAccount) => String(account.ParentCustomerId) === customer;
-    if (!accounts.every(reachable) || (headerAccount && !MICROSOFT_ACCOUNTS.some((account) => String(account.Id) === headerAccount && reachable(account)))) {
+    if (
+      !accounts.every(reachable) ||
+      (headerAccount && !MICROSOFT_ACCOUNTS.some((account) => String(account.Id) === headerAccount && reachable(account)))
+    ) {
       return reportFault(res, 'ReportingServiceAccountNotAuthorized');
     }
     for (const account of accounts) {
       const status = store.adData.failureOf(String(account.Id));
       if (status === 429) {
-        return json(res, 429, { TrackingId: token(''), Type: 'AdApiFaultDetail', Errors: [{ Code: 117, Details: null, ErrorCode: 'CallRateExceeded', FieldPath: null, ForwardCompatibilityMap: null, Message: 'You have exceeded the number of calls that you are allowed to make in a minute. Please reduce the number of calls you make per minute.', Type: 'AdApiError' }] }, { 'Retry-After': '1' });
+        return json(
+          res,
+          429,
+          {
+            TrackingId: token(''),
+            Type: 'AdApiFaultDetail',
+            Errors: [
+              {
+                Code: 117,
+                Details: null,
+                ErrorCode: 'CallRateExceeded',
+                FieldPath: null,
+                ForwardCompatibilityMap: null,
+                Message:
+                  'You have exceeded the number of calls that you are allowed to make in a minute. Please reduce the number of calls you make per minute.',
+                Type: 'AdApiError',
+              },
+            ],
+          },
+          { 'Retry-After': '1' },
+        );
       }
       if (status) return adApiFault(res, status, 0, 'InternalError', 'An internal error has occurred.');
     }
@@ -417,22 +595,33 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     const columns = request.Columns.map(String);
     // An unknown column is an unknown enum value: the request does not deserialize.
     const unknown = columns.find((column) => !type.columns.has(column));
-    if (unknown) return reportFault(res, 'NullRequest', `Requested value '${unknown}' was not found in ${String(request.Type).replace(/Request$/, 'Column')}.`);
+    if (unknown)
+      return reportFault(
+        res,
+        'NullRequest',
+        `Requested value '${unknown}' was not found in ${String(request.Type).replace(/Request$/, 'Column')}.`,
+      );
     const duplicates = columns.filter((column, index) => columns.indexOf(column) !== index);
     if (duplicates.length) return reportFault(res, 'ReportingServiceDuplicateColumns', [...new Set(duplicates)].join(','));
-    if (request.Aggregation !== 'Daily') return reportFault(res, 'ReportingServiceInvalidReportAggregation', 'The sandbox serves Daily aggregation only.');
+    if (request.Aggregation !== 'Daily')
+      return reportFault(res, 'ReportingServiceInvalidReportAggregation', 'The sandbox serves Daily aggregation only.');
     if (!columns.includes('TimePeriod')) return reportFault(res, 'ReportingServiceRequiredColumnsNotSelected', 'TimePeriod');
     if (!columns.some((column) => MEASURE_COLUMNS.includes(column))) return reportFault(res, 'ReportingServiceNoMeasureSelected');
-    if (request.Format !== undefined && request.Format !== null && request.Format !== 'Csv') return reportFault(res, 'NullRequest', 'The sandbox serves Csv reports only.');
+    if (request.Format !== undefined && request.Format !== null && request.Format !== 'Csv')
+      return reportFault(res, 'NullRequest', 'The sandbox serves Csv reports only.');
 
     const time = (request.Time ?? null) as Record<string, unknown> | null;
-    if (!time || time.PredefinedTime || !time.CustomDateRangeStart || !time.CustomDateRangeEnd) return reportFault(res, 'ReportingServiceInvalidReportTimeSelection');
+    if (!time || time.PredefinedTime || !time.CustomDateRangeStart || !time.CustomDateRangeEnd)
+      return reportFault(res, 'ReportingServiceInvalidReportTimeSelection');
     const from = reportDate(time.CustomDateRangeStart);
     if (!from) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeStart');
     const to = reportDate(time.CustomDateRangeEnd);
     if (!to) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeEnd');
     if (to < from) return reportFault(res, 'ReportingServiceEndDateBeforeStartDate');
-    const today = accounts.map((account) => dayIn(adAccountOf(account).timeZone)).sort().at(-1)!;
+    const today = accounts
+      .map((account) => dayIn(adAccountOf(account).timeZone))
+      .sort()
+      .at(-1)!;
     if (from > today) return reportFault(res, 'ReportingServiceInvalidFutureStartDate');
     if (to > today) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeEnd', 'The end date cannot be later than today.');
     if (request.ReturnOnlyCompleteData === true && to >= today) return reportFault(res, 'ReportingServiceNoCompleteDataAvaliable');
@@ -460,7 +649,12 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     const key = randomBytes(18).toString('base64url');
     downloads.set(key, { zip: report.zip, expiresAt: Date.now() + DOWNLOAD_TTL_MS });
     const expires = new Date(Date.now() + DOWNLOAD_TTL_MS).toISOString();
-    return json(res, 200, { ReportRequestStatus: { ReportDownloadUrl: `${store.base}/microsoft/reportdownloads/${key}.zip?se=${encodeURIComponent(expires)}&sp=r&sig=${token('')}`, Status: 'Success' } });
+    return json(res, 200, {
+      ReportRequestStatus: {
+        ReportDownloadUrl: `${store.base}/microsoft/reportdownloads/${key}.zip?se=${encodeURIComponent(expires)}&sp=r&sig=${token('')}`,
+        Status: 'Success',
+      },
+    });
   }
 
   /** The report's CSV (header and footer metadata unless excluded), zipped as one file; null when it has no rows. */
@@ -479,7 +673,9 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
       const stamp = `${headerDate(now.toISOString().slice(0, 10))} ${now.toISOString().slice(11, 19)} (GMT)`;
       const reportTime = report.from === report.to ? headerDate(report.from) : `${headerDate(report.from)},${headerDate(report.to)}`;
       out.push(
-        csvField(`Report Name: ${typeof request.ReportName === 'string' ? request.ReportName : `${String(request.Type).replace(/Request$/, '')}-${now.toISOString()}`}`),
+        csvField(
+          `Report Name: ${typeof request.ReportName === 'string' ? request.ReportName : `${String(request.Type).replace(/Request$/, '')}-${now.toISOString()}`}`,
+        ),
         csvField(`Report Time: ${reportTime}`),
         csvField(`Time Zone: ${String((request.Time as Record<string, unknown>).ReportTimeZone ?? 'PacificTimeUSCanadaTijuana')}`),
         csvField(`Last Completed Available Day: ${stamp}`),
@@ -493,7 +689,8 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     }
     if (request.ExcludeColumnHeaders !== true) out.push(report.columns.map(csvField).join(','));
     out.push(...lines);
-    if (request.ExcludeReportFooter !== true) out.push('', csvField(`©${new Date().getUTCFullYear()} Microsoft Corporation. All rights reserved. `));
+    if (request.ExcludeReportFooter !== true)
+      out.push('', csvField(`©${new Date().getUTCFullYear()} Microsoft Corporation. All rights reserved. `));
     // Microsoft's CSV files start with a UTF-8 byte order mark.
     return zipSync({ [`${report.id}.csv`]: strToU8(`\uFEFF${out.join('\r\n')}\r\n`) });
   }

@@ -16,7 +16,11 @@ import type { SandboxPlatform, SandboxStore } from '@/sandbox/store';
 export const SANDBOX_MIXPANEL = {
   username: 'signalbridge.sandbox.mp-service-account',
   secret: 'sandbox-mixpanel-secret',
-  projects: { US: { id: '3001', name: 'Acme Web (US)' }, EU: { id: '3002', name: 'Acme Web (EU)' }, IN: { id: '3003', name: 'Acme Web (IN)' } },
+  projects: {
+    US: { id: '3001', name: 'Acme Web (US)' },
+    EU: { id: '3002', name: 'Acme Web (EU)' },
+    IN: { id: '3003', name: 'Acme Web (IN)' },
+  },
 } as const;
 
 type Residency = keyof typeof SANDBOX_MIXPANEL.projects;
@@ -30,7 +34,25 @@ export const MIXPANEL_IMPORT_LIMITS = { events: 2000, bytes: 10 * 1024 * 1024 } 
 export const MIXPANEL_EXPORT_LIMIT = { queries: 60, windowMs: 3600 * 1000 } as const;
 
 /** Values Mixpanel refuses as distinct_id or $insert_id: placeholders that betray an implementation mistake. */
-const PLACEHOLDER_IDS = new Set(['00000000-0000-0000-0000-000000000000', 'anon', 'anonymous', 'nil', 'none', 'null', 'n/a', 'na', 'undefined', 'unknown', '<nil>', '0', '-1', 'true', 'false', '[]', '{}']);
+const PLACEHOLDER_IDS = new Set([
+  '00000000-0000-0000-0000-000000000000',
+  'anon',
+  'anonymous',
+  'nil',
+  'none',
+  'null',
+  'n/a',
+  'na',
+  'undefined',
+  'unknown',
+  '<nil>',
+  '0',
+  '-1',
+  'true',
+  'false',
+  '[]',
+  '{}',
+]);
 const INSERT_ID = /^[A-Za-z0-9-]{1,36}$/;
 const EARLIEST_MS = Date.UTC(1971, 0, 1);
 const MAX_AHEAD_MS = 3600 * 1000;
@@ -83,7 +105,8 @@ function createEventStore() {
     events.set(key, { event, properties, receivedAt: Date.now(), receipts: (existing?.receipts ?? 0) + 1 });
   }
   const api: SandboxMixpanelEvents = {
-    events: (projectId, name) => [...(projects.get(projectId)?.values() ?? [])].filter((stored) => name === undefined || stored.event === name),
+    events: (projectId, name) =>
+      [...(projects.get(projectId)?.values() ?? [])].filter((stored) => name === undefined || stored.event === name),
     importCalls: (projectId) => calls.get(projectId) ?? 0,
     seed: (projectId, events) => events.forEach(({ event, properties }) => keep(projectId, event, properties)),
     exportCalls: (projectId) => exportCalls.get(projectId) ?? 0,
@@ -134,27 +157,39 @@ const timeMs = (time: unknown) => (typeof time === 'number' && Number.isFinite(t
 /** What strict mode says about one record, or null when it imports. */
 function recordProblem(record: unknown, index: number, nowMs: number): FailedRecord | null {
   const insertId = (record as { properties?: Json } | null)?.properties?.$insert_id;
-  const fail = (field: string, message: string): FailedRecord => ({ index, insert_id: typeof insertId === 'string' ? insertId : '', field, message });
+  const fail = (field: string, message: string): FailedRecord => ({
+    index,
+    insert_id: typeof insertId === 'string' ? insertId : '',
+    field,
+    message,
+  });
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return fail('', 'record must be a JSON object');
   const { event, properties } = record as Json;
   if (typeof event !== 'string' || event.trim() === '') return fail('event', "'event' is invalid: must be a non-empty string");
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return fail('properties', "'properties' is invalid: must be a JSON object");
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties))
+    return fail('properties', "'properties' is invalid: must be a JSON object");
   const props = properties as Json;
   if (props.$insert_id === undefined) return fail('properties.$insert_id', "'properties.$insert_id' is required");
   if (typeof props.$insert_id !== 'string' || !INSERT_ID.test(props.$insert_id)) {
     return fail('properties.$insert_id', "'properties.$insert_id' is invalid: must be at most 36 characters of letters, digits and dashes");
   }
-  if (PLACEHOLDER_IDS.has(props.$insert_id.toLowerCase())) return fail('properties.$insert_id', `'properties.$insert_id' is invalid: '${props.$insert_id}' is a placeholder value`);
+  if (PLACEHOLDER_IDS.has(props.$insert_id.toLowerCase()))
+    return fail('properties.$insert_id', `'properties.$insert_id' is invalid: '${props.$insert_id}' is a placeholder value`);
   const time = timeMs(props.time);
-  if (time === null) return fail('properties.time', "'properties.time' is invalid: must be specified as seconds or milliseconds since epoch");
+  if (time === null)
+    return fail('properties.time', "'properties.time' is invalid: must be specified as seconds or milliseconds since epoch");
   if (time < EARLIEST_MS) return fail('properties.time', "'properties.time' is invalid: must be after 1971-01-01");
-  if (time > nowMs + MAX_AHEAD_MS) return fail('properties.time', "'properties.time' is invalid: must not be more than 1 hour in the future");
+  if (time > nowMs + MAX_AHEAD_MS)
+    return fail('properties.time', "'properties.time' is invalid: must not be more than 1 hour in the future");
   const distinctId = props.distinct_id;
   if (distinctId !== undefined && typeof distinctId !== 'string' && typeof distinctId !== 'number') {
     return fail('properties.distinct_id', "'properties.distinct_id' is invalid: must be a string or a number");
   }
   if (distinctId !== undefined && PLACEHOLDER_IDS.has(String(distinctId).trim().toLowerCase())) {
-    return fail('properties.distinct_id', `'properties.distinct_id' is invalid: '${String(distinctId)}' is a placeholder value; send '' for an event without a user`);
+    return fail(
+      'properties.distinct_id',
+      `'properties.distinct_id' is invalid: '${String(distinctId)}' is a placeholder value; send '' for an event without a user`,
+    );
   }
   return null;
 }
@@ -188,7 +223,14 @@ async function rawBody(req: IncomingMessage): Promise<Buffer> {
  * the ledger under Mixpanel's dedup key (project, event, distinct_id, time, $insert_id), the
  * latest copy kept.
  */
-async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL, store: SandboxStore, residency: Residency, kept: EventStore) {
+async function importEvents(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  store: SandboxStore,
+  residency: Residency,
+  kept: EventStore,
+) {
   const failing = store.conversions.failing('mixpanel');
   if (failing) return answerFailure(res, 'mixpanel', failing);
   if (!serviceAccount(req)) return refuse(res, 401, 'Invalid credentials');
@@ -202,15 +244,18 @@ async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL,
     try {
       body = gunzipSync(body, { maxOutputLength: MIXPANEL_IMPORT_LIMITS.bytes + 1 });
     } catch (error) {
-      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') return refuse(res, 413, `request exceeds max limit of ${MIXPANEL_IMPORT_LIMITS.bytes} bytes`);
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+        return refuse(res, 413, `request exceeds max limit of ${MIXPANEL_IMPORT_LIMITS.bytes} bytes`);
       return refuse(res, 400, 'unable to decompress gzip body');
     }
   }
-  if (body.length > MIXPANEL_IMPORT_LIMITS.bytes) return refuse(res, 413, `request exceeds max limit of ${MIXPANEL_IMPORT_LIMITS.bytes} bytes`);
+  if (body.length > MIXPANEL_IMPORT_LIMITS.bytes)
+    return refuse(res, 413, `request exceeds max limit of ${MIXPANEL_IMPORT_LIMITS.bytes} bytes`);
   const events = parseEvents(body.toString('utf8'), req.headers['content-type'] ?? 'application/json');
   if (events === null) return refuse(res, 400, 'unable to parse request body as JSON');
   if (events.length === 0) return refuse(res, 400, 'no data: the request contains no events');
-  if (events.length > MIXPANEL_IMPORT_LIMITS.events) return refuse(res, 400, `request exceeds max limit of ${MIXPANEL_IMPORT_LIMITS.events} events (it has ${events.length})`);
+  if (events.length > MIXPANEL_IMPORT_LIMITS.events)
+    return refuse(res, 400, `request exceeds max limit of ${MIXPANEL_IMPORT_LIMITS.events} events (it has ${events.length})`);
 
   const strict = url.searchParams.get('strict') === '1';
   const now = Date.now();
@@ -227,7 +272,13 @@ async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL,
     const distinctId = properties.distinct_id === undefined ? '' : String(properties.distinct_id);
     kept.keep(projectId, name, properties);
     if (name !== AD_DATA_EVENT) {
-      store.conversions.record('mixpanel', `${projectId}|${name}|${distinctId}|${timeMs(properties.time)}|${String(properties.$insert_id)}`, projectId, event as Json, 'latest');
+      store.conversions.record(
+        'mixpanel',
+        `${projectId}|${name}|${distinctId}|${timeMs(properties.time)}|${String(properties.$insert_id)}`,
+        projectId,
+        event as Json,
+        'latest',
+      );
       conversions += 1;
     }
     imported += 1;
@@ -236,7 +287,13 @@ async function importEvents(req: IncomingMessage, res: ServerResponse, url: URL,
   // A request of ad data only is no conversion call (the conversions page counts calls per platform).
   if (conversions > 0 || imported === 0) store.conversions.countCall('mixpanel');
   if (failed.length === 0 || !strict) return json(res, 200, { code: 200, num_records_imported: imported, status: 'OK' });
-  return json(res, 400, { code: 400, error: 'some data points in the request failed validation', num_records_imported: imported, status: 'Bad Request', failed_records: failed });
+  return json(res, 400, {
+    code: 400,
+    error: 'some data points in the request failed validation',
+    num_records_imported: imported,
+    status: 'Bad Request',
+    failed_records: failed,
+  });
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -269,7 +326,8 @@ function exportQuery(url: URL, nowMs: number): { startMs: number; endMs: number;
   } catch {
     names = null;
   }
-  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) return { error: "'event' is invalid: must be a JSON array of event names" };
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string'))
+    return { error: "'event' is invalid: must be a JSON array of event names" };
   return { startMs, endMs: toStartMs + DAY_MS, names: new Set(names as string[]) };
 }
 
@@ -301,7 +359,11 @@ function exportEvents(req: IncomingMessage, res: ServerResponse, url: URL, store
   const request = `/api/2.0/export${url.search}`;
   const refuseExport = (code: number, error: string) => json(res, code, { request, error });
   const failing = store.conversions.failing('mixpanel');
-  if (failing) return refuseExport(failing, failing === 429 ? 'Query rate limit exceeded' : failing === 503 ? 'Service Unavailable' : 'Internal Server Error');
+  if (failing)
+    return refuseExport(
+      failing,
+      failing === 429 ? 'Query rate limit exceeded' : failing === 503 ? 'Service Unavailable' : 'Internal Server Error',
+    );
   if (!serviceAccount(req)) return refuseExport(401, 'Invalid credentials');
   const projectId = url.searchParams.get('project_id');
   if (!projectId) return refuseExport(401, 'project_id is required when authenticating with a service account');
@@ -369,7 +431,8 @@ export function seedDemoMixpanelEvents(events: Pick<SandboxMixpanelEvents, 'seed
 }
 
 function me(req: IncomingMessage, res: ServerResponse, residency: Residency) {
-  if (!serviceAccount(req)) return json(res, 401, { status: 'error', error: 'Invalid credentials' }, { 'WWW-Authenticate': 'Basic realm="Mixpanel"' });
+  if (!serviceAccount(req))
+    return json(res, 401, { status: 'error', error: 'Invalid credentials' }, { 'WWW-Authenticate': 'Basic realm="Mixpanel"' });
   const project = SANDBOX_MIXPANEL.projects[residency];
   return json(res, 200, {
     status: 'ok',
@@ -378,7 +441,14 @@ function me(req: IncomingMessage, res: ServerResponse, residency: Residency) {
       name: 'SignalBridge sandbox',
       email: SANDBOX_MIXPANEL.username,
       is_service_account: true,
-      projects: { [project.id]: { name: project.name, organization_id: 777, domain: residency === 'US' ? 'mixpanel.com' : `${residency.toLowerCase()}.mixpanel.com`, role: { name: 'Admin' } } },
+      projects: {
+        [project.id]: {
+          name: project.name,
+          organization_id: 777,
+          domain: residency === 'US' ? 'mixpanel.com' : `${residency.toLowerCase()}.mixpanel.com`,
+          role: { name: 'Admin' },
+        },
+      },
     },
   });
 }
@@ -414,7 +484,8 @@ export function createMixpanel(store: SandboxStore): SandboxPlatform & { events:
       const residency = prefix!.toUpperCase() as Residency;
       if (req.method === 'GET' && path === '/api/app/me') return me(req, res, residency);
       if (req.method === 'POST' && path === '/import') return importEvents(req, res, url, store, residency, kept);
-      if (req.method === 'GET' && (path === '/api/2.0/export' || path === '/api/2.0/export/')) return exportEvents(req, res, url, store, residency, kept);
+      if (req.method === 'GET' && (path === '/api/2.0/export' || path === '/api/2.0/export/'))
+        return exportEvents(req, res, url, store, residency, kept);
       return json(res, 404, { status: 'error', error: 'Not found' });
     },
   };

@@ -79,7 +79,10 @@ function sandboxIndex(res: ServerResponse, store: SandboxStore) {
 <li>BigQuery service-account key: <a href="${store.base}/__sandbox/google/service-account-key.json">download</a></li></ul>
 <h2>Break a login</h2><p>Revoking makes the app's next call fail, as when a user removes access in their account.</p>
 ${[GOOGLE, META, MICROSOFT]
-  .map((brand) => `<form method="post" action="${store.base}/__sandbox/${brand.provider}/revoke"><button>Revoke every ${brand.name} login</button></form>`)
+  .map(
+    (brand) =>
+      `<form method="post" action="${store.base}/__sandbox/${brand.provider}/revoke"><button>Revoke every ${brand.name} login</button></form>`,
+  )
   .join('<br>')}
 <h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google, Microsoft and Mixpanel received</a></p>
 <h2>Destinations</h2><p><a href="${store.base}/__sandbox/destinations">Rows in each BigQuery table and Ad Data events in each Mixpanel project</a></p>`,
@@ -98,10 +101,18 @@ function conversionsPage(res: ServerResponse, store: SandboxStore) {
 <form method="post" action="${store.base}/__sandbox/${platform}/fail"><input type="hidden" name="seconds" value="60"><input type="hidden" name="status" value="500">
 <button>Fail with 500 for a minute</button></form>${failure ? `<p class="muted">Failing with ${failure.status} until ${new Date(failure.until).toISOString()}</p>` : ''}
 <table><tr><th>Dedup key</th><th>Target</th><th>Received</th><th>Times</th><th>Event</th></tr>${rows
-      .map((row) => `<tr><td><code>${escapeHtml(row.key)}</code></td><td>${escapeHtml(row.target)}</td><td>${new Date(row.receivedAt).toISOString()}</td><td>${row.receipts}</td><td><code>${escapeHtml(JSON.stringify(row.event))}</code></td></tr>`)
+      .map(
+        (row) =>
+          `<tr><td><code>${escapeHtml(row.key)}</code></td><td>${escapeHtml(row.target)}</td><td>${new Date(row.receivedAt).toISOString()}</td><td>${row.receipts}</td><td><code>${escapeHtml(JSON.stringify(row.event))}</code></td></tr>`,
+      )
       .join('')}</table>`;
   };
-  page(res, 200, 'Conversions received', `<h1>Conversions received</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>${CONVERSION_PLATFORMS.map(section).join('')}`);
+  page(
+    res,
+    200,
+    'Conversions received',
+    `<h1>Conversions received</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>${CONVERSION_PLATFORMS.map(section).join('')}`,
+  );
 }
 
 /** What the ad-data sync wrote: each BigQuery table's latest 200 rows, each Mixpanel project's latest 200 Ad Data events. */
@@ -119,7 +130,9 @@ function destinationsPage(res: ServerResponse, store: SandboxStore, sections: { 
 /** Reads `seconds`, `status` and `rate` from a JSON or form body. */
 async function failureOf(req: IncomingMessage) {
   const raw = await readBody(req);
-  const fields: Record<string, unknown> = (req.headers['content-type'] ?? '').includes('json') ? JSON.parse(raw || '{}') : Object.fromEntries(new URLSearchParams(raw));
+  const fields: Record<string, unknown> = (req.headers['content-type'] ?? '').includes('json')
+    ? JSON.parse(raw || '{}')
+    : Object.fromEntries(new URLSearchParams(raw));
   const number = (value: unknown) => (value === undefined || value === '' ? undefined : Number(value));
   const status = number(fields.status);
   return { seconds: number(fields.seconds), rate: number(fields.rate), status: status === 429 ? 429 : status === 503 ? 503 : 500 } as const;
@@ -181,10 +194,23 @@ export async function consentTo(authorizeUrl: string, decision: 'allow' | 'deny'
   const html = await (await fetch(authorizeUrl)).text();
   const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
   if (!action) throw new Error(`No consent form: ${html.slice(0, 300)}`);
-  const unescape = (value: string) => value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  const fields = new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [match[1]!, unescape(match[2]!)]));
+  const unescape = (value: string) =>
+    value
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+  const fields = new URLSearchParams(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((match) => [match[1]!, unescape(match[2]!)]),
+  );
   fields.set('decision', decision);
-  const response = await fetch(action, { method: 'POST', body: fields, redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+  const response = await fetch(action, {
+    method: 'POST',
+    body: fields,
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+  });
   return new URL(response.headers.get('location')!);
 }
 

@@ -106,12 +106,15 @@ const CLICK_ID_FIELDS = ['gclid', 'gbraid', 'wbraid', 'fbclid', 'fbc', 'fbp', 'm
 
 /** What Stripe would refuse in a new charge, as its param and message. */
 function chargeInputError(input: NewCharge): { param: string; message: string } | null {
-  if (!Number.isInteger(input.amount) || input.amount < 1) return { param: 'amount', message: 'Invalid integer: amount must be a positive integer in the smallest currency unit.' };
+  if (!Number.isInteger(input.amount) || input.amount < 1)
+    return { param: 'amount', message: 'Invalid integer: amount must be a positive integer in the smallest currency unit.' };
   if (input.amount > 99_999_999) return { param: 'amount', message: 'Amount must be no more than 999,999.99.' };
   if (!/^[a-zA-Z]{3}$/.test(input.currency ?? '')) return { param: 'currency', message: `Invalid currency: ${input.currency}.` };
   if (input.email && !/^[^\s@]+@[^\s@]+$/.test(input.email)) return { param: 'email', message: `Invalid email address: ${input.email}` };
-  if (input.status && !CHARGE_STATUSES.includes(input.status)) return { param: 'status', message: `Invalid status: must be one of ${CHARGE_STATUSES.join(', ')}.` };
-  if (input.created !== undefined && (!Number.isInteger(input.created) || input.created < 0)) return { param: 'created', message: 'Invalid integer: created.' };
+  if (input.status && !CHARGE_STATUSES.includes(input.status))
+    return { param: 'status', message: `Invalid status: must be one of ${CHARGE_STATUSES.join(', ')}.` };
+  if (input.created !== undefined && (!Number.isInteger(input.created) || input.created < 0))
+    return { param: 'created', message: 'Invalid integer: created.' };
   return null;
 }
 
@@ -120,7 +123,8 @@ function chargeInputError(input: NewCharge): { param: string; message: string } 
  * click ids at the top level go into metadata, empty fields are left out.
  */
 function chargeFromFields(fields: Json): NewCharge {
-  const text = (value: unknown) => (value === undefined || value === null || String(value).trim() === '' ? undefined : String(value).trim());
+  const text = (value: unknown) =>
+    value === undefined || value === null || String(value).trim() === '' ? undefined : String(value).trim();
   const metadata: Record<string, string> = {};
   for (const [key, value] of Object.entries((fields.metadata as Json | undefined) ?? {})) if (text(value)) metadata[key] = text(value)!;
   for (const key of CLICK_ID_FIELDS) if (text(fields[key])) metadata[key] = text(fields[key])!;
@@ -147,8 +151,7 @@ function stripeError(res: ServerResponse, status: number, message: string, param
 }
 
 const missing = (res: ServerResponse, param: string) => stripeError(res, 400, `Missing required param: ${param}.`, param);
-const noSuch = (res: ServerResponse, kind: string, value: string) =>
-  stripeError(res, 404, `No such ${kind}: '${value}'`, 'id');
+const noSuch = (res: ServerResponse, kind: string, value: string) => stripeError(res, 404, `No such ${kind}: '${value}'`, 'id');
 
 function html(res: ServerResponse, body: string, status = 200) {
   res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -212,8 +215,20 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       metadata: { ...(input.metadata ?? {}) },
       outcome:
         status === 'failed'
-          ? { network_status: 'declined_by_network', reason: 'generic_decline', risk_level: 'normal', seller_message: 'The bank did not return any further details with this decline.', type: 'issuer_declined' }
-          : { network_status: 'approved_by_network', reason: null, risk_level: 'normal', seller_message: 'Payment complete.', type: 'authorized' },
+          ? {
+              network_status: 'declined_by_network',
+              reason: 'generic_decline',
+              risk_level: 'normal',
+              seller_message: 'The bank did not return any further details with this decline.',
+              type: 'issuer_declined',
+            }
+          : {
+              network_status: 'approved_by_network',
+              reason: null,
+              risk_level: 'normal',
+              seller_message: 'Payment complete.',
+              type: 'authorized',
+            },
       paid: succeeded,
       payment_intent: id('pi'),
       payment_method: id('pm'),
@@ -231,7 +246,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
    * `ending_before` a charge id; unknown parameters refused, as Stripe does.
    */
   function listCharges(res: ServerResponse, query: URLSearchParams) {
-    const allowed = /^(created(\[(gt|gte|lt|lte)\])?|customer|payment_intent|transfer_group|limit|starting_after|ending_before|expand\[\d*\])$/;
+    const allowed =
+      /^(created(\[(gt|gte|lt|lte)\])?|customer|payment_intent|transfer_group|limit|starting_after|ending_before|expand\[\d*\])$/;
     const filters: Array<(created: number) => boolean> = [];
     for (const [key, value] of query) {
       if (!allowed.test(key)) return stripeError(res, 400, `Received unknown parameter: ${key}`, key);
@@ -240,7 +256,17 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       if (!/^\d+$/.test(value)) return stripeError(res, 400, `Invalid integer: ${value}`, key);
       const limit = Number(value);
       const op = bound[1];
-      filters.push((created) => (op === 'gt' ? created > limit : op === 'gte' ? created >= limit : op === 'lt' ? created < limit : op === 'lte' ? created <= limit : created === limit));
+      filters.push((created) =>
+        op === 'gt'
+          ? created > limit
+          : op === 'gte'
+            ? created >= limit
+            : op === 'lt'
+              ? created < limit
+              : op === 'lte'
+                ? created <= limit
+                : created === limit,
+      );
     }
     let limit = 10;
     if (query.has('limit')) {
@@ -260,7 +286,15 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       .map(({ charge }) => charge);
     const cursor = after ?? before;
     const position = cursor ? ordered.findIndex((charge) => charge.id === cursor) : -1;
-    if (cursor && position < 0) return json(res, 400, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such charge: '${cursor}'`, param: after ? 'starting_after' : 'ending_before' } });
+    if (cursor && position < 0)
+      return json(res, 400, {
+        error: {
+          type: 'invalid_request_error',
+          code: 'resource_missing',
+          message: `No such charge: '${cursor}'`,
+          param: after ? 'starting_after' : 'ending_before',
+        },
+      });
     const matches = (charge: Json) =>
       filters.every((filter) => filter(charge.created as number)) &&
       (!query.get('customer') || charge.customer === query.get('customer')) &&
@@ -343,7 +377,9 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     const auth = req.headers.authorization ?? '';
     const token = auth.replace(/^Bearer /, '');
     if (rolledKeys.has(token)) {
-      return json(res, 401, { error: { type: 'invalid_request_error', code: 'api_key_expired', message: `Expired API Key provided: ${token.slice(0, 12)}***` } });
+      return json(res, 401, {
+        error: { type: 'invalid_request_error', code: 'api_key_expired', message: `Expired API Key provided: ${token.slice(0, 12)}***` },
+      });
     }
     // A customer's restricted key (payments as a conversion source): it reads charges if allowed.
     const restricted = RESTRICTED_KEYS[token];
@@ -375,7 +411,13 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     if (req.method === 'GET' && (match = /^\/v1\/prices\/([^/]+)$/.exec(path))) {
       const price = prices.get(match[1]!);
       return price
-        ? json(res, 200, { ...price, object: 'price', active: true, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } })
+        ? json(res, 200, {
+            ...price,
+            object: 'price',
+            active: true,
+            type: 'recurring',
+            recurring: { interval: 'month', interval_count: 1 },
+          })
         : noSuch(res, 'price', match[1]!);
     }
     if (req.method === 'POST' && path === '/v1/checkout/sessions') {
@@ -385,7 +427,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       const lineItems = body.line_items as Json[] | undefined;
       if (!lineItems?.length) return missing(res, 'line_items');
       for (const [index, item] of lineItems.entries()) {
-        if (!prices.has(item.price as string)) return stripeError(res, 400, `No such price: '${item.price}'`, `line_items[${index}][price]`);
+        if (!prices.has(item.price as string))
+          return stripeError(res, 400, `No such price: '${item.price}'`, `line_items[${index}][price]`);
       }
       if (body.customer && !customers.has(body.customer as string)) return noSuch(res, 'customer', body.customer as string);
       const session: Json = {
@@ -416,7 +459,11 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       const session = checkoutSessions.get(match[1]!);
       if (!session) return noSuch(res, 'checkout.session', match[1]!);
       if (session.status !== 'open') {
-        return stripeError(res, 400, `Only Checkout Sessions with a status of \`open\` can be expired. This session has a status of \`${session.status}\`.`);
+        return stripeError(
+          res,
+          400,
+          `Only Checkout Sessions with a status of \`open\` can be expired. This session has a status of \`${session.status}\`.`,
+        );
       }
       Object.assign(session, { status: 'expired' });
       return json(res, 200, visible(session));
@@ -452,7 +499,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   function indexPage(res: ServerResponse, notice: { made?: string; error?: string } = {}, status = 200) {
     const latest = [...charges.values()].slice(-20).reverse();
     const keys = Object.entries(RESTRICTED_KEYS)
-      .map(([key, permissions]) => `<li><code>${escapeHtml(key)}</code> — ${permissions.length ? 'can read charges' : 'cannot read charges'}</li>`)
+      .map(
+        ([key, permissions]) =>
+          `<li><code>${escapeHtml(key)}</code> — ${permissions.length ? 'can read charges' : 'cannot read charges'}</li>`,
+      )
       .join('');
     const field = (name: string, label: string, extra = '') => `<label>${label}<input name="${name}" ${extra}></label>`;
     const rows = latest
@@ -498,7 +548,8 @@ ${field('msclkid', 'msclkid (metadata, optional)', '')}
     const fromBrowser = !isJson && (req.headers.accept ?? '').includes('text/html');
     const input = chargeFromFields(fields);
     const invalid = chargeInputError(input);
-    if (invalid) return fromBrowser ? indexPage(res, { error: invalid.message }, 400) : stripeError(res, 400, invalid.message, invalid.param);
+    if (invalid)
+      return fromBrowser ? indexPage(res, { error: invalid.message }, 400) : stripeError(res, 400, invalid.message, invalid.param);
     const charge = createCharge(input);
     if (!fromBrowser) return json(res, 200, charge);
     res.writeHead(303, { Location: `/?charge=${encodeURIComponent(charge.id as string)}` });
@@ -535,7 +586,7 @@ ${field('msclkid', 'msclkid (metadata, optional)', '')}
     if ((match = /^\/checkout\/([^/]+)(\/pay)?$/.exec(path))) {
       const session = checkoutSessions.get(match[1]!);
       if (!session || session.status !== 'open') return html(res, '<h1>This checkout session is no longer available.</h1>');
-      const price = prices.get(((session.line_items as Json[])[0]!.price as string))!;
+      const price = prices.get((session.line_items as Json[])[0]!.price as string)!;
       if (!match[2]) {
         return html(
           res,

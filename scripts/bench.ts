@@ -120,11 +120,7 @@ async function sample(count: number, run: () => Promise<unknown>): Promise<numbe
 type Fixtures = typeof import('@/tests/fixtures/firebase');
 type Server = typeof import('@/tests/api/helpers/server');
 
-async function superAdminList(
-  createTestUser: Fixtures['createTestUser'],
-  call: Server['call'],
-  serveHandler: Server['serveHandler'],
-) {
+async function superAdminList(createTestUser: Fixtures['createTestUser'], call: Server['call'], serveHandler: Server['serveHandler']) {
   const { adminDb } = await import('@/lib/server/firebaseAdmin');
   const { default: handler } = await import('@/pages/api/getOrganizationIds');
   const COUNT = 10_000;
@@ -202,7 +198,9 @@ async function integrations(
     return result;
   };
   const connect = async () => {
-    const started = await clock(startTimes, () => call(start!, { method: 'POST', token: user.token, query: { orgId }, body: { platform: 'google_ads', kind: 'source' } }));
+    const started = await clock(startTimes, () =>
+      call(start!, { method: 'POST', token: user.token, query: { orgId }, body: { platform: 'google_ads', kind: 'source' } }),
+    );
     const back = await consentTo(started.body.url as string);
     const done = await clock(completeTimes, () =>
       call(complete!, {
@@ -221,8 +219,13 @@ async function integrations(
     sourceId = await connect();
   });
   report('  of which POST oauth/start (state written, consent URL answered)', startTimes);
-  report('  of which POST oauth/complete (state spent, code exchange and the login’s email from Google, credential sealed, source created)', completeTimes);
-  await timed('GET sources of an organization with 50 sources, 200 requests', 200, () => call(sources!, { token: user.token, query: { orgId } }));
+  report(
+    '  of which POST oauth/complete (state spent, code exchange and the login’s email from Google, credential sealed, source created)',
+    completeTimes,
+  );
+  await timed('GET sources of an organization with 50 sources, 200 requests', 200, () =>
+    call(sources!, { token: user.token, query: { orgId } }),
+  );
   await timed('GET a source’s ad accounts (token refresh + listAccessibleCustomers + manager walk), 100 requests', 100, async () => {
     const response = await call(accounts!, { token: user.token, query: { orgId, id: sourceId } });
     if (response.status !== 200) throw new Error(`accounts failed: ${response.status}`);

@@ -57,7 +57,14 @@ export const api = createApi({
     }),
     sendInvitation: build.mutation<
       { invitationId: string; emailSent: boolean },
-      { email: string; organization_id: string; inviter_user_id: string; organization: string; inviter_email: string; role: 'member' | 'admin' }
+      {
+        email: string;
+        organization_id: string;
+        inviter_user_id: string;
+        organization: string;
+        inviter_email: string;
+        role: 'member' | 'admin';
+      }
     >({
       query: (body) => ({ url: '/api/sendInvitation', body }),
       invalidatesTags: (_result, _error, { organization_id }) => [{ type: 'SentInvitations', id: organization_id }],
@@ -75,7 +82,11 @@ export const api = createApi({
       invalidatesTags: (_result, _error, { organizationId }) => [{ type: 'Members', id: organizationId }],
     }),
     changeRole: build.mutation<unknown, { orgId: string; memberId: string; role: OrganizationRole }>({
-      query: ({ orgId, memberId, role }) => ({ url: `${org(orgId)}/members/${encodeURIComponent(memberId)}`, method: 'PATCH', body: { role } }),
+      query: ({ orgId, memberId, role }) => ({
+        url: `${org(orgId)}/members/${encodeURIComponent(memberId)}`,
+        method: 'PATCH',
+        body: { role },
+      }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Members', id: orgId }],
     }),
     updateOrganization: build.mutation<unknown, { orgId: string; companyName: string; company_logo: string | null }>({

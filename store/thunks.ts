@@ -47,19 +47,15 @@ export const fetchOrganizations = createAsyncThunk<OrganizationSummary[], void, 
 );
 
 /** Once per session: the role on the server user record decides the super-admin flag. */
-export const checkSuperAdmin = createAsyncThunk<Role | null, void, WithUser>(
-  'user/checkSuperAdmin',
-  async (_, { getState }) => {
-    try {
-      const { user } = await apiRequest<{ user: { role?: string } }>('/api/getUser', {
-        method: 'POST',
-        body: { userId: getState().user.uid },
-      });
-      return user.role === SUPER_ADMIN ? SUPER_ADMIN : null;
-    } catch (error) {
-      console.error('Could not load the user record for the super-admin check', error);
-      return null;
-    }
-  },
-);
-
+export const checkSuperAdmin = createAsyncThunk<Role | null, void, WithUser>('user/checkSuperAdmin', async (_, { getState }) => {
+  try {
+    const { user } = await apiRequest<{ user: { role?: string } }>('/api/getUser', {
+      method: 'POST',
+      body: { userId: getState().user.uid },
+    });
+    return user.role === SUPER_ADMIN ? SUPER_ADMIN : null;
+  } catch (error) {
+    console.error('Could not load the user record for the super-admin check', error);
+    return null;
+  }
+});

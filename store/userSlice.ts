@@ -104,12 +104,6 @@ const userSlice = createSlice({
   },
 });
 
-export const {
-  userSignedIn,
-  userSignedOut,
-  organizationsLoaded,
-  organizationSelected,
-  pendingInvitationStored,
-} = userSlice.actions;
+export const { userSignedIn, userSignedOut, organizationsLoaded, organizationSelected, pendingInvitationStored } = userSlice.actions;
 export const { selectUser, selectIsAuthenticated, selectOrgId } = userSlice.selectors;
 export default userSlice;

@@ -46,14 +46,23 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
     if (Object.keys(found).length === 0) onSubmit(fields);
   }
 
-  const serverPayloadError = Object.entries((serverError as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors ?? {}).find(([key]) =>
-    key.startsWith('payloadUrls'),
-  )?.[1]?.[0];
+  const serverPayloadError = Object.entries(
+    (serverError as { fieldErrors?: Record<string, string[]> } | undefined)?.fieldErrors ?? {},
+  ).find(([key]) => key.startsWith('payloadUrls'))?.[1]?.[0];
   const payloadError = errors.payloadUrls ?? serverPayloadError;
   return (
     <form className="stack" onSubmit={submit} noValidate aria-label="App details">
-      {Boolean(serverError) && !fieldErrorOf(serverError, 'gtmContainerId') && !serverPayloadError && <Alert>{messageOf(serverError, 'Could not save the app.')}</Alert>}
-      <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} required maxLength={100} error={fieldErrorOf(serverError, 'name')} />
+      {Boolean(serverError) && !fieldErrorOf(serverError, 'gtmContainerId') && !serverPayloadError && (
+        <Alert>{messageOf(serverError, 'Could not save the app.')}</Alert>
+      )}
+      <TextField
+        label="Name"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        required
+        maxLength={100}
+        error={fieldErrorOf(serverError, 'name')}
+      />
       <TextField
         label="Website URL"
         type="url"

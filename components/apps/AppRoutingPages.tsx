@@ -29,7 +29,11 @@ function AdTargetForm({ orgId, app, platform, canEdit }: { orgId: string; app: A
   async function submit(event: FormEvent) {
     event.preventDefault();
     const result = await save({ orgId, id: app.id, routing: { platform, destinationId, accountId, targetId } });
-    setNotice('error' in result ? { ok: false, text: messageOf(result.error, 'Could not save.') } : { ok: true, text: `Conversions of ${app.name} now go to this ${label.toLowerCase()}.` });
+    setNotice(
+      'error' in result
+        ? { ok: false, text: messageOf(result.error, 'Could not save.') }
+        : { ok: true, text: `Conversions of ${app.name} now go to this ${label.toLowerCase()}.` },
+    );
   }
 
   if (destinations.isLoading) return <Spinner label="Loading destinations" />;
@@ -48,7 +52,10 @@ function AdTargetForm({ orgId, app, platform, canEdit }: { orgId: string; app: A
         label={`${PLATFORM_LABELS[platform]} destination`}
         value={destinationId}
         onChange={(value) => (setDestinationId(value), setAccountId(''), setTargetId(''))}
-        options={candidates.map((candidate) => ({ value: candidate.id, label: `${candidate.name}${candidate.status === 'needs_reauth' ? ' (needs reconnecting)' : ''}` }))}
+        options={candidates.map((candidate) => ({
+          value: candidate.id,
+          label: `${candidate.name}${candidate.status === 'needs_reauth' ? ' (needs reconnecting)' : ''}`,
+        }))}
         placeholder="Choose a destination"
       />
       {destination && destination.accounts.length === 0 && (
@@ -96,7 +103,17 @@ function AdTargetForm({ orgId, app, platform, canEdit }: { orgId: string; app: A
 }
 
 /** BigQuery / Mixpanel: which destination receives the app's conversions (or none). */
-function WarehouseForm({ orgId, app, platform, canEdit }: { orgId: string; app: App; platform: 'bigquery' | 'mixpanel'; canEdit: boolean }) {
+function WarehouseForm({
+  orgId,
+  app,
+  platform,
+  canEdit,
+}: {
+  orgId: string;
+  app: App;
+  platform: 'bigquery' | 'mixpanel';
+  canEdit: boolean;
+}) {
   const current = platform === 'bigquery' ? app.bigqueryDestinationId : app.mixpanelDestinationId;
   const [destinationId, setDestinationId] = useState(current ?? '');
   const [notice, setNotice] = useState<NoticeValue | null>(null);
@@ -119,8 +136,8 @@ function WarehouseForm({ orgId, app, platform, canEdit }: { orgId: string; app: 
       )}
       {platform === 'bigquery' && (
         <p className="muted">
-          Each event is appended once to the table <code>signalbridge.conversions</code> of the destination’s project (created if missing, partitioned by day on
-          the event time). Personal identifiers arrive as SHA-256 hashes only.
+          Each event is appended once to the table <code>signalbridge.conversions</code> of the destination’s project (created if missing,
+          partitioned by day on the event time). Personal identifiers arrive as SHA-256 hashes only.
         </p>
       )}
       <SelectField

@@ -20,7 +20,9 @@ const appPath = (orgId: string, id: string, rest = '') => `/${encodeURIComponent
 /** Where an app's conversions go, one line per platform. */
 export function routingSummary(app: App): string {
   const parts = [
-    ...Object.entries(app.targets).map(([platform, target]) => `${PLATFORM_LABELS[platform as keyof typeof PLATFORM_LABELS]}: ${target!.targetName}`),
+    ...Object.entries(app.targets).map(
+      ([platform, target]) => `${PLATFORM_LABELS[platform as keyof typeof PLATFORM_LABELS]}: ${target!.targetName}`,
+    ),
     ...(app.bigqueryDestinationId ? ['BigQuery'] : []),
     ...(app.mixpanelDestinationId ? ['Mixpanel'] : []),
   ];
@@ -91,7 +93,12 @@ export function AppsPage() {
                 </td>
                 <td>{routingSummary(app)}</td>
                 <td className="actions">
-                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(appPath(orgId, app.id))}>
+                  <Button
+                    type="button"
+                    variant="secondary"
+                    className="button--small"
+                    onClick={() => void router.push(appPath(orgId, app.id))}
+                  >
                     Configure
                   </Button>
                   {can(role, 'app', 'delete') && <AppDeleteButton orgId={orgId} app={app} small onDeleted={() => undefined} />}
@@ -139,7 +146,11 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       label: PLATFORM_LABELS[platform],
       status: app.targets[platform] ? `${app.targets[platform]!.targetName}` : 'Not set up',
     })),
-    { segment: 'bigquery', label: 'BigQuery', status: app.bigqueryDestinationId ? 'Sending to table signalbridge.conversions' : 'Not set up' },
+    {
+      segment: 'bigquery',
+      label: 'BigQuery',
+      status: app.bigqueryDestinationId ? 'Sending to table signalbridge.conversions' : 'Not set up',
+    },
     { segment: 'mixpanel', label: 'Mixpanel', status: app.mixpanelDestinationId ? 'Sending' : 'Not set up' },
   ];
 

@@ -19,7 +19,9 @@ export default function ForgotPasswordForm() {
     <AuthCard
       title="Reset your password"
       error={error}
-      notice={sentTo && `If an account exists for ${sentTo}, we sent a link to reset the password. Open it to choose a new password, then log in.`}
+      notice={
+        sentTo && `If an account exists for ${sentTo}, we sent a link to reset the password. Open it to choose a new password, then log in.`
+      }
       onSubmit={onSubmit}
       footer={<Link href="/login">Back to log in</Link>}
     >

@@ -25,9 +25,7 @@ export default function LoginForm() {
       title="Log in to SignalBridge"
       error={error}
       notice={
-        query.registered === '1'
-          ? 'Your account is ready. We sent you a link to verify your email address. Log in to continue.'
-          : undefined
+        query.registered === '1' ? 'Your account is ready. We sent you a link to verify your email address. Log in to continue.' : undefined
       }
       onSubmit={onSubmit}
       footer={

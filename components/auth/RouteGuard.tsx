@@ -60,9 +60,7 @@ export default function RouteGuard({ children }: { children: ReactNode }) {
   // Before the router is ready, asPath of a prerendered dynamic page is its pattern (/[orgId]/…).
   const [path = '/'] = router.isReady ? router.asPath.split(/[?#]/) : [];
   const orgId = router.isReady ? orgIdOfPath(path) : null;
-  const callback = router.isReady
-    ? (safeCallback(router.query[CALLBACK_PARAM]) ?? safeCallback(Cookies.get(CALLBACK_COOKIE)))
-    : null;
+  const callback = router.isReady ? (safeCallback(router.query[CALLBACK_PARAM]) ?? safeCallback(Cookies.get(CALLBACK_COOKIE))) : null;
 
   // Error pages are shown to everyone, whatever the path.
   const isErrorPage = ['/404', '/500', '/_error'].includes(router.pathname);

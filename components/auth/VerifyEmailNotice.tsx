@@ -35,8 +35,7 @@ export default function VerifyEmailNotice({ email, verification }: VerifyEmailNo
     <section className="card stack" aria-labelledby="verify-email-title">
       <h2 id="verify-email-title">Verify your email</h2>
       <p>
-        Verify your email address to see invitations sent to <strong>{email}</strong>. We sent you a link when you
-        signed up.
+        Verify your email address to see invitations sent to <strong>{email}</strong>. We sent you a link when you signed up.
       </p>
       <Notice notice={notice} />
       <div className="actions" style={{ justifyContent: 'flex-start' }}>

@@ -81,7 +81,9 @@ export function CheckoutSuccessPage() {
           </Link>
         </>
       )}
-      {(view === 'not_found' || view === 'error') && orgId && <Link href={`/${encodeURIComponent(orgId)}/subscription`}>Back to the plans</Link>}
+      {(view === 'not_found' || view === 'error') && orgId && (
+        <Link href={`/${encodeURIComponent(orgId)}/subscription`}>Back to the plans</Link>
+      )}
     </section>
   );
 }

@@ -13,7 +13,12 @@ import { addDays, chunksOf, lookbackWindow, toDay } from '@/lib/shared/connectio
 import { useCancelBackfillMutation, useStartBackfillMutation, type ConnectionDetail } from '@/store/connectionsApi';
 
 /** Live progress of one run through the Firestore listener; null until its first snapshot. */
-function useRunProgress(orgId: string, connectionId: string, runId: string | null, onFinished: () => void): { progress: RunProgress | null; listening: boolean } {
+function useRunProgress(
+  orgId: string,
+  connectionId: string,
+  runId: string | null,
+  onFinished: () => void,
+): { progress: RunProgress | null; listening: boolean } {
   const [state, setState] = useState<{ runId: string; progress: RunProgress } | null>(null);
   const [failedRunId, setFailedRunId] = useState<string | null>(null);
   const finish = useEffectEvent(onFinished);
@@ -22,14 +27,20 @@ function useRunProgress(orgId: string, connectionId: string, runId: string | nul
     let stop: (() => void) | null = null;
     let closed = false;
     let finished = false;
-    void watchRun(orgId, connectionId, runId, (progress) => {
-      setState({ runId, progress });
-      // The history and the connection change when it ends: refresh them once.
-      if (progress.outcome !== 'running' && !finished) {
-        finished = true;
-        finish();
-      }
-    }, () => setFailedRunId(runId))
+    void watchRun(
+      orgId,
+      connectionId,
+      runId,
+      (progress) => {
+        setState({ runId, progress });
+        // The history and the connection change when it ends: refresh them once.
+        if (progress.outcome !== 'running' && !finished) {
+          finished = true;
+          finish();
+        }
+      },
+      () => setFailedRunId(runId),
+    )
       .then((unsubscribe) => {
         if (closed) unsubscribe();
         else stop = unsubscribe;
@@ -106,8 +117,8 @@ function Ended({ progress, run }: { progress: RunProgress; run: Run | undefined 
   if (progress.outcome === 'needs_reauth') {
     return (
       <p role="status" className="alert alert--info" style={{ margin: 0 }}>
-        The backfill is paused after {progress.jobsDone} of {progress.jobsTotal} chunks ({rows} written): a login needs reconnecting. Reconnect it and the
-        backfill picks up the chunks that are left.
+        The backfill is paused after {progress.jobsDone} of {progress.jobsTotal} chunks ({rows} written): a login needs reconnecting.
+        Reconnect it and the backfill picks up the chunks that are left.
       </p>
     );
   }
@@ -120,8 +131,8 @@ function Ended({ progress, run }: { progress: RunProgress; run: Run | undefined 
   }
   return (
     <p role="alert" className="alert alert--error" style={{ margin: 0 }}>
-      The last backfill ended with {progress.outcome === 'partial' ? 'some accounts failing' : 'an error'} after {progress.jobsDone} of {progress.jobsTotal} chunks ({rows}).{' '}
-      {progress.error ?? 'The run history says which accounts failed and why.'}
+      The last backfill ended with {progress.outcome === 'partial' ? 'some accounts failing' : 'an error'} after {progress.jobsDone} of{' '}
+      {progress.jobsTotal} chunks ({rows}). {progress.error ?? 'The run history says which accounts failed and why.'}
     </p>
   );
 }
@@ -131,7 +142,19 @@ function Ended({ progress, run }: { progress: RunProgress; run: Run | undefined 
  * takes, start it, and watch its progress live; cancel with a confirmation. Plans without backfills
  * see the form disabled and which plan has it.
  */
-export default function BackfillSection({ orgId, detail, canEdit, now, onChanged }: { orgId: string; detail: ConnectionDetail; canEdit: boolean; now: number; onChanged: () => void }) {
+export default function BackfillSection({
+  orgId,
+  detail,
+  canEdit,
+  now,
+  onChanged,
+}: {
+  orgId: string;
+  detail: ConnectionDetail;
+  canEdit: boolean;
+  now: number;
+  onChanged: () => void;
+}) {
   const { connection, backfill } = detail;
   const platform = connection.source.platform;
   const [from, setFrom] = useState('');
@@ -174,7 +197,8 @@ export default function BackfillSection({ orgId, detail, canEdit, now, onChanged
         Historical backfill
       </h2>
       <p className="muted" style={{ margin: 0 }}>
-        Scheduled runs keep the last {connection.lookbackDays} days. A backfill reads the days before them once, a month at a time per account. {HISTORY_LABELS[platform]}
+        Scheduled runs keep the last {connection.lookbackDays} days. A backfill reads the days before them once, a month at a time per
+        account. {HISTORY_LABELS[platform]}
       </p>
       {!backfill.allowed && (
         <p className="alert alert--info" style={{ margin: 0 }}>
@@ -188,19 +212,46 @@ export default function BackfillSection({ orgId, detail, canEdit, now, onChanged
           <Button type="button" variant="secondary" className="button--small" onClick={() => setConfirming(true)}>
             Cancel backfill
           </Button>
-          <ConfirmDialog open={confirming} title="Cancel the backfill?" confirmLabel="Cancel backfill" busy={cancelling.isLoading} onConfirm={() => void confirmCancel()} onCancel={() => setConfirming(false)}>
+          <ConfirmDialog
+            open={confirming}
+            title="Cancel the backfill?"
+            confirmLabel="Cancel backfill"
+            busy={cancelling.isLoading}
+            onConfirm={() => void confirmCancel()}
+            onCancel={() => setConfirming(false)}
+          >
             <p>The chunks already written stay in the destination; the rest are not read. You can start a new backfill later.</p>
             {cancelling.error ? <FailureAlert orgId={orgId} error={cancelling.error} fallback="Could not cancel the backfill." /> : null}
           </ConfirmDialog>
         </div>
       )}
-      {!running && !waiting && <BackfillForm detail={detail} now={now} from={from} onFrom={setFrom} disabled={disabled} busy={starting.isLoading} error={firstError(errors, 'from')} onSubmit={submit} />}
+      {!running && !waiting && (
+        <BackfillForm
+          detail={detail}
+          now={now}
+          from={from}
+          onFrom={setFrom}
+          disabled={disabled}
+          busy={starting.isLoading}
+          error={firstError(errors, 'from')}
+          onSubmit={submit}
+        />
+      )}
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not start the backfill." />}
     </section>
   );
 }
 
-function BackfillForm({ detail, now, from, onFrom, disabled, busy, error, onSubmit }: {
+function BackfillForm({
+  detail,
+  now,
+  from,
+  onFrom,
+  disabled,
+  busy,
+  error,
+  onSubmit,
+}: {
   detail: ConnectionDetail;
   now: number;
   from: string;

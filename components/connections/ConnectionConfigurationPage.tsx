@@ -5,7 +5,14 @@ import { useState } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import RunHistory from '@/components/connections/RunHistory';
 import { connectionsPath, connectionTestPath } from '@/components/connections/paths';
-import { ConnectionStatusBadge, deadObjectOf, destinationInWords, ReconnectLink, RunOutcomeBadge, sourceInWords } from '@/components/connections/shared';
+import {
+  ConnectionStatusBadge,
+  deadObjectOf,
+  destinationInWords,
+  ReconnectLink,
+  RunOutcomeBadge,
+  sourceInWords,
+} from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
 import { FailureAlert } from '@/components/ui/failures';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
@@ -29,10 +36,16 @@ import {
 import { useIntegrationsQuery } from '@/store/integrationsApi';
 
 // The chart and the backfill (with its live listener) load beside the page, not in its first load.
-const PerformanceChart = dynamic(() => import('@/components/connections/PerformanceChart'), { loading: () => <Spinner label="Loading the chart" /> });
+const PerformanceChart = dynamic(() => import('@/components/connections/PerformanceChart'), {
+  loading: () => <Spinner label="Loading the chart" />,
+});
 // The edit form (its fields and the schemas it checks with) loads when Edit is pressed.
-const EditConnectionForm = dynamic(() => import('@/components/connections/EditConnectionForm'), { loading: () => <Spinner label="Loading the form" /> });
-const BackfillSection = dynamic(() => import('@/components/connections/BackfillSection'), { loading: () => <Spinner label="Loading the backfill" /> });
+const EditConnectionForm = dynamic(() => import('@/components/connections/EditConnectionForm'), {
+  loading: () => <Spinner label="Loading the form" />,
+});
+const BackfillSection = dynamic(() => import('@/components/connections/BackfillSection'), {
+  loading: () => <Spinner label="Loading the backfill" />,
+});
 
 /**
  * While a scheduled or manual run is in progress, or one is due (the scheduler picks it up within its
@@ -57,7 +70,12 @@ function StatusNotice({ orgId, connection }: { orgId: string; connection: Connec
         <strong>Needs reconnecting: no runs until you do.</strong>
         {connection.statusReason && <span>{connection.statusReason}</span>}
         <span>
-          <ReconnectLink orgId={orgId} connection={connection} dead={dead} label={`Reconnect ${PLATFORM_LABELS[dead?.platform ?? connection.source.platform]}`} />
+          <ReconnectLink
+            orgId={orgId}
+            connection={connection}
+            dead={dead}
+            label={`Reconnect ${PLATFORM_LABELS[dead?.platform ?? connection.source.platform]}`}
+          />
         </span>
       </div>
     );
@@ -80,7 +98,17 @@ function StatusNotice({ orgId, connection }: { orgId: string; connection: Connec
 }
 
 /** Run now, Pause / Resume and the test page. */
-function Actions({ orgId, connection, running, onNotice }: { orgId: string; connection: Connection; running: boolean; onNotice: (notice: NoticeValue | null) => void }) {
+function Actions({
+  orgId,
+  connection,
+  running,
+  onNotice,
+}: {
+  orgId: string;
+  connection: Connection;
+  running: boolean;
+  onNotice: (notice: NoticeValue | null) => void;
+}) {
   const [run, starting] = useRunConnectionMutation();
   const [update, updating] = useUpdateConnectionMutation();
 
@@ -100,7 +128,12 @@ function Actions({ orgId, connection, running, onNotice }: { orgId: string; conn
   return (
     <section className="stack" aria-label="Actions" style={{ gap: '0.75rem' }}>
       <div className="actions" style={{ justifyContent: 'flex-start', flexWrap: 'wrap' }}>
-        <Button type="button" busy={starting.isLoading || running} disabled={connection.status === 'paused' || connection.status === 'needs_reauth'} onClick={() => void runNow()}>
+        <Button
+          type="button"
+          busy={starting.isLoading || running}
+          disabled={connection.status === 'paused' || connection.status === 'needs_reauth'}
+          onClick={() => void runNow()}
+        >
           {running ? 'Running…' : 'Run now'}
         </Button>
         {connection.status === 'paused' ? (
@@ -116,13 +149,27 @@ function Actions({ orgId, connection, running, onNotice }: { orgId: string; conn
           Test (dry run)
         </Link>
       </div>
-      {error && <FailureAlert orgId={orgId} error={error} fallback={starting.error ? 'Could not start the run.' : 'Could not change the status.'} />}
+      {error && (
+        <FailureAlert orgId={orgId} error={error} fallback={starting.error ? 'Could not start the run.' : 'Could not change the status.'} />
+      )}
     </section>
   );
 }
 
 /** Name, accounts, level, schedule and lookback, edited together. */
-function Settings({ orgId, connection, canEdit, plan, onSaved }: { orgId: string; connection: Connection; canEdit: boolean; plan: unknown; onSaved: () => void }) {
+function Settings({
+  orgId,
+  connection,
+  canEdit,
+  plan,
+  onSaved,
+}: {
+  orgId: string;
+  connection: Connection;
+  canEdit: boolean;
+  plan: unknown;
+  onSaved: () => void;
+}) {
   const [editing, setEditing] = useState(false);
   const { source, destination } = connection;
   return (
@@ -151,13 +198,17 @@ function Settings({ orgId, connection, canEdit, plan, onSaved }: { orgId: string
         <dl className={styles.review}>
           <dt>Source</dt>
           <dd>
-            <Link href={configurationPathOf(orgId, 'source', source.sourceId, source.platform)}>{PLATFORM_LABELS[source.platform]} source</Link>
+            <Link href={configurationPathOf(orgId, 'source', source.sourceId, source.platform)}>
+              {PLATFORM_LABELS[source.platform]} source
+            </Link>
           </dd>
           <dt>Ad accounts</dt>
           <dd>{source.accounts.map((account) => `${account.name || account.id} (${account.id})`).join(', ')}</dd>
           <dt>Destination</dt>
           <dd>
-            <Link href={configurationPathOf(orgId, 'destination', destination.destinationId, destination.platform)}>{destinationInWords(connection)}</Link>
+            <Link href={configurationPathOf(orgId, 'destination', destination.destinationId, destination.platform)}>
+              {destinationInWords(connection)}
+            </Link>
           </dd>
           <dt>Level</dt>
           <dd>{AD_LEVEL_LABELS[connection.level]}</dd>
@@ -182,7 +233,12 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
   const [notice, setNotice] = useState<NoticeValue | null>(null);
 
   // A failed refresh keeps what was loaded; only a first load that failed shows the reason instead.
-  if (!detail) return isLoading || !error ? <Spinner label="Loading the connection" /> : <LoadFailed title="Connection" error={error} fallback="Connection not found." />;
+  if (!detail)
+    return isLoading || !error ? (
+      <Spinner label="Loading the connection" />
+    ) : (
+      <LoadFailed title="Connection" error={error} fallback="Connection not found." />
+    );
   const { connection } = detail;
   const canEdit = can(role, 'connection', 'update');
   const lastRun = connection.lastRun;
@@ -224,7 +280,11 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
             {connection.status === 'paused' || connection.status === 'needs_reauth' ? (
               '—'
             ) : connection.nextRunAt ? (
-              new Date(connection.nextRunAt).getTime() <= now ? 'Due now' : <RelativeTime iso={connection.nextRunAt} now={now} />
+              new Date(connection.nextRunAt).getTime() <= now ? (
+                'Due now'
+              ) : (
+                <RelativeTime iso={connection.nextRunAt} now={now} />
+              )
             ) : (
               '—'
             )}
@@ -239,7 +299,14 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 
       <PerformanceChart days={detail.days} connection={connection} />
       <RunHistory runs={detail.runs} connection={connection} now={now} />
-      <Settings key={JSON.stringify([connection.name, connection.level, connection.schedule, connection.lookbackDays, connection.source.accounts])} orgId={orgId} connection={connection} canEdit={canEdit} plan={plan} onSaved={() => setNotice({ ok: true, text: 'Saved.' })} />
+      <Settings
+        key={JSON.stringify([connection.name, connection.level, connection.schedule, connection.lookbackDays, connection.source.accounts])}
+        orgId={orgId}
+        connection={connection}
+        canEdit={canEdit}
+        plan={plan}
+        onSaved={() => setNotice({ ok: true, text: 'Saved.' })}
+      />
       <BackfillSection orgId={orgId} detail={detail} canEdit={canEdit} now={now} onChanged={() => void refetch()} />
 
       {can(role, 'connection', 'delete') && (
@@ -248,7 +315,8 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
             Delete
           </h2>
           <p className="muted" style={{ margin: 0 }}>
-            Deleting stops the runs and removes the run history. What was written to {PLATFORM_LABELS[connection.destination.platform]} stays there.
+            Deleting stops the runs and removes the run history. What was written to {PLATFORM_LABELS[connection.destination.platform]}{' '}
+            stays there.
           </p>
           <div>
             <DeleteButton

@@ -6,7 +6,15 @@ import { firstError } from '@/components/ui/failures';
 import { browserTimeZone, timeZones } from '@/components/connections/validation';
 import TextField from '@/components/ui/TextField';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
-import { DEFAULT_LOOKBACK_DAYS, SCHEDULE_LABELS, SCHEDULES, schedulesAllowed, type Schedule, type ScheduleEvery, plansWith } from '@/lib/shared/connections/connection';
+import {
+  DEFAULT_LOOKBACK_DAYS,
+  SCHEDULE_LABELS,
+  SCHEDULES,
+  schedulesAllowed,
+  type Schedule,
+  type ScheduleEvery,
+  plansWith,
+} from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS, AD_LEVELS, type AdLevel } from '@/lib/shared/connections/rows';
 import { PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
 
@@ -18,11 +26,28 @@ import { PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/i
 export const DEFAULT_SCHEDULE = (): Schedule => ({ every: 'daily', at: '06:00', timeZone: browserTimeZone() });
 
 /** Checkboxes for the ad accounts of a source; the error under the group. */
-export function AccountChecklist({ accounts, picked, onChange, error, allowance }: { accounts: AdAccount[]; picked: string[]; onChange: (ids: string[]) => void; error?: string; allowance?: ReactNode }) {
+export function AccountChecklist({
+  accounts,
+  picked,
+  onChange,
+  error,
+  allowance,
+}: {
+  accounts: AdAccount[];
+  picked: string[];
+  onChange: (ids: string[]) => void;
+  error?: string;
+  allowance?: ReactNode;
+}) {
   const errorId = useId();
   const toggle = (id: string) => onChange(picked.includes(id) ? picked.filter((other) => other !== id) : [...picked, id]);
   return (
-    <fieldset className={styles.fieldset} style={{ background: 'none' }} aria-describedby={error ? errorId : undefined} aria-invalid={Boolean(error) || undefined}>
+    <fieldset
+      className={styles.fieldset}
+      style={{ background: 'none' }}
+      aria-describedby={error ? errorId : undefined}
+      aria-invalid={Boolean(error) || undefined}
+    >
       <legend className={styles.legend}>Ad accounts</legend>
       {allowance}
       <ul className="checklist">
@@ -47,11 +72,27 @@ export function AccountChecklist({ accounts, picked, onChange, error, allowance 
   );
 }
 
-export function LevelField({ id, value, onChange, error }: { id: string; value: AdLevel; onChange: (level: AdLevel) => void; error?: string }) {
+export function LevelField({
+  id,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  value: AdLevel;
+  onChange: (level: AdLevel) => void;
+  error?: string;
+}) {
   return (
     <div className="field">
       <label htmlFor={id}>Level of detail</label>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value as AdLevel)} aria-invalid={Boolean(error)} aria-describedby={`${id}-hint${error ? ` ${id}-error` : ''}`}>
+      <select
+        id={id}
+        value={value}
+        onChange={(event) => onChange(event.target.value as AdLevel)}
+        aria-invalid={Boolean(error)}
+        aria-describedby={`${id}-hint${error ? ` ${id}-error` : ''}`}
+      >
         {AD_LEVELS.map((level) => (
           <option key={level} value={level}>
             {AD_LEVEL_LABELS[level]}
@@ -74,7 +115,21 @@ export function LevelField({ id, value, onChange, error }: { id: string; value: 
  * How often it runs: schedules the plan does not include are disabled and say which plan has them;
  * daily runs take a time; the time zone defaults to the browser's.
  */
-export function ScheduleFields({ idPrefix, orgId, plan, value, onChange, errors }: { idPrefix: string; orgId: string; plan: unknown; value: Schedule; onChange: (schedule: Schedule) => void; errors: Record<string, string[]> }) {
+export function ScheduleFields({
+  idPrefix,
+  orgId,
+  plan,
+  value,
+  onChange,
+  errors,
+}: {
+  idPrefix: string;
+  orgId: string;
+  plan: unknown;
+  value: Schedule;
+  onChange: (schedule: Schedule) => void;
+  errors: Record<string, string[]>;
+}) {
   const entitlements = entitlementsOf(plan);
   const allowed = schedulesAllowed(entitlements.syncFrequency);
   const locked = SCHEDULES.filter((every) => !allowed.includes(every));
@@ -91,7 +146,9 @@ export function ScheduleFields({ idPrefix, orgId, plan, value, onChange, errors 
           value={value.every}
           onChange={(event) => update({ every: event.target.value as ScheduleEvery })}
           aria-invalid={Boolean(everyError)}
-          aria-describedby={[locked.length ? `${everyId}-plans` : '', everyError ? `${everyId}-error` : ''].filter(Boolean).join(' ') || undefined}
+          aria-describedby={
+            [locked.length ? `${everyId}-plans` : '', everyError ? `${everyId}-error` : ''].filter(Boolean).join(' ') || undefined
+          }
         >
           {SCHEDULES.map((every) => (
             <option key={every} value={every} disabled={!allowed.includes(every)}>
@@ -102,8 +159,10 @@ export function ScheduleFields({ idPrefix, orgId, plan, value, onChange, errors 
         </select>
         {locked.length > 0 && (
           <span id={`${everyId}-plans`} className={`muted ${styles.hint}`}>
-            Your {entitlements.name} plan syncs {entitlements.syncFrequency === 'daily' ? 'daily' : `up to ${SCHEDULE_LABELS[allowed[0]!].toLowerCase()}`}.{' '}
-            {locked.map((every) => `${SCHEDULE_LABELS[every]} is included in ${plansWith(every)}.`).join(' ')} <Link href={subscriptionPath(orgId)}>See the plans</Link>
+            Your {entitlements.name} plan syncs{' '}
+            {entitlements.syncFrequency === 'daily' ? 'daily' : `up to ${SCHEDULE_LABELS[allowed[0]!].toLowerCase()}`}.{' '}
+            {locked.map((every) => `${SCHEDULE_LABELS[every]} is included in ${plansWith(every)}.`).join(' ')}{' '}
+            <Link href={subscriptionPath(orgId)}>See the plans</Link>
           </span>
         )}
         {everyError && (
@@ -148,7 +207,19 @@ export function ScheduleFields({ idPrefix, orgId, plan, value, onChange, errors 
 }
 
 /** The days each run re-reads, with why platforms restate them. */
-export function LookbackField({ id, platform, value, onChange, error }: { id: string; platform: AdPlatform | null; value: string; onChange: (text: string) => void; error?: string }) {
+export function LookbackField({
+  id,
+  platform,
+  value,
+  onChange,
+  error,
+}: {
+  id: string;
+  platform: AdPlatform | null;
+  value: string;
+  onChange: (text: string) => void;
+  error?: string;
+}) {
   const fallback = platform ? DEFAULT_LOOKBACK_DAYS[platform] : null;
   return (
     <div className="field">
@@ -167,8 +238,9 @@ export function LookbackField({ id, platform, value, onChange, error }: { id: st
         style={{ maxWidth: '10rem' }}
       />
       <span id={`${id}-hint`} className={`muted ${styles.hint}`}>
-        Platforms restate recent days — conversions are attributed late and invalid clicks are refunded — so every run reads the last days again and
-        replaces them.{platform && fallback ? ` ${PLATFORM_LABELS[platform]} settles within about ${fallback} days, the default.` : ''}
+        Platforms restate recent days — conversions are attributed late and invalid clicks are refunded — so every run reads the last days
+        again and replaces them.
+        {platform && fallback ? ` ${PLATFORM_LABELS[platform]} settles within about ${fallback} days, the default.` : ''}
       </span>
       {error && (
         <span id={`${id}-error`} className="field__error">

@@ -30,8 +30,9 @@ function Result({ result, platform }: { result: ConnectionTestResult; platform: 
         </div>
       )}
       <p style={{ margin: 0 }} data-testid="test-summary">
-        {platform} answered {formatNumber(rows.length)} row{rows.length === 1 ? '' : 's'} for {result.account.name || result.account.id} from {formatDay(result.from)} to {formatDay(result.to)}, in{' '}
-        {formatNumber(result.calls)} API call{result.calls === 1 ? '' : 's'}. Nothing was written.
+        {platform} answered {formatNumber(rows.length)} row{rows.length === 1 ? '' : 's'} for {result.account.name || result.account.id}{' '}
+        from {formatDay(result.from)} to {formatDay(result.to)}, in {formatNumber(result.calls)} API call{result.calls === 1 ? '' : 's'}.
+        Nothing was written.
       </p>
       {rows.length === 0 ? (
         <p className="empty-state">No performance in these days: the account had no impressions, or its campaigns were not running.</p>
@@ -80,7 +81,12 @@ function ConnectionTest({ orgId, id }: { orgId: string; id: string }) {
   const [accountId, setAccountId] = useState<string | null>(null);
   const [missing, setMissing] = useState(false);
 
-  if (!detail) return isLoading || !error ? <Spinner label="Loading the connection" /> : <LoadFailed title="Test connection" error={error} fallback="Connection not found." />;
+  if (!detail)
+    return isLoading || !error ? (
+      <Spinner label="Loading the connection" />
+    ) : (
+      <LoadFailed title="Test connection" error={error} fallback="Connection not found." />
+    );
   const { connection } = detail;
   const accounts = connection.source.accounts;
   // One account needs no choice.
@@ -105,8 +111,9 @@ function ConnectionTest({ orgId, id }: { orgId: string; id: string }) {
       <div>
         <h1>Test connection</h1>
         <p className="muted">
-          A dry run of “{connection.name}” ({sourceInWords(connection)} → {destinationInWords(connection)}, {AD_LEVEL_LABELS[connection.level].toLowerCase()} level): reads the last 7 days of one
-          account and checks that the destination accepts writes. <strong>Writes nothing.</strong>
+          A dry run of “{connection.name}” ({sourceInWords(connection)} → {destinationInWords(connection)},{' '}
+          {AD_LEVEL_LABELS[connection.level].toLowerCase()} level): reads the last 7 days of one account and checks that the destination
+          accepts writes. <strong>Writes nothing.</strong>
         </p>
       </div>
       <form className="stack card" onSubmit={submit} noValidate aria-label="Run a test">

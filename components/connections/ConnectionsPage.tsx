@@ -2,7 +2,14 @@ import Link from 'next/link';
 import { useRouter } from 'next/router';
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath, createConnectionPath } from '@/components/connections/paths';
-import { ConnectionStatusBadge, deadObjectOf, destinationInWords, ReconnectLink, RunOutcomeBadge, sourceInWords } from '@/components/connections/shared';
+import {
+  ConnectionStatusBadge,
+  deadObjectOf,
+  destinationInWords,
+  ReconnectLink,
+  RunOutcomeBadge,
+  sourceInWords,
+} from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -32,7 +39,17 @@ interface GuideStep {
  * The first-run guide of an organization without connections (users land here after login): connect a
  * source, connect a destination, create the connection, each with its state.
  */
-function FirstRunGuide({ orgId, sources, destinations, mayCreate }: { orgId: string; sources: Integration[]; destinations: Integration[]; mayCreate: boolean }) {
+function FirstRunGuide({
+  orgId,
+  sources,
+  destinations,
+  mayCreate,
+}: {
+  orgId: string;
+  sources: Integration[];
+  destinations: Integration[];
+  mayCreate: boolean;
+}) {
   const org = `/${encodeURIComponent(orgId)}`;
   const adSources = sources.filter((source) => isAdPlatform(source.platform));
   const dataDestinations = destinations.filter(isDataDestination);
@@ -44,13 +61,17 @@ function FirstRunGuide({ orgId, sources, destinations, mayCreate }: { orgId: str
     {
       title: 'Connect an ad platform',
       done: sourceDone,
-      detail: sourceDone ? `Connected: ${named(adSources)}.` : 'Google Ads, Meta Ads or Microsoft Advertising: the accounts your spend, clicks and impressions come from.',
+      detail: sourceDone
+        ? `Connected: ${named(adSources)}.`
+        : 'Google Ads, Meta Ads or Microsoft Advertising: the accounts your spend, clicks and impressions come from.',
       action: { href: `${org}/source`, label: sourceDone ? 'Manage sources' : 'Connect a source' },
     },
     {
       title: 'Connect a destination',
       done: destinationDone,
-      detail: destinationDone ? `Connected: ${named(dataDestinations)}.` : 'BigQuery (a table in your project) or Mixpanel (events in your project): where the daily figures land.',
+      detail: destinationDone
+        ? `Connected: ${named(dataDestinations)}.`
+        : 'BigQuery (a table in your project) or Mixpanel (events in your project): where the daily figures land.',
       action: { href: `${org}/destination`, label: destinationDone ? 'Manage destinations' : 'Connect a destination' },
     },
     {
@@ -114,8 +135,16 @@ export function ConnectionsPage() {
   // What is cached decides the polling of the subscription below (no second request).
   const cached = connectionsApi.endpoints.connections.useQueryState(orgId ?? '', { skip: !orgId });
   const running =
-    cached.data?.some((connection) => connection.runningRunId || (connection.status === 'active' && connection.nextRunAt && new Date(connection.nextRunAt).getTime() <= now)) ?? false;
-  const { data = [], isLoading, error } = useConnectionsQuery(orgId ?? '', { skip: !orgId, pollingInterval: running ? RUNNING_REFRESH_MS : 0, skipPollingIfUnfocused: true });
+    cached.data?.some(
+      (connection) =>
+        connection.runningRunId ||
+        (connection.status === 'active' && connection.nextRunAt && new Date(connection.nextRunAt).getTime() <= now),
+    ) ?? false;
+  const {
+    data = [],
+    isLoading,
+    error,
+  } = useConnectionsQuery(orgId ?? '', { skip: !orgId, pollingInterval: running ? RUNNING_REFRESH_MS : 0, skipPollingIfUnfocused: true });
   const sources = useIntegrationsQuery({ orgId: orgId ?? '', kind: 'source' }, { skip: !orgId });
   const destinations = useIntegrationsQuery({ orgId: orgId ?? '', kind: 'destination' }, { skip: !orgId });
   const mayCreate = role ? can(role, 'connection', 'create') : false;
@@ -128,7 +157,9 @@ export function ConnectionsPage() {
       <div className="toolbar">
         <div>
           <h1>Connections</h1>
-          <p className="muted">Ad performance from Google Ads, Meta and Microsoft Advertising, copied into BigQuery or Mixpanel on a schedule.</p>
+          <p className="muted">
+            Ad performance from Google Ads, Meta and Microsoft Advertising, copied into BigQuery or Mixpanel on a schedule.
+          </p>
         </div>
         {orgId && mayCreate && data.length > 0 && (
           <Link className="button" href={createConnectionPath(orgId)}>
@@ -172,7 +203,11 @@ export function ConnectionsPage() {
                   {connection.status === 'needs_reauth' && (
                     <>
                       {' '}
-                      <ReconnectLink orgId={orgId} connection={connection} dead={deadObjectOf(connection, sources.data, destinations.data)} />
+                      <ReconnectLink
+                        orgId={orgId}
+                        connection={connection}
+                        dead={deadObjectOf(connection, sources.data, destinations.data)}
+                      />
                     </>
                   )}
                 </td>
@@ -203,7 +238,12 @@ export function ConnectionsPage() {
                   )}
                 </td>
                 <td className="actions">
-                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(connectionPath(orgId, connection.id))}>
+                  <Button
+                    type="button"
+                    variant="secondary"
+                    className="button--small"
+                    onClick={() => void router.push(connectionPath(orgId, connection.id))}
+                  >
                     Configure
                   </Button>
                 </td>

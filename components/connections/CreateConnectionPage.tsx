@@ -100,7 +100,9 @@ export function CreateConnectionPage() {
     setDraft((current) => ({ ...current, ...changes }));
     // A field the user changed no longer shows its error (Create checks again).
     const changed = Object.keys(changes).map((key) => (key === 'lookback' ? 'lookbackDays' : key));
-    setErrors((current) => Object.fromEntries(Object.entries(current).filter(([key]) => !changed.some((field) => key === field || key.startsWith(`${field}.`)))));
+    setErrors((current) =>
+      Object.fromEntries(Object.entries(current).filter(([key]) => !changed.some((field) => key === field || key.startsWith(`${field}.`)))),
+    );
   };
 
   const body: CreateConnectionInput = {
@@ -108,7 +110,9 @@ export function CreateConnectionPage() {
     sourceId: draft.sourceId,
     accountIds: draft.accountIds,
     destinationId: draft.destinationId,
-    ...(destination?.platform === 'bigquery' ? { projectId: draft.projectId || undefined, dataset: draft.dataset, table: draft.table } : {}),
+    ...(destination?.platform === 'bigquery'
+      ? { projectId: draft.projectId || undefined, dataset: draft.dataset, table: draft.table }
+      : {}),
     level: draft.level,
     schedule: draft.schedule,
     lookbackDays: lookbackOf(lookbackText),
@@ -129,7 +133,10 @@ export function CreateConnectionPage() {
   function showErrors(found: Record<string, string[]>): boolean {
     setErrors(found);
     if (Object.keys(found).length === 0) return false;
-    window.setTimeout(() => form.current?.querySelector<HTMLElement>('[aria-invalid="true"] input, [aria-invalid="true"]:not(fieldset)')?.focus(), 0);
+    window.setTimeout(
+      () => form.current?.querySelector<HTMLElement>('[aria-invalid="true"] input, [aria-invalid="true"]:not(fieldset)')?.focus(),
+      0,
+    );
     return true;
   }
 
@@ -146,7 +153,9 @@ export function CreateConnectionPage() {
 
   // The allowance beside the accounts: the organization's accounts across connections, these counted as picked.
   const keys = new Set([
-    ...(existing.data ?? []).flatMap((connection) => connection.source.accounts.map((account) => `${connection.source.sourceId}/${account.id}`)),
+    ...(existing.data ?? []).flatMap((connection) =>
+      connection.source.accounts.map((account) => `${connection.source.sourceId}/${account.id}`),
+    ),
     ...draft.accountIds.map((id) => `${draft.sourceId}/${id}`),
   ]);
   const over = !includesAdAccounts(entitlementsOf(plan), keys.size);
@@ -168,7 +177,9 @@ export function CreateConnectionPage() {
       </p>
       <div>
         <h1>New connection</h1>
-        <p className="muted">Copy the daily performance of ad accounts into BigQuery or Mixpanel, on a schedule. The first run starts as soon as you create it.</p>
+        <p className="muted">
+          Copy the daily performance of ad accounts into BigQuery or Mixpanel, on a schedule. The first run starts as soon as you create it.
+        </p>
       </div>
       {loading ? (
         <Spinner label="Loading your sources and destinations" />
@@ -209,19 +220,24 @@ export function CreateConnectionPage() {
                 // One account needs no choice; a new platform has its own lookback default.
                 update({ sourceId, accountIds: picked?.accounts.length === 1 ? [picked.accounts[0]!.id] : [], lookback: null });
               }}
-              options={adSources.map((candidate) => ({ value: candidate.id, label: `${candidate.name} · ${PLATFORM_LABELS[candidate.platform]}` }))}
+              options={adSources.map((candidate) => ({
+                value: candidate.id,
+                label: `${candidate.name} · ${PLATFORM_LABELS[candidate.platform]}`,
+              }))}
               placeholder="Choose an ad platform source"
               error={firstError(errors, 'sourceId')}
             />
             {source?.status === 'needs_reauth' && (
               <Alert>
-                {PLATFORM_LABELS[source.platform]} has disconnected this source. <Link href={configurationPathOf(orgId, 'source', source.id, source.platform)}>Reconnect it</Link>: runs wait until you do.
+                {PLATFORM_LABELS[source.platform]} has disconnected this source.{' '}
+                <Link href={configurationPathOf(orgId, 'source', source.id, source.platform)}>Reconnect it</Link>: runs wait until you do.
               </Alert>
             )}
             {source &&
               (source.accounts.length === 0 ? (
                 <Alert>
-                  This source has no ad accounts picked. <Link href={configurationPathOf(orgId, 'source', source.id, source.platform)}>Pick its accounts</Link>, then come back.
+                  This source has no ad accounts picked.{' '}
+                  <Link href={configurationPathOf(orgId, 'source', source.id, source.platform)}>Pick its accounts</Link>, then come back.
                 </Alert>
               ) : (
                 <AccountChecklist
@@ -240,20 +256,27 @@ export function CreateConnectionPage() {
               id="connection-destination"
               label="Destination"
               value={draft.destinationId}
-              onChange={(destinationId) => update({ destinationId, projectId: defaultProject(dataDestinations.find((candidate) => candidate.id === destinationId)) })}
-              options={dataDestinations.map((candidate) => ({ value: candidate.id, label: `${candidate.name} · ${PLATFORM_LABELS[candidate.platform]}` }))}
+              onChange={(destinationId) =>
+                update({ destinationId, projectId: defaultProject(dataDestinations.find((candidate) => candidate.id === destinationId)) })
+              }
+              options={dataDestinations.map((candidate) => ({
+                value: candidate.id,
+                label: `${candidate.name} · ${PLATFORM_LABELS[candidate.platform]}`,
+              }))}
               placeholder="Choose BigQuery or Mixpanel"
               error={firstError(errors, 'destinationId')}
             />
             {destination?.status === 'needs_reauth' && (
               <Alert>
                 {PLATFORM_LABELS[destination.platform]} has disconnected this destination.{' '}
-                <Link href={configurationPathOf(orgId, 'destination', destination.id, destination.platform)}>Reconnect it</Link>: runs wait until you do.
+                <Link href={configurationPathOf(orgId, 'destination', destination.id, destination.platform)}>Reconnect it</Link>: runs wait
+                until you do.
               </Alert>
             )}
             {destination?.platform === 'mixpanel' && (
               <p className="muted" style={{ margin: 0 }}>
-                Each row becomes an event in Mixpanel project {destination.settings.projectId ?? '—'}; a row sent again replaces itself (same insert id).
+                Each row becomes an event in Mixpanel project {destination.settings.projectId ?? '—'}; a row sent again replaces itself
+                (same insert id).
               </p>
             )}
             {destination?.platform === 'bigquery' && (
@@ -264,12 +287,21 @@ export function CreateConnectionPage() {
                     label="BigQuery project"
                     value={draft.projectId}
                     onChange={(projectId) => update({ projectId })}
-                    options={destination.accounts.map((account) => ({ value: account.id, label: account.name && account.name !== account.id ? `${account.name} · ${account.id}` : account.id }))}
+                    options={destination.accounts.map((account) => ({
+                      value: account.id,
+                      label: account.name && account.name !== account.id ? `${account.name} · ${account.id}` : account.id,
+                    }))}
                     placeholder="Choose a project"
                     error={firstError(errors, 'projectId')}
                   />
                 ) : (
-                  <TextField id="connection-project" label="BigQuery project" value={draft.projectId} readOnly error={firstError(errors, 'projectId')} />
+                  <TextField
+                    id="connection-project"
+                    label="BigQuery project"
+                    value={draft.projectId}
+                    readOnly
+                    error={firstError(errors, 'projectId')}
+                  />
                 )}
                 <div className={styles.row}>
                   <TextField
@@ -291,16 +323,37 @@ export function CreateConnectionPage() {
                     error={firstError(errors, 'table')}
                   />
                 </div>
-                <p className={`muted ${styles.hint}`}>The dataset and table are created on the first run when they do not exist; rows are merged by date, account, campaign, ad group and ad, so a day read again replaces itself.</p>
+                <p className={`muted ${styles.hint}`}>
+                  The dataset and table are created on the first run when they do not exist; rows are merged by date, account, campaign, ad
+                  group and ad, so a day read again replaces itself.
+                </p>
               </>
             )}
           </fieldset>
 
           <fieldset className={styles.fieldset}>
             <legend className={styles.legend}>What and when</legend>
-            <LevelField id="connection-level" value={draft.level} onChange={(level) => update({ level })} error={firstError(errors, 'level')} />
-            <ScheduleFields idPrefix="connection-schedule" orgId={orgId} plan={plan} value={draft.schedule} onChange={(schedule) => update({ schedule })} errors={errors} />
-            <LookbackField id="connection-lookback" platform={source?.platform ?? null} value={lookbackText} onChange={(lookback) => update({ lookback })} error={firstError(errors, 'lookbackDays')} />
+            <LevelField
+              id="connection-level"
+              value={draft.level}
+              onChange={(level) => update({ level })}
+              error={firstError(errors, 'level')}
+            />
+            <ScheduleFields
+              idPrefix="connection-schedule"
+              orgId={orgId}
+              plan={plan}
+              value={draft.schedule}
+              onChange={(schedule) => update({ schedule })}
+              errors={errors}
+            />
+            <LookbackField
+              id="connection-lookback"
+              platform={source?.platform ?? null}
+              value={lookbackText}
+              onChange={(lookback) => update({ lookback })}
+              error={firstError(errors, 'lookbackDays')}
+            />
           </fieldset>
 
           <TextField

@@ -14,12 +14,25 @@ import { useUpdateConnectionMutation } from '@/store/connectionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
 
 /** A connection's settings as a form: name, accounts, level, schedule, lookback; checked, then saved. */
-export default function EditConnectionForm({ orgId, connection, plan, onDone }: { orgId: string; connection: Connection; plan: unknown; onDone: (saved: boolean) => void }) {
+export default function EditConnectionForm({
+  orgId,
+  connection,
+  plan,
+  onDone,
+}: {
+  orgId: string;
+  connection: Connection;
+  plan: unknown;
+  onDone: (saved: boolean) => void;
+}) {
   useSchemas();
   const { data: sources } = useIntegrationsQuery({ orgId, kind: 'source' });
   const source = sources?.find((candidate) => candidate.id === connection.source.sourceId);
   // The source's accounts, plus any the connection still has that the source no longer lists.
-  const accounts = [...(source?.accounts ?? []), ...connection.source.accounts.filter((account) => !source?.accounts.some((other) => other.id === account.id))];
+  const accounts = [
+    ...(source?.accounts ?? []),
+    ...connection.source.accounts.filter((account) => !source?.accounts.some((other) => other.id === account.id)),
+  ];
   const [name, setName] = useState(connection.name);
   const [accountIds, setAccountIds] = useState(connection.source.accounts.map((account) => account.id));
   const [level, setLevel] = useState<AdLevel>(connection.level);
@@ -46,7 +59,15 @@ export default function EditConnectionForm({ orgId, connection, plan, onDone }: 
   const failure = saving.error && Object.keys(fieldErrorsOf(saving.error)).length === 0 ? saving.error : null;
   return (
     <form className="stack card" onSubmit={submit} noValidate aria-label="Edit the connection">
-      <TextField id="edit-name" label="Name" value={name} onChange={(event) => setName(event.target.value)} maxLength={100} required error={firstError(errors, 'name')} />
+      <TextField
+        id="edit-name"
+        label="Name"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        maxLength={100}
+        required
+        error={firstError(errors, 'name')}
+      />
       <AccountChecklist accounts={accounts} picked={accountIds} onChange={setAccountIds} error={firstError(errors, 'accountIds')} />
       {source && (
         <p className={`muted ${styles.hint}`}>
@@ -55,7 +76,13 @@ export default function EditConnectionForm({ orgId, connection, plan, onDone }: 
       )}
       <LevelField id="edit-level" value={level} onChange={setLevel} error={firstError(errors, 'level')} />
       <ScheduleFields idPrefix="edit-schedule" orgId={orgId} plan={plan} value={schedule} onChange={setSchedule} errors={errors} />
-      <LookbackField id="edit-lookback" platform={connection.source.platform} value={lookback} onChange={setLookback} error={firstError(errors, 'lookbackDays')} />
+      <LookbackField
+        id="edit-lookback"
+        platform={connection.source.platform}
+        value={lookback}
+        onChange={setLookback}
+        error={firstError(errors, 'lookbackDays')}
+      />
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the connection." />}
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
         <Button type="submit" busy={saving.isLoading}>

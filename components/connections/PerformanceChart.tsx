@@ -19,7 +19,8 @@ function niceMax(value: number): number {
 }
 
 const shortNumber = (value: number) => new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
-const shortDay = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', day: 'numeric' });
+const shortDay = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', day: 'numeric' });
 
 /** One metric per day, stacked by account. */
 function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts: string[]; metric: Metric; title: string }) {
@@ -55,7 +56,16 @@ function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts:
             {accounts.map((account, accountIndex) => {
               const value = day.accounts[account]?.[metric] ?? 0;
               if (value <= 0) return null;
-              const rect = <rect key={account} x={x} width={barWidth} y={y(base + value)} height={y(base) - y(base + value)} fill={COLOURS[accountIndex % COLOURS.length]} />;
+              const rect = (
+                <rect
+                  key={account}
+                  x={x}
+                  width={barWidth}
+                  y={y(base + value)}
+                  height={y(base) - y(base + value)}
+                  fill={COLOURS[accountIndex % COLOURS.length]}
+                />
+              );
               base += value;
               return rect;
             })}
@@ -77,7 +87,9 @@ function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts:
  */
 export default function PerformanceChart({ days, connection }: { days: WrittenDay[]; connection: Connection }) {
   const captionId = useId();
-  const accounts = [...new Set([...connection.source.accounts.map((account) => account.id), ...days.flatMap((day) => Object.keys(day.accounts))])];
+  const accounts = [
+    ...new Set([...connection.source.accounts.map((account) => account.id), ...days.flatMap((day) => Object.keys(day.accounts))]),
+  ];
   const nameOf = (id: string) => connection.source.accounts.find((account) => account.id === id)?.name || id;
   if (days.length === 0) {
     return (

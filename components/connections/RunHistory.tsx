@@ -48,7 +48,9 @@ export default function RunHistory({ runs, connection, now }: { runs: Run[]; con
                       <RelativeTime iso={run.startedAt} now={now} />
                     </td>
                     <td>{RUN_KIND_LABELS[run.kind]}</td>
-                    <td className={styles.numeric}>{run.from === run.to ? formatDay(run.from) : `${formatDay(run.from)} – ${formatDay(run.to)}`}</td>
+                    <td className={styles.numeric}>
+                      {run.from === run.to ? formatDay(run.from) : `${formatDay(run.from)} – ${formatDay(run.to)}`}
+                    </td>
                     <td className={styles.numeric}>
                       {formatNumber(run.rowsRead)} / {formatNumber(run.rowsWritten)}
                     </td>

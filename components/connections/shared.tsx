@@ -17,7 +17,8 @@ import { configurationPathOf, PLATFORM_LABELS, type Integration } from '@/lib/sh
 export const accountsInWords = (count: number) => `${count} ad account${count === 1 ? '' : 's'}`;
 
 /** “Google Ads (2 ad accounts)”. */
-export const sourceInWords = (connection: Connection) => `${PLATFORM_LABELS[connection.source.platform]} (${accountsInWords(connection.source.accounts.length)})`;
+export const sourceInWords = (connection: Connection) =>
+  `${PLATFORM_LABELS[connection.source.platform]} (${accountsInWords(connection.source.accounts.length)})`;
 
 /** “BigQuery acme-warehouse.signalbridge.ad_performance” / “Mixpanel project 3002”. */
 export function destinationInWords(connection: Connection): string {
@@ -26,14 +27,20 @@ export function destinationInWords(connection: Connection): string {
   return `Mixpanel project ${projectId}`;
 }
 
-
 export function ConnectionStatusBadge({ status }: { status: ConnectionStatus }) {
   const modifier = status === 'active' ? 'badge--accepted' : status === 'paused' ? 'badge--revoked' : 'badge--pending';
   return <span className={`badge ${modifier}`}>{CONNECTION_STATUS_LABELS[status]}</span>;
 }
 
 export function RunOutcomeBadge({ outcome }: { outcome: RunOutcome }) {
-  const modifier = outcome === 'succeeded' ? 'badge--accepted' : outcome === 'running' ? '' : outcome === 'cancelled' ? 'badge--revoked' : 'badge--pending';
+  const modifier =
+    outcome === 'succeeded'
+      ? 'badge--accepted'
+      : outcome === 'running'
+        ? ''
+        : outcome === 'cancelled'
+          ? 'badge--revoked'
+          : 'badge--pending';
   return <span className={`badge ${modifier}`.trim()}>{RUN_OUTCOME_LABELS[outcome]}</span>;
 }
 
@@ -52,7 +59,8 @@ export function durationInWords(ms: number): string {
 export const formatNumber = (value: number) => new Intl.NumberFormat().format(value);
 
 /** A day (YYYY-MM-DD) as the reader writes dates, read as a calendar day (no time zone shift). */
-export const formatDay = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric' });
+export const formatDay = (day: string) =>
+  new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric' });
 
 /** Money in the account's currency; an unknown currency code still prints its amount. */
 export function formatMoney(amount: number, currency: string): string {
@@ -67,7 +75,11 @@ export function formatMoney(amount: number, currency: string): string {
  * Which object of a connection needs reconnecting, when one does (the server says the connection needs
  * reconnecting; the source and destination lists say which): the source is checked first, as the server does.
  */
-export function deadObjectOf(connection: Connection, sources: Integration[] | undefined, destinations: Integration[] | undefined): Integration | null {
+export function deadObjectOf(
+  connection: Connection,
+  sources: Integration[] | undefined,
+  destinations: Integration[] | undefined,
+): Integration | null {
   const source = sources?.find((candidate) => candidate.id === connection.source.sourceId);
   if (source?.status === 'needs_reauth') return source;
   const destination = destinations?.find((candidate) => candidate.id === connection.destination.destinationId);
@@ -76,7 +88,17 @@ export function deadObjectOf(connection: Connection, sources: Integration[] | un
 }
 
 /** A link to the page where the object is reconnected (its configuration page has the Reconnect button). */
-export function ReconnectLink({ orgId, connection, dead, label = 'Reconnect' }: { orgId: string; connection: Connection; dead: Integration | null; label?: string }) {
+export function ReconnectLink({
+  orgId,
+  connection,
+  dead,
+  label = 'Reconnect',
+}: {
+  orgId: string;
+  connection: Connection;
+  dead: Integration | null;
+  label?: string;
+}) {
   const href = dead
     ? configurationPathOf(orgId, dead.kind, dead.id, dead.platform)
     : configurationPathOf(orgId, 'source', connection.source.sourceId, connection.source.platform);

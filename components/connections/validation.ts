@@ -13,7 +13,6 @@ export function loadSchemas(): Promise<unknown> {
   return import('@/lib/shared/schemas/connections').then((loaded) => (schemas = loaded));
 }
 
-
 /** Starts loading the schemas when a form mounts. */
 export function useSchemas() {
   useEffect(() => {

@@ -2,7 +2,21 @@ import type { ReactNode } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 
 /** A radio choice with a name and a line about it. */
-export default function Choice({ name, value, checked, onChange, title, detail }: { name: string; value: string; checked: boolean; onChange: (value: string) => void; title: string; detail: ReactNode }) {
+export default function Choice({
+  name,
+  value,
+  checked,
+  onChange,
+  title,
+  detail,
+}: {
+  name: string;
+  value: string;
+  checked: boolean;
+  onChange: (value: string) => void;
+  title: string;
+  detail: ReactNode;
+}) {
   return (
     <li>
       <label className={styles.choice}>
@@ -15,4 +29,3 @@ export default function Choice({ name, value, checked, onChange, title, detail }
     </li>
   );
 }
-

@@ -3,7 +3,14 @@ import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
-import { conversionsPath, ConversionStatusBadge, destinationPath, MappingInWords, sourceLabel, targetLabel } from '@/components/conversions/shared';
+import {
+  conversionsPath,
+  ConversionStatusBadge,
+  destinationPath,
+  MappingInWords,
+  sourceLabel,
+  targetLabel,
+} from '@/components/conversions/shared';
 import { RelativeTime, useNow, usePageVisible } from '@/components/ui/time';
 import { FailureAlert } from '@/components/ui/failures';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
@@ -26,9 +33,15 @@ import {
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery } from '@/store/integrationsApi';
 
 // The chart, the delivery log, the edit form (behind Edit) and a warehouse conversion's reads load beside the page, not in its first load.
-const DeliveryChart = dynamic(() => import('@/components/conversions/DeliveryChart'), { loading: () => <Spinner label="Loading the chart" /> });
-const EditMappingForm = dynamic(() => import('@/components/conversions/EditMappingForm'), { loading: () => <Spinner label="Loading the form" /> });
-const DeliveryLog = dynamic(() => import('@/components/conversions/DeliveryLog'), { loading: () => <Spinner label="Loading the delivery log" /> });
+const DeliveryChart = dynamic(() => import('@/components/conversions/DeliveryChart'), {
+  loading: () => <Spinner label="Loading the chart" />,
+});
+const EditMappingForm = dynamic(() => import('@/components/conversions/EditMappingForm'), {
+  loading: () => <Spinner label="Loading the form" />,
+});
+const DeliveryLog = dynamic(() => import('@/components/conversions/DeliveryLog'), {
+  loading: () => <Spinner label="Loading the delivery log" />,
+});
 const ReadSection = dynamic(() => import('@/components/conversions/ReadSection'), { loading: () => <Spinner label="Loading the reads" /> });
 
 const REFRESH_MS = 10_000;
@@ -51,7 +64,15 @@ function TestOutcome({ row, platform }: { row: DeliveryRow; platform: string }) 
 }
 
 /** Pause / Resume and Send test event, with a spinner while the test goes and its outcome once it is back. */
-function Actions({ orgId, conversion, onNotice }: { orgId: string; conversion: Conversion; onNotice: (notice: NoticeValue | null) => void }) {
+function Actions({
+  orgId,
+  conversion,
+  onNotice,
+}: {
+  orgId: string;
+  conversion: Conversion;
+  onNotice: (notice: NoticeValue | null) => void;
+}) {
   const [send, test] = useSendTestEventMutation();
   const [update, updating] = useUpdateConversionMutation();
   const platform = PLATFORM_LABELS[conversion.destination.platform];
@@ -97,7 +118,17 @@ function Actions({ orgId, conversion, onNotice }: { orgId: string; conversion: C
   );
 }
 
-function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conversion: Conversion; canEdit: boolean; onSaved: () => void }) {
+function Settings({
+  orgId,
+  conversion,
+  canEdit,
+  onSaved,
+}: {
+  orgId: string;
+  conversion: Conversion;
+  canEdit: boolean;
+  onSaved: () => void;
+}) {
   const [editing, setEditing] = useState(false);
   const { data: apps } = useAppsQuery(orgId);
   const { data: payments } = usePaymentsQuery(orgId);
@@ -122,9 +153,16 @@ function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conv
         <dd>{sourceLabel(conversion.source, apps, payments)}</dd>
         <dt>Destination</dt>
         <dd>
-          <Link href={destinationPath(orgId, where.destinationId)}>{destination?.name ?? PLATFORM_LABELS[where.platform]}</Link> ({PLATFORM_LABELS[where.platform]})
+          <Link href={destinationPath(orgId, where.destinationId)}>{destination?.name ?? PLATFORM_LABELS[where.platform]}</Link> (
+          {PLATFORM_LABELS[where.platform]})
         </dd>
-        <dt>{isAdPlatform(where.platform) ? 'Ad account' : where.platform === 'bigquery' ? 'Project' : CONVERSION_TARGET_LABEL[where.platform]}</dt>
+        <dt>
+          {isAdPlatform(where.platform)
+            ? 'Ad account'
+            : where.platform === 'bigquery'
+              ? 'Project'
+              : CONVERSION_TARGET_LABEL[where.platform]}
+        </dt>
         <dd>{account ? `${account.name || account.id} · ${account.id}` : where.accountId}</dd>
         <dt>{CONVERSION_TARGET_LABEL[where.platform]}</dt>
         {/* A warehouse table is named in full; an ad platform's target also shows the id the platform uses. */}
@@ -146,19 +184,35 @@ function Settings({ orgId, conversion, canEdit, onSaved }: { orgId: string; conv
 }
 
 /** Held, failed and paused events, and the way out of each. */
-function StateNotices({ orgId, detail, canEdit, onNotice }: { orgId: string; detail: ConversionDetail; canEdit: boolean; onNotice: (notice: NoticeValue) => void }) {
+function StateNotices({
+  orgId,
+  detail,
+  canEdit,
+  onNotice,
+}: {
+  orgId: string;
+  detail: ConversionDetail;
+  canEdit: boolean;
+  onNotice: (notice: NoticeValue) => void;
+}) {
   const { conversion, parked } = detail;
   const [retry, retrying] = useRetryConversionMutation();
   const platform = PLATFORM_LABELS[conversion.destination.platform];
   const reconnect = <Link href={destinationPath(orgId, conversion.destination.destinationId)}>Reconnect {platform}</Link>;
-  const held = parked.held > 0 ? `${parked.held} ${parked.held === 1 ? 'event is' : 'events are'} held until you reconnect; they are sent after you do.` : '';
+  const held =
+    parked.held > 0
+      ? `${parked.held} ${parked.held === 1 ? 'event is' : 'events are'} held until you reconnect; they are sent after you do.`
+      : '';
 
   async function retryFailed() {
     const result = await retry({ orgId, id: conversion.id });
     onNotice(
       'error' in result
         ? { ok: false, text: messageOf(result.error, 'Could not send the failed events again.') }
-        : { ok: true, text: `${result.data.replayed} ${result.data.replayed === 1 ? 'event was' : 'events were'} sent again. The log shows how they went.` },
+        : {
+            ok: true,
+            text: `${result.data.replayed} ${result.data.replayed === 1 ? 'event was' : 'events were'} sent again. The log shows how they went.`,
+          },
     );
   }
 
@@ -185,7 +239,11 @@ function StateNotices({ orgId, detail, canEdit, onNotice }: { orgId: string; det
         </p>
       )}
       {parked.failed > 0 && (
-        <div role="alert" className="alert alert--error" style={{ display: 'flex', gap: '0.75rem', alignItems: 'center', flexWrap: 'wrap' }}>
+        <div
+          role="alert"
+          className="alert alert--error"
+          style={{ display: 'flex', gap: '0.75rem', alignItems: 'center', flexWrap: 'wrap' }}
+        >
           <span>
             {parked.failed} {parked.failed === 1 ? 'event' : 'events'} could not reach {platform} after several tries.
           </span>
@@ -213,7 +271,12 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
   const { data: payments } = usePaymentsQuery(orgId);
 
   // A failed refresh keeps what was loaded; only a first load that failed shows the reason instead.
-  if (!detail) return isLoading || !error ? <Spinner label="Loading the conversion" /> : <LoadFailed title="Conversion" error={error} fallback="Conversion not found." />;
+  if (!detail)
+    return isLoading || !error ? (
+      <Spinner label="Loading the conversion" />
+    ) : (
+      <LoadFailed title="Conversion" error={error} fallback="Conversion not found." />
+    );
   const { conversion, last24h } = detail;
   const canEdit = can(role, 'conversion', 'update');
   const platform = PLATFORM_LABELS[conversion.destination.platform];
@@ -227,7 +290,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
         </p>
         <h1>{conversion.name}</h1>
         <p className="muted" style={{ margin: 0 }}>
-          {sourceLabel(conversion.source, apps, payments)} → {targetLabel(conversion.destination.platform, conversion.destination.targetName)}{' '}
+          {sourceLabel(conversion.source, apps, payments)} →{' '}
+          {targetLabel(conversion.destination.platform, conversion.destination.targetName)}{' '}
           <ConversionStatusBadge status={conversion.status} />
         </p>
       </div>
@@ -248,18 +312,35 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
           <span className={styles.statLabel}>Failed, last 24 h</span>
         </div>
         <div className={styles.stat}>
-          <span className={styles.statValue}>{conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}</span>
+          <span className={styles.statValue}>
+            {conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}
+          </span>
           <span className={styles.statLabel}>Last delivery</span>
         </div>
       </div>
 
-      {isWarehouseSource(conversion.source) && <ReadSection orgId={orgId} plan={plan} conversion={{ ...conversion, source: conversion.source }} canEdit={canEdit} now={now} />}
+      {isWarehouseSource(conversion.source) && (
+        <ReadSection orgId={orgId} plan={plan} conversion={{ ...conversion, source: conversion.source }} canEdit={canEdit} now={now} />
+      )}
 
       <DeliveryChart hours={detail.hours} now={now} />
 
-      <Settings key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`} orgId={orgId} conversion={conversion} canEdit={canEdit} onSaved={() => setNotice({ ok: true, text: 'Saved.' })} />
+      <Settings
+        key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`}
+        orgId={orgId}
+        conversion={conversion}
+        canEdit={canEdit}
+        onSaved={() => setNotice({ ok: true, text: 'Saved.' })}
+      />
 
-      <DeliveryLog orgId={orgId} id={id} pollingInterval={pollingInterval} autoRefresh={autoRefresh} onAutoRefreshChange={setAutoRefresh} onRefresh={() => refetch()} />
+      <DeliveryLog
+        orgId={orgId}
+        id={id}
+        pollingInterval={pollingInterval}
+        autoRefresh={autoRefresh}
+        onAutoRefreshChange={setAutoRefresh}
+        onRefresh={() => refetch()}
+      />
 
       {can(role, 'conversion', 'delete') && (
         <section className="stack" aria-labelledby="danger-title">
@@ -274,7 +355,12 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
               name={conversion.name}
               confirmLabel="Delete conversion"
               small
-              explanation={() => <p>Events stop going to {platform} at once. The delivery log and the events waiting for Retry or Reconnect are deleted with it.</p>}
+              explanation={() => (
+                <p>
+                  Events stop going to {platform} at once. The delivery log and the events waiting for Retry or Reconnect are deleted with
+                  it.
+                </p>
+              )}
               onDelete={async () => {
                 const result = await remove({ orgId, id });
                 return 'error' in result ? messageOf(result.error, 'Could not delete the conversion.') : null;

@@ -1,6 +1,13 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
-import { conversionPath, ConversionStatusBadge, createConversionPath, destinationPath, sourceLabel, targetLabel } from '@/components/conversions/shared';
+import {
+  conversionPath,
+  ConversionStatusBadge,
+  createConversionPath,
+  destinationPath,
+  sourceLabel,
+  targetLabel,
+} from '@/components/conversions/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -43,7 +50,10 @@ export function ConversionsPage() {
         <Alert>{messageOf(error, 'Could not load your conversions.')}</Alert>
       ) : data.length === 0 ? (
         <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
-          <p>No conversions yet. Send your website&apos;s form submissions or your payments to an ad platform so its bidding sees real results.</p>
+          <p>
+            No conversions yet. Send your website&apos;s form submissions or your payments to an ad platform so its bidding sees real
+            results.
+          </p>
           {newConversion}
         </div>
       ) : (
@@ -68,13 +78,22 @@ export function ConversionsPage() {
                   {conversion.status === 'needs_reauth' && (
                     <>
                       {' '}
-                      <Link href={destinationPath(orgId, conversion.destination.destinationId)} aria-label={`Reconnect the destination of ${conversion.name}`}>
+                      <Link
+                        href={destinationPath(orgId, conversion.destination.destinationId)}
+                        aria-label={`Reconnect the destination of ${conversion.name}`}
+                      >
                         Reconnect
                       </Link>
                     </>
                   )}
                 </td>
-                <td>{conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : <span className="muted">Never</span>}</td>
+                <td>
+                  {conversion.lastDeliveryAt ? (
+                    <RelativeTime iso={conversion.lastDeliveryAt} now={now} />
+                  ) : (
+                    <span className="muted">Never</span>
+                  )}
+                </td>
                 <td>
                   {conversion.last24h.delivered} delivered
                   {conversion.last24h.failed > 0 ? (
@@ -87,7 +106,12 @@ export function ConversionsPage() {
                   )}
                 </td>
                 <td className="actions">
-                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(conversionPath(orgId, conversion.id))}>
+                  <Button
+                    type="button"
+                    variant="secondary"
+                    className="button--small"
+                    onClick={() => void router.push(conversionPath(orgId, conversion.id))}
+                  >
                     Configure
                   </Button>
                 </td>

@@ -98,7 +98,8 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
   const org = `/${encodeURIComponent(orgId)}`;
   const error = errors.source?.[0] ?? errors['source.type']?.[0] ?? errors['source.destinationId']?.[0];
   if (apps.isLoading || payments.isLoading || destinations.isLoading) return <Spinner label="Loading your sources" />;
-  if (apps.error || payments.error || destinations.error) return <Alert>{messageOf(apps.error ?? payments.error ?? destinations.error, 'Could not load your sources.')}</Alert>;
+  if (apps.error || payments.error || destinations.error)
+    return <Alert>{messageOf(apps.error ?? payments.error ?? destinations.error, 'Could not load your sources.')}</Alert>;
   const appList = apps.data ?? [];
   const paymentList = payments.data ?? [];
   const warehouses = (destinations.data ?? []).filter(isWarehouse);
@@ -106,7 +107,10 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
   if (appList.length === 0 && paymentList.length === 0 && warehouses.length === 0) {
     return (
       <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
-        <p>No apps or payment accounts yet. Conversions come from your website&apos;s form submissions, your Stripe payments, or rows of BigQuery and events of Mixpanel.</p>
+        <p>
+          No apps or payment accounts yet. Conversions come from your website&apos;s form submissions, your Stripe payments, or rows of
+          BigQuery and events of Mixpanel.
+        </p>
         <div className="actions" style={{ justifyContent: 'center' }}>
           <Link className="button" href={`${org}/app/connect`}>
             Add an app
@@ -125,7 +129,10 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
     const warehouse = warehouses.find((candidate) => value === `${candidate.platform}:${candidate.id}`);
     onPick(value);
     // A warehouse source's draft comes with its fields, which load now.
-    if (warehouse) void import('@/components/conversions/warehouseDefaults').then(({ newWarehouseDraft }) => onWarehouseReady(value, newWarehouseDraft(warehouse, plan)));
+    if (warehouse)
+      void import('@/components/conversions/warehouseDefaults').then(({ newWarehouseDraft }) =>
+        onWarehouseReady(value, newWarehouseDraft(warehouse, plan)),
+      );
   };
   return (
     <div className="stack">
@@ -136,7 +143,15 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
             <h3 className={styles.groupTitle}>Apps</h3>
             <ul className={styles.choices}>
               {appList.map((app) => (
-                <Choice key={app.id} name="source" value={`app:${app.id}`} checked={draft.source === `app:${app.id}`} onChange={pick} title={app.name} detail={`Form submissions on ${app.websiteUrl}`} />
+                <Choice
+                  key={app.id}
+                  name="source"
+                  value={`app:${app.id}`}
+                  checked={draft.source === `app:${app.id}`}
+                  onChange={pick}
+                  title={app.name}
+                  detail={`Form submissions on ${app.websiteUrl}`}
+                />
               ))}
             </ul>
           </>
@@ -193,7 +208,15 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
       </fieldset>
       {reading && !draft.warehouse && <Spinner label="Loading the fields" />}
       {reading && draft.warehouse && (
-        <WarehouseSourceFields orgId={orgId} plan={plan} destination={reading} draft={draft.warehouse} onChange={onWarehouse} errors={errors} onErrors={onErrors} />
+        <WarehouseSourceFields
+          orgId={orgId}
+          plan={plan}
+          destination={reading}
+          draft={draft.warehouse}
+          onChange={onWarehouse}
+          errors={errors}
+          onErrors={onErrors}
+        />
       )}
     </div>
   );
@@ -214,7 +237,10 @@ export function CreateConversionPage() {
   const apps = useAppsQuery(orgId ?? '', { skip: !orgId });
   const payments = usePaymentsQuery(orgId ?? '', { skip: !orgId });
   const destinations = useIntegrationsQuery({ orgId: orgId ?? '', kind: 'destination' }, { skip: !orgId });
-  const targets = useTargetsQuery({ orgId: orgId ?? '', id: draft.destinationId, accountId: draft.accountId }, { skip: !orgId || !draft.destinationId || !draft.accountId });
+  const targets = useTargetsQuery(
+    { orgId: orgId ?? '', id: draft.destinationId, accountId: draft.accountId },
+    { skip: !orgId || !draft.destinationId || !draft.accountId },
+  );
 
   // The later steps start loading once the page is shown, so Continue does not wait for them.
   useEffect(() => {
@@ -264,7 +290,12 @@ export function CreateConversionPage() {
   const target = targets.data?.find((candidate) => candidate.id === draft.targetId);
   const suggestedName = sourceName && target ? `${sourceName} → ${target.name}`.slice(0, 100) : '';
   const name = draft.name ?? suggestedName;
-  const body = { name, source, destination: { destinationId: draft.destinationId, accountId: draft.accountId, targetId: draft.targetId }, mapping: mappingOf(draft.mapping) };
+  const body = {
+    name,
+    source,
+    destination: { destinationId: draft.destinationId, accountId: draft.accountId, targetId: draft.targetId },
+    mapping: mappingOf(draft.mapping),
+  };
 
   /** What the current step lacks: our own words for the choices, the handler's schema for the mapping and the name. */
   function problems(upTo: Step): Record<string, string[]> {
@@ -315,7 +346,8 @@ export function CreateConversionPage() {
   }
 
   // An empty state has its own way forward (connect what is missing); Continue would lead nowhere.
-  const noSources = apps.data?.length === 0 && payments.data?.length === 0 && destinations.data !== undefined && !destinations.data.some(isWarehouse);
+  const noSources =
+    apps.data?.length === 0 && payments.data?.length === 0 && destinations.data !== undefined && !destinations.data.some(isWarehouse);
   const noDestinations = destinations.data !== undefined && !destinations.data.some(isAdDestination);
   const blocked = (step === 0 && noSources) || (step === 1 && noDestinations);
   const serverFailure = formFailureOf(creating.error);
@@ -338,11 +370,17 @@ export function CreateConversionPage() {
       </p>
       <div>
         <h1>New conversion</h1>
-        <p className="muted">Send first-party conversions from your website, your payments or your warehouse to an ad platform, server-side.</p>
+        <p className="muted">
+          Send first-party conversions from your website, your payments or your warehouse to an ad platform, server-side.
+        </p>
       </div>
       <ol className={styles.steps} aria-label="Steps">
         {STEPS.map((label, index) => (
-          <li key={label} className={`${styles.step} ${index < step ? styles.stepDone : ''}`} aria-current={index === step ? 'step' : undefined}>
+          <li
+            key={label}
+            className={`${styles.step} ${index < step ? styles.stepDone : ''}`}
+            aria-current={index === step ? 'step' : undefined}
+          >
             {index < step ? (
               <button type="button" className={styles.stepButton} onClick={() => go(index as Step)}>
                 {label}
@@ -364,7 +402,13 @@ export function CreateConversionPage() {
             plan={plan}
             draft={draft}
             // A warehouse source's rows are chosen by what it reads: the mapping's name filter does not apply.
-            onPick={(value) => update({ source: value, warehouse: null, ...(isWarehouseKey(value) ? { mapping: { ...draft.mapping, events: [], pendingEvent: '' } } : {}) })}
+            onPick={(value) =>
+              update({
+                source: value,
+                warehouse: null,
+                ...(isWarehouseKey(value) ? { mapping: { ...draft.mapping, events: [], pendingEvent: '' } } : {}),
+              })
+            }
             // Unless the user picked another source meanwhile.
             onWarehouseReady={(value, warehouse) => setDraft((current) => (current.source === value ? { ...current, warehouse } : current))}
             onWarehouse={updateWarehouse}
@@ -373,7 +417,9 @@ export function CreateConversionPage() {
           />
         )}
         {step === 1 && <DestinationStep orgId={orgId} draft={draft} update={update} errors={errors} />}
-        {step === 2 && <MappingFields draft={draft.mapping} onChange={(mapping) => update({ mapping })} errors={errors} eventNames={!draft.warehouse} />}
+        {step === 2 && (
+          <MappingFields draft={draft.mapping} onChange={(mapping) => update({ mapping })} errors={errors} eventNames={!draft.warehouse} />
+        )}
         {step === 3 && destination && (
           <>
             <ReviewSummary

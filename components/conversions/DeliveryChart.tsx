@@ -31,7 +31,11 @@ function niceMax(value: number): number {
 export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; now: number }) {
   const titleId = useId();
   const byHour = new Map(hours.map((hour) => [hour.hour, hour]));
-  const slots = lastHours(now).map((hour) => ({ hour, delivered: byHour.get(hour)?.delivered ?? 0, failed: byHour.get(hour)?.failed ?? 0 }));
+  const slots = lastHours(now).map((hour) => ({
+    hour,
+    delivered: byHour.get(hour)?.delivered ?? 0,
+    failed: byHour.get(hour)?.failed ?? 0,
+  }));
   const delivered = slots.reduce((total, slot) => total + slot.delivered, 0);
   const failed = slots.reduce((total, slot) => total + slot.failed, 0);
   const top = niceMax(Math.max(...slots.map((slot) => slot.delivered + slot.failed)));
@@ -41,7 +45,10 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
   const barWidth = Math.max(2, slotWidth - 3);
   const y = (value: number) => PAD.top + plotHeight - (value / top) * plotHeight;
   const active = slots.filter((slot) => slot.delivered + slot.failed > 0);
-  const busiest = active.reduce<(typeof slots)[number] | null>((best, slot) => (!best || slot.delivered + slot.failed > best.delivered + best.failed ? slot : best), null);
+  const busiest = active.reduce<(typeof slots)[number] | null>(
+    (best, slot) => (!best || slot.delivered + slot.failed > best.delivered + best.failed ? slot : best),
+    null,
+  );
   const summary =
     delivered + failed === 0
       ? 'No events in the last 48 hours.'
@@ -65,9 +72,17 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
           const x = PAD.left + index * slotWidth + (slotWidth - barWidth) / 2;
           return (
             <g key={slot.hour}>
-              {slot.delivered > 0 && <rect className={styles.delivered} x={x} width={barWidth} y={y(slot.delivered)} height={y(0) - y(slot.delivered)} />}
+              {slot.delivered > 0 && (
+                <rect className={styles.delivered} x={x} width={barWidth} y={y(slot.delivered)} height={y(0) - y(slot.delivered)} />
+              )}
               {slot.failed > 0 && (
-                <rect className={styles.failed} x={x} width={barWidth} y={y(slot.delivered + slot.failed)} height={y(slot.delivered) - y(slot.delivered + slot.failed)} />
+                <rect
+                  className={styles.failed}
+                  x={x}
+                  width={barWidth}
+                  y={y(slot.delivered + slot.failed)}
+                  height={y(slot.delivered) - y(slot.delivered + slot.failed)}
+                />
               )}
               {index % 12 === 0 && (
                 <text className={styles.axis} x={PAD.left + index * slotWidth} y={HEIGHT - 6}>

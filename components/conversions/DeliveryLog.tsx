@@ -18,11 +18,14 @@ const COUNT_WORDS: Record<DeliveryRow['status'], string> = {
 };
 
 export function countsInWords(counts: DeliveryRecord['counts']): string {
-  const parts = (Object.keys(COUNT_WORDS) as Array<DeliveryRow['status']>).filter((status) => counts[status] > 0).map((status) => `${counts[status]} ${COUNT_WORDS[status]}`);
+  const parts = (Object.keys(COUNT_WORDS) as Array<DeliveryRow['status']>)
+    .filter((status) => counts[status] > 0)
+    .map((status) => `${counts[status]} ${COUNT_WORDS[status]}`);
   return parts.length ? parts.join(' · ') : 'No events';
 }
 
-const statusBadge = (status: DeliveryRow['status']) => (status === 'delivered' ? 'badge badge--accepted' : status === 'held' ? 'badge' : 'badge badge--pending');
+const statusBadge = (status: DeliveryRow['status']) =>
+  status === 'delivered' ? 'badge badge--accepted' : status === 'held' ? 'badge' : 'badge badge--pending';
 
 function LogLine({ record }: { record: DeliveryRecord }) {
   return (
@@ -113,7 +116,13 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
         </div>
       </div>
       <form className="inline-form" role="search" aria-label="Find an event in the log" onSubmit={find}>
-        <TextField label="Event id" value={search} onChange={(event) => setSearch(event.target.value)} maxLength={100} placeholder="The id your form or payment sent" />
+        <TextField
+          label="Event id"
+          value={search}
+          onChange={(event) => setSearch(event.target.value)}
+          maxLength={100}
+          placeholder="The id your form or payment sent"
+        />
         <Button type="submit" variant="secondary">
           Find
         </Button>
@@ -143,7 +152,9 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
       ) : (
         <>
           <p className="muted" style={{ margin: 0 }}>
-            {eventId ? `Platform calls that held the event “${eventId}”.` : `The latest ${data.length === 1 ? 'platform call' : `${data.length} platform calls`}, newest first. Open one to see its events.`}
+            {eventId
+              ? `Platform calls that held the event “${eventId}”.`
+              : `The latest ${data.length === 1 ? 'platform call' : `${data.length} platform calls`}, newest first. Open one to see its events.`}
           </p>
           <ul className={styles.log} aria-label="Delivery log">
             {data.map((record) => (

@@ -18,17 +18,33 @@ export interface DestinationChoice {
 }
 
 /** The create flow's second step: an ad platform destination, then its account and target (loaded from the platform). */
-export default function DestinationStep({ orgId, draft, update, errors }: { orgId: string; draft: DestinationChoice; update: (changes: Partial<DestinationChoice>) => void; errors: Record<string, string[]> }) {
+export default function DestinationStep({
+  orgId,
+  draft,
+  update,
+  errors,
+}: {
+  orgId: string;
+  draft: DestinationChoice;
+  update: (changes: Partial<DestinationChoice>) => void;
+  errors: Record<string, string[]>;
+}) {
   const destinations = useIntegrationsQuery({ orgId, kind: 'destination' });
   const candidates = (destinations.data ?? []).filter(isAdDestination);
   const destination = candidates.find((candidate) => candidate.id === draft.destinationId);
-  const targets = useTargetsQuery({ orgId, id: draft.destinationId, accountId: draft.accountId }, { skip: !destination || !draft.accountId });
+  const targets = useTargetsQuery(
+    { orgId, id: draft.destinationId, accountId: draft.accountId },
+    { skip: !destination || !draft.accountId },
+  );
   if (destinations.isLoading) return <Spinner label="Loading your destinations" />;
   if (destinations.error) return <Alert>{messageOf(destinations.error, 'Could not load your destinations.')}</Alert>;
   if (candidates.length === 0) {
     return (
       <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
-        <p>No ad platform to send to yet. Connect Google Ads, Meta or Microsoft Advertising as a destination and pick its ad account, then come back.</p>
+        <p>
+          No ad platform to send to yet. Connect Google Ads, Meta or Microsoft Advertising as a destination and pick its ad account, then
+          come back.
+        </p>
         <Link className="button" href={`/${encodeURIComponent(orgId)}/destination`}>
           Go to destinations
         </Link>
@@ -58,7 +74,9 @@ export default function DestinationStep({ orgId, draft, update, errors }: { orgI
                 <>
                   {[
                     // The default name already says platform and login.
-                    candidate.name === `${PLATFORM_LABELS[candidate.platform]} · ${candidate.accountName}` ? PLATFORM_LABELS[candidate.platform] : `${PLATFORM_LABELS[candidate.platform]} · ${candidate.accountName}`,
+                    candidate.name === `${PLATFORM_LABELS[candidate.platform]} · ${candidate.accountName}`
+                      ? PLATFORM_LABELS[candidate.platform]
+                      : `${PLATFORM_LABELS[candidate.platform]} · ${candidate.accountName}`,
                     candidate.accounts.length === 1 ? '1 ad account picked' : `${candidate.accounts.length} ad accounts picked`,
                   ].join(' · ')}
                   {candidate.status === 'needs_reauth' && (
@@ -80,7 +98,8 @@ export default function DestinationStep({ orgId, draft, update, errors }: { orgI
       </fieldset>
       {destination?.status === 'needs_reauth' && (
         <Alert>
-          {PLATFORM_LABELS[destination.platform]} has disconnected this destination. <Link href={destinationPath(orgId, destination.id)}>Reconnect it</Link>, then come back.
+          {PLATFORM_LABELS[destination.platform]} has disconnected this destination.{' '}
+          <Link href={destinationPath(orgId, destination.id)}>Reconnect it</Link>, then come back.
         </Alert>
       )}
       {destination && destination.accounts.length === 0 && (
@@ -124,7 +143,10 @@ export default function DestinationStep({ orgId, draft, update, errors }: { orgI
             label={label}
             value={draft.targetId}
             onChange={(targetId) => update({ targetId })}
-            options={(targets.data ?? []).map((target) => ({ value: target.id, label: target.name === target.id ? target.id : `${target.name} · ${target.id}` }))}
+            options={(targets.data ?? []).map((target) => ({
+              value: target.id,
+              label: target.name === target.id ? target.id : `${target.name} · ${target.id}`,
+            }))}
             placeholder={`Choose a ${label.toLowerCase()}`}
             error={firstError(errors, 'destination.targetId')}
           />

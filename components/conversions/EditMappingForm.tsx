@@ -10,16 +10,40 @@ import type { UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import { useUpdateConversionMutation } from '@/store/conversionsApi';
 
 /** Name and mapping, edited together (the configuration page loads it on Edit). */
-export default function EditMappingForm({ orgId, conversion, onDone }: { orgId: string; conversion: Conversion; onDone: (saved: boolean) => void }) {
+export default function EditMappingForm({
+  orgId,
+  conversion,
+  onDone,
+}: {
+  orgId: string;
+  conversion: Conversion;
+  onDone: (saved: boolean) => void;
+}) {
   useSchemas();
   const [name, setName] = useState(conversion.name);
   const [mapping, setMapping] = useState(() => draftOf(conversion.mapping));
   const [save, saving] = useUpdateConversionMutation();
-  const { errors, submit } = useCheckedSubmit(updateErrors, (changes: UpdateConversionInput) => save({ orgId, id: conversion.id, changes }), () => onDone(true));
+  const { errors, submit } = useCheckedSubmit(
+    updateErrors,
+    (changes: UpdateConversionInput) => save({ orgId, id: conversion.id, changes }),
+    () => onDone(true),
+  );
   const failure = formFailureOf(saving.error);
   return (
-    <form className="stack card" onSubmit={(event) => void submit(event, { name, mapping: mappingOf(mapping) })} noValidate aria-label="Edit the name and mapping">
-      <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} maxLength={100} required error={firstError(errors, 'name')} />
+    <form
+      className="stack card"
+      onSubmit={(event) => void submit(event, { name, mapping: mappingOf(mapping) })}
+      noValidate
+      aria-label="Edit the name and mapping"
+    >
+      <TextField
+        label="Name"
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        maxLength={100}
+        required
+        error={firstError(errors, 'name')}
+      />
       <MappingFields draft={mapping} onChange={setMapping} errors={errors} eventNames={!isWarehouseSource(conversion.source)} />
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the conversion." />}
       <SaveCancel busy={saving.isLoading} onCancel={() => onDone(false)} />

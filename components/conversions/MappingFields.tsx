@@ -57,7 +57,17 @@ export function NamesField({
           {names.map((name) => (
             <li key={name} className={styles.tag}>
               {name}
-              <button type="button" className={styles.tagRemove} aria-label={`Remove ${name}`} onClick={() => onChange(names.filter((other) => other !== name), pending)}>
+              <button
+                type="button"
+                className={styles.tagRemove}
+                aria-label={`Remove ${name}`}
+                onClick={() =>
+                  onChange(
+                    names.filter((other) => other !== name),
+                    pending,
+                  )
+                }
+              >
                 ×
               </button>
             </li>
@@ -100,7 +110,11 @@ function EventNames({ draft, onChange, error }: { draft: MappingDraft; onChange:
       names={draft.events}
       pending={draft.pendingEvent}
       onChange={(events, pendingEvent) => onChange({ ...draft, events, pendingEvent })}
-      hint={none ? 'None listed: every event of the source is sent. Press Enter after each name.' : 'Only events with these names are sent (the case does not matter).'}
+      hint={
+        none
+          ? 'None listed: every event of the source is sent. Press Enter after each name.'
+          : 'Only events with these names are sent (the case does not matter).'
+      }
       placeholder="Lead, Purchase …"
       error={error}
     />
@@ -115,7 +129,9 @@ export default function MappingFields({ draft, onChange, errors, eventNames = tr
   const toggle = (identifier: Identifier) =>
     onChange({
       ...draft,
-      identifiers: draft.identifiers.includes(identifier) ? draft.identifiers.filter((other) => other !== identifier) : [...draft.identifiers, identifier],
+      identifiers: draft.identifiers.includes(identifier)
+        ? draft.identifiers.filter((other) => other !== identifier)
+        : [...draft.identifiers, identifier],
     });
   return (
     <div className="stack">
@@ -126,13 +142,23 @@ export default function MappingFields({ draft, onChange, errors, eventNames = tr
         <ul className="checklist">
           <li>
             <label>
-              <input type="radio" name={`${id}-value`} checked={draft.valueMode === 'event'} onChange={() => onChange({ ...draft, valueMode: 'event' })} />
+              <input
+                type="radio"
+                name={`${id}-value`}
+                checked={draft.valueMode === 'event'}
+                onChange={() => onChange({ ...draft, valueMode: 'event' })}
+              />
               <span>The event&apos;s own value (and currency)</span>
             </label>
           </li>
           <li>
             <label>
-              <input type="radio" name={`${id}-value`} checked={draft.valueMode === 'fixed'} onChange={() => onChange({ ...draft, valueMode: 'fixed' })} />
+              <input
+                type="radio"
+                name={`${id}-value`}
+                checked={draft.valueMode === 'fixed'}
+                onChange={() => onChange({ ...draft, valueMode: 'fixed' })}
+              />
               <span>A fixed amount for every event</span>
             </label>
           </li>
@@ -167,7 +193,10 @@ export default function MappingFields({ draft, onChange, errors, eventNames = tr
         )}
       </fieldset>
 
-      <fieldset className={styles.fieldset} aria-describedby={`${id}-identifiers-hint${identifiersError ? ` ${id}-identifiers-error` : ''}`}>
+      <fieldset
+        className={styles.fieldset}
+        aria-describedby={`${id}-identifiers-hint${identifiersError ? ` ${id}-identifiers-error` : ''}`}
+      >
         <legend className={styles.legend}>Identifiers to send</legend>
         <span id={`${id}-identifiers-hint`} className={`muted ${styles.hint}`}>
           Each is sent only when the event has it. The more you send, the more conversions the platform can match.
@@ -176,7 +205,12 @@ export default function MappingFields({ draft, onChange, errors, eventNames = tr
           {IDENTIFIERS.map((identifier) => (
             <li key={identifier}>
               <label>
-                <input type="checkbox" checked={draft.identifiers.includes(identifier)} onChange={() => toggle(identifier)} aria-invalid={Boolean(identifiersError)} />
+                <input
+                  type="checkbox"
+                  checked={draft.identifiers.includes(identifier)}
+                  onChange={() => toggle(identifier)}
+                  aria-invalid={Boolean(identifiersError)}
+                />
                 <span>{IDENTIFIER_LABELS[identifier]}</span>
               </label>
             </li>

@@ -25,10 +25,12 @@ import { useIntegrationsQuery } from '@/store/integrationsApi';
 
 type WarehouseConversion = Conversion & { source: WarehouseSource };
 
-
 /** Where the next read starts, in words. */
 function cursorInWords(source: WarehouseSource, cursor: string | null): string {
-  if (source.type === 'mixpanel') return cursor ? `events from ${new Date(Number(cursor) * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC on` : 'the last 7 days';
+  if (source.type === 'mixpanel')
+    return cursor
+      ? `events from ${new Date(Number(cursor) * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC on`
+      : 'the last 7 days';
   return cursor ? `rows with ${source.cursorColumn} ≥ ${cursor}` : 'every row (a first read)';
 }
 
@@ -46,33 +48,76 @@ function ReadSummary({ read, source, now }: { read: ReadState; source: Warehouse
             (read.last.bytesBilled !== null ? `, ${bytesInWords(read.last.bytesBilled)} billed` : '')}
       </dd>
       <dt>Next read</dt>
-      <dd>{read.reading ? 'Reading now' : read.nextReadAt ? soon ? 'Within a minute' : <RelativeTime iso={read.nextReadAt} now={now} /> : '—'}</dd>
+      <dd>
+        {read.reading ? 'Reading now' : read.nextReadAt ? soon ? 'Within a minute' : <RelativeTime iso={read.nextReadAt} now={now} /> : '—'}
+      </dd>
       <dt>Reads next</dt>
       <dd>{cursorInWords(source, read.cursor)}</dd>
     </dl>
   );
 }
 
-function EditSource({ orgId, plan, conversion, destination, onDone }: { orgId: string; plan: unknown; conversion: WarehouseConversion; destination: Integration; onDone: (saved: boolean) => void }) {
+function EditSource({
+  orgId,
+  plan,
+  conversion,
+  destination,
+  onDone,
+}: {
+  orgId: string;
+  plan: unknown;
+  conversion: WarehouseConversion;
+  destination: Integration;
+  onDone: (saved: boolean) => void;
+}) {
   useSchemas();
   const [draft, setDraft] = useState(() => warehouseDraftOf(conversion.source));
   const [save, saving] = useUpdateConversionMutation();
-  const { errors, setErrors, submit } = useCheckedSubmit(updateErrors, (changes: UpdateConversionInput) => save({ orgId, id: conversion.id, changes }), () => onDone(true));
+  const { errors, setErrors, submit } = useCheckedSubmit(
+    updateErrors,
+    (changes: UpdateConversionInput) => save({ orgId, id: conversion.id, changes }),
+    () => onDone(true),
+  );
   const failure = formFailureOf(saving.error);
   return (
-    <form className="stack card" onSubmit={(event) => void submit(event, { source: warehouseSourceOf(draft) })} noValidate aria-label="Edit what it reads">
+    <form
+      className="stack card"
+      onSubmit={(event) => void submit(event, { source: warehouseSourceOf(draft) })}
+      noValidate
+      aria-label="Edit what it reads"
+    >
       <p className="muted" style={{ margin: 0 }}>
-        Changing the table, the query, the cursor column or the events starts the reads over from the first row. Rows read again keep their event ids, so the
-        ad platform does not count them twice.
+        Changing the table, the query, the cursor column or the events starts the reads over from the first row. Rows read again keep their
+        event ids, so the ad platform does not count them twice.
       </p>
-      <WarehouseSourceFields orgId={orgId} plan={plan} destination={destination} draft={draft} onChange={setDraft} errors={errors} onErrors={setErrors} />
+      <WarehouseSourceFields
+        orgId={orgId}
+        plan={plan}
+        destination={destination}
+        draft={draft}
+        onChange={setDraft}
+        errors={errors}
+        onErrors={setErrors}
+      />
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save what it reads." />}
       <SaveCancel busy={saving.isLoading} onCancel={() => onDone(false)} />
     </form>
   );
 }
 
-export default function ReadSection({ orgId, plan, conversion, canEdit, now }: { orgId: string; plan: unknown; conversion: WarehouseConversion; canEdit: boolean; now: number }) {
+export default function ReadSection({
+  orgId,
+  plan,
+  conversion,
+  canEdit,
+  now,
+}: {
+  orgId: string;
+  plan: unknown;
+  conversion: WarehouseConversion;
+  canEdit: boolean;
+  now: number;
+}) {
   const [readNow, reading] = useReadNowMutation();
   const [editing, setEditing] = useState(false);
   const [notice, setNotice] = useState<NoticeValue | null>(null);
@@ -95,7 +140,13 @@ export default function ReadSection({ orgId, plan, conversion, canEdit, now }: {
         </h2>
         {canEdit && (
           <div className="actions">
-            <Button type="button" className="button--small" busy={reading.isLoading} disabled={paused || read.reading} onClick={() => void requestRead()}>
+            <Button
+              type="button"
+              className="button--small"
+              busy={reading.isLoading}
+              disabled={paused || read.reading}
+              onClick={() => void requestRead()}
+            >
               Read now
             </Button>
             {!editing && (
@@ -111,7 +162,11 @@ export default function ReadSection({ orgId, plan, conversion, canEdit, now }: {
           <Spinner /> Reading now…
         </p>
       )}
-      {paused && canEdit && <p className="muted" style={{ margin: 0 }}>Paused: nothing is read until you resume it.</p>}
+      {paused && canEdit && (
+        <p className="muted" style={{ margin: 0 }}>
+          Paused: nothing is read until you resume it.
+        </p>
+      )}
       {read.error && (
         <div role="alert" className="alert alert--error">
           <strong>The last read failed.</strong> {read.error}

@@ -3,7 +3,14 @@ import { MappingInWords, sourceLabel } from '@/components/conversions/shared';
 import { scheduleInWords } from '@/lib/shared/connections/connection';
 import { isWarehouseSource, type ConversionMapping, type ConversionSource } from '@/lib/shared/conversions/conversion';
 import type { App, Payment } from '@/lib/shared/integrations/apps';
-import { PLATFORM_LABELS, TARGET_LABEL, type AdAccount, type AdPlatform, type ConversionTarget, type Integration } from '@/lib/shared/integrations/platforms';
+import {
+  PLATFORM_LABELS,
+  TARGET_LABEL,
+  type AdAccount,
+  type AdPlatform,
+  type ConversionTarget,
+  type Integration,
+} from '@/lib/shared/integrations/platforms';
 
 interface Props {
   source: ConversionSource;
@@ -38,7 +45,8 @@ export default function ReviewSummary({ source, sourceName, apps, payments, dest
           <dt>Read</dt>
           <dd>
             {scheduleInWords(source.schedule)}
-            {source.type === 'bigquery' ? `, rows with ${source.cursorColumn} at or past the last read` : ', new events by day'}; the first read starts once it is created.
+            {source.type === 'bigquery' ? `, rows with ${source.cursorColumn} at or past the last read` : ', new events by day'}; the first
+            read starts once it is created.
           </dd>
         </>
       )}

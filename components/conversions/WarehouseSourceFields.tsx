@@ -34,21 +34,35 @@ interface Props {
 
 /** The fields of the mapping, grouped as a marketer thinks of them. */
 const FIELD_GROUPS: Array<{ title: string; hint: string; fields: ColumnField[] }> = [
-  { title: 'The event', hint: 'The event time is required. Without an event id column, the id is derived from the row, so a row read again is the same event.', fields: ['eventTime', 'eventId', 'eventName'] },
-  { title: 'Who converted', hint: 'Hashed with SHA-256 before they are queued; a column that already holds SHA-256 hex is sent as it is.', fields: ['email', 'phone', 'firstName', 'lastName', 'externalId'] },
+  {
+    title: 'The event',
+    hint: 'The event time is required. Without an event id column, the id is derived from the row, so a row read again is the same event.',
+    fields: ['eventTime', 'eventId', 'eventName'],
+  },
+  {
+    title: 'Who converted',
+    hint: 'Hashed with SHA-256 before they are queued; a column that already holds SHA-256 hex is sent as it is.',
+    fields: ['email', 'phone', 'firstName', 'lastName', 'externalId'],
+  },
   { title: 'Click ids', hint: 'Sent as they are, never hashed.', fields: ['gclid', 'fbclid', 'fbc', 'fbp', 'msclkid'] },
   { title: 'Value', hint: 'A number, and a three-letter currency code.', fields: ['value', 'currency'] },
 ];
 
 /** Errors keyed under the source ('source.schedule.every') as the nested fields key them ('schedule.every'). */
 const within = (errors: Record<string, string[]>, prefix: string) =>
-  Object.fromEntries(Object.entries(errors).flatMap(([key, messages]) => (key.startsWith(`${prefix}.`) ? [[key.slice(prefix.length + 1), messages]] : [])));
+  Object.fromEntries(
+    Object.entries(errors).flatMap(([key, messages]) => (key.startsWith(`${prefix}.`) ? [[key.slice(prefix.length + 1), messages]] : [])),
+  );
 
 const shortHash = (hash: string | undefined) => (hash ? `${hash.slice(0, 8)}…` : '');
 
 function PreviewTable({ preview, platform }: { preview: WarehousePreview; platform: 'bigquery' | 'mixpanel' }) {
   if (preview.rows.length === 0) {
-    return <p className="muted">{platform === 'bigquery' ? 'The query returned no rows yet.' : 'No events of these names in the last 7 days.'}</p>;
+    return (
+      <p className="muted">
+        {platform === 'bigquery' ? 'The query returned no rows yet.' : 'No events of these names in the last 7 days.'}
+      </p>
+    );
   }
   const sendable = preview.rows.filter((row) => row.event).length;
   return (
@@ -79,13 +93,17 @@ function PreviewTable({ preview, platform }: { preview: WarehousePreview; platfo
                 <td className={styles.wrap}>
                   {event
                     ? [
-                        ...(['phone', 'firstName', 'lastName', 'externalId'] as const).flatMap((key) => (event.user[key] ? [`${COLUMN_FIELD_LABELS[key]} ${shortHash(event.user[key])}`] : [])),
+                        ...(['phone', 'firstName', 'lastName', 'externalId'] as const).flatMap((key) =>
+                          event.user[key] ? [`${COLUMN_FIELD_LABELS[key]} ${shortHash(event.user[key])}`] : [],
+                        ),
                         ...Object.entries(event.clickIds).map(([key, value]) => `${key} ${value}`),
                       ].join(', ') || '—'
                     : '—'}
                 </td>
                 <td>{event?.value != null ? `${event.value} ${event.currency ?? ''}`.trim() : '—'}</td>
-                <td className={problem ? styles.wrap : undefined}>{problem ? <span style={{ color: 'var(--danger)' }}>Not sent: {problem}</span> : 'Will be sent'}</td>
+                <td className={problem ? styles.wrap : undefined}>
+                  {problem ? <span style={{ color: 'var(--danger)' }}>Not sent: {problem}</span> : 'Will be sent'}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -144,7 +162,10 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
               label="BigQuery project (runs and bills the query)"
               value={draft.projectId}
               onChange={(projectId) => update({ projectId })}
-              options={destination.accounts.map((account) => ({ value: account.id, label: account.name && account.name !== account.id ? `${account.name} · ${account.id}` : account.id }))}
+              options={destination.accounts.map((account) => ({
+                value: account.id,
+                label: account.name && account.name !== account.id ? `${account.name} · ${account.id}` : account.id,
+              }))}
               placeholder="Choose a project"
               error={firstError(errors, 'source.projectId')}
             />
@@ -232,7 +253,8 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
           </span>
           <span id={`${id}-limit-hint`} className={`muted ${styles.hint}`}>
             BigQuery&apos;s maximumBytesBilled: a read that would bill more stops with BigQuery&apos;s error instead.
-            {shown?.bytesProcessed != null && ` Reading everything now processes ${bytesInWords(shown.bytesProcessed)} (BigQuery bills at least 10 MB a query).`}
+            {shown?.bytesProcessed != null &&
+              ` Reading everything now processes ${bytesInWords(shown.bytesProcessed)} (BigQuery bills at least 10 MB a query).`}
           </span>
         </>
       ) : (
@@ -288,7 +310,14 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
         )}
       </fieldset>
 
-      <ScheduleFields idPrefix={`${id}-schedule`} orgId={orgId} plan={plan} value={draft.schedule} onChange={(schedule) => update({ schedule })} errors={within(errors, 'source')} />
+      <ScheduleFields
+        idPrefix={`${id}-schedule`}
+        orgId={orgId}
+        plan={plan}
+        value={draft.schedule}
+        onChange={(schedule) => update({ schedule })}
+        errors={within(errors, 'source')}
+      />
 
       <section className="stack" aria-label="Preview" style={{ gap: '0.5rem' }}>
         <div className="actions" style={{ justifyContent: 'flex-start' }}>

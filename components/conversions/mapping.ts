@@ -15,7 +15,14 @@ export interface MappingDraft {
   identifiers: Identifier[];
 }
 
-export const NEW_MAPPING: MappingDraft = { events: [], pendingEvent: '', valueMode: 'event', amount: '', currency: 'USD', identifiers: [...IDENTIFIERS] };
+export const NEW_MAPPING: MappingDraft = {
+  events: [],
+  pendingEvent: '',
+  valueMode: 'event',
+  amount: '',
+  currency: 'USD',
+  identifiers: [...IDENTIFIERS],
+};
 
 export function draftOf(mapping: ConversionMapping): MappingDraft {
   return {

@@ -1,8 +1,19 @@
 import { identifiersInWords } from '@/components/conversions/mapping';
-import { isWarehouseSource, type ConversionMapping, type ConversionSource, type ConversionStatus } from '@/lib/shared/conversions/conversion';
+import {
+  isWarehouseSource,
+  type ConversionMapping,
+  type ConversionSource,
+  type ConversionStatus,
+} from '@/lib/shared/conversions/conversion';
 import type { App, Payment } from '@/lib/shared/integrations/apps';
 import type { ConversionPlatform } from '@/lib/shared/conversions/conversion';
-import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
+import {
+  CONVERSION_TARGET_LABEL,
+  isAdPlatform,
+  PLATFORM_LABELS,
+  type AdPlatform,
+  type Integration,
+} from '@/lib/shared/integrations/platforms';
 
 /**
  * What the conversion pages share: their routes, how a conversion reads in words, its status badge,
@@ -25,15 +36,18 @@ export function sourceLabel(source: ConversionSource, apps: App[] | undefined, p
     const payment = payments?.find((candidate) => candidate.id === source.paymentId);
     return payment ? `Payments of “${payment.name}”` : 'A payment account';
   }
-  if (source.type === 'bigquery') return source.mode === 'table' ? `BigQuery table ${source.table}` : `A BigQuery query in ${source.projectId}`;
+  if (source.type === 'bigquery')
+    return source.mode === 'table' ? `BigQuery table ${source.table}` : `A BigQuery query in ${source.projectId}`;
   return `Mixpanel events ${source.events.map((name) => `“${name}”`).join(', ')}`;
 }
 
 /** A destination on an ad platform: what a conversion sends to. */
-export const isAdDestination = (integration: Integration): integration is Integration & { platform: AdPlatform } => isAdPlatform(integration.platform);
+export const isAdDestination = (integration: Integration): integration is Integration & { platform: AdPlatform } =>
+  isAdPlatform(integration.platform);
 
 /** Where it goes in words: “Meta Ads pixel “Acme Shoes Pixel””. */
-export const targetLabel = (platform: ConversionPlatform, targetName: string) => `${PLATFORM_LABELS[platform]} ${CONVERSION_TARGET_LABEL[platform].toLowerCase()} “${targetName}”`;
+export const targetLabel = (platform: ConversionPlatform, targetName: string) =>
+  `${PLATFORM_LABELS[platform]} ${CONVERSION_TARGET_LABEL[platform].toLowerCase()} “${targetName}”`;
 
 export function eventsInWords(events: string[]): string {
   return events.length === 0 ? 'Every event of the source' : events.join(', ');

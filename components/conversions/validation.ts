@@ -17,7 +17,6 @@ export function useSchemas() {
   }, []);
 }
 
-
 const errorsOf = (error: { issues: Parameters<typeof issuesToFieldErrors>[0] } | undefined) => issuesToFieldErrors(error?.issues ?? []);
 
 export const createErrors = (body: unknown) => errorsOf(schemas?.createConversionSchema.safeParse(body).error);

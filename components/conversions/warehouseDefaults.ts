@@ -11,7 +11,14 @@ import type { Integration } from '@/lib/shared/integrations/platforms';
  */
 
 /** Mixpanel's own property names for the fields it always has. */
-const MIXPANEL_COLUMNS: ColumnMapping = { eventId: '$insert_id', eventTime: 'time', eventName: 'event', email: '$email', phone: '$phone', externalId: 'distinct_id' };
+const MIXPANEL_COLUMNS: ColumnMapping = {
+  eventId: '$insert_id',
+  eventTime: 'time',
+  eventName: 'event',
+  email: '$email',
+  phone: '$phone',
+  externalId: 'distinct_id',
+};
 
 /** Hourly when the plan has it (a warehouse changes slowly), else the plan's most frequent schedule. */
 function defaultSchedule(plan: unknown): Schedule {
@@ -24,7 +31,10 @@ function defaultSchedule(plan: unknown): Schedule {
 export function newWarehouseDraft(destination: Integration, plan: unknown): WarehouseDraft {
   const mixpanel = destination.platform === 'mixpanel';
   const own = destination.settings.projectId;
-  const projectId = destination.accounts.some((account) => account.id === own) || destination.accounts.length === 0 ? (own ?? '') : destination.accounts[0]!.id;
+  const projectId =
+    destination.accounts.some((account) => account.id === own) || destination.accounts.length === 0
+      ? (own ?? '')
+      : destination.accounts[0]!.id;
   return {
     type: mixpanel ? 'mixpanel' : 'bigquery',
     destinationId: destination.id,
@@ -43,9 +53,25 @@ export function newWarehouseDraft(destination: Integration, plan: unknown): Ware
 }
 
 export function warehouseDraftOf(source: WarehouseSource): WarehouseDraft {
-  const base = { destinationId: source.destinationId, columns: source.columns, eventName: source.eventName, schedule: source.schedule, pendingEvent: '' };
+  const base = {
+    destinationId: source.destinationId,
+    columns: source.columns,
+    eventName: source.eventName,
+    schedule: source.schedule,
+    pendingEvent: '',
+  };
   if (source.type === 'mixpanel') {
-    return { ...base, type: 'mixpanel', projectId: '', mode: 'table', table: '', sql: '', cursorColumn: '', limitGb: String(DEFAULT_MAXIMUM_BYTES_BILLED / GB), events: source.events };
+    return {
+      ...base,
+      type: 'mixpanel',
+      projectId: '',
+      mode: 'table',
+      table: '',
+      sql: '',
+      cursorColumn: '',
+      limitGb: String(DEFAULT_MAXIMUM_BYTES_BILLED / GB),
+      events: source.events,
+    };
   }
   const { projectId, mode, table, sql, cursorColumn, maximumBytesBilled } = source;
   return { ...base, type: 'bigquery', projectId, mode, table, sql, cursorColumn, limitGb: String(maximumBytesBilled / GB), events: [] };

@@ -51,7 +51,8 @@ export function changedFields(before: WarehouseDraft | null, after: WarehouseDra
   const fields: string[] = [];
   for (const key of Object.keys(after) as Array<keyof WarehouseDraft>) {
     if (JSON.stringify(after[key]) === JSON.stringify(before?.[key])) continue;
-    if (key === 'columns') fields.push(...COLUMN_FIELDS.filter((field) => after.columns[field] !== before?.columns[field]).map((field) => `columns.${field}`));
+    if (key === 'columns')
+      fields.push(...COLUMN_FIELDS.filter((field) => after.columns[field] !== before?.columns[field]).map((field) => `columns.${field}`));
     else fields.push(key === 'limitGb' ? 'maximumBytesBilled' : key === 'pendingEvent' ? 'events' : key);
   }
   return fields.map((field) => `source.${field}`);

@@ -22,7 +22,10 @@ interface Props {
 function ordered(accounts: AdAccount[]): Array<AdAccount & { depth: number }> {
   const clientsOf = (managerId: string) => accounts.filter((account) => account.managerId === managerId);
   const top = accounts.filter((account) => !account.managerId || !accounts.some((other) => other.id === account.managerId));
-  return top.flatMap((account) => [{ ...account, depth: 0 }, ...(account.isManager ? clientsOf(account.id).map((client) => ({ ...client, depth: 1 })) : [])]);
+  return top.flatMap((account) => [
+    { ...account, depth: 0 },
+    ...(account.isManager ? clientsOf(account.id).map((client) => ({ ...client, depth: 1 })) : []),
+  ]);
 }
 
 /**

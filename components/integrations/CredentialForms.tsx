@@ -15,7 +15,8 @@ interface FormProps {
 export function MixpanelForm({ orgId, onCreated }: FormProps) {
   const [values, setValues] = useState({ name: 'Mixpanel', username: '', secret: '', projectId: '', residency: 'US' });
   const [create, { isLoading, error }] = useCreateDestinationMutation();
-  const set = (field: keyof typeof values) => (event: { target: { value: string } }) => setValues({ ...values, [field]: event.target.value });
+  const set = (field: keyof typeof values) => (event: { target: { value: string } }) =>
+    setValues({ ...values, [field]: event.target.value });
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -29,9 +30,31 @@ export function MixpanelForm({ orgId, onCreated }: FormProps) {
       <p className="muted">Create a service account in Mixpanel (Organization settings → Service accounts) with access to your project.</p>
       {error && !fieldErrorOf(error, 'secret') && <Alert>{messageOf(error, 'Could not connect Mixpanel.')}</Alert>}
       <TextField label="Name" value={values.name} onChange={set('name')} required error={fieldErrorOf(error, 'name')} />
-      <TextField label="Service account username" value={values.username} onChange={set('username')} required autoComplete="off" error={fieldErrorOf(error, 'username')} />
-      <TextField label="Service account secret" type="password" value={values.secret} onChange={set('secret')} required autoComplete="new-password" error={fieldErrorOf(error, 'secret')} />
-      <TextField label="Project id" inputMode="numeric" value={values.projectId} onChange={set('projectId')} required error={fieldErrorOf(error, 'projectId')} />
+      <TextField
+        label="Service account username"
+        value={values.username}
+        onChange={set('username')}
+        required
+        autoComplete="off"
+        error={fieldErrorOf(error, 'username')}
+      />
+      <TextField
+        label="Service account secret"
+        type="password"
+        value={values.secret}
+        onChange={set('secret')}
+        required
+        autoComplete="new-password"
+        error={fieldErrorOf(error, 'secret')}
+      />
+      <TextField
+        label="Project id"
+        inputMode="numeric"
+        value={values.projectId}
+        onChange={set('projectId')}
+        required
+        error={fieldErrorOf(error, 'projectId')}
+      />
       <div className="field">
         <label htmlFor="mixpanel-residency">Data residency</label>
         <select id="mixpanel-residency" value={values.residency} onChange={set('residency')}>

@@ -16,10 +16,24 @@ interface Props {
 }
 
 /** Says what still uses the object, and blocks the delete until nothing does. */
-function UsageCheck({ orgId, kind, id, onBlocked }: { orgId: string; kind: IntegrationKind; id: string; onBlocked: (blocked: boolean) => void }) {
+function UsageCheck({
+  orgId,
+  kind,
+  id,
+  onBlocked,
+}: {
+  orgId: string;
+  kind: IntegrationKind;
+  id: string;
+  onBlocked: (blocked: boolean) => void;
+}) {
   const { data, isFetching } = useUsageQuery({ orgId, kind, id }, { refetchOnMountOrArgChange: true });
   const users = data
-    ? [...data.connections.map((c) => `connection “${c.name}”`), ...data.conversions.map((c) => `conversion “${c.name}”`), ...data.apps.map((a) => `app “${a.name}”`)]
+    ? [
+        ...data.connections.map((c) => `connection “${c.name}”`),
+        ...data.conversions.map((c) => `conversion “${c.name}”`),
+        ...data.apps.map((a) => `app “${a.name}”`),
+      ]
     : null;
   const blocked = isFetching || !users || users.length > 0;
   useEffect(() => onBlocked(blocked), [blocked, onBlocked]);

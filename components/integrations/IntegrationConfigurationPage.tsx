@@ -75,14 +75,23 @@ export function IntegrationConfiguration({ orgId, role, kind, id }: { orgId: str
           </p>
         </section>
       ) : (
-        integration.status === 'active' && <AccountPicker orgId={orgId} integration={integration} canEdit={can(role, kind, 'update')} onNeedsReauth={onNeedsReauth} />
+        integration.status === 'active' && (
+          <AccountPicker orgId={orgId} integration={integration} canEdit={can(role, kind, 'update')} onNeedsReauth={onNeedsReauth} />
+        )
       )}
       {can(role, kind, 'delete') && (
         <section className="stack" aria-labelledby="danger-title">
           <h2 id="danger-title">Delete</h2>
           <p className="muted">Deleting removes the login from SignalBridge. Connections and apps that use it must let go of it first.</p>
           <div>
-            <DeleteButton orgId={orgId} kind={kind} id={id} name={integration.name} small onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/${kind}`)} />
+            <DeleteButton
+              orgId={orgId}
+              kind={kind}
+              id={id}
+              name={integration.name}
+              small
+              onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/${kind}`)}
+            />
           </div>
         </section>
       )}

@@ -87,7 +87,14 @@ export function integrationsPage(kind: IntegrationKind) {
                       Configure
                     </Button>
                     {can(role, kind, 'delete') && (
-                      <DeleteButton orgId={orgId} kind={kind} id={integration.id} name={integration.name} small onDeleted={() => undefined} />
+                      <DeleteButton
+                        orgId={orgId}
+                        kind={kind}
+                        id={integration.id}
+                        name={integration.name}
+                        small
+                        onDeleted={() => undefined}
+                      />
                     )}
                   </td>
                 </tr>

@@ -73,7 +73,9 @@ export function oauthReturnPage(title: string): NextPageWithLayout {
       }
       if (!orgId || !code || !state) {
         finished.current = true;
-        setError('This page is where a platform sends you back after you allow access. Start connecting from your sources or destinations.');
+        setError(
+          'This page is where a platform sends you back after you allow access. Start connecting from your sources or destinations.',
+        );
         return;
       }
       finished.current = true;

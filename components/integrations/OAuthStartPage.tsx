@@ -6,7 +6,14 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { apiRequest, ApiRequestError } from '@/lib/client/apiClient';
-import { INTEGRATION_KINDS, OAUTH_PLATFORMS, PLATFORM_LABELS, PROVIDER_OF, type IntegrationKind, type OAuthPlatform } from '@/lib/shared/integrations/platforms';
+import {
+  INTEGRATION_KINDS,
+  OAUTH_PLATFORMS,
+  PLATFORM_LABELS,
+  PROVIDER_OF,
+  type IntegrationKind,
+  type OAuthPlatform,
+} from '@/lib/shared/integrations/platforms';
 import { layouts, type LayoutName } from '@/layouts/index';
 import type { NextPageWithLayout } from '@/layouts/types';
 import { selectFlow } from '@/store/flowSlice';
@@ -41,7 +48,11 @@ export function oauthStartPage(defaultPlatform: OAuthPlatform, layout: LayoutNam
       })
         .then(({ url }) => window.location.assign(url))
         .catch((failure: unknown) =>
-          setError(failure instanceof ApiRequestError ? messageOf({ status: failure.status, message: failure.message }) : 'An unexpected error occurred'),
+          setError(
+            failure instanceof ApiRequestError
+              ? messageOf({ status: failure.status, message: failure.message })
+              : 'An unexpected error occurred',
+          ),
         );
     }, [router.isReady, orgId, platform, kind, flow.sourceKey, remembered, confirmed]);
 

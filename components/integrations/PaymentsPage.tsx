@@ -12,7 +12,13 @@ import TableHead from '@/components/ui/TableHead';
 import TextField from '@/components/ui/TextField';
 import type { Payment } from '@/lib/shared/integrations/apps';
 import { can } from '@/lib/shared/permissions';
-import { useCreatePaymentMutation, useDeletePaymentMutation, usePaymentQuery, usePaymentsQuery, useRenamePaymentMutation } from '@/store/integrationsApi';
+import {
+  useCreatePaymentMutation,
+  useDeletePaymentMutation,
+  usePaymentQuery,
+  usePaymentsQuery,
+  useRenamePaymentMutation,
+} from '@/store/integrationsApi';
 
 const paymentPath = (orgId: string, id: string) => `/${encodeURIComponent(orgId)}/payment/${encodeURIComponent(id)}/configuration`;
 
@@ -36,7 +42,15 @@ function ConnectStripe({ orgId }: { orgId: string }) {
       </p>
       {error && !keyError && <Alert>{messageOf(error, 'Could not connect Stripe.')}</Alert>}
       <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} required maxLength={100} />
-      <TextField label="Restricted key" value={apiKey} onChange={(event) => setApiKey(event.target.value)} required autoComplete="off" placeholder="rk_live_…" error={keyError} />
+      <TextField
+        label="Restricted key"
+        value={apiKey}
+        onChange={(event) => setApiKey(event.target.value)}
+        required
+        autoComplete="off"
+        placeholder="rk_live_…"
+        error={keyError}
+      />
       <div className="actions">
         <Button type="submit" busy={isLoading}>
           Connect Stripe
@@ -47,7 +61,17 @@ function ConnectStripe({ orgId }: { orgId: string }) {
 }
 
 /** A payment account's delete button, on its row and on its page. */
-function PaymentDeleteButton({ orgId, payment, small, onDeleted }: { orgId: string; payment: Payment; small?: boolean; onDeleted: () => void }) {
+function PaymentDeleteButton({
+  orgId,
+  payment,
+  small,
+  onDeleted,
+}: {
+  orgId: string;
+  payment: Payment;
+  small?: boolean;
+  onDeleted: () => void;
+}) {
   const [remove] = useDeletePaymentMutation();
   return (
     <DeleteButton
@@ -101,10 +125,17 @@ export function PaymentsPage() {
                 <td>{payment.livemode ? 'Live' : 'Test'}</td>
                 <td>{formatDate(payment.connectedAt)}</td>
                 <td className="actions">
-                  <Button type="button" variant="secondary" className="button--small" onClick={() => void router.push(paymentPath(orgId, payment.id))}>
+                  <Button
+                    type="button"
+                    variant="secondary"
+                    className="button--small"
+                    onClick={() => void router.push(paymentPath(orgId, payment.id))}
+                  >
                     Configure
                   </Button>
-                  {can(role, 'payment', 'delete') && <PaymentDeleteButton orgId={orgId} payment={payment} small onDeleted={() => undefined} />}
+                  {can(role, 'payment', 'delete') && (
+                    <PaymentDeleteButton orgId={orgId} payment={payment} small onDeleted={() => undefined} />
+                  )}
                 </td>
               </tr>
             ))}
@@ -132,7 +163,8 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
       <div>
         <h1>{payment.name}</h1>
         <p className="muted">
-          Stripe · <code>{payment.keyPrefix}</code> · {payment.livemode ? 'live mode' : 'test mode'} · connected {formatDate(payment.connectedAt)}
+          Stripe · <code>{payment.keyPrefix}</code> · {payment.livemode ? 'live mode' : 'test mode'} · connected{' '}
+          {formatDate(payment.connectedAt)}
         </p>
       </div>
       {router.query.connected === '1' && (
@@ -149,7 +181,11 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
       </form>
       {mayDelete && (
         <div>
-          <PaymentDeleteButton orgId={orgId} payment={payment} onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/payment`)} />
+          <PaymentDeleteButton
+            orgId={orgId}
+            payment={payment}
+            onDeleted={() => void router.push(`/${encodeURIComponent(orgId)}/payment`)}
+          />
         </div>
       )}
     </div>

@@ -8,7 +8,11 @@ export function ReconnectButton({ orgId, integration, small = false }: { orgId: 
   const { platform } = integration;
   if (!isOAuthPlatform(platform)) return null;
   return (
-    <Button type="button" className={small ? 'button--small' : undefined} onClick={() => connect(platform, integration.kind, integration.id)}>
+    <Button
+      type="button"
+      className={small ? 'button--small' : undefined}
+      onClick={() => connect(platform, integration.kind, integration.id)}
+    >
       Reconnect {PLATFORM_LABELS[platform]}
     </Button>
   );
@@ -20,8 +24,11 @@ export default function ReconnectNotice({ orgId, integration }: { orgId: string;
     <div role="alert" className="alert alert--error stack">
       <strong>{label} has disconnected SignalBridge.</strong>
       <span>
-        The login {integration.accountName ? `of ${integration.accountName} ` : ''}expired or its access was removed, so no data moves
-        until you reconnect. {isOAuthPlatform(integration.platform) ? `Sign in to ${label} again; your settings stay as they are.` : 'Connect it again with new credentials.'}
+        The login {integration.accountName ? `of ${integration.accountName} ` : ''}expired or its access was removed, so no data moves until
+        you reconnect.{' '}
+        {isOAuthPlatform(integration.platform)
+          ? `Sign in to ${label} again; your settings stay as they are.`
+          : 'Connect it again with new credentials.'}
       </span>
       <div>
         <ReconnectButton orgId={orgId} integration={integration} />

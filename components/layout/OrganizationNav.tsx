@@ -4,9 +4,29 @@ import { useAppSelector } from '@/store/hooks';
 import { selectIsAuthenticated, selectOrgId } from '@/store/userSlice';
 
 const SECTIONS = [
-  { heading: 'Ad data', links: [['connection', 'Connections'], ['source', 'Sources'], ['destination', 'Destinations']] },
-  { heading: 'Conversions', links: [['conversion', 'Conversions'], ['app', 'Apps'], ['payment', 'Payments']] },
-  { heading: 'Organization', links: [['settings', 'Settings'], ['subscription', 'Subscription']] },
+  {
+    heading: 'Ad data',
+    links: [
+      ['connection', 'Connections'],
+      ['source', 'Sources'],
+      ['destination', 'Destinations'],
+    ],
+  },
+  {
+    heading: 'Conversions',
+    links: [
+      ['conversion', 'Conversions'],
+      ['app', 'Apps'],
+      ['payment', 'Payments'],
+    ],
+  },
+  {
+    heading: 'Organization',
+    links: [
+      ['settings', 'Settings'],
+      ['subscription', 'Subscription'],
+    ],
+  },
 ] as const;
 
 /** Links of the organization in the URL, or else of the selected one. */

@@ -141,7 +141,15 @@ export default function OrganizationSwitcher() {
           ▾
         </span>
       </button>
-      <div ref={menu} id={menuId} role="menu" aria-label="Switch organization" className="org-switcher__menu" hidden={open === null} onKeyDown={onMenuKey}>
+      <div
+        ref={menu}
+        id={menuId}
+        role="menu"
+        aria-label="Switch organization"
+        className="org-switcher__menu"
+        hidden={open === null}
+        onKeyDown={onMenuKey}
+      >
         {organizations.map((entry) => (
           <Link
             key={entry.organizationId}

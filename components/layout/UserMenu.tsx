@@ -18,9 +18,12 @@ export default function UserMenu() {
     // refetches without a token (a 401) when signing out resets the cached API state.
     await whileAuthFlowRuns(async () => {
       await router.push('/login').catch(() => false);
-      await signOutEverywhere(() => dispatch(userSignedOut()), async () => {
-        if (Router.pathname !== '/login') await router.push('/login');
-      });
+      await signOutEverywhere(
+        () => dispatch(userSignedOut()),
+        async () => {
+          if (Router.pathname !== '/login') await router.push('/login');
+        },
+      );
     });
   }
 

@@ -33,10 +33,9 @@ function useAllOrganizations(enabled: boolean, search: string) {
   async function load(cursor: string | null) {
     setStatus('pending');
     try {
-      const result = await apiRequest<{ organizations: OrganizationListEntry[]; nextCursor: string | null }>(
-        '/api/getOrganizationIds',
-        { query: { userId: uid ?? '', superadmin: 'true', search, ...(cursor ? { cursor } : {}) } },
-      );
+      const result = await apiRequest<{ organizations: OrganizationListEntry[]; nextCursor: string | null }>('/api/getOrganizationIds', {
+        query: { userId: uid ?? '', superadmin: 'true', search, ...(cursor ? { cursor } : {}) },
+      });
       const organizations = result.organizations.map(toOrganizationSummary);
       setPage((previous) => ({
         organizations: cursor ? [...previous.organizations, ...organizations] : organizations,
@@ -79,7 +78,12 @@ export default function OrganizationsPage() {
   }, [user.isAuthenticated, user.super_admin]);
 
   function choose(organization: OrganizationSummary) {
-    dispatch(organizationSelected({ orgId: organization.organizationId, organization: { name: organization.companyName, logo: organization.logo } }));
+    dispatch(
+      organizationSelected({
+        orgId: organization.organizationId,
+        organization: { name: organization.companyName, logo: organization.logo },
+      }),
+    );
     void router.push(`/${encodeURIComponent(organization.organizationId)}/connection`);
   }
 
@@ -107,9 +111,7 @@ export default function OrganizationsPage() {
         </Button>
       </div>
       <InvitationsForYou />
-      {user.super_admin && (
-        <TextField label="Search by name" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />
-      )}
+      {user.super_admin && <TextField label="Search by name" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
       {status === 'error' && <Alert>We could not load your organizations. Please reload the page.</Alert>}
       {status === 'pending' && organizations.length === 0 ? (
         <p className="muted">
@@ -134,9 +136,7 @@ export default function OrganizationsPage() {
       <dialog ref={dialog} aria-labelledby="new-org-title">
         <div className="stack">
           <h2 id="new-org-title">New organization</h2>
-          {creating && (
-            <CreateOrganizationForm onCreated={(orgId) => void router.push(`/${encodeURIComponent(orgId)}/connection`)} />
-          )}
+          {creating && <CreateOrganizationForm onCreated={(orgId) => void router.push(`/${encodeURIComponent(orgId)}/connection`)} />}
           <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>
             Cancel
           </Button>

@@ -5,7 +5,12 @@ import { useRouter } from 'next/router';
 import { useEffect, useState } from 'react';
 import { useEmailVerification } from '@/components/auth/useEmailVerification';
 import VerifyEmailNotice from '@/components/auth/VerifyEmailNotice';
-import { forgetInvitationToken, invitationTokenFor, rememberInvitationToken, useInvitationByLinkQuery } from '@/components/team/invitationLink';
+import {
+  forgetInvitationToken,
+  invitationTokenFor,
+  rememberInvitationToken,
+  useInvitationByLinkQuery,
+} from '@/components/team/invitationLink';
 import { useInvitationResponse } from '@/components/team/useInvitationResponse';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -35,9 +40,7 @@ function InvitationDecision({ invitationId, email, token }: { invitationId: stri
   const { acceptInvitation, rejectInvitation, error, busy } = useInvitationResponse();
   // docs/PRODUCT.md §7: the check accepts only the invitation whose id matches the pending-invitation cookie.
   // Read once: the cookie is cleared below when the invitation turns out to be gone.
-  const [cookieMatches] = useState(
-    () => parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId === invitationId,
-  );
+  const [cookieMatches] = useState(() => parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId === invitationId);
 
   const gone = !isLoading && !isError && cookieMatches && !invitation;
   useEffect(() => {
@@ -53,8 +56,7 @@ function InvitationDecision({ invitationId, email, token }: { invitationId: stri
   return (
     <>
       <p>
-        <strong>{invitation.inviterEmail}</strong> invited you to join <strong>{invitation.organizationName}</strong> as{' '}
-        {invitation.role}.
+        <strong>{invitation.inviterEmail}</strong> invited you to join <strong>{invitation.organizationName}</strong> as {invitation.role}.
       </p>
       <p className="muted">This invitation expires on {new Date(invitation.expiresAt).toLocaleDateString()}.</p>
       {error && <Alert>{error}</Alert>}

@@ -22,7 +22,8 @@ export default function SentInvitations({ orgId, role }: { orgId: string; role: 
   async function resendOne(invitation: SentInvitation) {
     const result = await resend({ orgId, invitationId: invitation.id });
     if ('error' in result) setNotice({ ok: false, text: failureMessage(INVITATION_MESSAGES.send, result.error) });
-    else if (!result.data.emailSent) setNotice({ ok: false, text: `The invitation to ${invitation.email} is renewed, but the email could not be sent.` });
+    else if (!result.data.emailSent)
+      setNotice({ ok: false, text: `The invitation to ${invitation.email} is renewed, but the email could not be sent.` });
     else setNotice({ ok: true, text: `Invitation sent again to ${invitation.email}. It is valid for 7 more days.` });
   }
 

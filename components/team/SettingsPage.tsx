@@ -26,12 +26,7 @@ export default function SettingsPage() {
           <TeamMembers orgId={orgId} role={role} uid={user.uid} />
           {can(role, 'invitation', 'read') && <SentInvitations orgId={orgId} role={role} />}
           {can(role, 'invitation', 'create') && (
-            <InviteForm
-              orgId={orgId}
-              organizationName={document.name}
-              role={role}
-              inviter={{ uid: user.uid, email: user.email ?? '' }}
-            />
+            <InviteForm orgId={orgId} organizationName={document.name} role={role} inviter={{ uid: user.uid, email: user.email ?? '' }} />
           )}
         </>
       )}

@@ -10,9 +10,7 @@ import { canAssignRole, canManageMember, ORGANIZATION_ROLES, type OrganizationRo
 import { INVITATION_MESSAGES, type TeamMember } from '@/lib/shared/team';
 import { useChangeRoleMutation, useRemoveMemberMutation, useTeamMembersQuery } from '@/store/api';
 
-type Pending =
-  | { kind: 'remove'; member: TeamMember }
-  | { kind: 'role'; member: TeamMember; role: OrganizationRole };
+type Pending = { kind: 'remove'; member: TeamMember } | { kind: 'role'; member: TeamMember; role: OrganizationRole };
 
 const formatDate = (iso: string | null) => (iso ? new Date(iso).toLocaleDateString() : '—');
 
@@ -97,13 +95,7 @@ export default function TeamMembers({ orgId, role, uid }: { orgId: string; role:
       )}
       <ConfirmDialog
         open={pending !== null}
-        title={
-          pending?.kind === 'role'
-            ? 'Change role?'
-            : pending?.member.uid === uid
-              ? 'Leave this organization?'
-              : 'Remove this member?'
-        }
+        title={pending?.kind === 'role' ? 'Change role?' : pending?.member.uid === uid ? 'Leave this organization?' : 'Remove this member?'}
         confirmLabel={pending?.kind === 'role' ? 'Change role' : pending?.member.uid === uid ? 'Leave' : 'Remove'}
         busy={removal.isLoading || roleChange.isLoading}
         onConfirm={confirm}

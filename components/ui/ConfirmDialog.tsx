@@ -14,7 +14,16 @@ interface ConfirmDialogProps {
 }
 
 /** Asks before a destructive action; Escape or Cancel closes it, focus starts on Cancel. */
-export default function ConfirmDialog({ open, title, children, confirmLabel, busy, confirmDisabled, onConfirm, onCancel }: ConfirmDialogProps) {
+export default function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  busy,
+  confirmDisabled,
+  onConfirm,
+  onCancel,
+}: ConfirmDialogProps) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {

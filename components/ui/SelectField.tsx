@@ -1,5 +1,13 @@
 /** A labelled select with a placeholder option and its error under it (tied by aria-describedby). */
-export default function SelectField({ id, label, value, onChange, options, placeholder, error }: {
+export default function SelectField({
+  id,
+  label,
+  value,
+  onChange,
+  options,
+  placeholder,
+  error,
+}: {
   id: string;
   label: string;
   value: string;
@@ -11,7 +19,13 @@ export default function SelectField({ id, label, value, onChange, options, place
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      <select id={id} value={value} onChange={(event) => onChange(event.target.value)} aria-invalid={Boolean(error)} aria-describedby={error ? `${id}-error` : undefined}>
+      <select
+        id={id}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        aria-invalid={Boolean(error)}
+        aria-describedby={error ? `${id}-error` : undefined}
+      >
         <option value="">{placeholder}</option>
         {options.map((option) => (
           <option key={option.value} value={option.value}>

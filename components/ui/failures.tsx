@@ -33,7 +33,11 @@ export const formFailureOf = (error: unknown) => (error && Object.keys(fieldErro
  * The submit of an edit form: its changes are checked with the handler's own schema first, then
  * saved; a 400's field errors land on the fields, and `onSaved` runs once it is saved.
  */
-export function useCheckedSubmit<T>(check: (changes: T) => Record<string, string[]>, save: (changes: T) => Promise<{ error: unknown } | { data: unknown }>, onSaved: () => void) {
+export function useCheckedSubmit<T>(
+  check: (changes: T) => Record<string, string[]>,
+  save: (changes: T) => Promise<{ error: unknown } | { data: unknown }>,
+  onSaved: () => void,
+) {
   const [errors, setErrors] = useState<Record<string, string[]>>({});
   async function submit(event: FormEvent, changes: T) {
     event.preventDefault();

@@ -29,7 +29,14 @@ export function relativeTime(iso: string, now: number): string {
 }
 
 export const formatDateTime = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  new Date(iso).toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
 
 /** A time relative to now, with the exact time on hover and for machines. */
 export function RelativeTime({ iso, now }: { iso: string; now: number }) {
@@ -47,5 +54,9 @@ const subscribeToVisibility = (onChange: () => void) => {
 
 /** Whether the tab is in view (automatic refreshes pause while it is not). */
 export function usePageVisible(): boolean {
-  return useSyncExternalStore(subscribeToVisibility, () => document.visibilityState === 'visible', () => true);
+  return useSyncExternalStore(
+    subscribeToVisibility,
+    () => document.visibilityState === 'visible',
+    () => true,
+  );
 }

@@ -18,7 +18,10 @@ export function identifySelf(user: { uid: string; email: string | null; displayN
 }
 
 export function identifyWithOrganization(userId: string, organizationId: string): void {
-  quietly(apiRequest('/api/identifyUserWithOrganization', { method: 'POST', body: { userId, organizationId } }), 'identify with organization');
+  quietly(
+    apiRequest('/api/identifyUserWithOrganization', { method: 'POST', body: { userId, organizationId } }),
+    'identify with organization',
+  );
 }
 
 export function reportEvent(

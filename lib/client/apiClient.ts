@@ -36,7 +36,12 @@ export async function apiRequest<T>(path: string, { method = 'GET', query, body 
   });
   const payload = await response.json().catch(() => ({}));
   if (!response.ok) {
-    throw new ApiRequestError(response.status, payload.message ?? 'An unexpected error occurred', payload.fieldErrors, typeof payload.code === 'string' ? payload.code : '');
+    throw new ApiRequestError(
+      response.status,
+      payload.message ?? 'An unexpected error occurred',
+      payload.fieldErrors,
+      typeof payload.code === 'string' ? payload.code : '',
+    );
   }
   return payload as T;
 }

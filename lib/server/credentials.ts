@@ -4,7 +4,13 @@ import { PlatformError } from '@/lib/server/connectors/http';
 import { connectorFor, keyAuthOf, oauthOf, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection, ConnectorId, Session } from '@/lib/server/connectors/types';
 import { DomainError } from '@/lib/server/errors';
-import { loadIntegration, markNeedsReauth, readSealedCredential, updateSealedCredential, type SealedCredential } from '@/lib/server/repos/integrations';
+import {
+  loadIntegration,
+  markNeedsReauth,
+  readSealedCredential,
+  updateSealedCredential,
+  type SealedCredential,
+} from '@/lib/server/repos/integrations';
 import { open, seal } from '@/lib/server/secretBox';
 
 /**
@@ -15,7 +21,11 @@ import { open, seal } from '@/lib/server/secretBox';
 
 /** Seals a credential with the document path as associated data: it opens nowhere else. */
 export function sealCredential(orgId: string, credentialId: string, credential: Credential): SealedCredential {
-  return { sealed: seal(JSON.stringify(credential), `${orgId}/${credentialId}`), type: credential.type, updated_at: FieldValue.serverTimestamp() };
+  return {
+    sealed: seal(JSON.stringify(credential), `${orgId}/${credentialId}`),
+    type: credential.type,
+    updated_at: FieldValue.serverTimestamp(),
+  };
 }
 
 /** Opens a stored credential; a missing one can only be fixed by connecting again. */
@@ -36,9 +46,14 @@ const needsReauth = (platform: Platform) =>
  * object 'needs reauth' and throws the connector's PlatformError('needs_reauth') as it is, so a
  * worker can tell it from the other failures.
  */
-export async function openSessionOf(orgId: string, kind: IntegrationKind, id: string): Promise<{ session: Session; integration: Integration }> {
+export async function openSessionOf(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+): Promise<{ session: Session; integration: Integration }> {
   const { integration, credentialId } = await loadIntegration(orgId, kind, id);
-  if (integration.status === 'needs_reauth') throw new PlatformError(integration.platform, 'needs_reauth', needsReauth(integration.platform).message);
+  if (integration.status === 'needs_reauth')
+    throw new PlatformError(integration.platform, 'needs_reauth', needsReauth(integration.platform).message);
   try {
     const credential = await readCredential(orgId, credentialId);
     const session = await connectorFor(integration.platform).openSession(credential);

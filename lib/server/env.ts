@@ -17,8 +17,7 @@ export function serverEnv(): ServerEnv {
   if (!cached) {
     const env = serverEnvSchema.parse({
       ...process.env,
-      FIREBASE_PROJECT_ID:
-        process.env.FIREBASE_PROJECT_ID || process.env.NEXT_PUBLIC_FIREBASE_PROJECT_ID || undefined,
+      FIREBASE_PROJECT_ID: process.env.FIREBASE_PROJECT_ID || process.env.NEXT_PUBLIC_FIREBASE_PROJECT_ID || undefined,
     });
     const usesEmulators = Boolean(env.FIREBASE_AUTH_EMULATOR_HOST || env.FIRESTORE_EMULATOR_HOST);
     // firebase-admin accepts unsigned tokens while an emulator host is set: only ever for demo- projects.

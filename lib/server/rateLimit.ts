@@ -54,8 +54,7 @@ const INVITATIONS_PER_ORGANIZATION: RateLimit = {
   limit: 50,
   windowSeconds: DAY,
   env: 'RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY',
-  message: (limit, retryAfter) =>
-    `This organization has sent too many invitations: at most ${limit} a day. Try again in ${retryAfter}.`,
+  message: (limit, retryAfter) => `This organization has sent too many invitations: at most ${limit} a day. Try again in ${retryAfter}.`,
 };
 
 /** Every invitation email counts for its sender and for the organization. */

@@ -20,7 +20,9 @@ export function seal(plaintext: string, associatedData: string): string {
   const cipher = createCipheriv('aes-256-gcm', key(), iv);
   cipher.setAAD(Buffer.from(associatedData));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return [VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+  return [VERSION, iv, cipher.getAuthTag(), ciphertext]
+    .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+    .join('.');
 }
 
 export function open(sealed: string, associatedData: string): string {

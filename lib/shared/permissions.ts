@@ -11,16 +11,7 @@ export type Role = OrganizationRole | typeof SUPER_ADMIN;
 
 export type Action = 'read' | 'create' | 'update' | 'delete';
 export type Resource =
-  | 'organization'
-  | 'member'
-  | 'invitation'
-  | 'billing'
-  | 'source'
-  | 'destination'
-  | 'connection'
-  | 'conversion'
-  | 'payment'
-  | 'app';
+  'organization' | 'member' | 'invitation' | 'billing' | 'source' | 'destination' | 'connection' | 'conversion' | 'payment' | 'app';
 
 const ALL: readonly Action[] = ['read', 'create', 'update', 'delete'];
 const READ: readonly Action[] = ['read'];

@@ -36,7 +36,12 @@ export default createHandler({
     async handle({ req, res }) {
       const key = keyOf(req);
       const owner = /^sb[kp]_[\w-]+$/.test(key) ? await resolveSubmissionKey(key) : null;
-      if (!owner) throw new ApiError(401, 'invalid_key', 'Send a valid submission key as Authorization: Bearer sbk_… (or ?key=sbp_… from your website).');
+      if (!owner)
+        throw new ApiError(
+          401,
+          'invalid_key',
+          'Send a valid submission key as Authorization: Bearer sbk_… (or ?key=sbp_… from your website).',
+        );
       const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
       if (owner.kind === 'publishable') {
         if (!origin || origin !== owner.origin) throw new ApiError(403, 'origin_not_allowed', "This key only works on the app's website.");
@@ -45,12 +50,21 @@ export default createHandler({
       }
       // Counted per key after the lookup, so unknown keys cannot make us write counters.
       await consumeRateLimits([{ rule: SUBMISSIONS_PER_KEY, key }]);
-      const forwarded = String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim();
+      const forwarded = String(req.headers['x-forwarded-for'] ?? '')
+        .split(',')[0]
+        ?.trim();
       // A browser's own address and agent describe the person; a server's describe the server.
-      const browser = owner.kind === 'publishable' ? { ip: forwarded || req.socket.remoteAddress, userAgent: req.headers['user-agent'] } : {};
+      const browser =
+        owner.kind === 'publishable' ? { ip: forwarded || req.socket.remoteAddress, userAgent: req.headers['user-agent'] } : {};
       const { batch, results } = await ingest(owner, jsonBody(req), browser);
       const first = results[0]!;
-      res.status(202).json(batch ? { success: true, accepted: results.filter((result) => 'id' in result).length, results } : { success: true, id: 'id' in first ? first.id : null });
+      res
+        .status(202)
+        .json(
+          batch
+            ? { success: true, accepted: results.filter((result) => 'id' in result).length, results }
+            : { success: true, id: 'id' in first ? first.id : null },
+        );
       return undefined;
     },
   }),

@@ -158,7 +158,11 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ratio = (value: number, baseline: number) => `${(value / baseline).toFixed(2)}×`;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 const failuresOf = (result: LoadResult) =>
-  Object.keys(result.failures).length ? ` (not accepted: ${Object.entries(result.failures).map(([status, count]) => `${count}× ${status}`).join(', ')})` : '';
+  Object.keys(result.failures).length
+    ? ` (not accepted: ${Object.entries(result.failures)
+        .map(([status, count]) => `${count}× ${status}`)
+        .join(', ')})`
+    : '';
 
 /** CPU seconds per part of the pipeline over a stretch of the run: where the time of 2 cores goes. */
 function pipelineCpu(ports: StackPorts, worker?: number) {
@@ -173,7 +177,12 @@ function pipelineCpu(ports: StackPorts, worker?: number) {
     const used = meter();
     const wall = (performance.now() - started) / 1000;
     return {
-      text: used.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s (${(seconds / wall).toFixed(2)} cores, ${fmt((seconds * 1e6) / events)} µs/event)`).join('; '),
+      text: used
+        .map(
+          ([name, seconds]) =>
+            `${name} ${seconds.toFixed(1)} s (${(seconds / wall).toFixed(2)} cores, ${fmt((seconds * 1e6) / events)} µs/event)`,
+        )
+        .join('; '),
       perEvent: (used.reduce((sum, [, seconds]) => sum + seconds, 0) * 1e6) / events,
     };
   };
@@ -258,7 +267,13 @@ export async function barePubSub(
   await subscriber.close();
   await client.subscription(name).delete();
   await topic.delete();
-  return { rate: rate(count, elapsedMs), eventRate: rate(count * perMessage, elapsedMs), elapsedMs, publishRate: rate(count, publishedMs), cpuUse };
+  return {
+    rate: rate(count, elapsedMs),
+    eventRate: rate(count * perMessage, elapsedMs),
+    elapsedMs,
+    publishRate: rate(count, publishedMs),
+    cpuUse,
+  };
 }
 
 interface Setup {
@@ -287,7 +302,14 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
     const baseCount = ledger.list('meta').length;
     const cpu = pipelineCpu(ports, worker.child.pid);
     const startedAt = Date.now();
-    const ingest = await load({ url: submissionsUrl, key: setup.key, perRequest: BATCH, concurrency: BATCH_CONCURRENCY, events: count, prefix });
+    const ingest = await load({
+      url: submissionsUrl,
+      key: setup.key,
+      perRequest: BATCH,
+      concurrency: BATCH_CONCURRENCY,
+      events: count,
+      prefix,
+    });
     // Arrivals: the ledger is counted again only when Meta took another call.
     const deadline = Date.now() + DELIVERY_GRACE_MS;
     let calls = -1;
@@ -346,7 +368,14 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) 
   const rows = [];
   for (const mode of modes) {
     const run = (url: string, durationMs: number, tag: string) =>
-      load({ url, key: setup.key, perRequest: mode.perRequest, concurrency: mode.concurrency, durationMs, prefix: `${tag}${mode.perRequest}x${Date.now()}` });
+      load({
+        url,
+        key: setup.key,
+        perRequest: mode.perRequest,
+        concurrency: mode.concurrency,
+        durationMs,
+        prefix: `${tag}${mode.perRequest}x${Date.now()}`,
+      });
     await run(bareUrl, 1000, 'warmbare');
     await run(realUrl, 1000, 'warmreal');
     const totals = { bare: { events: 0, ms: 0, requests: 0 }, real: { events: 0, ms: 0, requests: 0 } };
@@ -377,7 +406,9 @@ export async function benchConversions() {
   const ports = portsFromEnv(TEST_PORTS);
   const started = performance.now();
   const stack = await startStack(ports);
-  console.log(`\nConversions pipeline (N = ${fmt(count)}); emulator stack cold start: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `\nConversions pipeline (N = ${fmt(count)}); emulator stack cold start: ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   Object.assign(process.env, stack.env, {
     // The bench sends far more than a website would; the counter is still read and written per request.
     RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE: '1000000000',
@@ -417,9 +448,16 @@ export async function benchConversions() {
     // (c′) the same events packed as (b) carries them.
     const { EVENTS_PER_MESSAGE } = queue;
     const [packed] = queue.packEvents(Array.from({ length: EVENTS_PER_MESSAGE }, () => sample));
-    const barePacked = await barePubSub(queue, Math.ceil(count / EVENTS_PER_MESSAGE), packed!.data, { org: setup.orgId, source, events: String(packed!.count) }, ports, {
-      perMessage: EVENTS_PER_MESSAGE,
-    });
+    const barePacked = await barePubSub(
+      queue,
+      Math.ceil(count / EVENTS_PER_MESSAGE),
+      packed!.data,
+      { org: setup.orgId, source, events: String(packed!.count) },
+      ports,
+      {
+        perMessage: EVENTS_PER_MESSAGE,
+      },
+    );
     // (c″) one-event messages (a website's single submissions) through the worker's own puller, whose Pulls
     // are bounded by what full messages would weigh; beside (c), which pulls 1,000 at a time.
     const { MAX_OUTSTANDING: WORKER_MAX_EVENTS } = await import('@/lib/server/queue/pull');

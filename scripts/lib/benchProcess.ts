@@ -73,7 +73,8 @@ export function pidsWith(needle: string): number[] {
  * unreadable, are left out).
  */
 export function cpuMeter(parts: Record<string, number[]>): () => Array<[name: string, seconds: number]> {
-  const read = () => Object.fromEntries(Object.entries(parts).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
+  const read = () =>
+    Object.fromEntries(Object.entries(parts).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
   const before = read();
   return () => {
     const after = read();
@@ -89,4 +90,5 @@ export function emulatorProcesses(ports: { firestore: number; pubsub: number }):
 }
 
 /** A cpuMeter reading in words: "worker 6.2 s, Firestore 3.6 s". */
-export const cpuText = (used: Array<[name: string, seconds: number]>) => used.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join(', ');
+export const cpuText = (used: Array<[name: string, seconds: number]>) =>
+  used.map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`).join(', ');

@@ -77,7 +77,15 @@ interface KindStats {
   durations: number[];
 }
 
-const KINDS = ['Google Ads searchStream', 'Google token', 'BigQuery query job', 'BigQuery load', 'BigQuery other', 'Mixpanel import', 'other'] as const;
+const KINDS = [
+  'Google Ads searchStream',
+  'Google token',
+  'BigQuery query job',
+  'BigQuery load',
+  'BigQuery other',
+  'Mixpanel import',
+  'other',
+] as const;
 type Kind = (typeof KINDS)[number];
 
 function kindOf(method: string, path: string): Kind {
@@ -122,7 +130,15 @@ function sandboxMeter() {
         new Map(
           [...stats].map(([kind, entry]) => {
             const start = before.get(kind)!;
-            return [kind, { count: entry.count - start.count, ms: entry.ms - start.ms, maxInFlight: entry.maxInFlight, durations: entry.durations.slice(start.durations) }] as const;
+            return [
+              kind,
+              {
+                count: entry.count - start.count,
+                ms: entry.ms - start.ms,
+                maxInFlight: entry.maxInFlight,
+                durations: entry.durations.slice(start.durations),
+              },
+            ] as const;
           }),
         );
     },
@@ -136,7 +152,6 @@ function sandboxMeter() {
 }
 
 type SandboxWindow = ReturnType<ReturnType<ReturnType<typeof sandboxMeter>['window']>>;
-
 
 // ——— the measurements ———
 
@@ -215,10 +230,24 @@ async function modules(): Promise<Modules> {
 }
 
 const newSetup = (m: Modules, ctx: Context, destination: Destination) =>
-  m.setUpConnection({ serviceAccountKey: ctx.platforms.serviceAccountKey, destination, accountIds: ACCOUNTS, level: 'ad_group', lookbackDays: 3, plan: 'scale' });
+  m.setUpConnection({
+    serviceAccountKey: ctx.platforms.serviceAccountKey,
+    destination,
+    accountIds: ACCOUNTS,
+    level: 'ad_group',
+    lookbackDays: 3,
+    plan: 'scale',
+  });
 
 /** Rows of `from`..`to` the destination holds for a connection. */
-async function heldRows(m: Modules, ctx: Context, setup: ConnectionSetup, destination: Destination, from: string, to: string): Promise<number> {
+async function heldRows(
+  m: Modules,
+  ctx: Context,
+  setup: ConnectionSetup,
+  destination: Destination,
+  from: string,
+  to: string,
+): Promise<number> {
   const inWindow = (date: unknown) => String(date) >= from && String(date) <= to;
   if (destination === 'mixpanel') {
     return ctx.platforms.mixpanel
@@ -226,7 +255,9 @@ async function heldRows(m: Modules, ctx: Context, setup: ConnectionSetup, destin
       .filter((event) => event.properties.connection_id === setup.connectionId && inWindow(event.properties.date)).length;
   }
   const connection = await m.repo.getConnection(setup.orgId, setup.connectionId);
-  return ctx.platforms.bigquery.rows(connection.destination.projectId, setup.dataset, setup.table).filter((row) => row.connection_id === setup.connectionId && inWindow(row.date)).length;
+  return ctx.platforms.bigquery
+    .rows(connection.destination.projectId, setup.dataset, setup.table)
+    .filter((row) => row.connection_id === setup.connectionId && inWindow(row.date)).length;
 }
 
 const destinationCallsOf = (served: SandboxWindow, destination: Destination) =>
@@ -253,7 +284,11 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
     const idleRssKb = memoryOf(pid).rss;
     const peakReset = resetPeak(pid);
     const sampled = rssSampler(pid);
-    const cpu = cpuMeter({ 'this process (sandbox fakes, polling)': [process.pid], ...(pid ? { 'sync worker': [pid] } : {}), ...emulatorProcesses(ctx.ports) });
+    const cpu = cpuMeter({
+      'this process (sandbox fakes, polling)': [process.pid],
+      ...(pid ? { 'sync worker': [pid] } : {}),
+      ...emulatorProcesses(ctx.ports),
+    });
     const served = ctx.meter.window();
     const mixpanelCallsBefore = ctx.platforms.mixpanel.importCalls(m.SANDBOX_MIXPANEL.projects.US.id);
 
@@ -284,9 +319,13 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
     const cpuUse = cpuText(cpu());
     if (capped) await m.services.cancelBackfill(setup.orgId, setup.connectionId);
     const jobs = Object.values(run.jobs);
-    const doneJobs = jobs.filter((job) => job.status === 'done').sort((a, b) => ACCOUNTS.indexOf(a.accountId) - ACCOUNTS.indexOf(b.accountId) || a.from.localeCompare(b.from));
+    const doneJobs = jobs
+      .filter((job) => job.status === 'done')
+      .sort((a, b) => ACCOUNTS.indexOf(a.accountId) - ACCOUNTS.indexOf(b.accountId) || a.from.localeCompare(b.from));
     const destinationCalls =
-      destination === 'mixpanel' ? ctx.platforms.mixpanel.importCalls(m.SANDBOX_MIXPANEL.projects.US.id) - mixpanelCallsBefore : destinationCallsOf(window, destination);
+      destination === 'mixpanel'
+        ? ctx.platforms.mixpanel.importCalls(m.SANDBOX_MIXPANEL.projects.US.id) - mixpanelCallsBefore
+        : destinationCallsOf(window, destination);
     return {
       destination,
       days,
@@ -339,7 +378,12 @@ interface Bare {
  * the writer's replace in this process, timed; into a fresh connection (a fresh BigQuery table),
  * after an untimed write of the lookback window (as the engine's warm-up run wrote it).
  */
-async function bareWriter(m: Modules, ctx: Context, destination: Destination, chunks: Array<Pick<RunJob, 'accountId' | 'from' | 'to'>>): Promise<Bare> {
+async function bareWriter(
+  m: Modules,
+  ctx: Context,
+  destination: Destination,
+  chunks: Array<Pick<RunJob, 'accountId' | 'from' | 'to'>>,
+): Promise<Bare> {
   const setup = await newSetup(m, ctx, destination);
   const connection = await m.repo.getConnection(setup.orgId, setup.connectionId);
   const { session: sourceSession, integration: source } = await m.credentials.openSessionOf(setup.orgId, 'source', setup.sourceId);
@@ -401,7 +445,9 @@ function notes(run: Measured) {
   const stream = served.get('Google Ads searchStream')!;
   const merge = served.get('BigQuery query job')!;
   const destinationMs =
-    run.destination === 'mixpanel' ? served.get('Mixpanel import')!.ms : merge.ms + served.get('BigQuery load')!.ms + served.get('BigQuery other')!.ms;
+    run.destination === 'mixpanel'
+      ? served.get('Mixpanel import')!.ms
+      : merge.ms + served.get('BigQuery load')!.ms + served.get('BigQuery other')!.ms;
   const lines = [
     `${LABEL[run.destination]} ${run.days} d${run.concurrency === CONCURRENCY ? '' : ` (SYNC_CONCURRENCY=${run.concurrency})`}: run ${run.outcome}${run.complete ? '' : ` at the ${secs(CAP_MS[run.destination])} cap — cancelled`}; ` +
       `rows read ${fmt(run.rowsRead)}, written ${fmt(run.rowsWritten)}, the destination holds ${fmt(run.held)} of the window; ` +
@@ -416,8 +462,12 @@ function notes(run: Measured) {
   ];
   if (run.destination === 'bigquery' && merge.durations.length) {
     const list = merge.durations;
-    const pick = [0, 1, 2, Math.floor(list.length / 2), list.length - 2, list.length - 1].filter((index, position, all) => index >= 0 && index < list.length && all.indexOf(index) === position);
-    lines.push(`  the fake's MERGE (one per chunk, table growing ~${fmt(run.rowsWritten / Math.max(1, run.jobsDone))} rows each): ${pick.map((index) => `#${index + 1} ${secs(list[index]!)}`).join(', ')}; Σ ${secs(merge.ms)} of ${secs(run.complete ? run.wallMs : CAP_MS.bigquery)}${run.complete ? '' : ' before the cap'}.`);
+    const pick = [0, 1, 2, Math.floor(list.length / 2), list.length - 2, list.length - 1].filter(
+      (index, position, all) => index >= 0 && index < list.length && all.indexOf(index) === position,
+    );
+    lines.push(
+      `  the fake's MERGE (one per chunk, table growing ~${fmt(run.rowsWritten / Math.max(1, run.jobsDone))} rows each): ${pick.map((index) => `#${index + 1} ${secs(list[index]!)}`).join(', ')}; Σ ${secs(merge.ms)} of ${secs(run.complete ? run.wallMs : CAP_MS.bigquery)}${run.complete ? '' : ' before the cap'}.`,
+    );
   }
   return lines;
 }
@@ -487,7 +537,8 @@ export async function benchSync() {
           `the engine ${fmt(rate(run.rowsWritten, run.wallMs))} rows/s = ${ratio(rate(run.rowsWritten, run.wallMs), rate(bare.rows, bare.writeMs))}.`,
       );
     }
-    const byKey = (destination: Destination, days: number, concurrency = CONCURRENCY) => runs.find((run) => run.destination === destination && run.days === days && run.concurrency === concurrency)!;
+    const byKey = (destination: Destination, days: number, concurrency = CONCURRENCY) =>
+      runs.find((run) => run.destination === destination && run.days === days && run.concurrency === concurrency)!;
     for (const destination of ['mixpanel', 'bigquery'] as const) {
       const [short, long] = [byKey(destination, SHORT_DAYS), byKey(destination, LONG_DAYS)];
       console.log(

@@ -55,7 +55,13 @@ function insertLeads(insert: (rows: Array<Record<string, unknown>>) => void, pre
     insert(
       Array.from({ length: Math.min(10_000, count - start) }, (_, offset) => {
         const index = start + offset;
-        return { lead_id: `${prefix}-${index}`, email: `lead${index}@example.com`, value: '250.00', currency: 'USD', updated_at: new Date(base + Math.floor(index / 3)).toISOString() };
+        return {
+          lead_id: `${prefix}-${index}`,
+          email: `lead${index}@example.com`,
+          value: '250.00',
+          currency: 'USD',
+          updated_at: new Date(base + Math.floor(index / 3)).toISOString(),
+        };
       }),
     );
   }
@@ -79,7 +85,9 @@ export async function benchWarehouse() {
   const ports = portsFromEnv(WAREHOUSE_PORTS);
   const started = performance.now();
   const stack = await startStack(ports);
-  console.log(`\nConversions from the warehouse (BigQuery → Meta), N = ${SIZES.map(fmt).join(' and ')}; emulator stack cold start: ${secs(performance.now() - started)}`);
+  console.log(
+    `\nConversions from the warehouse (BigQuery → Meta), N = ${SIZES.map(fmt).join(' and ')}; emulator stack cold start: ${secs(performance.now() - started)}`,
+  );
   Object.assign(process.env, stack.env);
   try {
     const { platformsEnv, startFakePlatforms } = await import('@/sandbox/platforms');
@@ -132,12 +140,25 @@ export async function benchWarehouse() {
       if (read !== rows) throw new Error(`the reader alone read ${read} of ${rows} rows`);
 
       // Baseline: the Pub/Sub emulator alone, N messages as large as this source's events.
-      const sample = rowToEvent({ lead_id: `${prefix}-1`, email: 'lead1@example.com', value: '250.00', currency: 'USD', updated_at: new Date().toISOString() }, source, `bigquery:${warehouseId}`);
+      const sample = rowToEvent(
+        { lead_id: `${prefix}-1`, email: 'lead1@example.com', value: '250.00', currency: 'USD', updated_at: new Date().toISOString() },
+        source,
+        `bigquery:${warehouseId}`,
+      );
       if (!sample.ok) throw new Error(sample.reason);
-      const bare = await barePubSub(queue, rows, Buffer.from(JSON.stringify(sample.event)), { org: orgId, source: `bigquery:${warehouseId}`, conversion: 'bench' }, ports);
+      const bare = await barePubSub(
+        queue,
+        rows,
+        Buffer.from(JSON.stringify(sample.event)),
+        { org: orgId, source: `bigquery:${warehouseId}`, conversion: 'bench' },
+        ports,
+      );
 
       // The pipeline: a fresh worker, warmed up, then the conversion (its first read is due at once).
-      const worker = startWorker({ ...process.env, WAREHOUSE_POLL_MS: '500', DELIVERY_LINGER_MS: '1000', PAYMENTS_POLL_MS: '3600000', SYNC_TICK_MS: '0' }, { quiet: true });
+      const worker = startWorker(
+        { ...process.env, WAREHOUSE_POLL_MS: '500', DELIVERY_LINGER_MS: '1000', PAYMENTS_POLL_MS: '3600000', SYNC_TICK_MS: '0' },
+        { quiet: true },
+      );
       const pid = worker.child.pid!;
       await sleep(5000);
       const peakReset = resetPeak(pid);
@@ -207,5 +228,6 @@ function report(measured: Measured[]) {
       }),
     ].join('\n'),
   );
-  for (const run of measured) console.log(`N = ${fmt(run.rows)}: CPU ${run.cpu}; ${fmt(run.twice)} rows reached Meta more than once (Meta counts them once).`);
+  for (const run of measured)
+    console.log(`N = ${fmt(run.rows)}: CPU ${run.cpu}; ${fmt(run.twice)} rows reached Meta more than once (Meta counts them once).`);
 }

@@ -82,7 +82,13 @@ async function seedDemoIntegrations() {
     [
       org.collection('credentials').doc('demo-mixpanel'),
       {
-        ...sealCredential(DEMO.orgId, 'demo-mixpanel', { type: 'mixpanel', username: SANDBOX_MIXPANEL.username, secret: SANDBOX_MIXPANEL.secret, projectId: project.id, residency: 'US' }),
+        ...sealCredential(DEMO.orgId, 'demo-mixpanel', {
+          type: 'mixpanel',
+          username: SANDBOX_MIXPANEL.username,
+          secret: SANDBOX_MIXPANEL.secret,
+          projectId: project.id,
+          residency: 'US',
+        }),
         owner: 'destinations/demo-mixpanel',
       },
     ],
@@ -101,10 +107,21 @@ async function seedDemoIntegrations() {
         created_at: now,
       },
     ],
-    [org.collection('credentials').doc('demo-stripe'), { ...sealCredential(DEMO.orgId, 'demo-stripe', { type: 'stripe', apiKey: stripeKey }), owner: 'payments/demo-stripe' }],
+    [
+      org.collection('credentials').doc('demo-stripe'),
+      { ...sealCredential(DEMO.orgId, 'demo-stripe', { type: 'stripe', apiKey: stripeKey }), owner: 'payments/demo-stripe' },
+    ],
     [
       org.collection('payments').doc('demo-stripe'),
-      { name: 'Demo store payments', provider: 'stripe', livemode: false, key_prefix: `${stripeKey.slice(0, 12)}…`, credential_id: 'demo-stripe', connected_by: DEMO.uid, connected_at: now },
+      {
+        name: 'Demo store payments',
+        provider: 'stripe',
+        livemode: false,
+        key_prefix: `${stripeKey.slice(0, 12)}…`,
+        credential_id: 'demo-stripe',
+        connected_by: DEMO.uid,
+        connected_at: now,
+      },
     ],
     [
       org.collection('apps').doc('demo-store'),
@@ -167,15 +184,31 @@ async function seedDemoConversion() {
     const rows = people.slice(0, 3 + (hoursAgo % 6)).map((person, index) => {
       const id = `demo_${hoursAgo}_${index}`;
       const maskedEmail = `${person[0]}***@store.example`;
-      if (index === 4 && hoursAgo % 5 === 0) return { id, status: 'rejected', reason: 'Meta refused the request: Event Timestamp Too Old: event_time is more than 7 days ago.', maskedEmail };
-      if (index === 5 && hoursAgo % 4 === 0) return { id, status: 'not_sent', reason: 'No identifier Meta can match (email, phone, fbc/fbp, or IP with user agent).' };
+      if (index === 4 && hoursAgo % 5 === 0)
+        return {
+          id,
+          status: 'rejected',
+          reason: 'Meta refused the request: Event Timestamp Too Old: event_time is more than 7 days ago.',
+          maskedEmail,
+        };
+      if (index === 5 && hoursAgo % 4 === 0)
+        return { id, status: 'not_sent', reason: 'No identifier Meta can match (email, phone, fbc/fbp, or IP with user agent).' };
       return { id, status: 'delivered', maskedEmail };
     });
-    const record = deliveryRecordData({ at: new Date(time), test: false, latencyMs: 180 + ((hoursAgo * 37) % 140), rows: rows as DeliveryRow[] });
+    const record = deliveryRecordData({
+      at: new Date(time),
+      test: false,
+      latencyMs: 180 + ((hoursAgo * 37) % 140),
+      rows: rows as DeliveryRow[],
+    });
     const { counts } = record;
     batch.set(conversion.collection('deliveries').doc(`demo-${hoursAgo}`), { ...record, expires_at: expires });
     const hour = new Date(time).toISOString().slice(0, 13);
-    batch.set(conversion.collection('hours').doc(hour), { hour, delivered: counts.delivered, failed: counts.rejected + counts.not_sent, expires_at: expires }, { merge: true });
+    batch.set(
+      conversion.collection('hours').doc(hour),
+      { hour, delivered: counts.delivered, failed: counts.rejected + counts.not_sent, expires_at: expires },
+      { merge: true },
+    );
   }
   await batch.commit();
   // The conversion itself as the app makes one, then the time of its last seeded delivery.
@@ -183,7 +216,13 @@ async function seedDemoConversion() {
     id: 'demo-leads',
     name: 'Store leads → Meta',
     source: { type: 'app', appId: 'demo-store' },
-    destination: { destinationId: 'demo-meta', platform: 'meta_ads', accountId: '101', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
+    destination: {
+      destinationId: 'demo-meta',
+      platform: 'meta_ads',
+      accountId: '101',
+      targetId: '555000111',
+      targetName: 'Acme Shoes Pixel',
+    },
     mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] },
     uid: DEMO.uid,
   });
@@ -225,7 +264,13 @@ async function seedDemoConnection() {
   await createConnection(DEMO.orgId, {
     name: 'Meta performance → Mixpanel',
     source: { sourceId: 'demo-meta-ads', platform: 'meta_ads', accounts: accounts.map(({ id, name }) => ({ id, name })) },
-    destination: { destinationId: 'demo-mixpanel', platform: 'mixpanel', projectId: SANDBOX_MIXPANEL.projects.US.id, dataset: null, table: null },
+    destination: {
+      destinationId: 'demo-mixpanel',
+      platform: 'mixpanel',
+      projectId: SANDBOX_MIXPANEL.projects.US.id,
+      dataset: null,
+      table: null,
+    },
     level: 'campaign',
     schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
     lookbackDays: 28,
@@ -249,11 +294,27 @@ async function seedDemoWarehouseConversion() {
       type: 'mixpanel',
       destinationId: 'demo-mixpanel',
       events: ['Subscription Renewed'],
-      columns: { eventId: '$insert_id', eventTime: 'time', eventName: 'event', email: '$email', externalId: 'distinct_id', gclid: 'gclid', fbclid: 'fbclid', value: 'amount', currency: 'currency' },
+      columns: {
+        eventId: '$insert_id',
+        eventTime: 'time',
+        eventName: 'event',
+        email: '$email',
+        externalId: 'distinct_id',
+        gclid: 'gclid',
+        fbclid: 'fbclid',
+        value: 'amount',
+        currency: 'currency',
+      },
       eventName: 'Purchase',
       schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
     },
-    destination: { destinationId: 'demo-meta', platform: 'meta_ads', accountId: '101', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
+    destination: {
+      destinationId: 'demo-meta',
+      platform: 'meta_ads',
+      accountId: '101',
+      targetId: '555000111',
+      targetName: 'Acme Shoes Pixel',
+    },
     mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'externalId', 'clickIds'] },
     uid: DEMO.uid,
   });

@@ -87,11 +87,14 @@ interface ProcessSpec {
 /** The Pub/Sub emulator: the Google Cloud CLI's launcher, or `gcloud beta emulators pubsub start`. */
 function pubsubProcess(ports: StackPorts): ProcessSpec {
   const hostPort = `127.0.0.1:${ports.pubsub}`;
-  if (GCLOUD_PUBSUB_EMULATOR) return { name: 'pubsub', command: GCLOUD_PUBSUB_EMULATOR, args: ['--host=127.0.0.1', `--port=${ports.pubsub}`] };
+  if (GCLOUD_PUBSUB_EMULATOR)
+    return { name: 'pubsub', command: GCLOUD_PUBSUB_EMULATOR, args: ['--host=127.0.0.1', `--port=${ports.pubsub}`] };
   if (spawnSync('gcloud', ['--version'], { encoding: 'utf8' }).status === 0) {
     return { name: 'pubsub', command: 'gcloud', args: ['beta', 'emulators', 'pubsub', 'start', `--host-port=${hostPort}`] };
   }
-  throw new Error('No Pub/Sub emulator on this machine: install the Google Cloud CLI and `gcloud components install pubsub-emulator beta`.');
+  throw new Error(
+    'No Pub/Sub emulator on this machine: install the Google Cloud CLI and `gcloud components install pubsub-emulator beta`.',
+  );
 }
 
 /** The emulator processes for this machine: firebase-tools for Auth, the gcloud jar for Firestore when present. */
@@ -106,7 +109,11 @@ function stackProcesses(ports: StackPorts, config: string, rules: string): Proce
     const jarArgs = ['-Duser.language=en', '-cp', GCLOUD_FIRESTORE_JAR, 'com.google.cloud.datastore.emulator.firestore.CloudFirestore'];
     return [
       firebase('auth'),
-      { name: 'firestore', command: 'java', args: [...jarArgs, 'start', '--host=127.0.0.1', `--port=${ports.firestore}`, `--rules=${rules}`] },
+      {
+        name: 'firestore',
+        command: 'java',
+        args: [...jarArgs, 'start', '--host=127.0.0.1', `--port=${ports.firestore}`, `--rules=${rules}`],
+      },
     ];
   }
   // firebase-tools downloads its own Firestore jar on first use (needs internet once) and needs Java 21.

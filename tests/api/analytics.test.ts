@@ -64,9 +64,7 @@ describe('POST /api/customerio/identify and /track', () => {
       (await post('identify', bob, { userId: bob.uid, traits: { user_id: bob.uid, email: bob.email, org_id: aliceOrg } })).status,
     ).toBe(404);
     expect((await post('track', bob, { userId: alice.uid, eventName: 'Error Received' })).status).toBe(403);
-    expect(
-      (await post('track', bob, { userId: bob.uid, eventName: 'Error Received', properties: { org_id: aliceOrg } })).status,
-    ).toBe(404);
+    expect((await post('track', bob, { userId: bob.uid, eventName: 'Error Received', properties: { org_id: aliceOrg } })).status).toBe(404);
     expect(fake.people[bob.uid]).toBeUndefined();
   });
 

@@ -48,7 +48,10 @@ afterAll(async () => {
 });
 
 const worker = () => {
-  const started = startWorker({ ...process.env, DELIVERY_LINGER_MS: '500', DELIVERY_RETRY_BASE_MS: '100', DELIVERY_RETRY_ATTEMPTS: '3' }, { quiet: !process.env.WORKER_LOGS });
+  const started = startWorker(
+    { ...process.env, DELIVERY_LINGER_MS: '500', DELIVERY_RETRY_BASE_MS: '100', DELIVERY_RETRY_ATTEMPTS: '3' },
+    { quiet: !process.env.WORKER_LOGS },
+  );
   workers.push(started);
   return started;
 };
@@ -61,7 +64,12 @@ function events(count: number, prefix: string): ConversionEvent[] {
     time: now - index,
     value: index % 2 ? 19.99 : null,
     currency: index % 2 ? 'USD' : null,
-    user: { email: sha256(`person${index}@example.com`), phone: sha256(`1555000${index}`), firstName: sha256('ada'), externalId: sha256(`customer-${index}`) },
+    user: {
+      email: sha256(`person${index}@example.com`),
+      phone: sha256(`1555000${index}`),
+      firstName: sha256('ada'),
+      externalId: sha256(`customer-${index}`),
+    },
     clickIds: { gclid: `gclid-${index}`, fbp: `fb.1.1700000000000.${index}` },
     context: { actionSource: 'website', userAgent: 'Mozilla/5.0', ip: '203.0.113.5', pageUrl: 'https://shop.example/thanks' },
     maskedEmail: 'p***@example.com',
@@ -88,7 +96,12 @@ const delivered = async (orgId: string, conversionId: string) =>
 async function appWithOwner() {
   const owner = await createTestUser();
   const orgId = await createTestOrganization([[owner, 'owner']]);
-  const app = await createApp(orgId, owner.uid, { name: 'Shop', websiteUrl: 'https://shop.example', gtmContainerId: 'GTM-SHOP1', payloadUrls: [] });
+  const app = await createApp(orgId, owner.uid, {
+    name: 'Shop',
+    websiteUrl: 'https://shop.example',
+    gtmContainerId: 'GTM-SHOP1',
+    payloadUrls: [],
+  });
   return { owner, orgId, app };
 }
 
@@ -102,7 +115,13 @@ test('an app routed to BigQuery: each event is one row, hashed identifiers only,
   expect(conversion).toMatchObject({
     status: 'active',
     source: { type: 'app', appId: app.id },
-    destination: { platform: 'bigquery', destinationId, accountId: PROJECT, targetId: conversionTableTargetId(`app:${app.id}`), targetName: `${PROJECT}.${DATASET}.${TABLE}` },
+    destination: {
+      platform: 'bigquery',
+      destinationId,
+      accountId: PROJECT,
+      targetId: conversionTableTargetId(`app:${app.id}`),
+      targetName: `${PROJECT}.${DATASET}.${TABLE}`,
+    },
   });
 
   const prefix = `bq${Date.now()}`;
@@ -146,11 +165,17 @@ test('an app routed to BigQuery: each event is one row, hashed identifiers only,
   const table = platforms.bigquery.table(PROJECT, DATASET, TABLE)!;
   expect(table.timePartitioning).toEqual({ type: 'DAY', field: 'event_time' });
   expect(table.clustering).toEqual({ fields: ['event_name', 'source'] });
-  expect((table.schema as { fields: Array<{ name: string; type: string }> }).fields.map((field) => [field.name, field.type])).toEqual(CONVERSION_COLUMNS);
+  expect((table.schema as { fields: Array<{ name: string; type: string }> }).fields.map((field) => [field.name, field.type])).toEqual(
+    CONVERSION_COLUMNS,
+  );
   // Staging tables are dropped after each batch.
-  expect(platforms.bigquery.tables().filter((entry) => entry.datasetId === DATASET && entry.tableId.startsWith('_signalbridge_staging'))).toEqual([]);
+  expect(
+    platforms.bigquery.tables().filter((entry) => entry.datasetId === DATASET && entry.tableId.startsWith('_signalbridge_staging')),
+  ).toEqual([]);
   // One MERGE per batch, inserting only what the table lacks.
-  expect(platforms.bigquery.queries().filter((sql) => sql.startsWith(`MERGE \`${PROJECT}.${DATASET}.${TABLE}\``)).length).toBeGreaterThanOrEqual(2);
+  expect(
+    platforms.bigquery.queries().filter((sql) => sql.startsWith(`MERGE \`${PROJECT}.${DATASET}.${TABLE}\``)).length,
+  ).toBeGreaterThanOrEqual(2);
 
   // The delivery log: one record per call, each row delivered, with the masked email and never a raw one.
   const records = await listDeliveries(orgId, conversionId, { limit: 50 });
@@ -174,12 +199,17 @@ test('a row the table refuses is rejected with BigQuery’s words; the others ar
   auth.setCredentials({ access_token: session.accessToken });
   const client = new BigQuery({ projectId: PROJECT, apiEndpoint: `${platforms.url}/bigquery`, authClient: auth, autoRetry: false });
   await client.createDataset('strict');
-  await client
-    .dataset('strict')
-    .createTable('conversions', { schema: CONVERSION_COLUMNS.map(([name, type]) => ({ name, type, mode: name === 'currency' ? 'REQUIRED' : 'NULLABLE' })) });
+  await client.dataset('strict').createTable('conversions', {
+    schema: CONVERSION_COLUMNS.map(([name, type]) => ({ name, type, mode: name === 'currency' ? 'REQUIRED' : 'NULLABLE' })),
+  });
 
   const list = events(5, `strict${Date.now()}`);
-  const outcomes = await (bigQuery.deliver as Delivery).send(session, { id: PROJECT, name: PROJECT }, { id: conversionTableTargetId('app:strict', 'strict', 'conversions'), name: 'strict' }, list);
+  const outcomes = await (bigQuery.deliver as Delivery).send(
+    session,
+    { id: PROJECT, name: PROJECT },
+    { id: conversionTableTargetId('app:strict', 'strict', 'conversions'), name: 'strict' },
+    list,
+  );
   expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'delivered', 'rejected', 'delivered', 'rejected']);
   expect(outcomes[0]).toMatchObject({ reason: expect.stringMatching(/^BigQuery refused this row: .*currency/) });
   expect(platforms.bigquery.rows(PROJECT, 'strict', 'conversions').map((row) => row.event_id)).toEqual([list[1]!.id, list[3]!.id]);

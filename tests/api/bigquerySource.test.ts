@@ -32,8 +32,16 @@ interface Read {
 }
 
 /** One query job, then its result page by page (getQueryResults with a page token), as the reader reads. */
-async function read(query: string, options: { params?: Record<string, unknown>; types?: Record<string, string>; maxResults?: number; maximumBytesBilled?: string } = {}): Promise<Read> {
-  const [job] = await client().createQueryJob({ query, useLegacySql: false, maximumBytesBilled: options.maximumBytesBilled ?? LIMIT, ...(options.params ? { params: options.params, types: options.types } : {}) });
+async function read(
+  query: string,
+  options: { params?: Record<string, unknown>; types?: Record<string, string>; maxResults?: number; maximumBytesBilled?: string } = {},
+): Promise<Read> {
+  const [job] = await client().createQueryJob({
+    query,
+    useLegacySql: false,
+    maximumBytesBilled: options.maximumBytesBilled ?? LIMIT,
+    ...(options.params ? { params: options.params, types: options.types } : {}),
+  });
   const rows: Array<Record<string, unknown>> = [];
   let pageToken: string | undefined;
   let pages = 0;
@@ -47,7 +55,9 @@ async function read(query: string, options: { params?: Record<string, unknown>; 
 }
 
 /** The error a promise rejects with (the library's ApiError: `errors` with reason and message). */
-async function failure(promise: Promise<unknown>): Promise<{ code?: number; message: string; errors?: Array<{ reason: string; message: string }> }> {
+async function failure(
+  promise: Promise<unknown>,
+): Promise<{ code?: number; message: string; errors?: Array<{ reason: string; message: string }> }> {
   try {
     await promise;
   } catch (error) {
@@ -69,7 +79,11 @@ function bytesOf(rows: Array<Record<string, unknown>>, columns: Record<string, s
     DATE: () => 8,
     DATETIME: () => 8,
   };
-  return rows.reduce<number>((total, row) => total + Object.entries(columns).reduce((sum, [name, type]) => sum + (row[name] === null ? 0 : size[type]!(row[name])), 0), 0);
+  return rows.reduce<number>(
+    (total, row) =>
+      total + Object.entries(columns).reduce((sum, [name, type]) => sum + (row[name] === null ? 0 : size[type]!(row[name])), 0),
+    0,
+  );
 }
 
 const DEMO_COLUMNS: Record<string, string> = {
@@ -127,7 +141,9 @@ describe('the demo source table', () => {
     const [metadata] = await client().dataset(DEMO_SOURCE_TABLE.datasetId).table(DEMO_SOURCE_TABLE.tableId).getMetadata();
     expect(metadata.numRows).toBe('40');
     expect(Number(metadata.numBytes)).toBe(bytesOf(demoRows(), DEMO_COLUMNS));
-    expect((metadata.schema.fields as Array<{ name: string; type: string }>).map((field) => [field.name, field.type])).toEqual(Object.entries(DEMO_COLUMNS));
+    expect((metadata.schema.fields as Array<{ name: string; type: string }>).map((field) => [field.name, field.type])).toEqual(
+      Object.entries(DEMO_COLUMNS),
+    );
 
     const rows = demoRows();
     expect(rows).toHaveLength(40);
@@ -153,7 +169,10 @@ describe('the demo source table', () => {
     expect(String(first.rows[3]!.value)).toBe('1200');
 
     const cursor = times[30]!;
-    const next = await read(`SELECT * FROM ${DEMO} WHERE \`updated_at\` >= @cursor ORDER BY \`updated_at\``, { params: { cursor: BigQuery.timestamp(cursor) }, types: { cursor: 'TIMESTAMP' } });
+    const next = await read(`SELECT * FROM ${DEMO} WHERE \`updated_at\` >= @cursor ORDER BY \`updated_at\``, {
+      params: { cursor: BigQuery.timestamp(cursor) },
+      types: { cursor: 'TIMESTAMP' },
+    });
     expect(next.rows.map((row) => (row.updated_at as { value: string }).value)).toEqual(times.slice(30));
   });
 });
@@ -164,10 +183,16 @@ describe('subqueries in FROM', () => {
   const ids = (result: Read) => result.rows.map((row) => row.id);
 
   test('a TIMESTAMP cursor', async () => {
-    const result = await read(fromCursor('happened'), { params: { cursor: BigQuery.timestamp('2025-01-07T06:30:00.250Z') }, types: { cursor: 'TIMESTAMP' } });
+    const result = await read(fromCursor('happened'), {
+      params: { cursor: BigQuery.timestamp('2025-01-07T06:30:00.250Z') },
+      types: { cursor: 'TIMESTAMP' },
+    });
     expect(ids(result)).toEqual([7, 8, 9, 10]);
     // Microseconds count: a cursor just past a row leaves it out.
-    const after = await read(fromCursor('happened'), { params: { cursor: BigQuery.timestamp('2025-01-07T06:30:00.250001Z') }, types: { cursor: 'TIMESTAMP' } });
+    const after = await read(fromCursor('happened'), {
+      params: { cursor: BigQuery.timestamp('2025-01-07T06:30:00.250001Z') },
+      types: { cursor: 'TIMESTAMP' },
+    });
     expect(ids(after)).toEqual([8, 9, 10]);
     expect((result.rows[0]!.happened as { value: string }).value).toBe('2025-01-07T06:30:00.250Z');
   });
@@ -178,11 +203,23 @@ describe('subqueries in FROM', () => {
   });
 
   test('a DATE cursor (BigQuery.date), a DATETIME one (BigQuery.datetime)', async () => {
-    expect(ids(await read(fromCursor('day'), { params: { cursor: BigQuery.date('2025-01-09') }, types: { cursor: 'DATE' } }))).toEqual([9, 10]);
-    const local = await read(fromCursor('local'), { params: { cursor: BigQuery.datetime('2025-01-10T08:00:00') }, types: { cursor: 'DATETIME' } });
+    expect(ids(await read(fromCursor('day'), { params: { cursor: BigQuery.date('2025-01-09') }, types: { cursor: 'DATE' } }))).toEqual([
+      9, 10,
+    ]);
+    const local = await read(fromCursor('local'), {
+      params: { cursor: BigQuery.datetime('2025-01-10T08:00:00') },
+      types: { cursor: 'DATETIME' },
+    });
     expect(ids(local)).toEqual([10]);
     expect((local.rows[0]!.local as { value: string }).value).toBe('2025-01-10T08:00:00');
-    expect(ids(await read(fromCursor('local'), { params: { cursor: BigQuery.datetime('2025-01-09 08:00:00.000001') }, types: { cursor: 'DATETIME' } }))).toEqual([10]);
+    expect(
+      ids(
+        await read(fromCursor('local'), {
+          params: { cursor: BigQuery.datetime('2025-01-09 08:00:00.000001') },
+          types: { cursor: 'DATETIME' },
+        }),
+      ),
+    ).toEqual([10]);
   });
 
   test('a STRING cursor, a NUMERIC one', async () => {
@@ -202,11 +239,17 @@ describe('subqueries in FROM', () => {
       { c: 'c05', id: 5 },
       { c: 'c04', id: 4 },
     ]);
-    const [preview] = await client().query({ query: `SELECT * FROM (SELECT lead_id, email FROM ${DEMO}) source LIMIT 20`, useLegacySql: false, maximumBytesBilled: LIMIT });
+    const [preview] = await client().query({
+      query: `SELECT * FROM (SELECT lead_id, email FROM ${DEMO}) source LIMIT 20`,
+      useLegacySql: false,
+      maximumBytesBilled: LIMIT,
+    });
     expect(preview).toHaveLength(20);
     expect(Object.keys(preview[0] as object)).toEqual(['lead_id', 'email']);
     // Subqueries nest; the outer query names the alias.
-    const [nested] = await client().query({ query: `SELECT s.id FROM (SELECT * FROM (SELECT id FROM ${EVENTS}) WHERE id > 8) AS s ORDER BY s.id` });
+    const [nested] = await client().query({
+      query: `SELECT s.id FROM (SELECT * FROM (SELECT id FROM ${EVENTS}) WHERE id > 8) AS s ORDER BY s.id`,
+    });
     expect(nested).toEqual([{ id: 9 }, { id: 10 }]);
   });
 
@@ -214,7 +257,10 @@ describe('subqueries in FROM', () => {
     const query = fromCursor('happened');
     const error = await failure(read(query, { params: { cursor: 5 }, types: { cursor: 'INT64' } }));
     expect(error.errors).toEqual([
-      expect.objectContaining({ reason: 'invalidQuery', message: `No matching signature for operator >= for argument types: TIMESTAMP, INT64. Supported signature: ANY >= ANY at ${at(query, '`happened` >=')}` }),
+      expect.objectContaining({
+        reason: 'invalidQuery',
+        message: `No matching signature for operator >= for argument types: TIMESTAMP, INT64. Supported signature: ANY >= ANY at ${at(query, '`happened` >=')}`,
+      }),
     ]);
   });
 });
@@ -222,14 +268,22 @@ describe('subqueries in FROM', () => {
 describe('unknown columns', () => {
   test('in the outer query, over a table or a subquery', async () => {
     const direct = `SELECT emial FROM ${DEMO}`;
-    expect((await failure(client().createQueryJob({ query: direct }))).errors).toEqual([expect.objectContaining({ reason: 'invalidQuery', message: 'Unrecognized name: emial at [1:8]' })]);
+    expect((await failure(client().createQueryJob({ query: direct }))).errors).toEqual([
+      expect.objectContaining({ reason: 'invalidQuery', message: 'Unrecognized name: emial at [1:8]' }),
+    ]);
 
     const outer = `SELECT * FROM (SELECT lead_id, email FROM ${DEMO}) AS source WHERE \`updated_at\` >= @cursor ORDER BY \`updated_at\``;
-    const error = await failure(read(outer, { params: { cursor: BigQuery.timestamp('2025-01-01T00:00:00Z') }, types: { cursor: 'TIMESTAMP' } }));
-    expect(error.errors).toEqual([expect.objectContaining({ reason: 'invalidQuery', message: `Unrecognized name: updated_at at ${at(outer, '`updated_at`')}` })]);
+    const error = await failure(
+      read(outer, { params: { cursor: BigQuery.timestamp('2025-01-01T00:00:00Z') }, types: { cursor: 'TIMESTAMP' } }),
+    );
+    expect(error.errors).toEqual([
+      expect.objectContaining({ reason: 'invalidQuery', message: `Unrecognized name: updated_at at ${at(outer, '`updated_at`')}` }),
+    ]);
 
     const qualified = `SELECT source.nope FROM (SELECT lead_id FROM ${DEMO}) AS source`;
-    expect((await failure(client().query(qualified))).errors).toEqual([expect.objectContaining({ reason: 'invalidQuery', message: 'Name nope not found inside source at [1:8]' })]);
+    expect((await failure(client().query(qualified))).errors).toEqual([
+      expect.objectContaining({ reason: 'invalidQuery', message: 'Name nope not found inside source at [1:8]' }),
+    ]);
   });
 
   test('in the subquery, also on a later line, and in a dry run', async () => {
@@ -266,18 +320,27 @@ describe('bytes processed and maximumBytesBilled', () => {
     const all = await read(`SELECT * FROM (SELECT id, note FROM ${NOTES}) AS source LIMIT 1`);
     const statistics = all.job.metadata.statistics;
     expect(statistics.totalBytesProcessed).toBe(String(idBytes + notesBytes));
-    expect(statistics.query).toMatchObject({ statementType: 'SELECT', totalBytesProcessed: String(idBytes + notesBytes), totalBytesBilled: String(12 * MB) });
+    expect(statistics.query).toMatchObject({
+      statementType: 'SELECT',
+      totalBytesProcessed: String(idBytes + notesBytes),
+      totalBytesBilled: String(12 * MB),
+    });
 
     // Only the columns the outer query needs are read.
     const ids = await read(`SELECT id FROM (SELECT id, note FROM ${NOTES}) AS source WHERE id < 3`);
     expect(ids.job.metadata.statistics.query).toMatchObject({ totalBytesProcessed: String(idBytes), totalBytesBilled: String(10 * MB) });
 
     const selected = ['lead_id', 'email', 'updated_at'];
-    const demo = await read(`SELECT * FROM (SELECT ${selected.join(', ')} FROM ${DEMO}) AS source WHERE \`updated_at\` IS NOT NULL ORDER BY \`updated_at\``);
+    const demo = await read(
+      `SELECT * FROM (SELECT ${selected.join(', ')} FROM ${DEMO}) AS source WHERE \`updated_at\` IS NOT NULL ORDER BY \`updated_at\``,
+    );
     expect(Number(demo.job.metadata.statistics.totalBytesProcessed)).toBe(bytesOf(demoRows(), pick(selected)));
 
     // jobs.query answers with them too (the library's query(), unpaginated, hands on its response third).
-    const answer = (await client().query({ query: `SELECT * FROM ${DEMO}`, maximumBytesBilled: LIMIT }, { autoPaginate: false })) as unknown as [unknown[], unknown, Record<string, unknown>];
+    const answer = (await client().query(
+      { query: `SELECT * FROM ${DEMO}`, maximumBytesBilled: LIMIT },
+      { autoPaginate: false },
+    )) as unknown as [unknown[], unknown, Record<string, unknown>];
     const response = answer[2];
     expect(response).toMatchObject({ totalBytesProcessed: String(bytesOf(demoRows(), DEMO_COLUMNS)) });
   });
@@ -291,7 +354,12 @@ describe('bytes processed and maximumBytesBilled', () => {
     // jobs.query (the library's query()) answers 400 with the same error.
     const queried = await failure(client().query({ query: `SELECT id FROM ${NOTES}`, maximumBytesBilled: '1000' }));
     expect(queried.code).toBe(400);
-    expect(queried.errors).toEqual([expect.objectContaining({ reason: 'bytesBilledLimitExceeded', message: `Query exceeded limit for bytes billed: 1000. ${10 * MB} or higher required.` })]);
+    expect(queried.errors).toEqual([
+      expect.objectContaining({
+        reason: 'bytesBilledLimitExceeded',
+        message: `Query exceeded limit for bytes billed: 1000. ${10 * MB} or higher required.`,
+      }),
+    ]);
 
     const failed = platforms.bigquery.jobs().filter((job) => job.error?.reason === 'bytesBilledLimitExceeded');
     expect(failed.map((job) => [job.sql, job.maximumBytesBilled, job.totalBytesBilled])).toEqual([
@@ -299,7 +367,9 @@ describe('bytes processed and maximumBytesBilled', () => {
       [`SELECT id FROM ${NOTES}`, 1000, 0],
     ]);
     // The failed job is kept, DONE with its error.
-    const [metadata] = await client().job(platforms.bigquery.jobs().find((job) => job.sql === query)!.jobId).getMetadata();
+    const [metadata] = await client()
+      .job(platforms.bigquery.jobs().find((job) => job.sql === query)!.jobId)
+      .getMetadata();
     expect(metadata.status).toMatchObject({ state: 'DONE', errorResult: { reason: 'bytesBilledLimitExceeded', message } });
     // At the limit it runs (LIMIT reads every row all the same).
     expect((await read(`${query} LIMIT 1`, { maximumBytesBilled: String(12 * MB) })).rows).toHaveLength(1);
@@ -356,17 +426,26 @@ describe('dry runs', () => {
       { name: 'local', type: 'DATETIME' },
       { name: 'amount', type: 'NUMERIC' },
     ]);
-    platforms.bigquery.insertRows(PROJECT, DATASET, 'events_staged', [{ id: 11, code: 'c11', day: '2025-01-11', at: '2025-01-11T10:30:00Z', local: '2025-01-11T08:00:00', amount: 1 }]);
+    platforms.bigquery.insertRows(PROJECT, DATASET, 'events_staged', [
+      { id: 11, code: 'c11', day: '2025-01-11', at: '2025-01-11T10:30:00Z', local: '2025-01-11T08:00:00', amount: 1 },
+    ]);
     const merge = `MERGE ${EVENTS} T USING \`${PROJECT}.${DATASET}.events_staged\` S ON T.id = S.id WHEN NOT MATCHED THEN INSERT ROW`;
     const [dry] = await client().createQueryJob({ query: merge, dryRun: true });
     // An insert-only MERGE reads the target's ON columns and every source column.
-    expect(dry.metadata.statistics.query).toMatchObject({ statementType: 'MERGE', totalBytesProcessed: String(10 * 8 + (8 + 5 + 8 * 3 + 16)) });
+    expect(dry.metadata.statistics.query).toMatchObject({
+      statementType: 'MERGE',
+      totalBytesProcessed: String(10 * 8 + (8 + 5 + 8 * 3 + 16)),
+    });
     expect(platforms.bigquery.rows(PROJECT, DATASET, 'events')).toHaveLength(10);
     // Run for real, the same MERGE inserts the row.
     const [run] = await client().createQueryJob({ query: merge });
     await run.promise();
     expect(platforms.bigquery.rows(PROJECT, DATASET, 'events')).toHaveLength(11);
-    expect(run.metadata.statistics.query).toMatchObject({ statementType: 'MERGE', totalBytesBilled: String(10 * MB), dmlStats: { insertedRowCount: '1' } });
+    expect(run.metadata.statistics.query).toMatchObject({
+      statementType: 'MERGE',
+      totalBytesBilled: String(10 * MB),
+      dmlStats: { insertedRowCount: '1' },
+    });
   });
 
   test('a dry run still checks tables and parameters', async () => {
@@ -389,7 +468,12 @@ describe('statements outside the subset are refused in words', () => {
     ['UNION', `SELECT lead_id FROM ${DEMO} UNION ALL SELECT code FROM ${EVENTS}`, 'UNION, INTERSECT or EXCEPT'],
   ])('%s', async (_, query, what) => {
     const error = await failure(client().createQueryJob({ query, dryRun: true }));
-    expect(error.errors).toEqual([expect.objectContaining({ reason: 'invalidQuery', message: expect.stringContaining(`The sandbox's BigQuery does not run ${what}: it runs only SELECT`) })]);
+    expect(error.errors).toEqual([
+      expect.objectContaining({
+        reason: 'invalidQuery',
+        message: expect.stringContaining(`The sandbox's BigQuery does not run ${what}: it runs only SELECT`),
+      }),
+    ]);
   });
 });
 
@@ -421,7 +505,12 @@ describe('100,000 rows', () => {
 
   test('a cursor read: pages of 5,000 give every row once, in cursor order', async () => {
     const query = `SELECT * FROM (SELECT id, updated_at FROM ${BIG}) AS source WHERE \`updated_at\` >= @cursor ORDER BY \`updated_at\``;
-    const [job] = await client().createQueryJob({ query, maximumBytesBilled: LIMIT, params: { cursor: BigQuery.timestamp(timeOf(0)) }, types: { cursor: 'TIMESTAMP' } });
+    const [job] = await client().createQueryJob({
+      query,
+      maximumBytesBilled: LIMIT,
+      params: { cursor: BigQuery.timestamp(timeOf(0)) },
+      types: { cursor: 'TIMESTAMP' },
+    });
 
     const seen: number[] = [];
     let pageToken: string | undefined;
@@ -437,7 +526,10 @@ describe('100,000 rows', () => {
     expect(seen).toEqual(Array.from({ length: COUNT }, (_, id) => id));
     // The result was computed once, for the job: the pages are slices of it.
     expect(platforms.bigquery.jobs().filter((entry) => entry.sql === query)).toHaveLength(1);
-    expect(platforms.bigquery.jobs().find((entry) => entry.sql === query)).toMatchObject({ totalBytesProcessed: COUNT * 16, totalBytesBilled: 10 * MB });
+    expect(platforms.bigquery.jobs().find((entry) => entry.sql === query)).toMatchObject({
+      totalBytesProcessed: COUNT * 16,
+      totalBytesBilled: 10 * MB,
+    });
   });
 
   test('from a cursor half way: the later half, still in order', async () => {
@@ -456,10 +548,14 @@ describe('the test API', () => {
     expect(entries.some((entry) => entry.dryRun) && entries.some((entry) => !entry.dryRun)).toBe(true);
 
     expect(() => platforms.bigquery.createTable(PROJECT, DATASET, 'events', [{ name: 'id', type: 'INT64' }])).toThrow(/Already Exists/);
-    expect(() => platforms.bigquery.insertRows(PROJECT, DATASET, 'events', [{ id: 'twelve' }])).toThrow(/Could not convert value 'string_value: "twelve"' to integer/);
+    expect(() => platforms.bigquery.insertRows(PROJECT, DATASET, 'events', [{ id: 'twelve' }])).toThrow(
+      /Could not convert value 'string_value: "twelve"' to integer/,
+    );
     expect(() => platforms.bigquery.insertRows(PROJECT, DATASET, 'events', [{ nope: 1 }])).toThrow(/no such field: nope/);
 
-    platforms.bigquery.insertRows(DEMO_SOURCE_TABLE.projectId, DEMO_SOURCE_TABLE.datasetId, DEMO_SOURCE_TABLE.tableId, [{ lead_id: 'extra', updated_at: new Date().toISOString() }]);
+    platforms.bigquery.insertRows(DEMO_SOURCE_TABLE.projectId, DEMO_SOURCE_TABLE.datasetId, DEMO_SOURCE_TABLE.tableId, [
+      { lead_id: 'extra', updated_at: new Date().toISOString() },
+    ]);
     expect(demoRows()).toHaveLength(41);
     platforms.bigquery.reset();
     expect(platforms.bigquery.jobs()).toEqual([]);

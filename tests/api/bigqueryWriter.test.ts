@@ -53,12 +53,24 @@ const slice = (overrides: Partial<AdDataSlice> = {}): AdDataSlice => ({
 });
 
 const days = ['2026-03-01', '2026-03-02', '2026-03-03'];
-const windowRows = (campaigns: number[], overrides: Partial<AdRow> = {}) => days.flatMap((date) => campaigns.map((campaign) => row(date, campaign, overrides)));
+const windowRows = (campaigns: number[], overrides: Partial<AdRow> = {}) =>
+  days.flatMap((date) => campaigns.map((campaign) => row(date, campaign, overrides)));
 
 const stored = (target: WriteTarget = TARGET) => platforms.bigquery.rows(target.projectId, target.dataset!, target.table!);
-const keyOf = (stored: Record<string, unknown>) => [stored.connection_id, stored.platform, stored.account_id, stored.campaign_id, stored.ad_group_id ?? '', stored.ad_id ?? '', stored.date].join('/');
-const withoutSyncedAt = (entry: Record<string, unknown>) => Object.fromEntries(Object.entries(entry).filter(([name]) => name !== 'synced_at'));
-const storedFor = (connectionId: string, accountId = '1234567890') => stored().filter((entry) => entry.connection_id === connectionId && entry.account_id === accountId);
+const keyOf = (stored: Record<string, unknown>) =>
+  [
+    stored.connection_id,
+    stored.platform,
+    stored.account_id,
+    stored.campaign_id,
+    stored.ad_group_id ?? '',
+    stored.ad_id ?? '',
+    stored.date,
+  ].join('/');
+const withoutSyncedAt = (entry: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(entry).filter(([name]) => name !== 'synced_at'));
+const storedFor = (connectionId: string, accountId = '1234567890') =>
+  stored().filter((entry) => entry.connection_id === connectionId && entry.account_id === accountId);
 
 /** A client of our own, with the session's token: what any BigQuery user would run. */
 function client(accessToken = session.accessToken) {
@@ -84,10 +96,19 @@ describe('checking the destination', () => {
   test('a missing dataset will be created; an existing one is probed for writing; a read-only one is refused', async () => {
     expect(await writer.check(session, { projectId: PROJECT, dataset: 'not_yet' })).toMatch(/does not exist yet: it will be created/);
     await writer.replace(session, { projectId: PROJECT, dataset: 'probe_me', table: 't' }, slice(), []);
-    expect(await writer.check(session, { projectId: PROJECT, dataset: 'probe_me', table: 't' })).toMatch(/exists and is writable; table t has the expected columns/);
-    expect(await writer.check(session, { projectId: PROJECT, dataset: 'probe_me', table: 'other' })).toMatch(/exists and is writable; table other will be created/);
+    expect(await writer.check(session, { projectId: PROJECT, dataset: 'probe_me', table: 't' })).toMatch(
+      /exists and is writable; table t has the expected columns/,
+    );
+    expect(await writer.check(session, { projectId: PROJECT, dataset: 'probe_me', table: 'other' })).toMatch(
+      /exists and is writable; table other will be created/,
+    );
     // The probe table is gone again.
-    expect(platforms.bigquery.tables().filter((table) => table.datasetId === 'probe_me').map((table) => table.tableId)).toEqual(['t']);
+    expect(
+      platforms.bigquery
+        .tables()
+        .filter((table) => table.datasetId === 'probe_me')
+        .map((table) => table.tableId),
+    ).toEqual(['t']);
 
     const readOnly = await refusal(writer.check(session, { projectId: READ_ONLY_DATASET.projectId, dataset: READ_ONLY_DATASET.datasetId }));
     expect(readOnly.code).toBe('forbidden');
@@ -104,7 +125,9 @@ describe('checking the destination', () => {
 
 describe('replacing a slice', () => {
   test('the first write creates a partitioned, clustered table and the rows read back exactly', async () => {
-    const rows = windowRows([1, 2]).concat(row('2026-03-02', 3, { ad_group_id: 'g1', ad_group_name: 'Group 1', ad_id: 'ad1', ad_name: 'Ad 1' }));
+    const rows = windowRows([1, 2]).concat(
+      row('2026-03-02', 3, { ad_group_id: 'g1', ad_group_name: 'Group 1', ad_id: 'ad1', ad_name: 'Ad 1' }),
+    );
     const result = await writer.replace(session, TARGET, slice(), rows);
     expect(result).toMatchObject({ written: 7, failed: [] });
     // Dataset get + insert, table get + insert, staging insert, upload + job poll, MERGE insert + poll, staging delete.
@@ -114,9 +137,16 @@ describe('replacing a slice', () => {
     expect(table.timePartitioning).toEqual({ type: 'DAY', field: 'date' });
     expect(table.clustering).toEqual({ fields: ['platform', 'account_id'] });
     expect(table.expirationTime).toBeUndefined();
-    expect((table.schema as { fields: Array<{ name: string; type: string }> }).fields.map((field) => [field.name, field.type])).toEqual(TABLE_COLUMNS);
+    expect((table.schema as { fields: Array<{ name: string; type: string }> }).fields.map((field) => [field.name, field.type])).toEqual(
+      TABLE_COLUMNS,
+    );
     // The staging table was dropped.
-    expect(platforms.bigquery.tables().filter((entry) => entry.datasetId === 'marketing').map((entry) => entry.tableId)).toEqual(['ad_rows']);
+    expect(
+      platforms.bigquery
+        .tables()
+        .filter((entry) => entry.datasetId === 'marketing')
+        .map((entry) => entry.tableId),
+    ).toEqual(['ad_rows']);
 
     const back = stored();
     expect(back).toHaveLength(7);
@@ -142,13 +172,21 @@ describe('replacing a slice', () => {
       connection_id: 'conn-a',
       synced_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
-    expect(back.find((entry) => entry.campaign_id === 'c1' && entry.date === '2026-03-01')).toMatchObject({ ad_group_id: null, ad_id: null, spend: '13.34' });
+    expect(back.find((entry) => entry.campaign_id === 'c1' && entry.date === '2026-03-01')).toMatchObject({
+      ad_group_id: null,
+      ad_id: null,
+      spend: '13.34',
+    });
   });
 
   test('tabledata.list answers in BigQuery’s {f: [{v}]} form, paged, and the library reads it', async () => {
     const base = `${platforms.url}/bigquery/bigquery/v2/projects/${PROJECT}/datasets/marketing/tables/ad_rows/data`;
     const headers = { Authorization: `Bearer ${session.accessToken}` };
-    const first = (await (await fetch(`${base}?maxResults=5`, { headers })).json()) as { totalRows: string; pageToken?: string; rows: Array<{ f: Array<{ v: string | null }> }> };
+    const first = (await (await fetch(`${base}?maxResults=5`, { headers })).json()) as {
+      totalRows: string;
+      pageToken?: string;
+      rows: Array<{ f: Array<{ v: string | null }> }>;
+    };
     expect(first.totalRows).toBe('7');
     expect(first.rows).toHaveLength(5);
     expect(first.pageToken).toBeDefined();
@@ -171,7 +209,12 @@ describe('replacing a slice', () => {
 
   test('running the same slice again leaves one row per key', async () => {
     const before = stored();
-    await writer.replace(session, TARGET, slice(), windowRows([1, 2]).concat(row('2026-03-02', 3, { ad_group_id: 'g1', ad_group_name: 'Group 1', ad_id: 'ad1', ad_name: 'Ad 1' })));
+    await writer.replace(
+      session,
+      TARGET,
+      slice(),
+      windowRows([1, 2]).concat(row('2026-03-02', 3, { ad_group_id: 'g1', ad_group_name: 'Group 1', ad_id: 'ad1', ad_name: 'Ad 1' })),
+    );
     const after = stored();
     expect(after).toHaveLength(7);
     expect(new Set(after.map(keyOf)).size).toBe(7);
@@ -180,7 +223,12 @@ describe('replacing a slice', () => {
 
   test('changed values are updated; a row missing from the rerun is deleted; other slices are untouched', async () => {
     // Neighbours: another account, another connection, and a day outside the window.
-    await writer.replace(session, TARGET, slice({ accountId: '2345678901' }), windowRows([1], { account_id: '2345678901', account_name: 'Acme Outlet' }));
+    await writer.replace(
+      session,
+      TARGET,
+      slice({ accountId: '2345678901' }),
+      windowRows([1], { account_id: '2345678901', account_name: 'Acme Outlet' }),
+    );
     await writer.replace(session, TARGET, slice({ connectionId: 'conn-b' }), windowRows([1, 2]));
     await writer.replace(session, TARGET, slice({ from: '2026-02-28', to: '2026-02-28' }), [row('2026-02-28', 1), row('2026-02-28', 2)]);
     expect(stored()).toHaveLength(7 + 3 + 6 + 2);
@@ -200,13 +248,20 @@ describe('replacing a slice', () => {
 
   test('an empty window deletes that slice only', async () => {
     await writer.replace(session, TARGET, slice({ from: '2026-03-02', to: '2026-03-03' }), []);
-    expect(storedFor('conn-a').map((entry) => entry.date).sort()).toEqual(['2026-02-28', '2026-02-28', '2026-03-01']);
+    expect(
+      storedFor('conn-a')
+        .map((entry) => entry.date)
+        .sort(),
+    ).toEqual(['2026-02-28', '2026-02-28', '2026-03-01']);
     expect(storedFor('conn-b')).toHaveLength(6);
     expect(storedFor('conn-a', '2345678901')).toHaveLength(3);
   });
 
   test('the same key given twice is written once, with the last values', async () => {
-    await writer.replace(session, TARGET, slice({ from: '2026-03-01', to: '2026-03-01' }), [row('2026-03-01', 1, { clicks: 1 }), row('2026-03-01', 1, { clicks: 2 })]);
+    await writer.replace(session, TARGET, slice({ from: '2026-03-01', to: '2026-03-01' }), [
+      row('2026-03-01', 1, { clicks: 1 }),
+      row('2026-03-01', 1, { clicks: 2 }),
+    ]);
     expect(storedFor('conn-a').filter((entry) => entry.date === '2026-03-01')).toEqual([expect.objectContaining({ clicks: 2 })]);
   });
 
@@ -222,7 +277,12 @@ describe('failures', () => {
     expect(error.message).toMatch(/Could not convert value 'double_value: 1.5' to integer\. Field: clicks/);
     // Nothing changed, and the staging table was dropped all the same.
     expect(storedFor('conn-a').filter((entry) => entry.date === '2026-03-01')).toEqual([expect.objectContaining({ clicks: 2 })]);
-    expect(platforms.bigquery.tables().filter((entry) => entry.datasetId === 'marketing').map((entry) => entry.tableId)).toEqual(['ad_rows']);
+    expect(
+      platforms.bigquery
+        .tables()
+        .filter((entry) => entry.datasetId === 'marketing')
+        .map((entry) => entry.tableId),
+    ).toEqual(['ad_rows']);
   });
 
   test('a load with an unknown column fails the job', async () => {
@@ -232,11 +292,17 @@ describe('failures', () => {
       stream.on('error', reject).on('complete', resolve);
       stream.end('{"date":"2026-03-01","surprise":1}\n');
     });
-    await expect(loaded).rejects.toMatchObject({ errors: expect.arrayContaining([expect.objectContaining({ reason: 'invalid', message: expect.stringContaining('No such field: surprise') })]) });
+    await expect(loaded).rejects.toMatchObject({
+      errors: expect.arrayContaining([
+        expect.objectContaining({ reason: 'invalid', message: expect.stringContaining('No such field: surprise') }),
+      ]),
+    });
   });
 
   test('an existing table without our columns is refused in words', async () => {
-    await client().dataset('marketing').createTable('foreign', { schema: [{ name: 'date', type: 'DATE' }] });
+    await client()
+      .dataset('marketing')
+      .createTable('foreign', { schema: [{ name: 'date', type: 'DATE' }] });
     const error = await refusal(writer.replace(session, { ...TARGET, table: 'foreign' }, slice(), []));
     expect(error.code).toBe('invalid');
     expect(error.message).toMatch(/has no column platform/);
@@ -248,9 +314,12 @@ describe('failures', () => {
       code: 400,
       errors: [expect.objectContaining({ reason: 'invalidQuery' })],
     });
-    await expect(bigquery.createQueryJob({ query: 'SELECT nope FROM `acme-warehouse.marketing.ad_rows`' })).rejects.toMatchObject({ errors: [expect.objectContaining({ reason: 'invalidQuery' })] });
+    await expect(bigquery.createQueryJob({ query: 'SELECT nope FROM `acme-warehouse.marketing.ad_rows`' })).rejects.toMatchObject({
+      errors: [expect.objectContaining({ reason: 'invalidQuery' })],
+    });
     const [rows] = await bigquery.query({
-      query: 'SELECT campaign_id, clicks AS c, spend FROM `acme-warehouse.marketing.ad_rows` WHERE connection_id = @connection AND date BETWEEN @from AND @to ORDER BY campaign_id DESC, date LIMIT 4',
+      query:
+        'SELECT campaign_id, clicks AS c, spend FROM `acme-warehouse.marketing.ad_rows` WHERE connection_id = @connection AND date BETWEEN @from AND @to ORDER BY campaign_id DESC, date LIMIT 4',
       params: { connection: 'conn-b', from: BigQuery.date('2026-03-01'), to: BigQuery.date('2026-03-02') },
       types: { connection: 'STRING', from: 'DATE', to: 'DATE' },
     });

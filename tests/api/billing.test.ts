@@ -52,7 +52,11 @@ const liveSubscriptionsOf = (id: string) => stripeSubscriptionsOf(id).filter((su
 async function inPortal(user: TestUser, organizationId: string, action: 'cancel' | 'plan', form: Record<string, string> = {}) {
   const opened = await post('portal', user, { organizationId });
   expect(opened.status).toBe(200);
-  const done = await fetch(`${opened.body.url as string}/${action}`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
+  const done = await fetch(`${opened.body.url as string}/${action}`, {
+    method: 'POST',
+    body: new URLSearchParams(form),
+    redirect: 'manual',
+  });
   expect(done.status).toBe(303);
 }
 
@@ -160,7 +164,12 @@ describe('webhook', () => {
     const sessionId = await payFor(owner, team);
     expect(sessionId).toMatch(/^cs_test_/);
     const { id: subscriptionId, customer: customerId } = stripeSubscriptionsOf(team)[0]!;
-    const failed = signedEvent('invoice.payment_failed', { id: 'in_1', object: 'invoice', customer: customerId, subscription: subscriptionId });
+    const failed = signedEvent('invoice.payment_failed', {
+      id: 'in_1',
+      object: 'invoice',
+      customer: customerId,
+      subscription: subscriptionId,
+    });
     expect((await deliver(failed.payload, failed.signature)).status).toBe(200);
     expect(await subscriptionOf(team)).toMatchObject({ status: 'past_due', past_due_since: expect.any(String), plan: 'growth' });
   });
@@ -170,7 +179,12 @@ describe('webhook', () => {
     await payFor(owner, team);
     const { customer: customerId } = stripeSubscriptionsOf(team)[0]!;
     const before = await subscriptionOf(team);
-    const failed = signedEvent('invoice.payment_failed', { id: 'in_2', object: 'invoice', customer: customerId, subscription: 'sub_someOtherOne' });
+    const failed = signedEvent('invoice.payment_failed', {
+      id: 'in_2',
+      object: 'invoice',
+      customer: customerId,
+      subscription: 'sub_someOtherOne',
+    });
     const response = await deliver(failed.payload, failed.signature);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ outcome: 'ignored' });
@@ -323,7 +337,9 @@ test('the fake Stripe refuses what Stripe refuses', async () => {
   expect((await post('sk_test_wrong', '/v1/customers', 'email=a%40b.test')).status).toBe(401);
   const missing = await post(stripe.secretKey, '/v1/checkout/sessions', 'mode=subscription');
   expect(missing.status).toBe(400);
-  expect(await missing.json()).toEqual({ error: { type: 'invalid_request_error', message: 'Missing required param: success_url.', param: 'success_url' } });
+  expect(await missing.json()).toEqual({
+    error: { type: 'invalid_request_error', message: 'Missing required param: success_url.', param: 'success_url' },
+  });
   const unknownPrice = await post(
     stripe.secretKey,
     '/v1/checkout/sessions',

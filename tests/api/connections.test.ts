@@ -62,15 +62,32 @@ test('create → list → detail; the organization counts its connections; defau
 
 test('bad input → 400 naming each field; nothing created', async () => {
   const count = (await org().get()).get('connections_count');
-  const malformed = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ level: 'keyword', accountIds: [], schedule: { every: 'weekly' }, dataset: 'no-dashes' }) });
+  const malformed = await call(s.list, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId },
+    body: body({ level: 'keyword', accountIds: [], schedule: { every: 'weekly' }, dataset: 'no-dashes' }),
+  });
   expect(malformed.status).toBe(400);
-  expect(Object.keys(malformed.body.fieldErrors as object)).toEqual(expect.arrayContaining(['level', 'accountIds', 'schedule.every', 'dataset']));
-  const foreignAccount = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ accountIds: ['999'] }) });
+  expect(Object.keys(malformed.body.fieldErrors as object)).toEqual(
+    expect.arrayContaining(['level', 'accountIds', 'schedule.every', 'dataset']),
+  );
+  const foreignAccount = await call(s.list, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId },
+    body: body({ accountIds: ['999'] }),
+  });
   expect(foreignAccount.status).toBe(400);
   expect(foreignAccount.body.fieldErrors).toHaveProperty('accountIds');
   // An ad platform is a source, not a destination for ad data.
   const adDestination = await connectDestination(setup.orgId, setup.owner.uid, 'meta_ads');
-  const wrongKind = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ destinationId: adDestination }) });
+  const wrongKind = await call(s.list, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId },
+    body: body({ destinationId: adDestination }),
+  });
   expect(wrongKind.status).toBe(400);
   expect(wrongKind.body.fieldErrors).toHaveProperty('destinationId');
   expect((await org().get()).get('connections_count')).toBe(count);
@@ -79,9 +96,19 @@ test('bad input → 400 naming each field; nothing created', async () => {
 test("another organization's source or destination in the body → 404, nothing created", async () => {
   const other = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey });
   const count = (await org().get()).get('connections_count');
-  const foreignSource = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ sourceId: other.sourceId }) });
+  const foreignSource = await call(s.list, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId },
+    body: body({ sourceId: other.sourceId }),
+  });
   expect(foreignSource.status).toBe(404);
-  const foreignDestination = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ destinationId: other.destinationId }) });
+  const foreignDestination = await call(s.list, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId },
+    body: body({ destinationId: other.destinationId }),
+  });
   expect(foreignDestination.status).toBe(404);
   expect((await org().get()).get('connections_count')).toBe(count);
 });
@@ -104,36 +131,78 @@ test("another organization's member gets 404 on every connection route, and chan
 
 test('plans: a schedule or a backfill the plan does not include → 403 naming the plan', async () => {
   const starter = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, plan: 'starter', accountIds: ['1234567890'] });
-  const hourly = await call(s.item, { method: 'PATCH', token: starter.owner.token, query: { orgId: starter.orgId, id: starter.connectionId }, body: { schedule: { every: 'hourly' } } });
+  const hourly = await call(s.item, {
+    method: 'PATCH',
+    token: starter.owner.token,
+    query: { orgId: starter.orgId, id: starter.connectionId },
+    body: { schedule: { every: 'hourly' } },
+  });
   expect(hourly.status).toBe(403);
-  expect(hourly.body).toMatchObject({ code: 'plan_limit', message: 'Every hour syncs are included in the Growth and Scale plans. Upgrade, or pick a less frequent schedule.' });
-  const backfill = await call(s.backfill, { method: 'POST', token: starter.owner.token, query: { orgId: starter.orgId, id: starter.connectionId }, body: { from: '2026-01-01' } });
+  expect(hourly.body).toMatchObject({
+    code: 'plan_limit',
+    message: 'Every hour syncs are included in the Growth and Scale plans. Upgrade, or pick a less frequent schedule.',
+  });
+  const backfill = await call(s.backfill, {
+    method: 'POST',
+    token: starter.owner.token,
+    query: { orgId: starter.orgId, id: starter.connectionId },
+    body: { from: '2026-01-01' },
+  });
   expect(backfill.status).toBe(403);
   expect(backfill.body.message).toBe('Historical backfills are included in the Scale plan. Upgrade to backfill past days.');
   // Starter syncs two ad accounts: a second connection with two more is refused.
   const source = await connectSource(starter.orgId, starter.owner.uid, 'google_ads');
-  const tooMany = await call(s.list, { method: 'POST', token: starter.owner.token, query: { orgId: starter.orgId }, body: body({ sourceId: source, destinationId: starter.destinationId, accountIds: ['1234567890', '5556667778'], schedule: { every: 'daily' } }) });
+  const tooMany = await call(s.list, {
+    method: 'POST',
+    token: starter.owner.token,
+    query: { orgId: starter.orgId },
+    body: body({
+      sourceId: source,
+      destinationId: starter.destinationId,
+      accountIds: ['1234567890', '5556667778'],
+      schedule: { every: 'daily' },
+    }),
+  });
   expect(tooMany.status).toBe(403);
   expect(tooMany.body.message).toMatch(/up to 2 ad accounts; these connections would sync 3/);
 });
 
 test('a backfill before what the platform keeps → 400 on the date', async () => {
-  const refused = await call(s.backfill, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { from: '2001-01-01' } });
+  const refused = await call(s.backfill, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId, id: setup.connectionId },
+    body: { from: '2001-01-01' },
+  });
   expect(refused.status).toBe(400);
-  expect((refused.body.fieldErrors as Record<string, string[]>).from![0]).toMatch(/^Google Ads keeps daily figures from \d{4}-\d{2}-\d{2}; start on or after it$/);
+  expect((refused.body.fieldErrors as Record<string, string[]>).from![0]).toMatch(
+    /^Google Ads keeps daily figures from \d{4}-\d{2}-\d{2}; start on or after it$/,
+  );
 });
 
 test('members configure and run; only owners and admins delete', async () => {
   const member = await createTestUser();
   await org().collection('members').doc(member.uid).set({ uid: member.uid, role: 'member', email: member.email, fullName: 'Member' });
-  const paused = await call(s.item, { method: 'PATCH', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { status: 'paused', lookbackDays: 7 } });
+  const paused = await call(s.item, {
+    method: 'PATCH',
+    token: member.token,
+    query: { orgId: setup.orgId, id: setup.connectionId },
+    body: { status: 'paused', lookbackDays: 7 },
+  });
   expect(paused.status).toBe(200);
   expect(paused.body.connection).toMatchObject({ status: 'paused', lookbackDays: 7 });
   const whilePaused = await call(s.run, { method: 'POST', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId } });
   expect(whilePaused.status).toBe(409);
-  const resumed = await call(s.item, { method: 'PATCH', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { status: 'active' } });
+  const resumed = await call(s.item, {
+    method: 'PATCH',
+    token: member.token,
+    query: { orgId: setup.orgId, id: setup.connectionId },
+    body: { status: 'active' },
+  });
   expect(resumed.body.connection).toMatchObject({ status: 'active' });
-  expect((await call(s.item, { method: 'DELETE', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId } })).status).toBe(403);
+  expect(
+    (await call(s.item, { method: 'DELETE', token: member.token, query: { orgId: setup.orgId, id: setup.connectionId } })).status,
+  ).toBe(403);
 });
 
 test('Run now starts one run; a second while it lasts → 409', async () => {
@@ -143,13 +212,21 @@ test('Run now starts one run; a second while it lasts → 409', async () => {
   expect(first.body.runId).toEqual(expect.any(String));
   const second = await call(s.run, { method: 'POST', token: fresh.owner.token, query: { orgId: fresh.orgId, id: fresh.connectionId } });
   expect(second.status).toBe(409);
-  expect(second.body).toMatchObject({ code: 'run_in_progress', message: 'A run of this connection is in progress. Wait for it to finish.' });
+  expect(second.body).toMatchObject({
+    code: 'run_in_progress',
+    message: 'A run of this connection is in progress. Wait for it to finish.',
+  });
   const detail = await call(s.item, { token: fresh.owner.token, query: { orgId: fresh.orgId, id: fresh.connectionId } });
   expect(detail.body.runs).toEqual([expect.objectContaining({ id: first.body.runId, kind: 'manual', outcome: 'running', jobsTotal: 1 })]);
 });
 
 test('the test reads 7 days of one account and checks the destination, writing nothing', async () => {
-  const tested = await call(s.test, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { accountId: '1234567890' } });
+  const tested = await call(s.test, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId, id: setup.connectionId },
+    body: { accountId: '1234567890' },
+  });
   expect(tested.status).toBe(200);
   expect(tested.body.destination).toMatchObject({ ok: true });
   const rows = tested.body.rows as Array<{ date: string; account_id: string; campaign_id: string; spend: number }>;
@@ -157,7 +234,12 @@ test('the test reads 7 days of one account and checks the destination, writing n
   expect(new Set(rows.map((row) => row.date)).size).toBeLessThanOrEqual(7);
   expect(rows.every((row) => row.account_id === '1234567890' && typeof row.spend === 'number')).toBe(true);
   expect(platforms.bigquery.table('acme-warehouse', setup.dataset, setup.table)).toBeUndefined();
-  const unknown = await call(s.test, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId }, body: { accountId: '999' } });
+  const unknown = await call(s.test, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId, id: setup.connectionId },
+    body: { accountId: '999' },
+  });
   expect(unknown.status).toBe(400);
   expect(unknown.body.fieldErrors).toHaveProperty('accountId');
 });
@@ -167,5 +249,7 @@ test('delete removes it and its count; deleting again → 404', async () => {
   const deleted = await call(s.item, { method: 'DELETE', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId } });
   expect(deleted.status).toBe(200);
   expect((await org().get()).get('connections_count')).toBe(count - 1);
-  expect((await call(s.item, { method: 'DELETE', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId } })).status).toBe(404);
+  expect(
+    (await call(s.item, { method: 'DELETE', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.connectionId } })).status,
+  ).toBe(404);
 });

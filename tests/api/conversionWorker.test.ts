@@ -61,7 +61,10 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
 }
 
 const delivered = async (setup: ConversionSetup) =>
-  (await deliveryHours(setup.orgId, setup.conversionId, new Date(Date.now() - 3600_000))).reduce((total, hour) => total + hour.delivered, 0);
+  (await deliveryHours(setup.orgId, setup.conversionId, new Date(Date.now() - 3600_000))).reduce(
+    (total, hour) => total + hour.delivered,
+    0,
+  );
 
 test('10,000 events → each delivered once, in ⌈10,000 / 1,000⌉ Conversions API calls, and logged', async () => {
   const setup = await setUpConversion('meta_ads');
@@ -131,10 +134,15 @@ test('a login revoked mid-stream → events held, not dropped; after Reconnect t
   expect((await parkedCounts(setup.orgId, setup.conversionId)).held).toBe(0);
 });
 
-test("an app routed to Mixpanel: its events are imported into the project, hashed identifiers only, each once", async () => {
+test('an app routed to Mixpanel: its events are imported into the project, hashed identifiers only, each once', async () => {
   const owner = await createTestUser();
   const orgId = await createTestOrganization([[owner, 'owner']]);
-  const app = await createApp(orgId, owner.uid, { name: 'Shop', websiteUrl: 'https://shop.example', gtmContainerId: 'GTM-SHOP1', payloadUrls: [] });
+  const app = await createApp(orgId, owner.uid, {
+    name: 'Shop',
+    websiteUrl: 'https://shop.example',
+    gtmContainerId: 'GTM-SHOP1',
+    payloadUrls: [],
+  });
   const project = SANDBOX_MIXPANEL.projects.US;
   const destination = await createDestinationFromKey(orgId, owner.uid, {
     platform: 'mixpanel',
@@ -149,7 +157,12 @@ test("an app routed to Mixpanel: its events are imported into the project, hashe
   await publishConversions(events(2_500, prefix), { org: orgId, source: `app:${app.id}` });
   const callsBefore = platforms.conversions.calls('mixpanel');
   worker();
-  const imported = () => platforms.conversions.list('mixpanel').filter((entry) => String((entry.event as { properties?: { event_id?: string } }).properties?.event_id ?? '').startsWith(`${prefix}-`));
+  const imported = () =>
+    platforms.conversions
+      .list('mixpanel')
+      .filter((entry) =>
+        String((entry.event as { properties?: { event_id?: string } }).properties?.event_id ?? '').startsWith(`${prefix}-`),
+      );
   await until(() => imported().length === 2_500, 120_000, '2,500 events in Mixpanel');
   expect(imported().every((entry) => entry.receipts === 1 && entry.target === project.id)).toBe(true);
   expect(platforms.conversions.calls('mixpanel') - callsBefore).toBe(2);

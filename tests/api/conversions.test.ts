@@ -35,10 +35,19 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 test('create → list → detail; the target is checked with the platform', async () => {
   const created = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body() });
   expect(created.status).toBe(200);
-  expect(created.body.conversion).toMatchObject({ name: 'Purchases', status: 'active', destination: { platform: 'meta_ads', targetId: '555000111', targetName: 'Acme Shoes Pixel' } });
+  expect(created.body.conversion).toMatchObject({
+    name: 'Purchases',
+    status: 'active',
+    destination: { platform: 'meta_ads', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
+  });
   const list = await call(s.list, { token: setup.owner.token, query: { orgId: setup.orgId } });
   expect((list.body.conversions as Array<{ name: string; last24h: unknown }>).map((conversion) => conversion.name)).toContain('Purchases');
-  const unknownTarget = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ destination: { destinationId: setup.destinationId, accountId: '101', targetId: '999' } }) });
+  const unknownTarget = await call(s.list, {
+    method: 'POST',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId },
+    body: body({ destination: { destinationId: setup.destinationId, accountId: '101', targetId: '999' } }),
+  });
   expect(unknownTarget.status).toBe(400);
   expect(unknownTarget.body.fieldErrors).toHaveProperty(['destination.targetId']);
 });
@@ -46,9 +55,17 @@ test('create → list → detail; the target is checked with the platform', asyn
 test('a plan without conversions → 403 naming the plans that have them; nothing created', async () => {
   await adminDb().collection('organizations').doc(setup.orgId).update({ 'subscription.plan': 'starter' });
   try {
-    const refused = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body({ name: 'Refused' }) });
+    const refused = await call(s.list, {
+      method: 'POST',
+      token: setup.owner.token,
+      query: { orgId: setup.orgId },
+      body: body({ name: 'Refused' }),
+    });
     expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ code: 'plan_limit', message: 'Conversions are included in the Growth and Scale plans. Upgrade to send conversions to the ad platforms.' });
+    expect(refused.body).toMatchObject({
+      code: 'plan_limit',
+      message: 'Conversions are included in the Growth and Scale plans. Upgrade to send conversions to the ad platforms.',
+    });
   } finally {
     await adminDb().collection('organizations').doc(setup.orgId).update({ 'subscription.plan': 'growth' });
   }
@@ -64,17 +81,37 @@ test('Send test event → delivered to the pixel as a test, and logged as a test
   const log = await call(s.deliveries, { token: setup.owner.token, query: { orgId: setup.orgId, id: setup.conversionId } });
   expect(log.body.deliveries).toEqual([expect.objectContaining({ test: true, counts: expect.objectContaining({ delivered: 1 }) })]);
   const row = (log.body.deliveries as Array<{ rows: Array<{ id: string }> }>)[0]!.rows[0]!;
-  const found = await call(s.deliveries, { token: setup.owner.token, query: { orgId: setup.orgId, id: setup.conversionId, eventId: row.id } });
+  const found = await call(s.deliveries, {
+    token: setup.owner.token,
+    query: { orgId: setup.orgId, id: setup.conversionId, eventId: row.id },
+  });
   expect(found.body.deliveries).toHaveLength(1);
 });
 
 test('pause and resume; a member may pause but not delete', async () => {
   const member = await createTestUser();
-  await adminDb().collection('organizations').doc(setup.orgId).collection('members').doc(member.uid).set({ uid: member.uid, role: 'member', email: member.email, fullName: 'Member' });
-  const paused = await call(s.item, { method: 'PATCH', token: member.token, query: { orgId: setup.orgId, id: setup.conversionId }, body: { status: 'paused' } });
+  await adminDb()
+    .collection('organizations')
+    .doc(setup.orgId)
+    .collection('members')
+    .doc(member.uid)
+    .set({ uid: member.uid, role: 'member', email: member.email, fullName: 'Member' });
+  const paused = await call(s.item, {
+    method: 'PATCH',
+    token: member.token,
+    query: { orgId: setup.orgId, id: setup.conversionId },
+    body: { status: 'paused' },
+  });
   expect(paused.body.conversion).toMatchObject({ status: 'paused' });
-  expect((await call(s.item, { method: 'DELETE', token: member.token, query: { orgId: setup.orgId, id: setup.conversionId } })).status).toBe(403);
-  const resumed = await call(s.item, { method: 'PATCH', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.conversionId }, body: { status: 'active' } });
+  expect(
+    (await call(s.item, { method: 'DELETE', token: member.token, query: { orgId: setup.orgId, id: setup.conversionId } })).status,
+  ).toBe(403);
+  const resumed = await call(s.item, {
+    method: 'PATCH',
+    token: setup.owner.token,
+    query: { orgId: setup.orgId, id: setup.conversionId },
+    body: { status: 'active' },
+  });
   expect(resumed.body.conversion).toMatchObject({ status: 'active' });
 });
 

@@ -83,7 +83,11 @@ describe('a cookie-authenticated state change from another site is refused', () 
     ['no Origin and no Sec-Fetch-Site', {}],
   ])('%s → 403', async (_, headers) => {
     const email = freshEmail();
-    const response = await withCookie(servers.sendInvitation, { 'Content-Type': 'application/json', ...headers }, JSON.stringify(invitation(email)));
+    const response = await withCookie(
+      servers.sendInvitation,
+      { 'Content-Type': 'application/json', ...headers },
+      JSON.stringify(invitation(email)),
+    );
     expect(response.status).toBe(403);
     expect(response.body.code).toBe('cross_site_request');
     expect(await invitationsTo(email)).toBe(0);
@@ -95,10 +99,17 @@ describe('a cookie-authenticated state change from another site is refused', () 
     ['multipart', 'multipart/form-data; boundary=x'],
   ])('a %s body from our own origin → 403 asking for JSON', async (_, contentType) => {
     const email = freshEmail();
-    const body = contentType.startsWith('multipart') ? '--x--' : contentType === 'text/plain' ? JSON.stringify(invitation(email)) : formEncoded(invitation(email));
+    const body = contentType.startsWith('multipart')
+      ? '--x--'
+      : contentType === 'text/plain'
+        ? JSON.stringify(invitation(email))
+        : formEncoded(invitation(email));
     const response = await withCookie(servers.sendInvitation, { Origin: servers.sendInvitation.url, 'Content-Type': contentType }, body);
     expect(response.status).toBe(403);
-    expect(response.body).toMatchObject({ code: 'json_required', message: 'Send the request body as JSON (Content-Type: application/json).' });
+    expect(response.body).toMatchObject({
+      code: 'json_required',
+      message: 'Send the request body as JSON (Content-Type: application/json).',
+    });
     expect(await invitationsTo(email)).toBe(0);
   });
 });
@@ -124,13 +135,22 @@ describe('what still works', () => {
 
   test('the origin APP_URL names (the app behind a proxy that changes Host)', async () => {
     const email = freshEmail();
-    const response = await withCookie(servers.sendInvitation, { Origin: APP_ORIGIN, 'Content-Type': 'application/json' }, JSON.stringify(invitation(email)));
+    const response = await withCookie(
+      servers.sendInvitation,
+      { Origin: APP_ORIGIN, 'Content-Type': 'application/json' },
+      JSON.stringify(invitation(email)),
+    );
     expect(response.status).toBe(200);
   });
 
   test('a bearer token is no ambient credential: any origin may use it', async () => {
     const email = freshEmail();
-    const response = await call(servers.sendInvitation, { method: 'POST', token: owner.token, headers: { Origin: EVIL }, body: invitation(email) });
+    const response = await call(servers.sendInvitation, {
+      method: 'POST',
+      token: owner.token,
+      headers: { Origin: EVIL },
+      body: invitation(email),
+    });
     expect(response.status).toBe(200);
     expect(emailsTo(email)).toBe(1);
   });
@@ -144,7 +164,12 @@ describe('what still works', () => {
   });
 
   test('public routes are exempt: a submission with its key from any website', async () => {
-    const app = await createApp(orgId, owner.uid, { name: 'Site', websiteUrl: 'https://site.example', gtmContainerId: 'GTM-ABC123', payloadUrls: [] });
+    const app = await createApp(orgId, owner.uid, {
+      name: 'Site',
+      websiteUrl: 'https://site.example',
+      gtmContainerId: 'GTM-ABC123',
+      payloadUrls: [],
+    });
     const { key } = await rotateSubmissionKey(orgId, app.id);
     const response = await call(servers.submissions, {
       method: 'POST',

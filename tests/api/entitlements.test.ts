@@ -50,7 +50,9 @@ const pick = (orgId: string, id: string, accountIds: string[], user = owner, rou
   call(route, { method: 'PATCH', token: user.token, query: { orgId, id }, body: { accountIds } });
 
 const savedAccounts = async (orgId: string, id: string) =>
-  ((await call(s.source, { token: owner.token, query: { orgId, id } })).body.source.accounts as Array<{ id: string }>).map((account) => account.id);
+  ((await call(s.source, { token: owner.token, query: { orgId, id } })).body.source.accounts as Array<{ id: string }>).map(
+    (account) => account.id,
+  );
 
 test('Starter: a third ad account is refused with the plan that includes it, and nothing changes', async () => {
   const orgId = await organizationOn('starter');

@@ -1,11 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  assertFails,
-  assertSucceeds,
-  initializeTestEnvironment,
-  type RulesTestEnvironment,
-} from '@firebase/rules-unit-testing';
+import { assertFails, assertSucceeds, initializeTestEnvironment, type RulesTestEnvironment } from '@firebase/rules-unit-testing';
 import { collection, deleteDoc, doc, getDoc, getDocs, setDoc, setLogLevel } from 'firebase/firestore';
 import type Stripe from 'stripe';
 import { adminDb } from '@/lib/server/firebaseAdmin';
@@ -127,7 +122,13 @@ describe('what the server writes about billing', () => {
     const organization = (await adminDb().doc(`organizations/${orgId}`).get()).data()!;
     const customerId = await getOrCreateCustomer(orgId, organization, { email: owner.email, userId: owner.uid });
     const subscription = { id: 'sub_rulesTest', object: 'subscription', customer: customerId, status: 'active', items: { data: [] } };
-    const event = { id: `evt_rules_${orgId}`, object: 'event', type: 'customer.subscription.created', created: Math.floor(Date.now() / 1000), data: { object: subscription } };
+    const event = {
+      id: `evt_rules_${orgId}`,
+      object: 'event',
+      type: 'customer.subscription.created',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: subscription },
+    };
     expect(await applyStripeEvent(event as unknown as Stripe.Event)).toBe('applied');
 
     const browser = app.authenticatedContext(member.uid).firestore();

@@ -38,10 +38,12 @@ function conversion(id: string, overrides: Partial<ConversionEvent> = {}): Conve
   };
 }
 
-const batch = (size: number, prefix = randomUUID().slice(0, 8)) => Array.from({ length: size }, (_, index) => conversion(`${prefix}-${index}`));
+const batch = (size: number, prefix = randomUUID().slice(0, 8)) =>
+  Array.from({ length: size }, (_, index) => conversion(`${prefix}-${index}`));
 
 /** What the sandbox recorded for a destination, by transaction id. */
-const received = (account: AdAccount, actionId: string) => platforms.conversions.list('google').filter((entry) => entry.key.startsWith(`${account.id}/${actionId}|`));
+const received = (account: AdAccount, actionId: string) =>
+  platforms.conversions.list('google').filter((entry) => entry.key.startsWith(`${account.id}/${actionId}|`));
 
 /** A Google login through the sandbox's consent page, with the scopes of `auth`. */
 async function login(auth = googleAds.auth.oauth!) {
@@ -91,7 +93,11 @@ test('2,000 conversions in one call all arrive; sent again they are deduplicated
   const arrived = received(DIRECT, PURCHASE.id).filter((entry) => ids.has(entry.key.split('|')[1]!));
   expect(arrived).toHaveLength(2000);
   expect(arrived[0]!.target).toBe(PURCHASE.id);
-  expect(arrived[0]!.event).toMatchObject({ transactionId: expect.any(String), adIdentifiers: { gclid: expect.any(String) }, eventSource: 'WEB' });
+  expect(arrived[0]!.event).toMatchObject({
+    transactionId: expect.any(String),
+    adIdentifiers: { gclid: expect.any(String) },
+    eventSource: 'WEB',
+  });
 
   await deliver().send(session, DIRECT, PURCHASE, events);
   const again = received(DIRECT, PURCHASE.id).filter((entry) => ids.has(entry.key.split('|')[1]!));
@@ -143,7 +149,14 @@ test('one stale conversion sinks the whole request, and Google names it', async 
   expect(error.message).toContain('EVENT_TIME_INVALID');
   expect(platforms.conversions.list('google')).toHaveLength(before);
   // Without it, the other nine go through.
-  await expect(deliver().send(session, DIRECT, PURCHASE, events.filter((_, index) => index !== 3))).resolves.toHaveLength(9);
+  await expect(
+    deliver().send(
+      session,
+      DIRECT,
+      PURCHASE,
+      events.filter((_, index) => index !== 3),
+    ),
+  ).resolves.toHaveLength(9);
 });
 
 test('an email that is not SHA-256 hex is refused', async () => {
@@ -164,7 +177,7 @@ test('the request is read against the official protos: unknown fields and wrong 
 
   const nestedUnknown = await ingest(rawRequest({ ...event, adIdentifiers: { gclid: 'x', clickId: 'y' } }));
   expect(nestedUnknown.status).toBe(400);
-  expect(JSON.stringify(nestedUnknown.body)).toContain("events[0].ad_identifiers");
+  expect(JSON.stringify(nestedUnknown.body)).toContain('events[0].ad_identifiers');
 
   const wrongType = await ingest(rawRequest({ ...event, conversionValue: 'ten dollars' }));
   expect(wrongType.status).toBe(400);
@@ -177,25 +190,33 @@ test('the request is read against the official protos: unknown fields and wrong 
   const badTimestamp = await ingest(rawRequest({ ...event, eventTimestamp: '2026-01-01 10:00' }));
   expect(badTimestamp.status).toBe(400);
 
-  const twoIdentifiersInOne = await ingest(rawRequest({ ...event, userData: { userIdentifiers: [{ emailAddress: sha256('a'), phoneNumber: sha256('b') }] } }));
+  const twoIdentifiersInOne = await ingest(
+    rawRequest({ ...event, userData: { userIdentifiers: [{ emailAddress: sha256('a'), phoneNumber: sha256('b') }] } }),
+  );
   expect(twoIdentifiersInOne.status).toBe(400);
   expect(JSON.stringify(twoIdentifiersInOne.body)).toContain("Oneof field 'identifier' is already set");
 
   // An address needs its region and postal code (REQUIRED in user_data.proto).
-  const nameOnly = await ingest(rawRequest({ ...event, userData: { userIdentifiers: [{ address: { givenName: sha256('jane'), familyName: sha256('doe') } }] } }));
+  const nameOnly = await ingest(
+    rawRequest({ ...event, userData: { userIdentifiers: [{ address: { givenName: sha256('jane'), familyName: sha256('doe') } }] } }),
+  );
   expect(nameOnly.status).toBe(400);
   expect(JSON.stringify(nameOnly.body)).toContain('events[0].user_data.user_identifiers[0].address.region_code');
 
   // The same request, well formed, passes; proto names are accepted as JSON names too.
   const wellFormed = await ingest(rawRequest(event));
   expect(wellFormed).toEqual({ status: 200, body: { requestId: expect.any(String) } });
-  const snakeCase = await ingest({ ...rawRequest({ ...event, transactionId: undefined, transaction_id: `${randomUUID()}` }), validate_only: true });
+  const snakeCase = await ingest({
+    ...rawRequest({ ...event, transactionId: undefined, transaction_id: `${randomUUID()}` }),
+    validate_only: true,
+  });
   expect(snakeCase.status).toBe(200);
 });
 
 test('a missing transaction id, event source or identifier is refused', async () => {
   const event = toDataManagerEvent(conversion(randomUUID()), new Date());
-  const without = (value: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
+  const without = (value: Record<string, unknown>, ...keys: string[]) =>
+    Object.fromEntries(Object.entries(value).filter(([key]) => !keys.includes(key)));
   expect(JSON.stringify((await ingest(rawRequest(without(event, 'transactionId')))).body)).toContain('events[0].transaction_id');
   expect(JSON.stringify((await ingest(rawRequest(without(event, 'eventSource')))).body)).toContain('events[0].event_source');
   expect(JSON.stringify((await ingest(rawRequest(without(event, 'adIdentifiers', 'userData')))).body)).toContain('NO_IDENTIFIERS_PROVIDED');
@@ -246,7 +267,9 @@ test('check() holds back what Google would refuse', () => {
   expect(deliver().check(at(-3600), now)).toMatch(/future/);
   expect(deliver().check(conversion('c', { clickIds: {}, user: {} }), now)).toMatch(/No identifier/);
   // Names alone do not match: an address identifier also needs a region and a postal code.
-  expect(deliver().check(conversion('c', { clickIds: {}, user: { firstName: sha256('jane'), lastName: sha256('doe') } }), now)).toMatch(/No identifier/);
+  expect(deliver().check(conversion('c', { clickIds: {}, user: { firstName: sha256('jane'), lastName: sha256('doe') } }), now)).toMatch(
+    /No identifier/,
+  );
   expect(deliver().check(conversion('c', { clickIds: {}, user: { phone: sha256('+15551234567') } }), now)).toBeNull();
   expect(deliver().check(conversion('c', { clickIds: { wbraid: 'w1' }, user: {} }), now)).toBeNull();
 });

@@ -119,7 +119,15 @@ test('a client read through its manager reports exactly the generator’s figure
       conversion_value: fact.valueMicros / 1e6,
     });
   }
-  expect(rows[0]).toMatchObject({ platform: 'google_ads', account_id: CLIENT.id, account_name: 'Acme Shoes', currency: 'USD', time_zone: 'America/New_York', ad_group_id: null, ad_id: null });
+  expect(rows[0]).toMatchObject({
+    platform: 'google_ads',
+    account_id: CLIENT.id,
+    account_name: 'Acme Shoes',
+    currency: 'USD',
+    time_zone: 'America/New_York',
+    ad_group_id: null,
+    ad_id: null,
+  });
 });
 
 test.each<AdLevel>(['ad_group', 'ad'])('at %s level every object has its own row per day, with its ids and names', async (level) => {
@@ -128,7 +136,9 @@ test.each<AdLevel>(['ad_group', 'ad'])('at %s level every object has its own row
   const { totals } = expected(DIRECT, level, window);
   expect(totalsOf(rows)).toEqual(totals);
   expect(new Set(rows.map(adRowKey)).size).toBe(rows.length);
-  expect(rows.every((row) => row.ad_group_id && row.ad_group_name && (level === 'ad' ? row.ad_id && row.ad_name : row.ad_id === null))).toBe(true);
+  expect(
+    rows.every((row) => row.ad_group_id && row.ad_group_name && (level === 'ad' ? row.ad_id && row.ad_name : row.ad_id === null)),
+  ).toBe(true);
   expect(rows[0]).toMatchObject({ account_id: DIRECT.id, currency: 'EUR', time_zone: 'Europe/Berlin' });
 });
 
@@ -146,7 +156,10 @@ test('a client without its manager as login-customer-id is refused', async () =>
   const error = await refusal(report({ ...CLIENT, managerId: null }, 'campaign', lastDays(CLIENT, 3)));
   expect(error.code).toBe('forbidden');
   expect(error.message).toContain('login-customer-id');
-  const raw = await searchStream(CLIENT.id, "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date BETWEEN '2026-01-01' AND '2026-01-02'");
+  const raw = await searchStream(
+    CLIENT.id,
+    "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date BETWEEN '2026-01-01' AND '2026-01-02'",
+  );
   expect(raw.status).toBe(403);
   expect(JSON.stringify(raw.body)).toContain('USER_PERMISSION_DENIED');
 });
@@ -159,7 +172,7 @@ test('after a restatement the last days change, and only they', async () => {
   expect(totalsOf(after)).toEqual(expected(CLIENT, 'campaign', window).totals);
   const restatedFrom = minusDays(window.to, RESTATED_DAYS - 1);
   const figures = (rows: AdRow[], recent: boolean) =>
-    rows.filter((row) => (row.date >= restatedFrom) === recent).map((row) => [adRowKey(row), row.impressions, row.clicks, row.spend]);
+    rows.filter((row) => row.date >= restatedFrom === recent).map((row) => [adRowKey(row), row.impressions, row.clicks, row.spend]);
   expect(figures(after, false)).toEqual(figures(before, false));
   const changed = figures(after, true);
   expect(changed).toHaveLength(RESTATED_DAYS * platforms.adData.shape.campaigns);
@@ -173,7 +186,10 @@ test('a manager account is refused in plain words; asked anyway, Google refuses 
 
   const unflagged = await refusal(report({ ...MANAGER, isManager: false }, 'campaign', lastDays(CLIENT, 3)));
   expect(unflagged).toMatchObject({ code: 'invalid', message: expect.stringMatching(/no ads of its own/) });
-  const raw = await searchStream(MANAGER.id, "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date BETWEEN '2026-01-01' AND '2026-01-02'");
+  const raw = await searchStream(
+    MANAGER.id,
+    "SELECT campaign.id, metrics.clicks FROM campaign WHERE segments.date BETWEEN '2026-01-01' AND '2026-01-02'",
+  );
   expect(raw.status).toBe(400);
   expect(queryErrorOf(raw.body)).toBe('REQUESTED_METRICS_FOR_MANAGER');
 });
@@ -191,7 +207,11 @@ test('while Google throttles the account, rate limited until its retry delay; wh
   const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   platforms.adData.failAccount(CLIENT.id, 500, 60);
   expect((await refusal(report(CLIENT, 'campaign', lastDays(CLIENT, 3)))).code).toBe('retryable');
-  expect(logged).toHaveBeenCalledWith('[platforms] google ads report error', { status: 500, error: 'INTERNAL', message: expect.any(String) });
+  expect(logged).toHaveBeenCalledWith('[platforms] google ads report error', {
+    status: 500,
+    error: 'INTERNAL',
+    message: expect.any(String),
+  });
   logged.mockRestore();
 
   // Other accounts are not affected, and the switch off ends it.
@@ -207,7 +227,10 @@ test('the sandbox checks GAQL as Google does', async () => {
     [`SELECT campaign.id, ad_group.name FROM campaign ${between}`, 'PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE'],
     [`SELECT ad_group.id, ad_group_ad.ad.id FROM ad_group ${between}`, 'PROHIBITED_RESOURCE_TYPE_IN_SELECT_CLAUSE'],
     ['SELECT campaign.id, segments.date, metrics.clicks FROM campaign', 'EXPECTED_FILTERS_ON_DATE_RANGE'],
-    ["SELECT campaign.id, segments.date FROM campaign WHERE segments.date BETWEEN '2026-02-30' AND '2026-03-01'", 'INVALID_VALUE_WITH_BETWEEN_OPERATOR'],
+    [
+      "SELECT campaign.id, segments.date FROM campaign WHERE segments.date BETWEEN '2026-02-30' AND '2026-03-01'",
+      'INVALID_VALUE_WITH_BETWEEN_OPERATOR',
+    ],
     ["SELECT campaign.id, segments.date FROM campaign WHERE segments.date BETWEEN '2026-03-02' AND '2026-03-01'", 'DATE_RANGE_TOO_NARROW'],
     ["SELECT campaign.id, segments.date FROM campaign WHERE segments.date BETWEEN '03/01/2026' AND '2026-03-02'", 'INVALID_DATE_FORMAT'],
     [`SELECT campaign.id FROM keyword_view ${between}`, 'BAD_RESOURCE_TYPE_IN_FROM_CLAUSE'],
@@ -217,16 +240,26 @@ test('the sandbox checks GAQL as Google does', async () => {
     const raw = await searchStream(CLIENT.id, query, { 'login-customer-id': CLIENT.managerId! });
     expect([query, raw.status, queryErrorOf(raw.body)]).toEqual([query, 400, queryError]);
   }
-  const unknown = await searchStream(CLIENT.id, `SELECT campaign.id, metrics.cost FROM campaign ${between}`, { 'login-customer-id': CLIENT.managerId! });
+  const unknown = await searchStream(CLIENT.id, `SELECT campaign.id, metrics.cost FROM campaign ${between}`, {
+    'login-customer-id': CLIENT.managerId!,
+  });
   expect(unknown.body).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT' } });
   expect(reportError(unknown.status, unknown.body)).toMatchObject({ code: 'invalid', message: expect.stringContaining("'metrics.cost'") });
 
   // A well-formed query answers REST's array of batches: int64 as strings, doubles as numbers, zeros left out.
-  const ok = await searchStream(CLIENT.id, `SELECT customer.currency_code, campaign.name, segments.date, metrics.cost_micros, metrics.conversions_value FROM campaign ${between}`, {
-    'login-customer-id': CLIENT.managerId!,
-  });
+  const ok = await searchStream(
+    CLIENT.id,
+    `SELECT customer.currency_code, campaign.name, segments.date, metrics.cost_micros, metrics.conversions_value FROM campaign ${between}`,
+    {
+      'login-customer-id': CLIENT.managerId!,
+    },
+  );
   expect(ok.status).toBe(200);
-  const batches = ok.body as unknown as Array<{ results: Array<Record<string, Record<string, unknown>>>; fieldMask: string; requestId: string }>;
+  const batches = ok.body as unknown as Array<{
+    results: Array<Record<string, Record<string, unknown>>>;
+    fieldMask: string;
+    requestId: string;
+  }>;
   expect(batches).toHaveLength(1);
   expect(batches[0]!.fieldMask).toBe('customer.currencyCode,campaign.name,segments.date,metrics.costMicros,metrics.conversionsValue');
   const [first] = batches[0]!.results;

@@ -123,11 +123,16 @@ async function methodsOf(server: TestServer, urlPath: string, token: string): Pr
     req.on('error', reject);
     req.end();
   });
-  return response.split(',').map((method) => method.trim()).filter((method) => METHODS.includes(method));
+  return response
+    .split(',')
+    .map((method) => method.trim())
+    .filter((method) => METHODS.includes(method));
 }
 
 const pathOf = (route: string, values: Record<string, string>) =>
-  route.replace(/\[(\w+)\]/g, (_, name: string) => (values[name] === '..' || values[name] === '.' ? values[name]! : encodeURIComponent(values[name]!)));
+  route.replace(/\[(\w+)\]/g, (_, name: string) =>
+    values[name] === '..' || values[name] === '.' ? values[name]! : encodeURIComponent(values[name]!),
+  );
 
 let fake: FakeCustomerIo;
 let caller: TestUser;
@@ -143,7 +148,12 @@ beforeAll(async () => {
     [caller, 'owner'],
     [member, 'member'],
   ]);
-  const app = await createApp(org, caller.uid, { name: 'Ids', websiteUrl: 'https://ids.example', gtmContainerId: 'GTM-IDS1', payloadUrls: [] });
+  const app = await createApp(org, caller.uid, {
+    name: 'Ids',
+    websiteUrl: 'https://ids.example',
+    gtmContainerId: 'GTM-IDS1',
+    payloadUrls: [],
+  });
   const inviting = await serveHandler(sendInvitation);
   const invited = await call(inviting, {
     method: 'POST',
@@ -151,7 +161,15 @@ beforeAll(async () => {
     body: { email: `ids-${Date.now()}@example.test`, organization_id: org, inviter_user_id: caller.uid, inviter_email: caller.email },
   });
   await inviting.close();
-  ids = { org, self: caller.uid, app: app.id, invitation: String(invited.body.invitationId), member: member.uid, missing: 'missing-id', email: caller.email };
+  ids = {
+    org,
+    self: caller.uid,
+    app: app.id,
+    invitation: String(invited.body.invitationId),
+    member: member.uid,
+    missing: 'missing-id',
+    email: caller.email,
+  };
 });
 afterAll(() => fake.close());
 
@@ -181,17 +199,32 @@ async function walk(file: string, route: string): Promise<Outcome[]> {
       for (const bad of BAD_SEGMENTS) {
         for (const name of segments) {
           const response = await send({ ...validSegments, [name]: bad }, validQuery, validBody);
-          outcomes.push({ where: `${method} ${route} [${name}]=${JSON.stringify(bad)}`, status: response.status, expected: 404, body: response.body });
+          outcomes.push({
+            where: `${method} ${route} [${name}]=${JSON.stringify(bad)}`,
+            status: response.status,
+            expected: 404,
+            body: response.body,
+          });
         }
       }
       for (const bad of BAD_IDS) {
         for (const at of placeholders(input.query)) {
           const response = await send(validSegments, fill(input.query, ids, at, bad), validBody);
-          outcomes.push({ where: `${method} ${route} ?${at.join('.')}=${JSON.stringify(bad)}`, status: response.status, expected: 400, body: response.body });
+          outcomes.push({
+            where: `${method} ${route} ?${at.join('.')}=${JSON.stringify(bad)}`,
+            status: response.status,
+            expected: 400,
+            body: response.body,
+          });
         }
         for (const at of placeholders(input.body)) {
           const response = await send(validSegments, validQuery, fill(input.body, ids, at, bad));
-          outcomes.push({ where: `${method} ${route} body.${at.join('.')}=${JSON.stringify(bad)}`, status: response.status, expected: 400, body: response.body });
+          outcomes.push({
+            where: `${method} ${route} body.${at.join('.')}=${JSON.stringify(bad)}`,
+            status: response.status,
+            expected: 400,
+            body: response.body,
+          });
         }
       }
     }
@@ -201,12 +234,17 @@ async function walk(file: string, route: string): Promise<Outcome[]> {
   return outcomes;
 }
 
-test.each(routeFiles().map(({ file, route }) => [route, file]))('%s: bad ids → 404 in the path, 400 in fields, never 500', async (route, file) => {
-  const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  const outcomes = await walk(file, route).finally(() => spy.mockRestore());
-  const wrong = outcomes.filter((outcome) => outcome.status !== outcome.expected).map(({ where, status, body }) => `${where} → ${status} ${body.slice(0, 100)}`);
-  expect(wrong).toEqual([]);
-});
+test.each(routeFiles().map(({ file, route }) => [route, file]))(
+  '%s: bad ids → 404 in the path, 400 in fields, never 500',
+  async (route, file) => {
+    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const outcomes = await walk(file, route).finally(() => spy.mockRestore());
+    const wrong = outcomes
+      .filter((outcome) => outcome.status !== outcome.expected)
+      .map(({ where, status, body }) => `${where} → ${status} ${body.slice(0, 100)}`);
+    expect(wrong).toEqual([]);
+  },
+);
 
 test('the walk covers every route file and finds the id places', () => {
   const routes = routeFiles().map(({ route }) => route);

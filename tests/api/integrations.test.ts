@@ -133,13 +133,28 @@ describe('OAuth consent flows', () => {
         expect.objectContaining({ id: '5556667778', managerId: null }),
       ]),
     );
-    const picked = await call(s.source, { method: 'PATCH', token: member.token, query: { orgId, id }, body: { accountIds: ['1234567890', '5556667778'] } });
+    const picked = await call(s.source, {
+      method: 'PATCH',
+      token: member.token,
+      query: { orgId, id },
+      body: { accountIds: ['1234567890', '5556667778'] },
+    });
     expect(picked.status).toBe(200);
     expect(picked.body.source.accounts.map((account: { id: string }) => account.id).sort()).toEqual(['1234567890', '5556667778']);
 
-    const manager = await call(s.source, { method: 'PATCH', token: member.token, query: { orgId, id }, body: { accountIds: ['1112223334'] } });
+    const manager = await call(s.source, {
+      method: 'PATCH',
+      token: member.token,
+      query: { orgId, id },
+      body: { accountIds: ['1112223334'] },
+    });
     expect(manager.status).toBe(400);
-    const foreign = await call(s.source, { method: 'PATCH', token: member.token, query: { orgId, id }, body: { accountIds: ['9999999999'] } });
+    const foreign = await call(s.source, {
+      method: 'PATCH',
+      token: member.token,
+      query: { orgId, id },
+      body: { accountIds: ['9999999999'] },
+    });
     expect(foreign.status).toBe(400);
     expect(foreign.body.fieldErrors.accountIds).toBeDefined();
     const after = await call(s.source, { token: member.token, query: { orgId, id } });
@@ -183,14 +198,24 @@ describe('OAuth consent flows', () => {
 
   test('an organization without a subscription cannot connect or list accounts, and gets 402', async () => {
     const lapsed = await createTestOrganization([[owner, 'owner']], { subscription: null });
-    const started = await call(s.start, { method: 'POST', token: owner.token, query: { orgId: lapsed }, body: { platform: 'google_ads', kind: 'source' } });
+    const started = await call(s.start, {
+      method: 'POST',
+      token: owner.token,
+      query: { orgId: lapsed },
+      body: { platform: 'google_ads', kind: 'source' },
+    });
     expect(started.status).toBe(402);
     expect(started.body.code).toBe('subscription_required');
     expect((await call(s.sources, { token: owner.token, query: { orgId: lapsed } })).status).toBe(402);
   });
 
   test('a platform that cannot be that kind is refused', async () => {
-    const response = await call(s.start, { method: 'POST', token: owner.token, query: { orgId }, body: { platform: 'bigquery', kind: 'source' } });
+    const response = await call(s.start, {
+      method: 'POST',
+      token: owner.token,
+      query: { orgId },
+      body: { platform: 'bigquery', kind: 'source' },
+    });
     expect(response.status).toBe(400);
   });
 });
@@ -237,7 +262,12 @@ describe('the state parameter', () => {
       { orgId, uid: owner.uid, platform: 'google_ads', kind: 'source', objectId: null, redirectUri: `${APP_URL}/addSource` },
       Date.now() - STATE_TTL_MS - 1000,
     );
-    const response = await call(s.complete, { method: 'POST', token: owner.token, query: { orgId }, body: { state, code: 'x', returnPath: '/addSource' } });
+    const response = await call(s.complete, {
+      method: 'POST',
+      token: owner.token,
+      query: { orgId },
+      body: { state, code: 'x', returnPath: '/addSource' },
+    });
     expect(response.status).toBe(400);
     expect(response.body.code).toBe('invalid_state');
   });
@@ -255,7 +285,12 @@ describe('the state parameter', () => {
   });
 
   test('an outsider cannot start or finish a flow in the organization', async () => {
-    const started = await call(s.start, { method: 'POST', token: outsider.token, query: { orgId }, body: { platform: 'google_ads', kind: 'source' } });
+    const started = await call(s.start, {
+      method: 'POST',
+      token: outsider.token,
+      query: { orgId },
+      body: { platform: 'google_ads', kind: 'source' },
+    });
     expect(started.status).toBe(404);
     const returned = await startAndConsent(owner, orgId);
     expect((await finish(outsider, orgId, returned)).status).toBe(404);
@@ -309,12 +344,21 @@ describe('credentials checked on save', () => {
     const wrong = await call(s.destinations, { method: 'POST', token: member.token, query: { orgId }, body: mixpanel({ secret: 'nope' }) });
     expect(wrong.status).toBe(400);
     expect(wrong.body.fieldErrors.secret[0]).toMatch(/did not accept/);
-    const residency = await call(s.destinations, { method: 'POST', token: member.token, query: { orgId }, body: mixpanel({ residency: 'US' }) });
+    const residency = await call(s.destinations, {
+      method: 'POST',
+      token: member.token,
+      query: { orgId },
+      body: mixpanel({ residency: 'US' }),
+    });
     expect(residency.status).toBe(400);
     expect(residency.body.message).toMatch(/data residency/);
     const good = await call(s.destinations, { method: 'POST', token: member.token, query: { orgId }, body: mixpanel() });
     expect(good.status).toBe(200);
-    expect(good.body.destination).toMatchObject({ platform: 'mixpanel', accountName: 'Acme Web (EU)', settings: { projectId: '3002', residency: 'EU' } });
+    expect(good.body.destination).toMatchObject({
+      platform: 'mixpanel',
+      accountName: 'Acme Web (EU)',
+      settings: { projectId: '3002', residency: 'EU' },
+    });
     expect(JSON.stringify(good.body)).not.toContain(SANDBOX_MIXPANEL.secret);
     // What the create answers is what is stored, connection time included.
     const read = await call(s.destination, { token: member.token, query: { orgId, id: good.body.destination.id } });
@@ -329,11 +373,19 @@ describe('credentials checked on save', () => {
       body: { platform: 'bigquery', name: 'Warehouse', serviceAccountKey: platforms.serviceAccountKey },
     });
     expect(good.status).toBe(200);
-    expect(good.body.destination).toMatchObject({ platform: 'bigquery', accountName: 'signalbridge@acme-warehouse.iam.gserviceaccount.com' });
+    expect(good.body.destination).toMatchObject({
+      platform: 'bigquery',
+      accountName: 'signalbridge@acme-warehouse.iam.gserviceaccount.com',
+    });
     expect(JSON.stringify(good.body)).not.toContain('PRIVATE KEY');
     const sandboxKey = JSON.parse(platforms.serviceAccountKey) as Record<string, string>;
     const post = (key: Record<string, string>) =>
-      call(s.destinations, { method: 'POST', token: owner.token, query: { orgId }, body: { platform: 'bigquery', name: 'Warehouse', serviceAccountKey: JSON.stringify(key) } });
+      call(s.destinations, {
+        method: 'POST',
+        token: owner.token,
+        query: { orgId },
+        body: { platform: 'bigquery', name: 'Warehouse', serviceAccountKey: JSON.stringify(key) },
+      });
     const before = (await call(s.destinations, { token: owner.token, query: { orgId } })).body.destinations.length;
     // Google refuses a well-formed key of an account it does not know, and a key signed by another private key.
     const unknownAccount = await post({ ...sandboxKey, client_email: 'someone-else@acme-warehouse.iam.gserviceaccount.com' });
@@ -347,7 +399,8 @@ describe('credentials checked on save', () => {
   });
 
   test('Stripe: secret keys and keys without charge access are refused; a restricted key is saved as a prefix', async () => {
-    const post = (apiKey: string) => call(s.payments, { method: 'POST', token: owner.token, query: { orgId }, body: { name: 'Store', apiKey } });
+    const post = (apiKey: string) =>
+      call(s.payments, { method: 'POST', token: owner.token, query: { orgId }, body: { name: 'Store', apiKey } });
     expect((await post('sk_test_abc')).body.fieldErrors.apiKey[0]).toMatch(/restricted key/);
     expect((await post('rk_test_sandboxNoCharges')).body.fieldErrors.apiKey[0]).toMatch(/Charges: Read/);
     expect((await post('rk_test_unknown')).status).toBe(400);
@@ -359,14 +412,29 @@ describe('credentials checked on save', () => {
 });
 
 describe('apps', () => {
-  const fields = { name: 'Acme store', websiteUrl: 'https://acme.example', gtmContainerId: 'GTM-AB12CD', payloadUrls: ['/checkout/thank-you'] };
+  const fields = {
+    name: 'Acme store',
+    websiteUrl: 'https://acme.example',
+    gtmContainerId: 'GTM-AB12CD',
+    payloadUrls: ['/checkout/thank-you'],
+  };
 
   test('GTM ids and payload URLs are validated; nothing is saved on bad input', async () => {
     const before = (await call(s.apps, { token: member.token, query: { orgId } })).body.apps.length;
-    const gtm = await call(s.apps, { method: 'POST', token: member.token, query: { orgId }, body: { ...fields, gtmContainerId: 'gtm-ab12' } });
+    const gtm = await call(s.apps, {
+      method: 'POST',
+      token: member.token,
+      query: { orgId },
+      body: { ...fields, gtmContainerId: 'gtm-ab12' },
+    });
     expect(gtm.status).toBe(400);
     expect(gtm.body.fieldErrors.gtmContainerId[0]).toMatch(/GTM- followed by uppercase letters and digits/);
-    const host = await call(s.apps, { method: 'POST', token: member.token, query: { orgId }, body: { ...fields, payloadUrls: ['https://evil.example/thanks'] } });
+    const host = await call(s.apps, {
+      method: 'POST',
+      token: member.token,
+      query: { orgId },
+      body: { ...fields, payloadUrls: ['https://evil.example/thanks'] },
+    });
     expect(host.body.fieldErrors['payloadUrls.0']).toEqual(['Payload URLs must not contain a host']);
     expect((await call(s.apps, { token: member.token, query: { orgId } })).body.apps).toHaveLength(before);
   });
@@ -379,13 +447,24 @@ describe('apps', () => {
     await call(s.destination, { method: 'PATCH', token: owner.token, query: { orgId, id: meta }, body: { accountIds: ['101'] } });
 
     const route = (targetId: string) =>
-      call(s.appRouting, { method: 'PUT', token: member.token, query: { orgId, id: appId }, body: { platform: 'meta_ads', destinationId: meta, accountId: '101', targetId } });
+      call(s.appRouting, {
+        method: 'PUT',
+        token: member.token,
+        query: { orgId, id: appId },
+        body: { platform: 'meta_ads', destinationId: meta, accountId: '101', targetId },
+      });
     expect((await route('999')).body.fieldErrors.targetId).toBeDefined();
     const routed = await route('555000111');
     expect(routed.body.app.targets.meta_ads).toMatchObject({ destinationId: meta, targetId: '555000111', targetName: 'Acme Shoes Pixel' });
     // The routing is a conversion the delivery worker sends (every event of the app, to that pixel).
     const routing = await adminDb().collection('organizations').doc(orgId).collection('conversions').doc(`app-${appId}-meta_ads`).get();
-    expect(routing.data()).toMatchObject({ routing: true, status: 'active', source_key: `app:${appId}`, destination_id: meta, destination: { target_id: '555000111' } });
+    expect(routing.data()).toMatchObject({
+      routing: true,
+      status: 'active',
+      source_key: `app:${appId}`,
+      destination_id: meta,
+      destination: { target_id: '555000111' },
+    });
 
     // The destination is now in use: deleting it says so and keeps it.
     const blocked = await call(s.destination, { method: 'DELETE', token: owner.token, query: { orgId, id: meta } });
@@ -395,7 +474,11 @@ describe('apps', () => {
     const key = await call(s.appKey, { method: 'POST', token: member.token, query: { orgId, id: appId } });
     expect(key.body.key).toMatch(/^sbk_/);
     const submit = (bearer: string) =>
-      fetch(`${s.submissions.url}/`, { method: 'POST', headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ event: 'Lead', email: 'a@b.co' }) });
+      fetch(`${s.submissions.url}/`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ event: 'Lead', email: 'a@b.co' }),
+      });
     expect((await submit(key.body.key)).status).toBe(202);
     await call(s.appKey, { method: 'DELETE', token: member.token, query: { orgId, id: appId } });
     expect((await submit(key.body.key)).status).toBe(401);
@@ -411,13 +494,19 @@ describe('tenant isolation and roles', () => {
   test("an outsider can neither see nor change nor delete the organization's objects", async () => {
     expect((await call(s.sources, { token: outsider.token, query: { orgId } })).status).toBe(404);
     expect((await call(s.source, { token: outsider.token, query: { orgId, id: sourceId } })).status).toBe(404);
-    expect((await call(s.source, { method: 'PATCH', token: outsider.token, query: { orgId, id: sourceId }, body: { name: 'x' } })).status).toBe(404);
+    expect(
+      (await call(s.source, { method: 'PATCH', token: outsider.token, query: { orgId, id: sourceId }, body: { name: 'x' } })).status,
+    ).toBe(404);
     expect((await call(s.source, { method: 'DELETE', token: outsider.token, query: { orgId, id: sourceId } })).status).toBe(404);
     expect((await call(s.getOrganizationData, { token: outsider.token, query: { documentId: orgId, type: 'sources' } })).status).toBe(404);
-    expect((await call(s.deleteRoute, { token: outsider.token, query: { documentId: orgId, type: 'source', key: sourceId } })).status).toBe(404);
+    expect((await call(s.deleteRoute, { token: outsider.token, query: { documentId: orgId, type: 'source', key: sourceId } })).status).toBe(
+      404,
+    );
     // Through their own organization, the id of another organization's source leads nowhere.
     expect((await call(s.source, { token: outsider.token, query: { orgId: otherOrg, id: sourceId } })).status).toBe(404);
-    expect((await call(s.deleteRoute, { token: outsider.token, query: { documentId: otherOrg, type: 'source', key: sourceId } })).status).toBe(404);
+    expect(
+      (await call(s.deleteRoute, { token: outsider.token, query: { documentId: otherOrg, type: 'source', key: sourceId } })).status,
+    ).toBe(404);
     expect((await call(s.source, { token: owner.token, query: { orgId, id: sourceId } })).status).toBe(200);
   });
 
@@ -448,8 +537,12 @@ describe('tenant isolation and roles', () => {
     const id = remove === 'deletes' ? await connect(owner, 'google_ads', 'source') : sourceId;
     expect((await call(s.sources, { token, query: { orgId } })).status).toBe(list);
     expect((await call(s.source, { token, query: { orgId, id } })).status).toBe(read);
-    expect((await call(s.source, { method: 'PATCH', token, query: { orgId, id }, body: { name: `Renamed by ${who}` } })).status).toBe(rename);
-    expect((await call(s.start, { method: 'POST', token, query: { orgId }, body: { platform: 'meta_ads', kind: 'source' } })).status).toBe(start);
+    expect((await call(s.source, { method: 'PATCH', token, query: { orgId, id }, body: { name: `Renamed by ${who}` } })).status).toBe(
+      rename,
+    );
+    expect((await call(s.start, { method: 'POST', token, query: { orgId }, body: { platform: 'meta_ads', kind: 'source' } })).status).toBe(
+      start,
+    );
     const deleted = await call(s.source, { method: 'DELETE', token, query: { orgId, id } });
     expect(deleted.status).toBe(remove === 'deletes' ? 200 : remove);
     if (remove === 200) sourceId = await connect(owner, 'google_ads', 'source');

@@ -36,16 +36,18 @@ function conversion(n: number, overrides: Partial<ConversionEvent> = {}): Conver
 }
 const batch = (count: number, from = 0) => Array.from({ length: count }, (_, i) => conversion(from + i));
 
-
 const received = (target = PIXEL.id) => platforms.conversions.list('meta').filter((entry) => entry.target === target);
 
 /** A raw Conversions API call, as any client would make it (token in the query string). */
 async function postEvents(data: unknown, pixelId = PIXEL.id) {
-  const response = await fetch(`${platforms.url}/meta/graph/v25.0/${pixelId}/events?access_token=${encodeURIComponent(session.accessToken)}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ data }),
-  });
+  const response = await fetch(
+    `${platforms.url}/meta/graph/v25.0/${pixelId}/events?access_token=${encodeURIComponent(session.accessToken)}`,
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ data }),
+    },
+  );
   return { status: response.status, body: (await response.json()) as { error?: Record<string, unknown>; events_received?: number } };
 }
 
@@ -154,16 +156,26 @@ describe('check holds back what Meta would refuse', () => {
   test('a good event passes, a stale one and one in the future do not', () => {
     expect(deliver.check(conversion(1), now)).toBeNull();
     expect(deliver.check(conversion(2, { time: nowSeconds() - 6 * DAY }), now)).toBeNull();
-    expect(deliver.check(conversion(3, { time: nowSeconds() - 8 * DAY }), now)).toBe('Older than 7 days: Meta accepts events from the last 7 days');
+    expect(deliver.check(conversion(3, { time: nowSeconds() - 8 * DAY }), now)).toBe(
+      'Older than 7 days: Meta accepts events from the last 7 days',
+    );
     expect(deliver.check(conversion(4, { time: nowSeconds() + 3600 }), now)).toMatch(/^In the future/);
   });
 
   test('an event with no identifier Meta can match, or a website event without user agent, is held back', () => {
     const anonymous = conversion(5, { user: {}, clickIds: {}, context: { actionSource: 'system_generated' } });
     expect(deliver.check(anonymous, now)).toBe('No identifier Meta can match (email, phone, external id, fbc/fbp, or IP with user agent)');
-    const namesOnly = conversion(6, { user: { firstName: sha256('jane'), lastName: sha256('doe') }, clickIds: {}, context: { actionSource: 'system_generated' } });
+    const namesOnly = conversion(6, {
+      user: { firstName: sha256('jane'), lastName: sha256('doe') },
+      clickIds: {},
+      context: { actionSource: 'system_generated' },
+    });
     expect(deliver.check(namesOnly, now)).toMatch(/^No identifier/);
-    const ipAndAgent = conversion(7, { user: {}, clickIds: {}, context: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0', actionSource: 'website' } });
+    const ipAndAgent = conversion(7, {
+      user: {},
+      clickIds: {},
+      context: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0', actionSource: 'website' },
+    });
     expect(deliver.check(ipAndAgent, now)).toBeNull();
     expect(deliver.check(conversion(8, { context: { actionSource: 'website' } }), now)).toMatch(/user agent/);
     // A payment (system_generated) needs no browser at all.
@@ -180,7 +192,11 @@ describe('check holds back what Meta would refuse', () => {
       expect(deliver.check(event, new Date())).not.toBeNull();
       expect((await refusal(deliver.send(session, ACCOUNT, PIXEL, [event]))).code).toBe('invalid');
     }
-    const passed = conversion(40_003, { user: {}, clickIds: {}, context: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0', actionSource: 'website' } });
+    const passed = conversion(40_003, {
+      user: {},
+      clickIds: {},
+      context: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0', actionSource: 'website' },
+    });
     expect(deliver.check(passed, new Date())).toBeNull();
     expect(await deliver.send(session, ACCOUNT, PIXEL, [passed])).toEqual([{ id: 'order-40003', status: 'delivered' }]);
   });
@@ -213,7 +229,12 @@ describe('the sandbox speaks Graph', () => {
   test('an event older than 7 days is refused with subcode 2804003', async () => {
     const { status, body } = await postEvents([wireEvent(), wireEvent({ event_id: 'raw-2', event_time: nowSeconds() - 8 * DAY })]);
     expect(status).toBe(400);
-    expect(body.error).toMatchObject({ type: 'OAuthException', code: 100, error_subcode: 2804003, error_user_title: 'Event Timestamp Too Old' });
+    expect(body.error).toMatchObject({
+      type: 'OAuthException',
+      code: 100,
+      error_subcode: 2804003,
+      error_user_title: 'Event Timestamp Too Old',
+    });
     expect(String(body.error?.error_user_msg)).toContain('too far in the past');
     expect(received().some((entry) => entry.key.includes('raw-'))).toBe(false);
   });
@@ -226,11 +247,18 @@ describe('the sandbox speaks Graph', () => {
   });
 
   test('a form post with data as a JSON string is accepted, and counts every event it received', async () => {
-    const form = new URLSearchParams({ access_token: session.accessToken, data: JSON.stringify([wireEvent({ event_id: 'form-1' }), wireEvent({ event_id: 'form-1' })]) });
+    const form = new URLSearchParams({
+      access_token: session.accessToken,
+      data: JSON.stringify([wireEvent({ event_id: 'form-1' }), wireEvent({ event_id: 'form-1' })]),
+    });
     const response = await fetch(`${platforms.url}/meta/graph/v25.0/${PIXEL.id}/events`, { method: 'POST', body: form });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ events_received: 2, messages: [], fbtrace_id: expect.any(String) });
-    expect(received().filter((entry) => entry.key === `${PIXEL.id}|Lead|form-1`).map((entry) => entry.receipts)).toEqual([2]);
+    expect(
+      received()
+        .filter((entry) => entry.key === `${PIXEL.id}|Lead|form-1`)
+        .map((entry) => entry.receipts),
+    ).toEqual([2]);
   });
 });
 
@@ -245,7 +273,9 @@ describe('failures of the whole request', () => {
     platforms.conversions.fail('meta', { status: 429, seconds: 5 });
     const error = await refusal(deliver.send(session, ACCOUNT, PIXEL, [conversion(50_001)]));
     expect(error.code).toBe('rate_limited');
-    expect(received().map((entry) => entry.key)).not.toEqual(expect.arrayContaining([`${PIXEL.id}|Purchase|order-50000`, `${PIXEL.id}|Purchase|order-50001`]));
+    expect(received().map((entry) => entry.key)).not.toEqual(
+      expect.arrayContaining([`${PIXEL.id}|Purchase|order-50000`, `${PIXEL.id}|Purchase|order-50001`]),
+    );
     expect(platforms.conversions.list('meta').some((entry) => /\|order-5000[01]$/.test(entry.key))).toBe(false);
   });
 

@@ -62,13 +62,20 @@ async function read(level: AdLevel, from: string, to: string) {
 }
 
 const byKey = (rows: AdRow[]) => [...rows].sort((a, b) => adRowKey(a).localeCompare(adRowKey(b)));
-const total = (rows: AdRow[], column: 'spend' | 'conversions' | 'conversion_value' | 'clicks') => Math.round(rows.reduce((sum, row) => sum + row[column], 0) * 100) / 100;
+const total = (rows: AdRow[], column: 'spend' | 'conversions' | 'conversion_value' | 'clicks') =>
+  Math.round(rows.reduce((sum, row) => sum + row[column], 0) * 100) / 100;
 /** The Graph calls made since the test began (the sandbox knob aside). */
 const requests = () =>
-  fetched.mock.calls.map(([url, init]) => `${(init as RequestInit | undefined)?.method ?? 'GET'} ${new URL(String(url)).pathname}`).filter((call) => call.includes(' /meta/graph/'));
+  fetched.mock.calls
+    .map(([url, init]) => `${(init as RequestInit | undefined)?.method ?? 'GET'} ${new URL(String(url)).pathname}`)
+    .filter((call) => call.includes(' /meta/graph/'));
 
 async function setUsage(percent: number) {
-  const response = await fetch(`${platforms.url}/__sandbox/meta/usage`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ accountId: '101', percent }) });
+  const response = await fetch(`${platforms.url}/__sandbox/meta/usage`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ accountId: '101', percent }),
+  });
   expect(response.status).toBe(200);
 }
 
@@ -77,7 +84,11 @@ async function graph(path: string, params: Record<string, string>) {
   const url = new URL(`${platforms.url}/meta/graph/v25.0${path}`);
   url.search = new URLSearchParams({ ...params, access_token: META_DEMO_TOKEN }).toString();
   const response = await fetch(url);
-  return { status: response.status, usage: response.headers.get('x-business-use-case-usage'), body: (await response.json()) as Record<string, unknown> & { error?: Record<string, unknown> } };
+  return {
+    status: response.status,
+    usage: response.headers.get('x-business-use-case-usage'),
+    body: (await response.json()) as Record<string, unknown> & { error?: Record<string, unknown> },
+  };
 }
 
 beforeAll(async () => {
@@ -160,7 +171,11 @@ describe('reading a window', () => {
     const { rows } = await read('ad', from, to);
     expect(rows).toHaveLength(31 * 200);
     expect(byKey(rows)).toEqual(byKey(expectedRows('ad', from, to)));
-    expect(requests().slice(0, 3)).toEqual(['GET /meta/graph/v25.0/act_101', 'GET /meta/graph/v25.0/act_101/insights', 'POST /meta/graph/v25.0/act_101/insights']);
+    expect(requests().slice(0, 3)).toEqual([
+      'GET /meta/graph/v25.0/act_101',
+      'GET /meta/graph/v25.0/act_101/insights',
+      'POST /meta/graph/v25.0/act_101/insights',
+    ]);
   });
 });
 
@@ -186,7 +201,10 @@ describe('throttling and failures', () => {
 
   test('past 100 % Meta refuses with code 80000 and a regain time: rate_limited at that time', async () => {
     await setUsage(110);
-    const { status, body, usage } = await graph('/act_101/insights', { level: 'campaign', time_range: JSON.stringify({ since: daysAgo(2), until: daysAgo(1) }) });
+    const { status, body, usage } = await graph('/act_101/insights', {
+      level: 'campaign',
+      time_range: JSON.stringify({ since: daysAgo(2), until: daysAgo(1) }),
+    });
     expect(status).toBe(400);
     expect(body.error).toMatchObject({ code: 80000, error_subcode: 2446079, type: 'OAuthException' });
     expect(String(body.error?.message)).toContain('There have been too many calls from this ad-account');
@@ -217,7 +235,9 @@ describe('the sandbox speaks Insights', () => {
     const { status, body, usage } = await graph('/act_102', { fields: 'name,currency,timezone_name,account_id' });
     expect(status).toBe(200);
     expect(body).toEqual({ id: 'act_102', account_id: '102', name: 'Acme Outlet (Meta)', currency: 'USD', timezone_name: 'Europe/London' });
-    expect(JSON.parse(usage!)).toEqual({ '102': [expect.objectContaining({ type: 'ads_insights', call_count: expect.any(Number), estimated_time_to_regain_access: 0 })] });
+    expect(JSON.parse(usage!)).toEqual({
+      '102': [expect.objectContaining({ type: 'ads_insights', call_count: expect.any(Number), estimated_time_to_regain_access: 0 })],
+    });
   });
 
   test('metrics are strings, and a purchase is listed under three action types', async () => {

@@ -46,15 +46,16 @@ async function login(): Promise<Session> {
 }
 
 const received = () => platforms.conversions.list('microsoft');
-const refusal = (promise: Promise<unknown>) => promise.then(
-  () => {
-    throw new Error('expected the request to be refused');
-  },
-  (error: unknown) => {
-    expect(error).toBeInstanceOf(PlatformError);
-    return error as PlatformError;
-  },
-);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected the request to be refused');
+    },
+    (error: unknown) => {
+      expect(error).toBeInstanceOf(PlatformError);
+      return error as PlatformError;
+    },
+  );
 
 beforeAll(async () => {
   platforms = await startFakePlatforms({ appUrl: APP_URL });
@@ -124,8 +125,16 @@ test('a bad click id and a too-old time are rejected with reasons; the other row
   const outcomes = await deliver.send(session, account, goal, batch);
 
   expect(outcomes.map((outcome) => outcome.id)).toEqual(batch.map((sent) => sent.id));
-  expect(outcomes[3]).toEqual({ id: batch[3]!.id, status: 'rejected', reason: expect.stringMatching(/does not recognise this click id.*Microsoft said: The Microsoft click ID is invalid/) });
-  expect(outcomes[7]).toEqual({ id: batch[7]!.id, status: 'rejected', reason: expect.stringMatching(/^Older than 90 days.*Microsoft said: .*90-day/) });
+  expect(outcomes[3]).toEqual({
+    id: batch[3]!.id,
+    status: 'rejected',
+    reason: expect.stringMatching(/does not recognise this click id.*Microsoft said: The Microsoft click ID is invalid/),
+  });
+  expect(outcomes[7]).toEqual({
+    id: batch[7]!.id,
+    status: 'rejected',
+    reason: expect.stringMatching(/^Older than 90 days.*Microsoft said: .*90-day/),
+  });
   expect(outcomes.filter((outcome) => outcome.status === 'delivered')).toHaveLength(8);
   expect(received()).toHaveLength(8);
   const recordedClicks = new Set(received().map((row) => row.event.MicrosoftClickId));
@@ -136,7 +145,12 @@ test('a bad click id and a too-old time are rejected with reasons; the other row
 
 test('a future time, an unhashed email and a bad currency are refused per row too', async () => {
   // The schema refuses an unhashed email and a lowercase currency: these are built past it, as a broken caller might.
-  const batch = [event({ time: nowSeconds() + 3600 }), { ...event(), user: { email: 'buyer@example.com' } }, event(), { ...event(), currency: 'usd' }];
+  const batch = [
+    event({ time: nowSeconds() + 3600 }),
+    { ...event(), user: { email: 'buyer@example.com' } },
+    event(),
+    { ...event(), currency: 'usd' },
+  ];
   const outcomes = await deliver.send(session, account, goal, batch);
   expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected', 'delivered', 'rejected']);
   expect(outcomes[0]).toMatchObject({ reason: expect.stringMatching(/in the future/) });
@@ -199,7 +213,9 @@ test('check() holds back what Microsoft would refuse: no msclkid, older than 90 
   const at = (secondsAgo: number) => Math.floor(now.getTime() / 1000) - secondsAgo;
   expect(deliver.check(event({ time: at(3600) }), now)).toBeNull();
   expect(deliver.check(event({ time: at(89 * DAY) }), now)).toBeNull();
-  expect(deliver.check(event({ clickIds: { gclid: 'abc' } }), now)).toBe('No Microsoft click id (msclkid): Microsoft matches offline conversions by click');
+  expect(deliver.check(event({ clickIds: { gclid: 'abc' } }), now)).toBe(
+    'No Microsoft click id (msclkid): Microsoft matches offline conversions by click',
+  );
   expect(deliver.check(event({ time: at(91 * DAY) }), now)).toMatch(/^Older than 90 days/);
   expect(deliver.check(event({ time: at(-600) }), now)).toMatch(/in the future/);
 });

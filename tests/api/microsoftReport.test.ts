@@ -50,13 +50,22 @@ const refusal = (promise: Promise<unknown>) =>
 
 /** Money in whole cents, so sums compare exactly. */
 const cents = (value: number) => Math.round(value * 100);
-const expectedRows = (level: 'campaign' | 'ad_group' | 'ad', from: string, to: string): AdFacts[] => [...platforms.adData.rowsOf('microsoft', SANDBOX_ACCOUNT, level, from, to)];
+const expectedRows = (level: 'campaign' | 'ad_group' | 'ad', from: string, to: string): AdFacts[] => [
+  ...platforms.adData.rowsOf('microsoft', SANDBOX_ACCOUNT, level, from, to),
+];
 
 /** A raw Submit, as Microsoft's REST API takes it. */
 const submit = (body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${process.env.MICROSOFT_ADS_REPORTING_URL}/GenerateReport/Submit`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${session.accessToken}`, DeveloperToken: MICROSOFT_DEVELOPER_TOKEN, CustomerId: '9001', CustomerAccountId: '301', 'Content-Type': 'application/json', ...headers },
+    headers: {
+      Authorization: `Bearer ${session.accessToken}`,
+      DeveloperToken: MICROSOFT_DEVELOPER_TOKEN,
+      CustomerId: '9001',
+      CustomerAccountId: '301',
+      'Content-Type': 'application/json',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 const operationError = async (response: Response) => {
@@ -150,20 +159,59 @@ test('the sandbox refuses what Microsoft refuses: an unknown column, no TimePeri
   const body = reportRequestBody('ad', '301', daysAgo(3), daysAgo(1), 'EasternTimeUSCanada');
   const withColumns = (columns: string[]) => ({ ReportRequest: { ...body.ReportRequest, Columns: columns } });
 
-  expect(await operationError(await submit(withColumns([...body.ReportRequest.Columns, 'Cost'])))).toMatchObject({ Code: 100, ErrorCode: 'NullRequest' });
+  expect(await operationError(await submit(withColumns([...body.ReportRequest.Columns, 'Cost'])))).toMatchObject({
+    Code: 100,
+    ErrorCode: 'NullRequest',
+  });
   // AdTitle is an ad column: an ad group report does not know it.
   const adGroup = reportRequestBody('ad_group', '301', daysAgo(3), daysAgo(1));
-  expect(await operationError(await submit({ ReportRequest: { ...adGroup.ReportRequest, Columns: [...adGroup.ReportRequest.Columns, 'AdTitle'] } }))).toMatchObject({ ErrorCode: 'NullRequest' });
-  expect(await operationError(await submit(withColumns(body.ReportRequest.Columns.filter((column) => column !== 'TimePeriod'))))).toMatchObject({ Code: 2015, ErrorCode: 'ReportingServiceRequiredColumnsNotSelected' });
+  expect(
+    await operationError(
+      await submit({ ReportRequest: { ...adGroup.ReportRequest, Columns: [...adGroup.ReportRequest.Columns, 'AdTitle'] } }),
+    ),
+  ).toMatchObject({ ErrorCode: 'NullRequest' });
+  expect(
+    await operationError(await submit(withColumns(body.ReportRequest.Columns.filter((column) => column !== 'TimePeriod')))),
+  ).toMatchObject({ Code: 2015, ErrorCode: 'ReportingServiceRequiredColumnsNotSelected' });
   expect(await operationError(await submit(withColumns(['TimePeriod', 'AccountId'])))).toMatchObject({ Code: 2017 });
-  expect(await operationError(await submit(body, { CustomerId: '1234' }))).toMatchObject({ Code: 2003, ErrorCode: 'ReportingServiceAccountNotAuthorized' });
-  expect(await operationError(await submit({ ReportRequest: { ...body.ReportRequest, Scope: { AccountIds: [999999] } } }))).toMatchObject({ Code: 2035 });
-  const badDate = { ReportRequest: { ...body.ReportRequest, Time: { CustomDateRangeStart: { Day: 30, Month: 2, Year: 2025 }, CustomDateRangeEnd: { Day: 1, Month: 3, Year: 2025 } } } };
-  expect(await operationError(await submit(badDate))).toMatchObject({ Code: 2009, ErrorCode: 'ReportingServiceInvalidCustomDateRangeStart' });
-  const backwards = { ReportRequest: { ...body.ReportRequest, Time: { CustomDateRangeStart: { Day: 2, Month: 3, Year: 2025 }, CustomDateRangeEnd: { Day: 1, Month: 3, Year: 2025 } } } };
+  expect(await operationError(await submit(body, { CustomerId: '1234' }))).toMatchObject({
+    Code: 2003,
+    ErrorCode: 'ReportingServiceAccountNotAuthorized',
+  });
+  expect(await operationError(await submit({ ReportRequest: { ...body.ReportRequest, Scope: { AccountIds: [999999] } } }))).toMatchObject({
+    Code: 2035,
+  });
+  const badDate = {
+    ReportRequest: {
+      ...body.ReportRequest,
+      Time: { CustomDateRangeStart: { Day: 30, Month: 2, Year: 2025 }, CustomDateRangeEnd: { Day: 1, Month: 3, Year: 2025 } },
+    },
+  };
+  expect(await operationError(await submit(badDate))).toMatchObject({
+    Code: 2009,
+    ErrorCode: 'ReportingServiceInvalidCustomDateRangeStart',
+  });
+  const backwards = {
+    ReportRequest: {
+      ...body.ReportRequest,
+      Time: { CustomDateRangeStart: { Day: 2, Month: 3, Year: 2025 }, CustomDateRangeEnd: { Day: 1, Month: 3, Year: 2025 } },
+    },
+  };
   expect(await operationError(await submit(backwards))).toMatchObject({ Code: 2011 });
-  expect(await operationError(await submit({ ReportRequest: { ...body.ReportRequest, ReturnOnlyCompleteData: true, Time: reportRequestBody('ad', '301', today(), today()).ReportRequest.Time } }))).toMatchObject({ Code: 2004 });
-  expect(await operationError(await submit({ ReportRequest: { ...body.ReportRequest, Type: 'NoSuchReportRequest' } }))).toMatchObject({ Code: 2002 });
+  expect(
+    await operationError(
+      await submit({
+        ReportRequest: {
+          ...body.ReportRequest,
+          ReturnOnlyCompleteData: true,
+          Time: reportRequestBody('ad', '301', today(), today()).ReportRequest.Time,
+        },
+      }),
+    ),
+  ).toMatchObject({ Code: 2004 });
+  expect(await operationError(await submit({ ReportRequest: { ...body.ReportRequest, Type: 'NoSuchReportRequest' } }))).toMatchObject({
+    Code: 2002,
+  });
 
   // The valid request is queued; an unknown id cannot be polled.
   const accepted = await submit(body);
@@ -171,7 +219,13 @@ test('the sandbox refuses what Microsoft refuses: an unknown column, no TimePeri
   expect(await accepted.json()).toEqual({ ReportRequestId: expect.any(String) });
   const poll = await fetch(`${process.env.MICROSOFT_ADS_REPORTING_URL}/GenerateReport/Poll`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${session.accessToken}`, DeveloperToken: MICROSOFT_DEVELOPER_TOKEN, CustomerId: '9001', CustomerAccountId: '301', 'Content-Type': 'application/json' },
+    headers: {
+      Authorization: `Bearer ${session.accessToken}`,
+      DeveloperToken: MICROSOFT_DEVELOPER_TOKEN,
+      CustomerId: '9001',
+      CustomerAccountId: '301',
+      'Content-Type': 'application/json',
+    },
     body: JSON.stringify({ ReportRequestId: 'nope' }),
   });
   expect(await operationError(poll)).toMatchObject({ Code: 2100 });
@@ -179,9 +233,11 @@ test('the sandbox refuses what Microsoft refuses: an unknown column, no TimePeri
 
 test('an account the login cannot reach is forbidden', async () => {
   const elsewhere = { ...account, managerId: '1234' };
-  const error = await refusal((async () => {
-    for await (const page of report(session, { account: elsewhere, level: 'campaign', from: daysAgo(2), to: daysAgo(1) })) void page;
-  })());
+  const error = await refusal(
+    (async () => {
+      for await (const page of report(session, { account: elsewhere, level: 'campaign', from: daysAgo(2), to: daysAgo(1) })) void page;
+    })(),
+  );
   expect(error.code).toBe('forbidden');
 });
 

@@ -59,10 +59,13 @@ describe('a malformed organization id in a page path', () => {
     expect(response.headers.get('location')).toBe(`${ORIGIN}/organizations`);
   });
 
-  test.each(['/__x__/settings', '/%5F%5Fx%5F%5F/connection', '/a%2Fb/source'])('%s is treated like a missing organization', async (path) => {
-    const response = await signedIn(path);
-    expect(response.headers.get('location')).toBe(`${ORIGIN}/organizations`);
-  });
+  test.each(['/__x__/settings', '/%5F%5Fx%5F%5F/connection', '/a%2Fb/source'])(
+    '%s is treated like a missing organization',
+    async (path) => {
+      const response = await signedIn(path);
+      expect(response.headers.get('location')).toBe(`${ORIGIN}/organizations`);
+    },
+  );
 
   test('signed out, it goes to sign-in like any organization page', async () => {
     const response = await pageLoad('/%E0%A4%A/settings');

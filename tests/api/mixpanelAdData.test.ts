@@ -48,7 +48,12 @@ beforeAll(async () => {
   logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   platforms = await startFakePlatforms({ appUrl: APP_URL });
   Object.assign(process.env, platformsEnv(platforms));
-  const connection = await mixpanel.auth.key!.connect({ username: SANDBOX_MIXPANEL.username, secret: SANDBOX_MIXPANEL.secret, projectId: US.id, residency: 'US' });
+  const connection = await mixpanel.auth.key!.connect({
+    username: SANDBOX_MIXPANEL.username,
+    secret: SANDBOX_MIXPANEL.secret,
+    projectId: US.id,
+    residency: 'US',
+  });
   session = await mixpanel.openSession(connection.credential);
 });
 afterAll(async () => {
@@ -61,7 +66,9 @@ afterEach(() => {
 
 describe('checking the destination', () => {
   test('the service account is accepted for the project', async () => {
-    expect(await writer.check(session, TARGET)).toMatch(/Mixpanel accepts this service account for Acme Web \(US\) \(project 3001, US data center\)/);
+    expect(await writer.check(session, TARGET)).toMatch(
+      /Mixpanel accepts this service account for Acme Web \(US\) \(project 3001, US data center\)/,
+    );
   });
 
   test('another project is forbidden; a revoked secret is needs_reauth', async () => {
@@ -133,7 +140,11 @@ describe('writing Ad Data events', () => {
 
   test('a row Mixpanel refuses comes back in failed; the others are written', async () => {
     const refused = row('1970-06-01', 7777);
-    const result = await writer.replace(session, TARGET, { ...SLICE, from: '1970-06-01', to: '2026-03-05' }, [row('2026-03-05', 1), refused, row('2026-03-05', 2)]);
+    const result = await writer.replace(session, TARGET, { ...SLICE, from: '1970-06-01', to: '2026-03-05' }, [
+      row('2026-03-05', 1),
+      refused,
+      row('2026-03-05', 2),
+    ]);
     expect(result.written).toBe(2);
     expect(result.calls).toBe(1);
     expect(result.failed).toEqual([{ key: adRowKey(refused), message: expect.stringMatching(/after 1971-01-01/) }]);
@@ -151,6 +162,8 @@ describe('writing Ad Data events', () => {
     platforms.conversions.fail('mixpanel', { status: 429, seconds: 60 });
     expect((await refusal(writer.replace(session, TARGET, SLICE, [row('2026-03-01', 1)]))).code).toBe('rate_limited');
     platforms.conversions.failures.delete('mixpanel');
-    expect((await refusal(writer.replace(session, { projectId: SANDBOX_MIXPANEL.projects.EU.id }, SLICE, [row('2026-03-01', 1)]))).code).toBe('forbidden');
+    expect(
+      (await refusal(writer.replace(session, { projectId: SANDBOX_MIXPANEL.projects.EU.id }, SLICE, [row('2026-03-01', 1)]))).code,
+    ).toBe('forbidden');
   });
 });

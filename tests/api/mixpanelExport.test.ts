@@ -79,7 +79,14 @@ describe('the demo data', () => {
     expect(new Set(events.map((event) => event.event))).toEqual(new Set(['Trial Started', 'Subscription Renewed']));
     for (const { properties } of events) {
       expect(properties).toEqual(
-        expect.objectContaining({ distinct_id: expect.stringMatching(/^user_\d+$/), $insert_id: expect.any(String), $email: expect.stringMatching(/^user\d+@example\.com$/), plan: expect.any(String), amount: expect.any(Number), currency: 'USD' }),
+        expect.objectContaining({
+          distinct_id: expect.stringMatching(/^user_\d+$/),
+          $insert_id: expect.any(String),
+          $email: expect.stringMatching(/^user\d+@example\.com$/),
+          plan: expect.any(String),
+          amount: expect.any(Number),
+          currency: 'USD',
+        }),
       );
       expect(properties.$email).toBe(`user${String(properties.distinct_id).slice(5)}@example.com`);
     }
@@ -110,7 +117,9 @@ describe('exporting events', () => {
       ]),
     );
     expect(events.every((event) => Number.isInteger(event.properties.time))).toBe(true);
-    expect(events[2]!.properties).toEqual(expect.objectContaining({ distinct_id: expect.any(String), $insert_id: expect.any(String), amount: 10 }));
+    expect(events[2]!.properties).toEqual(
+      expect.objectContaining({ distinct_id: expect.any(String), $insert_id: expect.any(String), amount: 10 }),
+    );
     // One day alone, and a day with nothing.
     expect(await exported(us, { fromDate: '2025-03-05', toDate: '2025-03-05', events: [] })).toHaveLength(3);
     expect(await exported(us, { fromDate: '2025-02-01', toDate: '2025-02-28', events: [] })).toEqual([]);
@@ -128,7 +137,9 @@ describe('exporting events', () => {
     });
     expect(response.status).toBe(200);
     const events = await exported(us, { fromDate: daysAgo(1), toDate: daysAgo(0), events: [] });
-    expect(events).toEqual([{ event: 'Imported', properties: expect.objectContaining({ time, distinct_id: 'u-1', $insert_id: 'imported-1' }) }]);
+    expect(events).toEqual([
+      { event: 'Imported', properties: expect.objectContaining({ time, distinct_id: 'u-1', $insert_id: 'imported-1' }) },
+    ]);
   });
 
   test('filtered by event names', async () => {
@@ -151,7 +162,9 @@ describe('exporting events', () => {
     const start = at('2025-03-01T00:00:00Z');
     platforms.mixpanel.seed(
       US.id,
-      Array.from({ length: 20_000 }, (_, n) => seeded(n % 2 ? 'Signup' : 'Purchase', start + (n % 86_400) * 2, { plan: 'Growth', note: `event ${n}` })),
+      Array.from({ length: 20_000 }, (_, n) =>
+        seeded(n % 2 ? 'Signup' : 'Purchase', start + (n % 86_400) * 2, { plan: 'Growth', note: `event ${n}` }),
+      ),
     );
     let count = 0;
     let batches = 0;
@@ -169,7 +182,10 @@ describe('exporting events', () => {
   });
 
   test('stopping after the first batch: one batch is taken, and the next export is answered whole', async () => {
-    platforms.mixpanel.seed(US.id, Array.from({ length: 5000 }, (_, n) => seeded('Signup', at('2025-03-01T00:00:00Z') + n)));
+    platforms.mixpanel.seed(
+      US.id,
+      Array.from({ length: 5000 }, (_, n) => seeded('Signup', at('2025-03-01T00:00:00Z') + n)),
+    );
     const seen: number[] = [];
     for await (const batch of exportEvents(us, { fromDate: '2025-03-01', toDate: '2025-03-01', events: [], batchSize: 100 })) {
       seen.push(batch.length);
@@ -183,12 +199,19 @@ describe('exporting events', () => {
   test('an EU session reads the EU project only, on the EU host', async () => {
     platforms.mixpanel.seed(US.id, [seeded('Signup', at('2025-03-01T10:00:00Z'))]);
     platforms.mixpanel.seed(EU.id, [seeded('Anmeldung', at('2025-03-01T11:00:00Z'))]);
-    expect((await exported(eu, { fromDate: '2025-03-01', toDate: '2025-03-01', events: [] })).map((event) => event.event)).toEqual(['Anmeldung']);
-    expect((await exported(us, { fromDate: '2025-03-01', toDate: '2025-03-01', events: [] })).map((event) => event.event)).toEqual(['Signup']);
+    expect((await exported(eu, { fromDate: '2025-03-01', toDate: '2025-03-01', events: [] })).map((event) => event.event)).toEqual([
+      'Anmeldung',
+    ]);
+    expect((await exported(us, { fromDate: '2025-03-01', toDate: '2025-03-01', events: [] })).map((event) => event.event)).toEqual([
+      'Signup',
+    ]);
     // The service account has one project per residency: the US project on the EU host is refused.
-    const response = await fetch(`${platforms.url}/mixpanel/eu/api/2.0/export?project_id=${US.id}&from_date=2025-03-01&to_date=2025-03-01`, {
-      headers: { Authorization: `Basic ${basic(SANDBOX_MIXPANEL.username, SANDBOX_MIXPANEL.secret)}` },
-    });
+    const response = await fetch(
+      `${platforms.url}/mixpanel/eu/api/2.0/export?project_id=${US.id}&from_date=2025-03-01&to_date=2025-03-01`,
+      {
+        headers: { Authorization: `Basic ${basic(SANDBOX_MIXPANEL.username, SANDBOX_MIXPANEL.secret)}` },
+      },
+    );
     expect(response.status).toBe(401);
   });
 });
@@ -225,7 +248,9 @@ describe('refusals', () => {
     const future = await refusal(exported(us, { fromDate: daysAgo(-2), toDate: daysAgo(-2), events: [] }));
     expect(future.code).toBe('invalid');
     expect(future.message).toMatch(/'from_date' \(\d{4}-\d{2}-\d{2}\) cannot be in the future/);
-    expect((await refusal(exported(us, { fromDate: '2025-02-30', toDate: '2025-03-01', events: [] }))).message).toMatch(/'from_date' is invalid/);
+    expect((await refusal(exported(us, { fromDate: '2025-02-30', toDate: '2025-03-01', events: [] }))).message).toMatch(
+      /'from_date' is invalid/,
+    );
     // Refused queries do not count against the hourly limit.
     expect(platforms.mixpanel.exportCalls(US.id)).toBe(0);
   });
@@ -239,7 +264,9 @@ describe('refusals', () => {
     platforms.mixpanel.seed(US.id, [seeded('Signup', at('2025-03-01T10:00:00Z')), seeded('Purchase', at('2025-03-01T09:00:00Z'))]);
     const url = (query: string) => `${platforms.url}/mixpanel/us/api/2.0/export?project_id=${US.id}&${query}`;
     const auth = { Authorization: `Basic ${basic(SANDBOX_MIXPANEL.username, SANDBOX_MIXPANEL.secret)}` };
-    const ok = await fetch(url(`from_date=2025-03-01&to_date=2025-03-01&event=${encodeURIComponent('["Signup","Purchase"]')}`), { headers: auth });
+    const ok = await fetch(url(`from_date=2025-03-01&to_date=2025-03-01&event=${encodeURIComponent('["Signup","Purchase"]')}`), {
+      headers: auth,
+    });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('application/json');
     const lines = (await ok.text()).split('\n');
@@ -248,7 +275,10 @@ describe('refusals', () => {
 
     const bad = await fetch(url('from_date=2025-03-01&event=Signup'), { headers: auth });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ request: `/api/2.0/export?project_id=${US.id}&from_date=2025-03-01&event=Signup`, error: "'to_date' is a required parameter" });
+    expect(await bad.json()).toEqual({
+      request: `/api/2.0/export?project_id=${US.id}&from_date=2025-03-01&event=Signup`,
+      error: "'to_date' is a required parameter",
+    });
     const notArray = await fetch(url('from_date=2025-03-01&to_date=2025-03-01&event=Signup'), { headers: auth });
     expect(((await notArray.json()) as { error: string }).error).toBe("'event' is invalid: must be a JSON array of event names");
     const anonymous = await fetch(url('from_date=2025-03-01&to_date=2025-03-01'));
@@ -285,7 +315,10 @@ describe('reading the stream', () => {
     const chunks = Array.from({ length: Math.ceil(bytes.length / 3) }, (_, i) => bytes.slice(i * 3, i * 3 + 3));
     fetched = jest.spyOn(globalThis, 'fetch').mockResolvedValue(streamed(chunks));
     const malformed: string[] = [];
-    const events = await exported(us, { ...{ fromDate: '2025-03-01', toDate: '2025-03-01', events: [] }, onMalformed: (line) => malformed.push(line) });
+    const events = await exported(us, {
+      ...{ fromDate: '2025-03-01', toDate: '2025-03-01', events: [] },
+      onMalformed: (line) => malformed.push(line),
+    });
     expect(events).toEqual([
       { event: 'Café ☕ visited', properties: { time: 1, distinct_id: 'ü' } },
       { event: 'Last', properties: { time: 3 } },
@@ -305,12 +338,23 @@ describe('reading the stream', () => {
     const [url, init] = fetched.mock.calls[0] as [string, RequestInit];
     const asked = new URL(url);
     expect(`${asked.origin}${asked.pathname}`).toBe('https://data-eu.mixpanel.com/api/2.0/export');
-    expect(Object.fromEntries(asked.searchParams)).toEqual({ project_id: EU.id, from_date: '2025-03-01', to_date: '2025-03-02', event: '["Sign up","Purchase"]' });
-    expect(init.headers).toEqual(expect.objectContaining({ Authorization: `Basic ${basic(SANDBOX_MIXPANEL.username, SANDBOX_MIXPANEL.secret)}` }));
+    expect(Object.fromEntries(asked.searchParams)).toEqual({
+      project_id: EU.id,
+      from_date: '2025-03-01',
+      to_date: '2025-03-02',
+      event: '["Sign up","Purchase"]',
+    });
+    expect(init.headers).toEqual(
+      expect.objectContaining({ Authorization: `Basic ${basic(SANDBOX_MIXPANEL.username, SANDBOX_MIXPANEL.secret)}` }),
+    );
   });
 
   test('a Retry-After on a 429 is honoured', async () => {
-    fetched = jest.spyOn(globalThis, 'fetch').mockResolvedValue(new Response(JSON.stringify({ error: 'Query rate limit exceeded' }), { status: 429, headers: { 'Retry-After': '120' } }));
+    fetched = jest
+      .spyOn(globalThis, 'fetch')
+      .mockResolvedValue(
+        new Response(JSON.stringify({ error: 'Query rate limit exceeded' }), { status: 429, headers: { 'Retry-After': '120' } }),
+      );
     const before = Date.now();
     const error = await refusal(exported(us, { fromDate: '2025-03-01', toDate: '2025-03-01', events: [] }));
     expect(error.code).toBe('rate_limited');

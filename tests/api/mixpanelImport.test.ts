@@ -42,9 +42,9 @@ function conversion(n: number, overrides: Partial<ConversionEvent> = {}): Conver
 }
 const batch = (count: number, from = 0) => Array.from({ length: count }, (_, i) => conversion(from + i));
 
-
 const received = (target: string = PROJECT.id) => platforms.conversions.list('mixpanel').filter((entry) => entry.target === target);
-const receivedWithInsertId = (insertId: string) => platforms.conversions.list('mixpanel').filter((entry) => entry.key.endsWith(`|${insertId}`));
+const receivedWithInsertId = (insertId: string) =>
+  platforms.conversions.list('mixpanel').filter((entry) => entry.key.endsWith(`|${insertId}`));
 /** Mixpanel's dedup key of a conversion as the connector sends it. */
 const keyOf = (event: ConversionEvent, projectId = PROJECT.id) =>
   `${projectId}|${event.name}|${event.user.externalId ?? event.user.email ?? ''}|${event.time * 1000}|${insertIdOf(event.id)}`;
@@ -62,7 +62,13 @@ async function postImport(
   body: string,
   options: { residency?: 'us' | 'eu' | 'in'; query?: string; auth?: string | null; contentType?: string; gzip?: boolean } = {},
 ) {
-  const { residency = 'us', query = `strict=1&project_id=${US.id}`, auth = GOOD_AUTH, contentType = 'application/json', gzip = false } = options;
+  const {
+    residency = 'us',
+    query = `strict=1&project_id=${US.id}`,
+    auth = GOOD_AUTH,
+    contentType = 'application/json',
+    gzip = false,
+  } = options;
   const response = await fetch(`${platforms.url}/mixpanel/${residency}/import?${query}`, {
     method: 'POST',
     headers: {
@@ -79,7 +85,10 @@ let serial = 0;
 /** A valid wire event with a fresh $insert_id. */
 function wireEvent(properties: Record<string, unknown> = {}, event: unknown = 'Signup') {
   serial += 1;
-  return { event, properties: { time: Date.now() - 60_000, distinct_id: `raw-user-${serial}`, $insert_id: `raw-${serial}`, ...properties } };
+  return {
+    event,
+    properties: { time: Date.now() - 60_000, distinct_id: `raw-user-${serial}`, $insert_id: `raw-${serial}`, ...properties },
+  };
 }
 
 beforeAll(async () => {
@@ -87,7 +96,12 @@ beforeAll(async () => {
   logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   platforms = await startFakePlatforms({ appUrl: APP_URL });
   Object.assign(process.env, platformsEnv(platforms));
-  const connection = await mixpanel.auth.key!.connect({ username: SANDBOX_MIXPANEL.username, secret: SANDBOX_MIXPANEL.secret, projectId: US.id, residency: 'US' });
+  const connection = await mixpanel.auth.key!.connect({
+    username: SANDBOX_MIXPANEL.username,
+    secret: SANDBOX_MIXPANEL.secret,
+    projectId: US.id,
+    residency: 'US',
+  });
   expect(connection.accountName).toBe(US.name);
   session = await mixpanel.openSession(connection.credential);
 });
@@ -105,7 +119,9 @@ describe('the session', () => {
   });
 
   test('a wrong secret is refused when the session is opened: needs_reauth', async () => {
-    const error = await refusal(mixpanel.openSession({ type: 'mixpanel', username: SANDBOX_MIXPANEL.username, secret: 'revoked', projectId: US.id, residency: 'US' }));
+    const error = await refusal(
+      mixpanel.openSession({ type: 'mixpanel', username: SANDBOX_MIXPANEL.username, secret: 'revoked', projectId: US.id, residency: 'US' }),
+    );
     expect(error.code).toBe('needs_reauth');
   });
 });
@@ -173,10 +189,17 @@ describe('importing conversions', () => {
       { id: 'order-7100', status: 'delivered' },
       { id: 'order-7101', status: 'delivered' },
     ]);
-    expect(receivedWithInsertId(insertIdOf('order-7100'))[0]?.event.properties).toMatchObject({ distinct_id: sha256('only-email@example.com'), email_sha256: sha256('only-email@example.com') });
+    expect(receivedWithInsertId(insertIdOf('order-7100'))[0]?.event.properties).toMatchObject({
+      distinct_id: sha256('only-email@example.com'),
+      email_sha256: sha256('only-email@example.com'),
+    });
     const anonymous = receivedWithInsertId(insertIdOf('order-7101'))[0]?.event.properties as Record<string, unknown>;
     expect(anonymous).toMatchObject({ distinct_id: '', source: 'signalbridge', value: 7126 });
-    expect(Object.keys(anonymous).filter((key) => key.endsWith('_sha256') || ['gclid', 'fbc', 'fbp', 'msclkid', 'ip', '$current_url'].includes(key))).toEqual([]);
+    expect(
+      Object.keys(anonymous).filter(
+        (key) => key.endsWith('_sha256') || ['gclid', 'fbc', 'fbp', 'msclkid', 'ip', '$current_url'].includes(key),
+      ),
+    ).toEqual([]);
   });
 
   test('$insert_id is ≤ 36 characters of [A-Za-z0-9-], the same for the same event id, different for another', () => {
@@ -187,10 +210,17 @@ describe('importing conversions', () => {
   });
 
   test('an EU project is imported through the EU host (the residency comes from the session)', async () => {
-    const connection = await mixpanel.auth.key!.connect({ username: SANDBOX_MIXPANEL.username, secret: SANDBOX_MIXPANEL.secret, projectId: EU.id, residency: 'EU' });
+    const connection = await mixpanel.auth.key!.connect({
+      username: SANDBOX_MIXPANEL.username,
+      secret: SANDBOX_MIXPANEL.secret,
+      projectId: EU.id,
+      residency: 'EU',
+    });
     const euSession = await mixpanel.openSession(connection.credential);
     const event = conversion(7200);
-    expect(await deliver.send(euSession, { id: EU.id, name: EU.name }, { id: EU.id, name: EU.name }, [event])).toEqual([{ id: 'order-7200', status: 'delivered' }]);
+    expect(await deliver.send(euSession, { id: EU.id, name: EU.name }, { id: EU.id, name: EU.name }, [event])).toEqual([
+      { id: 'order-7200', status: 'delivered' },
+    ]);
     expect(received(EU.id).map((entry) => entry.key)).toEqual([keyOf(event, EU.id)]);
   });
 });
@@ -263,7 +293,10 @@ describe('failures of the whole request', () => {
   test('Mixpanel’s rate limit (429) is rate_limited, and nothing of the failed requests was imported', async () => {
     platforms.conversions.fail('mixpanel', { status: 429, seconds: 5 });
     const raw = await postImport(JSON.stringify([wireEvent()]));
-    expect(raw).toEqual({ status: 429, body: { code: 429, error: expect.stringContaining('exceeded rate limits'), status: 'Too Many Requests' } });
+    expect(raw).toEqual({
+      status: 429,
+      body: { code: 429, error: expect.stringContaining('exceeded rate limits'), status: 'Too Many Requests' },
+    });
     const error = await refusal(deliver.send(session, PROJECT, PROJECT, [conversion(30_003)]));
     expect(error.code).toBe('rate_limited');
     expect(receivedWithInsertId(insertIdOf('order-30002'))).toEqual([]);
@@ -303,21 +336,42 @@ describe('the sandbox speaks Mixpanel’s Import API', () => {
   });
 
   test('placeholder distinct_ids are refused; the empty string is kept', async () => {
-    const placeholders = ['null', 'undefined', 'Anonymous', 'anon', 'none', 'nil', 'n/a', '00000000-0000-0000-0000-000000000000', '-1', '0'];
+    const placeholders = [
+      'null',
+      'undefined',
+      'Anonymous',
+      'anon',
+      'none',
+      'nil',
+      'n/a',
+      '00000000-0000-0000-0000-000000000000',
+      '-1',
+      '0',
+    ];
     const events = [...placeholders.map((distinctId) => wireEvent({ distinct_id: distinctId })), wireEvent({ distinct_id: '' })];
     const { status, body } = await postImport(JSON.stringify(events));
     expect(status).toBe(400);
     expect(body.num_records_imported).toBe(1);
-    expect(body.failed_records?.map((record) => [record.index, record.field])).toEqual(placeholders.map((_, index) => [index, 'properties.distinct_id']));
+    expect(body.failed_records?.map((record) => [record.index, record.field])).toEqual(
+      placeholders.map((_, index) => [index, 'properties.distinct_id']),
+    );
     expect(body.failed_records?.[0]?.message).toContain("'null' is a placeholder value");
     const kept = events.at(-1)!;
-    expect(receivedWithInsertId(kept.properties.$insert_id).map((entry) => entry.key)).toEqual([`${US.id}|Signup||${kept.properties.time}|${kept.properties.$insert_id}`]);
+    expect(receivedWithInsertId(kept.properties.$insert_id).map((entry) => entry.key)).toEqual([
+      `${US.id}|Signup||${kept.properties.time}|${kept.properties.$insert_id}`,
+    ]);
   });
 
   test('time before 1971, more than an hour ahead, or missing, and an event without a name are refused', async () => {
     const noTime = wireEvent();
     delete (noTime.properties as Record<string, unknown>).time;
-    const events = [wireEvent({ time: 15_000_000 }), wireEvent({ time: Date.now() + 2 * 3600 * 1000 }), noTime, wireEvent({}, ''), wireEvent({ time: Date.now() + 30 * 60 * 1000 })];
+    const events = [
+      wireEvent({ time: 15_000_000 }),
+      wireEvent({ time: Date.now() + 2 * 3600 * 1000 }),
+      noTime,
+      wireEvent({}, ''),
+      wireEvent({ time: Date.now() + 30 * 60 * 1000 }),
+    ];
     const { status, body } = await postImport(JSON.stringify(events));
     expect(status).toBe(400);
     expect(body.num_records_imported).toBe(1);
@@ -343,7 +397,10 @@ describe('the sandbox speaks Mixpanel’s Import API', () => {
     const ndjson = await postImport(lines.map((line) => JSON.stringify(line)).join('\n'), { contentType: 'application/x-ndjson' });
     expect(ndjson).toEqual({ status: 200, body: { code: 200, num_records_imported: 2, status: 'OK' } });
     const zipped = wireEvent();
-    expect(await postImport(JSON.stringify([zipped]), { gzip: true })).toEqual({ status: 200, body: { code: 200, num_records_imported: 1, status: 'OK' } });
+    expect(await postImport(JSON.stringify([zipped]), { gzip: true })).toEqual({
+      status: 200,
+      body: { code: 200, num_records_imported: 1, status: 'OK' },
+    });
     for (const event of [...lines, zipped]) expect(receivedWithInsertId(event.properties.$insert_id)).toHaveLength(1);
   });
 
@@ -371,7 +428,10 @@ describe('the sandbox speaks Mixpanel’s Import API', () => {
     expect((await postImport(JSON.stringify([big]), { gzip: true })).status).toBe(413);
     expect(receivedWithInsertId(big.properties.$insert_id)).toEqual([]);
     expect((await postImport('[]')).status).toBe(400);
-    expect(await postImport('{not json')).toEqual({ status: 400, body: { code: 400, error: 'unable to parse request body as JSON', status: 'Bad Request' } });
+    expect(await postImport('{not json')).toEqual({
+      status: 400,
+      body: { code: 400, error: 'unable to parse request body as JSON', status: 'Bad Request' },
+    });
   });
 
   test('what was logged about refusals never carries the service account secret', () => {

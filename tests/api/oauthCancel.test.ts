@@ -37,7 +37,11 @@ const cancelWith = (user: TestUser, returned: URL) =>
     method: 'POST',
     token: user.token,
     query: { orgId },
-    body: { state: returned.searchParams.get('state'), error: returned.searchParams.get('error') ?? undefined, returnPath: returned.pathname },
+    body: {
+      state: returned.searchParams.get('state'),
+      error: returned.searchParams.get('error') ?? undefined,
+      returnPath: returned.pathname,
+    },
   });
 
 const finish = (returned: URL) =>

@@ -48,7 +48,8 @@ beforeAll(async () => {
   await ensureTopology();
   await pubsub().topic(TOPICS.conversions).createSubscription('payments-source-tap');
   tap = pull('payments-source-tap', (message) => {
-    for (const { id } of parseConversionMessage(message.data, message.attributes)?.events ?? []) published.set(id, (published.get(id) ?? 0) + 1);
+    for (const { id } of parseConversionMessage(message.data, message.attributes)?.events ?? [])
+      published.set(id, (published.get(id) ?? 0) + 1);
     message.ack();
   });
 
@@ -77,7 +78,8 @@ afterAll(async () => {
   await Promise.all([platforms.close(), stripe.close()]);
 });
 
-const startPoller = () => startWorker({ ...process.env, PAYMENTS_POLL_MS: String(POLL_MS), DELIVERY_LINGER_MS: '200' }, { quiet: !process.env.WORKER_LOGS });
+const startPoller = () =>
+  startWorker({ ...process.env, PAYMENTS_POLL_MS: String(POLL_MS), DELIVERY_LINGER_MS: '200' }, { quiet: !process.env.WORKER_LOGS });
 
 const paymentDoc = async () => (await adminDb().doc(`organizations/${orgId}/payments/${paymentId}`).get()).data() ?? {};
 
@@ -107,15 +109,23 @@ async function delivered(chargeId: string, what: string) {
 /** A running worker has finished a poll round of this account after now. */
 async function nextPoll(timeoutMs = 30_000) {
   const after = Date.now();
-  await until(async () => {
-    const polledAt = (await paymentDoc()).polled_at as { toMillis(): number } | undefined;
-    return Boolean(polledAt && polledAt.toMillis() > after);
-  }, timeoutMs, 'a poll of the payment account');
+  await until(
+    async () => {
+      const polledAt = (await paymentDoc()).polled_at as { toMillis(): number } | undefined;
+      return Boolean(polledAt && polledAt.toMillis() > after);
+    },
+    timeoutMs,
+    'a poll of the payment account',
+  );
 }
 
 /** A payment made through the fake's `POST /__fake/charges`, as the form on its index page does. */
 async function pay(fields: Record<string, unknown>): Promise<StripeCharge> {
-  const response = await fetch(`${stripe.url}/__fake/charges`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(fields) });
+  const response = await fetch(`${stripe.url}/__fake/charges`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(fields),
+  });
   expect(response.status).toBe(200);
   return (await response.json()) as StripeCharge;
 }
@@ -234,7 +244,15 @@ describe('the fake Stripe and the connector', () => {
     account = await startFakeStripe({ webhookUrl: 'http://127.0.0.1:9/' });
     process.env.STRIPE_PAYMENTS_API_URL = account.url;
     for (let index = 0; index < 37; index += 1) {
-      made.push(account.createCharge({ amount: 100 + index, currency: 'usd', email: `p${index}@example.com`, created: BASE + Math.floor(index / 3), status: index % 7 === 3 ? 'failed' : 'succeeded' }) as unknown as StripeCharge);
+      made.push(
+        account.createCharge({
+          amount: 100 + index,
+          currency: 'usd',
+          email: `p${index}@example.com`,
+          created: BASE + Math.floor(index / 3),
+          status: index % 7 === 3 ? 'failed' : 'succeeded',
+        }) as unknown as StripeCharge,
+      );
     }
   });
   afterAll(async () => {
@@ -256,7 +274,15 @@ describe('the fake Stripe and the connector', () => {
     expect(last.data.map((charge: StripeCharge) => charge.id)).toEqual([made[35]!.id, made[34]!.id, made[33]!.id]);
     expect(last.has_more).toBe(false);
     expect((await (await list('')).json()).data).toHaveLength(10);
-    expect(page.data[0]).toMatchObject({ object: 'charge', currency: 'usd', status: 'succeeded', paid: true, captured: true, livemode: false, billing_details: { email: 'p36@example.com' } });
+    expect(page.data[0]).toMatchObject({
+      object: 'charge',
+      currency: 'usd',
+      status: 'succeeded',
+      paid: true,
+      captured: true,
+      livemode: false,
+      billing_details: { email: 'p36@example.com' },
+    });
   });
 
   test('refuses what Stripe refuses', async () => {
@@ -268,7 +294,10 @@ describe('the fake Stripe and the connector', () => {
     expect(await refused('limit=101')).toMatchObject({ status: 400, error: { type: 'invalid_request_error', param: 'limit' } });
     expect(await refused('limit=ten')).toMatchObject({ status: 400, error: { param: 'limit' } });
     expect(await refused('created[gte]=yesterday')).toMatchObject({ status: 400, error: { param: 'created[gte]' } });
-    expect(await refused('starting_after=ch_unknown')).toMatchObject({ status: 400, error: { code: 'resource_missing', param: 'starting_after' } });
+    expect(await refused('starting_after=ch_unknown')).toMatchObject({
+      status: 400,
+      error: { code: 'resource_missing', param: 'starting_after' },
+    });
     expect(await refused('status=succeeded')).toMatchObject({ status: 400, error: { message: 'Received unknown parameter: status' } });
     expect((await refused('limit=1')).status).toBe(200);
     const noCharges = Object.keys(RESTRICTED_KEYS).find((key) => !RESTRICTED_KEYS[key]!.includes('charges_read'))!;

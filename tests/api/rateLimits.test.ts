@@ -75,10 +75,16 @@ describe('submissions: a limit per key', () => {
   beforeAll(async () => {
     const owner = await createTestUser();
     orgId = await createTestOrganization([[owner, 'owner']]);
-    ({ id: appId } = await createApp(orgId, owner.uid, { name: 'Site', websiteUrl: 'https://site.example', gtmContainerId: 'GTM-ABC123', payloadUrls: [] }));
+    ({ id: appId } = await createApp(orgId, owner.uid, {
+      name: 'Site',
+      websiteUrl: 'https://site.example',
+      gtmContainerId: 'GTM-ABC123',
+      payloadUrls: [],
+    }));
   });
 
-  const submit = (key: string) => call(servers.submissions, { method: 'POST', token: key, body: { event: 'Lead', eventId: `lead-${Math.random()}` } });
+  const submit = (key: string) =>
+    call(servers.submissions, { method: 'POST', token: key, body: { event: 'Lead', eventId: `lead-${Math.random()}` } });
   let tap: Awaited<ReturnType<typeof tapConversions>>;
   beforeAll(async () => {
     tap = await tapConversions();
@@ -121,7 +127,11 @@ describe('invitation emails: a limit per user and per organization', () => {
     for (let i = 0; i < PER_USER; i += 1) expect((await invite(owner, orgId)).status).toBe(200);
     const [written, sent] = [await invitationsOf(orgId), emailsSent()];
     const email = freshEmail();
-    expectRateLimited(await invite(owner, orgId, email), 60 * 60, /You have sent too many invitations: at most 3 an hour\. Try again in \d+ (minutes?|seconds)\./);
+    expectRateLimited(
+      await invite(owner, orgId, email),
+      60 * 60,
+      /You have sent too many invitations: at most 3 an hour\. Try again in \d+ (minutes?|seconds)\./,
+    );
     expect(await invitationsOf(orgId)).toBe(written);
     expect(emailsSent()).toBe(sent);
     expect(fake.messages.some((message) => message.to === email)).toBe(false);
@@ -168,7 +178,11 @@ describe('invitation emails: a limit per user and per organization', () => {
     for (let i = 0; i < PER_USER; i += 1) expect((await invite(owner, orgId)).status).toBe(200);
     expect((await invite(admin, orgId)).status).toBe(200);
     const sent = emailsSent();
-    expectRateLimited(await invite(admin, orgId), 24 * 60 * 60, /This organization has sent too many invitations: at most 4 a day\. Try again in \d+ hours?\./);
+    expectRateLimited(
+      await invite(admin, orgId),
+      24 * 60 * 60,
+      /This organization has sent too many invitations: at most 4 a day\. Try again in \d+ hours?\./,
+    );
     expect(await invitationsOf(orgId)).toBe(PER_ORGANIZATION);
     expect(emailsSent()).toBe(sent);
     // The refused invitation did not use up the admin's own allowance elsewhere.

@@ -22,7 +22,12 @@ beforeAll(async () => {
   tap = await tapConversions();
   owner = await createTestUser();
   orgId = await createTestOrganization([[owner, 'owner']]);
-  ({ id: appId } = await createApp(orgId, owner.uid, { name: 'Shop', websiteUrl: WEBSITE, gtmContainerId: 'GTM-SHOP1', payloadUrls: ['/thanks'] }));
+  ({ id: appId } = await createApp(orgId, owner.uid, {
+    name: 'Shop',
+    websiteUrl: WEBSITE,
+    gtmContainerId: 'GTM-SHOP1',
+    payloadUrls: ['/thanks'],
+  }));
   ({ key } = await rotateSubmissionKey(orgId, appId));
 });
 afterAll(async () => {
@@ -48,13 +53,24 @@ async function organizationText(): Promise<string> {
 }
 
 test('one event → 202 with its id; it is queued hashed, and nothing raw is stored or queued', async () => {
-  const response = await submit({ event: 'Lead', email: ' Ada.Lovelace@Example.com ', phone: '+44 20 7946 0958', firstName: 'Ada', gclid: 'Cj0KCQ' });
+  const response = await submit({
+    event: 'Lead',
+    email: ' Ada.Lovelace@Example.com ',
+    phone: '+44 20 7946 0958',
+    firstName: 'Ada',
+    gclid: 'Cj0KCQ',
+  });
   expect(response.status).toBe(202);
   expect(response.body).toEqual({ success: true, id: expect.stringMatching(/^sb_[0-9a-f]{32}$/) });
   const [message, ...rest] = await queued();
   expect(rest).toHaveLength(0);
   expect(message!.attributes).toEqual({ org: orgId, source: `app:${appId}`, events: '1' });
-  expect(message!.event).toMatchObject({ id: response.body.id, name: 'Lead', user: { email: sha256('ada.lovelace@example.com'), phone: sha256('442079460958'), firstName: sha256('ada') }, clickIds: { gclid: 'Cj0KCQ' } });
+  expect(message!.event).toMatchObject({
+    id: response.body.id,
+    name: 'Lead',
+    user: { email: sha256('ada.lovelace@example.com'), phone: sha256('442079460958'), firstName: sha256('ada') },
+    clickIds: { gclid: 'Cj0KCQ' },
+  });
   const everywhere = `${JSON.stringify(message)}\n${await organizationText()}`;
   expect(everywhere).not.toMatch(/lovelace|7946 ?0958|"Ada"/i);
 });
@@ -67,12 +83,22 @@ test('the same payload sent again is the same event (its id is derived from the 
 });
 
 test('a batch is answered per event: the valid ones are queued, the others name their fields', async () => {
-  const response = await submit({ events: [{ event: 'Lead', eventId: 'b-1' }, { event: 'Lead', email: 'nope' }, { event: 'Purchase', eventId: 'b-3', value: 20, currency: 'EUR' }] });
+  const response = await submit({
+    events: [
+      { event: 'Lead', eventId: 'b-1' },
+      { event: 'Lead', email: 'nope' },
+      { event: 'Purchase', eventId: 'b-3', value: 20, currency: 'EUR' },
+    ],
+  });
   expect(response.status).toBe(202);
   expect(response.body).toEqual({
     success: true,
     accepted: 2,
-    results: [{ index: 0, id: 'b-1' }, { index: 1, error: { code: 'invalid', fieldErrors: { email: ['Not an email address (or its SHA-256 hash)'] } } }, { index: 2, id: 'b-3' }],
+    results: [
+      { index: 0, id: 'b-1' },
+      { index: 1, error: { code: 'invalid', fieldErrors: { email: ['Not an email address (or its SHA-256 hash)'] } } },
+      { index: 2, id: 'b-3' },
+    ],
   });
   const batch = await queued();
   expect(batch.map((message) => message.event.id).sort()).toEqual(['b-1', 'b-3']);
@@ -127,7 +153,11 @@ describe('the website snippet and its publishable key', () => {
     expect(response.status).toBe(202);
     expect(response.headers.get('access-control-allow-origin')).toBe(WEBSITE);
     const [message] = await queued();
-    expect(message!.event.context).toMatchObject({ userAgent: 'Mozilla/5.0 (test)', actionSource: 'website', pageUrl: `${WEBSITE}/thanks` });
+    expect(message!.event.context).toMatchObject({
+      userAgent: 'Mozilla/5.0 (test)',
+      actionSource: 'website',
+      pageUrl: `${WEBSITE}/thanks`,
+    });
     expect(message!.event.context.ip).toBeTruthy();
     expect(message!.event.clickIds.fbc).toMatch(/^fb\.1\.\d+\.IwAR9$/);
   });

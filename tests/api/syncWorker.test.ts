@@ -42,7 +42,12 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, ti
 }
 
 const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 60_000) =>
-  until(() => getRun(setup.orgId, setup.connectionId, runId), (run) => run.outcome !== 'running', timeoutMs, `run ${runId}`);
+  until(
+    () => getRun(setup.orgId, setup.connectionId, runId),
+    (run) => run.outcome !== 'running',
+    timeoutMs,
+    `run ${runId}`,
+  );
 
 const warehouseRows = (setup: ConnectionSetup) => platforms.bigquery.rows('acme-warehouse', setup.dataset, setup.table);
 const keyOf = (row: Record<string, unknown>) => adRowKey(row as unknown as AdRow);
@@ -61,7 +66,12 @@ async function reported(setup: ConnectionSetup, from: string, to: string): Promi
 
 /** Rows as figures by key, for comparing what was written with what was reported. */
 const figures = (rows: Array<Record<string, unknown>>) =>
-  new Map(rows.map((row) => [keyOf(row), { impressions: Number(row.impressions), clicks: Number(row.clicks), spend: Number(row.spend), conversions: Number(row.conversions) }]));
+  new Map(
+    rows.map((row) => [
+      keyOf(row),
+      { impressions: Number(row.impressions), clicks: Number(row.clicks), spend: Number(row.spend), conversions: Number(row.conversions) },
+    ]),
+  );
 
 test('a run writes exactly what the platform reports; a rerun leaves one row per key; a restated day is updated', async () => {
   const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, lookbackDays: 5 });
@@ -115,7 +125,12 @@ test('a two-year backfill killed mid-way (SIGKILL) resumes on another worker: ev
   const { runId, chunks } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, from);
   expect(chunks).toBeGreaterThanOrEqual(24);
   const first = worker();
-  await until(() => getRun(setup.orgId, setup.connectionId, runId), (run) => run.jobsDone >= 4, 120_000, 'four chunks');
+  await until(
+    () => getRun(setup.orgId, setup.connectionId, runId),
+    (run) => run.jobsDone >= 4,
+    120_000,
+    'four chunks',
+  );
   first.child.kill('SIGKILL');
   await new Promise((resolve) => first.child.once('exit', resolve));
   const halfway = await getRun(setup.orgId, setup.connectionId, runId);
@@ -138,7 +153,12 @@ test('a login revoked mid-backfill pauses the connection; Reconnect resumes wher
   const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, accountIds: ['5556667778'] });
   const { runId } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -365));
   worker();
-  await until(() => getRun(setup.orgId, setup.connectionId, runId), (run) => run.jobsDone >= 2, 120_000, 'two chunks');
+  await until(
+    () => getRun(setup.orgId, setup.connectionId, runId),
+    (run) => run.jobsDone >= 2,
+    120_000,
+    'two chunks',
+  );
   platforms.revokeAll('google');
   const paused = await finished(setup, runId, 120_000);
   expect(paused.outcome).toBe('needs_reauth');
@@ -177,7 +197,13 @@ test('one account failing does not fail the others: their rows are written, the 
 });
 
 test('Meta → Mixpanel: each day once as an Ad Data event, the same after a rerun', async () => {
-  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, platform: 'meta_ads', destination: 'mixpanel', level: 'ad_group', lookbackDays: 4 });
+  const setup = await setUpConnection({
+    serviceAccountKey: platforms.serviceAccountKey,
+    platform: 'meta_ads',
+    destination: 'mixpanel',
+    level: 'ad_group',
+    lookbackDays: 4,
+  });
   worker();
   const first = await finished(setup, (await startRun(setup.orgId, setup.connectionId, 'manual'))!);
   expect(first.outcome).toBe('succeeded');
@@ -208,7 +234,13 @@ test('a rate limit is retried and the run says when; once the platform answers, 
 });
 
 test('a login refused mid-job (not at refresh) marks its source, so the page offers Reconnect', async () => {
-  const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, platform: 'meta_ads', destination: 'mixpanel', lookbackDays: 2, accountIds: ['101'] });
+  const setup = await setUpConnection({
+    serviceAccountKey: platforms.serviceAccountKey,
+    platform: 'meta_ads',
+    destination: 'mixpanel',
+    lookbackDays: 2,
+    accountIds: ['101'],
+  });
   // Meta's long-lived tokens are not refreshed: a removed permission shows only when the report is read (code 190).
   platforms.revokeAll('meta');
   worker();

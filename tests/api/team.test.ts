@@ -98,7 +98,9 @@ describe('sendInvitation', () => {
     const sent = fake.messages.find((message) => message.to === email)!;
     expect(sent).toMatchObject({ transactionalMessageId: 'invitation', identifiers: { email } });
     expect(sent.messageData).toMatchObject({
-      accept_url: expect.stringMatching(new RegExp(`^http://app\\.test/${orgId}/acceptInvitation/${response.body.invitationId}\\?token=[\\w-]{43}$`)),
+      accept_url: expect.stringMatching(
+        new RegExp(`^http://app\\.test/${orgId}/acceptInvitation/${response.body.invitationId}\\?token=[\\w-]{43}$`),
+      ),
       inviter_email: admin.email,
       organization_name: expect.stringMatching(/^Org /),
     });
@@ -180,7 +182,9 @@ describe('the invitee', () => {
     expect((await post('acceptInvitation', invitee, { invitationId: rejected, userId: invitee.uid })).status).toBe(404);
 
     const expired = await invitationFor(invitee);
-    await adminDb().doc(`invitations/${expired}`).update({ expires_at: new Date(Date.now() - 1000) });
+    await adminDb()
+      .doc(`invitations/${expired}`)
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expect((await post('acceptInvitation', invitee, { invitationId: expired, userId: invitee.uid })).status).toBe(404);
   });
 });
@@ -279,7 +283,6 @@ test('the fake Customer.io refuses what the real one refuses', async () => {
   expect((await post(auth, '{not json')).status).toBe(400);
   expect((await post(auth, JSON.stringify({ to: 'a@example.test', identifiers: { email: 'a@example.test' } }))).status).toBe(400);
   expect(
-    (await post(auth, JSON.stringify({ to: 'a@example.test', transactional_message_id: 1, identifiers: { id: 1, email: 'x' } })))
-      .status,
+    (await post(auth, JSON.stringify({ to: 'a@example.test', transactional_message_id: 1, identifiers: { id: 1, email: 'x' } }))).status,
   ).toBe(400);
 });

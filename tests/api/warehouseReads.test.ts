@@ -47,7 +47,15 @@ function rows(prefix: string, from: number, count: number, base = Date.now() - 3
   return Array.from({ length: count }, (_, offset) => {
     const index = from + offset;
     const at = new Date(base + Math.floor(index / 3)).toISOString();
-    return { lead_id: `${prefix}-${index}`, email: `lead${index}@example.com`, gclid: null, value: '250.00', currency: 'USD', closed_at: at, updated_at: at };
+    return {
+      lead_id: `${prefix}-${index}`,
+      email: `lead${index}@example.com`,
+      gclid: null,
+      value: '250.00',
+      currency: 'USD',
+      closed_at: at,
+      updated_at: at,
+    };
   });
 }
 
@@ -70,7 +78,18 @@ async function setUp(table: string) {
     eventName: 'Lead',
     schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
   };
-  return { orgId, owner, source, create: () => createConversion(orgId, 'growth', owner.uid, { name: 'Qualified leads', source, destination: { destinationId, ...SANDBOX_TARGETS.meta_ads }, mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'clickIds'] } }) };
+  return {
+    orgId,
+    owner,
+    source,
+    create: () =>
+      createConversion(orgId, 'growth', owner.uid, {
+        name: 'Qualified leads',
+        source,
+        destination: { destinationId, ...SANDBOX_TARGETS.meta_ads },
+        mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'clickIds'] },
+      }),
+  };
 }
 
 /** The sandbox's Meta entries of these rows: one per dedup key, however often each arrived. */
@@ -84,7 +103,8 @@ async function until(condition: () => boolean | Promise<boolean>, timeoutMs: num
   }
 }
 
-const delivered = async (orgId: string, id: string) => (await deliveryHours(orgId, id, new Date(Date.now() - 3600_000))).reduce((total, hour) => total + hour.delivered, 0);
+const delivered = async (orgId: string, id: string) =>
+  (await deliveryHours(orgId, id, new Date(Date.now() - 3600_000))).reduce((total, hour) => total + hour.delivered, 0);
 
 test('50,000 rows → each delivered once, in ⌈50,000 / 1,000⌉ Meta calls; rows appended later are the only ones read next', async () => {
   const prefix = `bulk${Date.now()}`;
@@ -120,7 +140,11 @@ test('a worker killed mid-read (SIGKILL): another resumes from the saved cursor 
   const env = { WAREHOUSE_PAGE_ROWS: '500', WAREHOUSE_LEASE_MS: '3000' };
   const first = worker(env);
   // Killed once some pages are published and the cursor has moved, well before the end.
-  await until(async () => (await getConversion(setup.orgId, conversion.id)).read?.cursor != null && arrived(prefix).length > 0, 120_000, 'the first pages');
+  await until(
+    async () => (await getConversion(setup.orgId, conversion.id)).read?.cursor != null && arrived(prefix).length > 0,
+    120_000,
+    'the first pages',
+  );
   first.child.kill('SIGKILL');
   const read = await getConversion(setup.orgId, conversion.id);
   expect(read.read?.last).toBeNull();
@@ -146,10 +170,20 @@ test('rows that make no event are logged as not sent with the reason; the rest a
   await until(() => arrived(prefix).length === 50, 120_000, 'the good rows');
   await until(async () => (await getConversion(setup.orgId, conversion.id)).read?.last?.notSent === 2, 30_000, 'the read summary');
   const [noTime] = await listDeliveries(setup.orgId, conversion.id, { eventId: `${prefix}-50` });
-  expect(noTime!.rows.find((row) => row.id === `${prefix}-50`)).toMatchObject({ status: 'not_sent', reason: expect.stringContaining('No event time') });
+  expect(noTime!.rows.find((row) => row.id === `${prefix}-50`)).toMatchObject({
+    status: 'not_sent',
+    reason: expect.stringContaining('No event time'),
+  });
   const [badCurrency] = await listDeliveries(setup.orgId, conversion.id, { eventId: `${prefix}-51` });
-  expect(badCurrency!.rows.find((row) => row.id === `${prefix}-51`)).toMatchObject({ status: 'not_sent', reason: expect.stringContaining('three-letter') });
-  expect(arrived(prefix).map((entry) => entry.key).some((key) => String(key).includes(`${prefix}-5`) && /-5[01]$/.test(String(key)))).toBe(false);
+  expect(badCurrency!.rows.find((row) => row.id === `${prefix}-51`)).toMatchObject({
+    status: 'not_sent',
+    reason: expect.stringContaining('three-letter'),
+  });
+  expect(
+    arrived(prefix)
+      .map((entry) => entry.key)
+      .some((key) => String(key).includes(`${prefix}-5`) && /-5[01]$/.test(String(key))),
+  ).toBe(false);
 });
 
 test('a byte limit below what the read bills stops it with BigQuery’s words; nothing is sent', async () => {
@@ -177,17 +211,34 @@ test('Mixpanel events → Meta once each; a read again (Read now) sends nothing 
   const now = Math.floor(Date.now() / 1000);
   const deal = (index: number, time: number) => ({
     event: name,
-    properties: { time, distinct_id: `customer-${index}`, $insert_id: `${prefix}-${index}`, $email: `buyer${index}@example.com`, amount: 99, currency: 'EUR' },
+    properties: {
+      time,
+      distinct_id: `customer-${index}`,
+      $insert_id: `${prefix}-${index}`,
+      $email: `buyer${index}@example.com`,
+      amount: 99,
+      currency: 'EUR',
+    },
   });
   // 30 deals over the last two days (several in the same second: the cursor's ties).
-  platforms.mixpanel.seed(SANDBOX_MIXPANEL.projects.US.id, Array.from({ length: 30 }, (_, index) => deal(index, now - 2 * 86_400 + Math.floor(index / 3) * 3600)));
+  platforms.mixpanel.seed(
+    SANDBOX_MIXPANEL.projects.US.id,
+    Array.from({ length: 30 }, (_, index) => deal(index, now - 2 * 86_400 + Math.floor(index / 3) * 3600)),
+  );
   const conversion = await createConversion(orgId, 'growth', owner.uid, {
     name: 'Closed deals',
     source: {
       type: 'mixpanel',
       destinationId: warehouseId,
       events: [name],
-      columns: { eventId: '$insert_id', eventTime: 'time', email: '$email', externalId: 'distinct_id', value: 'amount', currency: 'currency' },
+      columns: {
+        eventId: '$insert_id',
+        eventTime: 'time',
+        email: '$email',
+        externalId: 'distinct_id',
+        value: 'amount',
+        currency: 'currency',
+      },
       eventName: 'Purchase',
       schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
     },

@@ -134,7 +134,9 @@ test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill 
   await expect(preview).toBeVisible();
   await expect(preview.getByRole('row').nth(1)).toContainText('Acme Shoes');
   await expect(preview.getByRole('row').nth(1)).toContainText('$');
-  await expect(page.getByTestId('test-summary')).toContainText(/Google Ads answered \d+ rows? for Acme Shoes .* in \d+ API calls?\. Nothing was written\./);
+  await expect(page.getByTestId('test-summary')).toContainText(
+    /Google Ads answered \d+ rows? for Acme Shoes .* in \d+ API calls?\. Nothing was written\./,
+  );
 
   // The list shows it with its route, schedule and last run.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();

@@ -35,14 +35,19 @@ async function chooseAppAndPixel(page: Page, appName: string) {
   await page.getByRole('button', { name: 'Continue' }).click();
 
   await expect(page.getByRole('heading', { name: 'Choose a destination' })).toBeVisible();
-  await page.getByRole('radio', { name: /Meta Ads · Sandbox Marketer/ }).first().check();
+  await page
+    .getByRole('radio', { name: /Meta Ads · Sandbox Marketer/ })
+    .first()
+    .check();
   await page.getByLabel('Ad account', { exact: true }).selectOption({ label: 'Acme Shoes (Meta) · 101' });
   await page.getByLabel('Pixel', { exact: true }).selectOption({ label: 'Acme Shoes Pixel · 555000111' });
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByRole('heading', { name: 'Map the events' })).toBeVisible();
 }
 
-test('a conversion from an app to a Meta pixel: created step by step, its test event is delivered and logged, and it is listed', async ({ page }) => {
+test('a conversion from an app to a Meta pixel: created step by step, its test event is delivered and logged, and it is listed', async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const appName = 'Demo store';
   const name = `Leads to Meta ${Date.now().toString(36)}`;
@@ -85,7 +90,9 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   await expect(page.getByText('No deliveries yet.', { exact: false })).toBeVisible();
 
   await page.getByRole('button', { name: 'Send test event' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Delivered.' })).toContainText('Meta Ads accepted the test event for t***@signalbridge.example');
+  await expect(page.getByRole('status').filter({ hasText: 'Delivered.' })).toContainText(
+    'Meta Ads accepted the test event for t***@signalbridge.example',
+  );
   const log = page.getByRole('list', { name: 'Delivery log' });
   const testLine = log.getByRole('listitem').filter({ hasText: 'Test' });
   await expect(testLine).toHaveCount(1);
@@ -195,11 +202,22 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
   const website = await serveWebsite(() => snippetHtml);
   try {
     // An app for that website and a conversion from it to the demo's Meta pixel (the seeded login).
-    const site = await createApp(org, DEMO.uid, { name: `Website ${Date.now().toString(36)}`, websiteUrl: website.origin, gtmContainerId: 'GTM-SITE1', payloadUrls: ['/thanks'] });
+    const site = await createApp(org, DEMO.uid, {
+      name: `Website ${Date.now().toString(36)}`,
+      websiteUrl: website.origin,
+      gtmContainerId: 'GTM-SITE1',
+      payloadUrls: ['/thanks'],
+    });
     const conversion = await createConversion(org, {
       name: 'Website leads',
       source: { type: 'app', appId: site.id },
-      destination: { destinationId: 'demo-meta', platform: 'meta_ads', accountId: '101', targetId: '555000111', targetName: 'Acme Shoes Pixel' },
+      destination: {
+        destinationId: 'demo-meta',
+        platform: 'meta_ads',
+        accountId: '101',
+        targetId: '555000111',
+        targetName: 'Acme Shoes Pixel',
+      },
       mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'name', 'clickIds', 'context'] },
       uid: DEMO.uid,
     });
@@ -222,11 +240,16 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
     const sandbox = process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
     const hashed = createHash('sha256').update(email).digest('hex');
     await expect
-      .poll(async () => {
-        const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=meta`)).json()) as { received: Array<{ target: string; event: { user_data?: { em?: string[] } } }> };
-        const mine = received.find((entry) => entry.target === '555000111' && entry.event.user_data?.em?.includes(hashed));
-        return mine ? JSON.stringify(mine.event) : null;
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=meta`)).json()) as {
+            received: Array<{ target: string; event: { user_data?: { em?: string[] } } }>;
+          };
+          const mine = received.find((entry) => entry.target === '555000111' && entry.event.user_data?.em?.includes(hashed));
+          return mine ? JSON.stringify(mine.event) : null;
+        },
+        { timeout: 30_000 },
+      )
       .toMatch(/"fbc":"fb\.1\.\d+\.E2Efbclid123"/);
     const everything = await (await fetch(`${sandbox}/conversions.json?platform=meta`)).text();
     expect(everything).not.toContain(email);
@@ -238,12 +261,19 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
       .poll(
         async () => {
           await page.getByRole('button', { name: 'Refresh' }).click();
-          return page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/).count();
+          return page
+            .getByRole('list', { name: 'Delivery log' })
+            .getByText(/1 delivered/)
+            .count();
         },
         { timeout: 30_000 },
       )
       .toBeGreaterThan(0);
-    await page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/).first().click();
+    await page
+      .getByRole('list', { name: 'Delivery log' })
+      .getByText(/1 delivered/)
+      .first()
+      .click();
     await expect(page.getByText(masked).first()).toBeVisible();
   } finally {
     await new Promise((resolve) => website.server.close(resolve));

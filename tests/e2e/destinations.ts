@@ -41,4 +41,3 @@ export async function ensureMetaDestination(page: Page, orgId: string) {
     await expect(page.getByText(/^Saved: \d+ accounts?\.$/)).toBeVisible();
   }
 }
-

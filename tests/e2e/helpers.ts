@@ -51,5 +51,7 @@ export async function fakeCustomerIo<T>(page: Page, what: 'messages' | 'events' 
 export async function signOut(page: Page) {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page).toHaveURL('/login');
-  await expect.poll(async () => ((await persistedState(page)).user as { isAuthenticated?: boolean } | undefined)?.isAuthenticated).toBe(false);
+  await expect
+    .poll(async () => ((await persistedState(page)).user as { isAuthenticated?: boolean } | undefined)?.isAuthenticated)
+    .toBe(false);
 }

@@ -30,7 +30,9 @@ async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' 
 // Revoking in the sandbox kills every Google login it holds (one marketer, as when they remove our access), so
 // the tests that need a live Google login run one after the other, never beside the revocation.
 test.describe.serial('Google logins', () => {
-  test('Google Ads: connect through the consent screen, pick accounts under a manager, reconnect after the login is revoked', async ({ page }) => {
+  test('Google Ads: connect through the consent screen, pick accounts under a manager, reconnect after the login is revoked', async ({
+    page,
+  }) => {
     const { user, orgId } = await signedInOwner(page);
     await page.goto(`/${orgId}/source`);
     await expect(page.getByText('No sources yet.')).toBeVisible();
@@ -74,7 +76,9 @@ test.describe.serial('Google logins', () => {
     await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Reauthenticated']));
   });
 
-  test("a payment made in the sandbox's Stripe arrives at Google Ads (Data Manager) with the email hashed, and is logged", async ({ page }) => {
+  test("a payment made in the sandbox's Stripe arrives at Google Ads (Data Manager) with the email hashed, and is logged", async ({
+    page,
+  }) => {
     test.setTimeout(120_000);
     const org = DEMO.orgId;
     await logIn(page, DEMO, { landing: `/${org}/connection` });
@@ -112,9 +116,15 @@ test.describe.serial('Google logins', () => {
     await expect
       .poll(
         async () => {
-          const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=google`)).json()) as { received: Array<{ key: string; receipts: number; event: Record<string, unknown> }> };
+          const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=google`)).json()) as {
+            received: Array<{ key: string; receipts: number; event: Record<string, unknown> }>;
+          };
           const mine = received.filter((entry) => JSON.stringify(entry.event).includes(hashed));
-          return mine.map((entry) => ({ action: entry.key.split('|')[0], receipts: entry.receipts, gclid: JSON.stringify(entry.event).includes('E2E-gclid-42') }));
+          return mine.map((entry) => ({
+            action: entry.key.split('|')[0],
+            receipts: entry.receipts,
+            gclid: JSON.stringify(entry.event).includes('E2E-gclid-42'),
+          }));
         },
         { timeout: 45_000 },
       )
@@ -125,7 +135,9 @@ test.describe.serial('Google logins', () => {
   });
 });
 
-test('Microsoft: cancelling the consent creates nothing; allowing it creates a source with its accounts; deleting asks first', async ({ page }) => {
+test('Microsoft: cancelling the consent creates nothing; allowing it creates a source with its accounts; deleting asks first', async ({
+  page,
+}) => {
   const { user, orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/source`);
   await page.getByRole('button', { name: 'Connect Microsoft Advertising' }).click();
@@ -152,7 +164,9 @@ test('Microsoft: cancelling the consent creates nothing; allowing it creates a s
   await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Deleted']));
 });
 
-test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({ page }) => {
+test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({
+  page,
+}) => {
   const { orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/destination`);
   await page.getByRole('button', { name: 'Connect Meta Ads' }).click();
@@ -183,7 +197,10 @@ test('Meta as a conversion destination: an app sends to a pixel from the account
   await expect(page.getByText('Conversions of Acme store now go to this pixel.')).toBeVisible();
 
   await page.goto(`/${orgId}/destination`);
-  await page.getByRole('row', { name: /Meta Ads/ }).getByRole('button', { name: 'Delete' }).click();
+  await page
+    .getByRole('row', { name: /Meta Ads/ })
+    .getByRole('button', { name: 'Delete' })
+    .click();
   const dialog = page.getByRole('dialog');
   await expect(dialog).toContainText('It is still used by app “Acme store”');
   await expect(dialog.getByRole('button', { name: 'Delete destination' })).toBeDisabled();
@@ -301,4 +318,3 @@ test('the payments and apps lists have Configure and Delete on each row, like so
   await page.getByRole('dialog').getByRole('button', { name: 'Delete app' }).click();
   await expect(page.getByText('No apps yet.')).toBeVisible();
 });
-

@@ -21,17 +21,21 @@ async function userWithLongEmail() {
 async function crowdedOrganization() {
   const user = await userWithLongEmail();
   const orgId = await createTestOrganization([[user, 'owner']], { company_name: LONG_NAME, name: LONG_NAME });
-  await adminDb().collection('organizations').doc(orgId).collection('sources').add({
-    platform: 'google_ads',
-    name: `Google Ads · ${LONG_NAME}`,
-    account_name: user.email,
-    status: 'needs_reauth',
-    credential_id: 'none',
-    accounts: [],
-    settings: {},
-    connected_at: FieldValue.serverTimestamp(),
-    created_at: FieldValue.serverTimestamp(),
-  });
+  await adminDb()
+    .collection('organizations')
+    .doc(orgId)
+    .collection('sources')
+    .add({
+      platform: 'google_ads',
+      name: `Google Ads · ${LONG_NAME}`,
+      account_name: user.email,
+      status: 'needs_reauth',
+      credential_id: 'none',
+      accounts: [],
+      settings: {},
+      connected_at: FieldValue.serverTimestamp(),
+      created_at: FieldValue.serverTimestamp(),
+    });
   return { user, orgId };
 }
 

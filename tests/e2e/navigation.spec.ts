@@ -113,9 +113,7 @@ test.describe('signed in', () => {
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
     await expect(page).toHaveURL(`/${orgIds[0]}/connection`);
-    await expect
-      .poll(async () => (await persistedState(page)).flow)
-      .toEqual({ storedFrom: null, storedType: null, sourceKey: null });
+    await expect.poll(async () => (await persistedState(page)).flow).toEqual({ storedFrom: null, storedType: null, sourceKey: null });
   });
 
   test('the sidebar names the organization (with its logo); a keyboard menu switches to another or to all of them', async ({ page }) => {

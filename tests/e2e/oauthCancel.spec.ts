@@ -21,7 +21,9 @@ test('Cancel on a consent page spends its state: Allow pressed later on the same
   await page.goto(consentPage);
   await page.getByRole('button', { name: 'Allow' }).click();
   await expect(page).toHaveURL(/\/addSource\?code=/);
-  await expect(page.getByRole('alert').filter({ hasText: 'This connection link has expired or was already used. Start connecting again.' })).toBeVisible();
+  await expect(
+    page.getByRole('alert').filter({ hasText: 'This connection link has expired or was already used. Start connecting again.' }),
+  ).toBeVisible();
   await page.goto(`/${orgId}/source`);
   await expect(page.getByText('No sources yet.')).toBeVisible();
 });

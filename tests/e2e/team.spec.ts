@@ -1,13 +1,6 @@
 import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import {
-  createTestOrganization,
-  createTestUser,
-  fakeCustomerIo,
-  logIn,
-  userWithOrganizations,
-  type TestUser,
-} from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, fakeCustomerIo, logIn, userWithOrganizations, type TestUser } from '@/tests/e2e/helpers';
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
@@ -93,9 +86,7 @@ test('invite → the invitee signs up from the emailed link → accepts → work
 
   await page.reload();
   await expect(page.getByRole('table', { name: 'Team members' })).toContainText(email);
-  await expect(page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(email) })).toContainText(
-    'accepted',
-  );
+  await expect(page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(email) })).toContainText('accepted');
 });
 
 test('invited without the link: onboarding asks to verify the email, then lists the invitation to accept', async ({

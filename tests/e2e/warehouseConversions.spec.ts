@@ -16,7 +16,9 @@ const FIRST_EMAIL = 'ada.lovelace1@example.com';
 /** The newest lead: within Meta's 7 days, so it is delivered. */
 const NEWEST_LEAD = 'lead_0040';
 
-test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered, in the log and at the sandbox’s Meta; Read now sends nothing twice', async ({ page }) => {
+test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered, in the log and at the sandbox’s Meta; Read now sends nothing twice', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
@@ -59,7 +61,10 @@ test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered,
 
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByRole('heading', { name: 'Choose a destination' })).toBeVisible();
-  await page.getByRole('radio', { name: /Meta Ads · Sandbox Marketer/ }).first().check();
+  await page
+    .getByRole('radio', { name: /Meta Ads · Sandbox Marketer/ })
+    .first()
+    .check();
   const account = page.getByLabel('Ad account', { exact: true });
   if (await account.isVisible()) await account.selectOption({ label: 'Acme Shoes (Meta) · 101' });
   await page.getByLabel('Pixel', { exact: true }).selectOption({ label: 'Acme Shoes Pixel · 555000111' });
@@ -101,9 +106,11 @@ test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered,
 
   // At the sandbox's Meta: the newest lead once, its email hashed; the first lead (ten days old) not at all.
   const received = async () =>
-    ((await (await fetch(`${sandboxUrl()}/conversions.json?platform=meta`)).json()) as { received: Array<{ target: string; event: { event_id: string; user_data?: { em?: string[] } } }> }).received.filter(
-      (entry) => entry.target === '555000111',
-    );
+    (
+      (await (await fetch(`${sandboxUrl()}/conversions.json?platform=meta`)).json()) as {
+        received: Array<{ target: string; event: { event_id: string; user_data?: { em?: string[] } } }>;
+      }
+    ).received.filter((entry) => entry.target === '555000111');
   const newest = (await received()).filter((entry) => entry.event.event_id === NEWEST_LEAD);
   expect(newest.length).toBeGreaterThan(0);
   expect(newest[0]!.event.user_data?.em?.[0]).toMatch(/^[0-9a-f]{64}$/);

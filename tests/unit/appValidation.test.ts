@@ -3,16 +3,22 @@ import { appFieldsSchema } from '@/lib/shared/schemas/integrations';
 
 describe('GTM container id (GTM- followed by uppercase letters and digits)', () => {
   test.each(['GTM-ABC123', 'GTM-5XK7', 'GTM-A'])('accepts %s', (id) => expect(isGtmContainerId(id)).toBe(true));
-  test.each(['GTM-', 'gtm-ABC123', 'GTM-abc123', 'GTM_ABC', 'GTM-AB C', ' GTM-ABC', 'GTM-ABC-1', 'UA-12345', 'GTM-ÄB'])('refuses %j', (id) =>
-    expect(isGtmContainerId(id)).toBe(false),
+  test.each(['GTM-', 'gtm-ABC123', 'GTM-abc123', 'GTM_ABC', 'GTM-AB C', ' GTM-ABC', 'GTM-ABC-1', 'UA-12345', 'GTM-ÄB'])(
+    'refuses %j',
+    (id) => expect(isGtmContainerId(id)).toBe(false),
   );
 });
 
 describe('payload URLs are paths without a host', () => {
-  test.each(['https://acme.example/thanks', 'http://x', '//evil.example/path', '\\\\evil.example', '/\\evil.example', 'javascript:alert(1)', 'HTTPS://ACME.EXAMPLE'])(
-    '%j has a host',
-    (url) => expect(payloadUrlHasHost(url)).toBe(true),
-  );
+  test.each([
+    'https://acme.example/thanks',
+    'http://x',
+    '//evil.example/path',
+    '\\\\evil.example',
+    '/\\evil.example',
+    'javascript:alert(1)',
+    'HTTPS://ACME.EXAMPLE',
+  ])('%j has a host', (url) => expect(payloadUrlHasHost(url)).toBe(true));
   test.each(['/thanks', '/checkout/thank-you?order=1', '/a:b'])('%j is a path', (url) => expect(payloadUrlHasHost(url)).toBe(false));
 });
 
@@ -24,10 +30,17 @@ test('an app with a host in a payload URL gets the spec message for that URL onl
     payloadUrls: ['/ok', 'https://acme.example/thanks'],
   });
   expect(result.success).toBe(false);
-  expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([['payloadUrls.1', 'Payload URLs must not contain a host']]);
+  expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+    ['payloadUrls.1', 'Payload URLs must not contain a host'],
+  ]);
 });
 
 test('a relative path without a leading slash is refused with its own message', () => {
-  const result = appFieldsSchema.safeParse({ name: 'Store', websiteUrl: 'https://acme.example', gtmContainerId: 'GTM-AB12', payloadUrls: ['thanks'] });
+  const result = appFieldsSchema.safeParse({
+    name: 'Store',
+    websiteUrl: 'https://acme.example',
+    gtmContainerId: 'GTM-AB12',
+    payloadUrls: ['thanks'],
+  });
   expect(result.error?.issues[0]?.message).toBe('A payload URL is a path starting with /');
 });

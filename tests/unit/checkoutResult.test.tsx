@@ -10,7 +10,12 @@ jest.mock('@/store/thunks', () => ({ fetchOrganization: jest.fn() }));
 
 let mockSubscription: OrganizationDocument['subscription'] = null;
 jest.mock('@/components/organizations/useOrganizationContext', () => ({
-  useOrganizationContext: () => ({ orgId: 'acme', document: { organization_id: 'acme', subscription: mockSubscription }, role: 'owner', user: {} }),
+  useOrganizationContext: () => ({
+    orgId: 'acme',
+    document: { organization_id: 'acme', subscription: mockSubscription },
+    role: 'owner',
+    user: {},
+  }),
 }));
 
 const checked = isCheckoutSessionValid as jest.MockedFunction<typeof isCheckoutSessionValid>;

@@ -39,20 +39,36 @@ describe('the next run', () => {
   const at = (iso: string) => new Date(iso);
 
   it('is on the next hour, quarter hour or six-hour mark', () => {
-    expect(nextRunAt({ every: 'hourly', at: '06:00', timeZone: 'UTC' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe('2026-11-23T10:00:00.000Z');
-    expect(nextRunAt({ every: '15_minutes', at: '06:00', timeZone: 'UTC' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe('2026-11-23T09:30:00.000Z');
-    expect(nextRunAt({ every: '6_hours', at: '06:00', timeZone: 'UTC' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe('2026-11-23T12:00:00.000Z');
+    expect(nextRunAt({ every: 'hourly', at: '06:00', timeZone: 'UTC' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe(
+      '2026-11-23T10:00:00.000Z',
+    );
+    expect(nextRunAt({ every: '15_minutes', at: '06:00', timeZone: 'UTC' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe(
+      '2026-11-23T09:30:00.000Z',
+    );
+    expect(nextRunAt({ every: '6_hours', at: '06:00', timeZone: 'UTC' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe(
+      '2026-11-23T12:00:00.000Z',
+    );
     // Every six hours from local midnight: in India (UTC+5:30) the marks fall on the half hour UTC.
-    expect(nextRunAt({ every: '6_hours', at: '06:00', timeZone: 'Asia/Kolkata' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe('2026-11-23T12:30:00.000Z');
+    expect(nextRunAt({ every: '6_hours', at: '06:00', timeZone: 'Asia/Kolkata' }, at('2026-11-23T09:17:00Z')).toISOString()).toBe(
+      '2026-11-23T12:30:00.000Z',
+    );
   });
 
   it('is daily at the local time of the schedule’s time zone, across DST', () => {
     // 06:00 in Berlin is 05:00 UTC in winter.
-    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'Europe/Berlin' }, at('2026-11-23T09:00:00Z')).toISOString()).toBe('2026-11-24T05:00:00.000Z');
-    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'Europe/Berlin' }, at('2026-11-23T04:00:00Z')).toISOString()).toBe('2026-11-23T05:00:00.000Z');
+    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'Europe/Berlin' }, at('2026-11-23T09:00:00Z')).toISOString()).toBe(
+      '2026-11-24T05:00:00.000Z',
+    );
+    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'Europe/Berlin' }, at('2026-11-23T04:00:00Z')).toISOString()).toBe(
+      '2026-11-23T05:00:00.000Z',
+    );
     // New York leaves daylight time on 2026-11-01: 06:00 is 10:00 UTC before, 11:00 UTC after.
-    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'America/New_York' }, at('2026-10-31T12:00:00Z')).toISOString()).toBe('2026-11-01T11:00:00.000Z');
-    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'America/New_York' }, at('2026-10-30T12:00:00Z')).toISOString()).toBe('2026-10-31T10:00:00.000Z');
+    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'America/New_York' }, at('2026-10-31T12:00:00Z')).toISOString()).toBe(
+      '2026-11-01T11:00:00.000Z',
+    );
+    expect(nextRunAt({ every: 'daily', at: '06:00', timeZone: 'America/New_York' }, at('2026-10-30T12:00:00Z')).toISOString()).toBe(
+      '2026-10-31T10:00:00.000Z',
+    );
   });
 });
 
@@ -65,12 +81,25 @@ describe('plans and schedules', () => {
 });
 
 describe('a new connection', () => {
-  const valid = { name: 'Ads to warehouse', sourceId: 'src1', accountIds: ['123'], destinationId: 'dst1', level: 'campaign', schedule: { every: 'daily' } };
+  const valid = {
+    name: 'Ads to warehouse',
+    sourceId: 'src1',
+    accountIds: ['123'],
+    destinationId: 'dst1',
+    level: 'campaign',
+    schedule: { every: 'daily' },
+  };
 
   it('defaults the time of day and zone, and names the fields it refuses', () => {
     const parsed = createConnectionSchema.parse(valid);
     expect(parsed.schedule).toEqual({ every: 'daily', at: '06:00', timeZone: 'UTC' });
-    const refused = createConnectionSchema.safeParse({ ...valid, accountIds: [], level: 'keyword', schedule: { every: 'daily', at: '25:00', timeZone: 'Mars/Olympus' }, dataset: 'my-data' });
+    const refused = createConnectionSchema.safeParse({
+      ...valid,
+      accountIds: [],
+      level: 'keyword',
+      schedule: { every: 'daily', at: '25:00', timeZone: 'Mars/Olympus' },
+      dataset: 'my-data',
+    });
     expect(refused.success).toBe(false);
     const paths = refused.error!.issues.map((issue) => issue.path.join('.'));
     expect(paths).toEqual(expect.arrayContaining(['accountIds', 'level', 'schedule.at', 'schedule.timeZone', 'dataset']));

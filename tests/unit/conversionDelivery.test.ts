@@ -28,7 +28,12 @@ describe('splitting a refused request to isolate its bad rows', () => {
     };
     const events = Array.from({ length: 8 }, (_, index) => event(`e${index}`));
     const outcomes = await sendIsolating(send, events, noWait);
-    expect(outcomes.filter((outcome) => outcome.status === 'delivered').map((outcome) => outcome.id).sort()).toEqual(['e0', 'e1', 'e2', 'e4', 'e5', 'e7']);
+    expect(
+      outcomes
+        .filter((outcome) => outcome.status === 'delivered')
+        .map((outcome) => outcome.id)
+        .sort(),
+    ).toEqual(['e0', 'e1', 'e2', 'e4', 'e5', 'e7']);
     expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([
       { id: 'e3', status: 'rejected', reason: 'event_time is too old' },
       { id: 'e6', status: 'rejected', reason: 'event_time is too old' },
@@ -76,7 +81,12 @@ test('backoff: full jitter under an exponential cap', () => {
 });
 
 describe('mapping', () => {
-  const mapping = (overrides: Partial<ConversionMapping> = {}): ConversionMapping => ({ events: [], value: { mode: 'event' }, identifiers: ['email'], ...overrides });
+  const mapping = (overrides: Partial<ConversionMapping> = {}): ConversionMapping => ({
+    events: [],
+    value: { mode: 'event' },
+    identifiers: ['email'],
+    ...overrides,
+  });
 
   test('event names are matched without case; none means every event', () => {
     expect(takesEvent(mapping(), event('a'))).toBe(true);

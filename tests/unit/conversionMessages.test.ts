@@ -15,7 +15,8 @@ const event = (id: string, name = 'Lead', pageUrl = 'https://shop.example/thanks
   clickIds: { fbp: 'fb.1.1.1' },
   context: { pageUrl, actionSource: 'website' },
 });
-const events = (count: number, prefix: string, name?: string) => Array.from({ length: count }, (_, index) => event(`${prefix}-${index}`, name));
+const events = (count: number, prefix: string, name?: string) =>
+  Array.from({ length: count }, (_, index) => event(`${prefix}-${index}`, name));
 const attributes = { org: 'org1', source: 'app:app1' };
 
 describe('events packed into messages', () => {
@@ -24,11 +25,17 @@ describe('events packed into messages', () => {
     const messages = packEvents(list);
     expect(EVENTS_PER_MESSAGE).toBe(500);
     expect(messages.map((message) => message.count)).toEqual([500, 500, 201]);
-    const read = messages.flatMap((message) => parseConversionMessage(message.data, { ...attributes, events: String(message.count) })!.events);
+    const read = messages.flatMap(
+      (message) => parseConversionMessage(message.data, { ...attributes, events: String(message.count) })!.events,
+    );
     expect(read).toEqual(list);
     expect(eventsInMessage({ ...attributes, events: '500' })).toBe(500);
     // A count no publisher of ours writes still weighs a whole number of events.
-    expect([eventsInMessage({ ...attributes, events: '2.5' }), eventsInMessage({ ...attributes, events: '-3' }), eventsInMessage({ ...attributes, events: 'many' })]).toEqual([2, 1, 1]);
+    expect([
+      eventsInMessage({ ...attributes, events: '2.5' }),
+      eventsInMessage({ ...attributes, events: '-3' }),
+      eventsInMessage({ ...attributes, events: 'many' }),
+    ]).toEqual([2, 1, 1]);
   });
 
   test('large events close a message before it passes 1 MB, counted in bytes, not characters', () => {
@@ -116,7 +123,10 @@ describe('the router and packed messages', () => {
   });
 
   // Batches of 1,000: m0's 40, m1–m9's 900 and m10's first 60, then m10's last 40 (whose outcome is not recorded).
-  const elevenMessages = () => [messageOf(events(40, 'm0'), 'm0'), ...Array.from({ length: 10 }, (_, index) => messageOf(events(100, `m${index + 1}`), `m${index + 1}`))];
+  const elevenMessages = () => [
+    messageOf(events(40, 'm0'), 'm0'),
+    ...Array.from({ length: 10 }, (_, index) => messageOf(events(100, `m${index + 1}`), `m${index + 1}`)),
+  ];
   const secondBatchFails = () => {
     let calls = 0;
     return async () => {
@@ -130,7 +140,9 @@ describe('the router and packed messages', () => {
     const list = elevenMessages();
     for (const { message } of list) router.handle(message);
     await settledAll(list);
-    expect(setAside).toEqual([{ ids: Array.from({ length: 40 }, (_, index) => `m10-${60 + index}`), attributes: { ...attributes, conversion: 'c1' } }]);
+    expect(setAside).toEqual([
+      { ids: Array.from({ length: 40 }, (_, index) => `m10-${60 + index}`), attributes: { ...attributes, conversion: 'c1' } },
+    ]);
     expect(list.map(({ settled }) => settled)).toEqual(Array(11).fill(['ack']));
   });
 
@@ -159,7 +171,10 @@ describe('the router and packed messages', () => {
     let release: () => void = () => undefined;
     const slow = new Promise<void>((resolve) => (release = resolve));
     const router = routerWith([conversion('leads', ['Lead']), conversion('buys', ['Purchase'])], async (target, batch) => {
-      taken.set(target.id, batch.map((item) => item.id));
+      taken.set(
+        target.id,
+        batch.map((item) => item.id),
+      );
       if (target.id === 'buys') await slow;
     });
     const { message, settled } = messageOf([...events(3, 'lead', 'Lead'), ...events(2, 'buy', 'Purchase')], 'mixed');

@@ -1,11 +1,22 @@
 /** @jest-environment node */
-import { deriveEventId, hashIdentifier, maskEmail, normalizeEmail, normalizeName, normalizePhone, sha256, toConversionEvent } from '@/lib/server/conversions/normalize';
+import {
+  deriveEventId,
+  hashIdentifier,
+  maskEmail,
+  normalizeEmail,
+  normalizeName,
+  normalizePhone,
+  sha256,
+  toConversionEvent,
+} from '@/lib/server/conversions/normalize';
 import { submittedEventSchema } from '@/lib/shared/schemas/submissions';
 
 // Meta's documented examples (Conversions API, customer information parameters).
 describe('normalising and hashing identifiers', () => {
   test('email: trimmed, lowercased, SHA-256 hex (Meta: John_Smith@gmail.com)', () => {
-    expect(hashIdentifier('  John_Smith@gmail.com ', normalizeEmail)).toBe('62a14e44f765419d10fea99367361a727c12365e2520f32218d505ed9aa0f62f');
+    expect(hashIdentifier('  John_Smith@gmail.com ', normalizeEmail)).toBe(
+      '62a14e44f765419d10fea99367361a727c12365e2520f32218d505ed9aa0f62f',
+    );
   });
 
   test('phone: digits with the country code (Meta: 12345678901)', () => {
@@ -41,7 +52,15 @@ describe('the queued event', () => {
 
   test('holds no clear personal value: hashes, click ids and context only', () => {
     const event = toConversionEvent(
-      parse({ event: 'Lead', email: 'Jane@Example.com', phone: '+44 20 7946 0958', firstName: 'Jane', gclid: 'Cj0abc', fbclid: 'IwAR1', pageUrl: 'https://shop.example/thanks' }),
+      parse({
+        event: 'Lead',
+        email: 'Jane@Example.com',
+        phone: '+44 20 7946 0958',
+        firstName: 'Jane',
+        gclid: 'Cj0abc',
+        fbclid: 'IwAR1',
+        pageUrl: 'https://shop.example/thanks',
+      }),
       { source: 'app:a1', receivedAt, ip: '203.0.113.9', userAgent: 'Mozilla/5.0' },
     );
     const text = JSON.stringify(event);
@@ -49,7 +68,12 @@ describe('the queued event', () => {
     expect(event.user.email).toBe(sha256('jane@example.com'));
     expect(event.user.phone).toBe(sha256('442079460958'));
     expect(event.clickIds).toEqual({ gclid: 'Cj0abc', fbc: `fb.1.${receivedAt.getTime()}.IwAR1` });
-    expect(event.context).toEqual({ ip: '203.0.113.9', userAgent: 'Mozilla/5.0', pageUrl: 'https://shop.example/thanks', actionSource: 'website' });
+    expect(event.context).toEqual({
+      ip: '203.0.113.9',
+      userAgent: 'Mozilla/5.0',
+      pageUrl: 'https://shop.example/thanks',
+      actionSource: 'website',
+    });
     expect(event.maskedEmail).toBe('j***@example.com');
     expect(event.time).toBe(receivedAt.getTime() / 1000);
   });
@@ -61,7 +85,10 @@ describe('the queued event', () => {
   test('without one, the id is derived from the content: a retry later is the same event, another payload or app is not', () => {
     const payload = { event: 'Lead', email: 'jane@example.com', fbclid: 'IwAR1' };
     const first = toConversionEvent(parse(payload), { source: 'app:a1', receivedAt });
-    const retry = toConversionEvent(parse({ ...payload, email: ' JANE@example.com' }), { source: 'app:a1', receivedAt: new Date(receivedAt.getTime() + 60_000) });
+    const retry = toConversionEvent(parse({ ...payload, email: ' JANE@example.com' }), {
+      source: 'app:a1',
+      receivedAt: new Date(receivedAt.getTime() + 60_000),
+    });
     expect(retry.id).toBe(first.id);
     expect(toConversionEvent(parse({ ...payload, event: 'Purchase' }), { source: 'app:a1', receivedAt }).id).not.toBe(first.id);
     expect(toConversionEvent(parse(payload), { source: 'app:a2', receivedAt }).id).not.toBe(first.id);

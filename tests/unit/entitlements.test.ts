@@ -11,11 +11,17 @@ import { PLANS } from '@/lib/shared/billing/plans';
 test('each plan says what it includes', () => {
   expect(entitlementsOf('starter')).toMatchObject({ adAccounts: 2, syncFrequency: 'daily', conversions: false, historicalBackfill: false });
   expect(entitlementsOf('growth')).toMatchObject({ adAccounts: 10, syncFrequency: 'hourly', conversions: true, historicalBackfill: false });
-  expect(entitlementsOf('scale')).toMatchObject({ adAccounts: 'unlimited', syncFrequency: '15-minute', conversions: true, historicalBackfill: true });
+  expect(entitlementsOf('scale')).toMatchObject({
+    adAccounts: 'unlimited',
+    syncFrequency: '15-minute',
+    conversions: true,
+    historicalBackfill: true,
+  });
 });
 
 test('an organization without a known plan gets Starter’s entitlements', () => {
-  for (const plan of [null, undefined, '', 'enterprise-legacy']) expect(entitlementsOf(plan)).toMatchObject({ id: 'starter', adAccounts: 2 });
+  for (const plan of [null, undefined, '', 'enterprise-legacy'])
+    expect(entitlementsOf(plan)).toMatchObject({ id: 'starter', adAccounts: 2 });
 });
 
 test('the plan cards’ feature lines come from the table', () => {
@@ -36,10 +42,18 @@ test('the limit holds up to the number and no further; unlimited is unlimited', 
 });
 
 test('the refusal names the plan that includes the selection', () => {
-  expect(adAccountLimitMessage('starter', 6)).toBe('The Starter plan includes 2 ad accounts; you selected 6. Upgrade to Growth for up to 10.');
-  expect(adAccountLimitMessage('starter', 12)).toBe('The Starter plan includes 2 ad accounts; you selected 12. Upgrade to Scale for unlimited ad accounts.');
-  expect(adAccountLimitMessage('growth', 11)).toBe('The Growth plan includes 10 ad accounts; you selected 11. Upgrade to Scale for unlimited ad accounts.');
-  expect(adAccountLimitMessage(null, 3)).toBe('Without a plan, an organization includes 2 ad accounts; you selected 3. Choose Growth for up to 10.');
+  expect(adAccountLimitMessage('starter', 6)).toBe(
+    'The Starter plan includes 2 ad accounts; you selected 6. Upgrade to Growth for up to 10.',
+  );
+  expect(adAccountLimitMessage('starter', 12)).toBe(
+    'The Starter plan includes 2 ad accounts; you selected 12. Upgrade to Scale for unlimited ad accounts.',
+  );
+  expect(adAccountLimitMessage('growth', 11)).toBe(
+    'The Growth plan includes 10 ad accounts; you selected 11. Upgrade to Scale for unlimited ad accounts.',
+  );
+  expect(adAccountLimitMessage(null, 3)).toBe(
+    'Without a plan, an organization includes 2 ad accounts; you selected 3. Choose Growth for up to 10.',
+  );
 });
 
 test('the label beside the picker', () => {

@@ -24,7 +24,12 @@ test('a complete production configuration starts', () => {
 
 test('what is set must have its shape, locally too', () => {
   expect(
-    configurationProblems({ ...LOCAL, APP_URL: 'localhost:3000', CREDENTIALS_ENCRYPTION_KEY: 'short', RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: '0' }),
+    configurationProblems({
+      ...LOCAL,
+      APP_URL: 'localhost:3000',
+      CREDENTIALS_ENCRYPTION_KEY: 'short',
+      RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: '0',
+    }),
   ).toEqual([
     'APP_URL must be an http(s) URL',
     'CREDENTIALS_ENCRYPTION_KEY must be 32 bytes, base64-encoded',

@@ -35,10 +35,23 @@ describe('toDataManagerEvent', () => {
 
   test('a payment is OTHER, without value, click id or device; a clock ahead is sent as now', () => {
     const event = toDataManagerEvent(
-      conversion({ time: nowSeconds + 120, value: null, currency: null, clickIds: { gbraid: 'g1' }, user: { email: HASH }, context: { actionSource: 'system_generated' } }),
+      conversion({
+        time: nowSeconds + 120,
+        value: null,
+        currency: null,
+        clickIds: { gbraid: 'g1' },
+        user: { email: HASH },
+        context: { actionSource: 'system_generated' },
+      }),
       NOW,
     );
-    expect(event).toEqual({ transactionId: 'order-1', eventTimestamp: '2026-03-01T12:00:00.000Z', eventSource: 'OTHER', adIdentifiers: { gbraid: 'g1' }, userData: { userIdentifiers: [{ emailAddress: HASH }] } });
+    expect(event).toEqual({
+      transactionId: 'order-1',
+      eventTimestamp: '2026-03-01T12:00:00.000Z',
+      eventSource: 'OTHER',
+      adIdentifiers: { gbraid: 'g1' },
+      userData: { userIdentifiers: [{ emailAddress: HASH }] },
+    });
   });
 
   test('every field it sends is one of the official proto (the sandbox’s reader agrees)', () => {
@@ -50,7 +63,9 @@ describe('toDataManagerEvent', () => {
 });
 
 describe('dataManagerError', () => {
-  const rpc = (code: number, status: string, details: unknown[] = [], message = 'Something.') => ({ error: { code, status, message, details } });
+  const rpc = (code: number, status: string, details: unknown[] = [], message = 'Something.') => ({
+    error: { code, status, message, details },
+  });
   const errorInfo = (reason: string) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason });
   const badRequest = (...fields: string[]) => ({
     '@type': 'type.googleapis.com/google.rpc.BadRequest',
@@ -59,13 +74,28 @@ describe('dataManagerError', () => {
 
   test.each([
     ['401 UNAUTHENTICATED', 401, rpc(401, 'UNAUTHENTICATED'), 'needs_reauth'],
-    ['403 without the datamanager scope', 403, rpc(403, 'PERMISSION_DENIED', [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT')]), 'needs_reauth'],
+    [
+      '403 without the datamanager scope',
+      403,
+      rpc(403, 'PERMISSION_DENIED', [errorInfo('ACCESS_TOKEN_SCOPE_INSUFFICIENT')]),
+      'needs_reauth',
+    ],
     ['403 an account the login does not operate', 403, rpc(403, 'PERMISSION_DENIED', [errorInfo('PERMISSION_DENIED')]), 'forbidden'],
     ['429 RESOURCE_EXHAUSTED', 429, rpc(429, 'RESOURCE_EXHAUSTED'), 'rate_limited'],
     ['503 UNAVAILABLE', 503, rpc(503, 'UNAVAILABLE'), 'retryable'],
     ['400 naming an event', 400, rpc(400, 'INVALID_ARGUMENT', [badRequest('events[3].event_timestamp')]), 'invalid'],
-    ['400 naming only the destination', 400, rpc(400, 'INVALID_ARGUMENT', [badRequest('destinations[0].product_destination_id')]), 'forbidden'],
-    ['400 naming the destination and an event', 400, rpc(400, 'INVALID_ARGUMENT', [badRequest('destinations[0].product_destination_id', 'events[0].currency')]), 'invalid'],
+    [
+      '400 naming only the destination',
+      400,
+      rpc(400, 'INVALID_ARGUMENT', [badRequest('destinations[0].product_destination_id')]),
+      'forbidden',
+    ],
+    [
+      '400 naming the destination and an event',
+      400,
+      rpc(400, 'INVALID_ARGUMENT', [badRequest('destinations[0].product_destination_id', 'events[0].currency')]),
+      'invalid',
+    ],
     ['400 naming nothing', 400, rpc(400, 'INVALID_ARGUMENT'), 'invalid'],
   ])('%s', (_, status, body, code) => {
     const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -74,7 +104,15 @@ describe('dataManagerError', () => {
   });
 
   test('an invalid request carries Google’s message and the fields it names', () => {
-    const error = dataManagerError(400, rpc(400, 'INVALID_ARGUMENT', [badRequest(...Array.from({ length: 7 }, (_, i) => `events[${i}].currency`))], 'There was a problem with the request.'));
+    const error = dataManagerError(
+      400,
+      rpc(
+        400,
+        'INVALID_ARGUMENT',
+        [badRequest(...Array.from({ length: 7 }, (_, i) => `events[${i}].currency`))],
+        'There was a problem with the request.',
+      ),
+    );
     expect(error.message).toContain('There was a problem with the request. events[0].currency: Bad. (INVALID_FORMAT)');
     expect(error.message).toContain('… and 2 more');
   });

@@ -1,13 +1,26 @@
 /** @jest-environment node */
 import { PlatformError } from '@/lib/server/connectors/http';
-import { googleAdsReport, jsonArrayElements, reportError, reportQuery, type SearchStreamBatch, toAdRows } from '@/lib/server/connectors/google-ads/report';
+import {
+  googleAdsReport,
+  jsonArrayElements,
+  reportError,
+  reportQuery,
+  type SearchStreamBatch,
+  toAdRows,
+} from '@/lib/server/connectors/google-ads/report';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 
 const ACCOUNT: AdAccount = { id: '1234567890', name: 'Acme Shoes (as listed)', currency: 'USD', managerId: '1112223334' };
 const NOW = new Date('2026-03-01T12:00:00Z');
 
-const customer = { resourceName: 'customers/1234567890', id: '1234567890', descriptiveName: 'Acme Shoes', currencyCode: 'USD', timeZone: 'America/New_York' };
+const customer = {
+  resourceName: 'customers/1234567890',
+  id: '1234567890',
+  descriptiveName: 'Acme Shoes',
+  currencyCode: 'USD',
+  timeZone: 'America/New_York',
+};
 
 /** A REST searchStream answer at ad level: two batches, the second with zeros left out as proto3 JSON does. */
 const STREAM: SearchStreamBatch[] = [
@@ -114,10 +127,20 @@ describe('toAdRows', () => {
 
   test('the level decides which ids are null; the currency and time zone are the row customer’s', () => {
     const euro: SearchStreamBatch = {
-      results: [{ ...STREAM[0]!.results![0]!, customer: { ...customer, id: '5556667778', currencyCode: 'EUR', timeZone: 'Europe/Berlin' } }],
+      results: [
+        { ...STREAM[0]!.results![0]!, customer: { ...customer, id: '5556667778', currencyCode: 'EUR', timeZone: 'Europe/Berlin' } },
+      ],
     };
     const [campaignRow] = toAdRows(euro, { id: '5556667778', name: 'Direct', currency: null }, 'campaign');
-    expect(campaignRow).toMatchObject({ account_id: '5556667778', currency: 'EUR', time_zone: 'Europe/Berlin', ad_group_id: null, ad_group_name: null, ad_id: null, ad_name: null });
+    expect(campaignRow).toMatchObject({
+      account_id: '5556667778',
+      currency: 'EUR',
+      time_zone: 'Europe/Berlin',
+      ad_group_id: null,
+      ad_group_name: null,
+      ad_id: null,
+      ad_name: null,
+    });
     const [adGroupRow] = toAdRows(euro, ACCOUNT, 'ad_group');
     expect(adGroupRow).toMatchObject({ ad_group_id: '16552999936', ad_group_name: 'Search 1 · group 1', ad_id: null, ad_name: null });
     expect(toAdRows({ fieldMask: 'campaign.id', requestId: 'r' }, ACCOUNT, 'campaign')).toEqual([]);
@@ -159,32 +182,66 @@ describe('jsonArrayElements', () => {
 });
 
 const adsFailure = (code: number, status: string, errors: unknown[], extra: unknown[] = []) => ({
-  error: { code, status, message: 'x', details: [{ '@type': 'type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure', errors, requestId: 'r' }, ...extra] },
+  error: {
+    code,
+    status,
+    message: 'x',
+    details: [{ '@type': 'type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure', errors, requestId: 'r' }, ...extra],
+  },
 });
 
 describe('reportError', () => {
   test('401 needs a new login; 403 is forbidden', () => {
-    expect(reportError(401, { error: { status: 'UNAUTHENTICATED' } })).toMatchObject({ code: 'needs_reauth', message: 'Google Ads stopped accepting this login — reconnect.' });
-    const denied = reportError(403, adsFailure(403, 'PERMISSION_DENIED', [{ errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: "User doesn't have permission to access customer." }]));
+    expect(reportError(401, { error: { status: 'UNAUTHENTICATED' } })).toMatchObject({
+      code: 'needs_reauth',
+      message: 'Google Ads stopped accepting this login — reconnect.',
+    });
+    const denied = reportError(
+      403,
+      adsFailure(403, 'PERMISSION_DENIED', [
+        { errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: "User doesn't have permission to access customer." },
+      ]),
+    );
     expect(denied.code).toBe('forbidden');
     expect(denied.message).toContain("User doesn't have permission");
   });
 
   test('RESOURCE_EXHAUSTED is rate limited until the retry delay Google gave', () => {
-    const quota = adsFailure(429, 'RESOURCE_EXHAUSTED', [{ errorCode: { quotaError: 'RESOURCE_EXHAUSTED' }, message: 'Too many requests.', details: { quotaErrorDetails: { rateScope: 'ACCOUNT', retryDelay: '30s' } } }]);
+    const quota = adsFailure(429, 'RESOURCE_EXHAUSTED', [
+      {
+        errorCode: { quotaError: 'RESOURCE_EXHAUSTED' },
+        message: 'Too many requests.',
+        details: { quotaErrorDetails: { rateScope: 'ACCOUNT', retryDelay: '30s' } },
+      },
+    ]);
     const limited = reportError(429, quota, NOW);
     expect(limited.code).toBe('rate_limited');
     expect(limited.retryAt).toEqual(new Date(NOW.getTime() + 30_000));
-    const retryInfoOnly = adsFailure(429, 'RESOURCE_EXHAUSTED', [], [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.5s' }]);
+    const retryInfoOnly = adsFailure(
+      429,
+      'RESOURCE_EXHAUSTED',
+      [],
+      [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1.5s' }],
+    );
     expect(reportError(429, retryInfoOnly, NOW).retryAt).toEqual(new Date(NOW.getTime() + 1500));
     expect(reportError(429, {}, NOW)).toMatchObject({ code: 'rate_limited', retryAt: undefined });
   });
 
   test('400 is invalid with Google’s words; metrics of a manager in plain words', () => {
-    const unknown = reportError(400, adsFailure(400, 'INVALID_ARGUMENT', [{ errorCode: { queryError: 'UNRECOGNIZED_FIELD' }, message: "Unrecognized fields in the query: 'metrics.cost'." }]));
+    const unknown = reportError(
+      400,
+      adsFailure(400, 'INVALID_ARGUMENT', [
+        { errorCode: { queryError: 'UNRECOGNIZED_FIELD' }, message: "Unrecognized fields in the query: 'metrics.cost'." },
+      ]),
+    );
     expect(unknown.code).toBe('invalid');
     expect(unknown.message).toContain("UNRECOGNIZED_FIELD: Unrecognized fields in the query: 'metrics.cost'.");
-    const manager = reportError(400, adsFailure(400, 'INVALID_ARGUMENT', [{ errorCode: { queryError: 'REQUESTED_METRICS_FOR_MANAGER' }, message: 'Metrics cannot be requested for a manager account.' }]));
+    const manager = reportError(
+      400,
+      adsFailure(400, 'INVALID_ARGUMENT', [
+        { errorCode: { queryError: 'REQUESTED_METRICS_FOR_MANAGER' }, message: 'Metrics cannot be requested for a manager account.' },
+      ]),
+    );
     expect(manager).toMatchObject({ code: 'invalid', message: expect.stringMatching(/manager account has no ads of its own/) });
   });
 
@@ -230,7 +287,14 @@ describe('googleAdsReport', () => {
 
   test('a directly accessible account is its own login-customer-id', async () => {
     fetchMock = jest.spyOn(global, 'fetch').mockResolvedValue(streamedResponse('[{"fieldMask":"customer.id","requestId":"r"}]'));
-    const pages = await collect(googleAdsReport(session, { account: { id: '5556667778', name: 'Direct', managerId: null }, level: 'campaign', from: '2026-02-27', to: '2026-02-28' }));
+    const pages = await collect(
+      googleAdsReport(session, {
+        account: { id: '5556667778', name: 'Direct', managerId: null },
+        level: 'campaign',
+        from: '2026-02-27',
+        to: '2026-02-28',
+      }),
+    );
     expect(pages).toEqual([]);
     expect((fetchMock.mock.calls[0] as [string, RequestInit])[1].headers).toMatchObject({ 'login-customer-id': '5556667778' });
   });
@@ -238,7 +302,15 @@ describe('googleAdsReport', () => {
   test('a manager account is refused in plain words, without a request', async () => {
     fetchMock = jest.spyOn(global, 'fetch');
     const onCall = jest.fn();
-    const report = collect(googleAdsReport(session, { account: { id: '1112223334', name: 'Agency', isManager: true }, level: 'campaign', from: '2026-02-27', to: '2026-02-28', onCall }));
+    const report = collect(
+      googleAdsReport(session, {
+        account: { id: '1112223334', name: 'Agency', isManager: true },
+        level: 'campaign',
+        from: '2026-02-27',
+        to: '2026-02-28',
+        onCall,
+      }),
+    );
     await expect(report).rejects.toMatchObject({ code: 'invalid', message: expect.stringContaining('manager account') });
     expect(fetchMock).not.toHaveBeenCalled();
     expect(onCall).not.toHaveBeenCalled();
@@ -247,9 +319,13 @@ describe('googleAdsReport', () => {
   test('a network failure, or a stream that breaks off, may pass later', async () => {
     const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     fetchMock = jest.spyOn(global, 'fetch').mockRejectedValue(new TypeError('fetch failed'));
-    await expect(collect(googleAdsReport(session, { account: ACCOUNT, level: 'campaign', from: '2026-02-27', to: '2026-02-28' }))).rejects.toMatchObject({ code: 'retryable' });
+    await expect(
+      collect(googleAdsReport(session, { account: ACCOUNT, level: 'campaign', from: '2026-02-27', to: '2026-02-28' })),
+    ).rejects.toMatchObject({ code: 'retryable' });
     fetchMock.mockResolvedValue(streamedResponse(JSON.stringify(STREAM).slice(0, -30)));
-    await expect(collect(googleAdsReport(session, { account: ACCOUNT, level: 'ad', from: '2026-02-27', to: '2026-02-28' }))).rejects.toMatchObject({ code: 'retryable' });
+    await expect(
+      collect(googleAdsReport(session, { account: ACCOUNT, level: 'ad', from: '2026-02-27', to: '2026-02-28' })),
+    ).rejects.toMatchObject({ code: 'retryable' });
     logged.mockRestore();
   });
 });

@@ -1,6 +1,15 @@
 /** @jest-environment node */
 import { PlatformError } from '@/lib/server/connectors/http';
-import { conversionsOf, type InsightsRow, isTooBig, parseUsage, purchaseActionType, reportError, throttleOf, toAdRow } from '@/lib/server/connectors/meta/report';
+import {
+  conversionsOf,
+  type InsightsRow,
+  isTooBig,
+  parseUsage,
+  purchaseActionType,
+  reportError,
+  throttleOf,
+  toAdRow,
+} from '@/lib/server/connectors/meta/report';
 
 const ACCOUNT = { id: '101', name: 'Acme Shoes (Meta)', currency: 'USD', timeZone: 'America/New_York' };
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -56,9 +65,17 @@ describe('an insights row as an AdRow', () => {
   });
 
   test('a campaign-level row has no ad group or ad; an ad-set row no ad', () => {
-    const campaign = toAdRow(row({ adset_id: undefined, adset_name: undefined, ad_id: undefined, ad_name: undefined }), ACCOUNT, 'campaign');
+    const campaign = toAdRow(
+      row({ adset_id: undefined, adset_name: undefined, ad_id: undefined, ad_name: undefined }),
+      ACCOUNT,
+      'campaign',
+    );
     expect(campaign).toMatchObject({ ad_group_id: null, ad_group_name: null, ad_id: null, ad_name: null });
-    expect(toAdRow(row({ ad_id: undefined, ad_name: undefined }), ACCOUNT, 'ad_group')).toMatchObject({ ad_group_id: '120210000000002', ad_id: null, ad_name: null });
+    expect(toAdRow(row({ ad_id: undefined, ad_name: undefined }), ACCOUNT, 'ad_group')).toMatchObject({
+      ad_group_id: '120210000000002',
+      ad_id: null,
+      ad_name: null,
+    });
   });
 
   test('spend strings parse to the same decimal; missing metrics and actions are zero', () => {
@@ -83,9 +100,15 @@ describe('one action type, never a sum', () => {
       ],
     });
     expect(conversionsOf(withoutOmni)).toEqual({ conversions: 2, conversion_value: 40 });
-    const pixelOnly = row({ actions: [{ action_type: 'offsite_conversion.fb_pixel_purchase', value: '4' }], action_values: [{ action_type: 'offsite_conversion.fb_pixel_purchase', value: '60.25' }] });
+    const pixelOnly = row({
+      actions: [{ action_type: 'offsite_conversion.fb_pixel_purchase', value: '4' }],
+      action_values: [{ action_type: 'offsite_conversion.fb_pixel_purchase', value: '60.25' }],
+    });
     expect(conversionsOf(pixelOnly)).toEqual({ conversions: 4, conversion_value: 60.25 });
-    expect(conversionsOf(row({ actions: [{ action_type: 'link_click', value: '41' }], action_values: undefined }))).toEqual({ conversions: 0, conversion_value: 0 });
+    expect(conversionsOf(row({ actions: [{ action_type: 'link_click', value: '41' }], action_values: undefined }))).toEqual({
+      conversions: 0,
+      conversion_value: 0,
+    });
   });
 
   test('three types of the same purchase give 3, not 9', () => {
@@ -93,7 +116,10 @@ describe('one action type, never a sum', () => {
   });
 
   test('the value comes from the same type as the count, even when only one array names it', () => {
-    const valueOnly = row({ actions: [{ action_type: 'purchase', value: '1' }], action_values: [{ action_type: 'omni_purchase', value: '30' }] });
+    const valueOnly = row({
+      actions: [{ action_type: 'purchase', value: '1' }],
+      action_values: [{ action_type: 'omni_purchase', value: '30' }],
+    });
     // omni_purchase is reported (in action_values), so it is the type for both: no count of it, its value.
     expect(conversionsOf(valueOnly)).toEqual({ conversions: 0, conversion_value: 30 });
   });
@@ -103,7 +129,10 @@ describe('the usage header', () => {
   const header = (entries: Array<Record<string, number | string>>, id = '101') => JSON.stringify({ [id]: entries });
 
   test('the highest of call count, CPU time and total time, for our account', () => {
-    const usage = parseUsage(header([{ type: 'ads_insights', call_count: 12, total_cputime: 80, total_time: 30, estimated_time_to_regain_access: 0 }]), '101');
+    const usage = parseUsage(
+      header([{ type: 'ads_insights', call_count: 12, total_cputime: 80, total_time: 30, estimated_time_to_regain_access: 0 }]),
+      '101',
+    );
     expect(usage).toEqual({ percent: 80, regainMinutes: 0 });
     const other = JSON.stringify({ '999': [{ type: 'ads_insights', call_count: 99 }], '101': [{ type: 'ads_management', call_count: 5 }] });
     expect(parseUsage(other, '101')).toEqual({ percent: 5, regainMinutes: 0 });
@@ -139,7 +168,11 @@ describe('refusals', () => {
     reportError({ status, body: { error }, usage: regainMinutes ? { percent: 100, regainMinutes } : null }, NOW);
 
   test('80000, 17, 4 and 613 are rate_limited with a retry time (Meta’s regain time when it gives one)', () => {
-    const buc = refusal(400, { code: 80000, error_subcode: 2446079, message: '(#80000) There have been too many calls from this ad-account.' }, 12);
+    const buc = refusal(
+      400,
+      { code: 80000, error_subcode: 2446079, message: '(#80000) There have been too many calls from this ad-account.' },
+      12,
+    );
     expect(buc).toBeInstanceOf(PlatformError);
     expect(buc.code).toBe('rate_limited');
     expect(buc.retryAt).toEqual(new Date(NOW + 12 * 60_000));
@@ -162,7 +195,9 @@ describe('refusals', () => {
   });
 
   test('"reduce the amount of data" and insights timeouts are too big; an unknown error is not', () => {
-    expect(isTooBig({ body: { error: { code: 1, message: "Please reduce the amount of data you're asking for, then retry your request" } } })).toBe(true);
+    expect(
+      isTooBig({ body: { error: { code: 1, message: "Please reduce the amount of data you're asking for, then retry your request" } } }),
+    ).toBe(true);
     expect(isTooBig({ body: { error: { code: 100, error_subcode: 1504018, message: 'Your request timed out' } } })).toBe(true);
     expect(isTooBig({ body: { error: { code: 1, message: 'An unknown error occurred' } } })).toBe(false);
   });

@@ -31,18 +31,41 @@ test('one request per level: the report type, its columns, Daily CSV 2.0 without
       ExcludeReportFooter: true,
       ReturnOnlyCompleteData: false,
       Aggregation: 'Daily',
-      Columns: ['TimePeriod', 'AccountId', 'AccountName', 'CurrencyCode', 'CampaignId', 'CampaignName', 'AdGroupId', 'AdGroupName', 'Impressions', 'Clicks', 'Spend', 'ConversionsQualified', 'Revenue'],
+      Columns: [
+        'TimePeriod',
+        'AccountId',
+        'AccountName',
+        'CurrencyCode',
+        'CampaignId',
+        'CampaignName',
+        'AdGroupId',
+        'AdGroupName',
+        'Impressions',
+        'Clicks',
+        'Spend',
+        'ConversionsQualified',
+        'Revenue',
+      ],
       Scope: { AccountIds: [301] },
-      Time: { CustomDateRangeStart: { Day: 30, Month: 1, Year: 2025 }, CustomDateRangeEnd: { Day: 2, Month: 2, Year: 2025 }, ReportTimeZone: 'EasternTimeUSCanada' },
+      Time: {
+        CustomDateRangeStart: { Day: 30, Month: 1, Year: 2025 },
+        CustomDateRangeEnd: { Day: 2, Month: 2, Year: 2025 },
+        ReportTimeZone: 'EasternTimeUSCanada',
+      },
     },
   });
-  expect(reportRequestBody('ad', '301', '2025-01-01', '2025-01-01').ReportRequest).toMatchObject({ Type: 'AdPerformanceReportRequest', Columns: REPORT_COLUMNS.ad });
+  expect(reportRequestBody('ad', '301', '2025-01-01', '2025-01-01').ReportRequest).toMatchObject({
+    Type: 'AdPerformanceReportRequest',
+    Columns: REPORT_COLUMNS.ad,
+  });
   expect(REPORT_COLUMNS.ad).toEqual(expect.arrayContaining(['AdId', 'AdTitle', 'AdGroupId']));
   expect(reportRequestBody('campaign', '301', '2025-01-01', '2025-01-01').ReportRequest.Type).toBe('CampaignPerformanceReportRequest');
   expect(REPORT_COLUMNS.campaign).not.toContain('AdGroupId');
   // ReportTimeZone is left out when the zone is unknown, and spelled the Reporting service's way where it differs.
   expect(reportRequestBody('ad', '301', '2025-01-01', '2025-01-01', 'Atlantis').ReportRequest.Time).not.toHaveProperty('ReportTimeZone');
-  expect(reportRequestBody('ad', '301', '2025-01-01', '2025-01-01', 'IslamabadKarachiTashkent').ReportRequest.Time.ReportTimeZone).toBe('IslandamabadKarachiTashkent');
+  expect(reportRequestBody('ad', '301', '2025-01-01', '2025-01-01', 'IslamabadKarachiTashkent').ReportRequest.Time.ReportTimeZone).toBe(
+    'IslandamabadKarachiTashkent',
+  );
 });
 
 test('time zones: Microsoft names to IANA', () => {
@@ -103,7 +126,15 @@ test('header metadata and the footer are skipped; a campaign report has no ad gr
   ].join('\r\n');
   const rows = [...adRowsOf(csv, { level: 'campaign', account, timeZone: 'America/New_York' })];
   expect(rows).toHaveLength(1);
-  expect(rows[0]).toMatchObject({ date: '2025-02-01', campaign_name: 'Brand', ad_group_id: null, ad_group_name: null, ad_id: null, ad_name: null, spend: 0.25 });
+  expect(rows[0]).toMatchObject({
+    date: '2025-02-01',
+    campaign_name: 'Brand',
+    ad_group_id: null,
+    ad_group_name: null,
+    ad_id: null,
+    ad_name: null,
+    spend: 0.25,
+  });
 });
 
 test('zip round trip: the one CSV comes back as it was zipped', () => {
@@ -114,7 +145,10 @@ test('zip round trip: the one CSV comes back as it was zipped', () => {
 
 test('refusals: dead login, throttling with Retry-After, unreachable account, 5xx', () => {
   const fault = (code: number) => ({ Errors: [{ Code: code, ErrorCode: 'x', Message: 'm' }] });
-  expect(reportError(401, fault(109))).toMatchObject({ code: 'needs_reauth', message: 'Microsoft Advertising stopped accepting this login — reconnect.' });
+  expect(reportError(401, fault(109))).toMatchObject({
+    code: 'needs_reauth',
+    message: 'Microsoft Advertising stopped accepting this login — reconnect.',
+  });
   const throttled = reportError(429, fault(117), '30');
   expect(throttled.code).toBe('rate_limited');
   expect(throttled.retryAt!.getTime()).toBeGreaterThan(Date.now() + 25_000);
@@ -126,11 +160,19 @@ test('refusals: dead login, throttling with Retry-After, unreachable account, 5x
 /** A fake Microsoft for the connector: answers by URL, counting calls. */
 function fakeMicrosoft(pollStatuses: Array<{ Status: string; ReportDownloadUrl?: string | null }>, zip?: Uint8Array) {
   const calls: string[] = [];
-  const respond = (status: number, body: unknown) => ({ status, ok: status === 200, headers: new Headers(), text: async () => JSON.stringify(body), arrayBuffer: async () => zip!.slice().buffer }) as unknown as Response;
+  const respond = (status: number, body: unknown) =>
+    ({
+      status,
+      ok: status === 200,
+      headers: new Headers(),
+      text: async () => JSON.stringify(body),
+      arrayBuffer: async () => zip!.slice().buffer,
+    }) as unknown as Response;
   const fetch = jest.fn(async (url: string | URL | Request) => {
     const href = String(url);
     calls.push(href.replace(/^https:\/\/[^/]+/, ''));
-    if (href.endsWith('/Account/Query')) return respond(200, { Account: { Id: 301, Name: 'Acme Shoes', CurrencyCode: 'USD', TimeZone: 'EasternTimeUSCanada' } });
+    if (href.endsWith('/Account/Query'))
+      return respond(200, { Account: { Id: 301, Name: 'Acme Shoes', CurrencyCode: 'USD', TimeZone: 'EasternTimeUSCanada' } });
     if (href.endsWith('/Submit')) return respond(200, { ReportRequestId: 'r1' });
     if (href.endsWith('/Poll')) return respond(200, { ReportRequestStatus: pollStatuses.shift() });
     return respond(200, {});
@@ -147,34 +189,63 @@ const session = { accessToken: 'token', rotated: null };
 
 test('submit, poll while Pending, download, unzip: pages of rows, one onCall per request', async () => {
   const csv = [AD_CSV.split('\r\n')[0], ...Array.from({ length: 2500 }, () => AD_CSV.split('\r\n')[1])].join('\r\n');
-  const { fetch, calls } = fakeMicrosoft([{ Status: 'Pending' }, { Status: 'Success', ReportDownloadUrl: 'https://blob.example/r1.zip' }], zipSync({ 'r1.csv': strToU8(csv) }));
+  const { fetch, calls } = fakeMicrosoft(
+    [{ Status: 'Pending' }, { Status: 'Success', ReportDownloadUrl: 'https://blob.example/r1.zip' }],
+    zipSync({ 'r1.csv': strToU8(csv) }),
+  );
   const sleep = jest.fn(async () => undefined);
   const onCall = jest.fn();
   const report = createMicrosoftReport({ fetch, sleep });
   const pages = await drain(report(session, { account, level: 'ad', from: '2025-02-01', to: '2025-02-01', onCall }));
   expect(pages.map((page) => page.length)).toEqual([1000, 1000, 500]);
-  expect(calls).toEqual(['/CustomerManagement/v13/Account/Query', '/Reporting/v13/GenerateReport/Submit', '/Reporting/v13/GenerateReport/Poll', '/Reporting/v13/GenerateReport/Poll', '/r1.zip']);
+  expect(calls).toEqual([
+    '/CustomerManagement/v13/Account/Query',
+    '/Reporting/v13/GenerateReport/Submit',
+    '/Reporting/v13/GenerateReport/Poll',
+    '/Reporting/v13/GenerateReport/Poll',
+    '/r1.zip',
+  ]);
   expect(onCall).toHaveBeenCalledTimes(5);
   expect(sleep).toHaveBeenCalledTimes(2);
 });
 
 test('Success without a download URL means no rows; Status Error is retryable with a message', async () => {
   const empty = fakeMicrosoft([{ Status: 'Success', ReportDownloadUrl: null }]);
-  expect(await drain(createMicrosoftReport({ fetch: empty.fetch, sleep: async () => undefined })(session, { account, level: 'ad', from: '2025-02-01', to: '2025-02-01' }))).toEqual([]);
+  expect(
+    await drain(
+      createMicrosoftReport({ fetch: empty.fetch, sleep: async () => undefined })(session, {
+        account,
+        level: 'ad',
+        from: '2025-02-01',
+        to: '2025-02-01',
+      }),
+    ),
+  ).toEqual([]);
 
   const failed = fakeMicrosoft([{ Status: 'Error' }]);
-  const pages = drain(createMicrosoftReport({ fetch: failed.fetch, sleep: async () => undefined })(session, { account, level: 'ad', from: '2025-02-01', to: '2025-02-01' }));
+  const pages = drain(
+    createMicrosoftReport({ fetch: failed.fetch, sleep: async () => undefined })(session, {
+      account,
+      level: 'ad',
+      from: '2025-02-01',
+      to: '2025-02-01',
+    }),
+  );
   await expect(pages).rejects.toMatchObject({ code: 'retryable', message: expect.stringMatching(/could not build the report/) });
 });
 
 test('a report still Pending past the wait limit is retryable; a future window asks for nothing', async () => {
   const pending = fakeMicrosoft(Array.from({ length: 10 }, () => ({ Status: 'Pending' })));
   const report = createMicrosoftReport({ fetch: pending.fetch, sleep: async () => undefined, pollDelaysMs: [10], maxWaitMs: 50 });
-  await expect(drain(report(session, { account, level: 'ad', from: '2025-02-01', to: '2025-02-01' }))).rejects.toMatchObject({ code: 'retryable' });
+  await expect(drain(report(session, { account, level: 'ad', from: '2025-02-01', to: '2025-02-01' }))).rejects.toMatchObject({
+    code: 'retryable',
+  });
   expect(pending.calls.filter((call) => call.endsWith('/Poll'))).toHaveLength(5);
 
   const future = fakeMicrosoft([]);
   const later = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
-  expect(await drain(createMicrosoftReport({ fetch: future.fetch })(session, { account, level: 'ad', from: later, to: later }))).toEqual([]);
+  expect(await drain(createMicrosoftReport({ fetch: future.fetch })(session, { account, level: 'ad', from: later, to: later }))).toEqual(
+    [],
+  );
   expect(future.calls).toEqual(['/CustomerManagement/v13/Account/Query']);
 });

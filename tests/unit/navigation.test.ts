@@ -31,8 +31,7 @@ describe('signed out', () => {
 });
 
 describe('signed in', () => {
-  const signedIn = (path: string, callback: string | null = null) =>
-    sessionRedirect({ path, fullPath: path, signedIn: true, callback });
+  const signedIn = (path: string, callback: string | null = null) => sessionRedirect({ path, fullPath: path, signedIn: true, callback });
 
   test('the sign-in pages go to /organizations, or back to the saved callback', () => {
     expect(signedIn('/login')).toBe('/organizations');

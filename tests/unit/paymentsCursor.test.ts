@@ -47,7 +47,9 @@ describe('a charge as a conversion event', () => {
   });
 
   test('the receipt email when the billing details have none; no identifier at all when neither', () => {
-    const receipt = chargeToEvent(charge('ch_2', 1, { billing_details: { email: null, name: null, phone: null }, receipt_email: 'receipt@example.com' }));
+    const receipt = chargeToEvent(
+      charge('ch_2', 1, { billing_details: { email: null, name: null, phone: null }, receipt_email: 'receipt@example.com' }),
+    );
     expect(receipt.user).toEqual({ email: sha256('receipt@example.com') });
     const none = chargeToEvent(charge('ch_3', 1, { billing_details: null, receipt_email: null }));
     expect(none.user).toEqual({});
@@ -55,7 +57,11 @@ describe('a charge as a conversion event', () => {
   });
 
   test('click ids from the metadata, fbclid made into fbc at the payment time, too long ones left out', () => {
-    const event = chargeToEvent(charge('ch_4', 1_800_000_000, { metadata: { gclid: 'G-1', fbclid: 'IwAR0abc', msclkid: 'm1', wbraid: 'x'.repeat(201), note: 'kept out' } }));
+    const event = chargeToEvent(
+      charge('ch_4', 1_800_000_000, {
+        metadata: { gclid: 'G-1', fbclid: 'IwAR0abc', msclkid: 'm1', wbraid: 'x'.repeat(201), note: 'kept out' },
+      }),
+    );
     expect(event.clickIds).toEqual({ gclid: 'G-1', fbc: 'fb.1.1800000000000.IwAR0abc', msclkid: 'm1' });
     expect(chargeToEvent(charge('ch_5', 1, { metadata: { fbclid: 'a', fbc: 'fb.1.5.b' } })).clickIds).toEqual({ fbc: 'fb.1.5.b' });
   });

@@ -1,10 +1,5 @@
 import { checkSuperAdmin } from '@/store/thunks';
-import userSlice, {
-  initialUserState,
-  organizationSelected,
-  userSignedIn,
-  userSignedOut,
-} from '@/store/userSlice';
+import userSlice, { initialUserState, organizationSelected, userSignedIn, userSignedOut } from '@/store/userSlice';
 
 const reducer = userSlice.reducer;
 const alice = { uid: 'alice', email: 'alice@example.test', displayName: 'Alice', photoURL: 'https://example.test/a.png' };

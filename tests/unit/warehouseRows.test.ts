@@ -7,7 +7,18 @@ import { bigQuerySourceSchema } from '@/lib/shared/schemas/conversions';
 // every shape BigQuery and Mixpanel give them, derived ids that do not change, and rows that make none.
 
 const source = {
-  columns: { eventId: 'lead_id', eventTime: 'updated_at', email: 'email', phone: 'phone', firstName: 'first', lastName: 'last', gclid: 'gclid', fbclid: 'fbclid', value: 'value', currency: 'currency' },
+  columns: {
+    eventId: 'lead_id',
+    eventTime: 'updated_at',
+    email: 'email',
+    phone: 'phone',
+    firstName: 'first',
+    lastName: 'last',
+    gclid: 'gclid',
+    fbclid: 'fbclid',
+    value: 'value',
+    currency: 'currency',
+  },
   eventName: 'Lead',
 };
 const row = {
@@ -75,15 +86,34 @@ test('without an event id column, the id is derived from the row: the same row g
 });
 
 test('rows that make no event say why, keeping their id', () => {
-  expect(rowToEvent({ ...row, updated_at: null }, source, 's')).toEqual({ ok: false, id: 'L-1', reason: 'No event time: the updated_at column is empty or holds no time (nothing).' });
-  expect(rowToEvent({ ...row, value: '-5' }, source, 's')).toMatchObject({ ok: false, reason: 'The value is no amount: value holds "-5".' });
-  expect(rowToEvent({ ...row, value: 'lots' }, source, 's')).toMatchObject({ ok: false, reason: 'The value is no amount: value holds text of 4 characters.' });
-  expect(rowToEvent({ ...row, currency: 'dollars' }, source, 's')).toMatchObject({ ok: false, reason: 'The currency is no three-letter code: currency holds text of 7 characters.' });
+  expect(rowToEvent({ ...row, updated_at: null }, source, 's')).toEqual({
+    ok: false,
+    id: 'L-1',
+    reason: 'No event time: the updated_at column is empty or holds no time (nothing).',
+  });
+  expect(rowToEvent({ ...row, value: '-5' }, source, 's')).toMatchObject({
+    ok: false,
+    reason: 'The value is no amount: value holds "-5".',
+  });
+  expect(rowToEvent({ ...row, value: 'lots' }, source, 's')).toMatchObject({
+    ok: false,
+    reason: 'The value is no amount: value holds text of 4 characters.',
+  });
+  expect(rowToEvent({ ...row, currency: 'dollars' }, source, 's')).toMatchObject({
+    ok: false,
+    reason: 'The currency is no three-letter code: currency holds text of 7 characters.',
+  });
   // A column mapped by mistake never puts what it holds (an email, a name) into the log.
   const mistaken = rowToEvent({ ...row, updated_at: 'jane.doe@example.com', value: 'Jane Doe' }, source, 's');
-  expect(mistaken).toMatchObject({ ok: false, reason: 'No event time: the updated_at column is empty or holds no time (text of 20 characters).' });
+  expect(mistaken).toMatchObject({
+    ok: false,
+    reason: 'No event time: the updated_at column is empty or holds no time (text of 20 characters).',
+  });
   expect(JSON.stringify(rowToEvent({ ...row, value: 'Jane Doe' }, source, 's'))).not.toMatch(/Jane/);
-  expect(rowToEvent({ ...row, lead_id: 'x'.repeat(150) }, source, 's')).toMatchObject({ ok: false, reason: expect.stringMatching(/^The row makes no valid event: id /) });
+  expect(rowToEvent({ ...row, lead_id: 'x'.repeat(150) }, source, 's')).toMatchObject({
+    ok: false,
+    reason: expect.stringMatching(/^The row makes no valid event: id /),
+  });
 });
 
 test('the event name comes from its column when mapped, else the source’s', () => {
@@ -92,12 +122,24 @@ test('the event name comes from its column when mapped, else the source’s', ()
 });
 
 test('the BigQuery source schema: a table is project.dataset.table, SQL must be a SELECT, the event time is mapped', () => {
-  const base = { type: 'bigquery', destinationId: 'd1', projectId: 'acme', mode: 'table', table: 'acme.crm.leads', cursorColumn: 'updated_at', columns: { eventTime: 'updated_at' }, schedule: { every: 'hourly' } };
+  const base = {
+    type: 'bigquery',
+    destinationId: 'd1',
+    projectId: 'acme',
+    mode: 'table',
+    table: 'acme.crm.leads',
+    cursorColumn: 'updated_at',
+    columns: { eventTime: 'updated_at' },
+    schedule: { every: 'hourly' },
+  };
   expect(bigQuerySourceSchema.safeParse(base).success).toBe(true);
-  const paths = (input: object) => (bigQuerySourceSchema.safeParse(input).error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  const paths = (input: object) =>
+    (bigQuerySourceSchema.safeParse(input).error?.issues ?? []).map((issue) => `${issue.path.join('.')}: ${issue.message}`);
   expect(paths({ ...base, table: 'leads' })).toEqual(['table: A table as project.dataset.table']);
   expect(paths({ ...base, mode: 'sql', sql: '-- a comment\nDELETE FROM t' })).toEqual(['sql: Only a SELECT statement can be read']);
   expect(paths({ ...base, mode: 'sql', sql: '/* leads */ SELECT * FROM `acme.crm.leads`' })).toEqual([]);
   expect(paths({ ...base, columns: { email: 'email' } })).toEqual(['columns.eventTime: Map the event time']);
-  expect(paths({ ...base, maximumBytesBilled: 1000 })).toEqual(['maximumBytesBilled: At least 0.01 GB (BigQuery bills at least 10 MB a query)']);
+  expect(paths({ ...base, maximumBytesBilled: 1000 })).toEqual([
+    'maximumBytesBilled: At least 0.01 GB (BigQuery bills at least 10 MB a query)',
+  ]);
 });

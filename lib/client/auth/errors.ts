@@ -27,8 +27,7 @@ const PROVIDER_MESSAGES: Record<string, string> = {
   'network-request-failed': 'We could not reach the sign-in service. Please check your connection and try again.',
   'unauthorized-domain': 'Sign-in is not allowed from this domain.',
   'web-storage-unsupported': 'Your browser blocks the storage sign-in needs. Please enable cookies and site data.',
-  'account-exists-with-different-credential':
-    'An account already exists with this email using a different sign-in method.',
+  'account-exists-with-different-credential': 'An account already exists with this email using a different sign-in method.',
   'expired-action-code': 'This link has expired. Please request a new one.',
   'invalid-action-code': 'This link is invalid or has already been used. Please request a new one.',
 };

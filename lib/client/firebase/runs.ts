@@ -13,7 +13,13 @@ export interface RunProgress {
   error: string | null;
 }
 
-export async function watchRun(orgId: string, connectionId: string, runId: string, onChange: (progress: RunProgress) => void, onError: () => void = () => undefined): Promise<() => void> {
+export async function watchRun(
+  orgId: string,
+  connectionId: string,
+  runId: string,
+  onChange: (progress: RunProgress) => void,
+  onError: () => void = () => undefined,
+): Promise<() => void> {
   const [{ doc, onSnapshot }, { clientDb }, { clientAuth }] = await Promise.all([
     import('firebase/firestore'),
     import('@/lib/client/firebase/firestore'),
@@ -24,7 +30,8 @@ export async function watchRun(orgId: string, connectionId: string, runId: strin
     doc(clientDb(), 'organizations', orgId, 'connections', connectionId, 'runs', runId),
     (snapshot) => {
       if (!snapshot.exists()) return;
-      const millis = (value: unknown) => (value && typeof (value as { toMillis?: unknown }).toMillis === 'function' ? (value as { toMillis: () => number }).toMillis() : null);
+      const millis = (value: unknown) =>
+        value && typeof (value as { toMillis?: unknown }).toMillis === 'function' ? (value as { toMillis: () => number }).toMillis() : null;
       onChange({
         outcome: snapshot.get('outcome'),
         jobsTotal: snapshot.get('jobs_total') ?? 0,

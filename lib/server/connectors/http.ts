@@ -35,7 +35,10 @@ export async function requestJson(platform: ConnectorId, url: string, init: Requ
   try {
     response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (error) {
-    console.error(`[platforms] ${platform} unreachable`, { url: new URL(url).origin, error: error instanceof Error ? error.message : error });
+    console.error(`[platforms] ${platform} unreachable`, {
+      url: new URL(url).origin,
+      error: error instanceof Error ? error.message : error,
+    });
     throw new PlatformError(platform, 'retryable', 'The platform could not be reached. Try again in a minute.');
   }
   const text = await response.text();

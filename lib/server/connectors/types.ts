@@ -77,7 +77,13 @@ export interface Delivery {
   maxBatch: number;
   /** Why the platform would refuse this event, or null when it may be sent. */
   check(event: ConversionEvent, now: Date): string | null;
-  send(session: Session, account: AdAccount, target: ConversionTarget, events: ConversionEvent[], options?: DeliveryOptions): Promise<RowOutcome[]>;
+  send(
+    session: Session,
+    account: AdAccount,
+    target: ConversionTarget,
+    events: ConversionEvent[],
+    options?: DeliveryOptions,
+  ): Promise<RowOutcome[]>;
 }
 
 export interface DeliveryOptions {

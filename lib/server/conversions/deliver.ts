@@ -63,7 +63,8 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /** Full jitter: a random wait up to base·2^attempt, capped. */
-export const backoffMs = (attempt: number, policy: RetryPolicy, random = Math.random) => Math.floor(random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attempt));
+export const backoffMs = (attempt: number, policy: RetryPolicy, random = Math.random) =>
+  Math.floor(random() * Math.min(policy.maxMs, policy.baseMs * 2 ** attempt));
 
 const isTransient = (error: unknown) => error instanceof PlatformError && (error.code === 'retryable' || error.code === 'rate_limited');
 
@@ -98,13 +99,19 @@ export interface BatchResult {
   latencyMs: number | null;
 }
 
-const rowOf = (outcome: RowOutcome | { id: string; status: 'held' | 'failed'; reason: string }, masked: Map<string, string | undefined>): DeliveryRow => ({
+const rowOf = (
+  outcome: RowOutcome | { id: string; status: 'held' | 'failed'; reason: string },
+  masked: Map<string, string | undefined>,
+): DeliveryRow => ({
   ...outcome,
   ...(masked.get(outcome.id) ? { maskedEmail: masked.get(outcome.id) } : {}),
 });
 
 /** The connector's delivery, the session and where to send: or why this conversion cannot send now. */
-async function prepare(orgId: string, conversion: Conversion): Promise<{ delivery: Delivery; session: Session; account: AdAccount; target: ConversionTarget }> {
+async function prepare(
+  orgId: string,
+  conversion: Conversion,
+): Promise<{ delivery: Delivery; session: Session; account: AdAccount; target: ConversionTarget }> {
   const { session, integration } = await openSessionOf(orgId, 'destination', conversion.destination.destinationId);
   const delivery = connectorFor(integration.platform).deliver;
   if (!delivery) throw new PlatformError(integration.platform, 'invalid', 'This platform does not take conversions.');
@@ -112,7 +119,12 @@ async function prepare(orgId: string, conversion: Conversion): Promise<{ deliver
   const account = isAdPlatform(integration.platform)
     ? integration.accounts.find((candidate) => candidate.id === conversion.destination.accountId)
     : { id: conversion.destination.accountId, name: integration.accountName };
-  if (!account) throw new PlatformError(integration.platform, 'invalid', 'The account of this conversion is no longer picked in its destination. Pick it again, or edit the conversion.');
+  if (!account)
+    throw new PlatformError(
+      integration.platform,
+      'invalid',
+      'The account of this conversion is no longer picked in its destination. Pick it again, or edit the conversion.',
+    );
   return { delivery, session, account, target: { id: conversion.destination.targetId, name: conversion.destination.targetName } };
 }
 
@@ -120,7 +132,12 @@ async function prepare(orgId: string, conversion: Conversion): Promise<{ deliver
  * Delivers events (already matched to this conversion) and records the outcome: one delivery record,
  * and parked events when they must wait. Resolves once everything is recorded (the caller may ack).
  */
-export async function deliverBatch(orgId: string, conversion: Conversion, events: ConversionEvent[], options: { test?: boolean; testCode?: string; retry?: RetryPolicy } = {}): Promise<BatchResult> {
+export async function deliverBatch(
+  orgId: string,
+  conversion: Conversion,
+  events: ConversionEvent[],
+  options: { test?: boolean; testCode?: string; retry?: RetryPolicy } = {},
+): Promise<BatchResult> {
   const policy = options.retry ?? DEFAULT_RETRY;
   const unique = [...new Map(events.map((event) => [event.id, mapEvent(conversion.mapping, event)])).values()];
   const masked = new Map(unique.map((event) => [event.id, event.maskedEmail]));
@@ -138,7 +155,9 @@ export async function deliverBatch(orgId: string, conversion: Conversion, events
     const now = new Date();
     const checked = unique.map((event) => ({ event, reason: delivery.check(event, now) }));
     const sendable = checked.filter((item) => item.reason === null).map((item) => item.event);
-    rows = checked.filter((item) => item.reason !== null).map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked));
+    rows = checked
+      .filter((item) => item.reason !== null)
+      .map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked));
     if (sendable.length > 0) {
       const started = Date.now();
       const send: Send = (batch) => delivery.send(session, account, target, batch, { testCode: options.testCode });
@@ -146,7 +165,8 @@ export async function deliverBatch(orgId: string, conversion: Conversion, events
         rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked)));
       } catch (error) {
         // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
-        if (error instanceof PlatformError && error.code === 'needs_reauth') await markNeedsReauth(orgId, 'destination', conversion.destination.destinationId, error.message);
+        if (error instanceof PlatformError && error.code === 'needs_reauth')
+          await markNeedsReauth(orgId, 'destination', conversion.destination.destinationId, error.message);
         rows.push(...failed(error, sendable, park));
       }
       latencyMs = Date.now() - started;
@@ -159,9 +179,18 @@ export async function deliverBatch(orgId: string, conversion: Conversion, events
 }
 
 /** What a failure of the whole batch means for its rows. */
-function failed(error: unknown, events: ConversionEvent[], park: (status: 'held' | 'failed', reason: string, events: ConversionEvent[]) => DeliveryRow[]): DeliveryRow[] {
+function failed(
+  error: unknown,
+  events: ConversionEvent[],
+  park: (status: 'held' | 'failed', reason: string, events: ConversionEvent[]) => DeliveryRow[],
+): DeliveryRow[] {
   if (!(error instanceof PlatformError)) throw error;
   if (error.code === 'needs_reauth') return park('held', `${error.message} Events are kept and sent after you reconnect.`, events);
   if (isTransient(error)) return park('failed', `${error.message} Retry sends these events again.`, events);
-  return events.map((event) => ({ id: event.id, status: 'rejected', reason: error.message, ...(event.maskedEmail ? { maskedEmail: event.maskedEmail } : {}) }));
+  return events.map((event) => ({
+    id: event.id,
+    status: 'rejected',
+    reason: error.message,
+    ...(event.maskedEmail ? { maskedEmail: event.maskedEmail } : {}),
+  }));
 }

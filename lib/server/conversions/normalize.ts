@@ -26,7 +26,11 @@ export function normalizePhone(value: string): string {
 }
 
 /** Names: lowercase, without punctuation, symbols or spaces; letters of any script kept (UTF-8). */
-export const normalizeName = (value: string) => value.normalize('NFC').toLowerCase().replace(/[\p{P}\p{S}\s]/gu, '');
+export const normalizeName = (value: string) =>
+  value
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}\s]/gu, '');
 
 /** The hash of a normalised value; an existing SHA-256 hex is not hashed again; empty → undefined. */
 export function hashIdentifier(value: string | undefined, normalize: (value: string) => string): string | undefined {
@@ -105,7 +109,15 @@ export function toConversionEvent(input: SubmittedEvent, context: IngestContext)
   const time = input.occurredAt ? Math.floor(Date.parse(input.occurredAt) / 1000) : null;
   // What identifies the event as submitted: the hashed form, never the clear one. fbclid rather than
   // the fbc built from it, whose timestamp is ours.
-  const content = { name: input.event, time, value, currency, user, clickIds: defined({ ...clickIds, fbc: input.fbc, fbclid: input.fbclid }), pageUrl: input.pageUrl };
+  const content = {
+    name: input.event,
+    time,
+    value,
+    currency,
+    user,
+    clickIds: defined({ ...clickIds, fbc: input.fbc, fbclid: input.fbclid }),
+    pageUrl: input.pageUrl,
+  };
   return {
     id: input.eventId ?? deriveEventId(context.source, content),
     name: input.event,

@@ -38,10 +38,28 @@ export interface PaymentsCursor {
   ids: string[];
 }
 
-const payment = (orgId: string, paymentId: string) => adminDb().collection('organizations').doc(orgId).collection('payments').doc(paymentId);
+const payment = (orgId: string, paymentId: string) =>
+  adminDb().collection('organizations').doc(orgId).collection('payments').doc(paymentId);
 
 /** Stripe's amounts are in the smallest unit: cents, but yen as is and thousandths of a dinar. */
-const ZERO_DECIMAL = new Set(['BIF', 'CLP', 'DJF', 'GNF', 'JPY', 'KMF', 'KRW', 'MGA', 'PYG', 'RWF', 'UGX', 'VND', 'VUV', 'XAF', 'XOF', 'XPF']);
+const ZERO_DECIMAL = new Set([
+  'BIF',
+  'CLP',
+  'DJF',
+  'GNF',
+  'JPY',
+  'KMF',
+  'KRW',
+  'MGA',
+  'PYG',
+  'RWF',
+  'UGX',
+  'VND',
+  'VUV',
+  'XAF',
+  'XOF',
+  'XPF',
+]);
 const THREE_DECIMAL = new Set(['BHD', 'JOD', 'KWD', 'OMR', 'TND']);
 
 /** A Stripe amount as a value in the currency's unit (4999 USD → 49.99, 5000 JPY → 5000). */
@@ -105,7 +123,10 @@ export function unseenCharges(charges: StripeCharge[], cursor: PaymentsCursor | 
  * with every charge listed in that second, added to those the cursor held when it is the same second.
  */
 export function nextCursor(cursor: PaymentsCursor | null, since: number, listing: ChargeListing): PaymentsCursor {
-  const newest = listing.charges.reduce<number | null>((top, charge) => (top === null || charge.created > top ? charge.created : top), null);
+  const newest = listing.charges.reduce<number | null>(
+    (top, charge) => (top === null || charge.created > top ? charge.created : top),
+    null,
+  );
   const created = listing.through ?? newest;
   if (created === null) return cursor ?? { created: since, ids: [] };
   const ids = listing.charges.filter((charge) => charge.created === created).map((charge) => charge.id);
@@ -115,7 +136,9 @@ export function nextCursor(cursor: PaymentsCursor | null, since: number, listing
 
 function parseCursor(value: unknown): PaymentsCursor | null {
   const cursor = value as Partial<PaymentsCursor> | undefined;
-  return cursor && typeof cursor.created === 'number' && Array.isArray(cursor.ids) ? { created: cursor.created, ids: cursor.ids.map(String) } : null;
+  return cursor && typeof cursor.created === 'number' && Array.isArray(cursor.ids)
+    ? { created: cursor.created, ids: cursor.ids.map(String) }
+    : null;
 }
 
 interface Claim {
@@ -193,7 +216,8 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
     for (const charge of unseenCharges(listing.charges, claim.cursor).filter(isPaidCharge)) {
       const event = chargeToEvent(charge);
       if (conversionEventSchema.safeParse(event).success) events.push(event);
-      else console.error('[payments] a charge that makes no valid event was skipped', { org: orgId, payment: paymentId, charge: charge.id });
+      else
+        console.error('[payments] a charge that makes no valid event was skipped', { org: orgId, payment: paymentId, charge: charge.id });
     }
     if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf({ type: 'payments', paymentId }) });
     const saved = await finishClaim(orgId, paymentId, claim.token, {
@@ -201,7 +225,8 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
       poll_error: FieldValue.delete(),
       polled_at: FieldValue.serverTimestamp(),
     });
-    if (!saved) console.warn('[payments] the poll outlived its lease; the cursor was left to the next holder', { org: orgId, payment: paymentId });
+    if (!saved)
+      console.warn('[payments] the poll outlived its lease; the cursor was left to the next holder', { org: orgId, payment: paymentId });
     if (events.length > 0) console.log(`[payments] ${events.length} payment(s) published`, { org: orgId, payment: paymentId });
     if (claim.lastError) console.log('[payments] the payments of an account are read again', { org: orgId, payment: paymentId });
     return events.length;
@@ -209,14 +234,20 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
     const code = error instanceof DomainError ? error.code : 'internal';
     const message = error instanceof Error ? error.message : String(error);
     // Logged when it starts (a dead key fails every poll until the account is connected again); the payment account keeps the reason.
-    if (code !== claim.lastError) console.error('[payments] could not read the payments of an account', { org: orgId, payment: paymentId, code, error: message });
-    await finishClaim(orgId, paymentId, claim.token, { poll_error: { code, message, at: FieldValue.serverTimestamp() } }).catch(() => undefined);
+    if (code !== claim.lastError)
+      console.error('[payments] could not read the payments of an account', { org: orgId, payment: paymentId, code, error: message });
+    await finishClaim(orgId, paymentId, claim.token, { poll_error: { code, message, at: FieldValue.serverTimestamp() } }).catch(
+      () => undefined,
+    );
     return 0;
   }
 }
 
 /** One round over every account to poll, a few at a time; answers how many payments were published. */
-export async function pollPaymentsOnce({ leaseMs = 60_000, concurrency = 4 }: { leaseMs?: number; concurrency?: number } = {}): Promise<number> {
+export async function pollPaymentsOnce({
+  leaseMs = 60_000,
+  concurrency = 4,
+}: { leaseMs?: number; concurrency?: number } = {}): Promise<number> {
   let published = 0;
   await inLanes(await accountsToPoll(), concurrency, async (account) => {
     published += await pollAccount(account, leaseMs);
@@ -225,6 +256,8 @@ export async function pollPaymentsOnce({ leaseMs = 60_000, concurrency = 4 }: { 
 }
 
 /** Polls every `intervalMs` until stopped. The lease outlasts a slow round (requests time out at 15 s). */
-export function startPaymentsPoller({ intervalMs, leaseMs = Math.max(60_000, 3 * intervalMs) }: { intervalMs: number; leaseMs?: number }): { stop(): Promise<void> } {
+export function startPaymentsPoller({ intervalMs, leaseMs = Math.max(60_000, 3 * intervalMs) }: { intervalMs: number; leaseMs?: number }): {
+  stop(): Promise<void>;
+} {
   return startPoller('payments', intervalMs, () => pollPaymentsOnce({ leaseMs }));
 }

@@ -124,7 +124,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
         );
         items.forEach((item) => settle(item.ticket, true));
       } catch (error) {
-        console.error('[worker] delivery not recorded; its events go back on the queue', { conversion: entry.conversion.id, error: error instanceof Error ? error.message : error });
+        console.error('[worker] delivery not recorded; its events go back on the queue', {
+          conversion: entry.conversion.id,
+          error: error instanceof Error ? error.message : error,
+        });
         await setAsideFailed(entry, items);
       }
     });
@@ -151,7 +154,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
       );
     } catch (error) {
       published = false;
-      console.error('[worker] could not set the events aside; their messages will come again', { conversion: entry.conversion.id, error: error instanceof Error ? error.message : error });
+      console.error('[worker] could not set the events aside; their messages will come again', {
+        conversion: entry.conversion.id,
+        error: error instanceof Error ? error.message : error,
+      });
     }
     routed.forEach((item) => settle(item.ticket, published));
   }
@@ -200,7 +206,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
     /** Takes one message; never throws (a message it cannot route now is nacked). */
     handle(message: QueueMessage) {
       route(message).catch((error) => {
-        console.error('[worker] could not route a message; it will come again', { id: message.id, error: error instanceof Error ? error.message : error });
+        console.error('[worker] could not route a message; it will come again', {
+          id: message.id,
+          error: error instanceof Error ? error.message : error,
+        });
         message.nack();
       });
     },

@@ -6,7 +6,10 @@
  * text/plain, so no CORS preflight is needed. Personal values are hashed by the server on arrival.
  */
 export function captureSnippet(options: { endpoint: string; publishableKey: string; payloadPaths: string[] }): string {
-  const config = JSON.stringify({ endpoint: `${options.endpoint}?key=${encodeURIComponent(options.publishableKey)}`, paths: options.payloadPaths });
+  const config = JSON.stringify({
+    endpoint: `${options.endpoint}?key=${encodeURIComponent(options.publishableKey)}`,
+    paths: options.payloadPaths,
+  });
   return `<script>
 (function () {
   var config = ${config};

@@ -151,20 +151,32 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
   let leaseLost = false;
   let extendedAt = Date.now();
   let renewal: Promise<void> | null = null;
-  const renewing = setInterval(() => {
-    if (renewal || Date.now() - extendedAt < leaseMs / 3) return;
-    renewal = renewReadLease(orgId, id, token, leaseMs)
-      .then((held) => {
-        if (held) extendedAt = Date.now();
-        else leaseLost = true;
-      })
-      .catch((error) => console.warn('[warehouse] could not renew a read lease', { org: orgId, conversion: id, error: error instanceof Error ? error.message : error }))
-      .finally(() => {
-        renewal = null;
-      });
-  }, Math.max(250, leaseMs / 6));
+  const renewing = setInterval(
+    () => {
+      if (renewal || Date.now() - extendedAt < leaseMs / 3) return;
+      renewal = renewReadLease(orgId, id, token, leaseMs)
+        .then((held) => {
+          if (held) extendedAt = Date.now();
+          else leaseLost = true;
+        })
+        .catch((error) =>
+          console.warn('[warehouse] could not renew a read lease', {
+            org: orgId,
+            conversion: id,
+            error: error instanceof Error ? error.message : error,
+          }),
+        )
+        .finally(() => {
+          renewal = null;
+        });
+    },
+    Math.max(250, leaseMs / 6),
+  );
   const lost = () => {
-    console.warn('[warehouse] a read lost its lease (its source was edited, or it outlived it); it stops here', { org: orgId, conversion: id });
+    console.warn('[warehouse] a read lost its lease (its source was edited, or it outlived it); it stops here', {
+      org: orgId,
+      conversion: id,
+    });
     return summary;
   };
   try {
@@ -191,11 +203,13 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     }
     if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
     await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
-    if (summary.rows > 0) console.log(`[warehouse] ${summary.published} event(s) published from ${summary.rows} row(s)`, { org: orgId, conversion: id });
+    if (summary.rows > 0)
+      console.log(`[warehouse] ${summary.published} event(s) published from ${summary.rows} row(s)`, { org: orgId, conversion: id });
     return summary;
   } catch (error) {
     const { code, message } = readFailure(error);
-    if (!(error instanceof PlatformError || error instanceof DomainError)) console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
+    if (!(error instanceof PlatformError || error instanceof DomainError))
+      console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
     if (code === 'needs_reauth') await markNeedsReauth(orgId, 'destination', source.destinationId, message).catch(() => undefined);
     const retryAt = error instanceof PlatformError && error.retryAt ? error.retryAt : null;
     // A passing failure is tried again within minutes; anything else waits for the schedule (or an edit).
@@ -227,7 +241,11 @@ export async function readDueOnce(options: ReadOptions & { concurrency?: number 
     // One conversion that cannot be claimed now (its document busy with deliveries) is tried next round;
     // the others of this round still are.
     const summary = await readConversion(orgId, id, options).catch((error) => {
-      console.warn('[warehouse] could not start a read; it is tried again next round', { org: orgId, conversion: id, error: error instanceof Error ? error.message : error });
+      console.warn('[warehouse] could not start a read; it is tried again next round', {
+        org: orgId,
+        conversion: id,
+        error: error instanceof Error ? error.message : error,
+      });
       return null;
     });
     if (summary) read += 1;

@@ -1,6 +1,14 @@
 import type { ColumnMapping, WarehouseSource } from '@/lib/shared/conversions/conversion';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
-import { defined, deriveEventId, hashIdentifier, maskEmail, normalizeEmail, normalizeName, normalizePhone } from '@/lib/server/conversions/normalize';
+import {
+  defined,
+  deriveEventId,
+  hashIdentifier,
+  maskEmail,
+  normalizeEmail,
+  normalizeName,
+  normalizePhone,
+} from '@/lib/server/conversions/normalize';
 
 /**
  * A warehouse row (a BigQuery row, a Mixpanel event's properties) → the conversion event it stands
@@ -30,7 +38,11 @@ export function secondsOf(value: unknown): number | null {
   }
   const raw = text(value);
   if (!raw) return null;
-  const iso = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? `${raw}T00:00:00Z` : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw) ? `${raw.replace(' ', 'T')}Z` : raw.replace(' UTC', 'Z');
+  const iso = /^\d{4}-\d{2}-\d{2}$/.test(raw)
+    ? `${raw}T00:00:00Z`
+    : /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(raw)
+      ? `${raw.replace(' ', 'T')}Z`
+      : raw.replace(' UTC', 'Z');
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? null : Math.floor(ms / 1000);
 }
@@ -48,10 +60,15 @@ function shown(value: unknown): string {
 }
 
 /** A row's cell for a field, through the mapping. */
-const cellOf = (row: Record<string, unknown>, columns: ColumnMapping, field: keyof ColumnMapping) => (columns[field] === undefined ? undefined : row[columns[field]!]);
+const cellOf = (row: Record<string, unknown>, columns: ColumnMapping, field: keyof ColumnMapping) =>
+  columns[field] === undefined ? undefined : row[columns[field]!];
 
 /** Maps one row; `sourceKey` keeps two sources' derived ids apart. */
-export function rowToEvent(row: Record<string, unknown>, source: Pick<WarehouseSource, 'columns' | 'eventName'>, sourceKey: string): MappedRow {
+export function rowToEvent(
+  row: Record<string, unknown>,
+  source: Pick<WarehouseSource, 'columns' | 'eventName'>,
+  sourceKey: string,
+): MappedRow {
   const { columns } = source;
   const cell = (field: keyof ColumnMapping) => cellOf(row, columns, field);
   const email = text(cell('email'));
@@ -76,13 +93,24 @@ export function rowToEvent(row: Record<string, unknown>, source: Pick<WarehouseS
   });
   const given = text(cell('eventId'));
   // Derived from what the row holds (hashed), so reading the row again gives the same event.
-  const id = given ?? deriveEventId(sourceKey, { name, time, value: rawValue ?? null, currency: rawCurrency ?? null, user, clickIds: defined({ ...clickIds, fbclid }) });
+  const id =
+    given ??
+    deriveEventId(sourceKey, {
+      name,
+      time,
+      value: rawValue ?? null,
+      currency: rawCurrency ?? null,
+      user,
+      clickIds: defined({ ...clickIds, fbclid }),
+    });
   const fail = (reason: string): MappedRow => ({ ok: false, id: id.slice(0, 100), reason });
 
   if (columns.eventTime === undefined) return fail('No event time: map the column that holds when it happened.');
   if (time === null) return fail(`No event time: the ${columns.eventTime} column is empty or holds no time (${shown(cell('eventTime'))}).`);
-  if (value !== null && (!Number.isFinite(value) || value < 0)) return fail(`The value is no amount: ${columns.value} holds ${shown(rawValue)}.`);
-  if (rawCurrency !== undefined && !/^[A-Z]{3}$/.test(rawCurrency)) return fail(`The currency is no three-letter code: ${columns.currency} holds ${shown(rawCurrency)}.`);
+  if (value !== null && (!Number.isFinite(value) || value < 0))
+    return fail(`The value is no amount: ${columns.value} holds ${shown(rawValue)}.`);
+  if (rawCurrency !== undefined && !/^[A-Z]{3}$/.test(rawCurrency))
+    return fail(`The currency is no three-letter code: ${columns.currency} holds ${shown(rawCurrency)}.`);
   const event: ConversionEvent = {
     id,
     name,

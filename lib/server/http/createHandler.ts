@@ -107,7 +107,11 @@ async function organizationFor(spec: AnyRouteSpec, caller: Caller, orgId: string
   const effectiveRole: Role | null = role ?? ((await isSuperAdmin(caller.uid)) ? SUPER_ADMIN : null);
   if (!effectiveRole) throw organizationNotFound();
   if (spec.permission && !can(effectiveRole, ...spec.permission)) throw forbidden();
-  if (spec.subscription === 'required' && effectiveRole !== SUPER_ADMIN && !hasActiveSubscription(toOrganizationDocument(orgId, organization).subscription)) {
+  if (
+    spec.subscription === 'required' &&
+    effectiveRole !== SUPER_ADMIN &&
+    !hasActiveSubscription(toOrganizationDocument(orgId, organization).subscription)
+  ) {
     throw new ApiError(402, 'subscription_required', 'This organization needs an active subscription. Choose a plan to continue.');
   }
   return { id: orgId, role: effectiveRole, data: organization };

@@ -82,7 +82,11 @@ export function ensureTopology(): Promise<void> {
       [
         TOPICS.conversions,
         SUBSCRIPTIONS.delivery,
-        { ackDeadlineSeconds: 20, retryPolicy, deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.conversionsDead).name, maxDeliveryAttempts: 20 } },
+        {
+          ackDeadlineSeconds: 20,
+          retryPolicy,
+          deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.conversionsDead).name, maxDeliveryAttempts: 20 },
+        },
       ],
       [TOPICS.syncDead, SUBSCRIPTIONS.syncDeadLetters, keep],
       [TOPICS.syncTicks, SUBSCRIPTIONS.scheduler, { ackDeadlineSeconds: 30 }],
@@ -92,7 +96,11 @@ export function ensureTopology(): Promise<void> {
       ].map(([topic, name]): [string, string, CreateSubscriptionOptions] => [
         topic!,
         name!,
-        { ackDeadlineSeconds: 20, retryPolicy, deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.syncDead).name, maxDeliveryAttempts: 20 } },
+        {
+          ackDeadlineSeconds: 20,
+          retryPolicy,
+          deadLetterPolicy: { deadLetterTopic: client.topic(TOPICS.syncDead).name, maxDeliveryAttempts: 20 },
+        },
       ]),
     ];
     for (const [topic, name, options] of subscriptions) {
@@ -161,7 +169,9 @@ export async function publishConversions(events: ConversionEvent[], attributes: 
   conversionsTopic ??= pubsub().topic(TOPICS.conversions, { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
   const topic = conversionsTopic;
   const attrs = Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Record<string, string>;
-  await Promise.all(packEvents(events).map(({ data, count }) => topic.publishMessage({ data, attributes: { ...attrs, events: String(count) } })));
+  await Promise.all(
+    packEvents(events).map(({ data, count }) => topic.publishMessage({ data, attributes: { ...attrs, events: String(count) } })),
+  );
 }
 
 /**
@@ -210,7 +220,9 @@ export async function publishSyncJobs(jobs: SyncJob[], queue: 'scheduled' | 'bac
 /** Asks the scheduler to look for due connections now. */
 export async function publishTick(): Promise<void> {
   await ensureTopology();
-  await pubsub().topic(TOPICS.syncTicks).publishMessage({ json: { at: new Date().toISOString() } });
+  await pubsub()
+    .topic(TOPICS.syncTicks)
+    .publishMessage({ json: { at: new Date().toISOString() } });
 }
 
 export function parseSyncJob(data: Buffer): SyncJob | null {

@@ -37,7 +37,12 @@ export interface Puller {
   stop(): Promise<void>;
 }
 
-type v1PullResponse = { receivedMessages?: Array<{ ackId?: string | null; message?: { messageId?: string | null; data?: Uint8Array | string | null; attributes?: Record<string, string> | null } | null }> | null };
+type v1PullResponse = {
+  receivedMessages?: Array<{
+    ackId?: string | null;
+    message?: { messageId?: string | null; data?: Uint8Array | string | null; attributes?: Record<string, string> | null } | null;
+  }> | null;
+};
 
 /** How long one Pull may wait for messages. */
 const PULL_TIMEOUT_MS = 3000;
@@ -98,7 +103,8 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
     acks = [];
     nacks = [];
     delayed = new Map();
-    for (let start = 0; start < ackIds.length; start += 1000) await subscriber.acknowledge({ subscription: path, ackIds: ackIds.slice(start, start + 1000) });
+    for (let start = 0; start < ackIds.length; start += 1000)
+      await subscriber.acknowledge({ subscription: path, ackIds: ackIds.slice(start, start + 1000) });
     for (let start = 0; start < nackIds.length; start += 1000) {
       await subscriber.modifyAckDeadline({ subscription: path, ackIds: nackIds.slice(start, start + 1000), ackDeadlineSeconds: 0 });
     }
@@ -116,8 +122,14 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
     }
   }
 
-  const flushing = setInterval(() => void flush().catch((error) => console.error('[queue] ack failed; the messages will come again', error.message)), 100);
-  const leasing = setInterval(() => void extendLeases().catch((error) => console.error('[queue] lease extension failed', error.message)), (deadline * 1000) / 3);
+  const flushing = setInterval(
+    () => void flush().catch((error) => console.error('[queue] ack failed; the messages will come again', error.message)),
+    100,
+  );
+  const leasing = setInterval(
+    () => void extendLeases().catch((error) => console.error('[queue] lease extension failed', error.message)),
+    (deadline * 1000) / 3,
+  );
 
   /** Messages asked for by pulls still under way: two loops must not both take the last free places. */
   let reserved = 0;

@@ -12,9 +12,11 @@ const submissionKeys = () => adminDb().collection('submission_keys');
 
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-
 function toApp(snap: DocumentSnapshot): App {
-  const targets = (snap.get('targets') ?? {}) as Record<string, { destination_id: string; account_id: string; target_id: string; target_name: string }>;
+  const targets = (snap.get('targets') ?? {}) as Record<
+    string,
+    { destination_id: string; account_id: string; target_id: string; target_name: string }
+  >;
   const key = snap.get('submission_key') as { prefix: string; created_at: unknown } | null | undefined;
   return {
     id: snap.id,
@@ -25,7 +27,12 @@ function toApp(snap: DocumentSnapshot): App {
     targets: Object.fromEntries(
       Object.entries(targets).map(([platform, target]) => [
         platform,
-        { destinationId: target.destination_id, accountId: target.account_id, targetId: target.target_id, targetName: target.target_name } satisfies AppPlatformTarget,
+        {
+          destinationId: target.destination_id,
+          accountId: target.account_id,
+          targetId: target.target_id,
+          targetName: target.target_name,
+        } satisfies AppPlatformTarget,
       ]),
     ),
     bigqueryDestinationId: snap.get('bigquery_destination_id') ?? null,
@@ -99,7 +106,14 @@ export async function saveAppTarget(orgId: string, id: string, platform: AdPlatf
   return saveRouting(
     orgId,
     id,
-    { [`targets.${platform}`]: { destination_id: routed.destinationId, account_id: routed.accountId, target_id: routed.targetId, target_name: routed.targetName } },
+    {
+      [`targets.${platform}`]: {
+        destination_id: routed.destinationId,
+        account_id: routed.accountId,
+        target_id: routed.targetId,
+        target_name: routed.targetName,
+      },
+    },
     (app) => ({ ...app, targets: { ...app.targets, [platform]: routed } }),
   );
 }
@@ -122,7 +136,10 @@ export async function setAppWarehouse(orgId: string, id: string, platform: 'bigq
       throw invalidFields({ destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
     }
   }
-  return saveRouting(orgId, id, { [`${platform}_destination_id`]: destinationId }, (app) => ({ ...app, [WAREHOUSE_FIELD_OF[platform]]: destinationId }));
+  return saveRouting(orgId, id, { [`${platform}_destination_id`]: destinationId }, (app) => ({
+    ...app,
+    [WAREHOUSE_FIELD_OF[platform]]: destinationId,
+  }));
 }
 
 /** A new custom-submission key, shown once; the previous one stops working at the same moment. */
@@ -179,7 +196,12 @@ export async function ensurePublishableKey(orgId: string, id: string): Promise<s
     const existing = snap.get('publishable_key') as string | undefined;
     if (existing) return existing;
     const key = `sbp_${randomBytes(18).toString('base64url')}`;
-    transaction.set(submissionKeys().doc(hashKey(key)), { org_id: orgId, app_id: id, kind: 'publishable', created_at: FieldValue.serverTimestamp() });
+    transaction.set(submissionKeys().doc(hashKey(key)), {
+      org_id: orgId,
+      app_id: id,
+      kind: 'publishable',
+      created_at: FieldValue.serverTimestamp(),
+    });
     transaction.update(ref, { publishable_key: key });
     return key;
   });

@@ -128,13 +128,23 @@ function referencesOf(event: Stripe.Event): EventReferences | string {
   if (!REPLACING.has(event.type) && !UPDATING.has(event.type)) return 'not a billing event';
   if (!isStripeId(event.id, 'evt') || typeof event.created !== 'number') return 'malformed event';
   const object = (event.data?.object ?? {}) as unknown as Record<string, unknown>;
-  if (event.type === 'checkout.session.completed' && object.mode !== undefined && object.mode !== 'subscription') return 'not a subscription checkout';
+  if (event.type === 'checkout.session.completed' && object.mode !== undefined && object.mode !== 'subscription')
+    return 'not a subscription checkout';
   const customerId = idOf(object.customer);
   const subscriptionId =
-    event.type === 'checkout.session.completed' ? idOf(object.subscription) : event.type === 'invoice.payment_failed' ? subscriptionIdOfInvoice(object) : idOf(object.id);
+    event.type === 'checkout.session.completed'
+      ? idOf(object.subscription)
+      : event.type === 'invoice.payment_failed'
+        ? subscriptionIdOfInvoice(object)
+        : idOf(object.id);
   if (!isStripeId(customerId, 'cus') || !isStripeId(subscriptionId, 'sub')) return 'malformed or missing customer or subscription id';
   const metadata = (object.metadata ?? {}) as Record<string, unknown>;
-  return { customerId, subscriptionId, claimedOrgId: object.client_reference_id ?? metadata.organization_id, replaces: REPLACING.has(event.type) };
+  return {
+    customerId,
+    subscriptionId,
+    claimedOrgId: object.client_reference_id ?? metadata.organization_id,
+    replaces: REPLACING.has(event.type),
+  };
 }
 
 /** What the event says about the subscription. */
@@ -192,7 +202,8 @@ export async function applyStripeEvent(event: Stripe.Event): Promise<'applied' |
   if (typeof references === 'string') return references === 'not a billing event' ? 'ignored' : ignored(event, references);
   const orgId = await organizationOfCustomer(references.customerId);
   // The binding decides, never the event's metadata: a customer belongs to the organization that created it.
-  if (!orgId) return ignored(event, 'customer not created by this app', { customer: references.customerId, claimed: shown(references.claimedOrgId) });
+  if (!orgId)
+    return ignored(event, 'customer not created by this app', { customer: references.customerId, claimed: shown(references.claimedOrgId) });
   if (references.claimedOrgId !== undefined && references.claimedOrgId !== null && references.claimedOrgId !== orgId) {
     console.warn('[billing] webhook event names another organization than its customer’s; the customer’s applies', {
       id: event.id,
@@ -222,7 +233,8 @@ function summaryOf(event: Stripe.Event, change: SubscriptionChange, current: Rec
     status: change.status,
     plan: change.plan === undefined ? kept('plan') : change.plan,
     current_period_end: change.currentPeriodEnd ? new Date(change.currentPeriodEnd * 1000).toISOString() : kept('current_period_end'),
-    past_due_since: change.status !== 'past_due' ? null : stillPastDue ? kept('past_due_since') : new Date(event.created * 1000).toISOString(),
+    past_due_since:
+      change.status !== 'past_due' ? null : stillPastDue ? kept('past_due_since') : new Date(event.created * 1000).toISOString(),
   };
 }
 
@@ -242,7 +254,11 @@ async function applyChange(event: Stripe.Event, orgId: string, references: Event
     const current = (org!.get('subscription') ?? {}) as Record<string, unknown>;
     const same = held === references.subscriptionId;
     if (!same && held && holdsLiveSubscription({ status: String(current.status) })) {
-      console.warn('[billing] an organization now has a second subscription; the one it held is still billed', { organization: orgId, held, new: references.subscriptionId });
+      console.warn('[billing] an organization now has a second subscription; the one it held is still billed', {
+        organization: orgId,
+        held,
+        new: references.subscriptionId,
+      });
     }
     tx.update(orgRef, {
       subscription: summaryOf(event, change, current, same),

@@ -31,7 +31,12 @@ const isoOrNull = (value: unknown) => (value instanceof Timestamp ? value.toDate
 
 function toConnection(snap: DocumentSnapshot): Connection {
   const source = snap.get('source') as { platform: ConnectionSource['platform']; accounts: ConnectionSource['accounts'] };
-  const destination = snap.get('destination') as { platform: ConnectionDestination['platform']; project_id: string; dataset: string | null; table: string | null };
+  const destination = snap.get('destination') as {
+    platform: ConnectionDestination['platform'];
+    project_id: string;
+    dataset: string | null;
+    table: string | null;
+  };
   const schedule = snap.get('schedule') as { every: Schedule['every']; at: string; time_zone: string };
   const lastRun = snap.get('last_run') as { id: string; kind: RunKind; outcome: RunOutcome; at: Timestamp } | undefined;
   return {
@@ -161,7 +166,12 @@ export async function connectionsOf(orgId: string, field: 'source_id' | 'destina
 
 /** Connections whose next run is due, across organizations (the scheduler's work list). */
 export async function dueConnections(now: Date, limit = 200): Promise<Array<{ orgId: string; id: string }>> {
-  const snapshot = await adminDb().collectionGroup('connections').where('next_run_at', '<=', Timestamp.fromDate(now)).orderBy('next_run_at').limit(limit).get();
+  const snapshot = await adminDb()
+    .collectionGroup('connections')
+    .where('next_run_at', '<=', Timestamp.fromDate(now))
+    .orderBy('next_run_at')
+    .limit(limit)
+    .get();
   return snapshot.docs.map((doc) => ({ orgId: doc.ref.parent.parent!.id, id: doc.id }));
 }
 
@@ -188,7 +198,9 @@ export const RUN_CLAIM_MS = 2 * 3_600_000;
 
 const ABANDONED = 'Abandoned: the run did not finish (its jobs were lost). The next run reads the same days.';
 
-export type ClaimResult = { claimed: true; runId: string; jobs: RunJob[] } | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'needs_reauth' | 'missing' };
+export type ClaimResult =
+  | { claimed: true; runId: string; jobs: RunJob[] }
+  | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'needs_reauth' | 'missing' };
 
 /**
  * Starts a run in a transaction: refused while another run (scheduled or manual) of the connection
@@ -198,7 +210,12 @@ export type ClaimResult = { claimed: true; runId: string; jobs: RunJob[] } | { c
 export async function claimRun(
   orgId: string,
   id: string,
-  options: { kind: 'scheduled' | 'manual'; window: (connection: Connection) => Window; now: Date; nextRunAt: (connection: Connection) => Date },
+  options: {
+    kind: 'scheduled' | 'manual';
+    window: (connection: Connection) => Window;
+    now: Date;
+    nextRunAt: (connection: Connection) => Date;
+  },
 ): Promise<ClaimResult> {
   const ref = connections(orgId).doc(id);
   return adminDb().runTransaction(async (transaction): Promise<ClaimResult> => {
@@ -253,7 +270,10 @@ function newRun(kind: RunKind, window: Window, jobs: RunJob[], connection: Conne
     rows_written: 0,
     calls: 0,
     accounts: Object.fromEntries(
-      connection.source.accounts.map((account) => [account.id, { name: account.name, rows_read: 0, rows_written: 0, calls: 0, failed: 0, error: null }]),
+      connection.source.accounts.map((account) => [
+        account.id,
+        { name: account.name, rows_read: 0, rows_written: 0, calls: 0, failed: 0, error: null },
+      ]),
     ),
     jobs: Object.fromEntries(jobs.map((job) => [job.key, job])),
     error: null,
@@ -271,7 +291,12 @@ export async function abandonRun(orgId: string, id: string, runId: string): Prom
 }
 
 /** Starts a backfill run (refused while one is in progress): one job per account and chunk. */
-export async function startBackfillRun(orgId: string, id: string, window: Window, chunks: Window[]): Promise<{ runId: string; jobs: RunJob[] }> {
+export async function startBackfillRun(
+  orgId: string,
+  id: string,
+  window: Window,
+  chunks: Window[],
+): Promise<{ runId: string; jobs: RunJob[] }> {
   const ref = connections(orgId).doc(id);
   return adminDb().runTransaction(async (transaction) => {
     const snap = await transaction.get(ref);
@@ -282,7 +307,9 @@ export async function startBackfillRun(orgId: string, id: string, window: Window
       if (current.exists && current.get('outcome') === 'running') throw new BackfillInProgress();
     }
     const runRef = runs(orgId, id).doc();
-    const jobs = connection.source.accounts.flatMap((account) => chunks.map((chunk) => emptyJob(account.id, chunk, `${account.id}_${chunk.from}`)));
+    const jobs = connection.source.accounts.flatMap((account) =>
+      chunks.map((chunk) => emptyJob(account.id, chunk, `${account.id}_${chunk.from}`)),
+    );
     transaction.set(runRef, newRun('backfill', window, jobs, connection));
     transaction.update(ref, { backfill_run_id: runRef.id });
     return { runId: runRef.id, jobs };
@@ -292,7 +319,10 @@ export async function startBackfillRun(orgId: string, id: string, window: Window
 export class BackfillInProgress extends Error {}
 
 function toRun(snap: DocumentSnapshot): Run & { jobs: Record<string, RunJob> } {
-  const accounts = (snap.get('accounts') ?? {}) as Record<string, { rows_read: number; rows_written: number; calls: number; failed: number; error: string | null }>;
+  const accounts = (snap.get('accounts') ?? {}) as Record<
+    string,
+    { rows_read: number; rows_written: number; calls: number; failed: number; error: string | null }
+  >;
   return {
     id: snap.id,
     kind: snap.get('kind'),
@@ -453,7 +483,12 @@ export async function pendingJobs(orgId: string, id: string, runId: string): Pro
 }
 
 /** Adds what a job wrote to the chart's days: spend, clicks and impressions per account per day. */
-export async function recordWrittenDays(orgId: string, id: string, accountId: string, written: Map<string, { spend: number; clicks: number; impressions: number }>): Promise<void> {
+export async function recordWrittenDays(
+  orgId: string,
+  id: string,
+  accountId: string,
+  written: Map<string, { spend: number; clicks: number; impressions: number }>,
+): Promise<void> {
   const entries = [...written.entries()];
   for (let start = 0; start < entries.length; start += 400) {
     const batch = adminDb().batch();
@@ -471,17 +506,32 @@ export async function writtenDays(orgId: string, id: string, count = 30): Promis
 }
 
 /** Marks connections paused for a dead login (the list says so) or resumed after Reconnect (due now). */
-export async function setConnectionsStatus(orgId: string, ids: string[], status: 'needs_reauth' | 'active', reason: string | null): Promise<void> {
+export async function setConnectionsStatus(
+  orgId: string,
+  ids: string[],
+  status: 'needs_reauth' | 'active',
+  reason: string | null,
+): Promise<void> {
   if (ids.length === 0) return;
   const batch = adminDb().batch();
   for (const id of ids) {
-    batch.update(connections(orgId).doc(id), { status, status_reason: reason, ...(status === 'active' && { next_run_at: Timestamp.now() }) });
+    batch.update(connections(orgId).doc(id), {
+      status,
+      status_reason: reason,
+      ...(status === 'active' && { next_run_at: Timestamp.now() }),
+    });
   }
   await batch.commit();
 }
 
 /** Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. */
-export async function noteJobError(orgId: string, id: string, runId: string, job: Pick<RunJob, 'key' | 'accountId'>, error: string): Promise<void> {
+export async function noteJobError(
+  orgId: string,
+  id: string,
+  runId: string,
+  job: Pick<RunJob, 'key' | 'accountId'>,
+  error: string,
+): Promise<void> {
   // On the account too: the run history shows it while the job waits for its next attempt.
   await runs(orgId, id)
     .doc(runId)
@@ -507,7 +557,12 @@ export async function reopenPausedJobs(orgId: string, id: string, runId: string)
       finished_at: null,
       error: null,
       jobs_done: FieldValue.increment(-jobs.length),
-      ...Object.fromEntries(jobs.flatMap((job) => [[`jobs.${job.key}.status`, 'pending'], [`jobs.${job.key}.error`, null]])),
+      ...Object.fromEntries(
+        jobs.flatMap((job) => [
+          [`jobs.${job.key}.status`, 'pending'],
+          [`jobs.${job.key}.error`, null],
+        ]),
+      ),
     });
     return jobs.map((job) => ({ ...job, status: 'pending' as const, error: null }));
   });

@@ -1,4 +1,12 @@
-import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type DocumentSnapshot, type SetOptions, type UpdateData } from 'firebase-admin/firestore';
+import {
+  FieldValue,
+  Timestamp,
+  type DocumentData,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type SetOptions,
+  type UpdateData,
+} from 'firebase-admin/firestore';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type {
   Conversion,
@@ -51,7 +59,12 @@ export const conversionRef = (orgId: string, id: string) => conversions(orgId).d
 /** A stored conversion document as the app sees it. */
 export function toConversion(snap: DocumentSnapshot): Conversion {
   const source = sourceOf(snap.get('source') as StoredSource);
-  const destination = snap.get('destination') as { platform: ConversionDestination['platform']; account_id: string; target_id: string; target_name: string };
+  const destination = snap.get('destination') as {
+    platform: ConversionDestination['platform'];
+    account_id: string;
+    target_id: string;
+    target_name: string;
+  };
   return {
     id: snap.id,
     name: snap.get('name'),
@@ -80,7 +93,8 @@ export function toConversion(snap: DocumentSnapshot): Conversion {
 function sourceFields(source: ConversionSource) {
   const source_key = sourceKeyOf(source);
   if (source.type === 'app') return { source: { type: 'app', app_id: source.appId }, app_id: source.appId, source_id: null, source_key };
-  if (source.type === 'payments') return { source: { type: 'payments', payment_id: source.paymentId }, app_id: null, source_id: source.paymentId, source_key };
+  if (source.type === 'payments')
+    return { source: { type: 'payments', payment_id: source.paymentId }, app_id: null, source_id: source.paymentId, source_key };
   return { source, app_id: null, source_id: source.destinationId, source_key };
 }
 
@@ -109,7 +123,12 @@ export async function conversionsOfSource(orgId: string, sourceKey: string): Pro
 
 /** Every active conversion of every organization fed by payments (the payments poller's work list). */
 export async function activePaymentConversions(): Promise<Array<{ orgId: string; conversion: Conversion }>> {
-  const snapshot = await adminDb().collectionGroup('conversions').where('source.type', '==', 'payments').where('status', '==', 'active').limit(500).get();
+  const snapshot = await adminDb()
+    .collectionGroup('conversions')
+    .where('source.type', '==', 'payments')
+    .where('status', '==', 'active')
+    .limit(500)
+    .get();
   return snapshot.docs.map((doc) => ({ orgId: doc.ref.parent.parent!.id, conversion: toConversion(doc) }));
 }
 
@@ -170,10 +189,21 @@ export async function saveRoutingConversion(
       routing: true,
       ...sourceFields({ type: 'app', appId: app.id }),
       destination_id: destination.destinationId,
-      destination: { platform: destination.platform, account_id: destination.accountId, target_id: destination.targetId, target_name: destination.targetName },
-      mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] } satisfies ConversionMapping,
+      destination: {
+        platform: destination.platform,
+        account_id: destination.accountId,
+        target_id: destination.targetId,
+        target_name: destination.targetName,
+      },
+      mapping: {
+        events: [],
+        value: { mode: 'event' },
+        identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'],
+      } satisfies ConversionMapping,
       status: options.active ? 'active' : 'paused',
-      ...(existing.exists ? { updated_at: FieldValue.serverTimestamp() } : { parked: { held: 0, failed: 0 }, created_by: options.uid, created_at: FieldValue.serverTimestamp() }),
+      ...(existing.exists
+        ? { updated_at: FieldValue.serverTimestamp() }
+        : { parked: { held: 0, failed: 0 }, created_by: options.uid, created_at: FieldValue.serverTimestamp() }),
     },
     { merge: true },
   );
@@ -210,7 +240,13 @@ export async function updateConversion(
   if (source) Object.assign(update, sourceFields(source));
   // The lease goes too: a read of the old source under way can then neither move the new cursor nor
   // finish (its next save finds the lease gone and it stops), and the new read may start at once.
-  if (options.restartRead) Object.assign(update, { 'read.cursor': FieldValue.delete(), 'read.due_at': Timestamp.now(), 'read.lease_token': null, 'read.lease_until': null });
+  if (options.restartRead)
+    Object.assign(update, {
+      'read.cursor': FieldValue.delete(),
+      'read.due_at': Timestamp.now(),
+      'read.lease_token': null,
+      'read.lease_until': null,
+    });
   await updateExisting(conversions(orgId).doc(id), { ...update, updated_at: FieldValue.serverTimestamp() }, 'Conversion');
   return getConversion(orgId, id);
 }
@@ -284,7 +320,12 @@ export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: 
   // Parked events go in the same batch as the record: a redelivered message cannot park them twice.
   for (const { reason, why, events } of record.parked ?? []) {
     for (let start = 0; start < events.length; start += PARKED_CHUNK) {
-      batch.set(ref.collection('parked').doc(), { reason, why, events: events.slice(start, start + PARKED_CHUNK), created_at: FieldValue.serverTimestamp() });
+      batch.set(ref.collection('parked').doc(), {
+        reason,
+        why,
+        events: events.slice(start, start + PARKED_CHUNK),
+        created_at: FieldValue.serverTimestamp(),
+      });
     }
     batch.update(ref, { [`parked.${reason}`]: FieldValue.increment(events.length) });
   }
@@ -313,7 +354,11 @@ function toRecord(snap: DocumentSnapshot): DeliveryRecord {
 }
 
 /** The latest delivery records, or those holding one event id. */
-export async function listDeliveries(orgId: string, id: string, options: { eventId?: string; limit?: number } = {}): Promise<DeliveryRecord[]> {
+export async function listDeliveries(
+  orgId: string,
+  id: string,
+  options: { eventId?: string; limit?: number } = {},
+): Promise<DeliveryRecord[]> {
   let query = conversions(orgId).doc(id).collection('deliveries').orderBy('at', 'desc');
   if (options.eventId) query = query.where('event_ids', 'array-contains', options.eventId);
   const snapshot = await query.limit(options.limit ?? 20).get();
@@ -328,16 +373,24 @@ export async function deliveryHours(orgId: string, id: string, since: Date): Pro
 
 export type ParkReason = 'held' | 'failed';
 
-
 /** Takes the parked events of a reason out (to publish them again); each chunk is removed as it is read. */
-export async function takeParked(orgId: string, conversionId: string, reason: ParkReason, each: (events: ConversionEvent[]) => Promise<void>): Promise<number> {
+export async function takeParked(
+  orgId: string,
+  conversionId: string,
+  reason: ParkReason,
+  each: (events: ConversionEvent[]) => Promise<void>,
+): Promise<number> {
   const ref = conversions(orgId).doc(conversionId);
   const snapshot = await ref.collection('parked').where('reason', '==', reason).get();
   let taken = 0;
   for (const doc of snapshot.docs) {
     const events = (doc.get('events') ?? []) as ConversionEvent[];
     await each(events);
-    await adminDb().batch().delete(doc.ref).update(ref, { [`parked.${reason}`]: FieldValue.increment(-events.length) }).commit();
+    await adminDb()
+      .batch()
+      .delete(doc.ref)
+      .update(ref, { [`parked.${reason}`]: FieldValue.increment(-events.length) })
+      .commit();
     taken += events.length;
   }
   return taken;

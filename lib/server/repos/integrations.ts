@@ -1,4 +1,11 @@
-import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type DocumentSnapshot, type UpdateData } from 'firebase-admin/firestore';
+import {
+  FieldValue,
+  Timestamp,
+  type DocumentData,
+  type DocumentReference,
+  type DocumentSnapshot,
+  type UpdateData,
+} from 'firebase-admin/firestore';
 import { adAccountLimitMessage, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
 import {
   PLATFORM_LABELS,
@@ -59,7 +66,11 @@ export async function listIntegrations(orgId: string, kind: IntegrationKind): Pr
 }
 
 /** The object as the browser may see it, and (server only) where its credential is. */
-export async function loadIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<{ integration: Integration; credentialId: string }> {
+export async function loadIntegration(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+): Promise<{ integration: Integration; credentialId: string }> {
   const snap = await integrations(orgId, kind).doc(id).get();
   if (!snap.exists) throw notFound(LABEL_OF[kind]);
   return { integration: toIntegration(kind, snap), credentialId: snap.get('credential_id') };
@@ -87,7 +98,9 @@ export async function readSealedCredential(orgId: string, credentialId: string):
 
 /** Replaces a credential in place (a platform rotated it). */
 export async function updateSealedCredential(orgId: string, credentialId: string, sealed: SealedCredential): Promise<void> {
-  await credentials(orgId).doc(credentialId).update({ ...sealed });
+  await credentials(orgId)
+    .doc(credentialId)
+    .update({ ...sealed });
 }
 
 interface NewIntegration {
@@ -147,7 +160,9 @@ export async function replaceCredential(
 
 /** The login behind an object is dead: the UI offers a one-click reconnect. */
 export async function markNeedsReauth(orgId: string, kind: IntegrationKind, id: string, reason: string): Promise<void> {
-  await integrations(orgId, kind).doc(id).update({ status: 'needs_reauth', reauth_reason: reason, reauth_at: FieldValue.serverTimestamp() });
+  await integrations(orgId, kind)
+    .doc(id)
+    .update({ status: 'needs_reauth', reauth_reason: reason, reauth_at: FieldValue.serverTimestamp() });
 }
 
 const named = (snap: DocumentSnapshot) => ({ id: snap.id, name: String(snap.get('name') ?? snap.id) });
@@ -174,7 +189,8 @@ export async function usageOf(orgId: string, field: UsageField, id: string): Pro
 /** Refuses (in_use) to delete an object something still uses, saying what. */
 export async function assertUnused(orgId: string, field: UsageField, id: string, label: string): Promise<void> {
   const usage = await usageOf(orgId, field, id);
-  if (usage.connections.length + usage.conversions.length + usage.apps.length > 0) throw new DomainError('in_use', describeUsage(label, usage));
+  if (usage.connections.length + usage.conversions.length + usage.apps.length > 0)
+    throw new DomainError('in_use', describeUsage(label, usage));
 }
 
 function describeUsage(label: string, usage: Usage): string {
@@ -224,10 +240,15 @@ export async function saveIntegration(
  */
 async function updateSourceWithinPlan(orgId: string, id: string, platform: Platform, update: Record<string, unknown>): Promise<void> {
   await adminDb().runTransaction(async (transaction) => {
-    const [org, sources] = await Promise.all([transaction.get(organization(orgId)), transaction.get(integrations(orgId, 'source').select('platform', 'accounts'))]);
+    const [org, sources] = await Promise.all([
+      transaction.get(organization(orgId)),
+      transaction.get(integrations(orgId, 'source').select('platform', 'accounts')),
+    ]);
     const current = sources.docs.find((doc) => doc.id === id);
     if (!current) throw notFound(LABEL_OF.source);
-    const others = sources.docs.filter((doc) => doc.id !== id).map((doc) => ({ platform: doc.get('platform'), accounts: doc.get('accounts') ?? [] }));
+    const others = sources.docs
+      .filter((doc) => doc.id !== id)
+      .map((doc) => ({ platform: doc.get('platform'), accounts: doc.get('accounts') ?? [] }));
     const before = countAdAccounts([...others, { platform, accounts: current.get('accounts') ?? [] }]);
     const after = countAdAccounts([...others, { platform, accounts: update.accounts as AdAccount[] }]);
     const plan = org.get('subscription')?.plan ?? null;

@@ -3,7 +3,13 @@ import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/fir
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError, notFound } from '@/lib/server/errors';
 import { membersCollection, organizationsCollection, toListEntry } from '@/lib/server/repos/organizations';
-import { INVITATION_MESSAGES, INVITATION_TTL_DAYS, type InvitationStatus, type PendingInvitation, type SentInvitation } from '@/lib/shared/team';
+import {
+  INVITATION_MESSAGES,
+  INVITATION_TTL_DAYS,
+  type InvitationStatus,
+  type PendingInvitation,
+  type SentInvitation,
+} from '@/lib/shared/team';
 
 export const invitationsCollection = () => adminDb().collection('invitations');
 
@@ -118,16 +124,14 @@ export async function createInvitation({ orgId, organizationName, email, role, i
   await db.runTransaction(async (tx) => {
     const [members, pending] = await Promise.all([
       tx.get(membersCollection(orgId).where('email', '==', email).limit(1)),
-      tx.get(
-        invitationsCollection()
-          .where('organization_id', '==', orgId)
-          .where('email', '==', email)
-          .where('status', '==', 'pending'),
-      ),
+      tx.get(invitationsCollection().where('organization_id', '==', orgId).where('email', '==', email).where('status', '==', 'pending')),
     ]);
-    if (!members.empty) throw new DomainError('conflict', 'This person is already a member of the organization.', { reason: 'already_member' });
+    if (!members.empty)
+      throw new DomainError('conflict', 'This person is already a member of the organization.', { reason: 'already_member' });
     if (pending.docs.some(isLive)) {
-      throw new DomainError('conflict', 'An invitation is already pending for this email. Resend it instead.', { reason: 'already_invited' });
+      throw new DomainError('conflict', 'An invitation is already pending for this email. Resend it instead.', {
+        reason: 'already_invited',
+      });
     }
     tx.create(ref, {
       email,
@@ -170,9 +174,7 @@ export async function listPendingInvitations(invitee: Invitee, invitationId?: st
 
 export async function listSentInvitations(orgId: string): Promise<SentInvitation[]> {
   const snap = await invitationsCollection().where('organization_id', '==', orgId).get();
-  return snap.docs
-    .map(toSentInvitation)
-    .sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
+  return snap.docs.map(toSentInvitation).sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
 }
 
 /** The invitation for an organization admin's action on it, or 404 when it is another organization's. */
@@ -221,7 +223,8 @@ export async function rejectInvitation(invitationId: string, invitee: Invitee): 
 }
 
 export async function revokeInvitation(invitation: DocumentSnapshot): Promise<void> {
-  if (invitation.get('status') !== 'pending') throw new DomainError('conflict', 'Only a pending invitation can be revoked.', { reason: 'not_pending' });
+  if (invitation.get('status') !== 'pending')
+    throw new DomainError('conflict', 'Only a pending invitation can be revoked.', { reason: 'not_pending' });
   await invitation.ref.update({ status: 'revoked', updated_at: FieldValue.serverTimestamp() });
 }
 
@@ -230,7 +233,8 @@ export async function revokeInvitation(invitation: DocumentSnapshot): Promise<vo
  * already sent keep working, and the email names the organization as it is called now.
  */
 export async function renewInvitation(invitation: DocumentSnapshot): Promise<InvitationToSend> {
-  if (invitation.get('status') !== 'pending') throw new DomainError('conflict', 'Only a pending invitation can be resent.', { reason: 'not_pending' });
+  if (invitation.get('status') !== 'pending')
+    throw new DomainError('conflict', 'Only a pending invitation can be resent.', { reason: 'not_pending' });
   const orgId: string = invitation.get('organization_id');
   const expiresAt = expiry();
   const { token, hash } = newLinkToken();

@@ -45,7 +45,9 @@ export async function dueReads(now = new Date(), limit = 500): Promise<Array<{ o
 
 const cursorOf = (value: unknown): ReadCursor | null => {
   const cursor = value as Partial<ReadCursor> | undefined;
-  return cursor && typeof cursor.value === 'string' && Array.isArray(cursor.ids) ? { value: cursor.value, ids: cursor.ids.map(String) } : null;
+  return cursor && typeof cursor.value === 'string' && Array.isArray(cursor.ids)
+    ? { value: cursor.value, ids: cursor.ids.map(String) }
+    : null;
 };
 
 /** Takes the read of a conversion when it is due, active and nobody holds a live lease; else null. */
@@ -61,7 +63,11 @@ export async function claimRead(orgId: string, id: string, leaseMs: number): Pro
     const due = snap.get('read.due_at') as Timestamp | null | undefined;
     const lease = snap.get('read.lease_until') as Timestamp | null | undefined;
     if ((due && due.toMillis() > now) || (lease && lease.toMillis() > now)) return null;
-    tx.update(ref, { 'read.lease_until': Timestamp.fromMillis(now + leaseMs), 'read.lease_token': token, 'read.claimed_at': Timestamp.fromMillis(now) });
+    tx.update(ref, {
+      'read.lease_until': Timestamp.fromMillis(now + leaseMs),
+      'read.lease_token': token,
+      'read.claimed_at': Timestamp.fromMillis(now),
+    });
     return { token, conversion, cursor: cursorOf(snap.get('read.cursor')) };
   });
 }
@@ -74,7 +80,14 @@ const RECORD_ROWS = 1000;
  * (logged *not sent*) in the same transaction: a read that dies before saving reads those rows again
  * and logs them once, not twice. False when the lease was lost (stop reading; nothing is written).
  */
-export async function saveReadCursor(orgId: string, id: string, token: string, cursor: ReadCursor, leaseMs: number, notSent: DeliveryRow[] = []): Promise<boolean> {
+export async function saveReadCursor(
+  orgId: string,
+  id: string,
+  token: string,
+  cursor: ReadCursor,
+  leaseMs: number,
+  notSent: DeliveryRow[] = [],
+): Promise<boolean> {
   const ref = conversionRef(orgId, id);
   return adminDb().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
@@ -111,7 +124,10 @@ export async function finishRead(
   return adminDb().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
     if (!snap.exists || snap.get('read.lease_token') !== token) return false;
-    const result = 'last' in outcome ? { 'read.last': outcome.last, 'read.error': FieldValue.delete() } : { 'read.error': { ...outcome.error, at: Timestamp.now() } };
+    const result =
+      'last' in outcome
+        ? { 'read.last': outcome.last, 'read.error': FieldValue.delete() }
+        : { 'read.error': { ...outcome.error, at: Timestamp.now() } };
     // Read now pressed while this read ran (a due time after its claim) stays due: the request is not lost.
     const due = snap.get('read.due_at') as Timestamp | null | undefined;
     const claimed = snap.get('read.claimed_at') as Timestamp | null | undefined;

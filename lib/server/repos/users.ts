@@ -34,9 +34,7 @@ export async function isSuperAdmin(uid: string): Promise<boolean> {
 }
 
 /** Creates the record only if none exists (one atomic create), and says whether it did. */
-export async function getOrCreateUserRecord(
-  record: Omit<UserRecord, 'role'>,
-): Promise<{ user: UserRecord; created: boolean }> {
+export async function getOrCreateUserRecord(record: Omit<UserRecord, 'role'>): Promise<{ user: UserRecord; created: boolean }> {
   const ref = usersCollection().doc(record.uid);
   try {
     await ref.create({ ...record, created_at: FieldValue.serverTimestamp() });

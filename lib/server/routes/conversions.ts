@@ -3,7 +3,14 @@ import { createConversionSchema, previewSourceSchema, updateConversionSchema } f
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import * as repo from '@/lib/server/repos/conversions';
-import { conversionDetail, createConversion, listConversions, replayParked, sendTestEvent, updateConversion } from '@/lib/server/services/conversions';
+import {
+  conversionDetail,
+  createConversion,
+  listConversions,
+  replayParked,
+  sendTestEvent,
+  updateConversion,
+} from '@/lib/server/services/conversions';
 import { previewWarehouseSource, readNow } from '@/lib/server/services/warehouseSources';
 
 /** `/api/orgs/{orgId}/conversions[/preview|/{id}[/deliveries|/test|/retry|/read]]`. */

@@ -1,5 +1,11 @@
 import type { IntegrationKind } from '@/lib/shared/integrations/platforms';
-import { createDestinationSchema, objectRouteSchema, orgRouteSchema, targetsQuerySchema, updateIntegrationSchema } from '@/lib/shared/schemas/integrations';
+import {
+  createDestinationSchema,
+  objectRouteSchema,
+  orgRouteSchema,
+  targetsQuerySchema,
+  updateIntegrationSchema,
+} from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { COLLECTION_OF, getIntegration, listIntegrations, usageFieldOf, usageOf } from '@/lib/server/repos/integrations';
 import { accountsOf, createDestinationFromKey, deleteIntegration, targetsOf, updateIntegration } from '@/lib/server/services/integrations';

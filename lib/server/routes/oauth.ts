@@ -27,12 +27,16 @@ export const startRoutes = createHandler({
     async handle({ org, caller, body }) {
       const { platform, kind, objectId } = body;
       if (!PLATFORMS_OF_KIND[kind].includes(platform)) {
-        throw new DomainError('invalid', `${PLATFORM_LABELS[platform]} cannot be a ${kind}.`, { reason: 'invalid_request', fieldErrors: { platform: ['Not available here'] } });
+        throw new DomainError('invalid', `${PLATFORM_LABELS[platform]} cannot be a ${kind}.`, {
+          reason: 'invalid_request',
+          fieldErrors: { platform: ['Not available here'] },
+        });
       }
       if (!can(org.role, kind, objectId ? 'update' : 'create')) throw forbidden();
       if (objectId) {
         const existing = await getIntegration(org.id, kind, objectId);
-        if (existing.platform !== platform) throw new DomainError('invalid', `This ${kind} is not a ${PLATFORM_LABELS[platform]} account.`, { reason: 'invalid_request' });
+        if (existing.platform !== platform)
+          throw new DomainError('invalid', `This ${kind} is not a ${PLATFORM_LABELS[platform]} account.`, { reason: 'invalid_request' });
       }
       const redirectUri = appUrl(returnPathOf(kind, platform, Boolean(objectId)));
       const state = await createState({ orgId: org.id, uid: caller.uid, platform, kind, objectId: objectId ?? null, redirectUri });

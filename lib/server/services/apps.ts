@@ -4,7 +4,12 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
 import { invalidFields } from '@/lib/server/errors';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
-import { clearAppTarget as clearTarget, deleteApp as removeApp, saveAppTarget, setAppWarehouse as saveWarehouse } from '@/lib/server/repos/apps';
+import {
+  clearAppTarget as clearTarget,
+  deleteApp as removeApp,
+  saveAppTarget,
+  setAppWarehouse as saveWarehouse,
+} from '@/lib/server/repos/apps';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { deleteRoutingConversions, ownConversionsOfApp, saveRoutingConversion } from '@/lib/server/repos/conversions';
 import { conversionTableTargetId, CONVERSIONS_DATASET, CONVERSIONS_TABLE } from '@/lib/server/connectors/bigquery/delivery';
@@ -29,10 +34,20 @@ export async function setAppTarget(
   });
   const target = targets.find((candidate) => candidate.id === input.targetId);
   if (!target) throw invalid('targetId', 'Pick one from the list');
-  const routed: AppPlatformTarget = { destinationId: input.destinationId, accountId: input.accountId, targetId: target.id, targetName: target.name };
+  const routed: AppPlatformTarget = {
+    destinationId: input.destinationId,
+    accountId: input.accountId,
+    targetId: target.id,
+    targetName: target.name,
+  };
   const app = await saveAppTarget(orgId, id, input.platform, routed);
   // The routing is a conversion the worker delivers (paused on a plan without conversions).
-  await saveRoutingConversion(orgId, app, { ...routed, platform: input.platform }, { uid: options.uid, active: entitlementsOf(options.plan).conversions });
+  await saveRoutingConversion(
+    orgId,
+    app,
+    { ...routed, platform: input.platform },
+    { uid: options.uid, active: entitlementsOf(options.plan).conversions },
+  );
   return app;
 }
 
@@ -60,7 +75,12 @@ export async function setAppWarehouse(
 }
 
 /** The routing conversion's destination: a Mixpanel project, or a table in a BigQuery project (its key's, else the first picked). */
-async function warehouseDestination(orgId: string, appId: string, platform: 'bigquery' | 'mixpanel', destinationId: string): Promise<ConversionDestination> {
+async function warehouseDestination(
+  orgId: string,
+  appId: string,
+  platform: 'bigquery' | 'mixpanel',
+  destinationId: string,
+): Promise<ConversionDestination> {
   const destination = await getIntegration(orgId, 'destination', destinationId);
   if (destination.platform !== platform) throw invalidFields({ destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
   if (platform === 'mixpanel') {

@@ -39,8 +39,13 @@ const TEST_DAYS = 7;
 export function assertSchedule(plan: unknown, every: Schedule['every']) {
   const entitlements = entitlementsOf(plan);
   if (schedulesAllowed(entitlements.syncFrequency).includes(every)) return;
-  const plans = PLAN_ENTITLEMENTS.filter((candidate) => schedulesAllowed(candidate.syncFrequency).includes(every)).map((candidate) => candidate.name);
-  throw new DomainError('plan_limit', `${SCHEDULE_LABELS[every]} syncs are included in the ${plans.join(' and ')} plan${plans.length === 1 ? '' : 's'}. Upgrade, or pick a less frequent schedule.`);
+  const plans = PLAN_ENTITLEMENTS.filter((candidate) => schedulesAllowed(candidate.syncFrequency).includes(every)).map(
+    (candidate) => candidate.name,
+  );
+  throw new DomainError(
+    'plan_limit',
+    `${SCHEDULE_LABELS[every]} syncs are included in the ${plans.join(' and ')} plan${plans.length === 1 ? '' : 's'}. Upgrade, or pick a less frequent schedule.`,
+  );
 }
 
 /** Ad accounts across the organization's connections, counting `next` instead of the one being edited. */
@@ -72,11 +77,20 @@ export async function createConnection(orgId: string, plan: unknown, uid: string
   if (!isAdPlatform(source.platform)) throw invalidFields({ sourceId: ['Pick a Google Ads, Meta or Microsoft Advertising source'] });
   const accounts = accountsOf(source, input.accountIds);
   const destination = await getIntegration(orgId, 'destination', input.destinationId);
-  if (destination.platform !== 'bigquery' && destination.platform !== 'mixpanel') throw invalidFields({ destinationId: ['Pick a BigQuery or Mixpanel destination'] });
+  if (destination.platform !== 'bigquery' && destination.platform !== 'mixpanel')
+    throw invalidFields({ destinationId: ['Pick a BigQuery or Mixpanel destination'] });
   assertSchedule(plan, input.schedule.every);
   await assertAdAccounts(orgId, plan, [{ sourceId: source.id, accountIds: accounts.map((account) => account.id) }]);
-  const projectId = destination.platform === 'mixpanel' ? destination.settings.projectId : (input.projectId ?? destination.settings.projectId ?? destination.accounts[0]?.id);
-  if (!projectId || (destination.platform === 'bigquery' && destination.accounts.length > 0 && !destination.accounts.some((account) => account.id === projectId))) {
+  const projectId =
+    destination.platform === 'mixpanel'
+      ? destination.settings.projectId
+      : (input.projectId ?? destination.settings.projectId ?? destination.accounts[0]?.id);
+  if (
+    !projectId ||
+    (destination.platform === 'bigquery' &&
+      destination.accounts.length > 0 &&
+      !destination.accounts.some((account) => account.id === projectId))
+  ) {
     throw invalidFields({ projectId: ['Pick one of the destination’s BigQuery projects'] });
   }
   const schedule: Schedule = input.schedule;
@@ -97,7 +111,12 @@ export async function createConnection(orgId: string, plan: unknown, uid: string
     nextRunAt: new Date(),
     uid,
   });
-  await trackEvent(uid, ANALYTICS_EVENTS.connectionCreated, { org_id: orgId, connection_id: connection.id, source: source.platform, destination: destination.platform });
+  await trackEvent(uid, ANALYTICS_EVENTS.connectionCreated, {
+    org_id: orgId,
+    connection_id: connection.id,
+    source: source.platform,
+    destination: destination.platform,
+  });
   return connection;
 }
 
@@ -143,11 +162,22 @@ const objectOf = (orgId: string, kind: IntegrationKind, id: string) => getIntegr
 
 export async function listConnections(orgId: string): Promise<Connection[]> {
   const connections = await repo.listConnections(orgId);
-  const ids = (kind: IntegrationKind) => [...new Set(connections.map((connection) => (kind === 'source' ? connection.source.sourceId : connection.destination.destinationId)))];
-  const load = async (kind: IntegrationKind) => new Map((await Promise.all(ids(kind).map((id) => objectOf(orgId, kind, id)))).flatMap((object) => (object ? [[object.id, object] as const] : [])));
+  const ids = (kind: IntegrationKind) => [
+    ...new Set(connections.map((connection) => (kind === 'source' ? connection.source.sourceId : connection.destination.destinationId))),
+  ];
+  const load = async (kind: IntegrationKind) =>
+    new Map(
+      (await Promise.all(ids(kind).map((id) => objectOf(orgId, kind, id)))).flatMap((object) =>
+        object ? [[object.id, object] as const] : [],
+      ),
+    );
   const [sources, destinations] = await Promise.all([load('source'), load('destination')]);
   return connections.map((connection) =>
-    withLiveStatus(connection, sources.get(connection.source.sourceId) ?? null, destinations.get(connection.destination.destinationId) ?? null),
+    withLiveStatus(
+      connection,
+      sources.get(connection.source.sourceId) ?? null,
+      destinations.get(connection.destination.destinationId) ?? null,
+    ),
   );
 }
 
@@ -171,7 +201,10 @@ export async function connectionDetail(orgId: string, plan: unknown, id: string)
     connection: withLiveStatus(connection, source, destination),
     runs,
     days,
-    backfill: { earliest: earliestBackfillDay(HISTORY_MONTHS[connection.source.platform]), allowed: entitlementsOf(plan).historicalBackfill },
+    backfill: {
+      earliest: earliestBackfillDay(HISTORY_MONTHS[connection.source.platform]),
+      allowed: entitlementsOf(plan).historicalBackfill,
+    },
   };
 }
 
@@ -180,19 +213,32 @@ export async function runNow(orgId: string, id: string): Promise<{ runId: string
   const connection = await repo.getConnection(orgId, id);
   if (connection.status === 'paused') throw new DomainError('conflict', 'This connection is paused. Resume it to run it.');
   const runId = await startRun(orgId, id, 'manual');
-  if (!runId) throw new DomainError('conflict', 'A run of this connection is in progress. Wait for it to finish.', { reason: 'run_in_progress' });
+  if (!runId)
+    throw new DomainError('conflict', 'A run of this connection is in progress. Wait for it to finish.', { reason: 'run_in_progress' });
   return { runId };
 }
 
-export async function startBackfill(orgId: string, plan: unknown, uid: string, id: string, from: string): Promise<{ runId: string; chunks: number }> {
+export async function startBackfill(
+  orgId: string,
+  plan: unknown,
+  uid: string,
+  id: string,
+  from: string,
+): Promise<{ runId: string; chunks: number }> {
   if (!entitlementsOf(plan).historicalBackfill) {
     const plans = PLAN_ENTITLEMENTS.filter((candidate) => candidate.historicalBackfill).map((candidate) => candidate.name);
-    throw new DomainError('plan_limit', `Historical backfills are included in the ${plans.join(' and ')} plan. Upgrade to backfill past days.`);
+    throw new DomainError(
+      'plan_limit',
+      `Historical backfills are included in the ${plans.join(' and ')} plan. Upgrade to backfill past days.`,
+    );
   }
   const connection = await repo.getConnection(orgId, id);
   const earliest = earliestBackfillDay(HISTORY_MONTHS[connection.source.platform]);
   const today = toDay(Date.now());
-  if (from < earliest) throw invalidFields({ from: [`${PLATFORM_LABELS[connection.source.platform]} keeps daily figures from ${earliest}; start on or after it`] });
+  if (from < earliest)
+    throw invalidFields({
+      from: [`${PLATFORM_LABELS[connection.source.platform]} keeps daily figures from ${earliest}; start on or after it`],
+    });
   if (from > today) throw invalidFields({ from: ['Pick a day in the past'] });
   // Up to the day before the scheduled runs' window: those runs keep the recent days.
   const scheduled = lookbackWindow(connection.lookbackDays);
@@ -203,22 +249,37 @@ export async function startBackfill(orgId: string, plan: unknown, uid: string, i
   const jobs = chunks.length * connection.source.accounts.length;
   if (jobs > MAX_BACKFILL_JOBS) {
     const days = Math.floor(MAX_BACKFILL_JOBS / connection.source.accounts.length) * 30;
-    throw invalidFields({ from: [`${connection.source.accounts.length} accounts can backfill about ${days} days at once; start later, then backfill the earlier days after`] });
+    throw invalidFields({
+      from: [
+        `${connection.source.accounts.length} accounts can backfill about ${days} days at once; start later, then backfill the earlier days after`,
+      ],
+    });
   }
   let started: { runId: string; jobs: Array<{ key: string }> };
   try {
     started = await repo.startBackfillRun(orgId, id, window, chunks);
   } catch (error) {
-    if (error instanceof repo.BackfillInProgress) throw new DomainError('conflict', 'A backfill of this connection is in progress. Cancel it or wait for it to finish.', { reason: 'backfill_in_progress' });
+    if (error instanceof repo.BackfillInProgress)
+      throw new DomainError('conflict', 'A backfill of this connection is in progress. Cancel it or wait for it to finish.', {
+        reason: 'backfill_in_progress',
+      });
     throw error;
   }
   try {
-    await publishSyncJobs(started.jobs.map((job) => ({ org: orgId, connection: id, run: started.runId, job: job.key })), 'backfill');
+    await publishSyncJobs(
+      started.jobs.map((job) => ({ org: orgId, connection: id, run: started.runId, job: job.key })),
+      'backfill',
+    );
   } catch (error) {
     await repo.abandonRun(orgId, id, started.runId);
     throw error;
   }
-  await trackEvent(uid, ANALYTICS_EVENTS.connectionHistoricalBackfillStarted, { org_id: orgId, connection_id: id, from, chunks: chunks.length });
+  await trackEvent(uid, ANALYTICS_EVENTS.connectionHistoricalBackfillStarted, {
+    org_id: orgId,
+    connection_id: id,
+    from,
+    chunks: chunks.length,
+  });
   return { runId: started.runId, chunks: chunks.length };
 }
 
@@ -258,7 +319,10 @@ export async function testConnection(orgId: string, id: string, accountId: strin
     const writer = connectorFor(object.platform).writer;
     if (!writer) return { ok: false, message: `${PLATFORM_LABELS[object.platform]} cannot receive ad performance.` };
     return { ok: true, message: await writer.check(session, writeTargetOf(connection, object.settings)) };
-  }).catch((error: unknown) => ({ ok: false, message: error instanceof DomainError ? error.message : 'The destination could not be checked.' }));
+  }).catch((error: unknown) => ({
+    ok: false,
+    message: error instanceof DomainError ? error.message : 'The destination could not be checked.',
+  }));
   return { account, from, to, rows, calls, destination };
 }
 
@@ -269,10 +333,19 @@ export async function testConnection(orgId: string, id: string, accountId: strin
 export async function resumeConnections(orgId: string, kind: IntegrationKind, objectId: string): Promise<void> {
   const connections = await repo.connectionsOf(orgId, kind === 'source' ? 'source_id' : 'destination_id', objectId);
   const waiting = connections.filter((connection) => connection.status === 'needs_reauth' || connection.status === 'failing');
-  await repo.setConnectionsStatus(orgId, waiting.map((connection) => connection.id), 'active', null);
+  await repo.setConnectionsStatus(
+    orgId,
+    waiting.map((connection) => connection.id),
+    'active',
+    null,
+  );
   for (const connection of connections) {
     if (!connection.backfillRunId) continue;
     const jobs = await repo.reopenPausedJobs(orgId, connection.id, connection.backfillRunId);
-    if (jobs.length) await publishSyncJobs(jobs.map((job) => ({ org: orgId, connection: connection.id, run: connection.backfillRunId!, job: job.key })), 'backfill');
+    if (jobs.length)
+      await publishSyncJobs(
+        jobs.map((job) => ({ org: orgId, connection: connection.id, run: connection.backfillRunId!, job: job.key })),
+        'backfill',
+      );
   }
 }

@@ -1,5 +1,11 @@
 import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
-import { isWarehouseSource, sourceKeyOf, type WarehouseSource, type Conversion, type DeliveryCounts } from '@/lib/shared/conversions/conversion';
+import {
+  isWarehouseSource,
+  sourceKeyOf,
+  type WarehouseSource,
+  type Conversion,
+  type DeliveryCounts,
+} from '@/lib/shared/conversions/conversion';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
@@ -20,7 +26,10 @@ import { checkWarehouseSource } from '@/lib/server/services/warehouseSources';
 export function assertConversionsIncluded(plan: unknown): void {
   if (entitlementsOf(plan).conversions) return;
   const plans = PLAN_ENTITLEMENTS.filter((candidate) => candidate.conversions).map((candidate) => candidate.name);
-  throw new DomainError('plan_limit', `Conversions are included in the ${plans.join(' and ')} plans. Upgrade to send conversions to the ad platforms.`);
+  throw new DomainError(
+    'plan_limit',
+    `Conversions are included in the ${plans.join(' and ')} plans. Upgrade to send conversions to the ad platforms.`,
+  );
 }
 
 export async function createConversion(orgId: string, plan: unknown, uid: string, input: CreateConversionInput): Promise<Conversion> {
@@ -29,14 +38,22 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
   else if (input.source.type === 'payments') await getPayment(orgId, input.source.paymentId);
   else await checkWarehouseSource(orgId, plan, input.source);
   const destination = await getIntegration(orgId, 'destination', input.destination.destinationId);
-  if (!isAdPlatform(destination.platform)) throw invalidFields({ 'destination.destinationId': ['Pick a Google Ads, Meta or Microsoft Advertising destination'] });
+  if (!isAdPlatform(destination.platform))
+    throw invalidFields({ 'destination.destinationId': ['Pick a Google Ads, Meta or Microsoft Advertising destination'] });
   const targets = await targetsOf(orgId, destination.id, input.destination.accountId);
   const target = targets.find((candidate) => candidate.id === input.destination.targetId);
-  if (!target) throw invalidFields({ 'destination.targetId': [`Pick one of the account's ${PLATFORM_LABELS[destination.platform]} targets`] });
+  if (!target)
+    throw invalidFields({ 'destination.targetId': [`Pick one of the account's ${PLATFORM_LABELS[destination.platform]} targets`] });
   return repo.createConversion(orgId, {
     name: input.name,
     source: input.source,
-    destination: { destinationId: destination.id, platform: destination.platform, accountId: input.destination.accountId, targetId: target.id, targetName: target.name },
+    destination: {
+      destinationId: destination.id,
+      platform: destination.platform,
+      accountId: input.destination.accountId,
+      targetId: target.id,
+      targetName: target.name,
+    },
     mapping: input.mapping,
     uid,
   });
@@ -56,7 +73,11 @@ const statementKey = (sql: string) =>
  * the cursor.
  */
 const readKey = (source: WarehouseSource) =>
-  JSON.stringify(source.type === 'bigquery' ? [source.destinationId, source.projectId, source.mode, source.table, statementKey(source.sql), source.cursorColumn] : [source.destinationId, source.events]);
+  JSON.stringify(
+    source.type === 'bigquery'
+      ? [source.destinationId, source.projectId, source.mode, source.table, statementKey(source.sql), source.cursorColumn]
+      : [source.destinationId, source.events],
+  );
 
 export async function updateConversion(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
   if (changes.status === 'active') assertConversionsIncluded(plan);
@@ -80,10 +101,14 @@ function withLiveStatus(conversion: Conversion, destination: Integration | null 
   };
 }
 
-const destinationOf = (orgId: string, conversion: Conversion) => getIntegration(orgId, 'destination', conversion.destination.destinationId).catch(() => null);
+const destinationOf = (orgId: string, conversion: Conversion) =>
+  getIntegration(orgId, 'destination', conversion.destination.destinationId).catch(() => null);
 
 const sum = (hours: Array<{ delivered: number; failed: number }>): DeliveryCounts =>
-  hours.reduce((total, hour) => ({ delivered: total.delivered + hour.delivered, failed: total.failed + hour.failed }), { delivered: 0, failed: 0 });
+  hours.reduce((total, hour) => ({ delivered: total.delivered + hour.delivered, failed: total.failed + hour.failed }), {
+    delivered: 0,
+    failed: 0,
+  });
 
 /** Every conversion with its live status and its last 24 hours (the destinations read once, not per conversion). */
 export async function listConversions(orgId: string): Promise<Array<Conversion & { last24h: DeliveryCounts }>> {
@@ -101,9 +126,17 @@ export async function listConversions(orgId: string): Promise<Array<Conversion &
 /** One conversion, its hourly counts for the chart (48 h), and its parked events by reason (counters on the conversion). */
 export async function conversionDetail(orgId: string, id: string) {
   const stored = await repo.getConversion(orgId, id);
-  const [destination, hours] = await Promise.all([destinationOf(orgId, stored), repo.deliveryHours(orgId, id, new Date(Date.now() - 48 * 3600 * 1000))]);
+  const [destination, hours] = await Promise.all([
+    destinationOf(orgId, stored),
+    repo.deliveryHours(orgId, id, new Date(Date.now() - 48 * 3600 * 1000)),
+  ]);
   const conversion = withLiveStatus(stored, destination);
-  return { conversion, hours, parked: conversion.parked, last24h: sum(hours.filter((hour) => hour.hour >= new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 13))) };
+  return {
+    conversion,
+    hours,
+    parked: conversion.parked,
+    last24h: sum(hours.filter((hour) => hour.hour >= new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 13))),
+  };
 }
 
 /** Publishes a conversion's parked events again, for it alone (Retry, or after Reconnect). */
@@ -131,7 +164,8 @@ const TEST_EMAIL = 'test@signalbridge.example';
 export async function sendTestEvent(orgId: string, id: string) {
   const stored = await repo.getConversion(orgId, id);
   const conversion = withLiveStatus(stored, await destinationOf(orgId, stored));
-  if (conversion.status === 'needs_reauth') throw new DomainError('needs_reauth', conversion.statusReason ?? 'Reconnect the destination first.');
+  if (conversion.status === 'needs_reauth')
+    throw new DomainError('needs_reauth', conversion.statusReason ?? 'Reconnect the destination first.');
   const now = Math.floor(Date.now() / 1000);
   const event: ConversionEvent = {
     id: `test_${now}_${Math.random().toString(36).slice(2, 8)}`,
@@ -141,7 +175,12 @@ export async function sendTestEvent(orgId: string, id: string) {
     currency: 'USD',
     user: { email: sha256(TEST_EMAIL), phone: sha256('15555550100') },
     clickIds: { gclid: 'TeSt-gclid-signalbridge', msclkid: '0123456789abcdef0123456789abcdef', fbp: `fb.1.${now * 1000}.1234567890` },
-    context: { actionSource: 'website', pageUrl: 'https://signalbridge.example/test', ip: '203.0.113.7', userAgent: 'SignalBridge test event' },
+    context: {
+      actionSource: 'website',
+      pageUrl: 'https://signalbridge.example/test',
+      ip: '203.0.113.7',
+      userAgent: 'SignalBridge test event',
+    },
     maskedEmail: 't***@signalbridge.example',
   };
   const { rows } = await deliverBatch(orgId, conversion, [event], { test: true, testCode: 'TEST_SIGNALBRIDGE' });

@@ -26,7 +26,8 @@ export function originOf(url: string): string | null {
   }
 }
 
-export type IngestResult = { index: number; id: string } | { index: number; error: { code: 'invalid'; fieldErrors: Record<string, string[]> } };
+export type IngestResult =
+  { index: number; id: string } | { index: number; error: { code: 'invalid'; fieldErrors: Record<string, string[]> } };
 
 interface RequestContext {
   ip?: string;
@@ -38,12 +39,17 @@ interface RequestContext {
  * published; the answer says, per event, its id or what is wrong with it. A single invalid event
  * (or a batch with no valid one) is a 400 that names the fields; nothing is published then.
  */
-export async function ingest(owner: SubmissionKeyOwner, body: unknown, request: RequestContext): Promise<{ batch: boolean; results: IngestResult[] }> {
+export async function ingest(
+  owner: SubmissionKeyOwner,
+  body: unknown,
+  request: RequestContext,
+): Promise<{ batch: boolean; results: IngestResult[] }> {
   const batch = typeof body === 'object' && body !== null && 'events' in body;
   let raw: unknown[];
   if (batch) {
     const parsed = submissionBatchSchema.safeParse(body);
-    if (!parsed.success) throw new DomainError('invalid', 'Some fields are missing or invalid.', { fieldErrors: fieldErrorsOf(parsed.error.issues) });
+    if (!parsed.success)
+      throw new DomainError('invalid', 'Some fields are missing or invalid.', { fieldErrors: fieldErrorsOf(parsed.error.issues) });
     raw = parsed.data.events;
   } else {
     raw = [body];
@@ -61,7 +67,13 @@ export async function ingest(owner: SubmissionKeyOwner, body: unknown, request: 
   if (events.length === 0) {
     const first = results[0] as Extract<IngestResult, { error: unknown }>;
     const fieldErrors = batch
-      ? Object.fromEntries(results.flatMap((result) => ('error' in result ? Object.entries(result.error.fieldErrors).map(([field, messages]) => [`events.${result.index}.${field}`, messages]) : [])))
+      ? Object.fromEntries(
+          results.flatMap((result) =>
+            'error' in result
+              ? Object.entries(result.error.fieldErrors).map(([field, messages]) => [`events.${result.index}.${field}`, messages])
+              : [],
+          ),
+        )
       : first.error.fieldErrors;
     throw new DomainError('invalid', 'Some fields are missing or invalid.', { fieldErrors });
   }

@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import { ANALYTICS_EVENTS } from '@/lib/shared/events';
-import { PLATFORM_LABELS, type AdAccount, type Integration, type IntegrationKind, type Platform } from '@/lib/shared/integrations/platforms';
+import {
+  PLATFORM_LABELS,
+  type AdAccount,
+  type Integration,
+  type IntegrationKind,
+  type Platform,
+} from '@/lib/shared/integrations/platforms';
 import type { createDestinationSchema } from '@/lib/shared/schemas/integrations';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor, type Credential } from '@/lib/server/connectors/registry';
@@ -46,14 +52,24 @@ export async function createIntegration(orgId: string, input: NewIntegration): P
 }
 
 /** Mixpanel and BigQuery-with-a-key destinations are created from credentials checked first. */
-export async function createDestinationFromKey(orgId: string, uid: string, body: z.infer<typeof createDestinationSchema>): Promise<Integration> {
+export async function createDestinationFromKey(
+  orgId: string,
+  uid: string,
+  body: z.infer<typeof createDestinationSchema>,
+): Promise<Integration> {
   const { platform, name, ...input } = body;
   const connection = await connectWithKey(platform, input);
   return createIntegration(orgId, { kind: 'destination', platform, name, connection, uid });
 }
 
 /** Reauth: the same object with a new login; it works again. */
-export async function reconnectIntegration(orgId: string, kind: IntegrationKind, id: string, connection: Connection<Credential>, uid: string): Promise<void> {
+export async function reconnectIntegration(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  connection: Connection<Credential>,
+  uid: string,
+): Promise<void> {
   const { integration, credentialId } = await repo.loadIntegration(orgId, kind, id);
   await repo.replaceCredential(orgId, kind, id, {
     credentialId,
@@ -92,13 +108,19 @@ export async function accountsOf(orgId: string, kind: IntegrationKind, id: strin
 export async function targetsOf(orgId: string, id: string, accountId: string) {
   return withSession(orgId, 'destination', id, async (session, integration) => {
     const account = integration.accounts.find((candidate) => candidate.id === accountId);
-    if (!account) throw new DomainError('not_found', `Pick this account in the ${PLATFORM_LABELS[integration.platform]} destination first.`);
+    if (!account)
+      throw new DomainError('not_found', `Pick this account in the ${PLATFORM_LABELS[integration.platform]} destination first.`);
     return connectorFor(integration.platform).listTargets(session, account);
   });
 }
 
 /** The accounts of these ids that the object's login reaches now; invalid for any other id or a manager. */
-async function pickAccounts(orgId: string, kind: IntegrationKind, id: string, accountIds: string[]): Promise<{ accounts: AdAccount[]; platform: Platform }> {
+async function pickAccounts(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  accountIds: string[],
+): Promise<{ accounts: AdAccount[]; platform: Platform }> {
   const wanted = new Set(accountIds);
   const { reachable, platform } = await withSession(orgId, kind, id, async (session, integration) => ({
     reachable: await connectorFor(integration.platform).listAccounts(session),
@@ -107,7 +129,8 @@ async function pickAccounts(orgId: string, kind: IntegrationKind, id: string, ac
   const accounts = reachable.filter((account) => wanted.has(account.id));
   const refuse = (message: string) => invalidFields({ accountIds: [message] });
   if (accounts.length !== wanted.size) throw refuse('Pick only accounts this login can reach');
-  if (accounts.some((account) => account.isManager)) throw refuse('A manager account has no campaigns of its own: pick its client accounts');
+  if (accounts.some((account) => account.isManager))
+    throw refuse('A manager account has no campaigns of its own: pick its client accounts');
   return { accounts, platform };
 }
 
@@ -116,7 +139,12 @@ async function pickAccounts(orgId: string, kind: IntegrationKind, id: string, ac
  * right now (ids from the browser are never trusted), never a manager account, and for a source
  * never past the ad accounts the organization's plan includes.
  */
-export async function updateIntegration(orgId: string, kind: IntegrationKind, id: string, changes: { name?: string; accountIds?: string[] }): Promise<Integration> {
+export async function updateIntegration(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  changes: { name?: string; accountIds?: string[] },
+): Promise<Integration> {
   const picked = changes.accountIds ? await pickAccounts(orgId, kind, id, changes.accountIds) : null;
   return repo.saveIntegration(orgId, kind, id, { name: changes.name, picked });
 }

@@ -1,4 +1,10 @@
-import { COLUMN_FIELDS, COLUMN_FIELD_LABELS, isWarehouseSource, sourceKeyOf, type WarehouseSource } from '@/lib/shared/conversions/conversion';
+import {
+  COLUMN_FIELDS,
+  COLUMN_FIELD_LABELS,
+  isWarehouseSource,
+  sourceKeyOf,
+  type WarehouseSource,
+} from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { suggestMapping, type SuggestedMapping } from '@/lib/shared/conversions/suggest';
 import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
@@ -41,8 +47,13 @@ export interface Preview {
 
 /** The destination a source reads with must be the organization's, of the source's platform (and project). */
 function checkDestination(destination: Integration, source: WarehouseSource): void {
-  if (destination.platform !== source.type) throw invalidFields({ 'source.destinationId': [`Pick a ${PLATFORM_LABELS[source.type]} destination`] });
-  if (source.type === 'bigquery' && destination.accounts.length > 0 && !destination.accounts.some((account) => account.id === source.projectId)) {
+  if (destination.platform !== source.type)
+    throw invalidFields({ 'source.destinationId': [`Pick a ${PLATFORM_LABELS[source.type]} destination`] });
+  if (
+    source.type === 'bigquery' &&
+    destination.accounts.length > 0 &&
+    !destination.accounts.some((account) => account.id === source.projectId)
+  ) {
     throw invalidFields({ 'source.projectId': ['Pick one of the destination’s BigQuery projects'] });
   }
 }
@@ -61,7 +72,9 @@ function missingColumns(source: WarehouseSource, columns: Column[]): Record<stri
   for (const field of COLUMN_FIELDS) {
     const column = source.columns[field];
     if (column !== undefined && !names.has(column)) {
-      errors[`source.columns.${field}`] = [`No column "${column}" for ${COLUMN_FIELD_LABELS[field].toLowerCase()}. The columns are: ${[...names].join(', ')}.`];
+      errors[`source.columns.${field}`] = [
+        `No column "${column}" for ${COLUMN_FIELD_LABELS[field].toLowerCase()}. The columns are: ${[...names].join(', ')}.`,
+      ];
     }
   }
   return errors;
@@ -80,7 +93,15 @@ async function describeChecked(orgId: string, given: WarehouseSource & { type: '
   const session = await readingSession(orgId, given);
   const described = await describeSource(session, given).catch((error) => queryFieldError(given, error));
   // The dry run is free: empty fields are filled from its columns before anything is billed.
-  const source = suggest ? { ...given, ...suggestMapping(given, described.columns.map((column) => column.name)) } : given;
+  const source = suggest
+    ? {
+        ...given,
+        ...suggestMapping(
+          given,
+          described.columns.map((column) => column.name),
+        ),
+      }
+    : given;
   const errors = missingColumns(source, described.columns);
   // A source being set up (its preview) may not have picked its cursor yet.
   const cursor = source.cursorColumn === '' ? null : cursorProblem(described.columns, source.cursorColumn);
@@ -111,14 +132,24 @@ export async function previewWarehouseSource(orgId: string, given: WarehouseSour
     const { session, described, source } = await describeChecked(orgId, given, suggest);
     const rows = await previewRows(session, source, PREVIEW_ROWS).catch((error) => queryFieldError(source, error));
     const mapping = { columns: source.columns, cursorColumn: source.cursorColumn };
-    return { columns: described.columns, mapping, bytesProcessed: described.bytesProcessed, rows: rows.map((row) => previewRow(row, source)) };
+    return {
+      columns: described.columns,
+      mapping,
+      bytesProcessed: described.bytesProcessed,
+      rows: rows.map((row) => previewRow(row, source)),
+    };
   }
   const source = given;
   const session = await readingSession(orgId, source);
   const today = new Date();
   const fromDate = new Date(today.getTime() - MIXPANEL_PREVIEW_DAYS * 86_400_000).toISOString().slice(0, 10);
   const rows: Array<Record<string, unknown>> = [];
-  for await (const batch of exportEvents(session, { fromDate, toDate: today.toISOString().slice(0, 10), events: source.events, batchSize: PREVIEW_ROWS })) {
+  for await (const batch of exportEvents(session, {
+    fromDate,
+    toDate: today.toISOString().slice(0, 10),
+    events: source.events,
+    batchSize: PREVIEW_ROWS,
+  })) {
     rows.push(...batch.map((exported) => ({ ...exported.properties, event: exported.event })));
     if (rows.length >= PREVIEW_ROWS) break;
   }
@@ -135,7 +166,8 @@ export async function previewWarehouseSource(orgId: string, given: WarehouseSour
 /** Read now: the conversion's next read is due at once. */
 export async function readNow(orgId: string, id: string): Promise<void> {
   const conversion = await getConversion(orgId, id);
-  if (!isWarehouseSource(conversion.source)) throw new DomainError('invalid', 'Only a BigQuery or Mixpanel conversion is read on a schedule.');
+  if (!isWarehouseSource(conversion.source))
+    throw new DomainError('invalid', 'Only a BigQuery or Mixpanel conversion is read on a schedule.');
   if (conversion.status !== 'active') throw new DomainError('invalid', 'Resume the conversion first: a paused conversion is not read.');
   await requestRead(orgId, id);
 }

@@ -87,7 +87,12 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   // Which object the job was using when it failed: a login that dies mid-job is marked on it.
   let step: { kind: 'source' | 'destination'; id: string } | null = null;
   const settle = (result: Omit<repo.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
-    repo.settleJob(message.org, message.connection, message.run, message.job, { ...result, rowsRead, calls, durationMs: Date.now() - started });
+    repo.settleJob(message.org, message.connection, message.run, message.job, {
+      ...result,
+      rowsRead,
+      calls,
+      durationMs: Date.now() - started,
+    });
   let settled = false;
   try {
     const connection = await repo.getConnection(message.org, message.connection);
@@ -95,20 +100,35 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
     step = { kind: 'source', id: connection.source.sourceId };
     const { session: sourceSession, integration: source } = await openSessionOf(message.org, 'source', connection.source.sourceId);
     const account = source.accounts.find((candidate) => candidate.id === job.accountId) ?? { id: job.accountId, name: job.accountId };
-    const rows = await readWindow(sourceSession, connection.source.platform, { account, level: connection.level, from: job.from, to: job.to, onCall: () => calls++ });
+    const rows = await readWindow(sourceSession, connection.source.platform, {
+      account,
+      level: connection.level,
+      from: job.from,
+      to: job.to,
+      onCall: () => calls++,
+    });
     rowsRead = rows.length;
     platform = PLATFORM_LABELS[connection.destination.platform];
     step = { kind: 'destination', id: connection.destination.destinationId };
-    const { session: destinationSession, integration: destination } = await openSessionOf(message.org, 'destination', connection.destination.destinationId);
+    const { session: destinationSession, integration: destination } = await openSessionOf(
+      message.org,
+      'destination',
+      connection.destination.destinationId,
+    );
     const writer = connectorFor(destination.platform).writer;
     if (!writer) throw new DomainError('invalid', `${platform} cannot receive ad performance.`);
-    const result = await writer.replace(destinationSession, writeTargetOf(connection, destination.settings), {
-      connectionId: connection.id,
-      platform: connection.source.platform,
-      accountId: job.accountId,
-      from: job.from,
-      to: job.to,
-    }, rows);
+    const result = await writer.replace(
+      destinationSession,
+      writeTargetOf(connection, destination.settings),
+      {
+        connectionId: connection.id,
+        platform: connection.source.platform,
+        accountId: job.accountId,
+        from: job.from,
+        to: job.to,
+      },
+      rows,
+    );
     calls += result.calls;
     if (rows.length > 0) await repo.recordWrittenDays(message.org, message.connection, job.accountId, dailySums(rows));
     const refused = result.failed.length

@@ -13,7 +13,12 @@ const windowOf = (now: Date) => (connection: Connection) => lookbackWindow(conne
 const nextOf = (now: Date) => (connection: Connection) => nextRunAt(connection.schedule, now);
 
 /** Starts a run of a connection now ("Run now", or a due schedule); null when one is in progress. */
-export async function startRun(orgId: string, connectionId: string, kind: 'scheduled' | 'manual', now = new Date()): Promise<string | null> {
+export async function startRun(
+  orgId: string,
+  connectionId: string,
+  kind: 'scheduled' | 'manual',
+  now = new Date(),
+): Promise<string | null> {
   const claim = await repo.claimRun(orgId, connectionId, { kind, now, window: windowOf(now), nextRunAt: nextOf(now) });
   if (!claim.claimed) return null;
   try {
@@ -32,9 +37,13 @@ export async function startRun(orgId: string, connectionId: string, kind: 'sched
 /** Claims and starts every due connection; returns how many runs started. */
 export async function tick(now = new Date()): Promise<number> {
   const due = await repo.dueConnections(now);
-  const started = await Promise.all(due.map(({ orgId, id }) => startRun(orgId, id, 'scheduled', now).catch((error) => {
-    console.error('[sync] could not start a due run', { orgId, id }, error);
-    return null;
-  })));
+  const started = await Promise.all(
+    due.map(({ orgId, id }) =>
+      startRun(orgId, id, 'scheduled', now).catch((error) => {
+        console.error('[sync] could not start a due run', { orgId, id }, error);
+        return null;
+      }),
+    ),
+  );
   return started.filter(Boolean).length;
 }

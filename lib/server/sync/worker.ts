@@ -57,7 +57,9 @@ export function startSyncWorker({ concurrency = 4, tickMs }: SyncWorkerOptions =
     pull(SUBSCRIPTIONS.backfillWorkers, runJob, { batch: 1, maxOutstanding: 1, ackDeadlineSeconds: 20 }),
     pull(SUBSCRIPTIONS.scheduler, runTick, { batch: 10, maxOutstanding: 10, ackDeadlineSeconds: 30 }),
   ];
-  const ticking = tickMs ? setInterval(() => void publishTick().catch((error) => console.error('[sync] could not publish a tick', error.message)), tickMs) : null;
+  const ticking = tickMs
+    ? setInterval(() => void publishTick().catch((error) => console.error('[sync] could not publish a tick', error.message)), tickMs)
+    : null;
   if (tickMs) void publishTick().catch(() => undefined);
 
   return {

@@ -28,9 +28,7 @@ function apiClient(): APIClient | null {
 
 function trackClient(): TrackClient | null {
   const { CUSTOMERIO_SITE_ID: siteId, CUSTOMERIO_API_KEY: apiKey } = process.env;
-  return siteId && apiKey
-    ? new TrackClient(siteId, apiKey, transportFor(process.env.CUSTOMERIO_TRACK_URL || DEFAULT_TRACK_URL))
-    : null;
+  return siteId && apiKey ? new TrackClient(siteId, apiKey, transportFor(process.env.CUSTOMERIO_TRACK_URL || DEFAULT_TRACK_URL)) : null;
 }
 
 export interface TransactionalEmail {
@@ -47,9 +45,7 @@ export async function sendTransactionalEmail({ to, messageId, data }: Transactio
     return false;
   }
   try {
-    await api.sendEmail(
-      new SendEmailRequest({ to, transactional_message_id: messageId, identifiers: { email: to }, message_data: data }),
-    );
+    await api.sendEmail(new SendEmailRequest({ to, transactional_message_id: messageId, identifiers: { email: to }, message_data: data }));
     return true;
   } catch (error) {
     console.error('[customerio] sending failed', { to, messageId, error: error instanceof Error ? error.message : error });

@@ -26,5 +26,7 @@ export function stripe(): Stripe {
 
 /** The configured Stripe price id of each plan. */
 export function priceIdOf(plan: 'starter' | 'growth' | 'scale'): string | undefined {
-  return { starter: process.env.STRIPE_PRICE_STARTER, growth: process.env.STRIPE_PRICE_GROWTH, scale: process.env.STRIPE_PRICE_SCALE }[plan];
+  return { starter: process.env.STRIPE_PRICE_STARTER, growth: process.env.STRIPE_PRICE_GROWTH, scale: process.env.STRIPE_PRICE_SCALE }[
+    plan
+  ];
 }

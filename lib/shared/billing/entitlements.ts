@@ -27,9 +27,25 @@ export interface PlanEntitlements extends Entitlements {
 
 /** Cheapest first: an upgrade is the first plan after the current one that includes what was asked. */
 export const PLAN_ENTITLEMENTS: readonly PlanEntitlements[] = [
-  { id: 'starter', name: 'Starter', adAccounts: 2, syncFrequency: 'daily', conversions: false, historicalBackfill: false, support: 'email' },
+  {
+    id: 'starter',
+    name: 'Starter',
+    adAccounts: 2,
+    syncFrequency: 'daily',
+    conversions: false,
+    historicalBackfill: false,
+    support: 'email',
+  },
   { id: 'growth', name: 'Growth', adAccounts: 10, syncFrequency: 'hourly', conversions: true, historicalBackfill: false, support: 'chat' },
-  { id: 'scale', name: 'Scale', adAccounts: 'unlimited', syncFrequency: '15-minute', conversions: true, historicalBackfill: true, support: 'priority' },
+  {
+    id: 'scale',
+    name: 'Scale',
+    adAccounts: 'unlimited',
+    syncFrequency: '15-minute',
+    conversions: true,
+    historicalBackfill: true,
+    support: 'priority',
+  },
 ];
 
 /**

@@ -53,7 +53,9 @@ export const AD_ROW_COLUMNS = [
 ] as const satisfies ReadonlyArray<readonly [keyof AdRow, string]>;
 
 /** What makes a row unique: the BigQuery MERGE key and the source of Mixpanel's $insert_id. */
-export const AD_ROW_KEY = ['platform', 'account_id', 'campaign_id', 'ad_group_id', 'ad_id', 'date'] as const satisfies ReadonlyArray<keyof AdRow>;
+export const AD_ROW_KEY = ['platform', 'account_id', 'campaign_id', 'ad_group_id', 'ad_id', 'date'] as const satisfies ReadonlyArray<
+  keyof AdRow
+>;
 
 export const adRowKey = (row: AdRow) => AD_ROW_KEY.map((column) => row[column] ?? '').join('/');
 

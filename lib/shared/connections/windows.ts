@@ -50,7 +50,15 @@ export function earliestBackfillDay(months: number, now: Date = new Date()): str
 /** Minutes east of UTC of `timeZone` at the instant `at`. */
 function offsetMinutes(timeZone: string, at: number): number {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    })
       .formatToParts(new Date(at))
       .map((part) => [part.type, Number(part.value)]),
   );

@@ -14,7 +14,23 @@ export type ConversionStatus = 'active' | 'paused' | 'needs_reauth';
  * The conversion fields a warehouse row (a BigQuery column, a Mixpanel property) can fill. Event
  * time is required; identifiers already SHA-256 hex are passed through, the others hashed.
  */
-export const COLUMN_FIELDS = ['eventId', 'eventTime', 'eventName', 'email', 'phone', 'firstName', 'lastName', 'externalId', 'gclid', 'fbclid', 'fbc', 'fbp', 'msclkid', 'value', 'currency'] as const;
+export const COLUMN_FIELDS = [
+  'eventId',
+  'eventTime',
+  'eventName',
+  'email',
+  'phone',
+  'firstName',
+  'lastName',
+  'externalId',
+  'gclid',
+  'fbclid',
+  'fbc',
+  'fbp',
+  'msclkid',
+  'value',
+  'currency',
+] as const;
 export type ColumnField = (typeof COLUMN_FIELDS)[number];
 /** Which column (or property) fills each field; absent fields are left empty. */
 export type ColumnMapping = Partial<Record<ColumnField, string>>;
@@ -78,7 +94,8 @@ export type WarehouseSource = BigQuerySource | MixpanelSource;
 
 export type ConversionSource = { type: 'app'; appId: string } | { type: 'payments'; paymentId: string } | WarehouseSource;
 
-export const isWarehouseSource = (source: ConversionSource): source is WarehouseSource => source.type === 'bigquery' || source.type === 'mixpanel';
+export const isWarehouseSource = (source: ConversionSource): source is WarehouseSource =>
+  source.type === 'bigquery' || source.type === 'mixpanel';
 
 /**
  * How the queue and the stored conversion name a source: "app:{id}", "payments:{id}",

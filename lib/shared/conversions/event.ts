@@ -17,7 +17,10 @@ export const conversionEventSchema = z.object({
   /** When it happened, Unix seconds. */
   time: z.number().int().nonnegative(),
   value: z.number().nonnegative().nullable(),
-  currency: z.string().regex(/^[A-Z]{3}$/).nullable(),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .nullable(),
   /** Hashed identifiers (SHA-256 hex of the normalised value). */
   user: z.object({
     email: sha256Hex.optional(),

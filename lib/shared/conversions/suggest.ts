@@ -34,6 +34,7 @@ export function suggestMapping(given: SuggestedMapping, names: string[]): Sugges
     const found = USUAL_COLUMNS[field].find((name) => present.has(name));
     if (found) columns[field] = found;
   }
-  const cursorColumn = given.cursorColumn || (['updated_at', 'modified_at', columns.eventTime ?? ''].find((name) => present.has(name)) ?? '');
+  const cursorColumn =
+    given.cursorColumn || (['updated_at', 'modified_at', columns.eventTime ?? ''].find((name) => present.has(name)) ?? '');
   return { columns, cursorColumn };
 }

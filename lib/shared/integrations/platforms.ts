@@ -74,7 +74,9 @@ export const PROVIDER_OF = mapOf<OAuthPlatform, OAuthProvider>((entry) => entry.
 export const START_ROUTE_OF = mapOf<OAuthPlatform, string>((entry) => entry.oauth?.startRoute);
 export const TARGET_LABEL = mapOf<AdPlatform, string>((entry) => entry.ad?.targetLabel);
 /** What a conversion's target is called on each platform that takes conversions. */
-export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery', string>((entry) => entry.ad?.targetLabel ?? entry.conversionTarget);
+export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery', string>(
+  (entry) => entry.ad?.targetLabel ?? entry.conversionTarget,
+);
 /** An ad platform: it has ad accounts, and conversions go to one of their targets. */
 export const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
 

@@ -26,8 +26,14 @@ export const scheduleSchema = () =>
     timeZone: z.string().max(64).refine(isTimeZone, 'A time zone such as Europe/Berlin').default('UTC'),
   });
 
-const dataset = z.string().trim().regex(/^[A-Za-z0-9_]{1,1024}$/, 'Letters, digits and underscores');
-const table = z.string().trim().regex(/^[A-Za-z0-9_]{1,1024}$/, 'Letters, digits and underscores');
+const dataset = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_]{1,1024}$/, 'Letters, digits and underscores');
+const table = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9_]{1,1024}$/, 'Letters, digits and underscores');
 
 export const createConnectionSchema = z
   .object({

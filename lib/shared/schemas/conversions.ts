@@ -25,9 +25,17 @@ const mappingSchema = z.object({
 const columnName = z.string().trim().min(1, 'Name a column').max(300, 'At most 300 characters');
 
 const columnFields = z
-  .object(Object.fromEntries(COLUMN_FIELDS.map((field) => [field, columnName.optional()])) as Record<ColumnField, z.ZodOptional<typeof columnName>>)
+  .object(
+    Object.fromEntries(COLUMN_FIELDS.map((field) => [field, columnName.optional()])) as Record<
+      ColumnField,
+      z.ZodOptional<typeof columnName>
+    >,
+  )
   .strict();
-const columnsSchema = columnFields.refine((columns) => columns.eventTime !== undefined, { message: 'Map the event time', path: ['eventTime'] });
+const columnsSchema = columnFields.refine((columns) => columns.eventTime !== undefined, {
+  message: 'Map the event time',
+  path: ['eventTime'],
+});
 
 const eventName = z.string().trim().min(1, 'Name the event').max(100, 'At most 100 characters');
 
@@ -106,7 +114,11 @@ export const createConversionSchema = z
   .object({
     name: z.string().trim().min(1, 'Name the conversion').max(100, 'At most 100 characters'),
     source: sourceSchema,
-    destination: z.object({ destinationId: documentIdSchema, accountId: z.string().trim().min(1, 'Pick an account').max(100), targetId: z.string().trim().min(1, 'Pick a target').max(100) }),
+    destination: z.object({
+      destinationId: documentIdSchema,
+      accountId: z.string().trim().min(1, 'Pick an account').max(100),
+      targetId: z.string().trim().min(1, 'Pick a target').max(100),
+    }),
     mapping: mappingSchema,
   })
   .strict();

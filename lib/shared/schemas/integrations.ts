@@ -33,7 +33,10 @@ export const mixpanelCredentialsSchema = z.object({
   name: nameSchema,
   username: z.string().trim().min(1, 'Enter the service account username').max(200),
   secret: z.string().trim().min(1, 'Enter the service account secret').max(200),
-  projectId: z.string().trim().regex(/^\d{1,12}$/, 'A Mixpanel project id is a number'),
+  projectId: z
+    .string()
+    .trim()
+    .regex(/^\d{1,12}$/, 'A Mixpanel project id is a number'),
   residency: z.enum(MIXPANEL_RESIDENCIES),
 });
 

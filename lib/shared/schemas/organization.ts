@@ -8,7 +8,8 @@ export const organizationDataQuerySchema = z.object({
   type: z.enum(['organization', 'sources', 'destinations', 'payments', 'apps']),
 });
 
-export type SubscriptionStatus = 'active' | 'trialing' | 'past_due' | 'canceled' | 'incomplete' | 'incomplete_expired' | 'unpaid' | 'paused';
+export type SubscriptionStatus =
+  'active' | 'trialing' | 'past_due' | 'canceled' | 'incomplete' | 'incomplete_expired' | 'unpaid' | 'paused';
 
 /** The organization document as the browser sees it (docs/PRODUCT.md §4). */
 export interface OrganizationDocument {

@@ -26,7 +26,10 @@ export const submittedEventSchema = z
     lastName: text(100).optional(),
     externalId: text(200).optional(),
     value: z.number('A number').nonnegative('Not negative').max(1e9, 'At most 1,000,000,000').optional(),
-    currency: z.string().regex(/^[A-Z]{3}$/, 'A three-letter currency code, e.g. USD').optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, 'A three-letter currency code, e.g. USD')
+      .optional(),
     gclid: text(200).optional(),
     gbraid: text(200).optional(),
     wbraid: text(200).optional(),

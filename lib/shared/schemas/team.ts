@@ -24,7 +24,11 @@ export const sendInvitationSchema = z.object({
 const linkTokenSchema = z.string().regex(INVITATION_TOKEN_PATTERN, 'Invalid invitation link').optional();
 
 /** The fixed `email`, plus the invitation and secret of the link an unverified invitee came through. */
-export const pendingInvitationQuerySchema = z.object({ email: emailSchema, invitationId: documentIdSchema.optional(), token: linkTokenSchema });
+export const pendingInvitationQuerySchema = z.object({
+  email: emailSchema,
+  invitationId: documentIdSchema.optional(),
+  token: linkTokenSchema,
+});
 export const acceptInvitationSchema = z.object({ invitationId: documentIdSchema, userId: documentIdSchema, token: linkTokenSchema });
 export const rejectInvitationSchema = z.object({ invitationId: documentIdSchema, token: linkTokenSchema });
 export const organizationScopedSchema = z.object({ organizationId: documentIdSchema });

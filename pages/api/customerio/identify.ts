@@ -15,9 +15,9 @@ export default createHandler({
       if (body.traits.email !== caller.email?.toLowerCase()) throw forbidden();
       if (body.traits.org_id) await assertMember(body.traits.org_id, caller.uid);
       const ok = await identifyUser(caller.uid, body.traits);
-      res.status(ok ? 200 : 502).json(
-        ok ? { success: true, message: 'User identified' } : { success: false, message: 'Could not reach Customer.io' },
-      );
+      res
+        .status(ok ? 200 : 502)
+        .json(ok ? { success: true, message: 'User identified' } : { success: false, message: 'Could not reach Customer.io' });
     },
   }),
 });

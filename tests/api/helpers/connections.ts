@@ -22,7 +22,12 @@ export const SANDBOX_AD_ACCOUNTS: Record<AdPlatform, string[]> = {
 
 const REDIRECT_URI = 'http://localhost:3999/addSource';
 
-export async function connectSource(orgId: string, uid: string, platform: AdPlatform, accountIds = SANDBOX_AD_ACCOUNTS[platform]): Promise<string> {
+export async function connectSource(
+  orgId: string,
+  uid: string,
+  platform: AdPlatform,
+  accountIds = SANDBOX_AD_ACCOUNTS[platform],
+): Promise<string> {
   const oauth = connectorFor(platform).auth.oauth!;
   const returned = await consentTo(oauth.authorizeUrl('test-state', REDIRECT_URI));
   const connection = await oauth.exchangeCode(returned.searchParams.get('code')!, REDIRECT_URI);
@@ -31,11 +36,21 @@ export async function connectSource(orgId: string, uid: string, platform: AdPlat
   return source.id;
 }
 
-export async function connectWarehouse(orgId: string, uid: string, kind: 'bigquery' | 'mixpanel', serviceAccountKey: string): Promise<string> {
+export async function connectWarehouse(
+  orgId: string,
+  uid: string,
+  kind: 'bigquery' | 'mixpanel',
+  serviceAccountKey: string,
+): Promise<string> {
   const connection =
     kind === 'bigquery'
       ? await connectWithKey('bigquery', { serviceAccountKey })
-      : await connectWithKey('mixpanel', { username: SANDBOX_MIXPANEL.username, secret: SANDBOX_MIXPANEL.secret, projectId: SANDBOX_MIXPANEL.projects.US.id, residency: 'US' });
+      : await connectWithKey('mixpanel', {
+          username: SANDBOX_MIXPANEL.username,
+          secret: SANDBOX_MIXPANEL.secret,
+          projectId: SANDBOX_MIXPANEL.projects.US.id,
+          residency: 'US',
+        });
   const destination = await createIntegration(orgId, { kind: 'destination', platform: kind, connection, uid });
   return destination.id;
 }
@@ -63,7 +78,9 @@ export async function setUpConnection(options: {
   const platform = options.platform ?? 'google_ads';
   const plan = options.plan ?? 'scale';
   const owner = await createTestUser();
-  const orgId = await createTestOrganization([[owner, 'owner']], { subscription: { status: 'active', plan, current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } });
+  const orgId = await createTestOrganization([[owner, 'owner']], {
+    subscription: { status: 'active', plan, current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null },
+  });
   const sourceId = await connectSource(orgId, owner.uid, platform, options.accountIds);
   const destinationId = await connectWarehouse(orgId, owner.uid, options.destination ?? 'bigquery', options.serviceAccountKey);
   // A table per test organization: tests share the sandbox's BigQuery.

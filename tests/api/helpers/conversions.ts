@@ -37,16 +37,29 @@ export interface ConversionSetup {
   conversionId: string;
 }
 
-export async function setUpConversion(platform: AdPlatform = 'meta_ads', mapping: Partial<ConversionMapping> = {}): Promise<ConversionSetup> {
+export async function setUpConversion(
+  platform: AdPlatform = 'meta_ads',
+  mapping: Partial<ConversionMapping> = {},
+): Promise<ConversionSetup> {
   const owner = await createTestUser();
   const orgId = await createTestOrganization([[owner, 'owner']]);
-  const app = await createApp(orgId, owner.uid, { name: 'Shop', websiteUrl: 'https://shop.example', gtmContainerId: 'GTM-SHOP1', payloadUrls: ['/thanks'] });
+  const app = await createApp(orgId, owner.uid, {
+    name: 'Shop',
+    websiteUrl: 'https://shop.example',
+    gtmContainerId: 'GTM-SHOP1',
+    payloadUrls: ['/thanks'],
+  });
   const destinationId = await connectDestination(orgId, owner.uid, platform);
   const conversion = await createConversion(orgId, 'growth', owner.uid, {
     name: 'Leads',
     source: { type: 'app', appId: app.id },
     destination: { destinationId, ...SANDBOX_TARGETS[platform] },
-    mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'], ...mapping },
+    mapping: {
+      events: [],
+      value: { mode: 'event' },
+      identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'],
+      ...mapping,
+    },
   });
   return { owner, orgId, appId: app.id, destinationId, conversionId: conversion.id };
 }

@@ -17,7 +17,7 @@ export async function tapConversions() {
   /** Every event published since the tap was made (and not read yet), with its message's attributes. */
   async function read(): Promise<Array<{ event: ConversionEvent; attributes: Record<string, string> }>> {
     const messages: Array<{ event: ConversionEvent; attributes: Record<string, string> }> = [];
-    for (let empty = 0; empty < 3; ) {
+    for (let empty = 0; empty < 3;) {
       // returnImmediately: an empty subscription answers at once instead of holding the request open.
       const [response] = await subscriber.pull({ subscription: path, maxMessages: 1000, returnImmediately: true });
       const received = response.receivedMessages ?? [];
@@ -30,7 +30,12 @@ export async function tapConversions() {
       for (const item of received) {
         const attributes = (item.message!.attributes ?? {}) as Record<string, string>;
         const parsed = parseConversionMessage(Buffer.from(item.message!.data as Uint8Array), attributes);
-        if (!parsed || parsed.dropped > 0) throw new Error(`A message on the conversions topic does not follow the schema: ${Buffer.from(item.message!.data as Uint8Array).toString('utf8').slice(0, 200)}`);
+        if (!parsed || parsed.dropped > 0)
+          throw new Error(
+            `A message on the conversions topic does not follow the schema: ${Buffer.from(item.message!.data as Uint8Array)
+              .toString('utf8')
+              .slice(0, 200)}`,
+          );
         for (const event of parsed.events) messages.push({ event, attributes });
       }
     }

@@ -70,7 +70,10 @@ interface CallOptions {
   headers?: Record<string, string>;
 }
 
-export async function call(server: TestServer, { method = 'GET', path = '/', query, body, token, session, headers = {} }: CallOptions = {}) {
+export async function call(
+  server: TestServer,
+  { method = 'GET', path = '/', query, body, token, session, headers = {} }: CallOptions = {},
+) {
   const url = query ? `${server.url}${path}?${new URLSearchParams(query)}` : `${server.url}${path}`;
   const response = await fetch(url, {
     method,

@@ -48,12 +48,22 @@ function mockTeenyRequest() {
     } else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
     }
-    const response = await fetch(uri, { method: options.method ?? 'GET', headers, ...(body !== undefined ? { body: new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body) } : {}) });
+    const response = await fetch(uri, {
+      method: options.method ?? 'GET',
+      headers,
+      ...(body !== undefined ? { body: new Uint8Array(typeof body === 'string' ? Buffer.from(body) : body) } : {}),
+    });
     const text = await response.text();
     const isJson = (response.headers.get('content-type') ?? '').startsWith('application/json') && text !== '';
     const parsed: unknown = isJson ? JSON.parse(text) : text;
     return {
-      response: { statusCode: response.status, statusMessage: response.statusText, headers: Object.fromEntries(response.headers), body: parsed, request: { href: uri } },
+      response: {
+        statusCode: response.status,
+        statusMessage: response.statusText,
+        headers: Object.fromEntries(response.headers),
+        body: parsed,
+        request: { href: uri },
+      },
       body: parsed,
     };
   }
@@ -65,7 +75,8 @@ function mockTeenyRequest() {
     );
     return { abort() {} };
   }
-  teenyRequest.defaults = (defaults: TeenyOptions) => (options: TeenyOptions, callback?: TeenyCallback) => teenyRequest({ ...defaults, ...options }, callback);
+  teenyRequest.defaults = (defaults: TeenyOptions) => (options: TeenyOptions, callback?: TeenyCallback) =>
+    teenyRequest({ ...defaults, ...options }, callback);
   return { teenyRequest, RequestError: Error };
 }
 

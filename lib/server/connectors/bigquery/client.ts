@@ -29,7 +29,7 @@ class SessionAuth extends OAuth2Client {
 }
 
 export interface Resolved {
-projectId: string;
+  projectId: string;
   datasetId: string;
   tableId: string;
 }
@@ -53,7 +53,14 @@ export interface ApiFailure {
   message?: string;
 }
 
-const TRANSIENT_REASONS = new Set(['backendError', 'internalError', 'rateLimitExceeded', 'userRateLimitExceeded', 'quotaExceeded', 'jobRateLimitExceeded']);
+const TRANSIENT_REASONS = new Set([
+  'backendError',
+  'internalError',
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'quotaExceeded',
+  'jobRateLimitExceeded',
+]);
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN', 'ENOTFOUND', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /**
@@ -68,8 +75,17 @@ export function bigQueryError(error: unknown): PlatformError {
   const errors = failure.errors ?? [];
   const reason = errors[0]?.reason ?? '';
   const detail = errors.length > 0 ? (errors[errors.length - 1]!.message ?? failure.message) : failure.message;
-  if (status === 401) return new PlatformError('bigquery', 'needs_reauth', 'BigQuery no longer accepts this login: it was revoked or has expired. Reconnect BigQuery.');
-  if ((typeof failure.code === 'string' && NETWORK_CODES.has(failure.code)) || (status !== undefined && status >= 500) || TRANSIENT_REASONS.has(reason)) {
+  if (status === 401)
+    return new PlatformError(
+      'bigquery',
+      'needs_reauth',
+      'BigQuery no longer accepts this login: it was revoked or has expired. Reconnect BigQuery.',
+    );
+  if (
+    (typeof failure.code === 'string' && NETWORK_CODES.has(failure.code)) ||
+    (status !== undefined && status >= 500) ||
+    TRANSIENT_REASONS.has(reason)
+  ) {
     console.error('[platforms] bigquery transient error', { status, reason });
     return new PlatformError('bigquery', 'retryable', 'BigQuery had a temporary problem. Try again in a minute.');
   }
@@ -79,7 +95,11 @@ export function bigQueryError(error: unknown): PlatformError {
     return new PlatformError('bigquery', 'retryable', 'BigQuery was writing another change to this table at the same time. Trying again.');
   }
   if (status === 403 || reason === 'accessDenied') {
-    return new PlatformError('bigquery', 'forbidden', `BigQuery refused access: ${detail ?? 'permission denied'}. Give this login the BigQuery Data Editor and Job User roles.`);
+    return new PlatformError(
+      'bigquery',
+      'forbidden',
+      `BigQuery refused access: ${detail ?? 'permission denied'}. Give this login the BigQuery Data Editor and Job User roles.`,
+    );
   }
   console.error('[platforms] bigquery refused', { status, reason, message: detail });
   return new PlatformError('bigquery', 'invalid', `BigQuery refused the request: ${detail ?? 'unknown error'}`);
@@ -97,7 +117,10 @@ export async function call<T>(work: () => Promise<T>, classify: (error: unknown)
 }
 
 /** A dataset's or table's metadata, or null when it does not exist. */
-export async function metadataOrNull(resource: Dataset | Table, classify: (error: unknown) => PlatformError = bigQueryError): Promise<{ schema?: { fields?: TableField[] } } | null> {
+export async function metadataOrNull(
+  resource: Dataset | Table,
+  classify: (error: unknown) => PlatformError = bigQueryError,
+): Promise<{ schema?: { fields?: TableField[] } } | null> {
   try {
     const [metadata] = await resource.getMetadata();
     return metadata as { schema?: { fields?: TableField[] } };
@@ -108,7 +131,11 @@ export async function metadataOrNull(resource: Dataset | Table, classify: (error
 }
 
 /** The dataset, created when missing (another writer may create it at the same moment). */
-export async function ensureDataset(bigquery: BigQuery, names: Resolved, classify: (error: unknown) => PlatformError = bigQueryError): Promise<Dataset> {
+export async function ensureDataset(
+  bigquery: BigQuery,
+  names: Resolved,
+  classify: (error: unknown) => PlatformError = bigQueryError,
+): Promise<Dataset> {
   const dataset = bigquery.dataset(names.datasetId);
   if (await metadataOrNull(dataset, classify)) return dataset;
   try {
@@ -129,7 +156,11 @@ export const numeric = (value: number) => {
 /** Loads NDJSON into a table through the library's multipart upload and waits for the load job. */
 export function load(table: Table, lines: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const stream = table.createWriteStream({ sourceFormat: 'NEWLINE_DELIMITED_JSON', writeDisposition: 'WRITE_TRUNCATE', createDisposition: 'CREATE_NEVER' });
+    const stream = table.createWriteStream({
+      sourceFormat: 'NEWLINE_DELIMITED_JSON',
+      writeDisposition: 'WRITE_TRUNCATE',
+      createDisposition: 'CREATE_NEVER',
+    });
     stream.on('error', reject).on('complete', () => resolve());
     stream.end(`${lines.join('\n')}\n`);
   });

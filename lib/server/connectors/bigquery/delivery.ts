@@ -1,6 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { BigQuery, type Dataset, type TableField } from '@google-cloud/bigquery';
-import { bigQueryError, call as callBigQuery, clientFor, ensureDataset, isDuplicate, load, metadataOrNull, numeric, STAGING_TTL_MS, standardType, type ApiFailure, type Resolved as TableNames } from '@/lib/server/connectors/bigquery/client';
+import {
+  bigQueryError,
+  call as callBigQuery,
+  clientFor,
+  ensureDataset,
+  isDuplicate,
+  load,
+  metadataOrNull,
+  numeric,
+  STAGING_TTL_MS,
+  standardType,
+  type ApiFailure,
+  type Resolved as TableNames,
+} from '@/lib/server/connectors/bigquery/client';
 import { PlatformError } from '@/lib/server/connectors/http';
 import type { Delivery } from '@/lib/server/connectors/types';
 import { identifierFields, type ConversionEvent, type RowOutcome } from '@/lib/shared/conversions/event';
@@ -60,13 +73,12 @@ export const CONVERSION_COLUMNS: ReadonlyArray<readonly [string, string]> = [
 const REQUIRED = new Set(['event_id', 'event_name', 'event_time', 'received_at']);
 const SCHEMA: TableField[] = CONVERSION_COLUMNS.map(([name, type]) => ({ name, type, mode: REQUIRED.has(name) ? 'REQUIRED' : 'NULLABLE' }));
 
-
 /**
  * The routing conversion's target id: `{dataset}.{table}`, then `/` and the source key the rows
  * carry (`app:{appId}`). Dataset and table names have no `/`, nor have document ids.
  */
-export const conversionTableTargetId = (source: string, dataset = CONVERSIONS_DATASET, table = CONVERSIONS_TABLE) => `${dataset}.${table}/${source}`;
-
+export const conversionTableTargetId = (source: string, dataset = CONVERSIONS_DATASET, table = CONVERSIONS_TABLE) =>
+  `${dataset}.${table}/${source}`;
 
 /** A conversions table's names and the source its rows are from. */
 interface Resolved extends TableNames {
@@ -82,15 +94,20 @@ export function resolveConversionTable(projectId: string, targetId: string): Res
   const datasetId = (dot < 0 ? '' : where.slice(0, dot)) || CONVERSIONS_DATASET;
   const tableId = (dot < 0 ? where : where.slice(dot + 1)) || CONVERSIONS_TABLE;
   // A refusal of the table, not of a row: `forbidden`, so the caller rejects the batch at once instead of splitting it.
-  if (!/^[A-Za-z0-9.:-]{1,128}$/.test(projectId)) throw new PlatformError('bigquery', 'forbidden', `“${projectId}” is not a BigQuery project id.`);
-  if (!/^\w{1,1024}$/.test(datasetId)) throw new PlatformError('bigquery', 'forbidden', `“${datasetId}” is not a valid dataset name: use letters, digits and underscores.`);
-  if (!/^[\w-]{1,1024}$/.test(tableId)) throw new PlatformError('bigquery', 'forbidden', `“${tableId}” is not a valid table name: use letters, digits, underscores and dashes.`);
+  if (!/^[A-Za-z0-9.:-]{1,128}$/.test(projectId))
+    throw new PlatformError('bigquery', 'forbidden', `“${projectId}” is not a BigQuery project id.`);
+  if (!/^\w{1,1024}$/.test(datasetId))
+    throw new PlatformError('bigquery', 'forbidden', `“${datasetId}” is not a valid dataset name: use letters, digits and underscores.`);
+  if (!/^[\w-]{1,1024}$/.test(tableId))
+    throw new PlatformError(
+      'bigquery',
+      'forbidden',
+      `“${tableId}” is not a valid table name: use letters, digits, underscores and dashes.`,
+    );
   return { projectId, datasetId, tableId, source };
 }
 
 const tablePath = (names: Resolved, tableId = names.tableId) => `${names.projectId}.${names.datasetId}.${tableId}`;
-
-
 
 /**
  * The writer's classification, with one difference for conversions: a refusal that is not about a
@@ -102,10 +119,6 @@ function classified(error: unknown): PlatformError {
   const platformError = bigQueryError(error);
   return platformError.code === 'invalid' ? new PlatformError('bigquery', 'forbidden', platformError.message) : platformError;
 }
-
-
-
-
 
 /**
  * The table's schema for the staging table: ours, with the mode of the table's own columns (a column
@@ -131,16 +144,24 @@ async function ensureTable(dataset: Dataset, names: Resolved): Promise<TableFiel
   const fields = metadata.schema?.fields ?? [];
   return SCHEMA.map((column) => {
     const field = fields.find((candidate) => candidate.name === column.name);
-    if (!field) throw new PlatformError('bigquery', 'forbidden', `Table ${tablePath(names)} has no column ${column.name} (${column.type}). Add it, or route to a new table.`);
+    if (!field)
+      throw new PlatformError(
+        'bigquery',
+        'forbidden',
+        `Table ${tablePath(names)} has no column ${column.name} (${column.type}). Add it, or route to a new table.`,
+      );
     if (standardType(field.type ?? '') !== standardType(column.type!)) {
-      throw new PlatformError('bigquery', 'forbidden', `Column ${column.name} of table ${tablePath(names)} is ${field.type}, not ${column.type}. Route to a new table.`);
+      throw new PlatformError(
+        'bigquery',
+        'forbidden',
+        `Column ${column.name} of table ${tablePath(names)} is ${field.type}, not ${column.type}. Route to a new table.`,
+      );
     }
     return { ...column, mode: field.mode === 'REQUIRED' ? 'REQUIRED' : 'NULLABLE' };
   });
 }
 
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
-
 
 /** One event as a row of the table (NEWLINE_DELIMITED_JSON), hashed identifiers only. */
 export function conversionRow(event: ConversionEvent, source: string | null, receivedAt: string): Record<string, string | null> {
@@ -162,7 +183,6 @@ export function conversionRow(event: ConversionEvent, source: string | null, rec
   return Object.fromEntries(CONVERSION_COLUMNS.map(([name]) => [name, values[name] || null]));
 }
 
-
 /** The row a failed load names ("… in row starting at position 1234: …"), with BigQuery's words for it. */
 function namedRow(error: unknown, lines: string[]): { index: number; reason: string } | null {
   const messages = ((error as ApiFailure).errors ?? []).map((entry) => entry.message ?? '');
@@ -176,7 +196,9 @@ function namedRow(error: unknown, lines: string[]): { index: number; reason: str
       return found;
     });
     if (index < 0) return null;
-    const reason = message.replace(/^Error while reading data, error message: /, '').replace(/^JSON parsing error in row starting at position \d+: /, '');
+    const reason = message
+      .replace(/^Error while reading data, error message: /, '')
+      .replace(/^JSON parsing error in row starting at position \d+: /, '');
     return { index, reason: `BigQuery refused this row: ${reason}` };
   }
   return null;
@@ -251,7 +273,11 @@ export const bigQueryDelivery: Delivery = {
       }
     } finally {
       // The staging table expires within the hour anyway; a failed drop is no reason to fail the delivery.
-      await staging.delete().catch((error: unknown) => console.error('[platforms] bigquery staging table not dropped', { table: stagingId, error: (error as ApiFailure).message }));
+      await staging
+        .delete()
+        .catch((error: unknown) =>
+          console.error('[platforms] bigquery staging table not dropped', { table: stagingId, error: (error as ApiFailure).message }),
+        );
     }
     return events.map((event): RowOutcome => {
       const reason = rejected.get(event.id);

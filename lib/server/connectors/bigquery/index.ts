@@ -29,7 +29,13 @@ function parseServiceAccountKey(text: string): ServiceAccountKey {
     throw invalid();
   }
   if (key.type !== 'service_account' || !key.client_email || !key.private_key || !key.project_id) throw invalid();
-  return { type: 'service_account', project_id: key.project_id, client_email: key.client_email, private_key: key.private_key, token_uri: key.token_uri ?? '' };
+  return {
+    type: 'service_account',
+    project_id: key.project_id,
+    client_email: key.client_email,
+    private_key: key.private_key,
+    token_uri: key.token_uri ?? '',
+  };
 }
 
 /** A service account signs a JWT with its key and trades it for an access token (RFC 7523). */
@@ -93,7 +99,8 @@ export const bigQuery: Connector<BigQueryCredential> = {
     });
     if (status === 401) throw new PlatformError('bigquery', 'needs_reauth', 'BigQuery no longer accepts this login.');
     if (status !== 200) throw new PlatformError('bigquery', 'retryable', 'BigQuery could not list your projects. Try again in a minute.');
-    const projects = (body.projects as Array<{ id: string; friendlyName?: string; projectReference?: { projectId: string } }> | undefined) ?? [];
+    const projects =
+      (body.projects as Array<{ id: string; friendlyName?: string; projectReference?: { projectId: string } }> | undefined) ?? [];
     return projects.map((project) => ({ id: project.projectReference?.projectId ?? project.id, name: project.friendlyName ?? project.id }));
   },
   listTargets: async () => [],

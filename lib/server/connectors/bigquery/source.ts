@@ -48,7 +48,11 @@ function queryError(error: unknown): PlatformError {
   const reason = failure.errors?.[0]?.reason;
   const message = failure.errors?.[0]?.message ?? failure.message ?? '';
   if (reason === 'bytesBilledLimitExceeded') {
-    return new PlatformError('bigquery', 'invalid', `The read would bill more bytes than this conversion allows. Raise the limit, or read fewer columns or rows. BigQuery: ${message}`);
+    return new PlatformError(
+      'bigquery',
+      'invalid',
+      `The read would bill more bytes than this conversion allows. Raise the limit, or read fewer columns or rows. BigQuery: ${message}`,
+    );
   }
   if (reason === 'invalidQuery' || reason === 'notFound' || failure.code === 404 || failure.code === 400) {
     return new PlatformError('bigquery', 'invalid', `BigQuery could not run the query: ${message}`);
@@ -64,10 +68,14 @@ export async function describeSource(session: Session, source: BigQuerySource): 
   const { bigquery } = clientFor(session, source.projectId);
   const query = source.mode === 'table' ? `SELECT * FROM ${fromOf(source)}` : statementOf(source.sql);
   const [job] = await call(() => bigquery.createQueryJob({ query, dryRun: true, useLegacySql: false }), queryError);
-  const statistics = (job.metadata?.statistics ?? {}) as { totalBytesProcessed?: string; query?: { statementType?: string; schema?: { fields?: Column[] } } };
+  const statistics = (job.metadata?.statistics ?? {}) as {
+    totalBytesProcessed?: string;
+    query?: { statementType?: string; schema?: { fields?: Column[] } };
+  };
   // A dry run that does not say what the statement is is refused too: only a known SELECT is read.
   const statementType = statistics.query?.statementType ?? 'unknown statement';
-  if (statementType !== 'SELECT') throw new PlatformError('bigquery', 'invalid', `Only a SELECT statement can be read; this one is a ${statementType}.`);
+  if (statementType !== 'SELECT')
+    throw new PlatformError('bigquery', 'invalid', `Only a SELECT statement can be read; this one is a ${statementType}.`);
   const columns = (statistics.query?.schema?.fields ?? []).map((field) => ({ name: field.name, type: standardType(field.type) }));
   return { columns, bytesProcessed: Number(statistics.totalBytesProcessed ?? 0) };
 }
@@ -105,7 +113,12 @@ export interface ReadPage {
  * Reads the rows whose cursor is at or past `from` (every row with a cursor when null), in cursor
  * order, one results page at a time: one query job per read, its result paged with getQueryResults.
  */
-export async function* readRows(session: Session, source: BigQuerySource, from: string | null, options: { columns: Column[]; pageRows?: number }): AsyncGenerator<ReadPage> {
+export async function* readRows(
+  session: Session,
+  source: BigQuerySource,
+  from: string | null,
+  options: { columns: Column[]; pageRows?: number },
+): AsyncGenerator<ReadPage> {
   const problem = cursorProblem(options.columns, source.cursorColumn);
   if (problem) throw new PlatformError('bigquery', 'invalid', problem);
   const cursorType = options.columns.find((column) => column.name === source.cursorColumn)!.type;
@@ -126,8 +139,13 @@ export async function* readRows(session: Session, source: BigQuerySource, from: 
   let pageToken: string | undefined;
   let first = true;
   do {
-    const [rows, next, response] = await call(() => job.getQueryResults({ maxResults: options.pageRows ?? PAGE_ROWS, pageToken, autoPaginate: false, wrapIntegers: true }), queryError);
-    const page = (rows as Array<Record<string, unknown>>).map((row) => Object.fromEntries(Object.entries(row).map(([name, value]) => [name, plain(value)])));
+    const [rows, next, response] = await call(
+      () => job.getQueryResults({ maxResults: options.pageRows ?? PAGE_ROWS, pageToken, autoPaginate: false, wrapIntegers: true }),
+      queryError,
+    );
+    const page = (rows as Array<Record<string, unknown>>).map((row) =>
+      Object.fromEntries(Object.entries(row).map(([name, value]) => [name, plain(value)])),
+    );
     const billed = first ? await bytesBilled(job, response) : 0;
     first = false;
     pageToken = (next as { pageToken?: string } | null | undefined)?.pageToken;
@@ -135,7 +153,8 @@ export async function* readRows(session: Session, source: BigQuerySource, from: 
   } while (pageToken);
 }
 
-const billedOf = (metadata: unknown) => (metadata as { statistics?: { query?: { totalBytesBilled?: string } } } | undefined)?.statistics?.query?.totalBytesBilled;
+const billedOf = (metadata: unknown) =>
+  (metadata as { statistics?: { query?: { totalBytesBilled?: string } } } | undefined)?.statistics?.query?.totalBytesBilled;
 
 /**
  * What a finished query job billed (statistics.query.totalBytesBilled). jobs.insert usually answers
@@ -143,7 +162,14 @@ const billedOf = (metadata: unknown) => (metadata as { statistics?: { query?: { 
  * what it processed.
  */
 async function bytesBilled(job: Job, response: unknown): Promise<number> {
-  const known = billedOf(job.metadata) ?? billedOf(await job.getMetadata().then(([metadata]) => metadata, () => undefined));
+  const known =
+    billedOf(job.metadata) ??
+    billedOf(
+      await job.getMetadata().then(
+        ([metadata]) => metadata,
+        () => undefined,
+      ),
+    );
   return Number(known ?? (response as { totalBytesProcessed?: string } | undefined)?.totalBytesProcessed ?? 0);
 }
 
@@ -152,8 +178,13 @@ export async function previewRows(session: Session, source: BigQuerySource, limi
   const { bigquery } = clientFor(session, source.projectId);
   const order = source.cursorColumn === '' ? '' : ` ORDER BY ${quoted(source.cursorColumn)}`;
   const query = `SELECT * FROM ${fromOf(source)}${order} LIMIT ${Math.max(1, Math.min(limit, 100))}`;
-  const [rows] = await call(() => bigquery.query({ query, useLegacySql: false, maximumBytesBilled: String(source.maximumBytesBilled), wrapIntegers: true }), queryError);
-  return (rows as Array<Record<string, unknown>>).map((row) => Object.fromEntries(Object.entries(row).map(([name, value]) => [name, plain(value)])));
+  const [rows] = await call(
+    () => bigquery.query({ query, useLegacySql: false, maximumBytesBilled: String(source.maximumBytesBilled), wrapIntegers: true }),
+    queryError,
+  );
+  return (rows as Array<Record<string, unknown>>).map((row) =>
+    Object.fromEntries(Object.entries(row).map(([name, value]) => [name, plain(value)])),
+  );
 }
 
 /**

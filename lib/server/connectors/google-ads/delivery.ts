@@ -17,7 +17,13 @@ const MAX_AHEAD_SECONDS = 5 * 60;
 
 const clickIdOf = ({ clickIds }: ConversionEvent) =>
   // One click id per conversion, as Google Ads has always wanted: the gclid when there is one.
-  clickIds.gclid ? { gclid: clickIds.gclid } : clickIds.gbraid ? { gbraid: clickIds.gbraid } : clickIds.wbraid ? { wbraid: clickIds.wbraid } : null;
+  clickIds.gclid
+    ? { gclid: clickIds.gclid }
+    : clickIds.gbraid
+      ? { gbraid: clickIds.gbraid }
+      : clickIds.wbraid
+        ? { wbraid: clickIds.wbraid }
+        : null;
 
 /**
  * One event in Data Manager's JSON (google.ads.datamanager.v1.Event): the transaction id is our
@@ -46,13 +52,24 @@ interface RpcStatus {
   code?: number;
   message?: string;
   status?: string;
-  details?: Array<{ '@type'?: string; reason?: string; fieldViolations?: Array<{ field?: string; description?: string; reason?: string }> }>;
+  details?: Array<{
+    '@type'?: string;
+    reason?: string;
+    fieldViolations?: Array<{ field?: string; description?: string; reason?: string }>;
+  }>;
 }
 
 /** Google's own words: the status message and the first fields it names (google.rpc.BadRequest). */
 function googleSays(error: RpcStatus | undefined) {
-  const violations = (error?.details ?? []).flatMap((detail) => (detail['@type']?.endsWith('google.rpc.BadRequest') ? (detail.fieldViolations ?? []) : []));
-  const named = violations.slice(0, 5).map((violation) => `${violation.field ? `${violation.field}: ` : ''}${violation.description ?? ''}${violation.reason ? ` (${violation.reason})` : ''}`);
+  const violations = (error?.details ?? []).flatMap((detail) =>
+    detail['@type']?.endsWith('google.rpc.BadRequest') ? (detail.fieldViolations ?? []) : [],
+  );
+  const named = violations
+    .slice(0, 5)
+    .map(
+      (violation) =>
+        `${violation.field ? `${violation.field}: ` : ''}${violation.description ?? ''}${violation.reason ? ` (${violation.reason})` : ''}`,
+    );
   const more = violations.length > named.length ? [`… and ${violations.length - named.length} more`] : [];
   return { text: [error?.message ?? 'No message.', ...named, ...more].join(' '), violations };
 }
@@ -71,15 +88,26 @@ export function dataManagerError(status: number, body: Record<string, unknown>):
     return new PlatformError('google_ads', 'needs_reauth', 'Google Ads no longer accepts this login: it was revoked or expired.');
   }
   if (status === 403 && reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT') {
-    return new PlatformError('google_ads', 'needs_reauth', 'This Google login may not send conversions (Data Manager). Connect Google Ads again and allow every permission.');
+    return new PlatformError(
+      'google_ads',
+      'needs_reauth',
+      'This Google login may not send conversions (Data Manager). Connect Google Ads again and allow every permission.',
+    );
   }
-  if (status === 403) return new PlatformError('google_ads', 'forbidden', `This Google login does not operate that Google Ads account or conversion action. Google: ${google.text}`);
-  if (status === 429 || error?.status === 'RESOURCE_EXHAUSTED') return new PlatformError('google_ads', 'rate_limited', 'Google Ads asks us to slow down. The conversions will be sent again shortly.');
+  if (status === 403)
+    return new PlatformError(
+      'google_ads',
+      'forbidden',
+      `This Google login does not operate that Google Ads account or conversion action. Google: ${google.text}`,
+    );
+  if (status === 429 || error?.status === 'RESOURCE_EXHAUSTED')
+    return new PlatformError('google_ads', 'rate_limited', 'Google Ads asks us to slow down. The conversions will be sent again shortly.');
   if (status >= 500) {
     console.error('[platforms] google data manager error', { status, error: error?.status });
     return new PlatformError('google_ads', 'retryable', 'Google Ads could not take the conversions. Try again in a minute.');
   }
-  const destinationOnly = google.violations.length > 0 && google.violations.every((violation) => violation.field?.startsWith('destinations'));
+  const destinationOnly =
+    google.violations.length > 0 && google.violations.every((violation) => violation.field?.startsWith('destinations'));
   if (destinationOnly) return new PlatformError('google_ads', 'forbidden', `Google Ads refused the conversion action: ${google.text}`);
   return new PlatformError('google_ads', 'invalid', `Google Ads refused the conversions: ${google.text}`);
 }
@@ -90,7 +118,8 @@ export const googleAdsDelivery: Delivery = {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     if (event.time < nowSeconds - MAX_AGE_SECONDS) return 'Older than 90 days: Google Ads takes conversions from the last 90 days';
     if (event.time > nowSeconds + MAX_AHEAD_SECONDS) return 'In the future: Google Ads takes only conversions that already happened';
-    if (!clickIdOf(event) && !event.user.email && !event.user.phone) return 'No identifier Google Ads can match (gclid, gbraid, wbraid, email or phone)';
+    if (!clickIdOf(event) && !event.user.email && !event.user.phone)
+      return 'No identifier Google Ads can match (gclid, gbraid, wbraid, email or phone)';
     return null;
   },
   // One request per batch; Data Manager answers all or nothing, so a 200 means every event was taken.

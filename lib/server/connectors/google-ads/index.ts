@@ -37,7 +37,9 @@ async function adsSearch(accessToken: string, customerId: string, query: string,
  * any manager among them (listAccessibleCustomers lists only the former).
  */
 async function googleAdsAccounts(accessToken: string): Promise<AdAccount[]> {
-  const { status, body } = await requestJson('google_ads', `${apiBase()}/customers:listAccessibleCustomers`, { headers: bearer(accessToken) });
+  const { status, body } = await requestJson('google_ads', `${apiBase()}/customers:listAccessibleCustomers`, {
+    headers: bearer(accessToken),
+  });
   if (status !== 200) throw adsError(status, body);
   const direct = ((body.resourceNames as string[] | undefined) ?? []).map((name) => name.replace('customers/', ''));
   const accounts = new Map<string, AdAccount>();

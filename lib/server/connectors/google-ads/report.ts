@@ -23,7 +23,8 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The daily GAQL query of a level and window (from and to inclusive, YYYY-MM-DD, checked: they go into the query text). */
 export function reportQuery(level: AdLevel, from: string, to: string): string {
-  if (!DAY.test(from) || !DAY.test(to)) throw new PlatformError('google_ads', 'invalid', `Report days must be YYYY-MM-DD, not ${from} – ${to}.`);
+  if (!DAY.test(from) || !DAY.test(to))
+    throw new PlatformError('google_ads', 'invalid', `Report days must be YYYY-MM-DD, not ${from} – ${to}.`);
   const fields = [
     'customer.id',
     'customer.descriptive_name',
@@ -117,18 +118,35 @@ export function reportError(status: number, body: Fields, now = new Date()): Pla
   const failures = details.flatMap((detail) => (detail.errors as Array<{ errorCode?: Fields; message?: string }> | undefined) ?? []);
   if (status === 401) return new PlatformError('google_ads', 'needs_reauth', 'Google Ads stopped accepting this login — reconnect.');
   if (status === 403) {
-    return new PlatformError('google_ads', 'forbidden', `This Google login has no access to that Google Ads account (${failures[0]?.message ?? error.message ?? 'PERMISSION_DENIED'}).`);
+    return new PlatformError(
+      'google_ads',
+      'forbidden',
+      `This Google login has no access to that Google Ads account (${failures[0]?.message ?? error.message ?? 'PERMISSION_DENIED'}).`,
+    );
   }
   if (status === 429 || error.status === 'RESOURCE_EXHAUSTED') {
     const delay = retryDelayMs(details);
-    return new PlatformError('google_ads', 'rate_limited', 'Google Ads asked us to slow down.', delay === null ? undefined : new Date(now.getTime() + delay));
+    return new PlatformError(
+      'google_ads',
+      'rate_limited',
+      'Google Ads asked us to slow down.',
+      delay === null ? undefined : new Date(now.getTime() + delay),
+    );
   }
   if (status === 400) {
     if (failures.some((failure) => failure.errorCode?.queryError === 'REQUESTED_METRICS_FOR_MANAGER')) {
-      return new PlatformError('google_ads', 'invalid', 'A Google Ads manager account has no ads of its own: report on its client accounts instead.');
+      return new PlatformError(
+        'google_ads',
+        'invalid',
+        'A Google Ads manager account has no ads of its own: report on its client accounts instead.',
+      );
     }
     const reasons = failures.map((failure) => `${Object.values(failure.errorCode ?? {}).join(' ')}: ${failure.message ?? ''}`.trim());
-    return new PlatformError('google_ads', 'invalid', `Google Ads refused the report query: ${reasons.join('; ') || error.message || 'INVALID_ARGUMENT'}`);
+    return new PlatformError(
+      'google_ads',
+      'invalid',
+      `Google Ads refused the report query: ${reasons.join('; ') || error.message || 'INVALID_ARGUMENT'}`,
+    );
   }
   console.error('[platforms] google ads report error', { status, error: error.status, message: error.message });
   return new PlatformError('google_ads', 'retryable', 'Google Ads could not answer. Try again in a minute.');
@@ -215,7 +233,11 @@ async function* textChunks(body: ReadableStream<Uint8Array>, controller: AbortCo
 export const googleAdsReport: Report = async function* (session, request) {
   const { account, level, from, to } = request;
   if (account.isManager) {
-    throw new PlatformError('google_ads', 'invalid', `${account.name || account.id} is a Google Ads manager account: it has no ads of its own. Report on its client accounts instead.`);
+    throw new PlatformError(
+      'google_ads',
+      'invalid',
+      `${account.name || account.id} is a Google Ads manager account: it has no ads of its own. Report on its client accounts instead.`,
+    );
   }
   const query = reportQuery(level, from, to);
   const config = googleAdsConfig();
@@ -256,7 +278,10 @@ export const googleAdsReport: Report = async function* (session, request) {
     }
   } catch (error) {
     if (error instanceof PlatformError) throw error;
-    console.error('[platforms] google_ads stream broke off', { account: account.id, error: error instanceof Error ? error.message : error });
+    console.error('[platforms] google_ads stream broke off', {
+      account: account.id,
+      error: error instanceof Error ? error.message : error,
+    });
     throw unreachable();
   } finally {
     // Stops reading when the caller stopped early; a finished response is not affected.

@@ -49,13 +49,22 @@ export function googleOAuth(platform: Platform, scopes: readonly string[]): OAut
       const { status, body } = await requestJson(
         platform,
         config.tokenUrl,
-        form({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: config.clientId, client_secret: config.clientSecret }),
+        form({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: redirectUri,
+          client_id: config.clientId,
+          client_secret: config.clientSecret,
+        }),
       );
       if (status !== 200) throw tokenError(platform, status, body);
       if (typeof body.refresh_token !== 'string') {
         throw new PlatformError(platform, 'invalid', 'Google did not grant offline access. Connect again and allow every permission.');
       }
-      return { credential: { type: 'google_oauth', refreshToken: body.refresh_token }, accountName: await userEmail(platform, String(body.access_token)) };
+      return {
+        credential: { type: 'google_oauth', refreshToken: body.refresh_token },
+        accountName: await userEmail(platform, String(body.access_token)),
+      };
     },
   };
 }
@@ -66,7 +75,12 @@ export async function googleRefresh(platform: Platform, credential: GoogleOAuthC
   const { status, body } = await requestJson(
     platform,
     config.tokenUrl,
-    form({ grant_type: 'refresh_token', refresh_token: credential.refreshToken, client_id: config.clientId, client_secret: config.clientSecret }),
+    form({
+      grant_type: 'refresh_token',
+      refresh_token: credential.refreshToken,
+      client_id: config.clientId,
+      client_secret: config.clientSecret,
+    }),
   );
   if (status !== 200) throw tokenError(platform, status, body);
   return { accessToken: String(body.access_token), rotated: null };

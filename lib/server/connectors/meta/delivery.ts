@@ -31,7 +31,12 @@ export function toMetaEvent(event: ConversionEvent): Record<string, unknown> {
   if (clickIds.fbp) userData.fbp = clickIds.fbp;
   if (context.ip) userData.client_ip_address = context.ip;
   if (context.userAgent) userData.client_user_agent = context.userAgent;
-  const wire: Record<string, unknown> = { event_name: event.name, event_time: event.time, event_id: event.id, action_source: context.actionSource };
+  const wire: Record<string, unknown> = {
+    event_name: event.name,
+    event_time: event.time,
+    event_id: event.id,
+    action_source: context.actionSource,
+  };
   if (context.pageUrl) wire.event_source_url = context.pageUrl;
   wire.user_data = userData;
   if (event.value !== null) wire.custom_data = event.currency ? { value: event.value, currency: event.currency } : { value: event.value };
@@ -45,7 +50,8 @@ export const metaDelivery: Delivery = {
     if (event.time < nowSeconds - MAX_AGE_SECONDS) return 'Older than 7 days: Meta accepts events from the last 7 days';
     if (event.time > nowSeconds + MAX_AHEAD_SECONDS) return 'In the future: Meta accepts only events that already happened';
     const { user, clickIds, context } = event;
-    if (context.actionSource === 'website' && !context.userAgent) return "Website event without the browser's user agent: Meta requires it for website events";
+    if (context.actionSource === 'website' && !context.userAgent)
+      return "Website event without the browser's user agent: Meta requires it for website events";
     const matchable = user.email || user.phone || user.externalId || clickIds.fbc || clickIds.fbp || (context.ip && context.userAgent);
     if (!matchable) return 'No identifier Meta can match (email, phone, external id, fbc/fbp, or IP with user agent)';
     return null;

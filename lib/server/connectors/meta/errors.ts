@@ -29,7 +29,8 @@ export function graphError(status: number, body: Record<string, unknown>): Platf
   const error = (body.error ?? {}) as GraphErrorBody;
   const code = error.code ?? 0;
   // 190: the token is invalid, expired or was invalidated (460 password changed, 463 expired).
-  if (code === 190) return new PlatformError('meta_ads', 'needs_reauth', 'Meta no longer accepts this login: it expired or was invalidated.');
+  if (code === 190)
+    return new PlatformError('meta_ads', 'needs_reauth', 'Meta no longer accepts this login: it expired or was invalidated.');
   if (RATE_LIMITED.includes(code) || status === 429) {
     return new PlatformError('meta_ads', 'rate_limited', 'Meta is rate limiting this account. Try again in a few minutes.');
   }
@@ -41,6 +42,12 @@ export function graphError(status: number, body: Record<string, unknown>): Platf
   if ((code === 100 && error.error_subcode === 33) || isPermission(code)) {
     return new PlatformError('meta_ads', 'forbidden', `Meta refused access: ${words}`);
   }
-  console.error('[platforms] meta error', { status, code, subcode: error.error_subcode, message: error.message, fbtraceId: error.fbtrace_id });
+  console.error('[platforms] meta error', {
+    status,
+    code,
+    subcode: error.error_subcode,
+    message: error.message,
+    fbtraceId: error.fbtrace_id,
+  });
   return new PlatformError('meta_ads', 'invalid', `Meta refused the request: ${words}`);
 }

@@ -25,7 +25,12 @@ export interface MetaCredential {
 /** Code → short-lived token → long-lived token (≈ 60 days). */
 async function exchangeCode(code: string, redirectUri: string): Promise<MetaCredential> {
   const config = metaConfig();
-  const short = await graph('/oauth/access_token', { client_id: config.appId, client_secret: config.appSecret, redirect_uri: redirectUri, code });
+  const short = await graph('/oauth/access_token', {
+    client_id: config.appId,
+    client_secret: config.appSecret,
+    redirect_uri: redirectUri,
+    code,
+  });
   const long = await graph('/oauth/access_token', {
     grant_type: 'fb_exchange_token',
     client_id: config.appId,
@@ -33,7 +38,11 @@ async function exchangeCode(code: string, redirectUri: string): Promise<MetaCred
     fb_exchange_token: String(short.access_token),
   });
   const expiresIn = Number(long.expires_in);
-  return { type: 'meta', accessToken: String(long.access_token), expiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? Date.now() + expiresIn * 1000 : null };
+  return {
+    type: 'meta',
+    accessToken: String(long.access_token),
+    expiresAt: Number.isFinite(expiresIn) && expiresIn > 0 ? Date.now() + expiresIn * 1000 : null,
+  };
 }
 
 async function userName(accessToken: string): Promise<string> {
@@ -92,7 +101,11 @@ export const meta: Connector<MetaCredential> = {
     return accounts.map((account) => ({ id: account.account_id, name: account.name ?? account.id, currency: account.currency ?? null }));
   },
   async listTargets(session, account) {
-    const pixels = await allPages<{ id: string; name?: string }>(`/act_${account.id}/adspixels`, { fields: 'id,name' }, session.accessToken);
+    const pixels = await allPages<{ id: string; name?: string }>(
+      `/act_${account.id}/adspixels`,
+      { fields: 'id,name' },
+      session.accessToken,
+    );
     return pixels.map((pixel) => ({ id: pixel.id, name: pixel.name ?? pixel.id }));
   },
   report: metaReport,

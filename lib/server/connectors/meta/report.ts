@@ -146,7 +146,10 @@ export function parseUsage(header: string | null, accountId: string): MetaUsage 
   const entries = lists.flatMap((list) => (Array.isArray(list) ? (list as Array<Record<string, unknown>>) : []));
   if (entries.length === 0) return null;
   const max = (key: string) => Math.max(0, ...entries.map((entry) => Number(entry[key])).filter(Number.isFinite));
-  return { percent: Math.max(max('call_count'), max('total_cputime'), max('total_time')), regainMinutes: max('estimated_time_to_regain_access') };
+  return {
+    percent: Math.max(max('call_count'), max('total_cputime'), max('total_time')),
+    regainMinutes: max('estimated_time_to_regain_access'),
+  };
 }
 
 /** Before the next call: go now, wait `waitMs`, or stop until `retryAt`. */
@@ -167,7 +170,8 @@ export function throttleOf(usage: MetaUsage | null, now: number): Throttle {
   if (usage.percent > STOP_PERCENT) {
     return { retryAt: new Date(now + Math.max(60_000, ((usage.percent - SLOW_DOWN_PERCENT) / 100) * USAGE_WINDOW_MS)) };
   }
-  if (usage.percent > SLOW_DOWN_PERCENT) return { waitMs: Math.round(((usage.percent - SLOW_DOWN_PERCENT) / (STOP_PERCENT - SLOW_DOWN_PERCENT)) * MAX_PAUSE_MS) };
+  if (usage.percent > SLOW_DOWN_PERCENT)
+    return { waitMs: Math.round(((usage.percent - SLOW_DOWN_PERCENT) / (STOP_PERCENT - SLOW_DOWN_PERCENT)) * MAX_PAUSE_MS) };
   return { waitMs: 0 };
 }
 
@@ -188,7 +192,11 @@ const errorOf = (body: Record<string, unknown>) => (body.error ?? {}) as GraphEr
 /** Meta saying the request asks for too much at once (code 1 "reduce the amount of data", or an insights timeout). */
 export function isTooBig(response: Pick<GraphResponse, 'body'>): boolean {
   const error = errorOf(response.body);
-  return (error.code === 1 && /reduce the amount of data/i.test(error.message ?? '')) || error.error_subcode === 1504018 || error.error_subcode === 1504038;
+  return (
+    (error.code === 1 && /reduce the amount of data/i.test(error.message ?? '')) ||
+    error.error_subcode === 1504018 ||
+    error.error_subcode === 1504038
+  );
 }
 
 /** A refusal of a report call in our words: throttling with a retry time, a dead login, or errors.ts's classification. */
@@ -198,7 +206,12 @@ export function reportError(response: GraphResponse, now: number): PlatformError
   if (code === 190) return new PlatformError('meta_ads', 'needs_reauth', 'Meta stopped accepting this login — reconnect.');
   if (isRateLimit(code) || response.status === 429) {
     const regainMs = (response.usage?.regainMinutes ?? 0) * 60_000;
-    return new PlatformError('meta_ads', 'rate_limited', 'Meta is rate limiting this ad account. The report will be read again later.', new Date(now + (regainMs || DEFAULT_RETRY_MS)));
+    return new PlatformError(
+      'meta_ads',
+      'rate_limited',
+      'Meta is rate limiting this ad account. The report will be read again later.',
+      new Date(now + (regainMs || DEFAULT_RETRY_MS)),
+    );
   }
   if (response.status >= 500) {
     console.error('[platforms] meta insights error', { status: response.status, code, subcode: error.error_subcode });
@@ -213,10 +226,20 @@ function graphClient(session: Session, request: ReportRequest) {
   let next: Throttle = { waitMs: 0 };
 
   async function call(method: 'GET' | 'POST', path: string, params: Record<string, string>): Promise<GraphResponse> {
-    if ('retryAt' in next) throw new PlatformError('meta_ads', 'rate_limited', 'This ad account is close to Meta’s rate limit. The report will be read again later.', next.retryAt);
+    if ('retryAt' in next)
+      throw new PlatformError(
+        'meta_ads',
+        'rate_limited',
+        'This ad account is close to Meta’s rate limit. The report will be read again later.',
+        next.retryAt,
+      );
     if (next.waitMs > 0) await metaReportOptions.sleep(next.waitMs);
     const url = new URL(`${metaConfig().graphUrl}${path}`);
-    const init: RequestInit = { method, headers: { Authorization: `Bearer ${session.accessToken}` }, signal: AbortSignal.timeout(TIMEOUT_MS) };
+    const init: RequestInit = {
+      method,
+      headers: { Authorization: `Bearer ${session.accessToken}` },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    };
     if (method === 'GET') url.search = new URLSearchParams(params).toString();
     else {
       init.headers = { ...init.headers, 'Content-Type': 'application/x-www-form-urlencoded' };
@@ -271,7 +294,8 @@ async function runReport(client: Client, accountId: string, params: Record<strin
     if (run.async_status === 'Job Failed' || run.async_status === 'Job Skipped') {
       throw new PlatformError('meta_ads', 'retryable', `Meta could not finish the report (${String(run.async_status)}). Try again later.`);
     }
-    if (metaReportOptions.now() - begun > MAX_POLL_MS) throw new PlatformError('meta_ads', 'retryable', 'Meta is taking too long to prepare the report. Try again later.');
+    if (metaReportOptions.now() - begun > MAX_POLL_MS)
+      throw new PlatformError('meta_ads', 'retryable', 'Meta is taking too long to prepare the report. Try again later.');
   }
 }
 
@@ -296,7 +320,11 @@ export const metaReport: Report = async function* (session, request) {
   };
   const limit = String(metaReportOptions.pageSize);
 
-  async function* pages(path: string, extra: Record<string, string>, fallBackOnTooBig: boolean): AsyncGenerator<AdRow[], 'too_big' | undefined> {
+  async function* pages(
+    path: string,
+    extra: Record<string, string>,
+    fallBackOnTooBig: boolean,
+  ): AsyncGenerator<AdRow[], 'too_big' | undefined> {
     let after: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const response = await client.call('GET', path, { ...extra, limit, ...(after ? { after } : {}) });

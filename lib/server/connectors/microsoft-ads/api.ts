@@ -15,7 +15,9 @@ interface AdApiError {
  * `OperationErrors` / `BatchErrors` (ApiFaultDetail); their numeric codes say what kind of refusal it is.
  */
 export function adsError(status: number, body: Record<string, unknown>): PlatformError {
-  const errors = [body.Errors, body.OperationErrors, body.BatchErrors].flatMap((list) => (Array.isArray(list) ? (list as AdApiError[]) : []));
+  const errors = [body.Errors, body.OperationErrors, body.BatchErrors].flatMap((list) =>
+    Array.isArray(list) ? (list as AdApiError[]) : [],
+  );
   const codes = new Set(errors.map((error) => error.Code));
   // 105 InvalidCredentials, 109 AuthenticationTokenExpired: only signing in again helps. (Microsoft also
   // answers 105 to a wrong developer token, which is ours: it cannot be told apart here.)
@@ -23,7 +25,11 @@ export function adsError(status: number, body: Record<string, unknown>): Platfor
     return new PlatformError('microsoft_ads', 'needs_reauth', 'Microsoft Advertising no longer accepts this login.');
   }
   if (codes.has(117) || status === 429) {
-    return new PlatformError('microsoft_ads', 'rate_limited', 'Microsoft Advertising is limiting how often we call it. Try again in a minute.');
+    return new PlatformError(
+      'microsoft_ads',
+      'rate_limited',
+      'Microsoft Advertising is limiting how often we call it. Try again in a minute.',
+    );
   }
   console.error('[platforms] microsoft ads error', { status, errors: errors.map((error) => error.ErrorCode) });
   // 106 UserIsNotAuthorized, 1102 CampaignServiceInvalidAccountId: this login cannot reach the account.
@@ -34,7 +40,10 @@ export function adsError(status: number, body: Record<string, unknown>): Platfor
   if (status >= 500 || codes.has(0)) {
     return new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising could not answer. Try again in a minute.');
   }
-  const said = errors.map((error) => error.Message).filter(Boolean).join(' ');
+  const said = errors
+    .map((error) => error.Message)
+    .filter(Boolean)
+    .join(' ');
   return new PlatformError('microsoft_ads', 'invalid', `Microsoft Advertising refused the request${said ? `: ${said}` : '.'}`);
 }
 

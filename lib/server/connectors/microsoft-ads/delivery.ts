@@ -97,7 +97,11 @@ export const microsoftDelivery: Delivery = {
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= events.length) {
         // Which row is unknown: refuse the request so the caller splits it (repeats of applied rows are ignored by Microsoft).
         console.error('[platforms] microsoft offline conversion error without a row', { index: error.Index, error: error.ErrorCode });
-        throw new PlatformError('microsoft_ads', 'invalid', `Microsoft Advertising refused a conversion without saying which: ${reasonOf(error)}`);
+        throw new PlatformError(
+          'microsoft_ads',
+          'invalid',
+          `Microsoft Advertising refused a conversion without saying which: ${reasonOf(error)}`,
+        );
       }
       const reason = reasonOf(error);
       refused.set(index, refused.has(index) ? `${refused.get(index)}; ${reason}` : reason);

@@ -49,7 +49,8 @@ async function accountsOf(accessToken: string): Promise<AdAccount[]> {
     Predicates: [{ Field: 'UserId', Operator: 'Equals', Value: user.id }],
     PageInfo: { Index: 0, Size: 1000 },
   });
-  const accounts = (body.Accounts as Array<{ Id: number; Name?: string; ParentCustomerId?: number; CurrencyCode?: string }> | undefined) ?? [];
+  const accounts =
+    (body.Accounts as Array<{ Id: number; Name?: string; ParentCustomerId?: number; CurrencyCode?: string }> | undefined) ?? [];
   // managerId holds the parent customer id, sent as CustomerId with the account's calls.
   return accounts.map((account) => ({
     id: String(account.Id),
@@ -79,13 +80,19 @@ export const microsoftAds: Connector<MicrosoftCredential> = {
       },
       async exchangeCode(code, redirectUri) {
         const tokens = await token({ grant_type: 'authorization_code', code, redirect_uri: redirectUri });
-        return { credential: { type: 'microsoft', refreshToken: tokens.refreshToken }, accountName: (await userOf(tokens.accessToken)).name };
+        return {
+          credential: { type: 'microsoft', refreshToken: tokens.refreshToken },
+          accountName: (await userOf(tokens.accessToken)).name,
+        };
       },
     },
   },
   async openSession(credential) {
     const tokens = await token({ grant_type: 'refresh_token', refresh_token: credential.refreshToken });
-    const rotated = tokens.refreshToken && tokens.refreshToken !== credential.refreshToken ? { type: 'microsoft' as const, refreshToken: tokens.refreshToken } : null;
+    const rotated =
+      tokens.refreshToken && tokens.refreshToken !== credential.refreshToken
+        ? { type: 'microsoft' as const, refreshToken: tokens.refreshToken }
+        : null;
     return { accessToken: tokens.accessToken, rotated };
   },
   listAccounts: (session) => accountsOf(session.accessToken),

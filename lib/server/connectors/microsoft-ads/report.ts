@@ -231,7 +231,11 @@ function reportDay(value: string | undefined): string {
 
 const unreadable = (what: string) => {
   console.error('[platforms] microsoft report unreadable', { what });
-  return new PlatformError('microsoft_ads', 'retryable', `Microsoft Advertising sent a report we could not read (${what}). Try again later.`);
+  return new PlatformError(
+    'microsoft_ads',
+    'retryable',
+    `Microsoft Advertising sent a report we could not read (${what}). Try again later.`,
+  );
 };
 
 /** What the rows of one account's report share: its level, and its time zone (not in the CSV). */
@@ -259,7 +263,8 @@ export function* adRowsOf(csv: string, context: ReportContext): Generator<AdRow>
     // Blank lines and the one-field footer ("©2026 Microsoft Corporation…") are not rows.
     if (record.length <= 1) continue;
     // A short or long row means a damaged file: writing the rest would delete that row's figures.
-    if (record.length !== width) throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising sent a damaged report. Trying again.');
+    if (record.length !== width)
+      throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising sent a damaged report. Trying again.');
     const cell = (name: string) => {
       const index = columns!.get(name);
       return index === undefined ? undefined : record[index];
@@ -318,13 +323,20 @@ function retryAtOf(retryAfter: string | null, now = Date.now()): Date | undefine
  * and the rest as Microsoft Advertising's other calls classify them.
  */
 export function reportError(status: number, body: Record<string, unknown>, retryAfter: string | null = null): PlatformError {
-  const errors = [body.Errors, body.OperationErrors, body.BatchErrors].flatMap((list) => (Array.isArray(list) ? (list as Array<{ Code?: number }>) : []));
+  const errors = [body.Errors, body.OperationErrors, body.BatchErrors].flatMap((list) =>
+    Array.isArray(list) ? (list as Array<{ Code?: number }>) : [],
+  );
   const codes = new Set(errors.map((error) => error.Code));
   if (codes.has(105) || codes.has(109) || status === 401) {
     return new PlatformError('microsoft_ads', 'needs_reauth', 'Microsoft Advertising stopped accepting this login — reconnect.');
   }
   if (codes.has(117) || status === 429) {
-    return new PlatformError('microsoft_ads', 'rate_limited', 'Microsoft Advertising is limiting how often we call it. Trying again later.', retryAtOf(retryAfter));
+    return new PlatformError(
+      'microsoft_ads',
+      'rate_limited',
+      'Microsoft Advertising is limiting how often we call it. Trying again later.',
+      retryAtOf(retryAfter),
+    );
   }
   if (codes.has(2003) || codes.has(2035)) {
     return new PlatformError('microsoft_ads', 'forbidden', 'This Microsoft Advertising login cannot report on the account any more.');
@@ -361,7 +373,10 @@ export function createMicrosoftReport(options: ReportOptions = {}): Report {
     try {
       return await (options.fetch ?? fetch)(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (error) {
-      console.error('[platforms] microsoft_ads unreachable', { url: new URL(url).origin, error: error instanceof Error ? error.message : error });
+      console.error('[platforms] microsoft_ads unreachable', {
+        url: new URL(url).origin,
+        error: error instanceof Error ? error.message : error,
+      });
       throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising could not be reached. Try again in a minute.');
     }
   }
@@ -372,7 +387,12 @@ export function createMicrosoftReport(options: ReportOptions = {}): Report {
       url,
       {
         method: 'POST',
-        headers: { ...bearer(accessToken), DeveloperToken: microsoftConfig().developerToken, 'Content-Type': 'application/json', ...accountHeaders(account) },
+        headers: {
+          ...bearer(accessToken),
+          DeveloperToken: microsoftConfig().developerToken,
+          'Content-Type': 'application/json',
+          ...accountHeaders(account),
+        },
         body: JSON.stringify(payload),
       },
       onCall,
@@ -393,7 +413,8 @@ export function createMicrosoftReport(options: ReportOptions = {}): Report {
     const config = microsoftConfig();
     const submitted = await call(`${config.reportingUrl}/GenerateReport/Submit`, accessToken, account, payload, onCall);
     const id = submitted.ReportRequestId;
-    if (typeof id !== 'string' || !id) throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising did not queue the report. Try again later.');
+    if (typeof id !== 'string' || !id)
+      throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising did not queue the report. Try again later.');
     let waited = 0;
     for (let attempt = 0; ; attempt++) {
       const delay = delays[Math.min(attempt, delays.length - 1)] ?? 1000;
@@ -411,18 +432,32 @@ export function createMicrosoftReport(options: ReportOptions = {}): Report {
         const response = await send(status.ReportDownloadUrl, { method: 'GET' }, onCall);
         if (!response.ok) {
           console.error('[platforms] microsoft report download failed', { status: response.status });
-          throw new PlatformError('microsoft_ads', 'retryable', 'The Microsoft Advertising report could not be downloaded (its link lasts five minutes). Trying again later.');
+          throw new PlatformError(
+            'microsoft_ads',
+            'retryable',
+            'The Microsoft Advertising report could not be downloaded (its link lasts five minutes). Trying again later.',
+          );
         }
         return unzipReport(new Uint8Array(await response.arrayBuffer()));
       }
       console.error('[platforms] microsoft report failed', { status: status.Status });
-      throw new PlatformError('microsoft_ads', 'retryable', `Microsoft Advertising could not build the report (status ${status.Status ?? 'unknown'}). Trying again later.`);
+      throw new PlatformError(
+        'microsoft_ads',
+        'retryable',
+        `Microsoft Advertising could not build the report (status ${status.Status ?? 'unknown'}). Trying again later.`,
+      );
     }
   }
 
   return async function* report(session, request) {
     const { account, level, onCall } = request;
-    const found = await call(`${microsoftConfig().customerManagementUrl}/Account/Query`, session.accessToken, account, { AccountId: Number(account.id) }, onCall);
+    const found = await call(
+      `${microsoftConfig().customerManagementUrl}/Account/Query`,
+      session.accessToken,
+      account,
+      { AccountId: Number(account.id) },
+      onCall,
+    );
     const details = (found.Account ?? {}) as { Name?: string; CurrencyCode?: string; TimeZone?: string };
     const iana = ianaTimeZone(details.TimeZone);
     if (!iana) console.error('[platforms] microsoft time zone not mapped', { timeZone: details.TimeZone });
@@ -433,9 +468,18 @@ export function createMicrosoftReport(options: ReportOptions = {}): Report {
     const to = today && request.to > today ? today : request.to;
     if (to < request.from) return;
 
-    const csv = await reportCsv(session.accessToken, account, reportRequestBody(level, account.id, request.from, to, details.TimeZone), onCall);
+    const csv = await reportCsv(
+      session.accessToken,
+      account,
+      reportRequestBody(level, account.id, request.from, to, details.TimeZone),
+      onCall,
+    );
     if (csv === null) return;
-    const context = { level, account: { ...account, name: details.Name ?? account.name, currency: details.CurrencyCode ?? account.currency }, timeZone };
+    const context = {
+      level,
+      account: { ...account, name: details.Name ?? account.name, currency: details.CurrencyCode ?? account.currency },
+      timeZone,
+    };
     let page: AdRow[] = [];
     for (const row of adRowsOf(csv, context)) {
       page.push(row);

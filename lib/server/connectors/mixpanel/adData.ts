@@ -24,11 +24,16 @@ const UTM_SOURCE: Record<AdPlatform, string> = { google_ads: 'google', meta_ads:
  * The row's `$insert_id`: 36 hex digits of the SHA-256 of the connection id and the row's key
  * (Mixpanel's ≤ 36 characters of [A-Za-z0-9-]); the same for every run of the same row.
  */
-export const adDataInsertId = (connectionId: string, row: AdRow) => createHash('sha256').update(`${connectionId}\n${adRowKey(row)}`).digest('hex').slice(0, 36);
+export const adDataInsertId = (connectionId: string, row: AdRow) =>
+  createHash('sha256')
+    .update(`${connectionId}\n${adRowKey(row)}`)
+    .digest('hex')
+    .slice(0, 36);
 
 /** One row as an `Ad Data` event: at 00:00 UTC of its day, without a user (distinct_id ''). */
 export function toAdDataEvent(connectionId: string, row: AdRow): MixpanelEvent {
-  const optional = (entries: Record<string, string | null>) => Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== null));
+  const optional = (entries: Record<string, string | null>) =>
+    Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== null));
   return {
     event: AD_DATA_EVENT,
     properties: {
@@ -63,14 +68,22 @@ export function toAdDataEvent(connectionId: string, row: AdRow): MixpanelEvent {
 export async function replaceAdData(session: Session, target: WriteTarget, slice: AdDataSlice, rows: AdRow[]): Promise<WriteResult> {
   const { projectId } = mixpanelSessionOf(session);
   // A service account is checked against one project: writing elsewhere would read as a dead login.
-  if (target.projectId !== projectId) throw new PlatformError('mixpanel', 'forbidden', `This Mixpanel login is for project ${projectId}, not ${target.projectId}. Pick the destination of that project.`);
+  if (target.projectId !== projectId)
+    throw new PlatformError(
+      'mixpanel',
+      'forbidden',
+      `This Mixpanel login is for project ${projectId}, not ${target.projectId}. Pick the destination of that project.`,
+    );
   const byKey = new Map<string, AdRow>();
   for (const row of rows) byKey.set(adRowKey(row), row);
   const unique = [...byKey.values()];
   const result: WriteResult = { written: 0, calls: 0, failed: [] };
   for (let start = 0; start < unique.length; start += MAX_IMPORT_EVENTS) {
     const chunk = unique.slice(start, start + MAX_IMPORT_EVENTS);
-    const refused = await importEvents(session, chunk.map((row) => toAdDataEvent(slice.connectionId, row)));
+    const refused = await importEvents(
+      session,
+      chunk.map((row) => toAdDataEvent(slice.connectionId, row)),
+    );
     result.calls += 1;
     result.written += chunk.length - refused.length;
     result.failed.push(...refused.map((record) => ({ key: adRowKey(chunk[record.index]!), message: record.message })));

@@ -29,7 +29,8 @@ export const insertIdOf = (eventId: string) => createHash('sha256').update(event
  */
 export function toMixpanelEvent(event: ConversionEvent): MixpanelEvent {
   const { user, context } = event;
-  const present = (entries: Record<string, string | undefined>) => Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined && value !== ''));
+  const present = (entries: Record<string, string | undefined>) =>
+    Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== undefined && value !== ''));
   return {
     event: event.name,
     properties: {
@@ -53,7 +54,8 @@ export function toMixpanelEvent(event: ConversionEvent): MixpanelEvent {
 export const mixpanelDelivery: Delivery = {
   maxBatch: MAX_IMPORT_EVENTS,
   check(event, now) {
-    if (event.time > Math.floor(now.getTime() / 1000) + MAX_AHEAD_SECONDS) return 'In the future: Mixpanel refuses events dated more than an hour ahead';
+    if (event.time > Math.floor(now.getTime() / 1000) + MAX_AHEAD_SECONDS)
+      return 'In the future: Mixpanel refuses events dated more than an hour ahead';
     if (event.time < EARLIEST_SECONDS) return 'Dated before 1971: Mixpanel refuses events before 1971-01-01';
     return null;
   },
@@ -65,7 +67,12 @@ export const mixpanelDelivery: Delivery = {
   async send(session, _account, target, events) {
     const { projectId } = mixpanelSessionOf(session);
     // A service account is checked against one project: sending elsewhere would read as a dead login.
-    if (target.id !== projectId) throw new PlatformError('mixpanel', 'forbidden', `This Mixpanel login is for project ${projectId}, not ${target.id}. Pick the destination of that project.`);
+    if (target.id !== projectId)
+      throw new PlatformError(
+        'mixpanel',
+        'forbidden',
+        `This Mixpanel login is for project ${projectId}, not ${target.id}. Pick the destination of that project.`,
+      );
     const failed = new Map((await importEvents(session, events.map(toMixpanelEvent))).map((record) => [record.index, record.message]));
     return events.map((event, index): RowOutcome => {
       const reason = failed.get(index);

@@ -55,9 +55,15 @@ function retryAtOf(retryAfter: string | null, now: number): Date {
  */
 export function exportError(status: number, error: string | undefined, retryAfter: string | null = null, now = Date.now()): PlatformError {
   const said = error ?? `HTTP ${status}`;
-  if (status === 401 || status === 403) return new PlatformError('mixpanel', 'needs_reauth', `Mixpanel refused the service account: ${said}`);
+  if (status === 401 || status === 403)
+    return new PlatformError('mixpanel', 'needs_reauth', `Mixpanel refused the service account: ${said}`);
   if (status === 429) {
-    return new PlatformError('mixpanel', 'rate_limited', 'Mixpanel allows 60 exports an hour per project and this project reached it. Trying again later.', retryAtOf(retryAfter, now));
+    return new PlatformError(
+      'mixpanel',
+      'rate_limited',
+      'Mixpanel allows 60 exports an hour per project and this project reached it. Trying again later.',
+      retryAtOf(retryAfter, now),
+    );
   }
   if (status >= 500) {
     console.error('[platforms] mixpanel transient error', { status, error });

@@ -41,8 +41,14 @@ interface ImportBody {
  * failures) is the request itself, and smaller requests may pass.
  */
 export function importError(status: number, body: ImportBody): PlatformError {
-  if (status === 401) return new PlatformError('mixpanel', 'needs_reauth', 'Mixpanel no longer accepts this service account for the project: its secret was revoked or its role changed.');
-  if (status === 429) return new PlatformError('mixpanel', 'rate_limited', 'Mixpanel is rate limiting this project. Try again in a minute.');
+  if (status === 401)
+    return new PlatformError(
+      'mixpanel',
+      'needs_reauth',
+      'Mixpanel no longer accepts this service account for the project: its secret was revoked or its role changed.',
+    );
+  if (status === 429)
+    return new PlatformError('mixpanel', 'rate_limited', 'Mixpanel is rate limiting this project. Try again in a minute.');
   if (status >= 500) {
     console.error('[platforms] mixpanel transient error', { status, error: body.error });
     return new PlatformError('mixpanel', 'retryable', 'Mixpanel had a temporary problem. Try again in a minute.');

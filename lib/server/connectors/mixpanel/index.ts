@@ -2,7 +2,13 @@ import { invalidFields } from '@/lib/server/errors';
 import { replaceAdData } from '@/lib/server/connectors/mixpanel/adData';
 import { mixpanelConfig } from '@/lib/server/connectors/mixpanel/config';
 import { mixpanelDelivery } from '@/lib/server/connectors/mixpanel/delivery';
-import { basicToken, isResidency, mixpanelSession, mixpanelSessionOf, type MixpanelCredential } from '@/lib/server/connectors/mixpanel/session';
+import {
+  basicToken,
+  isResidency,
+  mixpanelSession,
+  mixpanelSessionOf,
+  type MixpanelCredential,
+} from '@/lib/server/connectors/mixpanel/session';
 import { PlatformError, requestJson } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
@@ -20,7 +26,10 @@ async function checkMixpanel(credentials: Pick<MixpanelCredential, 'projectId' |
     throw new PlatformError('mixpanel', 'needs_reauth', 'Mixpanel did not accept this service account username and secret.');
   }
   if (status !== 200) throw new PlatformError('mixpanel', 'retryable', 'Mixpanel could not be reached. Try again in a minute.');
-  const projects = ((body.results as { projects?: Record<string, { name?: string }> } | undefined)?.projects ?? {}) as Record<string, { name?: string }>;
+  const projects = ((body.results as { projects?: Record<string, { name?: string }> } | undefined)?.projects ?? {}) as Record<
+    string,
+    { name?: string }
+  >;
   const project = projects[credentials.projectId];
   if (!project) {
     throw new PlatformError(
@@ -57,7 +66,8 @@ export const mixpanel: Connector<MixpanelCredential> = {
     // The same check as opening a session: Mixpanel still accepts the service account for the project.
     async check(session, target) {
       const { accessToken, projectId, residency } = mixpanelSessionOf(session);
-      if (target.projectId !== projectId) throw new PlatformError('mixpanel', 'forbidden', `This Mixpanel login is for project ${projectId}, not ${target.projectId}.`);
+      if (target.projectId !== projectId)
+        throw new PlatformError('mixpanel', 'forbidden', `This Mixpanel login is for project ${projectId}, not ${target.projectId}.`);
       const name = await checkMixpanel({ projectId, residency }, accessToken);
       return `Mixpanel accepts this service account for ${name} (project ${projectId}, ${residency} data center): Ad Data events can be imported.`;
     },

@@ -24,7 +24,8 @@ export interface MixpanelSession extends Session<MixpanelCredential> {
 export const isResidency = (value: unknown): value is MixpanelResidency => (MIXPANEL_RESIDENCIES as readonly unknown[]).includes(value);
 
 /** The Basic credential of a service account. */
-export const basicToken = (credential: Pick<MixpanelCredential, 'username' | 'secret'>) => Buffer.from(`${credential.username}:${credential.secret}`).toString('base64');
+export const basicToken = (credential: Pick<MixpanelCredential, 'username' | 'secret'>) =>
+  Buffer.from(`${credential.username}:${credential.secret}`).toString('base64');
 
 export function mixpanelSession(credential: MixpanelCredential): MixpanelSession {
   return { accessToken: basicToken(credential), rotated: null, projectId: credential.projectId, residency: credential.residency };
@@ -33,6 +34,7 @@ export function mixpanelSession(credential: MixpanelCredential): MixpanelSession
 /** The project and residency of a session this connector opened; any other session is a programming error. */
 export function mixpanelSessionOf(session: Session): MixpanelSession {
   const { projectId, residency } = session as Partial<MixpanelSession>;
-  if (typeof projectId !== 'string' || projectId === '' || !isResidency(residency)) throw new Error('Not a session of the Mixpanel connector');
+  if (typeof projectId !== 'string' || projectId === '' || !isResidency(residency))
+    throw new Error('Not a session of the Mixpanel connector');
   return session as MixpanelSession;
 }

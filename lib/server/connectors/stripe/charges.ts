@@ -44,9 +44,20 @@ export const isPaidCharge = (charge: StripeCharge) => charge.status === 'succeed
  */
 export function chargesError(status: number, body: Record<string, unknown>): PlatformError {
   const error = body.error as { type?: string; code?: string; message?: string } | undefined;
-  if (status === 401) return new PlatformError('stripe', 'needs_reauth', 'Stripe no longer accepts this restricted key: it was rolled or deleted. Connect the payment account again with a new key.');
-  if (status === 403) return new PlatformError('stripe', 'forbidden', 'This restricted key can no longer read charges. In Stripe, give it “Charges: Read” access.');
-  if (status === 429) return new PlatformError('stripe', 'rate_limited', 'Stripe asks us to slow down. Payments will be read again shortly.');
+  if (status === 401)
+    return new PlatformError(
+      'stripe',
+      'needs_reauth',
+      'Stripe no longer accepts this restricted key: it was rolled or deleted. Connect the payment account again with a new key.',
+    );
+  if (status === 403)
+    return new PlatformError(
+      'stripe',
+      'forbidden',
+      'This restricted key can no longer read charges. In Stripe, give it “Charges: Read” access.',
+    );
+  if (status === 429)
+    return new PlatformError('stripe', 'rate_limited', 'Stripe asks us to slow down. Payments will be read again shortly.');
   if (status >= 500) {
     console.error('[platforms] stripe charges listing failed', { status, type: error?.type });
     return new PlatformError('stripe', 'retryable', 'Stripe could not list the payments. They will be read again shortly.');
@@ -55,14 +66,21 @@ export function chargesError(status: number, body: Record<string, unknown>): Pla
 }
 
 /** Newest first, up to `max` + 1 charges of [since, until]: `complete` says whether that is all of them. */
-async function collect(session: Session, since: number, until: number | null, max: number | null): Promise<{ charges: StripeCharge[]; complete: boolean }> {
+async function collect(
+  session: Session,
+  since: number,
+  until: number | null,
+  max: number | null,
+): Promise<{ charges: StripeCharge[]; complete: boolean }> {
   const charges: StripeCharge[] = [];
   let after: string | null = null;
   for (;;) {
     const query = new URLSearchParams({ 'created[gte]': String(since), limit: String(max === null ? PAGE : Math.min(PAGE, max + 1)) });
     if (until !== null) query.set('created[lte]', String(until));
     if (after) query.set('starting_after', after);
-    const { status, body } = await requestJson('stripe', `${stripeConfig().apiUrl}/v1/charges?${query}`, { headers: bearer(session.accessToken) });
+    const { status, body } = await requestJson('stripe', `${stripeConfig().apiUrl}/v1/charges?${query}`, {
+      headers: bearer(session.accessToken),
+    });
     if (status !== 200) throw chargesError(status, body);
     const page = (body.data ?? []) as StripeCharge[];
     charges.push(...page);
@@ -84,7 +102,11 @@ export interface ChargeListing {
  * moved to `through` misses nothing. A stretch of under two seconds holding more than `max` is
  * returned whole. Failed and pending charges are returned too: the cursor moves past them.
  */
-export async function listChargesSince(session: Session, since: number, { max = MAX_CHARGES_PER_POLL }: { max?: number } = {}): Promise<ChargeListing> {
+export async function listChargesSince(
+  session: Session,
+  since: number,
+  { max = MAX_CHARGES_PER_POLL }: { max?: number } = {},
+): Promise<ChargeListing> {
   let until: number | null = null;
   let bounded = true;
   for (;;) {

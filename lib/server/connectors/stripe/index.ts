@@ -17,8 +17,14 @@ async function checkRestrictedKey(apiKey: string): Promise<void> {
     headers: { Authorization: `Bearer ${apiKey}` },
   });
   if (status === 200) return;
-  if (status === 401) throw new PlatformError('stripe', 'invalid', 'Stripe did not accept this key. Check that it was copied whole and is not rolled.');
-  if (status === 403) throw new PlatformError('stripe', 'forbidden', 'This key cannot read charges. In Stripe, give the restricted key “Charges: Read” access.');
+  if (status === 401)
+    throw new PlatformError('stripe', 'invalid', 'Stripe did not accept this key. Check that it was copied whole and is not rolled.');
+  if (status === 403)
+    throw new PlatformError(
+      'stripe',
+      'forbidden',
+      'This key cannot read charges. In Stripe, give the restricted key “Charges: Read” access.',
+    );
   console.error('[platforms] stripe key check failed', { status, type: (body.error as { type?: string } | undefined)?.type });
   throw new PlatformError('stripe', 'retryable', 'Stripe could not be reached. Try again in a minute.');
 }

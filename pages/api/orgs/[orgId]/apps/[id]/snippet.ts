@@ -17,7 +17,10 @@ export default createHandler({
     handle: async ({ org, query }) => {
       const app = await getApp(org.id, query.id);
       const publishableKey = await ensurePublishableKey(org.id, app.id);
-      return { publishableKey, snippet: captureSnippet({ endpoint: appUrl('/api/submissions'), publishableKey, payloadPaths: app.payloadUrls }) };
+      return {
+        publishableKey,
+        snippet: captureSnippet({ endpoint: appUrl('/api/submissions'), publishableKey, payloadPaths: app.payloadUrls }),
+      };
     },
   }),
 });
