@@ -1,8 +1,8 @@
 import { useRouter } from 'next/router';
 import { useEffect, useState, type ReactNode } from 'react';
-import OrganizationNav from '@/components/layout/OrganizationNav';
-import OrganizationSwitcher from '@/components/layout/OrganizationSwitcher';
-import UserMenu from '@/components/layout/UserMenu';
+import OrganizationNav from '@/layouts/shell/OrganizationNav';
+import OrganizationSwitcher from '@/layouts/shell/OrganizationSwitcher';
+import UserMenu from '@/layouts/shell/UserMenu';
 import Brand from '@/layouts/Brand';
 import { useAppSelector } from '@/store/hooks';
 import { selectIsAuthenticated } from '@/store/userSlice';

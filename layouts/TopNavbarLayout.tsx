@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import UserMenu from '@/components/layout/UserMenu';
+import UserMenu from '@/layouts/shell/UserMenu';
 import Brand from '@/layouts/Brand';
 
 export default function TopNavbarLayout({ children }: { children: ReactNode }) {

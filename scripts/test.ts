@@ -31,7 +31,7 @@ async function main() {
   const only = onlyIndex >= 0 ? (process.argv[onlyIndex + 1]?.split(',') as Step[]) : STEPS;
   const wants = (step: Step) => only.includes(step);
 
-  if (wants('lint')) await run('lint', 'npx eslint --max-warnings=0 . && npx prettier --check .');
+  if (wants('lint')) await run('lint', 'npm run lint');
   if (wants('typecheck')) await run('typecheck', 'npx tsc --noEmit');
   if (wants('unit')) await run('unit tests', 'npx jest --selectProjects unit');
   if (!wants('api') && !wants('e2e')) return;

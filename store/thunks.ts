@@ -2,7 +2,7 @@ import { createAsyncThunk } from '@reduxjs/toolkit';
 import { apiRequest, ApiRequestError } from '@/lib/client/apiClient';
 import { SUPER_ADMIN, type Role } from '@/lib/shared/permissions';
 import type { OrganizationDocument, OrganizationListEntry } from '@/lib/shared/schemas/organization';
-import type { OrganizationSummary, UserState } from '@/store/userSlice';
+import type { OrganizationSummary, UserState } from '@/store/userTypes';
 
 type WithUser = { state: { user: UserState } };
 

@@ -1,36 +1,11 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import { SUPER_ADMIN, type Role } from '@/lib/shared/permissions';
+import { SUPER_ADMIN } from '@/lib/shared/permissions';
 import { checkSuperAdmin, fetchOrganization, fetchOrganizations } from '@/store/thunks';
 import type { ProviderUser } from '@/lib/client/firebase/auth';
+import type { OrganizationSummary, UserState } from '@/store/userTypes';
 
 export type { ProviderUser };
-
-export interface OrganizationSummary {
-  organizationId: string;
-  companyName: string;
-  logo: string | null;
-  connectionsCount: number;
-}
-
-/** The signed-in user as docs/PRODUCT.md §4 lists it; persisted, and reset as a whole on sign-out. */
-export interface UserState {
-  id: string | null;
-  email: string | null;
-  displayName: string | null;
-  fullName: string | null;
-  uid: string | null;
-  isAuthenticated: boolean;
-  profileUrl: string | null;
-  photoURL: string | null;
-  orgId: string | null;
-  /** null until loaded: "no organizations loaded" and "no organizations" are different states. */
-  organizations: OrganizationSummary[] | null;
-  organization: { name: string | null; logo: string | null };
-  pendingInvitationId: string | null;
-  role: Role | null;
-  super_admin: boolean;
-  checkedForSuperAdmin: boolean;
-}
+export type { OrganizationSummary, UserState } from '@/store/userTypes';
 
 /** What the authentication provider tells us about a user. */
 export const initialUserState: UserState = {

@@ -1,7 +1,8 @@
 /** @jest-environment node */
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { createConversionRouter, type QueueMessage } from '@/lib/server/conversions/router';
+import { createConversionRouter } from '@/lib/server/conversions/router';
+import type { QueueMessage } from '@/lib/server/queue/message';
 import { EVENTS_PER_MESSAGE, eventsInMessage, packEvents, parseConversionMessage } from '@/lib/server/queue/pubsub';
 import { messagesToPull } from '@/lib/server/queue/pull';
 

@@ -4,6 +4,7 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import { deliverBatch, takesEvent } from '@/lib/server/conversions/deliver';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
 import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversions';
+import type { QueueMessage } from '@/lib/server/queue/message';
 
 /**
  * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (up to 500
@@ -17,15 +18,6 @@ import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversi
  * State here is only what is in flight; conversions are re-read every few seconds. Two workers on
  * one subscription share nothing but Pub/Sub and Firestore.
  */
-
-export interface QueueMessage {
-  id: string;
-  data: Buffer;
-  attributes: Record<string, string>;
-  ack(): void;
-  /** Gives the message back: at once, or after `delaySeconds` (at most 600). */
-  nack(delaySeconds?: number): void;
-}
 
 interface Ticket {
   message: QueueMessage;

@@ -1,5 +1,5 @@
 import { pubsub, subscriberClient } from '@/lib/server/queue/pubsub';
-import type { QueueMessage } from '@/lib/server/conversions/router';
+import type { QueueMessage } from '@/lib/server/queue/message';
 
 /**
  * Pulls a subscription with unary Pull requests, up to `maxOutstanding` in hand at once (messages,

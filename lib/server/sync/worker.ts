@@ -1,6 +1,6 @@
 import { pull } from '@/lib/server/queue/pull';
 import { parseSyncJob, publishTick, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
-import type { QueueMessage } from '@/lib/server/conversions/router';
+import type { QueueMessage } from '@/lib/server/queue/message';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { tick } from '@/lib/server/sync/scheduler';
 
