@@ -12,7 +12,7 @@ interface GraphErrorBody {
   fbtrace_id?: string;
 }
 
-// Codes from Meta's error reference (../shared/PLATFORMS.md, "Meta").
+// Codes from Meta's error reference (docs/PLATFORMS.md, "Meta").
 const RATE_LIMITED = [4, 17, 613, 80003];
 /** Unknown error (1) and service temporarily unavailable (2): Meta asks callers to retry. */
 const TRANSIENT = [1, 2];

@@ -9,7 +9,7 @@ export const mixpanelConfig = () => ({
   },
 });
 
-/** Mixpanel's own app hosts and the ingestion host of each (../shared/PLATFORMS.md, "Mixpanel"). */
+/** Mixpanel's own app hosts and the ingestion host of each (docs/PLATFORMS.md, "Mixpanel"). */
 const INGESTION_HOST: Record<string, string> = {
   'https://mixpanel.com': 'https://api.mixpanel.com',
   'https://eu.mixpanel.com': 'https://api-eu.mixpanel.com',
