@@ -1,6 +1,6 @@
 /**
  * The sandbox's Meta: Facebook Login (the OAuth dialog, code and long-lived token exchange, removing
- * permissions), the Graph API v25.0 (the user, ad accounts, pixels), the Insights API (sync pages and
+ * permissions), the Graph API at the version we pin (the user, ad accounts, pixels), the Insights API (sync pages and
  * async report runs, with the `x-business-use-case-usage` header and its throttling) and the
  * Conversions API (`POST /{pixel}/events`), with Graph's error shapes.
  */
@@ -10,8 +10,14 @@ import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { json, readBody } from '@/sandbox/server';
 import { token, type AccessToken, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
+import { API_VERSIONS } from '@/lib/server/connectors/versions';
 
 type Json = Record<string, unknown>;
+
+/** The Graph API version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
+export const GRAPH_VERSION = API_VERSIONS.meta.version;
+const GRAPH = `/meta/graph/${GRAPH_VERSION}`;
+const GRAPH_RE = GRAPH.replace(/[.\/]/g, '\\$&');
 
 /** A long-lived Meta login the sandbox knows from the start: the demo organization's Meta destination uses it. */
 export const META_DEMO_TOKEN = 'EAABsandboxDemoLongLivedToken';
@@ -544,8 +550,8 @@ function createInsights(store: SandboxStore) {
 
   /** `GET act_{id}`, `GET|POST act_{id}/insights`, `GET {report_run_id}` and `GET {report_run_id}/insights`; false when the path is none of them. */
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, path: string, pick: (item: Json) => Json): Promise<boolean> {
-    const accountPath = /^\/meta\/graph\/v25\.0\/act_(\d+)(\/insights)?$/.exec(path);
-    const runPath = /^\/meta\/graph\/v25\.0\/(\d+)(\/insights)?$/.exec(path);
+    const accountPath = new RegExp(`^${GRAPH_RE}/act_(\\d+)(/insights)?$`).exec(path);
+    const runPath = new RegExp(`^${GRAPH_RE}/(\\d+)(/insights)?$`).exec(path);
     if (accountPath) {
       const [, accountId = '', insights] = accountPath;
       if (req.method === 'POST' && !insights) return false;
@@ -751,7 +757,7 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
 
   async function meta(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
     const params = url.searchParams;
-    if (req.method === 'GET' && path === '/meta/v25.0/dialog/oauth') {
+    if (req.method === 'GET' && path === `/meta/${GRAPH_VERSION}/dialog/oauth`) {
       if (params.get('client_id') !== META_CLIENT.id)
         return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
       if (!store.registered.has(params.get('redirect_uri') ?? '')) {
@@ -779,21 +785,21 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       );
     }
     if (req.method === 'POST' && path === '/meta/consent') return decide(req, res, store, META);
-    if (req.method === 'DELETE' && path === '/meta/graph/v25.0/me/permissions') {
+    if (req.method === 'DELETE' && path === `${GRAPH}/me/permissions`) {
       if (!store.bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
       for (const [key, grant] of store.accessTokens) if (grant.provider === 'meta') store.accessTokens.delete(key);
       return json(res, 200, { success: true });
     }
-    const pixelEvents = /^\/meta\/graph\/v25\.0\/(\d+)\/events$/.exec(path);
+    const pixelEvents = new RegExp(`^${GRAPH_RE}/(\\d+)/events$`).exec(path);
     if (req.method === 'POST' && pixelEvents) return events(req, res, url, pixelEvents[1]!);
     if (req.method === 'POST' && path === '/__sandbox/meta/usage') return insights.setUsage(req, res);
-    if (req.method === 'POST' && /^\/meta\/graph\/v25\.0\/act_\d+\/insights$/.test(path)) {
+    if (req.method === 'POST' && new RegExp(`^${GRAPH_RE}/act_\\d+/insights$`).test(path)) {
       if (!store.bearerToken(req, url, 'meta')) return invalidToken(res);
       return insights.handle(req, res, url, path, (item) => item);
     }
     if (req.method !== 'GET') return graphError(res, 400, 100, 'Unsupported post request.');
 
-    if (path === '/meta/graph/v25.0/oauth/access_token') {
+    if (path === `${GRAPH}/oauth/access_token`) {
       if (params.get('client_id') !== META_CLIENT.id || params.get('client_secret') !== META_CLIENT.secret) {
         return graphError(res, 400, 1, 'Error validating client secret.');
       }
@@ -819,16 +825,16 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     }
     const caller = store.bearerToken(req, url, 'meta');
     if (!caller) return invalidToken(res);
-    if (path === '/meta/graph/v25.0/me') return json(res, 200, META_USER);
+    if (path === `${GRAPH}/me`) return json(res, 200, META_USER);
     const fields = (params.get('fields') ?? 'id').split(',');
     const pick = (item: Json) => Object.fromEntries(Object.entries(item).filter(([key]) => key === 'id' || fields.includes(key)));
-    if (path === '/meta/graph/v25.0/me/adaccounts') {
+    if (path === `${GRAPH}/me/adaccounts`) {
       if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
         return graphError(res, 403, 200, '(#200) Requires ads_read permission');
       return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
     }
     if (await insights.handle(req, res, url, path, pick)) return;
-    const pixels = /^\/meta\/graph\/v25.0\/act_(\d+)\/adspixels$/.exec(path);
+    const pixels = new RegExp(`^${GRAPH_RE}/act_(\\d+)/adspixels$`).exec(path);
     if (pixels) {
       const list = META_PIXELS[pixels[1]!];
       if (!list)
@@ -855,7 +861,7 @@ export function metaEnv(url: string): Record<string, string> {
   return {
     META_APP_ID: META_CLIENT.id,
     META_APP_SECRET: META_CLIENT.secret,
-    META_OAUTH_DIALOG_URL: `${url}/meta/v25.0/dialog/oauth`,
-    META_GRAPH_API_URL: `${url}/meta/graph/v25.0`,
+    META_OAUTH_DIALOG_URL: `${url}/meta/${GRAPH_VERSION}/dialog/oauth`,
+    META_GRAPH_API_URL: `${url}${GRAPH}`,
   };
 }

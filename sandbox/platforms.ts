@@ -1,6 +1,6 @@
 /**
  * The local sandbox of the ad and analytics platforms: one server that plays Google (OAuth, Google
- * Ads API v26, BigQuery), Meta (Facebook Login, Graph API v25.0), Microsoft (identity platform v2.0,
+ * Ads API v26, BigQuery), Meta (Facebook Login, Graph API v27.0), Microsoft (identity platform v2.0,
  * Advertising REST v13) and Mixpanel (service accounts per data residency), one module each, sharing
  * one store of logins. Each part answers in the platform's wire format and error shapes and refuses
  * what the platform refuses: an unregistered redirect URI, a wrong client secret, a code used twice or
