@@ -11,7 +11,7 @@ import { createVerify, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdDataLevel, AdFacts } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
-import { ingestEvents, type DataManagerWorld } from '@/sandbox/datamanager';
+import { ingestEvents, retrieveRequestStatus, type DataManagerWorld } from '@/sandbox/datamanager';
 import { json, readBody, writable } from '@/sandbox/server';
 import { token, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 
@@ -571,6 +571,8 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (req.method === 'POST' && path === '/google/revoke') return googleRevoke(req, res, url);
     if (req.method === 'POST' && path === `/datamanager/${DATA_MANAGER_VERSION}/events:ingest`)
       return ingestEvents(req, res, url, store, dataManagerWorld);
+    if (req.method === 'GET' && path === `/datamanager/${DATA_MANAGER_VERSION}/requestStatus:retrieve`)
+      return retrieveRequestStatus(req, res, url, store);
     const caller = store.bearerToken(req, url, 'google');
     if (path === '/google/userinfo') return caller ? json(res, 200, { ...GOOGLE_USER, email_verified: true }) : googleUnauthenticated(res);
     let match: RegExpExecArray | null;

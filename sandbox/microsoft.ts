@@ -601,6 +601,12 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
         row.ConversionName,
         item as Record<string, unknown>,
       );
+      // Enhanced conversions: the hashed email and phone are matched by Microsoft's forms (sandbox/matching.ts).
+      const hashed = item as { HashedEmailAddress?: unknown; HashedPhoneNumber?: unknown };
+      const identifiers = (['HashedEmailAddress', 'HashedPhoneNumber'] as const)
+        .filter((key) => typeof hashed[key] === 'string' && hashed[key] !== '')
+        .map((key) => ({ key, value: String(hashed[key]) }));
+      store.matches.judge('microsoft', row.ConversionName, row.ConversionName, identifiers, ['MicrosoftClickId']);
     }
     store.conversions.countCall('microsoft');
     return json(res, 200, { PartialErrors: partialErrors });
