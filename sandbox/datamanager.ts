@@ -8,6 +8,8 @@
  * refuses (required fields, at most 2,000 events, hashed identifiers, the 90-day window …: 400 with a
  * google.rpc.BadRequest naming each field), and whether the login operates each destination (403).
  * One bad event fails the whole request (Data Manager's "fast fail"); nothing of it is recorded.
+ * An accepted request's user identifiers are matched against the known people in Google's forms
+ * (sandbox/matching.ts), and `GET /v1/requestStatus:retrieve` reports it per destination.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';

@@ -2,7 +2,9 @@
  * The sandbox's Meta: Facebook Login (the OAuth dialog, code and long-lived token exchange, removing
  * permissions), the Graph API at the version we pin (the user, ad accounts, pixels), the Insights API (sync pages and
  * async report runs, with the `x-business-use-case-usage` header and its throttling) and the
- * Conversions API (`POST /{pixel}/events`), with Graph's error shapes.
+ * Conversions API (`POST /{pixel}/events`), with Graph's error shapes. Accepted events' hashed contact
+ * information is matched against the known people in Meta's forms (sandbox/matching.ts), and the
+ * Dataset Quality API (`GET /dataset_quality`) reports it per pixel and event name.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dayIn, daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
