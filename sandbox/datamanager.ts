@@ -8,6 +8,8 @@
  * refuses (required fields, at most 2,000 events, hashed identifiers, the 90-day window …: 400 with a
  * google.rpc.BadRequest naming each field), and whether the login operates each destination (403).
  * One bad event fails the whole request (Data Manager's "fast fail"); nothing of it is recorded.
+ * An accepted request's user identifiers are matched against the known people in Google's forms
+ * (sandbox/matching.ts), and `GET /v1/requestStatus:retrieve` reports it per destination.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { Enum, Root, Type, util, type Field } from 'protobufjs';
 import { answerFailure } from '@/sandbox/conversions';
+import { googleAddressKey, type ReceivedIdentifier } from '@/sandbox/matching';
 import { json, readBody } from '@/sandbox/server';
 import type { SandboxStore } from '@/sandbox/store';
 
@@ -518,18 +521,98 @@ export async function ingestEvents(req: IncomingMessage, res: ServerResponse, ur
   events.forEach((event, index) => checks.push(...eventViolations(event, index, request, references, now)));
   if (checks.length > 0) return refused(res, checks);
 
+  const requestId = randomUUID();
   if (!request.validate_only) {
     store.conversions.countCall('google');
     const received = (body as { events: Json[] }).events;
+    const statuses = destinations.map((destination) => ({ destination, records: 0, deniedConsent: 0 }));
     events.forEach((event, index) => {
       const wanted = (event.destination_references as string[] | undefined) ?? [];
-      for (const destination of destinations) {
-        if (wanted.length > 0 && !wanted.includes(String(destination.reference))) continue;
+      const consent = (event.consent as Json | undefined) ?? (request.consent as Json | undefined);
+      const denied = consent?.ad_user_data === 'CONSENT_DENIED';
+      destinations.forEach((destination, position) => {
+        if (wanted.length > 0 && !wanted.includes(String(destination.reference))) return;
         const operating = String((destination.operating_account as Json).account_id);
         const action = String(destination.product_destination_id);
         store.conversions.record('google', `${operating}/${action}|${String(event.transaction_id)}`, action, received[index]!);
-      }
+        statuses[position]!.records += 1;
+        // Google does not use the user data of a person who denied it (processing error DENIED_CONSENT).
+        if (denied) statuses[position]!.deniedConsent += 1;
+        else store.matches.judge('google', action, String(event.event_name ?? 'conversion'), identifiersOf(event, request.encoding));
+      });
     });
+    requestStatuses.set(requestId, statuses);
+    if (requestStatuses.size > MAX_REQUEST_STATUSES) requestStatuses.delete(requestStatuses.keys().next().value!);
   }
-  return json(res, 200, { requestId: randomUUID() });
+  return json(res, 200, { requestId });
+}
+
+/** A hashed value as hex, whatever the request's encoding. */
+const hexOf = (value: unknown, encoding: unknown) =>
+  encoding === 'BASE64' ? Buffer.from(String(value), 'base64').toString('hex') : String(value).toLowerCase();
+
+/** An accepted event's user identifiers as Google compares them: hashes as hex, an address as its four parts. */
+function identifiersOf(event: Json, encoding: unknown): ReceivedIdentifier[] {
+  const identifiers = ((event.user_data as Json | undefined)?.user_identifiers as Json[] | undefined) ?? [];
+  return identifiers.flatMap((identifier): ReceivedIdentifier[] => {
+    if (identifier.email_address !== undefined) return [{ key: 'email_address', value: hexOf(identifier.email_address, encoding) }];
+    if (identifier.phone_number !== undefined) return [{ key: 'phone_number', value: hexOf(identifier.phone_number, encoding) }];
+    const address = identifier.address as Json | undefined;
+    if (!address) return [];
+    return [
+      {
+        key: 'address',
+        value: googleAddressKey({
+          ...address,
+          given_name: hexOf(address.given_name, encoding),
+          family_name: hexOf(address.family_name, encoding),
+        }),
+      },
+    ];
+  });
+}
+
+/** What each accepted request left per destination, for `requestStatus:retrieve` (the sandbox keeps the last 10,000). */
+const requestStatuses = new Map<string, Array<{ destination: Json; records: number; deniedConsent: number }>>();
+const MAX_REQUEST_STATUSES = 10_000;
+
+/** A destination as the API writes it back (proto3 JSON names). */
+function destinationJson(destination: Json): Json {
+  const account = (value: unknown) => {
+    const found = value as Json | undefined;
+    return found ? { accountType: accountType(found), accountId: String(found.account_id) } : undefined;
+  };
+  return {
+    ...(destination.reference ? { reference: destination.reference } : {}),
+    ...(destination.login_account ? { loginAccount: account(destination.login_account) } : {}),
+    operatingAccount: account(destination.operating_account),
+    productDestinationId: String(destination.product_destination_id),
+  };
+}
+
+/**
+ * `GET /v1/requestStatus:retrieve?requestId=…` (RetrieveRequestStatusResponse): per destination its
+ * status, the events ingested (IngestEventsStatus.record_count, an int64 as a JSON string) and the
+ * records Google could not use with their ProcessingErrorReason. A request id the sandbox never
+ * answered is NOT_FOUND.
+ */
+export async function retrieveRequestStatus(req: IncomingMessage, res: ServerResponse, url: URL, store: SandboxStore) {
+  const caller = store.bearerToken(req, url, 'google');
+  if (!caller) return unauthenticated(res);
+  if (!caller.scope.split(' ').includes(SCOPE)) return scopeInsufficient(res);
+  const requestId = url.searchParams.get('requestId') ?? url.searchParams.get('request_id') ?? '';
+  if (!requestId)
+    return refused(res, [{ field: 'request_id', description: 'Required field is missing.', reason: 'REQUIRED_FIELD_MISSING' }]);
+  const statuses = requestStatuses.get(requestId);
+  if (!statuses) return rpcError(res, 404, 'NOT_FOUND', `Request ${requestId} was not found.`);
+  return json(res, 200, {
+    requestStatusPerDestination: statuses.map(({ destination, records, deniedConsent }) => ({
+      destination: destinationJson(destination),
+      requestStatus: deniedConsent === 0 ? 'SUCCESS' : deniedConsent < records ? 'PARTIAL_SUCCESS' : 'FAILED',
+      ...(deniedConsent
+        ? { errorInfo: { errorCounts: [{ recordCount: String(deniedConsent), reason: 'PROCESSING_ERROR_REASON_DENIED_CONSENT' }] } }
+        : {}),
+      eventsIngestionStatus: { recordCount: String(records - deniedConsent) },
+    })),
+  });
 }

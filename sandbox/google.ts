@@ -1,20 +1,25 @@
 /**
  * The sandbox's Google: OAuth 2.0 (consent, code and refresh grants, revoke, userinfo), the Google
- * Ads API v26 (accessible customers, a manager with two clients, conversion actions; a client is
+ * Ads API (the pinned version; accessible customers, a manager with two clients, conversion actions; a client is
  * refused without its manager as login-customer-id; ad performance through googleAds:searchStream,
  * its GAQL checked as Google checks it and its figures from sandbox/adData.ts), the Data Manager
  * API's events:ingest (conversions to those customers' conversion actions, sandbox/datamanager.ts)
  * and the service-account JWT grant (RFC 7523) that BigQuery logins use (sandbox/bigquery.ts).
  */
+import { API_VERSIONS } from '@/lib/server/connectors/versions';
 import { createVerify, generateKeyPairSync } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdDataLevel, AdFacts } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
-import { ingestEvents, type DataManagerWorld } from '@/sandbox/datamanager';
+import { ingestEvents, retrieveRequestStatus, type DataManagerWorld } from '@/sandbox/datamanager';
 import { json, readBody, writable } from '@/sandbox/server';
 import { token, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 
 type Json = Record<string, unknown>;
+
+/** The versions the sandbox serves: the ones the app pins (lib/server/connectors/versions.ts). */
+const ADS_VERSION = API_VERSIONS.googleAds.version;
+const DATA_MANAGER_VERSION = API_VERSIONS.dataManager.version;
 
 export const GOOGLE_CLIENT = { id: 'sandbox-google-client.apps.googleusercontent.com', secret: 'sandbox-google-secret' };
 
@@ -352,7 +357,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
         status: statusText,
         details: [
           {
-            '@type': 'type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure',
+            '@type': `type.googleapis.com/google.ads.googleads.${ADS_VERSION}.errors.GoogleAdsFailure`,
             errors: [{ errorCode, message }],
             requestId: token(''),
           },
@@ -426,7 +431,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
         status: statusText,
         details: [
           {
-            '@type': 'type.googleapis.com/google.ads.googleads.v26.errors.GoogleAdsFailure',
+            '@type': `type.googleapis.com/google.ads.googleads.${ADS_VERSION}.errors.GoogleAdsFailure`,
             errors: [
               {
                 errorCode,
@@ -564,19 +569,22 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (req.method === 'POST' && path === '/google/consent') return decide(req, res, store, GOOGLE);
     if (req.method === 'POST' && path === '/google/token') return googleToken(req, res);
     if (req.method === 'POST' && path === '/google/revoke') return googleRevoke(req, res, url);
-    if (req.method === 'POST' && path === '/datamanager/v1/events:ingest') return ingestEvents(req, res, url, store, dataManagerWorld);
+    if (req.method === 'POST' && path === `/datamanager/${DATA_MANAGER_VERSION}/events:ingest`)
+      return ingestEvents(req, res, url, store, dataManagerWorld);
+    if (req.method === 'GET' && path === `/datamanager/${DATA_MANAGER_VERSION}/requestStatus:retrieve`)
+      return retrieveRequestStatus(req, res, url, store);
     const caller = store.bearerToken(req, url, 'google');
     if (path === '/google/userinfo') return caller ? json(res, 200, { ...GOOGLE_USER, email_verified: true }) : googleUnauthenticated(res);
     let match: RegExpExecArray | null;
-    if (path === '/googleads/v26/customers:listAccessibleCustomers' && req.method === 'GET') {
+    if (path === `/googleads/${ADS_VERSION}/customers:listAccessibleCustomers` && req.method === 'GET') {
       if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
       return json(res, 200, { resourceNames: GOOGLE_DIRECT.map((id) => `customers/${id}`) });
     }
-    if ((match = /^\/googleads\/v26\/customers\/(\d+)\/googleAds:search$/.exec(path)) && req.method === 'POST') {
+    if ((match = new RegExp(`^/googleads/${ADS_VERSION}/customers/(\\d+)/googleAds:search$`).exec(path)) && req.method === 'POST') {
       if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
       return googleAdsSearch(req, res, match[1]!);
     }
-    if ((match = /^\/googleads\/v26\/customers\/(\d+)\/googleAds:searchStream$/.exec(path)) && req.method === 'POST') {
+    if ((match = new RegExp(`^/googleads/${ADS_VERSION}/customers/(\\d+)/googleAds:searchStream$`).exec(path)) && req.method === 'POST') {
       if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
       return googleAdsSearchStream(req, res, match[1]!);
     }
@@ -599,7 +607,7 @@ export function googleEnv(url: string): Record<string, string> {
     GOOGLE_OAUTH_TOKEN_URL: `${url}/google/token`,
     GOOGLE_USERINFO_URL: `${url}/google/userinfo`,
     GOOGLE_ADS_API_URL: `${url}/googleads`,
-    GOOGLE_DATA_MANAGER_API_URL: `${url}/datamanager/v1`,
+    GOOGLE_DATA_MANAGER_API_URL: `${url}/datamanager/${DATA_MANAGER_VERSION}`,
     BIGQUERY_API_URL: `${url}/bigquery`,
   };
 }

@@ -1,17 +1,26 @@
 /**
  * The sandbox's Meta: Facebook Login (the OAuth dialog, code and long-lived token exchange, removing
- * permissions), the Graph API v25.0 (the user, ad accounts, pixels), the Insights API (sync pages and
+ * permissions), the Graph API at the version we pin (the user, ad accounts, pixels), the Insights API (sync pages and
  * async report runs, with the `x-business-use-case-usage` header and its throttling) and the
- * Conversions API (`POST /{pixel}/events`), with Graph's error shapes.
+ * Conversions API (`POST /{pixel}/events`), with Graph's error shapes. Accepted events' hashed contact
+ * information is matched against the known people in Meta's forms (sandbox/matching.ts), and the
+ * Dataset Quality API (`GET /dataset_quality`) reports it per pixel and event name.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dayIn, daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
+import { META_KEYS, type ReceivedIdentifier } from '@/sandbox/matching';
 import { json, readBody } from '@/sandbox/server';
 import { token, type AccessToken, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
+import { API_VERSIONS } from '@/lib/server/connectors/versions';
 
 type Json = Record<string, unknown>;
+
+/** The Graph API version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
+export const GRAPH_VERSION = API_VERSIONS.meta.version;
+const GRAPH = `/meta/graph/${GRAPH_VERSION}`;
+const GRAPH_RE = GRAPH.replace(/[.\/]/g, '\\$&');
 
 /** A long-lived Meta login the sandbox knows from the start: the demo organization's Meta destination uses it. */
 export const META_DEMO_TOKEN = 'EAABsandboxDemoLongLivedToken';
@@ -66,9 +75,32 @@ const ACTION_SOURCES = [
   'business_messaging',
   'other',
 ];
+/** data_processing_options_country and _state: the values Meta lists (0: Meta geolocates). */
+const DPO_COUNTRIES = [0, 1];
+const DPO_STATES = [0, ...Array.from({ length: 14 }, (_, index) => 1000 + index)];
 /** Contact information Meta accepts only hashed (SHA-256, lowercase hex); external_id is "hashing recommended" and passes as is. */
 const HASHED_FIELDS = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country'];
 const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** user_data keys that are not hashed contact information: counted for coverage only. */
+const UNHASHED_KEYS = ['external_id', 'client_ip_address', 'client_user_agent', 'fbc', 'fbp'];
+/** The identifier names the Dataset Quality API reports for user_data keys. */
+const META_IDENTIFIER_NAMES: Record<string, string> = {
+  em: 'email',
+  ph: 'phone',
+  fn: 'first_name',
+  ln: 'last_name',
+  ct: 'city',
+  st: 'state',
+  zp: 'zip_code',
+  country: 'country',
+  db: 'date_of_birth',
+  ge: 'gender',
+  external_id: 'external_id',
+  client_ip_address: 'ip_address',
+  client_user_agent: 'user_agent',
+  fbc: 'fbc',
+  fbp: 'fbp',
+};
 
 const parameterError = (path: string, userMessage: string, subcode = 2804019): GraphFailure => ({
   code: 100,
@@ -112,6 +144,21 @@ function eventProblem(event: unknown, index: number, nowSeconds: number): GraphF
     return parameterError(`${at}['action_source']`, 'is required.');
   if (typeof e.action_source !== 'string' || !ACTION_SOURCES.includes(e.action_source)) {
     return parameterError(`${at}['action_source']`, `must be one of {${ACTION_SOURCES.join(', ')}}.`);
+  }
+  // Limited Data Use (Server Event Parameters, "Data Processing Options"): ["LDU"] or [], a country of
+  // 1 (US) or 0 (Meta geolocates), a state of 1000–1013 (California … Rhode Island) or 0.
+  const options = e.data_processing_options;
+  if (options !== undefined && (!Array.isArray(options) || options.some((option) => option !== 'LDU'))) {
+    return parameterError(`${at}['data_processing_options']`, "must be an array holding 'LDU', or empty.");
+  }
+  if (e.data_processing_options_country !== undefined && !DPO_COUNTRIES.includes(e.data_processing_options_country as number)) {
+    return parameterError(`${at}['data_processing_options_country']`, 'must be 1 (United States) or 0 (Meta geolocates the event).');
+  }
+  if (e.data_processing_options_state !== undefined && !DPO_STATES.includes(e.data_processing_options_state as number)) {
+    return parameterError(
+      `${at}['data_processing_options_state']`,
+      'must be a state code from 1000 (California) to 1013 (Rhode Island), or 0.',
+    );
   }
   if (typeof e.user_data !== 'object' || e.user_data === null || Array.isArray(e.user_data))
     return parameterError(`${at}['user_data']`, 'is required.');
@@ -544,8 +591,8 @@ function createInsights(store: SandboxStore) {
 
   /** `GET act_{id}`, `GET|POST act_{id}/insights`, `GET {report_run_id}` and `GET {report_run_id}/insights`; false when the path is none of them. */
   async function handle(req: IncomingMessage, res: ServerResponse, url: URL, path: string, pick: (item: Json) => Json): Promise<boolean> {
-    const accountPath = /^\/meta\/graph\/v25\.0\/act_(\d+)(\/insights)?$/.exec(path);
-    const runPath = /^\/meta\/graph\/v25\.0\/(\d+)(\/insights)?$/.exec(path);
+    const accountPath = new RegExp(`^${GRAPH_RE}/act_(\\d+)(/insights)?$`).exec(path);
+    const runPath = new RegExp(`^${GRAPH_RE}/(\\d+)(/insights)?$`).exec(path);
     if (accountPath) {
       const [, accountId = '', insights] = accountPath;
       if (req.method === 'POST' && !insights) return false;
@@ -744,14 +791,80 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       // Without an event_id Meta cannot deduplicate: every copy counts.
       const eventId = typeof event.event_id === 'string' || typeof event.event_id === 'number' ? String(event.event_id) : token('no-id-');
       store.conversions.record('meta', `${target}|${String(event.event_name)}|${eventId}`, target, event);
+      judge(target, event);
     }
     store.conversions.countCall('meta');
     return json(res, 200, { events_received: data.length, messages: [], fbtrace_id: token('A') });
   }
 
+  /** Matches an accepted event's hashed contact information against the known people, in Meta's forms. */
+  function judge(target: string, event: Json) {
+    const user = event.user_data as Json;
+    const identifiers: ReceivedIdentifier[] = [];
+    for (const key of META_KEYS) {
+      const value = user[key];
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) identifiers.push({ key, value: String(item) });
+    }
+    const present = UNHASHED_KEYS.filter((key) => isFilled(user[key]));
+    store.matches.judge('meta', target, String(event.event_name), identifiers, present);
+  }
+
+  /**
+   * The Dataset Quality API (`GET /dataset_quality?dataset_id=…&fields=web{event_match_quality,event_name}`):
+   * per event name, Event Match Quality as Meta shapes it: a composite score (0–10; here the share of
+   * events whose every identifier matched a known person, times 10), each identifier's coverage (the
+   * share of events carrying it) and a diagnostic for each identifier whose values matched nobody.
+   */
+  function datasetQuality(res: ServerResponse, url: URL) {
+    const datasetId = url.searchParams.get('dataset_id') ?? '';
+    if (!datasetId) return graphError(res, 400, 100, '(#100) The parameter dataset_id is required');
+    const known = Object.values(META_PIXELS).some((pixels) => pixels.some((pixel) => pixel.id === datasetId));
+    if (!known) {
+      return graphError(
+        res,
+        400,
+        100,
+        `Unsupported get request. Object with ID '${datasetId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+        33,
+      );
+    }
+    const percent = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1000) / 10 : 0);
+    const web = store.matches.list({ platform: 'meta', target: datasetId }).map((entry) => {
+      const feedback = [
+        ...Object.entries(entry.keys).map(([key, counts]) => ({
+          identifier: META_IDENTIFIER_NAMES[key] ?? key,
+          coverage: { percentage: percent(counts.sent, entry.events) },
+        })),
+        ...Object.entries(entry.present).map(([key, count]) => ({
+          identifier: META_IDENTIFIER_NAMES[key] ?? key,
+          coverage: { percentage: percent(count, entry.events) },
+        })),
+      ];
+      const diagnostics = Object.entries(entry.keys)
+        .filter(([, counts]) => counts.matched < counts.sent)
+        .map(([key, counts]) => ({
+          name: `Invalid ${META_IDENTIFIER_NAMES[key] ?? key} values`,
+          description: `${counts.sent - counts.matched} of ${counts.sent} ${META_IDENTIFIER_NAMES[key] ?? key} values sent match no one: they were not normalised as Meta's customer information parameters require before hashing.`,
+          solution: `Normalise ${key} as Meta documents it, then hash it with SHA-256.`,
+          percentage: percent(counts.sent - counts.matched, counts.sent),
+          affected_event_count: counts.sent - counts.matched,
+          total_event_count: entry.events,
+        }));
+      return {
+        event_name: entry.eventName,
+        event_match_quality: {
+          composite_score: Math.round((entry.matched / entry.events) * 100) / 10,
+          match_key_feedback: feedback,
+          ...(diagnostics.length ? { diagnostics } : {}),
+        },
+      };
+    });
+    return json(res, 200, { web });
+  }
+
   async function meta(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
     const params = url.searchParams;
-    if (req.method === 'GET' && path === '/meta/v25.0/dialog/oauth') {
+    if (req.method === 'GET' && path === `/meta/${GRAPH_VERSION}/dialog/oauth`) {
       if (params.get('client_id') !== META_CLIENT.id)
         return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
       if (!store.registered.has(params.get('redirect_uri') ?? '')) {
@@ -779,21 +892,21 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       );
     }
     if (req.method === 'POST' && path === '/meta/consent') return decide(req, res, store, META);
-    if (req.method === 'DELETE' && path === '/meta/graph/v25.0/me/permissions') {
+    if (req.method === 'DELETE' && path === `${GRAPH}/me/permissions`) {
       if (!store.bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
       for (const [key, grant] of store.accessTokens) if (grant.provider === 'meta') store.accessTokens.delete(key);
       return json(res, 200, { success: true });
     }
-    const pixelEvents = /^\/meta\/graph\/v25\.0\/(\d+)\/events$/.exec(path);
+    const pixelEvents = new RegExp(`^${GRAPH_RE}/(\\d+)/events$`).exec(path);
     if (req.method === 'POST' && pixelEvents) return events(req, res, url, pixelEvents[1]!);
     if (req.method === 'POST' && path === '/__sandbox/meta/usage') return insights.setUsage(req, res);
-    if (req.method === 'POST' && /^\/meta\/graph\/v25\.0\/act_\d+\/insights$/.test(path)) {
+    if (req.method === 'POST' && new RegExp(`^${GRAPH_RE}/act_\\d+/insights$`).test(path)) {
       if (!store.bearerToken(req, url, 'meta')) return invalidToken(res);
       return insights.handle(req, res, url, path, (item) => item);
     }
     if (req.method !== 'GET') return graphError(res, 400, 100, 'Unsupported post request.');
 
-    if (path === '/meta/graph/v25.0/oauth/access_token') {
+    if (path === `${GRAPH}/oauth/access_token`) {
       if (params.get('client_id') !== META_CLIENT.id || params.get('client_secret') !== META_CLIENT.secret) {
         return graphError(res, 400, 1, 'Error validating client secret.');
       }
@@ -819,16 +932,17 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     }
     const caller = store.bearerToken(req, url, 'meta');
     if (!caller) return invalidToken(res);
-    if (path === '/meta/graph/v25.0/me') return json(res, 200, META_USER);
+    if (path === `${GRAPH}/me`) return json(res, 200, META_USER);
+    if (path === `${GRAPH}/dataset_quality`) return datasetQuality(res, url);
     const fields = (params.get('fields') ?? 'id').split(',');
     const pick = (item: Json) => Object.fromEntries(Object.entries(item).filter(([key]) => key === 'id' || fields.includes(key)));
-    if (path === '/meta/graph/v25.0/me/adaccounts') {
+    if (path === `${GRAPH}/me/adaccounts`) {
       if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
         return graphError(res, 403, 200, '(#200) Requires ads_read permission');
       return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
     }
     if (await insights.handle(req, res, url, path, pick)) return;
-    const pixels = /^\/meta\/graph\/v25.0\/act_(\d+)\/adspixels$/.exec(path);
+    const pixels = new RegExp(`^${GRAPH_RE}/act_(\\d+)/adspixels$`).exec(path);
     if (pixels) {
       const list = META_PIXELS[pixels[1]!];
       if (!list)
@@ -855,7 +969,7 @@ export function metaEnv(url: string): Record<string, string> {
   return {
     META_APP_ID: META_CLIENT.id,
     META_APP_SECRET: META_CLIENT.secret,
-    META_OAUTH_DIALOG_URL: `${url}/meta/v25.0/dialog/oauth`,
-    META_GRAPH_API_URL: `${url}/meta/graph/v25.0`,
+    META_OAUTH_DIALOG_URL: `${url}/meta/${GRAPH_VERSION}/dialog/oauth`,
+    META_GRAPH_API_URL: `${url}${GRAPH}`,
   };
 }

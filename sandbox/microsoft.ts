@@ -3,6 +3,7 @@
  * errors) and Microsoft Advertising REST v13 (the user, accounts, conversion goals, offline conversions,
  * reports; developer token and CustomerId headers checked).
  */
+import { API_VERSIONS } from '@/lib/server/connectors/versions';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { strToU8, zipSync } from 'fflate';
@@ -11,6 +12,9 @@ import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { json, readBody } from '@/sandbox/server';
 import { token, type Grant, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
+
+/** The REST version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
+const REST_VERSION = API_VERSIONS.microsoftAds.version;
 
 export const MICROSOFT_CLIENT = { id: '00000000-5a4d-4b6f-8e1a-5a4db0c0ffee', secret: 'sandbox-microsoft-secret' };
 export const MICROSOFT_DEVELOPER_TOKEN = 'SANDBOXDEVTOKEN';
@@ -128,6 +132,91 @@ function offlineConversionError(item: unknown, now: number): OfflineError | null
   if (!blank(row.HashedPhoneNumber) && !sha256(row.HashedPhoneNumber)) return 'ConversionPhoneNumberIsNotHashed';
   return null;
 }
+
+/**
+ * The ReportTimeZone value set of the Reporting service v13, in Microsoft's own order (EnumerationValue
+ * 1–75), from "ReportTimeZone Value Set - Reporting" (learn.microsoft.com/advertising/reporting-service/
+ * reporttimezone). It is not the account's TimeZoneType: Midway is `MidwayIslandandSamoa` here and
+ * `MidwayIslandAndSamoa` in account settings. A value outside it does not deserialize, and the request
+ * is refused.
+ */
+export const REPORT_TIME_ZONES: readonly string[] = [
+  'Nukualofa',
+  'FijiKamchatkaMarshallIsland',
+  'AucklandWellington',
+  'MagadanSolomonIslandNewCaledonia',
+  'Vladivostok',
+  'Hobart',
+  'GuamPortMoresby',
+  'CanberraMelbourneSydney',
+  'Brisbane',
+  'Darwin',
+  'Adelaide',
+  'Yakutsk',
+  'Seoul',
+  'OsakaSapporoTokyo',
+  'Taipei',
+  'Perth',
+  'KualaLumpurSingapore',
+  'IrkutskUlaanBataar',
+  'BeijingChongqingHongKongUrumqi',
+  'Krasnoyarsk',
+  'BangkokHanoiJakarta',
+  'Rangoon',
+  'SriJayawardenepura',
+  'AstanaDhaka',
+  'AlmatyNovosibirsk',
+  'Kathmandu',
+  'ChennaiKolkataMumbaiNewDelhi',
+  'IslandamabadKarachiTashkent',
+  'Ekaterinburg',
+  'Kabul',
+  'BakuTbilisiYerevan',
+  'AbuDhabiMuscat',
+  'Tehran',
+  'Nairobi',
+  'MoscowStPetersburgVolgograd',
+  'KuwaitRiyadh',
+  'Baghdad',
+  'Jerusalem',
+  'HelsinkiKyivRigaSofiaTallinnVilnius',
+  'HararePretoria',
+  'Cairo',
+  'Bucharest',
+  'AthensIslandanbulMinsk',
+  'WestCentralAfrica',
+  'SarajevoSkopjeWarsawZagreb',
+  'BrusselsCopenhagenMadridParis',
+  'BelgradeBratislavaBudapestLjubljanaPrague',
+  'AmsterdamBerlinBernRomeStockholmVienna',
+  'CasablancaMonrovia',
+  'GreenwichMeanTimeDublinEdinburghLisbonLondon',
+  'Azores',
+  'CapeVerdeIsland',
+  'MidAtlantic',
+  'Brasilia',
+  'BuenosAiresGeorgetown',
+  'Greenland',
+  'Newfoundland',
+  'AtlanticTimeCanada',
+  'CaracasLaPaz',
+  'Santiago',
+  'BogotaLimaQuito',
+  'EasternTimeUSCanada',
+  'IndianaEast',
+  'CentralAmerica',
+  'CentralTimeUSCanada',
+  'GuadalajaraMexicoCityMonterrey',
+  'Saskatchewan',
+  'Arizona',
+  'ChihuahuaLaPazMazatlan',
+  'MountainTimeUSCanada',
+  'PacificTimeUSCanadaTijuana',
+  'Alaska',
+  'Hawaii',
+  'MidwayIslandandSamoa',
+  'InternationalDateLineWest',
+];
 
 /** How the Reporting service answers a report request it refuses: ApiFaultDetail with one OperationError (HTTP 400). */
 const REPORT_ERRORS = {
@@ -400,13 +489,13 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
         'AuthenticationTokenExpired',
         'Authentication token expired. Please renew it or obtain a new token.',
       );
-    if (path === '/microsoft/clientcenter/CustomerManagement/v13/User/Query') {
+    if (path === `/microsoft/clientcenter/CustomerManagement/${REST_VERSION}/User/Query`) {
       return json(res, 200, {
         User: { ...MICROSOFT_USER, Name: { FirstName: 'Sandbox', LastName: 'Marketer' } },
         CustomerRoles: [{ CustomerId: 9001, RoleId: 41, AccountIds: null }],
       });
     }
-    if (path === '/microsoft/clientcenter/CustomerManagement/v13/Accounts/Search') {
+    if (path === `/microsoft/clientcenter/CustomerManagement/${REST_VERSION}/Accounts/Search`) {
       const body = JSON.parse((await readBody(req)) || '{}') as {
         Predicates?: Array<{ Field: string; Value: string }>;
         PageInfo?: unknown;
@@ -416,22 +505,23 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
       const accounts = !userPredicate || userPredicate.Value === String(MICROSOFT_USER.Id) ? MICROSOFT_ACCOUNTS : [];
       return json(res, 200, { Accounts: accounts });
     }
-    if (path === '/microsoft/clientcenter/CustomerManagement/v13/Account/Query') {
+    if (path === `/microsoft/clientcenter/CustomerManagement/${REST_VERSION}/Account/Query`) {
       const body = JSON.parse((await readBody(req)) || '{}') as { AccountId?: unknown };
       // Every sandbox account belongs to the one customer the sandbox user manages.
       const account = MICROSOFT_ACCOUNTS.find((candidate) => String(candidate.Id) === String(body.AccountId));
       if (!account) return adApiFault(res, 400, 1102, 'InvalidAccountId', 'The account ID is invalid.');
       return json(res, 200, { Account: account });
     }
-    if (path === '/microsoft/reporting/Reporting/v13/GenerateReport/Submit') return submitReport(req, res);
-    if (path === '/microsoft/reporting/Reporting/v13/GenerateReport/Poll') return pollReport(req, res);
-    if (path === '/microsoft/campaign/CampaignManagement/v13/ConversionGoals/QueryByIds') {
+    if (path === `/microsoft/reporting/Reporting/${REST_VERSION}/GenerateReport/Submit`) return submitReport(req, res);
+    if (path === `/microsoft/reporting/Reporting/${REST_VERSION}/GenerateReport/Poll`) return pollReport(req, res);
+    if (path === `/microsoft/campaign/CampaignManagement/${REST_VERSION}/ConversionGoals/QueryByIds`) {
       if (!accountOf(req, res)) return;
       const body = JSON.parse((await readBody(req)) || '{}') as { ConversionGoalTypes?: string };
       if (!body.ConversionGoalTypes) return adApiFault(res, 400, 1001, 'NullParameter', 'ConversionGoalTypes cannot be null.');
       return json(res, 200, { ConversionGoals: MICROSOFT_GOALS, PartialErrors: null });
     }
-    if (path === '/microsoft/campaign/CampaignManagement/v13/OfflineConversions/Apply') return applyOfflineConversions(req, res);
+    if (path === `/microsoft/campaign/CampaignManagement/${REST_VERSION}/OfflineConversions/Apply`)
+      return applyOfflineConversions(req, res);
     return adApiFault(res, 404, 0, 'NotFound', `Not found: ${path}`);
   }
 
@@ -511,6 +601,12 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
         row.ConversionName,
         item as Record<string, unknown>,
       );
+      // Enhanced conversions: the hashed email and phone are matched by Microsoft's forms (sandbox/matching.ts).
+      const hashed = item as { HashedEmailAddress?: unknown; HashedPhoneNumber?: unknown };
+      const identifiers = (['HashedEmailAddress', 'HashedPhoneNumber'] as const)
+        .filter((key) => typeof hashed[key] === 'string' && hashed[key] !== '')
+        .map((key) => ({ key, value: String(hashed[key]) }));
+      store.matches.judge('microsoft', row.ConversionName, row.ConversionName, identifiers, ['MicrosoftClickId']);
     }
     store.conversions.countCall('microsoft');
     return json(res, 200, { PartialErrors: partialErrors });
@@ -613,6 +709,10 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     const time = (request.Time ?? null) as Record<string, unknown> | null;
     if (!time || time.PredefinedTime || !time.CustomDateRangeStart || !time.CustomDateRangeEnd)
       return reportFault(res, 'ReportingServiceInvalidReportTimeSelection');
+    // ReportTimeZone is an enum: a value outside Microsoft's list does not deserialize.
+    if (time.ReportTimeZone !== undefined && time.ReportTimeZone !== null && !REPORT_TIME_ZONES.includes(String(time.ReportTimeZone))) {
+      return reportFault(res, 'NullRequest', `Requested value '${String(time.ReportTimeZone)}' was not found in ReportTimeZone.`);
+    }
     const from = reportDate(time.CustomDateRangeStart);
     if (!from) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeStart');
     const to = reportDate(time.CustomDateRangeEnd);
@@ -721,8 +821,8 @@ export function microsoftEnv(url: string): Record<string, string> {
     MICROSOFT_OAUTH_CLIENT_SECRET: MICROSOFT_CLIENT.secret,
     MICROSOFT_ADS_DEVELOPER_TOKEN: MICROSOFT_DEVELOPER_TOKEN,
     MICROSOFT_LOGIN_URL: `${url}/microsoft/common/oauth2/v2.0`,
-    MICROSOFT_CUSTOMER_MANAGEMENT_URL: `${url}/microsoft/clientcenter/CustomerManagement/v13`,
-    MICROSOFT_CAMPAIGN_MANAGEMENT_URL: `${url}/microsoft/campaign/CampaignManagement/v13`,
-    MICROSOFT_ADS_REPORTING_URL: `${url}/microsoft/reporting/Reporting/v13`,
+    MICROSOFT_CUSTOMER_MANAGEMENT_URL: `${url}/microsoft/clientcenter/CustomerManagement/${REST_VERSION}`,
+    MICROSOFT_CAMPAIGN_MANAGEMENT_URL: `${url}/microsoft/campaign/CampaignManagement/${REST_VERSION}`,
+    MICROSOFT_ADS_REPORTING_URL: `${url}/microsoft/reporting/Reporting/${REST_VERSION}`,
   };
 }

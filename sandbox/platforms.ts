@@ -1,6 +1,6 @@
 /**
  * The local sandbox of the ad and analytics platforms: one server that plays Google (OAuth, Google
- * Ads API v26, BigQuery), Meta (Facebook Login, Graph API v25.0), Microsoft (identity platform v2.0,
+ * Ads API v26, BigQuery), Meta (Facebook Login, Graph API v27.0), Microsoft (identity platform v2.0,
  * Advertising REST v13) and Mixpanel (service accounts per data residency), one module each, sharing
  * one store of logins. Each part answers in the platform's wire format and error shapes and refuses
  * what the platform refuses: an unregistered redirect URI, a wrong client secret, a code used twice or
@@ -21,6 +21,8 @@ import { createMixpanel, mixpanelEnv, SANDBOX_MIXPANEL, type SandboxMixpanelEven
 import { escapeHtml, json, readBody, serve } from '@/sandbox/server';
 import type { AdDataWorld } from '@/sandbox/adData';
 import type { ConversionLedger, ConversionPlatform } from '@/sandbox/conversions';
+import { KNOWN_PEOPLE } from '@/sandbox/people';
+import type { MatchLedger, MatchPlatform } from '@/sandbox/matching';
 import { createStore, type Provider, type SandboxStore } from '@/sandbox/store';
 
 export { META_DEMO_TOKEN, SANDBOX_MIXPANEL };
@@ -39,6 +41,8 @@ export interface FakePlatforms {
   serviceAccountKey: string;
   /** Conversions received by Meta, Google, Microsoft and Mixpanel (deduplicated), and their failure switches. */
   conversions: ConversionLedger;
+  /** What Meta, Google and Microsoft matched of the hashed identifiers they received, each by its own rules (sandbox/matching.ts). */
+  matches: MatchLedger;
   /** The ad performance every account reports: its shape, restatements and failure switches. */
   adData: AdDataWorld;
   /** What the fake BigQuery holds: tables' metadata and rows (decoded), the queries it ran. */
@@ -85,6 +89,7 @@ ${[GOOGLE, META, MICROSOFT]
   )
   .join('<br>')}
 <h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google, Microsoft and Mixpanel received</a></p>
+<h2>Match quality</h2><p><a href="${store.base}/__sandbox/matches">Identifiers each platform matched to its ${KNOWN_PEOPLE.length} known people, by its own rules</a> (<a href="${store.base}/__sandbox/matches.json">JSON</a>)</p>
 <h2>Destinations</h2><p><a href="${store.base}/__sandbox/destinations">Rows in each BigQuery table and Ad Data events in each Mixpanel project</a></p>`,
   );
 }
@@ -112,6 +117,43 @@ function conversionsPage(res: ServerResponse, store: SandboxStore) {
     200,
     'Conversions received',
     `<h1>Conversions received</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>${CONVERSION_PLATFORMS.map(section).join('')}`,
+  );
+}
+
+const MATCH_PLATFORMS: ReadonlyArray<{ platform: MatchPlatform; label: string; target: string }> = [
+  { platform: 'meta', label: 'Meta', target: 'Pixel' },
+  { platform: 'google', label: 'Google (Data Manager)', target: 'Conversion action' },
+  { platform: 'microsoft', label: 'Microsoft', target: 'Goal' },
+];
+
+/**
+ * Matched and unmatched events per pixel, conversion action and goal, and per identifier: an
+ * identifier that matches nobody was hashed in another platform's form (or belongs to a stranger).
+ */
+function matchesPage(res: ServerResponse, store: SandboxStore) {
+  const section = ({ platform, label, target }: (typeof MATCH_PLATFORMS)[number]) => {
+    const targets = [...new Set(store.matches.list({ platform }).map((entry) => entry.target))].sort();
+    const rows = targets.map((name) => {
+      const total = store.matches.total(platform, name);
+      const keys = Object.entries(total.keys)
+        .map(([key, counts]) => `${escapeHtml(key)} ${counts.matched}/${counts.sent}`)
+        .join(', ');
+      return `<tr><td><code>${escapeHtml(name)}</code></td><td>${total.events}</td><td>${total.matched}</td><td>${total.unmatched}</td><td>${total.withoutIdentifiers}</td><td>${keys}</td></tr>`;
+    });
+    return `<h2>${label}</h2>${
+      rows.length
+        ? `<table><tr><th>${target}</th><th>Events</th><th>Matched</th><th>Unmatched</th><th>No identifier</th><th>Identifiers matched / sent</th></tr>${rows.join('')}</table>`
+        : '<p class="muted">Nothing received yet.</p>'
+    }`;
+  };
+  page(
+    res,
+    200,
+    'Match quality',
+    `<h1>Match quality</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>
+<p class="muted">Each platform knows ${KNOWN_PEOPLE.length} people (sandbox/people.ts) and hashes each of them in the form it documents (docs/SANDBOX.md). An event matches when every hashed identifier it carries is one of theirs.</p>
+${MATCH_PLATFORMS.map(section).join('')}
+<form method="post" action="${store.base}/__sandbox/matches/reset"><button>Reset the counts</button></form>`,
   );
 }
 
@@ -155,6 +197,15 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
       return req.headers.accept?.includes('text/html') ? sandboxIndex(res, store) : json(res, 200, { revoked: revoke[1] });
     }
     if (path === '/__sandbox/conversions') return conversionsPage(res, store);
+    if (path === '/__sandbox/matches') return matchesPage(res, store);
+    if (path === '/__sandbox/matches.json') {
+      const platform = url.searchParams.get('platform') as MatchPlatform | null;
+      return json(res, 200, { matches: store.matches.list(platform ? { platform } : {}) });
+    }
+    if (path === '/__sandbox/matches/reset' && req.method === 'POST') {
+      store.matches.reset();
+      return req.headers.accept?.includes('text/html') ? matchesPage(res, store) : json(res, 200, { reset: true });
+    }
     if (path === '/__sandbox/destinations') return destinationsPage(res, store, { bigquery: bigquery.page, mixpanel: mixpanel.page });
     if (path === '/__sandbox/conversions.json') {
       const platform = url.searchParams.get('platform') as ConversionPlatform | null;
@@ -176,6 +227,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
     url: store.base,
     revokeAll: store.revokeAll,
     conversions: store.conversions,
+    matches: store.matches,
     adData: store.adData,
     bigquery: bigquery.data,
     mixpanel: mixpanel.events,

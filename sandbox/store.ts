@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
 import { createAdData } from '@/sandbox/adData';
 import { createConversionLedger } from '@/sandbox/conversions';
+import { createMatchLedger } from '@/sandbox/matching';
 
 export type Provider = 'google' | 'meta' | 'microsoft';
 
@@ -87,6 +88,8 @@ export function createStore(appUrls: readonly string[]) {
     registered,
     /** Conversions received by Meta, Google and Microsoft, and their failure switches. */
     conversions: createConversionLedger(),
+    /** What Meta, Google and Microsoft matched of the identifiers they received, by their own rules (sandbox/matching.ts). */
+    matches: createMatchLedger(),
     /** Synthetic ad performance every account reports (sandbox/adData.ts). */
     adData: createAdData(),
     codes,

@@ -65,6 +65,7 @@ async function main() {
       `  Emails (fake Customer.io): ${customerIo.url}/__fake/messages`,
       `  Payments: a local Stripe sandbox at ${fakeStripe.url} (its Pay button subscribes; its index makes test payments)`,
       `  Conversions received by Meta, Google, Microsoft, Mixpanel: ${platforms.url}/__sandbox/conversions`,
+      `  Identifiers each ad platform matched to its known people: ${platforms.url}/__sandbox/matches`,
       `  Ad platforms (fake Google, Meta, Microsoft, Mixpanel): ${platforms.url}/__sandbox`,
       '  Ctrl-C stops everything.',
       '',

@@ -41,7 +41,7 @@ const received = (target = PIXEL.id) => platforms.conversions.list('meta').filte
 /** A raw Conversions API call, as any client would make it (token in the query string). */
 async function postEvents(data: unknown, pixelId = PIXEL.id) {
   const response = await fetch(
-    `${platforms.url}/meta/graph/v25.0/${pixelId}/events?access_token=${encodeURIComponent(session.accessToken)}`,
+    `${platforms.url}/meta/graph/v27.0/${pixelId}/events?access_token=${encodeURIComponent(session.accessToken)}`,
     {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -251,7 +251,7 @@ describe('the sandbox speaks Graph', () => {
       access_token: session.accessToken,
       data: JSON.stringify([wireEvent({ event_id: 'form-1' }), wireEvent({ event_id: 'form-1' })]),
     });
-    const response = await fetch(`${platforms.url}/meta/graph/v25.0/${PIXEL.id}/events`, { method: 'POST', body: form });
+    const response = await fetch(`${platforms.url}/meta/graph/v27.0/${PIXEL.id}/events`, { method: 'POST', body: form });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ events_received: 2, messages: [], fbtrace_id: expect.any(String) });
     expect(

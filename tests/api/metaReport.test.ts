@@ -81,7 +81,7 @@ async function setUsage(percent: number) {
 
 /** A raw Graph call, as any client would make it. */
 async function graph(path: string, params: Record<string, string>) {
-  const url = new URL(`${platforms.url}/meta/graph/v25.0${path}`);
+  const url = new URL(`${platforms.url}/meta/graph/v27.0${path}`);
   url.search = new URLSearchParams({ ...params, access_token: META_DEMO_TOKEN }).toString();
   const response = await fetch(url);
   return {
@@ -129,7 +129,7 @@ describe('reading a window', () => {
     expect(pages).toHaveLength(1);
     // The account's settings, then one page of insights.
     expect(calls).toBe(2);
-    expect(requests()).toEqual(['GET /meta/graph/v25.0/act_101', 'GET /meta/graph/v25.0/act_101/insights']);
+    expect(requests()).toEqual(['GET /meta/graph/v27.0/act_101', 'GET /meta/graph/v27.0/act_101/insights']);
     expect(slept).toEqual([]);
   });
 
@@ -142,11 +142,11 @@ describe('reading a window', () => {
     expect(byKey(rows)).toEqual(byKey(expected));
     expect(total(rows, 'spend')).toBe(total(expected, 'spend'));
     const made = requests();
-    expect(made.slice(0, 2)).toEqual(['GET /meta/graph/v25.0/act_101', 'POST /meta/graph/v25.0/act_101/insights']);
-    const runPolls = made.filter((call) => /^GET \/meta\/graph\/v25\.0\/\d+$/.test(call));
+    expect(made.slice(0, 2)).toEqual(['GET /meta/graph/v27.0/act_101', 'POST /meta/graph/v27.0/act_101/insights']);
+    const runPolls = made.filter((call) => /^GET \/meta\/graph\/v27\.0\/\d+$/.test(call));
     expect(runPolls).toHaveLength(2);
-    expect(made.filter((call) => /^GET \/meta\/graph\/v25\.0\/\d+\/insights$/.test(call))).toHaveLength(2);
-    expect(made.some((call) => call === 'GET /meta/graph/v25.0/act_101/insights')).toBe(false);
+    expect(made.filter((call) => /^GET \/meta\/graph\/v27\.0\/\d+\/insights$/.test(call))).toHaveLength(2);
+    expect(made.some((call) => call === 'GET /meta/graph/v27.0/act_101/insights')).toBe(false);
     expect(calls).toBe(made.length);
     // Polling backs off (and waits through the injected sleep, not for real).
     expect(slept).toEqual([500, 1000]);
@@ -172,9 +172,9 @@ describe('reading a window', () => {
     expect(rows).toHaveLength(31 * 200);
     expect(byKey(rows)).toEqual(byKey(expectedRows('ad', from, to)));
     expect(requests().slice(0, 3)).toEqual([
-      'GET /meta/graph/v25.0/act_101',
-      'GET /meta/graph/v25.0/act_101/insights',
-      'POST /meta/graph/v25.0/act_101/insights',
+      'GET /meta/graph/v27.0/act_101',
+      'GET /meta/graph/v27.0/act_101/insights',
+      'POST /meta/graph/v27.0/act_101/insights',
     ]);
   });
 });
@@ -187,7 +187,7 @@ describe('throttling and failures', () => {
     expect(error.code).toBe('rate_limited');
     expect(error.retryAt).toBeInstanceOf(Date);
     expect(error.retryAt!.getTime()).toBeGreaterThan(before + 60_000);
-    expect(requests()).toEqual(['GET /meta/graph/v25.0/act_101']);
+    expect(requests()).toEqual(['GET /meta/graph/v27.0/act_101']);
   });
 
   test('usage at 85 % slows the report down in proportion, and it still finishes', async () => {

@@ -231,6 +231,24 @@ test('the sandbox refuses what Microsoft refuses: an unknown column, no TimePeri
   expect(await operationError(poll)).toMatchObject({ Code: 2100 });
 });
 
+test('ReportTimeZone takes only its own value set: the account spelling of Midway is refused, the report spelling and every zone we send are taken', async () => {
+  const body = reportRequestBody('campaign', '301', daysAgo(3), daysAgo(1), 'EasternTimeUSCanada');
+  const inZone = (zone: string) => ({
+    ReportRequest: { ...body.ReportRequest, Time: { ...body.ReportRequest.Time, ReportTimeZone: zone } },
+  });
+  const refused = await operationError(await submit(inZone('MidwayIslandAndSamoa')));
+  expect(refused).toMatchObject({
+    Code: 100,
+    ErrorCode: 'NullRequest',
+    Details: "Requested value 'MidwayIslandAndSamoa' was not found in ReportTimeZone.",
+  });
+  expect((await submit(inZone('MidwayIslandandSamoa'))).status).toBe(200);
+  // An account in Midway/Samoa: what our client sends is accepted.
+  const midway = reportRequestBody('campaign', '301', daysAgo(3), daysAgo(1), 'MidwayIslandAndSamoa');
+  expect(midway.ReportRequest.Time.ReportTimeZone).toBe('MidwayIslandandSamoa');
+  expect((await submit(midway)).status).toBe(200);
+});
+
 test('an account the login cannot reach is forbidden', async () => {
   const elsewhere = { ...account, managerId: '1234' };
   const error = await refusal(

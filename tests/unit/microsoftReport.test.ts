@@ -1,6 +1,7 @@
 import { strToU8, zipSync } from 'fflate';
 import { PlatformError } from '@/lib/server/connectors/http';
 import {
+  ACCOUNT_TIME_ZONES,
   adRowsOf,
   createMicrosoftReport,
   ianaTimeZone,
@@ -8,8 +9,10 @@ import {
   REPORT_COLUMNS,
   reportError,
   reportRequestBody,
+  reportTimeZoneOf,
   unzipReport,
 } from '@/lib/server/connectors/microsoft-ads/report';
+import { REPORT_TIME_ZONES } from '@/sandbox/microsoft';
 import type { AdRow } from '@/lib/shared/connections/rows';
 
 // Microsoft Advertising reports, without a network: the request body, the CSV, the zip, the errors.
@@ -66,6 +69,14 @@ test('one request per level: the report type, its columns, Daily CSV 2.0 without
   expect(reportRequestBody('ad', '301', '2025-01-01', '2025-01-01', 'IslamabadKarachiTashkent').ReportRequest.Time.ReportTimeZone).toBe(
     'IslandamabadKarachiTashkent',
   );
+});
+
+test("every account time zone is sent as a value of Microsoft's ReportTimeZone list (Midway/Samoa was refused)", () => {
+  expect(reportTimeZoneOf('MidwayIslandAndSamoa')).toBe('MidwayIslandandSamoa');
+  const outside = ACCOUNT_TIME_ZONES.filter((zone) => !REPORT_TIME_ZONES.includes(reportTimeZoneOf(zone)!));
+  expect(outside).toEqual([]);
+  // Every value of the list is reachable from some account zone.
+  expect(new Set(ACCOUNT_TIME_ZONES.map(reportTimeZoneOf))).toEqual(new Set(REPORT_TIME_ZONES));
 });
 
 test('time zones: Microsoft names to IANA', () => {

@@ -5,7 +5,7 @@ import { metaReport } from '@/lib/server/connectors/meta/report';
 import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
 import type { Connector } from '@/lib/server/connectors/types';
 
-/** Facebook Login and the Graph API (v25.0): long-lived user tokens, ad accounts, pixels, Insights, Conversions API. */
+/** Facebook Login and the Graph API (the version in connectors/versions.ts): long-lived user tokens, ad accounts, pixels, Insights, Conversions API. */
 
 async function graph(path: string, params: Record<string, string>, accessToken?: string) {
   const url = new URL(`${metaConfig().graphUrl}${path}`);

@@ -1,3 +1,7 @@
+import { API_VERSIONS } from '@/lib/server/connectors/versions';
+
+const VERSION = API_VERSIONS.microsoftAds.version;
+
 /** Microsoft identity platform and Microsoft Advertising: hosts, our app's client and developer token, the scope. */
 export const microsoftConfig = () => ({
   clientId: process.env.MICROSOFT_OAUTH_CLIENT_ID ?? '',
@@ -5,9 +9,9 @@ export const microsoftConfig = () => ({
   developerToken: process.env.MICROSOFT_ADS_DEVELOPER_TOKEN ?? '',
   loginUrl: process.env.MICROSOFT_LOGIN_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0',
   customerManagementUrl:
-    process.env.MICROSOFT_CUSTOMER_MANAGEMENT_URL || 'https://clientcenter.api.bingads.microsoft.com/CustomerManagement/v13',
+    process.env.MICROSOFT_CUSTOMER_MANAGEMENT_URL || `https://clientcenter.api.bingads.microsoft.com/CustomerManagement/${VERSION}`,
   campaignManagementUrl:
-    process.env.MICROSOFT_CAMPAIGN_MANAGEMENT_URL || 'https://campaign.api.bingads.microsoft.com/CampaignManagement/v13',
-  reportingUrl: process.env.MICROSOFT_ADS_REPORTING_URL || 'https://reporting.api.bingads.microsoft.com/Reporting/v13',
+    process.env.MICROSOFT_CAMPAIGN_MANAGEMENT_URL || `https://campaign.api.bingads.microsoft.com/CampaignManagement/${VERSION}`,
+  reportingUrl: process.env.MICROSOFT_ADS_REPORTING_URL || `https://reporting.api.bingads.microsoft.com/Reporting/${VERSION}`,
   scope: 'https://ads.microsoft.com/msads.manage offline_access',
 });

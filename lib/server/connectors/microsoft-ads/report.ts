@@ -83,6 +83,8 @@ const IANA_TIME_ZONES: Record<string, string> = {
   Hobart: 'Australia/Hobart',
   IndianaEast: 'America/Indiana/Indianapolis',
   InternationalDateLineWest: 'Etc/GMT+12',
+  // The Customer Management service's older spelling of the same zone.
+  InternationalDatelineWest: 'Etc/GMT+12',
   IrkutskUlaanBataar: 'Asia/Irkutsk',
   IslamabadKarachiTashkent: 'Asia/Karachi',
   Jerusalem: 'Asia/Jerusalem',
@@ -115,12 +117,27 @@ const IANA_TIME_ZONES: Record<string, string> = {
   Yakutsk: 'Asia/Yakutsk',
 };
 
-/** The Reporting service's ReportTimeZone spells three zones differently from the account's TimeZoneType. */
-const REPORT_TIME_ZONE_SPELLING: Record<string, string> = {
+/**
+ * Where the Reporting service's ReportTimeZone value set spells a zone differently from the account's
+ * TimeZoneType (Customer Management). ReportTimeZone takes only its own values: the account spelling
+ * of Midway (`MidwayIslandAndSamoa`) is refused, its report value is `MidwayIslandandSamoa`. Source:
+ * "ReportTimeZone Value Set - Reporting" and "TimeZoneType Value Set - Customer Management",
+ * learn.microsoft.com/advertising (MicrosoftDocs/Advertising on GitHub).
+ */
+export const REPORT_TIME_ZONE_SPELLING: Record<string, string> = {
   AthensBuckarestIstanbul: 'AthensIslandanbulMinsk',
   IslamabadKarachiTashkent: 'IslandamabadKarachiTashkent',
   SolomonIslandNewCaledonia: 'MagadanSolomonIslandNewCaledonia',
+  MidwayIslandAndSamoa: 'MidwayIslandandSamoa',
+  InternationalDatelineWest: 'InternationalDateLineWest',
 };
+
+/** Every account TimeZone value we read (the keys of our IANA table), for tests that check each one. */
+export const ACCOUNT_TIME_ZONES: readonly string[] = Object.keys(IANA_TIME_ZONES);
+
+/** The ReportTimeZone value for an account's TimeZone, or undefined when the zone is not one we know. */
+export const reportTimeZoneOf = (timeZone: string | null | undefined): string | undefined =>
+  timeZone && IANA_TIME_ZONES[timeZone] ? (REPORT_TIME_ZONE_SPELLING[timeZone] ?? timeZone) : undefined;
 
 /** The IANA zone of a Microsoft TimeZone value, or null when it is not one we know. */
 export const ianaTimeZone = (timeZone: string | null | undefined): string | null => (timeZone && IANA_TIME_ZONES[timeZone]) || null;
@@ -138,7 +155,7 @@ const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: N
  * day is today for the service (Pacific time otherwise).
  */
 export function reportRequestBody(level: AdLevel, accountId: string, from: string, to: string, timeZone?: string | null) {
-  const reportTimeZone = timeZone && IANA_TIME_ZONES[timeZone] ? (REPORT_TIME_ZONE_SPELLING[timeZone] ?? timeZone) : undefined;
+  const reportTimeZone = reportTimeZoneOf(timeZone);
   return {
     ReportRequest: {
       Type: REPORT_TYPES[level],

@@ -1,0 +1,59 @@
+import { API_VERSIONS, KNOWN_SUNSETS, sunsetOf, type VersionedPlatform } from '@/lib/server/connectors/versions';
+import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
+import { metaConfig } from '@/lib/server/connectors/meta/config';
+import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
+
+// A pinned platform version must be moved well before the platform stops serving it: this test fails
+// 60 days ahead of any published sunset, on the real date, so the move is planned, not forced overnight.
+const WARNING_DAYS = 60;
+const DAY_MS = 24 * 3600 * 1000;
+const platforms = Object.keys(API_VERSIONS) as VersionedPlatform[];
+
+test.each(platforms)('%s: the pinned version is more than 60 days from its sunset', (platform) => {
+  const sunset = sunsetOf(platform);
+  if (sunset === null) return;
+  const daysLeft = Math.floor((Date.parse(`${sunset}T00:00:00Z`) - Date.now()) / DAY_MS);
+  if (daysLeft <= WARNING_DAYS) {
+    throw new Error(
+      `${API_VERSIONS[platform].api} ${API_VERSIONS[platform].version} stops on ${sunset} (${daysLeft} days left): move to a newer version in lib/server/connectors/versions.ts (${API_VERSIONS[platform].source}).`,
+    );
+  }
+});
+
+test('a sunset date is a calendar day, and a known sunset names a version of its platform', () => {
+  const day = /^\d{4}-\d{2}-\d{2}$/;
+  for (const platform of platforms) {
+    const { sunset } = API_VERSIONS[platform] as { sunset: string | null };
+    if (sunset !== null) expect(sunset).toMatch(day);
+  }
+  for (const known of KNOWN_SUNSETS) {
+    expect(known.sunset).toMatch(day);
+    expect(platforms).toContain(known.platform);
+  }
+});
+
+test('a version whose sunset is known counts for it when pinned (v25.0 of Meta stops on 2027-02-23)', () => {
+  expect(KNOWN_SUNSETS).toContainEqual({ platform: 'meta', version: 'v25.0', sunset: '2027-02-23' });
+  expect(API_VERSIONS.meta.version).toBe('v27.0');
+});
+
+describe('every client builds its URLs from the one pinned version', () => {
+  const saved = { ...process.env };
+  beforeEach(() => {
+    for (const name of Object.keys(process.env)) if (/^(META|GOOGLE|MICROSOFT)_/.test(name)) delete process.env[name];
+  });
+  afterAll(() => {
+    process.env = saved;
+  });
+
+  test('Meta, Google Ads, Data Manager and Microsoft Advertising', () => {
+    expect(metaConfig().graphUrl).toBe(`https://graph.facebook.com/${API_VERSIONS.meta.version}`);
+    expect(metaConfig().dialogUrl).toBe(`https://www.facebook.com/${API_VERSIONS.meta.version}/dialog/oauth`);
+    expect(googleAdsConfig().version).toBe(API_VERSIONS.googleAds.version);
+    expect(googleAdsConfig().dataManagerUrl).toBe(`https://datamanager.googleapis.com/${API_VERSIONS.dataManager.version}`);
+    const microsoft = microsoftConfig();
+    for (const url of [microsoft.customerManagementUrl, microsoft.campaignManagementUrl, microsoft.reportingUrl]) {
+      expect(url.endsWith(`/${API_VERSIONS.microsoftAds.version}`)).toBe(true);
+    }
+  });
+});
