@@ -57,7 +57,7 @@ describe('what would raise it', () => {
   test("worst first, in words, for the platform's keys only (Meta carries no consent)", () => {
     expect(qualityAdvice(counts, 'meta_ads', 'app', all).map((advice) => advice.text)).toEqual([
       "100 % of events have no full name and address; add the form's first name, last name, postal code and country fields (or set the app's default country).",
-      '100 % of events have no IP address and user agent; post through the snippet, which sends the visitor’s address and browser.',
+      '100 % of events have no IP address and user agent; post through the snippet, which sends the visitor’s address and browser, or send ip and userAgent.',
       "50 % of events have no phone; add the form's phone field (or name it in the app's custom fields).",
       '50 % of events have no click id; keep the snippet on every landing page, so the gclid, fbclid or msclkid of the ad click is remembered.',
       "25 % of events have no email; add the form's email field (or name it in the app's custom fields).",
@@ -68,7 +68,10 @@ describe('what would raise it', () => {
     const advice = qualityAdvice(counts, 'microsoft_ads', 'payments', ['email']);
     expect(advice.map((item) => item.key)).toEqual(['phone', 'clickId', 'email']);
     expect(advice[0]!.text).toBe('50 % of events have no phone; this conversion does not send it: tick “Phone” in its mapping.');
-    expect(advice[2]!.text).toBe('25 % of events have no email; map the email column or send email.');
+    expect(advice[2]!.text).toBe('25 % of events have no email; collect the email at checkout (Stripe keeps it on the charge).');
+    expect(qualityAdvice(counts, 'meta_ads', 'bigquery', all)[0]!.text).toBe(
+      '100 % of events have no full name and address; map the first name, last name, postal code and country columns.',
+    );
     expect(qualityAdvice({ ...counts, events: 0 }, 'meta_ads', 'app', all)).toEqual([]);
     expect(qualityAdvice(counts, 'bigquery', 'app', all)).toEqual([]);
   });

@@ -79,27 +79,37 @@ const IDENTIFIER_OF: Partial<Record<MatchKey, Identifier>> = {
 
 /** What the customer can do about a missing key, by where the events come from. */
 function remedy(key: MatchKey, source: ConversionSource['type']): string {
-  const website = source === 'app';
-  switch (key) {
-    case 'email':
-      return website ? "add the form's email field (or name it in the app's custom fields)" : 'map the email column or send email';
-    case 'phone':
-      return website ? "add the form's phone field (or name it in the app's custom fields)" : 'map the phone column or send phone';
-    case 'address':
-      return website
-        ? "add the form's first name, last name, postal code and country fields (or set the app's default country)"
-        : 'send firstName, lastName, postalCode and countryCode';
-    case 'clickId':
-      return website
-        ? 'keep the snippet on every landing page, so the gclid, fbclid or msclkid of the ad click is remembered'
-        : 'send the gclid, fbclid or msclkid you kept from the ad click';
-    case 'ipUserAgent':
-      return website ? 'post through the snippet, which sends the visitor’s address and browser' : 'send ip and userAgent';
-    case 'consent':
-      return website
-        ? "use Google consent mode on the site (the snippet reads it) or set the app's default consent"
-        : "send consent, or set the conversion's default consent";
+  if (source === 'payments') {
+    const atCheckout: Record<MatchKey, string> = {
+      email: 'collect the email at checkout (Stripe keeps it on the charge)',
+      phone: 'collect the phone number at checkout',
+      address: 'collect the billing name and address at checkout',
+      clickId: 'payments carry no ad click; send the purchase from your website or server with its click id',
+      ipUserAgent: 'payments carry no browser; send the purchase from your website or server',
+      consent: "set the conversion's default consent",
+    };
+    return atCheckout[key];
   }
+  if (source !== 'app') {
+    const column: Record<MatchKey, string> = {
+      email: 'map the email column',
+      phone: 'map the phone column',
+      address: 'map the first name, last name, postal code and country columns',
+      clickId: 'map the gclid, fbclid or msclkid column',
+      ipUserAgent: 'map the IP address and user agent columns',
+      consent: "set the conversion's default consent",
+    };
+    return column[key];
+  }
+  const website: Record<MatchKey, string> = {
+    email: "add the form's email field (or name it in the app's custom fields)",
+    phone: "add the form's phone field (or name it in the app's custom fields)",
+    address: "add the form's first name, last name, postal code and country fields (or set the app's default country)",
+    clickId: 'keep the snippet on every landing page, so the gclid, fbclid or msclkid of the ad click is remembered',
+    ipUserAgent: 'post through the snippet, which sends the visitor’s address and browser, or send ip and userAgent',
+    consent: "use Google consent mode on the site (the snippet reads it) or set the app's default consent",
+  };
+  return website[key];
 }
 
 export interface Advice {
