@@ -1,15 +1,15 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
 import quality from '@/pages/api/orgs/[orgId]/conversions/[id]/quality';
-import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { matchKeysOf } from '@/lib/shared/conversions/matchKeys';
-import type { ConversionQuality } from '@/lib/shared/conversions/quality';
+import { countMatchKeys, type ConversionQuality, type MatchCounts } from '@/lib/shared/conversions/quality';
+import { mapEvent } from '@/lib/server/conversions/deliver';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { deliveryHours } from '@/lib/server/repos/conversions';
+import { deliveryHours, getConversion } from '@/lib/server/repos/conversions';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { tapConversions } from '@/tests/api/helpers/queue';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
@@ -19,14 +19,17 @@ jest.setTimeout(120_000);
 
 let platforms: FakePlatforms;
 let s: Record<'submissions' | 'quality', TestServer>;
+let tap: Awaited<ReturnType<typeof tapConversions>>;
 
 beforeAll(async () => {
   platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
   Object.assign(process.env, platformsEnv(platforms));
   s = await serveHandlers({ submissions, quality }, { submissions: submissionsConfig });
+  tap = await tapConversions();
 });
 afterAll(async () => {
   await closeAll(s);
+  await tap.close();
   await platforms.close();
 });
 
@@ -54,41 +57,43 @@ async function until(condition: () => Promise<boolean>, what: string, timeoutMs 
   }
 }
 
-async function deliverLeads(setup: ConversionSetup, prefix: string) {
+/**
+ * Posts the leads, lets a worker deliver them, and answers what matchKeysOf makes of them as queued
+ * (mapped by the conversion): what the worker should have counted.
+ */
+async function deliverLeads(setup: ConversionSetup, prefix: string): Promise<MatchCounts> {
   const { key } = await rotateSubmissionKey(setup.orgId, setup.appId);
   const posted = await call(s.submissions, { method: 'POST', token: key, body: { events: leads(prefix) } });
   expect(posted.status).toBe(202);
+  const queued = (await tap.read()).filter((message) => message.attributes.source === `app:${setup.appId}`).map((message) => message.event);
+  expect(queued).toHaveLength(10);
   worker();
   await until(async () => {
     const hours = await deliveryHours(setup.orgId, setup.conversionId, new Date(Date.now() - 3600_000));
     return hours.reduce((total, hour) => total + hour.delivered + hour.failed, 0) >= 10;
   }, 'the ten leads to be delivered');
+  const conversion = await getConversion(setup.orgId, setup.conversionId);
+  return countMatchKeys(
+    queued.map((event) => mapEvent(conversion.mapping, event)),
+    conversion.destination.platform,
+  );
 }
 
 const readQuality = (setup: ConversionSetup, who: TestUser = setup.owner, id = setup.conversionId) =>
   call(s.quality, { token: who.token, query: { orgId: setup.orgId, id } });
 
-// The per-platform rules of matchKeysOf (issue 28) decide which keys an event carries; until they are
-// in, it answers none for every event and only the counting of events is checked here.
-const probe: ConversionEvent = {
-  id: 'probe',
-  name: 'Lead',
-  time: 1,
-  value: null,
-  currency: null,
-  user: { email: 'a'.repeat(64) },
-  clickIds: {},
-  context: { actionSource: 'website' },
-};
-const matchKeysReady = matchKeysOf(probe, 'meta_ads').length > 0;
+// The per-platform rules of matchKeysOf (issue 28) decide which keys an event carries. The counts are
+// checked against matchKeysOf itself always; the figures below once it answers keys at all.
+const rulesIn = (expected: MatchCounts) => Object.values(expected.keys).some((count) => count > 0);
 
 describe('a Meta conversion', () => {
   let setup: ConversionSetup;
   let body: ConversionQuality;
+  let expected: MatchCounts;
 
   beforeAll(async () => {
     setup = await setUpConversion('meta_ads');
-    await deliverLeads(setup, `meta${Date.now()}`);
+    expected = await deliverLeads(setup, `meta${Date.now()}`);
     const response = await readQuality(setup);
     expect(response.status).toBe(200);
     body = response.body as unknown as ConversionQuality;
@@ -97,8 +102,9 @@ describe('a Meta conversion', () => {
   test('counts every settled event over the last day and the last week, in the hour documents the worker already writes', async () => {
     expect(body.platform).toBe('meta_ads');
     expect(body.keys).toEqual(['email', 'phone', 'address', 'clickId', 'ipUserAgent']);
+    expect(body.day).toEqual(expected);
+    expect(body.week).toEqual(expected);
     expect(body.day.events).toBe(10);
-    expect(body.week.events).toBe(10);
     // No document more: the conversion keeps its delivery records and its hours, nothing else.
     const ref = adminDb().collection('organizations').doc(setup.orgId).collection('conversions').doc(setup.conversionId);
     expect((await ref.listCollections()).map((collection) => collection.id).sort()).toEqual(['deliveries', 'hours']);
@@ -107,7 +113,8 @@ describe('a Meta conversion', () => {
     expect(hours.docs[0]!.get('match.events')).toBe(10);
   });
 
-  (matchKeysReady ? test : test.skip)('the share of each key, as Meta takes it, and what would raise it', () => {
+  test('the share of each key, as Meta takes it, and what would raise it', () => {
+    if (!rulesIn(expected)) return console.warn('matchKeysOf answers no key yet: the figures wait for its rules');
     expect(body.day.keys).toMatchObject({ email: 10, phone: 4, clickId: 5, ipUserAgent: 10, address: 0 });
     expect(body.advice.map((advice) => advice.text)).toEqual([
       "100 % of events have no full name and address; add the form's first name, last name, postal code and country fields (or set the app's default country).",
@@ -143,13 +150,14 @@ describe('a Meta conversion', () => {
 
 test('a Google Ads conversion keeps the id of the request Data Manager took, and shows its diagnostics or "not reported yet"', async () => {
   const setup = await setUpConversion('google_ads');
-  await deliverLeads(setup, `google${Date.now()}`);
+  const expected = await deliverLeads(setup, `google${Date.now()}`);
   const conversion = await adminDb().collection('organizations').doc(setup.orgId).collection('conversions').doc(setup.conversionId).get();
   expect(conversion.get('last_request.id')).toMatch(/\S/);
   const response = await readQuality(setup);
   expect(response.status).toBe(200);
   const body = response.body as unknown as ConversionQuality;
   expect(body.keys).toEqual(['email', 'phone', 'address', 'clickId', 'ipUserAgent', 'consent']);
+  expect(body.day).toEqual(expected);
   expect(body.day.events).toBe(10);
   if (body.platformMeasure.status === 'reported' && body.platformMeasure.platform === 'google_ads') {
     expect(body.platformMeasure.requestId).toBe(conversion.get('last_request.id'));

@@ -201,3 +201,13 @@ test('custom field names are read defensively: unknown keys, non-text and long n
   expect(customFieldNamesOf(undefined)).toEqual({});
   expect(customFieldNamesOf({ email: ' mail ', phone: 3, shoeSize: 'size', city: 'x'.repeat(201) })).toEqual({ email: 'mail' });
 });
+
+test('the tag is ES5, as older GTM containers require (parsed as ECMAScript 5)', async () => {
+  const { Linter } = await import('eslint');
+  const tag = captureSnippet({ endpoint: ENDPOINT, publishableKey: 'sbp_test', payloadPaths: ['/thanks'], customFields: { email: 'e' } });
+  const script = tag.replace(/^<script>/, '').replace(/<\/script>$/, '');
+  const messages = new Linter().verify(script, { languageOptions: { ecmaVersion: 5, sourceType: 'script' }, rules: {} });
+  expect(messages).toEqual([]);
+  // And a parse error is seen: `let` is no ES5.
+  expect(new Linter().verify('let a = 1;', { languageOptions: { ecmaVersion: 5, sourceType: 'script' } })[0]?.fatal).toBe(true);
+});
