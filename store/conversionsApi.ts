@@ -9,6 +9,7 @@ import type {
 } from '@/lib/shared/conversions/conversion';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import type { ConversionQuality } from '@/lib/shared/conversions/quality';
 import { api } from '@/store/api';
 
 const conversionsUrl = (orgId: string) => `/api/orgs/${encodeURIComponent(orgId)}/conversions`;
@@ -44,9 +45,10 @@ interface ConversionArgs {
 const listTag = (orgId: string) => ({ type: 'Conversions' as const, id: orgId });
 const itemTag = ({ orgId, id }: ConversionArgs) => ({ type: 'Conversions' as const, id: `${orgId}/${id}` });
 const logTag = ({ orgId, id }: ConversionArgs) => ({ type: 'Deliveries' as const, id: `${orgId}/${id}` });
+const qualityTag = ({ orgId, id }: ConversionArgs) => ({ type: 'Quality' as const, id: `${orgId}/${id}` });
 
 /** Conversions, their delivery log, test events and retries; mutations refresh what they change. */
-export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions', 'Deliveries'] }).injectEndpoints({
+export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions', 'Deliveries', 'Quality'] }).injectEndpoints({
   endpoints: (build) => ({
     conversions: build.query<ConversionListItem[], string>({
       query: (orgId) => ({ url: conversionsUrl(orgId), method: 'GET' }),
@@ -65,13 +67,18 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
       transformResponse: (response: { deliveries: DeliveryRecord[] }) => response.deliveries,
       providesTags: (_result, _error, args) => [logTag(args)],
     }),
+    // Match quality asks the platform for its own measure too: read on opening the page and on Refresh, not polled.
+    matchQuality: build.query<ConversionQuality, ConversionArgs>({
+      query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/quality`, method: 'GET' }),
+      providesTags: (_result, _error, args) => [qualityTag(args)],
+    }),
     createConversion: build.mutation<{ conversion: Conversion }, { orgId: string; body: CreateConversionInput }>({
       query: ({ orgId, body }) => ({ url: conversionsUrl(orgId), body }),
       invalidatesTags: (_result, _error, { orgId }) => [listTag(orgId)],
     }),
     updateConversion: build.mutation<{ conversion: Conversion }, ConversionArgs & { changes: UpdateConversionInput }>({
       query: ({ orgId, id, changes }) => ({ url: conversionUrl(orgId, id), method: 'PATCH', body: changes }),
-      invalidatesTags: (_result, _error, args) => [listTag(args.orgId), itemTag(args)],
+      invalidatesTags: (_result, _error, args) => [listTag(args.orgId), itemTag(args), qualityTag(args)],
     }),
     // The detail is not refreshed: it is gone, and the page leaves for the list.
     deleteConversion: build.mutation<unknown, ConversionArgs>({
@@ -101,6 +108,7 @@ export const {
   useConversionsQuery,
   useConversionQuery,
   useDeliveriesQuery,
+  useMatchQualityQuery,
   useCreateConversionMutation,
   useUpdateConversionMutation,
   useDeleteConversionMutation,

@@ -3,7 +3,15 @@ import { fieldErrorOf, messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost, type AppFields } from '@/lib/shared/integrations/apps';
+import {
+  GTM_MESSAGE,
+  isGtmContainerId,
+  PAYLOAD_CHARACTERS_MESSAGE,
+  PAYLOAD_HOST_MESSAGE,
+  payloadUrlHasBadCharacters,
+  payloadUrlHasHost,
+  type AppFields,
+} from '@/lib/shared/integrations/apps';
 
 interface Props {
   initial: AppFields;
@@ -20,6 +28,7 @@ function validate(fields: AppFields): Record<string, string> {
   const bad = fields.payloadUrls.find((url) => payloadUrlHasHost(url));
   if (bad) errors.payloadUrls = PAYLOAD_HOST_MESSAGE;
   else if (fields.payloadUrls.some((url) => !url.startsWith('/'))) errors.payloadUrls = 'A payload URL is a path starting with /';
+  else if (fields.payloadUrls.some(payloadUrlHasBadCharacters)) errors.payloadUrls = PAYLOAD_CHARACTERS_MESSAGE;
   return errors;
 }
 

@@ -9,6 +9,28 @@ import Spinner from '@/components/ui/Spinner';
 import { can } from '@/lib/shared/permissions';
 import { useLazyAppSnippetQuery, useSubmissionKeyMutation } from '@/store/integrationsApi';
 
+const FIELD_LABELS: Record<string, string> = {
+  email: 'email',
+  phone: 'phone',
+  firstName: 'first name',
+  lastName: 'last name',
+  city: 'city',
+  state: 'state',
+  postalCode: 'postal code',
+  countryCode: 'country',
+  dateOfBirth: 'date of birth',
+  gender: 'gender',
+};
+
+/** The app's own form field names ("email ← contact_email, …"), read as they may be absent on older apps. */
+function customFieldsInWords(value: unknown): string {
+  if (!value || typeof value !== 'object') return '';
+  return Object.entries(value as Record<string, unknown>)
+    .filter((entry): entry is [string, string] => entry[0] in FIELD_LABELS && typeof entry[1] === 'string' && entry[1].trim() !== '')
+    .map(([field, name]) => `${FIELD_LABELS[field]} ← ${name}`)
+    .join(', ');
+}
+
 /** `/{orgId}/app/{id}/custom-submission`: the endpoint for posting conversions, and its revocable key. */
 export default function CustomSubmissionPage() {
   const { orgId, role, data: app, isLoading, error } = useRouteApp();
@@ -80,7 +102,14 @@ export default function CustomSubmissionPage() {
           <h2 id="capture-title">Website capture (Google Tag Manager)</h2>
           <p className="muted">
             Paste this as a Custom HTML tag in {app.gtmContainerId} firing on all pages. On the payload URLs it sends form submissions with
-            the email, phone, name and click ids (gclid, fbclid, msclkid) it finds; its publishable key only works from {app.websiteUrl}.
+            the email, phone, name, city, state, postal code, country, date of birth and gender it finds, the click ids (gclid, fbclid,
+            msclkid), and the visitor&apos;s ad consent where the page uses Google consent mode; its publishable key only works from{' '}
+            {app.websiteUrl}.
+          </p>
+          <p className="muted" style={{ margin: 0 }}>
+            It finds fields by the app&apos;s own field names first (
+            {customFieldsInWords((app as { customFields?: unknown }).customFields) || 'none set'}), then by their autocomplete tokens
+            (email, tel, given-name, address-level2, postal-code, country, bday, sex …) and usual names. Show it again after changing them.
           </p>
           {snippet.data ? (
             <pre className="card" style={{ overflowX: 'auto', margin: 0, maxHeight: 320 }} data-testid="capture-snippet">

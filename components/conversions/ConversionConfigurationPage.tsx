@@ -42,6 +42,9 @@ const EditMappingForm = dynamic(() => import('@/components/conversions/EditMappi
 const DeliveryLog = dynamic(() => import('@/components/conversions/DeliveryLog'), {
   loading: () => <Spinner label="Loading the delivery log" />,
 });
+const MatchQualitySection = dynamic(() => import('@/components/conversions/MatchQualitySection'), {
+  loading: () => <Spinner label="Loading match quality" />,
+});
 const ReadSection = dynamic(() => import('@/components/conversions/ReadSection'), { loading: () => <Spinner label="Loading the reads" /> });
 
 const REFRESH_MS = 10_000;
@@ -324,6 +327,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       )}
 
       <DeliveryChart hours={detail.hours} now={now} />
+
+      <MatchQualitySection orgId={orgId} id={id} platform={platform} />
 
       <Settings
         key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`}

@@ -1,5 +1,6 @@
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
 import snippet from '@/pages/api/orgs/[orgId]/apps/[id]/snippet';
+import app from '@/pages/api/orgs/[orgId]/apps/[id]/index';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
@@ -8,7 +9,7 @@ import { tapConversions } from '@/tests/api/helpers/queue';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 // Ingest: keys, validation, hashing before anything is queued, and nothing written per event.
-let s: Record<'submissions' | 'snippet', TestServer>;
+let s: Record<'submissions' | 'snippet' | 'app', TestServer>;
 let tap: Awaited<ReturnType<typeof tapConversions>>;
 let owner: TestUser;
 let orgId: string;
@@ -18,7 +19,7 @@ let key: string;
 const WEBSITE = 'https://shop.example';
 
 beforeAll(async () => {
-  s = await serveHandlers({ submissions, snippet }, { submissions: submissionsConfig });
+  s = await serveHandlers({ submissions, snippet, app }, { submissions: submissionsConfig });
   tap = await tapConversions();
   owner = await createTestUser();
   orgId = await createTestOrganization([[owner, 'owner']]);
@@ -166,6 +167,28 @@ describe('the website snippet and its publishable key', () => {
     expect((await fromBrowser('https://evil.example')).status).toBe(403);
     expect((await fromBrowser(null)).status).toBe(403);
     expect(await queued()).toHaveLength(0);
+  });
+
+  test('a payload URL that would end the script is refused (400 naming it), and one stored before cannot break out', async () => {
+    const evil = '/thanks</script><script>alert(document.cookie)</script>';
+    const saved = await call(s.app, {
+      method: 'PATCH',
+      token: owner.token,
+      query: { orgId, id: appId },
+      body: { payloadUrls: ['/ok', evil] },
+    });
+    expect(saved.status).toBe(400);
+    expect((saved.body.fieldErrors as Record<string, string[]>)['payloadUrls.1']).toEqual([
+      'A payload URL is a path without spaces, quotes or < >',
+    ]);
+    const stored = (await call(s.app, { token: owner.token, query: { orgId, id: appId } })).body.app as { payloadUrls: string[] };
+    expect(stored.payloadUrls).toEqual(['/thanks']);
+
+    // An app saved before the rule (or written some other way): the tag we hand out still holds one script.
+    const older = await createApp(orgId, owner.uid, { name: 'Old', websiteUrl: WEBSITE, gtmContainerId: 'GTM-OLD1', payloadUrls: [evil] });
+    const tag = (await call(s.snippet, { token: owner.token, query: { orgId, id: older.id } })).body.snippet as string;
+    expect(tag.match(/<\/?script/gi)).toEqual(['<script', '</script']);
+    expect(tag).toContain('"paths":["/thanks\\u003c/script\\u003e\\u003cscript\\u003ealert(document.cookie)\\u003c/script\\u003e"]');
   });
 
   test("another organization's member cannot get the snippet", async () => {

@@ -275,6 +275,15 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
       .first()
       .click();
     await expect(page.getByText(masked).first()).toBeVisible();
+
+    // Match quality: the one event counted for each key Meta matches by, and Meta's own figure or "not reported yet".
+    const quality = page.getByRole('region', { name: 'Match quality' });
+    await quality.getByRole('button', { name: 'Reload figures' }).click();
+    const shares = quality.getByRole('table', { name: 'Share of events carrying each match key' });
+    await expect(shares.getByRole('row', { name: /^Email/ })).toContainText(/of 1\)/);
+    await expect(shares.getByRole('rowheader')).toHaveText(['Email', 'Phone', 'Name and address', 'Click id', 'IP address + user agent']);
+    await expect(quality.getByRole('heading', { name: 'What Meta Ads reports' })).toBeVisible();
+    await expect(quality.getByText(/Not reported yet|Could not read what Meta Ads reports|Event Match Quality/).first()).toBeVisible();
   } finally {
     await new Promise((resolve) => website.server.close(resolve));
   }

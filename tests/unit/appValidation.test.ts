@@ -44,3 +44,21 @@ test('a relative path without a leading slash is refused with its own message', 
   });
   expect(result.error?.issues[0]?.message).toBe('A payload URL is a path starting with /');
 });
+
+test('a payload URL holding markup, quotes or whitespace is refused (issue 23 §3.3: it ends up in an inline <script>)', () => {
+  for (const url of ['/thanks</script><script>alert(1)</script>', '/a"b', "/a'b", '/a b', '/a\tb', '/a\u2028b', '/a>b']) {
+    const result = appFieldsSchema.safeParse({
+      name: 'Store',
+      websiteUrl: 'https://acme.example',
+      gtmContainerId: 'GTM-AB12',
+      payloadUrls: [url],
+    });
+    expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+      ['payloadUrls.0', 'A payload URL is a path without spaces, quotes or < >'],
+    ]);
+  }
+  expect(
+    appFieldsSchema.safeParse({ name: 'S', websiteUrl: 'https://a.example', gtmContainerId: 'GTM-A', payloadUrls: [' /r&d/thanks '] })
+      .success,
+  ).toBe(true);
+});

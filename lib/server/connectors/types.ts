@@ -89,6 +89,8 @@ export interface Delivery {
 export interface DeliveryOptions {
   /** Meta's test_event_code (Events Manager's Test events tab); others validate only. */
   testCode?: string;
+  /** Told the platform's id of a request it took (Data Manager's requestId), for its diagnostics later. */
+  onRequest?: (requestId: string) => void;
 }
 
 /** Where a connection's rows go: a BigQuery dataset's table, or a Mixpanel project. */

@@ -4,6 +4,7 @@ import { PlatformError } from '@/lib/server/connectors/http';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/shared/integrations/platforms';
+import { countMatchKeys } from '@/lib/shared/conversions/quality';
 import { openSessionOf } from '@/lib/server/credentials';
 import { recordDelivery, type Parked } from '@/lib/server/repos/conversions';
 import { markNeedsReauth } from '@/lib/server/repos/integrations';
@@ -150,6 +151,7 @@ export async function deliverBatch(
 
   let rows: DeliveryRow[];
   let latencyMs: number | null = null;
+  let requestId: string | undefined;
   try {
     const { delivery, session, account, target } = await prepare(orgId, conversion);
     const now = new Date();
@@ -160,7 +162,8 @@ export async function deliverBatch(
       .map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked));
     if (sendable.length > 0) {
       const started = Date.now();
-      const send: Send = (batch) => delivery.send(session, account, target, batch, { testCode: options.testCode });
+      const send: Send = (batch) =>
+        delivery.send(session, account, target, batch, { testCode: options.testCode, onRequest: (id) => (requestId = id) });
       try {
         rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked)));
       } catch (error) {
@@ -174,8 +177,29 @@ export async function deliverBatch(
   } catch (error) {
     rows = failed(error, unique, park);
   }
-  await recordDelivery(orgId, conversion.id, { test: Boolean(options.test), latencyMs, rows, parked });
+  await recordDelivery(orgId, conversion.id, {
+    test: Boolean(options.test),
+    latencyMs,
+    rows,
+    parked,
+    matchCounts: settledMatchCounts(conversion, unique, rows),
+    requestId,
+  });
   return { rows, latencyMs };
+}
+
+/**
+ * The match keys of the events this record settles, as the ad platform takes them (matchKeysOf):
+ * delivered, refused or not sent. Parked events are left out, as they come again and count then.
+ */
+function settledMatchCounts(conversion: Conversion, events: ConversionEvent[], rows: DeliveryRow[]) {
+  const platform = conversion.destination.platform;
+  if (!isAdPlatform(platform)) return undefined;
+  const settled = new Set(rows.filter((row) => row.status !== 'held' && row.status !== 'failed').map((row) => row.id));
+  return countMatchKeys(
+    events.filter((event) => settled.has(event.id)),
+    platform,
+  );
 }
 
 /** What a failure of the whole batch means for its rows. */

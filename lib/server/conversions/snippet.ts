@@ -1,14 +1,59 @@
 /**
  * The website capture snippet: a Google Tag Manager Custom HTML tag (ES5, as GTM's older
- * containers require). On the app's payload URLs it captures form submissions (email, phone and
- * name fields), reads click ids from the landing URL (kept for the session) and the ad platforms'
- * cookies, and posts the event to our ingest endpoint with the app's publishable key — as
- * text/plain, so no CORS preflight is needed. Personal values are hashed by the server on arrival.
+ * containers require). On the app's payload URLs it captures form submissions (email, phone, name,
+ * address, date of birth and gender fields, found by the app's own field names first, then by
+ * autocomplete tokens, usual names and input types), reads click ids from the landing URL (kept for
+ * the session) and the ad platforms' cookies, reads the visitor's choices from Google consent mode
+ * where the page uses it, and posts the event to our ingest endpoint with the app's publishable key
+ * — as text/plain, so no CORS preflight is needed. Personal values are hashed by the server on arrival.
  */
-export function captureSnippet(options: { endpoint: string; publishableKey: string; payloadPaths: string[] }): string {
-  const config = JSON.stringify({
+
+/** The submission fields a form can fill, as the app's custom field names (`app.customFields`) name them. */
+export const SNIPPET_FIELDS = [
+  'email',
+  'phone',
+  'firstName',
+  'lastName',
+  'city',
+  'state',
+  'postalCode',
+  'countryCode',
+  'dateOfBirth',
+  'gender',
+] as const;
+export type SnippetField = (typeof SNIPPET_FIELDS)[number];
+export type CustomFieldNames = Partial<Record<SnippetField, string>>;
+
+/** The app's own form field names, kept only where they are a known field and a short name (read defensively: absent on older apps). */
+export function customFieldNamesOf(value: unknown): CustomFieldNames {
+  const names: CustomFieldNames = {};
+  if (!value || typeof value !== 'object') return names;
+  for (const field of SNIPPET_FIELDS) {
+    const name = (value as Record<string, unknown>)[field];
+    if (typeof name === 'string' && name.trim() && name.trim().length <= 200) names[field] = name.trim();
+  }
+  return names;
+}
+
+/**
+ * JSON that is safe inside an inline `<script>`: `<`, `>` and `&` as \u escapes (so no `</script>`
+ * or `<!--` can end or change the script element, docs/PRODUCT.md §7), and U+2028 / U+2029, which
+ * older JavaScript engines read as line ends inside a string.
+ */
+export function inlineScriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function captureSnippet(options: {
+  endpoint: string;
+  publishableKey: string;
+  payloadPaths: string[];
+  customFields?: CustomFieldNames;
+}): string {
+  const config = inlineScriptJson({
     endpoint: `${options.endpoint}?key=${encodeURIComponent(options.publishableKey)}`,
     paths: options.payloadPaths,
+    fields: options.customFields ?? {},
   });
   return `<script>
 (function () {
@@ -41,28 +86,146 @@ export function captureSnippet(options: { endpoint: string; publishableKey: stri
     }
     return false;
   }
-  function field(form, pattern, type) {
-    var inputs = form.querySelectorAll('input');
-    for (var i = 0; i < inputs.length; i++) {
-      var input = inputs[i];
-      var name = (input.name || '') + ' ' + (input.id || '') + ' ' + (input.getAttribute('autocomplete') || '');
-      if ((type && input.type === type) || pattern.test(name)) {
-        if (input.value) return input.value;
+  // Each field: autocomplete tokens (HTML's), a pattern over the name and id (lowercase, letters and digits only), input types.
+  var FIELDS = {
+    email: { tokens: ['email'], pattern: /email|^mail$/, types: ['email'] },
+    phone: { tokens: ['tel', 'tel-national'], pattern: /phone|mobile|^tel|tel$|telephone/, types: ['tel'] },
+    firstName: { tokens: ['given-name'], pattern: /firstname|givenname|^fname$|^first$/ },
+    lastName: { tokens: ['family-name'], pattern: /lastname|familyname|surname|^lname$|^last$/ },
+    city: { tokens: ['address-level2'], pattern: /city|town|locality/ },
+    state: { tokens: ['address-level1'], pattern: /state|province|region|county/ },
+    postalCode: { tokens: ['postal-code'], pattern: /zip|postal|postcode/ },
+    countryCode: { tokens: ['country'], pattern: /country/ },
+    dateOfBirth: { tokens: ['bday'], pattern: /birth|bday|^dob$/, types: ['date'] },
+    gender: { tokens: ['sex'], pattern: /gender|^sex$/ }
+  };
+  function controls(form) {
+    var all = form.querySelectorAll('input, select, textarea');
+    var list = [];
+    for (var i = 0; i < all.length; i++) {
+      var control = all[i];
+      var type = (control.type || '').toLowerCase();
+      if (type === 'password' || type === 'submit' || type === 'button' || type === 'file' || type === 'reset') continue;
+      if ((type === 'radio' || type === 'checkbox') && !control.checked) continue;
+      if (!control.value) continue;
+      list.push(control);
+    }
+    return list;
+  }
+  function visible(list) {
+    var shown = [];
+    for (var i = 0; i < list.length; i++) if ((list[i].type || '').toLowerCase() !== 'hidden') shown.push(list[i]);
+    return shown;
+  }
+  function tokensOf(control) {
+    return (' ' + (control.getAttribute('autocomplete') || '').toLowerCase() + ' ');
+  }
+  function keyOf(control) {
+    return ((control.name || '') + ' ' + (control.id || '')).toLowerCase();
+  }
+  function find(list, key) {
+    var spec = FIELDS[key];
+    var custom = config.fields[key];
+    var i, j, words;
+    if (custom) {
+      for (i = 0; i < list.length; i++) if (list[i].name === custom || list[i].id === custom) return list[i].value;
+    }
+    // Beyond the app's own names, hidden inputs are left out (a __VIEWSTATE is no state).
+    list = visible(list);
+    for (i = 0; i < list.length; i++) {
+      for (j = 0; j < spec.tokens.length; j++) if (tokensOf(list[i]).indexOf(' ' + spec.tokens[j] + ' ') !== -1) return list[i].value;
+    }
+    for (i = 0; i < list.length; i++) {
+      words = keyOf(list[i]).split(' ');
+      for (j = 0; j < words.length; j++) if (words[j] && spec.pattern.test(words[j].replace(/[^a-z0-9]/g, ''))) return list[i].value;
+    }
+    if (spec.types) {
+      for (i = 0; i < list.length; i++) {
+        for (j = 0; j < spec.types.length; j++) if ((list[i].type || '').toLowerCase() === spec.types[j]) return list[i].value;
       }
     }
     return undefined;
   }
+  function pad(value) {
+    value = String(value);
+    return value.length < 2 ? '0' + value : value;
+  }
+  // A date of birth as YYYY-MM-DD: a date input, an ISO date, or the bday-year / -month / -day parts.
+  function birthDate(list) {
+    var whole = find(list, 'dateOfBirth');
+    if (whole && /^\\d{4}-\\d{2}-\\d{2}$/.test(whole)) return whole;
+    var year, month, day;
+    for (var i = 0; i < list.length; i++) {
+      var tokens = tokensOf(list[i]);
+      if (tokens.indexOf(' bday-year ') !== -1) year = list[i].value;
+      if (tokens.indexOf(' bday-month ') !== -1) month = list[i].value;
+      if (tokens.indexOf(' bday-day ') !== -1) day = list[i].value;
+    }
+    if (/^\\d{4}$/.test(year || '') && /^\\d{1,2}$/.test(month || '') && /^\\d{1,2}$/.test(day || '')) return year + '-' + pad(month) + '-' + pad(day);
+    return undefined;
+  }
+  function genderOf(value) {
+    var text = String(value || '').replace(/^\\s+|\\s+$/g, '').toLowerCase();
+    if (/^(f|female|woman|w)$/.test(text)) return 'f';
+    if (/^(m|male|man)$/.test(text)) return 'm';
+    return undefined;
+  }
+  function countryOf(value) {
+    var text = String(value || '').replace(/^\\s+|\\s+$/g, '');
+    return /^[a-z]{2}$/i.test(text) ? text.toUpperCase() : undefined;
+  }
+  function short(value, max) {
+    if (value === undefined) return undefined;
+    var text = String(value).replace(/^\\s+|\\s+$/g, '');
+    return text && text.length <= max ? text : undefined;
+  }
+  // Google consent mode: gtag('consent', 'default' | 'update', {...}) commands in the dataLayer, in order (a
+  // default for some regions only is left out: the region is not known here), else the state Google's tag keeps.
+  function consentOf() {
+    var state = {};
+    try {
+      var layer = window.dataLayer || [];
+      for (var i = 0; i < layer.length; i++) {
+        var item = layer[i];
+        if (!item || typeof item.length !== 'number' || item[0] !== 'consent' || !item[2] || typeof item[2] !== 'object') continue;
+        if (item[1] === 'default' && item[2].region) continue;
+        if (item[1] !== 'default' && item[1] !== 'update') continue;
+        if (item[2].ad_user_data === 'granted' || item[2].ad_user_data === 'denied') state.adUserData = item[2].ad_user_data;
+        if (item[2].ad_personalization === 'granted' || item[2].ad_personalization === 'denied') state.adPersonalization = item[2].ad_personalization;
+      }
+      var entries = window.google_tag_data && window.google_tag_data.ics && window.google_tag_data.ics.entries;
+      if (entries) {
+        var pairs = [['adUserData', 'ad_user_data'], ['adPersonalization', 'ad_personalization']];
+        for (var j = 0; j < pairs.length; j++) {
+          var entry = entries[pairs[j][1]];
+          if (state[pairs[j][0]] || !entry) continue;
+          var granted = entry.update !== undefined ? entry.update : entry['default'];
+          if (granted === true || granted === false) state[pairs[j][0]] = granted ? 'granted' : 'denied';
+        }
+      }
+    } catch (e) {}
+    return state.adUserData && state.adPersonalization ? state : undefined;
+  }
   document.addEventListener('submit', function (event) {
     var form = event.target;
     if (!form || form.tagName !== 'FORM' || !onPayloadPage()) return;
+    var list = controls(form);
+    var email = short(find(list, 'email'), 320);
     var gclAw = cookie('_gcl_aw');
     var body = {
       event: form.getAttribute('data-signalbridge-event') || 'Form Submitted',
       eventId: 'web_' + new Date().getTime().toString(36) + '_' + Math.random().toString(36).slice(2, 10),
-      email: field(form, /e-?mail/i, 'email'),
-      phone: field(form, /phone|tel/i, 'tel'),
-      firstName: field(form, /first.?name|given.?name/i),
-      lastName: field(form, /last.?name|family.?name|surname/i),
+      email: email && email.indexOf('@') > 0 ? email : undefined,
+      phone: short(find(list, 'phone'), 64),
+      firstName: short(find(list, 'firstName'), 100),
+      lastName: short(find(list, 'lastName'), 100),
+      city: short(find(list, 'city'), 100),
+      state: short(find(list, 'state'), 100),
+      postalCode: short(find(list, 'postalCode'), 32),
+      countryCode: countryOf(find(list, 'countryCode')),
+      dateOfBirth: birthDate(list),
+      gender: genderOf(find(list, 'gender')),
+      consent: consentOf(),
       gclid: gclid || (gclAw ? gclAw.split('.').slice(2).join('.') : undefined),
       fbclid: cookie('_fbc') ? undefined : fbclid,
       fbc: cookie('_fbc'),

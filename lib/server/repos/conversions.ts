@@ -18,6 +18,8 @@ import type {
   DeliveryRow,
 } from '@/lib/shared/conversions/conversion';
 import { isWarehouseSource, sourceKeyOf, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
+import type { MatchKey } from '@/lib/shared/conversions/matchKeys';
+import { addMatchCounts, emptyMatchCounts, type MatchCounts } from '@/lib/shared/conversions/quality';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 
@@ -299,6 +301,18 @@ export interface NewDeliveryRecord {
   latencyMs: number | null;
   rows: DeliveryRow[];
   parked?: Parked[];
+  /** Match keys of the events this record settles (not those parked to come again): counted in the hour's document. */
+  matchCounts?: MatchCounts;
+  /** The platform's id of the request that delivered (Data Manager's requestId), kept for its diagnostics. */
+  requestId?: string;
+}
+
+/** The hour document's `match` map: events counted and, per key, how many carried it (only the keys seen). */
+function matchIncrements(counts: MatchCounts | undefined): Record<string, FieldValue> | undefined {
+  if (!counts || counts.events === 0) return undefined;
+  const increments: Record<string, FieldValue> = { events: FieldValue.increment(counts.events) };
+  for (const [key, count] of Object.entries(counts.keys)) if (count > 0) increments[key] = FieldValue.increment(count);
+  return increments;
 }
 
 /** Writes one delivery record (a platform call and its rows' outcomes) and all it counts into `batch`. */
@@ -310,12 +324,24 @@ export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: 
   batch.set(ref.collection('deliveries').doc(), data);
   if (!record.test) {
     const failed = counts.rejected + counts.not_sent + counts.failed;
+    // Match keys ride in the same write as the hour's counters: no document more per batch.
+    const match = matchIncrements(record.matchCounts);
     batch.set(
       ref.collection('hours').doc(hourOf(now)),
-      { hour: hourOf(now), delivered: FieldValue.increment(counts.delivered), failed: FieldValue.increment(failed), expires_at: expires },
+      {
+        hour: hourOf(now),
+        delivered: FieldValue.increment(counts.delivered),
+        failed: FieldValue.increment(failed),
+        ...(match ? { match } : {}),
+        expires_at: expires,
+      },
       { merge: true },
     );
-    if (counts.delivered > 0) batch.update(ref, { last_delivery_at: Timestamp.fromDate(now) });
+    if (counts.delivered > 0)
+      batch.update(ref, {
+        last_delivery_at: Timestamp.fromDate(now),
+        ...(record.requestId ? { last_request: { id: record.requestId, at: Timestamp.fromDate(now) } } : {}),
+      });
   }
   // Parked events go in the same batch as the record: a redelivered message cannot park them twice.
   for (const { reason, why, events } of record.parked ?? []) {
@@ -369,6 +395,37 @@ export async function listDeliveries(
 export async function deliveryHours(orgId: string, id: string, since: Date): Promise<DeliveryHour[]> {
   const snapshot = await conversions(orgId).doc(id).collection('hours').where('hour', '>=', hourOf(since)).orderBy('hour').get();
   return snapshot.docs.map((doc) => ({ hour: doc.get('hour'), delivered: doc.get('delivered') ?? 0, failed: doc.get('failed') ?? 0 }));
+}
+
+/**
+ * The match keys counted over the last day and the last week (the hour documents since then, as
+ * "last 24 h" reads them), and the last request the platform took (for its own diagnostics).
+ */
+export async function matchQualityData(
+  orgId: string,
+  id: string,
+  now = new Date(),
+): Promise<{ day: MatchCounts; week: MatchCounts; lastRequest: { id: string; at: string } | null }> {
+  const ref = conversions(orgId).doc(id);
+  const dayStart = hourOf(new Date(now.getTime() - 24 * 3600 * 1000));
+  const [snap, hours] = await Promise.all([
+    ref.get(),
+    ref
+      .collection('hours')
+      .where('hour', '>=', hourOf(new Date(now.getTime() - 7 * 24 * 3600 * 1000)))
+      .get(),
+  ]);
+  if (!snap.exists) throw notFound('Conversion');
+  const day = emptyMatchCounts();
+  const week = emptyMatchCounts();
+  for (const doc of hours.docs) {
+    const match = (doc.get('match') ?? {}) as Partial<Record<MatchKey | 'events', number>>;
+    const counts = { events: match.events ?? 0, keys: match };
+    addMatchCounts(week, counts);
+    if ((doc.get('hour') as string) >= dayStart) addMatchCounts(day, counts);
+  }
+  const last = snap.get('last_request') as { id?: string; at?: Timestamp } | undefined;
+  return { day, week, lastRequest: last?.id ? { id: last.id, at: last.at ? iso(last.at) : '' } : null };
 }
 
 export type ParkReason = 'held' | 'failed';

@@ -11,9 +11,10 @@ import {
   sendTestEvent,
   updateConversion,
 } from '@/lib/server/services/conversions';
+import { conversionQuality } from '@/lib/server/services/matchQuality';
 import { previewWarehouseSource, readNow } from '@/lib/server/services/warehouseSources';
 
-/** `/api/orgs/{orgId}/conversions[/preview|/{id}[/deliveries|/test|/retry|/read]]`. */
+/** `/api/orgs/{orgId}/conversions[/preview|/{id}[/deliveries|/test|/retry|/read|/quality]]`. */
 
 const planOf = (org: { data: FirebaseFirestore.DocumentData }) => org.data.subscription?.plan ?? null;
 
@@ -123,5 +124,16 @@ export const readRoutes = createHandler({
       await readNow(org.id, query.id);
       return { requested: true };
     },
+  }),
+});
+
+/** Match quality: the share of events carrying each match key (last day, last week), advice, and the platform's own measure. */
+export const qualityRoutes = createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    permission: ['conversion', 'read'],
+    handle: ({ org, query }) => conversionQuality(org.id, query.id),
   }),
 });

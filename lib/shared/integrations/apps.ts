@@ -4,6 +4,7 @@ import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;
 export const GTM_MESSAGE = 'A tag-manager identifier must match GTM- followed by uppercase letters and digits';
 export const PAYLOAD_HOST_MESSAGE = 'Payload URLs must not contain a host';
+export const PAYLOAD_CHARACTERS_MESSAGE = 'A payload URL is a path without spaces, quotes or < >';
 
 export function isGtmContainerId(value: string): boolean {
   return GTM_CONTAINER_ID.test(value);
@@ -19,6 +20,14 @@ export function payloadUrlHasHost(value: string): boolean {
   if (/^[a-z][a-z0-9+.-]*:/i.test(url)) return true;
   if (/^[\\/]{2}/.test(url.replace(/\\/g, '/'))) return true;
   return url.includes('\\');
+}
+
+/**
+ * docs/PRODUCT.md §7: a payload URL is a path without `<`, `>`, quotes or whitespace. The snippet
+ * carries it inside a `<script>` on the customer's own site, so nothing in it may look like markup.
+ */
+export function payloadUrlHasBadCharacters(value: string): boolean {
+  return /[<>"'\s]/.test(value.trim());
 }
 
 /** Where one platform's conversions of an app go: a destination and its pixel / action / goal. */

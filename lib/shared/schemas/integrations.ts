@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost } from '@/lib/shared/integrations/apps';
+import {
+  GTM_MESSAGE,
+  isGtmContainerId,
+  PAYLOAD_CHARACTERS_MESSAGE,
+  PAYLOAD_HOST_MESSAGE,
+  payloadUrlHasBadCharacters,
+  payloadUrlHasHost,
+} from '@/lib/shared/integrations/apps';
 import { AD_PLATFORMS, INTEGRATION_KINDS, MIXPANEL_RESIDENCIES, OAUTH_PLATFORMS, RETURN_PATHS } from '@/lib/shared/integrations/platforms';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
@@ -66,7 +73,8 @@ const payloadUrlSchema = z
   .min(1, 'Enter a path')
   .max(500, 'At most 500 characters')
   .refine((url) => !payloadUrlHasHost(url), PAYLOAD_HOST_MESSAGE)
-  .refine((url) => payloadUrlHasHost(url) || url.startsWith('/'), 'A payload URL is a path starting with /');
+  .refine((url) => payloadUrlHasHost(url) || url.startsWith('/'), 'A payload URL is a path starting with /')
+  .refine((url) => !payloadUrlHasBadCharacters(url), PAYLOAD_CHARACTERS_MESSAGE);
 
 export const appFieldsSchema = z.object({
   name: nameSchema,

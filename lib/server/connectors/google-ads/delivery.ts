@@ -146,6 +146,7 @@ export const googleAdsDelivery: Delivery = {
       }),
     });
     if (status !== 200) throw dataManagerError(status, body);
+    if (typeof body.requestId === 'string' && body.requestId) options?.onRequest?.(body.requestId);
     return events.map((event) => ({ id: event.id, status: 'delivered' as const }));
   },
 };
