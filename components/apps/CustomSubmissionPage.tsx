@@ -21,6 +21,8 @@ export default function CustomSubmissionPage() {
   const [websiteFailure, setWebsiteFailure] = useState<string | null>(null);
   // A snippet made by a new website key replaces the one loaded before.
   const [newSnippet, setNewSnippet] = useState<string | null>(null);
+  // Revoked here, before the app is read again.
+  const [revokedNow, setRevokedNow] = useState(false);
   if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
   if (error || !app) return <LoadFailed title="Custom submission" error={error} fallback="App not found." />;
   const endpoint = `${typeof window === 'undefined' ? '' : window.location.origin}/api/submissions`;
@@ -41,11 +43,15 @@ export default function CustomSubmissionPage() {
     setWebsiteFailure(null);
     const result = await websiteKeyAction({ orgId: orgId!, id: app!.id, revoke });
     if ('error' in result) setWebsiteFailure(messageOf(result.error, 'Could not change the website key.'));
-    else setNewSnippet(revoke ? null : (result.data.snippet ?? null));
+    else {
+      setRevokedNow(revoke);
+      setNewSnippet(revoke ? null : (result.data.snippet ?? null));
+    }
   }
 
-  const websiteRevoked = app.publishableKey === 'revoked' && !newSnippet;
+  const websiteRevoked = (revokedNow || app.publishableKey === 'revoked') && !newSnippet;
   const shownSnippet = newSnippet ?? (websiteRevoked ? null : (snippet.data?.snippet ?? null));
+  const hasWebsiteKey = !websiteRevoked && (app.publishableKey === 'active' || shownSnippet !== null);
 
   return (
     <div className="stack" style={{ gap: '1.5rem', maxWidth: 720 }}>
@@ -123,7 +129,7 @@ export default function CustomSubmissionPage() {
               </Button>
             </div>
           )}
-          {canManageKeys && (websiteRevoked || app.publishableKey === 'active') && (
+          {canManageKeys && (websiteRevoked || hasWebsiteKey) && (
             <div className="actions" style={{ justifyContent: 'flex-start' }}>
               <Button
                 type="button"
