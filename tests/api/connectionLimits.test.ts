@@ -2,7 +2,8 @@ import connectionRoute from '@/pages/api/orgs/[orgId]/connections/[id]/index';
 import runRoute from '@/pages/api/orgs/[orgId]/connections/[id]/run';
 import backfillRoute from '@/pages/api/orgs/[orgId]/connections/[id]/backfill';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { abandonRun, getConnection, getRun, listRuns } from '@/lib/server/repos/connections';
+import { deadLoginMessage } from '@/lib/server/credentials';
+import { abandonRun, getConnection, getRun, listRuns, settleJob } from '@/lib/server/repos/connections';
 import { deleteConnection } from '@/lib/server/services/connections';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';
@@ -100,4 +101,21 @@ test('a connection deleted while its job reads the report: the job writes nothin
     rows = []; // the table was never made
   }
   expect(rows).toHaveLength(0);
+});
+
+test('a run paused for a dead login says so, even when another of its jobs failed first for another reason', async () => {
+  const both = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey });
+  const runId = (await startRun(both.orgId, both.connectionId, 'manual'))!;
+  const keys = Object.keys((await getRun(both.orgId, both.connectionId, runId)).jobs).sort();
+  expect(keys).toHaveLength(2);
+  const result = { rowsRead: 0, rowsWritten: 0, calls: 1, durationMs: 10 };
+  await settleJob(both.orgId, both.connectionId, runId, keys[0]!, {
+    ...result,
+    status: 'failed',
+    error: 'Google Ads did not answer (500)',
+  });
+  await settleJob(both.orgId, both.connectionId, runId, keys[1]!, { ...result, status: 'paused', error: deadLoginMessage('google_ads') });
+  expect((await getRun(both.orgId, both.connectionId, runId)).outcome).toBe('needs_reauth');
+  const connection = await getConnection(both.orgId, both.connectionId);
+  expect(connection).toMatchObject({ status: 'needs_reauth', statusReason: deadLoginMessage('google_ads') });
 });

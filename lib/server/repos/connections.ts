@@ -441,7 +441,10 @@ export async function settleJob(orgId: string, id: string, runId: string, key: s
       return { finished: false };
     }
     const outcome = outcomeOf(Object.values(jobs));
-    const errors = Object.values(jobs).filter((candidate) => candidate.error);
+    // A run paused for a dead login says so, whichever of its jobs failed first for another reason.
+    const errors = Object.values(jobs).filter((candidate) =>
+      outcome === 'needs_reauth' ? candidate.status === 'paused' && candidate.error : candidate.error,
+    );
     transaction.update(ref, { ...update, outcome, finished_at: FieldValue.serverTimestamp(), error: errors[0]?.error ?? null });
     if (connectionSnap.exists) {
       const current = connectionSnap.get('running_run_id') === runId;
