@@ -107,6 +107,16 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       query: ({ orgId, id, revoke }) => ({ url: `${org(orgId)}/apps/${encodeURIComponent(id)}/key`, method: revoke ? 'DELETE' : 'POST' }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),
+    publishableKey: build.mutation<
+      { app: App; publishableKey?: string; snippet?: string },
+      { orgId: string; id: string; revoke?: boolean }
+    >({
+      query: ({ orgId, id, revoke }) => ({
+        url: `${org(orgId)}/apps/${encodeURIComponent(id)}/publishableKey`,
+        method: revoke ? 'DELETE' : 'POST',
+      }),
+      invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
+    }),
     appSnippet: build.query<{ publishableKey: string; snippet: string }, { orgId: string; id: string }>({
       query: ({ orgId, id }) => ({ url: `${org(orgId)}/apps/${encodeURIComponent(id)}/snippet`, method: 'GET' }),
     }),
@@ -135,4 +145,5 @@ export const {
   useRouteAppMutation,
   useSubmissionKeyMutation,
   useLazyAppSnippetQuery,
+  usePublishableKeyMutation,
 } = integrationsApi;

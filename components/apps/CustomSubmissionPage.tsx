@@ -7,7 +7,7 @@ import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
 import { can } from '@/lib/shared/permissions';
-import { useLazyAppSnippetQuery, useSubmissionKeyMutation } from '@/store/integrationsApi';
+import { useLazyAppSnippetQuery, usePublishableKeyMutation, useSubmissionKeyMutation } from '@/store/integrationsApi';
 
 const FIELD_LABELS: Record<string, string> = {
   email: 'email',
@@ -36,13 +36,21 @@ export default function CustomSubmissionPage() {
   const { orgId, role, data: app, isLoading, error } = useRouteApp();
   const [keyAction, keyState] = useSubmissionKeyMutation();
   const [newKey, setNewKey] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<'rotate' | 'revoke' | null>(null);
+  const [confirm, setConfirm] = useState<'rotate' | 'revoke' | 'rotateWebsite' | 'revokeWebsite' | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [loadSnippet, snippet] = useLazyAppSnippetQuery();
+  const [websiteKeyAction, websiteKeyState] = usePublishableKeyMutation();
+  const [websiteFailure, setWebsiteFailure] = useState<string | null>(null);
+  // A snippet made by a new website key replaces the one loaded before.
+  const [newSnippet, setNewSnippet] = useState<string | null>(null);
+  // Revoked here, before the app is read again.
+  const [revokedNow, setRevokedNow] = useState(false);
   if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
   if (error || !app) return <LoadFailed title="Custom submission" error={error} fallback="App not found." />;
   const endpoint = `${typeof window === 'undefined' ? '' : window.location.origin}/api/submissions`;
   const canEdit = can(role, 'app', 'update');
+  // Replacing or revoking a key stops what posts with it: owners and admins only.
+  const canManageKeys = can(role, 'app', 'delete');
 
   async function run(revoke: boolean) {
     setConfirm(null);
@@ -51,6 +59,21 @@ export default function CustomSubmissionPage() {
     if ('error' in result) setFailure(messageOf(result.error, 'Could not change the key.'));
     else setNewKey(revoke ? null : (result.data.key ?? null));
   }
+
+  async function runWebsite(revoke: boolean) {
+    setConfirm(null);
+    setWebsiteFailure(null);
+    const result = await websiteKeyAction({ orgId: orgId!, id: app!.id, revoke });
+    if ('error' in result) setWebsiteFailure(messageOf(result.error, 'Could not change the website key.'));
+    else {
+      setRevokedNow(revoke);
+      setNewSnippet(revoke ? null : (result.data.snippet ?? null));
+    }
+  }
+
+  const websiteRevoked = (revokedNow || app.publishableKey === 'revoked') && !newSnippet;
+  const shownSnippet = newSnippet ?? (websiteRevoked ? null : (snippet.data?.snippet ?? null));
+  const hasWebsiteKey = !websiteRevoked && (app.publishableKey === 'active' || shownSnippet !== null);
 
   return (
     <div className="stack" style={{ gap: '1.5rem', maxWidth: 720 }}>
@@ -84,7 +107,7 @@ export default function CustomSubmissionPage() {
         ) : (
           <p className="muted">No key yet: nothing can post to this app.</p>
         )}
-        {canEdit && (
+        {canManageKeys ? (
           <div className="actions" style={{ justifyContent: 'flex-start' }}>
             <Button type="button" busy={keyState.isLoading} onClick={() => (app.submissionKey ? setConfirm('rotate') : void run(false))}>
               {app.submissionKey ? 'Replace key' : 'Create key'}
@@ -95,6 +118,8 @@ export default function CustomSubmissionPage() {
               </Button>
             )}
           </div>
+        ) : (
+          <p className="muted">Owners and admins make, replace and revoke keys.</p>
         )}
       </section>
       {canEdit && (
@@ -111,9 +136,20 @@ export default function CustomSubmissionPage() {
             {customFieldsInWords((app as { customFields?: unknown }).customFields) || 'none set'}), then by their autocomplete tokens
             (email, tel, given-name, address-level2, postal-code, country, bday, sex …) and usual names. Show it again after changing them.
           </p>
-          {snippet.data ? (
+          {websiteFailure && <Alert>{websiteFailure}</Alert>}
+          {newSnippet && (
+            <div role="status" className="alert alert--success">
+              New website key made: paste this snippet into your tag again. The previous snippet no longer submits.
+            </div>
+          )}
+          {websiteRevoked ? (
+            <p className="muted" data-testid="website-key-revoked">
+              The website key is revoked: the snippet on your site submits nothing.{' '}
+              {canManageKeys ? 'Make a new key to get a snippet that works.' : 'An owner or admin can make a new one.'}
+            </p>
+          ) : shownSnippet ? (
             <pre className="card" style={{ overflowX: 'auto', margin: 0, maxHeight: 320 }} data-testid="capture-snippet">
-              {snippet.data.snippet}
+              {shownSnippet}
             </pre>
           ) : (
             <div className="actions" style={{ justifyContent: 'flex-start' }}>
@@ -122,17 +158,54 @@ export default function CustomSubmissionPage() {
               </Button>
             </div>
           )}
+          {canManageKeys && (websiteRevoked || hasWebsiteKey) && (
+            <div className="actions" style={{ justifyContent: 'flex-start' }}>
+              <Button
+                type="button"
+                variant="secondary"
+                busy={websiteKeyState.isLoading}
+                onClick={() => (websiteRevoked ? void runWebsite(false) : setConfirm('rotateWebsite'))}
+              >
+                {websiteRevoked ? 'Make a new website key' : 'Replace website key'}
+              </Button>
+              {!websiteRevoked && (
+                <Button type="button" variant="secondary" onClick={() => setConfirm('revokeWebsite')}>
+                  Revoke website key
+                </Button>
+              )}
+            </div>
+          )}
           {snippet.error && <Alert>{messageOf(snippet.error, 'Could not make the snippet.')}</Alert>}
         </section>
       )}
       <ConfirmDialog
         open={confirm !== null}
-        title={confirm === 'revoke' ? 'Revoke this key?' : 'Replace this key?'}
-        confirmLabel={confirm === 'revoke' ? 'Revoke key' : 'Replace key'}
-        onConfirm={() => void run(confirm === 'revoke')}
+        title={
+          confirm === 'revoke'
+            ? 'Revoke this key?'
+            : confirm === 'rotate'
+              ? 'Replace this key?'
+              : confirm === 'revokeWebsite'
+                ? 'Revoke the website key?'
+                : 'Replace the website key?'
+        }
+        confirmLabel={
+          confirm === 'revoke'
+            ? 'Revoke key'
+            : confirm === 'rotate'
+              ? 'Replace key'
+              : confirm === 'revokeWebsite'
+                ? 'Revoke website key'
+                : 'Replace website key'
+        }
+        onConfirm={() =>
+          void (confirm === 'revoke' || confirm === 'rotate' ? run(confirm === 'revoke') : runWebsite(confirm === 'revokeWebsite'))
+        }
         onCancel={() => setConfirm(null)}
       >
-        Anything still posting with the current key is refused from now on.
+        {confirm === 'revoke' || confirm === 'rotate'
+          ? 'Anything still posting with the current key is refused from now on.'
+          : 'The snippet on your website stops submitting events at once, until you paste the new one.'}
       </ConfirmDialog>
     </div>
   );

@@ -35,11 +35,21 @@ export async function readCredential(orgId: string, credentialId: string): Promi
   return JSON.parse(open(sealed, `${orgId}/${credentialId}`)) as Credential;
 }
 
-const needsReauth = (platform: Platform) =>
-  new DomainError(
-    'needs_reauth',
-    `${PLATFORM_LABELS[platform]} has disconnected SignalBridge from this account (the login expired or access was removed). Reconnect to keep your data flowing.`,
-  );
+/** The one sentence for a dead login, wherever it is noticed (a refresh, a report, a write, a send). */
+export const deadLoginMessage = (platform: Platform) =>
+  `${PLATFORM_LABELS[platform]} has disconnected SignalBridge from this account (the login expired or access was removed). Reconnect to keep your data flowing.`;
+
+const needsReauth = (platform: Platform) => new DomainError('needs_reauth', deadLoginMessage(platform));
+
+/**
+ * The one place a login is declared dead: the object is marked "needs reconnecting" with the one
+ * sentence, and the error to settle with says the same, whichever call noticed it first.
+ */
+export async function loginDied(orgId: string, kind: IntegrationKind, id: string, platform: Platform): Promise<PlatformError> {
+  const error = new PlatformError(platform, 'needs_reauth', deadLoginMessage(platform));
+  await markNeedsReauth(orgId, kind, id, error.message);
+  return error;
+}
 
 /**
  * A live session of an object's login, saving what the platform rotated. A dead login marks the
@@ -61,8 +71,7 @@ export async function openSessionOf(
     return { session, integration };
   } catch (error) {
     if ((error instanceof PlatformError || error instanceof DomainError) && error.code === 'needs_reauth') {
-      await markNeedsReauth(orgId, kind, id, error.message);
-      throw new PlatformError(integration.platform, 'needs_reauth', needsReauth(integration.platform).message);
+      throw await loginDied(orgId, kind, id, integration.platform);
     }
     throw error;
   }
@@ -84,7 +93,7 @@ export async function withSession<T>(
     try {
       return await work(session, integration);
     } catch (error) {
-      if (error instanceof PlatformError && error.code === 'needs_reauth') await markNeedsReauth(orgId, kind, id, error.message);
+      if (error instanceof PlatformError && error.code === 'needs_reauth') throw await loginDied(orgId, kind, id, integration.platform);
       throw error;
     }
   } catch (error) {

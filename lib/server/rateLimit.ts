@@ -39,6 +39,15 @@ export const SUBMISSIONS_PER_KEY: RateLimit = {
   message: (limit, retryAfter) => `Too many submissions with this key: at most ${limit} a minute. Try again in ${retryAfter}.`,
 };
 
+/** Send test event of one conversion: each is a real call to the ad platform. */
+export const TEST_EVENTS_PER_CONVERSION: RateLimit = {
+  name: 'test_events_per_conversion',
+  limit: 5,
+  windowSeconds: MINUTE,
+  env: 'RATE_LIMIT_TEST_EVENTS_PER_CONVERSION_PER_MINUTE',
+  message: (limit, retryAfter) => `Test events of this conversion are limited to ${limit} a minute. Send the next one in ${retryAfter}.`,
+};
+
 /** Invitation emails one person sends (new and resent), in every organization together. */
 const INVITATIONS_PER_USER: RateLimit = {
   name: 'invitations_per_user',
@@ -70,7 +79,7 @@ function limitOf(rule: RateLimit): number {
 }
 
 /** "45 seconds", "12 minutes", "3 hours": how long a caller waits, rounded up. */
-function describeWait(seconds: number): string {
+export function describeWait(seconds: number): string {
   const [amount, unit] =
     seconds < 2 * MINUTE
       ? [seconds, 'second']

@@ -1,34 +1,76 @@
-import type { NextApiRequest } from 'next';
+import type { NextApiRequest, PageConfig } from 'next';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { consumeRateLimits, SUBMISSIONS_PER_KEY } from '@/lib/server/rateLimit';
 import { ingest, resolveSubmissionKey } from '@/lib/server/services/ingest';
 
-export const config = { api: { bodyParser: { sizeLimit: '1mb' as const } } };
+// The body is read here, not by Next: a body too large or not JSON is answered in our JSON envelope.
+export const config: PageConfig = { api: { bodyParser: false } };
 
-/** The key of a request: `Authorization: Bearer sbk_…` (server) or `?key=sbp_…` (the website snippet). */
+/** What a request may carry: 500 events are far below it. */
+export const MAX_SUBMISSION_BYTES = 1024 * 1024;
+
+// The rest of the body is not read: the connection closes after the answer.
+const tooLarge = () =>
+  new ApiError(413, 'body_too_large', 'The request body is over 1 MB: send at most 500 events a request.', undefined, {
+    Connection: 'close',
+  });
+
+/**
+ * The key of a request: `Authorization: Bearer sbk_…` (server) or `?key=sbp_…` (the website snippet).
+ * A secret key in the URL is refused, not used: URLs end up in logs, histories and referrers.
+ */
 function keyOf(req: NextApiRequest): string {
   const header = req.headers.authorization ?? '';
   if (header.startsWith('Bearer ')) return header.slice(7).trim();
-  return typeof req.query.key === 'string' ? req.query.key : '';
+  const key = typeof req.query.key === 'string' ? req.query.key : '';
+  if (key.startsWith('sbk_'))
+    throw new ApiError(
+      401,
+      'secret_key_in_url',
+      'A secret key only works in the Authorization header (Bearer sbk_…); only the publishable key (sbp_…) goes in the URL. Replace this key: it has been exposed.',
+    );
+  return key;
 }
 
-/** The snippet posts text/plain (no CORS preflight); its text is the JSON body. */
-function jsonBody(req: NextApiRequest): unknown {
-  if (typeof req.body !== 'string') return req.body;
-  try {
-    return JSON.parse(req.body);
-  } catch {
-    throw new ApiError(400, 'invalid_request', 'The body is not JSON.');
+/** The raw body, refused as soon as it passes the limit (declared or counted). */
+async function rawBody(req: NextApiRequest): Promise<string> {
+  if (Number(req.headers['content-length']) > MAX_SUBMISSION_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += bytes.length;
+    if (size > MAX_SUBMISSION_BYTES) throw tooLarge();
+    chunks.push(bytes);
   }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The body as JSON, whether sent as application/json or as text/plain (the snippet: no CORS preflight). */
+async function jsonBody(req: NextApiRequest): Promise<unknown> {
+  // Served without this file's config (a test's server), Next has parsed the body already.
+  const parsed: unknown = req.body;
+  const text = parsed === undefined ? await rawBody(req) : typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
+  if (text.trim() === '') throw new ApiError(400, 'invalid_request', 'The body is empty: send one event as JSON, or {"events": [...]}.');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'invalid_request', 'The body is not JSON: send one event as JSON, or {"events": [...]}.');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError(400, 'invalid_request', 'Send one event as a JSON object, e.g. {"event": "Lead"}, or {"events": [...]}.');
+  return body;
 }
 
 /**
  * POST /api/submissions — conversion events of an app: one event, or `{events: [...]}` (≤ 500).
  * Personal identifiers are hashed before the events are queued for delivery; 202 with each event's
- * id. A secret key (`sbk_`) works from servers; a publishable key (`sbp_`, in the website snippet)
- * only from the app's own website origin. 401 unknown key, 403 wrong origin, 400 naming the field,
- * 413 over 1 MB, 429 with Retry-After beyond the key's rate.
+ * id. A secret key (`sbk_`) works from servers, in the Authorization header only; a publishable key
+ * (`sbp_`, in the website snippet) only from the app's own website origin. 401 unknown key or a secret
+ * key in the URL, 403 wrong origin, 400 naming the field or saying the body is no JSON, 413 over 1 MB,
+ * 429 with Retry-After beyond the key's rate; every refusal in the JSON error envelope.
  */
 export default createHandler({
   POST: route({
@@ -56,7 +98,7 @@ export default createHandler({
       // A browser's own address and agent describe the person; a server's describe the server.
       const browser =
         owner.kind === 'publishable' ? { ip: forwarded || req.socket.remoteAddress, userAgent: req.headers['user-agent'] } : {};
-      const { batch, results } = await ingest(owner, jsonBody(req), browser);
+      const { batch, results } = await ingest(owner, await jsonBody(req), browser);
       const first = results[0]!;
       res
         .status(202)

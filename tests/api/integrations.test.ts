@@ -471,7 +471,9 @@ describe('apps', () => {
     expect(blocked.status).toBe(409);
     expect(blocked.body.message).toMatch(/still used by 1 app/);
 
-    const key = await call(s.appKey, { method: 'POST', token: member.token, query: { orgId, id: appId } });
+    // Members configure the app; its key (which stops whatever posts with it when replaced) is the owners' and admins'.
+    expect((await call(s.appKey, { method: 'POST', token: member.token, query: { orgId, id: appId } })).status).toBe(403);
+    const key = await call(s.appKey, { method: 'POST', token: owner.token, query: { orgId, id: appId } });
     expect(key.body.key).toMatch(/^sbk_/);
     const submit = (bearer: string) =>
       fetch(`${s.submissions.url}/`, {
@@ -480,7 +482,7 @@ describe('apps', () => {
         body: JSON.stringify({ event: 'Lead', email: 'a@b.co' }),
       });
     expect((await submit(key.body.key)).status).toBe(202);
-    await call(s.appKey, { method: 'DELETE', token: member.token, query: { orgId, id: appId } });
+    await call(s.appKey, { method: 'DELETE', token: owner.token, query: { orgId, id: appId } });
     expect((await submit(key.body.key)).status).toBe(401);
   });
 });

@@ -5,9 +5,8 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/shared/integrations/platforms';
 import { countMatchKeys } from '@/lib/shared/conversions/quality';
-import { openSessionOf } from '@/lib/server/credentials';
+import { loginDied, openSessionOf } from '@/lib/server/credentials';
 import { recordDelivery, type Parked } from '@/lib/server/repos/conversions';
-import { markNeedsReauth } from '@/lib/server/repos/integrations';
 
 /**
  * Delivering one batch of one conversion: map, check, send, and record what became of each row.
@@ -168,9 +167,11 @@ export async function deliverBatch(
         rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked)));
       } catch (error) {
         // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
-        if (error instanceof PlatformError && error.code === 'needs_reauth')
-          await markNeedsReauth(orgId, 'destination', conversion.destination.destinationId, error.message);
-        rows.push(...failed(error, sendable, park));
+        const died =
+          error instanceof PlatformError && error.code === 'needs_reauth'
+            ? await loginDied(orgId, 'destination', conversion.destination.destinationId, conversion.destination.platform)
+            : error;
+        rows.push(...failed(died, sendable, park));
       }
       latencyMs = Date.now() - started;
     }

@@ -109,9 +109,16 @@ export function createConversionRouter(options: RouterOptions = {}) {
     else schedule(key, entry);
     queue.push(async () => {
       try {
+        // Read again just before sending (one read a batch): a conversion deleted since it was cached sends nothing.
+        const [current] = await lookup.byId(entry.orgId, entry.conversion.id);
+        if (!current) {
+          console.warn('[worker] events of a deleted conversion were not sent', { conversion: entry.conversion.id, events: items.length });
+          items.forEach((item) => settle(item.ticket, true));
+          return;
+        }
         await deliver(
           entry.orgId,
-          entry.conversion,
+          current,
           items.map((item) => item.event),
         );
         items.forEach((item) => settle(item.ticket, true));

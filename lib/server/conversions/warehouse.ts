@@ -8,10 +8,9 @@ import type { Session } from '@/lib/server/connectors/types';
 import { takesEvent } from '@/lib/server/conversions/deliver';
 import { inLanes, startPoller } from '@/lib/server/conversions/poller';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
-import { openSessionOf } from '@/lib/server/credentials';
+import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { markNeedsReauth } from '@/lib/server/repos/integrations';
 import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type ReadCursor } from '@/lib/server/repos/reads';
 
 /**
@@ -207,10 +206,15 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
       console.log(`[warehouse] ${summary.published} event(s) published from ${summary.rows} row(s)`, { org: orgId, conversion: id });
     return summary;
   } catch (error) {
-    const { code, message } = readFailure(error);
+    const { code } = readFailure(error);
+    let { message } = readFailure(error);
     if (!(error instanceof PlatformError || error instanceof DomainError))
       console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
-    if (code === 'needs_reauth') await markNeedsReauth(orgId, 'destination', source.destinationId, message).catch(() => undefined);
+    if (code === 'needs_reauth') {
+      const platform = source.type === 'bigquery' ? 'bigquery' : 'mixpanel';
+      message = deadLoginMessage(platform);
+      await loginDied(orgId, 'destination', source.destinationId, platform).catch(() => undefined);
+    }
     const retryAt = error instanceof PlatformError && error.retryAt ? error.retryAt : null;
     // A passing failure is tried again within minutes; anything else waits for the schedule (or an edit).
     const dueAt = retryAt ?? (code === 'retryable' ? new Date(Math.min(nextDue().getTime(), Date.now() + 5 * 60_000)) : nextDue());

@@ -49,13 +49,17 @@ export function secondsOf(value: unknown): number | null {
 
 /**
  * A cell as a refusal may quote it. Reasons are stored in the delivery log and shown in the preview,
- * and a column mapped by mistake may hold an email or a name: only what is plainly a number or a
- * date is quoted; other text is described by its length.
+ * and a column mapped by mistake may hold an email, a phone number or a name: only a short number
+ * (an amount) or a date is quoted; other digits are masked ("+•• •• •••• ••••"), other text is
+ * described by its length.
  */
 function shown(value: unknown): string {
   if (value === null || value === undefined || value === '') return 'nothing';
   const textValue = typeof value === 'object' && 'value' in value ? String((value as { value: unknown }).value) : String(value);
-  if (/^[\d\s.,:+\-/TZ]{1,40}$/.test(textValue)) return JSON.stringify(textValue);
+  if (/^-?\d{1,6}([.,]\d{1,4})?$/.test(textValue) || /^\d{4}-\d{2}-\d{2}([T ][\d:.]{2,15}(Z|[+-]\d{2}:?\d{2})?)?$/.test(textValue))
+    return JSON.stringify(textValue);
+  // A phone number or an id: its shape, each digit masked.
+  if (/^[\d\s.,:+\-/()]{1,40}$/.test(textValue)) return `${JSON.stringify(textValue.replace(/\d/g, '•'))} (masked)`;
   return `text of ${textValue.length} character${textValue.length === 1 ? '' : 's'}`;
 }
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type { App, AppFields, AppPlatformTarget } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
-import { invalidFields } from '@/lib/server/errors';
+import { DomainError, invalidFields } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { assertUnused, getIntegration, iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 
@@ -38,6 +38,7 @@ function toApp(snap: DocumentSnapshot): App {
     bigqueryDestinationId: snap.get('bigquery_destination_id') ?? null,
     mixpanelDestinationId: snap.get('mixpanel_destination_id') ?? null,
     submissionKey: key ? { prefix: key.prefix, createdAt: iso(key.created_at) } : null,
+    publishableKey: snap.get('publishable_key') ? 'active' : snap.get('publishable_key') === null ? 'revoked' : 'none',
     createdAt: iso(snap.get('created_at')),
   };
 }
@@ -186,15 +187,40 @@ export async function appOfSubmissionKey(key: string): Promise<SubmissionKeyOwne
 
 /**
  * The app's publishable key (`sbp_…`), made on first use: it sits in the website snippet, so it is
- * public — it can only submit events, only from the app's own origin.
+ * public — it can only submit events, only from the app's own origin. A revoked key is not made
+ * again behind the user's back: conflict until they make a new one (rotatePublishableKey).
  */
 export async function ensurePublishableKey(orgId: string, id: string): Promise<string> {
+  return setPublishableKey(orgId, id, 'ensure') as Promise<string>;
+}
+
+/** A new publishable key: the snippet must be pasted again, the previous key stops working at once. */
+export async function rotatePublishableKey(orgId: string, id: string): Promise<string> {
+  return setPublishableKey(orgId, id, 'rotate') as Promise<string>;
+}
+
+/** Revokes the publishable key: the website snippet stops submitting until a new key is made. */
+export async function revokePublishableKey(orgId: string, id: string): Promise<App> {
+  await setPublishableKey(orgId, id, 'revoke');
+  return getApp(orgId, id);
+}
+
+async function setPublishableKey(orgId: string, id: string, action: 'ensure' | 'rotate' | 'revoke'): Promise<string | null> {
   const ref = apps(orgId).doc(id);
   return adminDb().runTransaction(async (transaction) => {
     const snap = await transaction.get(ref);
     if (!snap.exists) throw notFound('App');
-    const existing = snap.get('publishable_key') as string | undefined;
-    if (existing) return existing;
+    const existing = snap.get('publishable_key') as string | null | undefined;
+    if (action === 'ensure' && existing) return existing;
+    if (action === 'ensure' && existing === null)
+      throw new DomainError('conflict', 'The website key was revoked. Make a new one to show the snippet.', {
+        reason: 'publishable_key_revoked',
+      });
+    if (existing) transaction.delete(submissionKeys().doc(hashKey(existing)));
+    if (action === 'revoke') {
+      transaction.update(ref, { publishable_key: null });
+      return null;
+    }
     const key = `sbp_${randomBytes(18).toString('base64url')}`;
     transaction.set(submissionKeys().doc(hashKey(key)), {
       org_id: orgId,

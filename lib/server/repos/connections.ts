@@ -251,9 +251,17 @@ export async function claimRun(
       running_run_id: runRef.id,
       running_since: Timestamp.fromDate(options.now),
       ...(options.kind === 'scheduled' && { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) }),
+      // "Run now" waits a while after the last one (runNow reads this).
+      ...(options.kind === 'manual' && { manual_run_at: Timestamp.fromDate(options.now) }),
     });
     return { claimed: true, runId: runRef.id, jobs };
   });
+}
+
+/** When the connection last started a run on demand ("Run now"), or null. */
+export async function lastManualRunAt(orgId: string, id: string): Promise<Date | null> {
+  const at = (await connections(orgId).doc(id).get()).get('manual_run_at') as Timestamp | undefined;
+  return at ? at.toDate() : null;
 }
 
 function newRun(kind: RunKind, window: Window, jobs: RunJob[], connection: Connection) {
@@ -433,7 +441,10 @@ export async function settleJob(orgId: string, id: string, runId: string, key: s
       return { finished: false };
     }
     const outcome = outcomeOf(Object.values(jobs));
-    const errors = Object.values(jobs).filter((candidate) => candidate.error);
+    // A run paused for a dead login says so, whichever of its jobs failed first for another reason.
+    const errors = Object.values(jobs).filter((candidate) =>
+      outcome === 'needs_reauth' ? candidate.status === 'paused' && candidate.error : candidate.error,
+    );
     transaction.update(ref, { ...update, outcome, finished_at: FieldValue.serverTimestamp(), error: errors[0]?.error ?? null });
     if (connectionSnap.exists) {
       const current = connectionSnap.get('running_run_id') === runId;
@@ -488,15 +499,26 @@ export async function recordWrittenDays(
   id: string,
   accountId: string,
   written: Map<string, { spend: number; clicks: number; impressions: number }>,
-): Promise<void> {
+): Promise<boolean> {
   const entries = [...written.entries()];
+  const ref = connections(orgId).doc(id);
   for (let start = 0; start < entries.length; start += 400) {
-    const batch = adminDb().batch();
-    for (const [date, figures] of entries.slice(start, start + 400)) {
-      batch.set(days(orgId, id).doc(date), { date, accounts: { [accountId]: figures } }, { merge: true });
-    }
-    await batch.commit();
+    // Only under a connection that still exists: a job still running when it is deleted leaves nothing behind.
+    const kept = await adminDb().runTransaction(async (transaction) => {
+      if (!(await transaction.get(ref)).exists) return false;
+      for (const [date, figures] of entries.slice(start, start + 400)) {
+        transaction.set(days(orgId, id).doc(date), { date, accounts: { [accountId]: figures } }, { merge: true });
+      }
+      return true;
+    });
+    if (!kept) return false;
   }
+  return true;
+}
+
+/** Whether a connection still exists (a job checks before it writes: a deleted connection writes nothing more). */
+export async function connectionExists(orgId: string, id: string): Promise<boolean> {
+  return (await connections(orgId).doc(id).get()).exists;
 }
 
 /** The last `count` days written, oldest first (the chart). */

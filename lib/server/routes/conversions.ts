@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { createConversionSchema, previewSourceSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
+import { consumeRateLimits, TEST_EVENTS_PER_CONVERSION } from '@/lib/server/rateLimit';
 import * as repo from '@/lib/server/repos/conversions';
 import {
+  assertConversionsIncluded,
   conversionDetail,
   createConversion,
   listConversions,
-  replayParked,
+  retryParked,
   sendTestEvent,
   updateConversion,
 } from '@/lib/server/services/conversions';
@@ -87,7 +89,11 @@ export const testEventRoutes = createHandler({
     subscription: 'required',
     query: objectRouteSchema,
     permission: ['conversion', 'update'],
-    handle: ({ org, query }) => sendTestEvent(org.id, query.id),
+    handle: async ({ org, query }) => {
+      // Counted before the call: a burst of clicks (or scripts) cannot reach the platform more often than this.
+      await consumeRateLimits([{ rule: TEST_EVENTS_PER_CONVERSION, key: `${org.id}/${query.id}` }]);
+      return sendTestEvent(org.id, query.id);
+    },
   }),
 });
 
@@ -97,7 +103,7 @@ export const retryRoutes = createHandler({
     subscription: 'required',
     query: objectRouteSchema,
     permission: ['conversion', 'update'],
-    handle: async ({ org, query }) => ({ replayed: await replayParked(org.id, query.id, 'failed') }),
+    handle: async ({ org, query }) => ({ replayed: await retryParked(org.id, query.id, 'failed') }),
   }),
 });
 
@@ -109,7 +115,11 @@ export const previewRoutes = createHandler({
     query: orgRouteSchema,
     body: z.object({ source: previewSourceSchema, suggest: z.boolean().optional() }).strict(),
     permission: ['conversion', 'create'],
-    handle: ({ org, body }) => previewWarehouseSource(org.id, body.source, { suggest: body.suggest }),
+    handle: ({ org, body }) => {
+      // The preview runs a billed query: only for a plan that can then create the conversion.
+      assertConversionsIncluded(planOf(org));
+      return previewWarehouseSource(org.id, body.source, { suggest: body.suggest });
+    },
   }),
 });
 

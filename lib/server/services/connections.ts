@@ -19,6 +19,7 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishSyncJobs } from '@/lib/server/queue/pubsub';
+import { describeWait } from '@/lib/server/rateLimit';
 import * as repo from '@/lib/server/repos/connections';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { readWindow, writeTargetOf } from '@/lib/server/sync/runner';
@@ -208,10 +209,19 @@ export async function connectionDetail(orgId: string, plan: unknown, id: string)
   };
 }
 
-/** "Run now": refused (conflict) while a run is in progress. */
+/** How long after one "Run now" the next may start: each is a full sync of every account. */
+export const RUN_NOW_COOLDOWN_MS = 5 * 60_000;
+
+/** "Run now": refused (conflict) while a run is in progress, and (rate_limited) within the cooldown of the last one. */
 export async function runNow(orgId: string, id: string): Promise<{ runId: string }> {
   const connection = await repo.getConnection(orgId, id);
   if (connection.status === 'paused') throw new DomainError('conflict', 'This connection is paused. Resume it to run it.');
+  const last = await repo.lastManualRunAt(orgId, id);
+  const wait = last === null ? 0 : Math.ceil((last.getTime() + RUN_NOW_COOLDOWN_MS - Date.now()) / 1000);
+  if (wait > 0 && !connection.runningRunId)
+    throw new DomainError('rate_limited', `This connection ran a moment ago. Run it again in ${describeWait(wait)}.`, {
+      retryAfter: wait,
+    });
   const runId = await startRun(orgId, id, 'manual');
   if (!runId)
     throw new DomainError('conflict', 'A run of this connection is in progress. Wait for it to finish.', { reason: 'run_in_progress' });

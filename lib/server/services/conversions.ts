@@ -140,10 +140,10 @@ export async function conversionDetail(orgId: string, id: string) {
 }
 
 /** Publishes a conversion's parked events again, for it alone (Retry, or after Reconnect). */
-export async function replayParked(orgId: string, id: string, reason: repo.ParkReason): Promise<number> {
+export async function retryParked(orgId: string, id: string, reason: repo.ParkReason): Promise<number> {
   const conversion = await repo.getConversion(orgId, id);
   const source = sourceKeyOf(conversion.source);
-  return repo.takeParked(orgId, id, reason, async (events) => {
+  return repo.retryParked(orgId, id, reason, async (events) => {
     await publishConversions(events, { org: orgId, source, conversion: id });
   });
 }
@@ -151,7 +151,7 @@ export async function replayParked(orgId: string, id: string, reason: repo.ParkR
 /** After a destination is reconnected: its conversions' held events go out again. */
 export async function releaseHeld(orgId: string, destinationId: string): Promise<void> {
   const conversions = await repo.conversionsOfDestination(orgId, destinationId);
-  await Promise.all(conversions.map((conversion) => replayParked(orgId, conversion.id, 'held')));
+  await Promise.all(conversions.map((conversion) => retryParked(orgId, conversion.id, 'held')));
 }
 
 const TEST_EMAIL = 'test@signalbridge.example';

@@ -1,11 +1,10 @@
 import type { Connection } from '@/lib/shared/connections/connection';
 import type { AdRow } from '@/lib/shared/connections/rows';
-import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LABELS, type AdPlatform, type Platform } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { PlatformError } from '@/lib/server/connectors/http';
 import type { ReportRequest, Session, WriteTarget } from '@/lib/server/connectors/types';
-import { openSessionOf } from '@/lib/server/credentials';
-import { markNeedsReauth } from '@/lib/server/repos/integrations';
+import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
@@ -85,7 +84,7 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   let rowsRead = 0;
   let platform = 'The platform';
   // Which object the job was using when it failed: a login that dies mid-job is marked on it.
-  let step: { kind: 'source' | 'destination'; id: string } | null = null;
+  let step: { kind: 'source' | 'destination'; id: string; platform: Platform } | null = null;
   const settle = (result: Omit<repo.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
     repo.settleJob(message.org, message.connection, message.run, message.job, {
       ...result,
@@ -97,7 +96,7 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   try {
     const connection = await repo.getConnection(message.org, message.connection);
     platform = PLATFORM_LABELS[connection.source.platform];
-    step = { kind: 'source', id: connection.source.sourceId };
+    step = { kind: 'source', id: connection.source.sourceId, platform: connection.source.platform };
     const { session: sourceSession, integration: source } = await openSessionOf(message.org, 'source', connection.source.sourceId);
     const account = source.accounts.find((candidate) => candidate.id === job.accountId) ?? { id: job.accountId, name: job.accountId };
     const rows = await readWindow(sourceSession, connection.source.platform, {
@@ -108,8 +107,10 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
       onCall: () => calls++,
     });
     rowsRead = rows.length;
+    // Deleted while the report was read: the job stops here, before writing anything anywhere.
+    if (!(await repo.connectionExists(message.org, message.connection))) return 'ack';
     platform = PLATFORM_LABELS[connection.destination.platform];
-    step = { kind: 'destination', id: connection.destination.destinationId };
+    step = { kind: 'destination', id: connection.destination.destinationId, platform: connection.destination.platform };
     const { session: destinationSession, integration: destination } = await openSessionOf(
       message.org,
       'destination',
@@ -147,10 +148,10 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
       return 'ack';
     }
     if (code === 'needs_reauth') {
-      // openSessionOf marks a login refused at refresh; one refused later (a report, a write) is marked here,
-      // so the object's page offers Reconnect, which resumes the connection.
-      if (step) await markNeedsReauth(message.org, step.kind, step.id, words).catch(() => undefined);
-      await settle({ status: 'paused', rowsWritten: 0, error: words });
+      // Wherever the login was refused (a refresh, the report, the write), the object is marked here too, so its
+      // page offers Reconnect (which resumes the connection), and the job says it in the one sentence.
+      if (step) await loginDied(message.org, step.kind, step.id, step.platform).catch(() => undefined);
+      await settle({ status: 'paused', rowsWritten: 0, error: step ? deadLoginMessage(step.platform) : words });
       return 'ack';
     }
     const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);

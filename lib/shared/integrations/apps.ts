@@ -57,6 +57,8 @@ export interface App extends AppFields {
   mixpanelDestinationId: string | null;
   /** The custom-submission key: only its prefix is ever shown again after it is made. */
   submissionKey: { prefix: string; createdAt: string } | null;
+  /** The website snippet's key: 'none' until the snippet is first shown, 'revoked' until a new one is made. */
+  publishableKey: 'active' | 'revoked' | 'none';
   createdAt: string;
 }
 

@@ -62,10 +62,26 @@ export const updateConnectionSchema = z
     lookbackDays: z.number('A number of days').int('Whole days').min(1, 'At least 1 day').max(90, 'At most 90 days').optional(),
     status: z.enum(['active', 'paused']).optional(),
   })
-  .strict();
+  .strict()
+  .refine((changes) => Object.values(changes).some((value) => value !== undefined), {
+    message: 'Nothing to change: send at least one of name, accountIds, level, schedule, lookbackDays or status',
+  });
 
 export type UpdateConnectionInput = z.infer<typeof updateConnectionSchema>;
 
-export const backfillSchema = z.object({ from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'A date as YYYY-MM-DD') }).strict();
+/** A day that exists in the calendar: 2025-02-30 and month 13 are not days. */
+function isCalendarDay(day: string): boolean {
+  const date = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === day;
+}
+
+export const backfillSchema = z
+  .object({
+    from: z
+      .string('A date as YYYY-MM-DD')
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'A date as YYYY-MM-DD')
+      .refine(isCalendarDay, 'Not a day of the calendar: check the month and the day'),
+  })
+  .strict();
 
 export const testConnectionSchema = z.object({ accountId: z.string().trim().min(1, 'Pick an account').max(100) }).strict();

@@ -6,11 +6,11 @@ import { z } from 'zod';
  */
 export const MAX_EVENTS_PER_REQUEST = 500;
 
-const text = (max: number) => z.string().trim().min(1, 'Empty').max(max, `At most ${max} characters`);
+const text = (max: number, notText = 'Text, in quotes') => z.string(notText).trim().min(1, 'Empty').max(max, `At most ${max} characters`);
 
 export const submittedEventSchema = z
   .object({
-    event: text(100),
+    event: text(100, 'Name the event, e.g. "Lead"'),
     /** Your id for this event: a retry with the same id is the same event. */
     eventId: z
       .string()

@@ -2,19 +2,22 @@ import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { revokeSubmissionKey, rotateSubmissionKey } from '@/lib/server/repos/apps';
 
-/** POST makes a new custom-submission key (shown once, the old one stops working); DELETE revokes it. */
+/**
+ * POST makes a new custom-submission key (shown once, the old one stops working); DELETE revokes it.
+ * Either stops whatever posts with the live key, as deleting the app would: owners and admins only.
+ */
 export default createHandler({
   POST: route({
     access: 'orgMember',
     subscription: 'required',
     query: objectRouteSchema,
-    permission: ['app', 'update'],
+    permission: ['app', 'delete'],
     handle: ({ org, query }) => rotateSubmissionKey(org.id, query.id),
   }),
   DELETE: route({
     access: 'orgMember',
     query: objectRouteSchema,
-    permission: ['app', 'update'],
+    permission: ['app', 'delete'],
     handle: async ({ org, query }) => ({ app: await revokeSubmissionKey(org.id, query.id) }),
   }),
 });
