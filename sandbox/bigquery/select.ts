@@ -289,8 +289,19 @@ function compileBinary(node: Node, scope: Scope): Compiled {
   throw unsupported(`the operator ${operator}`);
 }
 
+/** NOT: BOOL in, BOOL out, NULL stays NULL. */
+function negation(operand: Compiled, node: Node): Compiled {
+  checkBool('NOT', operand, node);
+  return bool((row) => {
+    const value = truth(operand.run(row));
+    return value === null ? null : !value;
+  });
+}
+
 /** Functions the sandbox knows, by name: their result type and value from checked arguments. */
 const FUNCTIONS: Record<string, { arity?: number; call(args: Compiled[], node: Node): Compiled }> = {
+  // The parser reads `NOT (…)` as a call of NOT.
+  NOT: { arity: 1, call: (args, node) => negation(args[0]!, node) },
   IFNULL: { arity: 2, call: (args, node) => firstNonNull('IFNULL', args, node) },
   COALESCE: { call: (args, node) => firstNonNull('COALESCE', args, node) },
   LOWER: { arity: 1, call: (args, node) => text('LOWER', args[0]!, node, (value) => value.toLowerCase()) },
@@ -357,13 +368,7 @@ function compile(node: Node, scope: Scope): Compiled {
   }
   if (type === 'unary_expr') {
     const operand = compile(node.expr!, scope);
-    if (node.operator?.toUpperCase() === 'NOT') {
-      checkBool('NOT', operand, node);
-      return bool((row) => {
-        const value = truth(operand.run(row));
-        return value === null ? null : !value;
-      });
-    }
+    if (node.operator?.toUpperCase() === 'NOT') return negation(operand, node);
     if (node.operator !== '-' || (operand.type && !isNumberType(operand.type)))
       throw invalidQuery(`No matching signature for operator ${node.operator} for argument types: ${operand.type}${placed(node)}`);
     return {
