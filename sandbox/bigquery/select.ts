@@ -5,9 +5,9 @@
  *
  * It runs: one table, subquery or WITH name in FROM; `*`, column references, literals (typed ones
  * too), @parameters and aliases; comparisons, AND / OR / NOT, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN
- * (a list), [NOT] LIKE, unary minus; IFNULL, COALESCE, LOWER, UPPER, CURRENT_DATE(),
- * CURRENT_TIMESTAMP(); WHERE, ORDER BY, LIMIT [OFFSET]. Anything else (joins, GROUP BY, aggregates,
- * UNION, CASE, subqueries in expressions…) is refused as invalidQuery, saying the sandbox does not run it.
+ * (a list), unary minus; IFNULL, COALESCE, CURRENT_DATE(), CURRENT_TIMESTAMP(); WHERE, ORDER BY,
+ * LIMIT [OFFSET]. Anything else (joins, GROUP BY, aggregates, UNION, LIKE, CASE, subqueries in
+ * expressions…) is refused as invalidQuery, saying the sandbox does not run it.
  */
 import { Parser } from 'node-sql-parser/build/bigquery';
 import {
@@ -269,23 +269,6 @@ function compileBinary(node: Node, scope: Scope): Compiled {
       return not(items.some((item) => compareCells(cell, item.run(row)) === 0));
     });
   }
-  if (base === 'LIKE') {
-    const [value, pattern] = operands(base, [left, compile(node.right!, scope)], node);
-    if (value!.type && value!.type !== 'STRING')
-      throw invalidQuery(`No matching signature for operator LIKE for argument types: ${value!.type}, STRING${placed(node)}`);
-    const regexOf = (text: string) =>
-      new RegExp(
-        `^${text
-          .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-          .replace(/%/g, '.*')
-          .replace(/_/g, '.')}$`,
-        's',
-      );
-    return bool((row) => {
-      const [cell, like] = [value!.run(row), pattern!.run(row)];
-      return cell === null || like === null ? null : not(regexOf(String(like)).test(String(cell)));
-    });
-  }
   throw unsupported(`the operator ${operator}`);
 }
 
@@ -304,8 +287,6 @@ const FUNCTIONS: Record<string, { arity?: number; call(args: Compiled[], node: N
   NOT: { arity: 1, call: (args, node) => negation(args[0]!, node) },
   IFNULL: { arity: 2, call: (args, node) => firstNonNull('IFNULL', args, node) },
   COALESCE: { call: (args, node) => firstNonNull('COALESCE', args, node) },
-  LOWER: { arity: 1, call: (args, node) => text('LOWER', args[0]!, node, (value) => value.toLowerCase()) },
-  UPPER: { arity: 1, call: (args, node) => text('UPPER', args[0]!, node, (value) => value.toUpperCase()) },
   CURRENT_TIMESTAMP: { arity: 0, call: () => ({ type: 'TIMESTAMP', constant: false, run: () => new Timestamp(Date.now() * 1000) }) },
   CURRENT_DATE: { arity: 0, call: () => ({ type: 'DATE', constant: false, run: () => new Date().toISOString().slice(0, 10) }) },
 };
@@ -318,19 +299,6 @@ function firstNonNull(name: string, args: Compiled[], node: Node): Compiled {
     type,
     constant: checked.every((arg) => arg.constant),
     run: (row) => checked.map((arg) => arg.run(row)).find((cell) => cell !== null) ?? null,
-  };
-}
-
-function text(name: string, arg: Compiled, node: Node, apply: (value: string) => string): Compiled {
-  if (arg.type && arg.type !== 'STRING')
-    throw invalidQuery(`No matching signature for function ${name} for argument types: ${arg.type}${placed(node)}`);
-  return {
-    type: 'STRING',
-    constant: arg.constant,
-    run: (row) => {
-      const cell = arg.run(row);
-      return cell === null ? null : apply(String(cell));
-    },
   };
 }
 
