@@ -1,7 +1,9 @@
 import { BigQuery, type Job } from '@google-cloud/bigquery';
 import { OAuth2Client } from 'google-auth-library';
 import { bigQuery } from '@/lib/server/connectors/bigquery';
+import { describeSource, readRows } from '@/lib/server/connectors/bigquery/source';
 import type { Session } from '@/lib/server/connectors/types';
+import type { BigQuerySource } from '@/lib/shared/conversions/conversion';
 import { DEMO_ANONYMOUS_LEAD, DEMO_SOURCE_TABLE } from '@/sandbox/bigquery';
 import { type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 
@@ -263,6 +265,47 @@ describe('subqueries in FROM', () => {
         message: `No matching signature for operator >= for argument types: TIMESTAMP, INT64. Supported signature: ANY >= ANY at ${at(query, '`happened` >=')}`,
       }),
     ]);
+  });
+});
+
+describe('a user’s statement, as the reader checks and reads it', () => {
+  const source = (sql: string): BigQuerySource => ({
+    type: 'bigquery',
+    destinationId: 'unused',
+    projectId: PROJECT,
+    mode: 'sql',
+    table: '',
+    sql,
+    cursorColumn: 'updated_at',
+    maximumBytesBilled: Number(LIMIT),
+    columns: { eventId: 'lead_id', eventTime: 'updated_at' },
+    eventName: 'Lead',
+    schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
+  });
+
+  test('a WITH … SELECT: its columns from the dry run, its rows in cursor order', async () => {
+    const won = source(`WITH won AS (SELECT lead_id, updated_at FROM ${DEMO} WHERE stage = 'won')\nSELECT * FROM won -- closed deals`);
+    const described = await describeSource(session, won);
+    expect(described.columns).toEqual([
+      { name: 'lead_id', type: 'STRING' },
+      { name: 'updated_at', type: 'TIMESTAMP' },
+    ]);
+    const rows: Array<Record<string, unknown>> = [];
+    for await (const page of readRows(session, won, null, { columns: described.columns })) rows.push(...page.rows);
+    const expected = demoRows()
+      .filter((row) => row.stage === 'won')
+      .sort((a, b) => String(a.updated_at).localeCompare(String(b.updated_at)))
+      .map((row) => row.lead_id);
+    expect(rows.map((row) => row.lead_id)).toEqual(expected);
+    expect(expected).toHaveLength(10);
+  });
+
+  test('a statement that is no SELECT is refused by its type, as the dry run names it; nothing runs', async () => {
+    await expect(describeSource(session, source(`DELETE FROM ${DEMO} WHERE TRUE`))).rejects.toMatchObject({
+      code: 'invalid',
+      message: 'Only a SELECT statement can be read; this one is a DELETE.',
+    });
+    expect(demoRows()).toHaveLength(40);
   });
 });
 
