@@ -138,8 +138,9 @@ export function parseStatement(sql: string): { ast: SelectNode } | { statementTy
   if (statements.length !== 1) return { statementType: 'SCRIPT' };
   const statement = statements[0]!;
   if (statement.type === 'select') return { ast: statement };
-  const object = statement.type === 'create' || statement.type === 'drop' ? `_${(statement.keyword ?? 'table').toUpperCase()}` : '';
-  return { statementType: `${statement.type.toUpperCase()}${object}` };
+  const kind = String(statement.type ?? 'unknown').toUpperCase();
+  const object = kind === 'CREATE' || kind === 'DROP' ? `_${String(statement.keyword ?? 'table').toUpperCase()}` : '';
+  return { statementType: `${kind}${object}` };
 }
 
 const LEGACY_TYPES: Partial<Record<FieldType, string>> = { INT64: 'INTEGER', FLOAT64: 'FLOAT', BOOL: 'BOOLEAN' };
@@ -356,7 +357,10 @@ function compile(node: Node, scope: Scope): Compiled {
     ).toUpperCase();
     if (node.over) throw unsupported('window functions');
     const known = FUNCTIONS[name];
-    if (!known) throw invalidQuery(`Function not found: ${name}${placed(node)}`);
+    if (!known)
+      throw invalidQuery(
+        `Function not found: ${name}${placed(node)} (the sandbox's BigQuery knows IFNULL, COALESCE, CURRENT_DATE() and CURRENT_TIMESTAMP())`,
+      );
     const args = (node.args?.value ?? []).map((arg) => compile(arg, scope));
     if (known.arity !== undefined && args.length !== known.arity)
       throw invalidQuery(`Number of arguments does not match for function ${name}${placed(node)}`);
