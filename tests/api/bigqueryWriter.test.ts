@@ -308,12 +308,8 @@ describe('failures', () => {
     expect(error.message).toMatch(/has no column platform/);
   });
 
-  test('a query outside the sandbox’s subset is refused as invalidQuery; SELECT with parameters runs', async () => {
+  test('a query naming an unknown column is refused as invalidQuery; SELECT with parameters runs', async () => {
     const bigquery = client();
-    await expect(bigquery.query({ query: 'DELETE FROM `acme-warehouse.marketing.ad_rows` WHERE true' })).rejects.toMatchObject({
-      code: 400,
-      errors: [expect.objectContaining({ reason: 'invalidQuery' })],
-    });
     await expect(bigquery.createQueryJob({ query: 'SELECT nope FROM `acme-warehouse.marketing.ad_rows`' })).rejects.toMatchObject({
       errors: [expect.objectContaining({ reason: 'invalidQuery' })],
     });
