@@ -7,6 +7,7 @@ import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/share
 import { openSessionOf } from '@/lib/server/credentials';
 import { recordDelivery, type Parked } from '@/lib/server/repos/conversions';
 import { markNeedsReauth } from '@/lib/server/repos/integrations';
+import { noteDeliveries } from '@/lib/server/alerts/delivery';
 
 /**
  * Delivering one batch of one conversion: map, check, send, and record what became of each row.
@@ -175,6 +176,7 @@ export async function deliverBatch(
     rows = failed(error, unique, park);
   }
   await recordDelivery(orgId, conversion.id, { test: Boolean(options.test), latencyMs, rows, parked });
+  if (!options.test) await noteDeliveries(orgId, conversion.id);
   return { rows, latencyMs };
 }
 
