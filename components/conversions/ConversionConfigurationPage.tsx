@@ -42,6 +42,9 @@ const EditMappingForm = dynamic(() => import('@/components/conversions/EditMappi
 const DeliveryLog = dynamic(() => import('@/components/conversions/DeliveryLog'), {
   loading: () => <Spinner label="Loading the delivery log" />,
 });
+const AlertThreshold = dynamic(() => import('@/components/conversions/AlertThreshold'), {
+  loading: () => <Spinner label="Loading the alert threshold" />,
+});
 const ReadSection = dynamic(() => import('@/components/conversions/ReadSection'), { loading: () => <Spinner label="Loading the reads" /> });
 
 const REFRESH_MS = 10_000;
@@ -332,6 +335,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
         canEdit={canEdit}
         onSaved={() => setNotice({ ok: true, text: 'Saved.' })}
       />
+
+      <AlertThreshold orgId={orgId} id={id} canEdit={canEdit} />
 
       <DeliveryLog
         orgId={orgId}
