@@ -45,15 +45,6 @@ export interface AlertInput {
   link?: string;
 }
 
-/**
- * Incidents this process saw open lately: a failure noticed per batch asks again at most every
- * 30 s, not per call. Resolving here forgets it, so a new failure opens a new incident at once.
- */
-const knownOpen = new Map<string, number>();
-const KNOWN_OPEN_MS = 30_000;
-const keyOf = (input: { orgId: string; kind: AlertKind; subject: AlertSubject }) =>
-  `${input.orgId}/${input.kind}/${input.subject.type}/${input.subject.id}`;
-
 const sourceSegmentOf = (platform: string | null) =>
   platform && platform in CATALOGUE
     ? ((CATALOGUE as Record<string, { ad?: { sourceSegment: string } }>)[platform]?.ad?.sourceSegment ?? null)
@@ -61,8 +52,6 @@ const sourceSegmentOf = (platform: string | null) =>
 
 /** Opens an incident for this subject and kind (or leaves the open one as it is) and notifies once per incident. */
 export async function raiseAlert(input: AlertInput): Promise<void> {
-  const key = keyOf(input);
-  if ((knownOpen.get(key) ?? 0) > Date.now() - KNOWN_OPEN_MS) return;
   const { orgId, kind, subject } = input;
   try {
     const notice = await openIncident(orgId, { kind, type: subject.type, id: subject.id }, (facts) => {
@@ -77,7 +66,6 @@ export async function raiseAlert(input: AlertInput): Promise<void> {
         createdBy: subject.createdBy ?? facts.createdBy,
       };
     });
-    knownOpen.set(key, Date.now());
     if (notice) await dispatch(orgId, notice);
   } catch (error) {
     console.error('[alerts] an alert could not be raised', {
@@ -91,7 +79,6 @@ export async function raiseAlert(input: AlertInput): Promise<void> {
 
 /** Closes the open incident of this subject and kind, if any, with one "resolved" notice. */
 export async function resolveAlert(input: Omit<AlertInput, 'message'> & { message?: string }): Promise<void> {
-  knownOpen.delete(keyOf(input));
   const { orgId, kind, subject } = input;
   try {
     const notice = await closeIncident(orgId, { kind, type: subject.type, id: subject.id }, (incident) => ({
