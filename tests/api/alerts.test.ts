@@ -3,6 +3,9 @@ import { raiseAlert } from '@/lib/server/alerts';
 import { evaluateConversion } from '@/lib/server/alerts/delivery';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { getConversion } from '@/lib/server/repos/conversions';
+import { getRun } from '@/lib/server/repos/connections';
+import { runSyncJob } from '@/lib/server/sync/runner';
+import { startRun } from '@/lib/server/sync/scheduler';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import conversionAlerts from '@/pages/api/orgs/[orgId]/conversions/[id]/alerts';
 import preferences from '@/pages/api/orgs/[orgId]/alerts/preferences';
@@ -18,6 +21,7 @@ import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo, type RecordedE
 import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeSlack, type FakeSlack } from '@/sandbox/slack';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
+import { setUpConnection } from '@/tests/api/helpers/connections';
 import { setUpConversion } from '@/tests/api/helpers/conversions';
 import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
@@ -295,6 +299,36 @@ describe("a conversion's refused share", () => {
       percent: 25,
       minEvents: 50,
     });
+  });
+});
+
+describe("a connection's runs", () => {
+  /** Runs every job of a new manual run here, each until it settles (a failing one after its attempts). */
+  async function runOnce(orgId: string, connectionId: string) {
+    const runId = (await startRun(orgId, connectionId, 'manual'))!;
+    for (const job of Object.keys((await getRun(orgId, connectionId, runId)).jobs)) {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        if ((await runSyncJob({ org: orgId, connection: connectionId, run: runId, job })) === 'ack') break;
+      }
+    }
+    return getRun(orgId, connectionId, runId);
+  }
+
+  test('some accounts failing alerts once; the next run that succeeds resolves it', async () => {
+    const setup = await setUpConnection({ platform: 'meta_ads', serviceAccountKey: platforms.serviceAccountKey, lookbackDays: 1 });
+    platforms.adData.failAccount('101', 500);
+    expect((await runOnce(setup.orgId, setup.connectionId)).outcome).toBe('partial');
+    expect((await runOnce(setup.orgId, setup.connectionId)).outcome).toBe('partial');
+    expect((await openIncidents(setup.orgId)).map((doc) => doc.get('kind'))).toEqual(['run_failed']);
+    const emails = () =>
+      customerIo.messages.filter((message) => message.to === setup.owner.email && message.transactionalMessageId === 'alert');
+    expect(emails().map((message) => message.messageData.state)).toEqual(['open']);
+    expect(emails()[0]!.messageData.link).toBe(`${APP_URL}/${setup.orgId}/connection/${setup.connectionId}/configuration`);
+
+    platforms.adData.failAccount('101', 500, 0);
+    expect((await runOnce(setup.orgId, setup.connectionId)).outcome).toBe('succeeded');
+    expect(await openIncidents(setup.orgId)).toHaveLength(0);
+    expect(emails().map((message) => message.messageData.state)).toEqual(['open', 'resolved']);
   });
 });
 
