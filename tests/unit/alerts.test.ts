@@ -1,6 +1,7 @@
 /** @jest-environment node */
 import { lastHourCounts } from '@/lib/server/alerts/delivery';
 import { slackWebhookProblem, webhookHint } from '@/lib/server/alerts/slack';
+import { configurationProblems } from '@/lib/server/env';
 import { alertLinkOf } from '@/lib/shared/alerts';
 import { failureThresholdSchema } from '@/lib/shared/schemas/alerts';
 
@@ -22,10 +23,12 @@ describe('the last hour from two hourly counters', () => {
 });
 
 describe('Slack webhook URLs', () => {
-  const saved = process.env.ALERTS_SLACK_HTTP_ORIGINS;
+  const saved = { origins: process.env.ALERTS_SLACK_HTTP_ORIGINS, emulator: process.env.FIRESTORE_EMULATOR_HOST };
   afterEach(() => {
-    if (saved === undefined) delete process.env.ALERTS_SLACK_HTTP_ORIGINS;
-    else process.env.ALERTS_SLACK_HTTP_ORIGINS = saved;
+    if (saved.origins === undefined) delete process.env.ALERTS_SLACK_HTTP_ORIGINS;
+    else process.env.ALERTS_SLACK_HTTP_ORIGINS = saved.origins;
+    if (saved.emulator === undefined) delete process.env.FIRESTORE_EMULATOR_HOST;
+    else process.env.FIRESTORE_EMULATOR_HOST = saved.emulator;
   });
 
   test('https on a named host is accepted; http, IPs, localhost and credentials are not', () => {
@@ -45,9 +48,22 @@ describe('Slack webhook URLs', () => {
   });
 
   test('plain http only for an origin the environment names (the sandbox), nothing else', () => {
+    process.env.FIRESTORE_EMULATOR_HOST = '127.0.0.1:8080';
     process.env.ALERTS_SLACK_HTTP_ORIGINS = 'http://127.0.0.1:4650';
     expect(slackWebhookProblem('http://127.0.0.1:4650/services/T0/B0/x')).toBeNull();
     expect(slackWebhookProblem('http://127.0.0.1:4651/services/T0/B0/x')).not.toBeNull();
+  });
+
+  test('a production server (no emulator) ignores the override, and will not start with it', () => {
+    delete process.env.FIRESTORE_EMULATOR_HOST;
+    process.env.ALERTS_SLACK_HTTP_ORIGINS = 'http://127.0.0.1:4650';
+    expect(slackWebhookProblem('http://127.0.0.1:4650/services/T0/B0/x')).toMatch(/https/);
+    expect(configurationProblems({ ALERTS_SLACK_HTTP_ORIGINS: 'http://127.0.0.1:4650' })).toContain(
+      'ALERTS_SLACK_HTTP_ORIGINS is for the local sandbox only: unset it',
+    );
+    expect(
+      configurationProblems({ FIRESTORE_EMULATOR_HOST: '127.0.0.1:8080', ALERTS_SLACK_HTTP_ORIGINS: 'http://127.0.0.1:4650' }),
+    ).toEqual([]);
   });
 
   test('the hint shows the host and the last four characters only', () => {

@@ -3,7 +3,8 @@
  *
  * Only https URLs (the webhook's path is its secret; it must not cross the network in clear) on a
  * named host. Plain http is accepted only for the origins listed in ALERTS_SLACK_HTTP_ORIGINS, which
- * `npm run dev` and the tests set to the sandbox's fake receiver; production leaves it unset.
+ * `npm run dev` and the tests set to the sandbox's fake receiver, and only on the local stack (an
+ * emulator host set): a production server ignores it, and refuses to start with it (lib/server/env.ts).
  */
 import { isIP } from 'node:net';
 
@@ -15,7 +16,8 @@ export function slackWebhookProblem(value: string): string | null {
   } catch {
     return 'Enter the webhook URL Slack gave you (https://hooks.slack.com/services/…).';
   }
-  const httpOrigins = (process.env.ALERTS_SLACK_HTTP_ORIGINS ?? '')
+  const local = Boolean(process.env.FIRESTORE_EMULATOR_HOST || process.env.FIREBASE_AUTH_EMULATOR_HOST);
+  const httpOrigins = (local ? (process.env.ALERTS_SLACK_HTTP_ORIGINS ?? '') : '')
     .split(',')
     .map((origin) => origin.trim().replace(/\/$/, ''))
     .filter(Boolean);
