@@ -2,7 +2,7 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert } from '@/lib/server/alerts';
 import { evaluateConversion } from '@/lib/server/alerts/delivery';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
-import { getConversion } from '@/lib/server/repos/conversions';
+import { getConversion, takeParked } from '@/lib/server/repos/conversions';
 import { getRun } from '@/lib/server/repos/connections';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';
@@ -267,6 +267,34 @@ describe("a conversion's refused share", () => {
     expect(raised.status).toBe(200);
     await evaluateConversion(setup.orgId, setup.conversionId);
     expect(await openIncidents(setup.orgId)).toHaveLength(0);
+  });
+
+  test('events parked after retries alert once; once none are parked it resolves', async () => {
+    const setup = await setUpConversion('meta_ads');
+    const conversion = await getConversion(setup.orgId, setup.conversionId);
+    const fresh = (n: number): ConversionEvent => ({
+      ...stale(n),
+      id: `fresh-${n}`,
+      time: Math.floor(Date.now() / 1000) - 60,
+      context: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0 (sandbox)', pageUrl: 'https://shop.example/thanks', actionSource: 'website' },
+    });
+    platforms.conversions.fail('meta', { status: 503, seconds: 30 });
+    const once = { attempts: 1, baseMs: 1, maxMs: 1 };
+    await deliverBatch(setup.orgId, conversion, [fresh(1), fresh(2)], { retry: once });
+    await deliverBatch(setup.orgId, conversion, [fresh(3)], { retry: once });
+    await evaluateConversion(setup.orgId, setup.conversionId);
+    platforms.conversions.failures.clear();
+    expect((await openIncidents(setup.orgId)).map((doc) => doc.get('kind'))).toEqual(['events_parked']);
+    const emails = () =>
+      customerIo.messages.filter((message) => message.to === setup.owner.email && message.transactionalMessageId === 'alert');
+    expect(emails()).toHaveLength(1);
+    expect(String(emails()[0]!.messageData.message)).toMatch(/2 failed after retries/);
+
+    // Retry takes them (and sends them again): nothing parked, one resolved notice.
+    await takeParked(setup.orgId, setup.conversionId, 'failed', async () => undefined);
+    await evaluateConversion(setup.orgId, setup.conversionId);
+    expect(await openIncidents(setup.orgId)).toHaveLength(0);
+    expect(emails().map((message) => message.messageData.state)).toEqual(['open', 'resolved']);
   });
 
   test('the threshold is read and edited per conversion; bad values are a 400; outsiders get a 404', async () => {
