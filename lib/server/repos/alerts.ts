@@ -42,6 +42,9 @@ export const subjectRef = (orgId: string, type: AlertSubjectTypeName, id: string
 
 export const incidentId = (kind: AlertKindName, type: AlertSubjectTypeName, id: string) => `${kind}:${type}:${id}`;
 
+/** How long a notice is kept (a TTL policy on `expires_at` removes it). */
+const NOTICE_RETENTION_MS = 90 * 24 * 3_600_000;
+
 /** How many notices the list shows (and the unread count counts). */
 export const NOTIFICATIONS_SHOWN = 50;
 
@@ -281,6 +284,8 @@ function noticeData(notice: NoticeDraft) {
     link: notice.link,
     read_by: [],
     created_at: FieldValue.serverTimestamp(),
+    // For a TTL policy on `notifications.expires_at`: the list shows the latest 50 anyway.
+    expires_at: Timestamp.fromMillis(Date.now() + NOTICE_RETENTION_MS),
   };
 }
 

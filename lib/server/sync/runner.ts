@@ -9,7 +9,7 @@ import { markNeedsReauth } from '@/lib/server/repos/integrations';
 import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
-import { alertRunSettled } from '@/lib/server/alerts/runs';
+import { settleJobAndAlert } from '@/lib/server/alerts/runs';
 
 /**
  * One sync job: read one account's window from the ad platform, replace that slice in the
@@ -88,17 +88,12 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   // Which object the job was using when it failed: a login that dies mid-job is marked on it.
   let step: { kind: 'source' | 'destination'; id: string } | null = null;
   const settle = (result: Omit<repo.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
-    repo
-      .settleJob(message.org, message.connection, message.run, message.job, {
-        ...result,
-        rowsRead,
-        calls,
-        durationMs: Date.now() - started,
-      })
-      .then(async (settlement) => {
-        await alertRunSettled(message.org, message.connection, settlement);
-        return settlement;
-      });
+    settleJobAndAlert(message.org, message.connection, message.run, message.job, {
+      ...result,
+      rowsRead,
+      calls,
+      durationMs: Date.now() - started,
+    });
   let settled = false;
   try {
     const connection = await repo.getConnection(message.org, message.connection);
