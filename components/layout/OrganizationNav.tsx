@@ -54,7 +54,8 @@ export default function OrganizationNav() {
           {links.map(([segment, label]) => {
             const href = `${base}/${segment}`;
             const current = router.asPath === href || router.asPath.startsWith(`${href}/`);
-            if (segment === 'notifications') return <NotificationsLink key={segment} orgId={orgId} current={current} />;
+            // The unread count asks the server: only once signed in (a sign-out sends no request without a token).
+            if (segment === 'notifications' && isAuthenticated) return <NotificationsLink key={segment} orgId={orgId} current={current} />;
             return (
               <Link key={segment} href={href} aria-current={current ? 'page' : undefined}>
                 {label}
