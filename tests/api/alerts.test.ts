@@ -4,6 +4,9 @@ import { evaluateConversion } from '@/lib/server/alerts/delivery';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { getConversion, takeParked } from '@/lib/server/repos/conversions';
 import { getRun } from '@/lib/server/repos/connections';
+import { requestRead } from '@/lib/server/repos/reads';
+import { readConversion } from '@/lib/server/conversions/warehouse';
+import { createConversion } from '@/lib/server/services/conversions';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
@@ -21,8 +24,8 @@ import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo, type RecordedE
 import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeSlack, type FakeSlack } from '@/sandbox/slack';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { setUpConnection } from '@/tests/api/helpers/connections';
-import { setUpConversion } from '@/tests/api/helpers/conversions';
+import { connectWarehouse, setUpConnection } from '@/tests/api/helpers/connections';
+import { connectDestination, SANDBOX_TARGETS, setUpConversion } from '@/tests/api/helpers/conversions';
 import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 // Alerts end to end: a failure noticed where it happens opens one incident, emails the owners and
@@ -357,6 +360,55 @@ describe("a connection's runs", () => {
     expect((await runOnce(setup.orgId, setup.connectionId)).outcome).toBe('succeeded');
     expect(await openIncidents(setup.orgId)).toHaveLength(0);
     expect(emails().map((message) => message.messageData.state)).toEqual(['open', 'resolved']);
+  });
+});
+
+describe('a warehouse read', () => {
+  test('a read that fails alerts once, however often it fails', async () => {
+    const boss = await createTestUser();
+    const org = await createTestOrganization([[boss, 'owner']]);
+    const warehouseId = await connectWarehouse(org, boss.uid, 'bigquery', platforms.serviceAccountKey);
+    const destinationId = await connectDestination(org, boss.uid, 'meta_ads');
+    const table = `leads_${Date.now()}`;
+    platforms.bigquery.createTable('acme-warehouse', 'crm_test', table, [
+      { name: 'lead_id', type: 'STRING' },
+      { name: 'email', type: 'STRING' },
+      { name: 'closed_at', type: 'TIMESTAMP' },
+    ]);
+    const at = new Date(Date.now() - 3600_000).toISOString();
+    // More than the 10 MB the conversion may bill: BigQuery refuses the query.
+    platforms.bigquery.insertRows(
+      'acme-warehouse',
+      'crm_test',
+      table,
+      Array.from({ length: 200_000 }, (_, i) => ({ lead_id: `lead-${i}`, email: `lead${i}@example.com`, closed_at: at })),
+    );
+    const conversion = await createConversion(org, 'growth', boss.uid, {
+      name: 'Qualified leads',
+      source: {
+        type: 'bigquery',
+        destinationId: warehouseId,
+        projectId: 'acme-warehouse',
+        mode: 'table',
+        table: `acme-warehouse.crm_test.${table}`,
+        sql: '',
+        cursorColumn: 'closed_at',
+        maximumBytesBilled: 10_000_000,
+        columns: { eventId: 'lead_id', eventTime: 'closed_at', email: 'email' },
+        eventName: 'Lead',
+        schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
+      },
+      destination: { destinationId, ...SANDBOX_TARGETS.meta_ads },
+      mapping: { events: [], value: { mode: 'event' }, identifiers: ['email'] },
+    });
+    for (let read = 0; read < 2; read++) {
+      await requestRead(org, conversion.id);
+      await readConversion(org, conversion.id);
+    }
+    expect((await openIncidents(org)).map((doc) => doc.get('kind'))).toEqual(['read_failed']);
+    const emails = customerIo.messages.filter((message) => message.to === boss.email && message.transactionalMessageId === 'alert');
+    expect(emails).toHaveLength(1);
+    expect(emails[0]!.messageData.message).toMatch(/bill more bytes than this conversion allows/);
   });
 });
 
