@@ -6,6 +6,7 @@ import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scri
 import { startWorker } from '@/scripts/lib/worker';
 import { customerIoEnv, startFakeCustomerIo } from '@/sandbox/customerio';
 import { appOrigins, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { slackEnv, startFakeSlack } from '@/sandbox/slack';
 import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
 
 async function main() {
@@ -15,6 +16,8 @@ async function main() {
   const stack = await startStack(ports);
   // The local sandbox of the SaaS we call: emails land in the fake Customer.io, readable at /__fake/messages.
   const customerIo = await startFakeCustomerIo({ port: Number(process.env.FAKE_CUSTOMERIO_PORT || 4600) });
+  // Slack alerts: a fake incoming webhook (paste its URL in Settings → Alerts), readable at /__fake/slack.
+  const slack = await startFakeSlack({ port: Number(process.env.FAKE_SLACK_PORT || 4650) });
   const fakeStripe = await startFakeStripe({
     port: Number(process.env.FAKE_STRIPE_PORT || 12111),
     webhookUrl: `http://127.0.0.1:${port}/api/billing/webhook`,
@@ -30,6 +33,7 @@ async function main() {
     ...platformsEnv(platforms),
     ...customerIoEnv(customerIo),
     ...stripeEnv(fakeStripe),
+    ...slackEnv(slack),
     APP_URL: `http://localhost:${port}`,
     NEXT_PUBLIC_DEMO_ORG_ID: DEMO.orgId,
     NEXT_TELEMETRY_DISABLED: '1',
@@ -50,7 +54,7 @@ async function main() {
   const stopAll = async () => {
     next.kill('SIGTERM');
     await worker.stop();
-    await Promise.all([stack.stop(), customerIo.close(), fakeStripe.close(), platforms.close()]);
+    await Promise.all([stack.stop(), customerIo.close(), slack.close(), fakeStripe.close(), platforms.close()]);
   };
   stopOnSignals(stopAll);
   next.on('exit', (code) => void stack.stop().finally(() => process.exit(code ?? 0)));
@@ -63,6 +67,7 @@ async function main() {
       `  Emulators: Auth 127.0.0.1:${ports.auth}, Firestore 127.0.0.1:${ports.firestore}, Pub/Sub 127.0.0.1:${ports.pubsub}`,
       '  Conversion delivery worker: running (npm run worker runs another)',
       `  Emails (fake Customer.io): ${customerIo.url}/__fake/messages`,
+      `  Slack alerts: webhook URL ${slack.webhookUrl} (what it received: ${slack.url}/__fake/slack)`,
       `  Payments: a local Stripe sandbox at ${fakeStripe.url} (its Pay button subscribes; its index makes test payments)`,
       `  Conversions received by Meta, Google, Microsoft, Mixpanel: ${platforms.url}/__sandbox/conversions`,
       `  Identifiers each ad platform matched to its known people: ${platforms.url}/__sandbox/matches`,

@@ -45,6 +45,9 @@ const DeliveryLog = dynamic(() => import('@/components/conversions/DeliveryLog')
 const MatchQualitySection = dynamic(() => import('@/components/conversions/MatchQualitySection'), {
   loading: () => <Spinner label="Loading match quality" />,
 });
+const AlertThreshold = dynamic(() => import('@/components/conversions/AlertThreshold'), {
+  loading: () => <Spinner label="Loading the alert threshold" />,
+});
 const ReadSection = dynamic(() => import('@/components/conversions/ReadSection'), { loading: () => <Spinner label="Loading the reads" /> });
 
 const REFRESH_MS = 10_000;
@@ -337,6 +340,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
         canEdit={canEdit}
         onSaved={() => setNotice({ ok: true, text: 'Saved.' })}
       />
+
+      <AlertThreshold orgId={orgId} id={id} canEdit={canEdit} />
 
       <DeliveryLog
         orgId={orgId}

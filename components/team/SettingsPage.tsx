@@ -1,4 +1,5 @@
 import Head from 'next/head';
+import SlackSettings from '@/components/alerts/SlackSettings';
 import BillingSection from '@/components/billing/BillingSection';
 import InviteForm from '@/components/team/InviteForm';
 import OrganizationProfileForm from '@/components/team/OrganizationProfileForm';
@@ -23,6 +24,7 @@ export default function SettingsPage() {
         <>
           <OrganizationProfileForm key={document.organization_id} orgId={orgId} role={role} document={document} />
           <BillingSection orgId={orgId} role={role} document={document} />
+          {can(role, 'organization', 'update') && <SlackSettings orgId={orgId} />}
           <TeamMembers orgId={orgId} role={role} uid={user.uid} />
           {can(role, 'invitation', 'read') && <SentInvitations orgId={orgId} role={role} />}
           {can(role, 'invitation', 'create') && (

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
+import NotificationsLink from '@/layouts/shell/NotificationsLink';
 import { useAppSelector } from '@/store/hooks';
 import { selectIsAuthenticated, selectOrgId } from '@/store/userSlice';
 
@@ -23,6 +24,7 @@ const SECTIONS = [
   {
     heading: 'Organization',
     links: [
+      ['notifications', 'Notifications'],
       ['settings', 'Settings'],
       ['subscription', 'Subscription'],
     ],
@@ -52,6 +54,8 @@ export default function OrganizationNav() {
           {links.map(([segment, label]) => {
             const href = `${base}/${segment}`;
             const current = router.asPath === href || router.asPath.startsWith(`${href}/`);
+            // The unread count asks the server: only once signed in (a sign-out sends no request without a token).
+            if (segment === 'notifications' && isAuthenticated) return <NotificationsLink key={segment} orgId={orgId} current={current} />;
             return (
               <Link key={segment} href={href} aria-current={current ? 'page' : undefined}>
                 {label}

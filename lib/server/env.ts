@@ -91,6 +91,8 @@ export function configurationProblems(env: Record<string, string | undefined> = 
   const problems: string[] = [];
   if (!local) {
     for (const name of REQUIRED_IN_PRODUCTION) if (!env[name]) problems.push(`${name} is not set`);
+    // Plain-http Slack webhooks are for the sandbox's fake receiver only (lib/server/alerts/slack.ts).
+    if (env.ALERTS_SLACK_HTTP_ORIGINS) problems.push('ALERTS_SLACK_HTTP_ORIGINS is for the local sandbox only: unset it');
   }
   for (const [name, schema] of Object.entries(FORMATS)) {
     const value = env[name];

@@ -34,6 +34,8 @@ beforeAll(async () => {
     await setDoc(doc(db, 'organizations/acme/private/billing'), { customer_id: 'cus_acme', subscription_id: 'sub_acme' });
     await setDoc(doc(db, 'stripe_customers/cus_acme'), { organization_id: 'acme' });
     await setDoc(doc(db, 'invitations/i1'), { email: 'bob@example.test', organization_id: 'acme' });
+    await setDoc(doc(db, 'organizations/acme/notifications/n1'), { title: 'A login needs reconnecting', read_by: [] });
+    await setDoc(doc(db, 'organizations/acme/alert_settings/slack'), { sealed_url: 'v1.sealed' });
   });
 });
 afterAll(() => env.cleanup());
@@ -64,6 +66,13 @@ describe('reads', () => {
   test('credentials and integration objects are server-only, even for members', async () => {
     await assertFails(getDoc(doc(as('alice'), 'organizations/acme/credentials/google')));
     await assertFails(getDoc(doc(as('alice'), 'organizations/acme/sources/s1')));
+  });
+
+  test('alerts are read through the API (membership checked there): notices, incidents and the Slack webhook are server-only', async () => {
+    await assertFails(getDoc(doc(as('alice'), 'organizations/acme/notifications/n1')));
+    await assertFails(getDocs(collection(as('alice'), 'organizations/acme/incidents')));
+    await assertFails(getDoc(doc(as('alice'), 'organizations/acme/alert_settings/slack')));
+    await assertFails(setDoc(doc(as('alice'), 'organizations/acme/notifications/n1'), { read_by: ['alice'] }));
   });
 
   test('billing identifiers are server-only, even for owners', async () => {

@@ -30,6 +30,7 @@ export const ROUTES: Array<[path: string, layout: ExpectedLayout]> = [
   ['/{org}/MetaAds', 'default'],
   ['/{org}/payment', 'default'],
   ['/{org}/payment/p-1/configuration', 'default'],
+  ['/{org}/notifications', 'default'],
   ['/{org}/settings', 'default'],
   ['/{org}/subscription', 'top-navbar'],
   ['/{org}/subscription/success', 'default'],

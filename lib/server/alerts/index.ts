@@ -5,6 +5,10 @@
  * (email, in-app, Slack) and how often (one incident per object and kind until it resolves). Neither
  * function throws: an alert that cannot be recorded is logged, and the pipeline goes on.
  */
+import { ALERT_KIND_LABELS, ALERT_RESOLVED_LABELS, alertLinkOf } from '@/lib/shared/alerts';
+import { CATALOGUE } from '@/lib/shared/integrations/platforms';
+import { dispatch } from '@/lib/server/alerts/notify';
+import { closeIncident, openIncident } from '@/lib/server/repos/alerts';
 
 export type AlertKind =
   /** A source or destination login was refused: it needs reconnecting. */
@@ -37,14 +41,62 @@ export interface AlertInput {
   subject: AlertSubject;
   /** One sentence a marketer reads: what stopped and what to do. */
   message: string;
+  /** Optional: the page the notice links to, when not the object's own configuration page. */
+  link?: string;
 }
+
+const sourceSegmentOf = (platform: string | null) =>
+  platform && platform in CATALOGUE
+    ? ((CATALOGUE as Record<string, { ad?: { sourceSegment: string } }>)[platform]?.ad?.sourceSegment ?? null)
+    : null;
 
 /** Opens an incident for this subject and kind (or leaves the open one as it is) and notifies once per incident. */
 export async function raiseAlert(input: AlertInput): Promise<void> {
-  void input;
+  const { orgId, kind, subject } = input;
+  try {
+    const notice = await openIncident(orgId, { kind, type: subject.type, id: subject.id }, (facts) => {
+      const name = subject.name ?? facts.name ?? subject.id;
+      return {
+        kind,
+        state: 'open',
+        title: `${ALERT_KIND_LABELS[kind]}: ${name}`,
+        message: input.message,
+        subject: { type: subject.type, id: subject.id, name },
+        link: input.link ?? alertLinkOf(orgId, subject.type, subject.id, sourceSegmentOf(facts.platform)),
+        createdBy: subject.createdBy ?? facts.createdBy,
+      };
+    });
+    if (notice) await dispatch(orgId, notice);
+  } catch (error) {
+    console.error('[alerts] an alert could not be raised', {
+      org: orgId,
+      kind,
+      subject: subject.id,
+      error: (error as Error)?.message ?? error,
+    });
+  }
 }
 
 /** Closes the open incident of this subject and kind, if any, with one "resolved" notice. */
 export async function resolveAlert(input: Omit<AlertInput, 'message'> & { message?: string }): Promise<void> {
-  void input;
+  const { orgId, kind, subject } = input;
+  try {
+    const notice = await closeIncident(orgId, { kind, type: subject.type, id: subject.id }, (incident) => ({
+      kind,
+      state: 'resolved',
+      title: `${ALERT_RESOLVED_LABELS[kind]}: ${subject.name ?? incident.name}`,
+      message: input.message ?? 'It works again. Nothing more to do.',
+      subject: { type: subject.type, id: subject.id, name: subject.name ?? incident.name },
+      link: incident.link,
+      createdBy: incident.createdBy,
+    }));
+    if (notice) await dispatch(orgId, notice);
+  } catch (error) {
+    console.error('[alerts] an alert could not be resolved', {
+      org: orgId,
+      kind,
+      subject: subject.id,
+      error: (error as Error)?.message ?? error,
+    });
+  }
 }

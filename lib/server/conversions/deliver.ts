@@ -7,6 +7,7 @@ import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/share
 import { countMatchKeys } from '@/lib/shared/conversions/quality';
 import { loginDied, openSessionOf } from '@/lib/server/credentials';
 import { recordDelivery, type Parked } from '@/lib/server/repos/conversions';
+import { noteDeliveries } from '@/lib/server/alerts/delivery';
 
 /**
  * Delivering one batch of one conversion: map, check, send, and record what became of each row.
@@ -186,6 +187,7 @@ export async function deliverBatch(
     matchCounts: settledMatchCounts(conversion, unique, rows),
     requestId,
   });
+  if (!options.test) await noteDeliveries(orgId, conversion.id);
   return { rows, latencyMs };
 }
 

@@ -11,6 +11,7 @@ import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
 import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
+import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type ReadCursor } from '@/lib/server/repos/reads';
 
 /**
@@ -202,6 +203,7 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     }
     if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
     await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
+    await resolveAlert({ orgId, kind: 'read_failed', subject: { type: 'conversion', id, name: conversion.name } });
     if (summary.rows > 0)
       console.log(`[warehouse] ${summary.published} event(s) published from ${summary.rows} row(s)`, { org: orgId, conversion: id });
     return summary;
@@ -220,6 +222,9 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     const dueAt = retryAt ?? (code === 'retryable' ? new Date(Math.min(nextDue().getTime(), Date.now() + 5 * 60_000)) : nextDue());
     console.error('[warehouse] a read failed', { org: orgId, conversion: id, code, error: message });
     await finishRead(orgId, id, token, { error: { code, message }, dueAt }).catch(() => undefined);
+    // A dead login is its destination's alert; a passing failure is tried again within minutes.
+    if (!['needs_reauth', 'retryable', 'rate_limited'].includes(code))
+      await raiseAlert({ orgId, kind: 'read_failed', subject: { type: 'conversion', id, name: conversion.name }, message });
     return { ...summary };
   } finally {
     clearInterval(renewing);

@@ -15,6 +15,7 @@ import {
   type Platform,
   type Usage,
 } from '@/lib/shared/integrations/platforms';
+import { raiseAlert } from '@/lib/server/alerts';
 import { DomainError, notFound as notFoundError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 
@@ -158,11 +159,17 @@ export async function replaceCredential(
   await batch.commit();
 }
 
-/** The login behind an object is dead: the UI offers a one-click reconnect. */
+/** The login behind an object is dead: the UI offers a one-click reconnect, and the team is alerted (once). */
 export async function markNeedsReauth(orgId: string, kind: IntegrationKind, id: string, reason: string): Promise<void> {
   await integrations(orgId, kind)
     .doc(id)
     .update({ status: 'needs_reauth', reauth_reason: reason, reauth_at: FieldValue.serverTimestamp() });
+  await raiseAlert({
+    orgId,
+    kind: 'needs_reauth',
+    subject: { type: kind, id },
+    message: /reconnect/i.test(reason) ? reason : `${reason} Reconnect it to keep data flowing.`,
+  });
 }
 
 const named = (snap: DocumentSnapshot) => ({ id: snap.id, name: String(snap.get('name') ?? snap.id) });

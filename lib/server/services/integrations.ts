@@ -8,6 +8,7 @@ import {
   type Platform,
 } from '@/lib/shared/integrations/platforms';
 import type { createDestinationSchema } from '@/lib/shared/schemas/integrations';
+import { resolveAlert } from '@/lib/server/alerts';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection } from '@/lib/server/connectors/types';
@@ -77,6 +78,7 @@ export async function reconnectIntegration(
     accountName: connection.accountName,
     uid,
   });
+  await resolveAlert({ orgId, kind: 'needs_reauth', subject: { type: kind, id }, message: 'Reconnected: its data flows again.' });
   await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceReauthenticated : ANALYTICS_EVENTS.destinationReauthenticated, {
     org_id: orgId,
     platform: integration.platform,

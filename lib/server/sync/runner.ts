@@ -8,6 +8,7 @@ import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credent
 import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
+import { settleJobAndAlert } from '@/lib/server/alerts/runs';
 
 /**
  * One sync job: read one account's window from the ad platform, replace that slice in the
@@ -86,7 +87,7 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   // Which object the job was using when it failed: a login that dies mid-job is marked on it.
   let step: { kind: 'source' | 'destination'; id: string; platform: Platform } | null = null;
   const settle = (result: Omit<repo.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
-    repo.settleJob(message.org, message.connection, message.run, message.job, {
+    settleJobAndAlert(message.org, message.connection, message.run, message.job, {
       ...result,
       rowsRead,
       calls,

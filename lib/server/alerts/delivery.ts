@@ -1,0 +1,113 @@
+/**
+ * Alerts from a conversion's deliveries, decided from what the worker already writes: the hourly
+ * counters (`hours/{YYYY-MM-DDTHH}`: delivered, and failed = rejected + not sent + failed) and the
+ * parked counters on the conversion. Nothing is written per batch: a conversion is evaluated at most
+ * once per ALERT_EVALUATE_MS (a minute) per process — the first batch at once, later ones once the
+ * minute is over — with three reads.
+ */
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
+import { thresholdOf } from '@/lib/server/repos/alerts';
+
+const hourOf = (date: Date) => date.toISOString().slice(0, 13);
+const evaluateEveryMs = () => Number(process.env.ALERT_EVALUATE_MS) || 60_000;
+
+const lastEvaluated = new Map<string, number>();
+const trailing = new Map<string, ReturnType<typeof setTimeout>>();
+
+/**
+ * The last hour's delivered and refused events, from two hourly documents: the current hour whole and
+ * the share of the previous hour that is still within the last 60 minutes.
+ */
+export function lastHourCounts(
+  current: { delivered: number; failed: number },
+  previous: { delivered: number; failed: number },
+  now: Date,
+): { total: number; failed: number } {
+  const weight = 1 - (now.getUTCMinutes() * 60 + now.getUTCSeconds()) / 3600;
+  const failed = current.failed + previous.failed * weight;
+  const total = current.delivered + current.failed + (previous.delivered + previous.failed) * weight;
+  return { total: Math.round(total), failed: Math.round(failed) };
+}
+
+const countsOf = (snap: FirebaseFirestore.DocumentSnapshot) => ({
+  delivered: Number(snap.get('delivered') ?? 0),
+  failed: Number(snap.get('failed') ?? 0),
+});
+
+/** Reads the counters of one conversion and raises or resolves its delivery and parked alerts. */
+export async function evaluateConversion(orgId: string, conversionId: string, now = new Date()): Promise<void> {
+  const ref = adminDb().collection('organizations').doc(orgId).collection('conversions').doc(conversionId);
+  const [conversion, current, previous] = await adminDb().getAll(
+    ref,
+    ref.collection('hours').doc(hourOf(now)),
+    ref.collection('hours').doc(hourOf(new Date(now.getTime() - 3_600_000))),
+  );
+  if (!conversion?.exists) return;
+  const subject = {
+    type: 'conversion' as const,
+    id: conversionId,
+    name: String(conversion.get('name') ?? conversionId),
+    ...(conversion.get('created_by') ? { createdBy: String(conversion.get('created_by')) } : {}),
+  };
+  const threshold = thresholdOf(conversion);
+  const { total, failed } = lastHourCounts(countsOf(current!), countsOf(previous!), now);
+  const percent = total > 0 ? (failed / total) * 100 : 0;
+  const over = total >= threshold.minEvents && percent >= threshold.percent;
+  if (over) {
+    await raiseAlert({
+      orgId,
+      kind: 'delivery_failures',
+      subject,
+      message: `${failed} of ${total} events in the last hour (${Math.round(percent)} %) were rejected, not sent or failed — over this conversion's ${threshold.percent} % threshold. The delivery log says why.`,
+    });
+  } else if (total > 0) {
+    // Events flow and the share (or their number) is under the threshold: the incident is over.
+    await resolveAlert({
+      orgId,
+      kind: 'delivery_failures',
+      subject,
+      message: `${failed} of ${total} events in the last hour (${Math.round(percent)} %) were refused: under the threshold again.`,
+    });
+  }
+  const parked = (conversion.get('parked') ?? {}) as { held?: number; failed?: number };
+  const held = Number(parked.held ?? 0);
+  const failedParked = Number(parked.failed ?? 0);
+  if (held + failedParked > 0) {
+    const parts = [
+      held && `${held} held until the destination is reconnected`,
+      failedParked && `${failedParked} failed after retries (Retry sends them again)`,
+    ];
+    await raiseAlert({ orgId, kind: 'events_parked', subject, message: `Events are waiting: ${parts.filter(Boolean).join(', ')}.` });
+  } else {
+    await resolveAlert({ orgId, kind: 'events_parked', subject, message: 'Every held or failed event has been sent again.' });
+  }
+}
+
+/**
+ * Called after each recorded batch of a conversion: evaluates now if the last evaluation is a minute
+ * old, else once that minute is over (one timer per conversion). Never throws.
+ */
+export async function noteDeliveries(orgId: string, conversionId: string): Promise<void> {
+  const key = `${orgId}/${conversionId}`;
+  const since = Date.now() - (lastEvaluated.get(key) ?? 0);
+  const every = evaluateEveryMs();
+  const run = () => {
+    lastEvaluated.set(key, Date.now());
+    return evaluateConversion(orgId, conversionId).catch((error) =>
+      console.error('[alerts] a conversion could not be evaluated', {
+        org: orgId,
+        conversion: conversionId,
+        error: (error as Error)?.message ?? error,
+      }),
+    );
+  };
+  if (since >= every) return run();
+  if (trailing.has(key)) return;
+  const timer = setTimeout(() => {
+    trailing.delete(key);
+    void run();
+  }, every - since);
+  timer.unref?.();
+  trailing.set(key, timer);
+}

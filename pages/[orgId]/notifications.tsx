@@ -1,0 +1,3 @@
+import NotificationsPage from '@/components/alerts/NotificationsPage';
+
+export default NotificationsPage;
