@@ -48,7 +48,12 @@ describe('events packed into messages', () => {
 
   test('a message published before packing (one event, no count) is read as one event', () => {
     const single = event('old-1');
-    expect(parseConversionMessage(Buffer.from(JSON.stringify(single)), attributes)).toEqual({ events: [single], dropped: 0, attributes });
+    expect(parseConversionMessage(Buffer.from(JSON.stringify(single)), attributes)).toEqual({
+      events: [single],
+      dropped: 0,
+      unreadable: [],
+      attributes,
+    });
     expect(eventsInMessage(attributes)).toBe(1);
   });
 

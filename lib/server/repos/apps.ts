@@ -24,6 +24,9 @@ function toApp(snap: DocumentSnapshot): App {
     websiteUrl: snap.get('website_url'),
     gtmContainerId: snap.get('gtm_container_id'),
     payloadUrls: snap.get('payload_urls') ?? [],
+    ...(snap.get('default_country') ? { defaultCountry: snap.get('default_country') as string } : {}),
+    ...(snap.get('default_consent') ? { defaultConsent: snap.get('default_consent') as App['defaultConsent'] } : {}),
+    ...(snap.get('custom_fields') ? { customFields: snap.get('custom_fields') as App['customFields'] } : {}),
     targets: Object.fromEntries(
       Object.entries(targets).map(([platform, target]) => [
         platform,
@@ -42,11 +45,17 @@ function toApp(snap: DocumentSnapshot): App {
   };
 }
 
-const fieldsToDoc = (fields: Partial<AppFields>) => ({
+/** An app's fields as a form sends them: a default country of null means none (stored as null). */
+type AppInput = Omit<AppFields, 'defaultCountry'> & { defaultCountry?: string | null };
+
+const fieldsToDoc = (fields: Partial<AppInput>) => ({
   ...(fields.name !== undefined ? { name: fields.name } : {}),
   ...(fields.websiteUrl !== undefined ? { website_url: fields.websiteUrl } : {}),
   ...(fields.gtmContainerId !== undefined ? { gtm_container_id: fields.gtmContainerId } : {}),
   ...(fields.payloadUrls !== undefined ? { payload_urls: [...new Set(fields.payloadUrls)] } : {}),
+  ...(fields.defaultCountry !== undefined ? { default_country: fields.defaultCountry } : {}),
+  ...(fields.defaultConsent !== undefined ? { default_consent: fields.defaultConsent } : {}),
+  ...(fields.customFields !== undefined ? { custom_fields: fields.customFields } : {}),
 });
 
 export async function listApps(orgId: string): Promise<App[]> {
@@ -60,7 +69,7 @@ export async function getApp(orgId: string, id: string): Promise<App> {
   return toApp(snap);
 }
 
-export async function createApp(orgId: string, uid: string, fields: AppFields): Promise<App> {
+export async function createApp(orgId: string, uid: string, fields: AppInput): Promise<App> {
   const ref = apps(orgId).doc();
   await ref.set({
     ...fieldsToDoc(fields),
@@ -75,7 +84,7 @@ export async function createApp(orgId: string, uid: string, fields: AppFields): 
   return toApp(await ref.get());
 }
 
-export async function updateApp(orgId: string, id: string, fields: Partial<AppFields>): Promise<App> {
+export async function updateApp(orgId: string, id: string, fields: Partial<AppInput>): Promise<App> {
   await updateExisting(apps(orgId).doc(id), { ...fieldsToDoc(fields), updated_at: FieldValue.serverTimestamp() }, 'App');
   return getApp(orgId, id);
 }
