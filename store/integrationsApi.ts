@@ -1,4 +1,4 @@
-import type { App, AppFields, Payment } from '@/lib/shared/integrations/apps';
+import type { App, AppInput, Payment } from '@/lib/shared/integrations/apps';
 import type { AdAccount, AdPlatform, ConversionTarget, Integration, IntegrationKind, Usage } from '@/lib/shared/integrations/platforms';
 import { api } from '@/store/api';
 
@@ -87,11 +87,11 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       transformResponse: (response: { app: App }) => response.app,
       providesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),
-    createApp: build.mutation<{ app: App }, { orgId: string } & AppFields>({
+    createApp: build.mutation<{ app: App }, { orgId: string } & AppInput>({
       query: ({ orgId, ...body }) => ({ url: `${org(orgId)}/apps`, body }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),
-    updateApp: build.mutation<{ app: App }, { orgId: string; id: string } & Partial<AppFields>>({
+    updateApp: build.mutation<{ app: App }, { orgId: string; id: string } & Partial<AppInput>>({
       query: ({ orgId, id, ...body }) => ({ url: `${org(orgId)}/apps/${encodeURIComponent(id)}`, method: 'PATCH', body }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),

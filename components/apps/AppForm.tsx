@@ -1,20 +1,28 @@
 import { useState, type FormEvent } from 'react';
 import { fieldErrorOf, messageOf } from '@/components/integrations/shared';
+import SourceDefaultsFields from '@/components/conversions/SourceDefaultsFields';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
-import { GTM_MESSAGE, isGtmContainerId, PAYLOAD_HOST_MESSAGE, payloadUrlHasHost, type AppFields } from '@/lib/shared/integrations/apps';
+import {
+  GTM_MESSAGE,
+  isGtmContainerId,
+  PAYLOAD_HOST_MESSAGE,
+  payloadUrlHasHost,
+  type AppFields,
+  type AppInput,
+} from '@/lib/shared/integrations/apps';
 
 interface Props {
   initial: AppFields;
   submitLabel: string;
   busy: boolean;
   serverError: unknown;
-  onSubmit: (fields: AppFields) => void;
+  onSubmit: (fields: AppInput) => void;
 }
 
 /** The same rules as the server (docs/PRODUCT.md §7), checked before sending so the user sees them at once. */
-function validate(fields: AppFields): Record<string, string> {
+function validate(fields: AppInput): Record<string, string> {
   const errors: Record<string, string> = {};
   if (!isGtmContainerId(fields.gtmContainerId.trim())) errors.gtmContainerId = GTM_MESSAGE;
   const bad = fields.payloadUrls.find((url) => payloadUrlHasHost(url));
@@ -29,6 +37,8 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
   const [gtmContainerId, setGtm] = useState(initial.gtmContainerId);
   const [payloadText, setPayloadText] = useState(initial.payloadUrls.join('\n'));
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [country, setCountry] = useState(initial.defaultCountry ?? '');
+  const [consent, setConsent] = useState(initial.defaultConsent ?? {});
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -40,8 +50,11 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
         .split('\n')
         .map((line) => line.trim())
         .filter(Boolean),
+      defaultCountry: country.trim() === '' ? null : country.trim(),
+      defaultConsent: consent,
     };
     const found = validate(fields);
+    if (fields.defaultCountry && !/^[A-Za-z]{2}$/.test(fields.defaultCountry)) found.defaultCountry = 'A two-letter country code, e.g. US';
     setErrors(found);
     if (Object.keys(found).length === 0) onSubmit(fields);
   }
@@ -101,6 +114,14 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
           </span>
         )}
       </div>
+      <SourceDefaultsFields
+        id="app-defaults"
+        country={country}
+        onCountry={setCountry}
+        consent={consent}
+        onConsent={setConsent}
+        countryError={errors.defaultCountry ?? fieldErrorOf(serverError, 'defaultCountry')}
+      />
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
         <Button type="submit" busy={busy}>
           {submitLabel}

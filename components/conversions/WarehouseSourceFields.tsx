@@ -44,6 +44,11 @@ const FIELD_GROUPS: Array<{ title: string; hint: string; fields: ColumnField[] }
     hint: 'Hashed with SHA-256 before they are queued; a column that already holds SHA-256 hex is sent as it is.',
     fields: ['email', 'phone', 'firstName', 'lastName', 'externalId'],
   },
+  {
+    title: 'Where they live, and who they are',
+    hint: 'Hashed the same way. A country code (US, GB …) also reads phones written without one; gender is f or m, a date of birth YYYY-MM-DD.',
+    fields: ['city', 'state', 'postalCode', 'countryCode', 'dateOfBirth', 'gender'],
+  },
   { title: 'Click ids', hint: 'Sent as they are, never hashed.', fields: ['gclid', 'fbclid', 'fbc', 'fbp', 'msclkid'] },
   { title: 'Value', hint: 'A number, and a three-letter currency code.', fields: ['value', 'currency'] },
 ];

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
-import type { App, AppFields, AppPlatformTarget } from '@/lib/shared/integrations/apps';
+import type { App, AppInput, AppPlatformTarget } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { invalidFields } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
@@ -44,9 +44,6 @@ function toApp(snap: DocumentSnapshot): App {
     createdAt: iso(snap.get('created_at')),
   };
 }
-
-/** An app's fields as a form sends them: a default country of null means none (stored as null). */
-type AppInput = Omit<AppFields, 'defaultCountry'> & { defaultCountry?: string | null };
 
 const fieldsToDoc = (fields: Partial<AppInput>) => ({
   ...(fields.name !== undefined ? { name: fields.name } : {}),

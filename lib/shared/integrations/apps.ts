@@ -80,6 +80,9 @@ export interface App extends AppFields {
   createdAt: string;
 }
 
+/** An app's fields as a form sends them: a default country of null means none. */
+export type AppInput = Omit<AppFields, 'defaultCountry'> & { defaultCountry?: string | null };
+
 /** A Stripe account whose payments become conversions. */
 export interface Payment {
   id: string;
