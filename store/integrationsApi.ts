@@ -73,6 +73,10 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       query: ({ orgId, id, name }) => ({ url: `${org(orgId)}/payments/${encodeURIComponent(id)}`, method: 'PATCH', body: { name } }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Payments', id: orgId }],
     }),
+    updatePayment: build.mutation<unknown, { orgId: string; id: string; defaultCountry: string | null }>({
+      query: ({ orgId, id, ...body }) => ({ url: `${org(orgId)}/payments/${encodeURIComponent(id)}`, method: 'PATCH', body }),
+      invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Payments', id: orgId }],
+    }),
     deletePayment: build.mutation<unknown, { orgId: string; id: string }>({
       query: ({ orgId, id }) => ({ url: `${org(orgId)}/payments/${encodeURIComponent(id)}`, method: 'DELETE' }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Payments', id: orgId }],
@@ -126,6 +130,7 @@ export const {
   usePaymentQuery,
   useCreatePaymentMutation,
   useRenamePaymentMutation,
+  useUpdatePaymentMutation,
   useDeletePaymentMutation,
   useAppsQuery,
   useAppQuery,

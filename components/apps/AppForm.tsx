@@ -5,13 +5,29 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
 import {
+  CUSTOM_FIELD_KEYS,
   GTM_MESSAGE,
   isGtmContainerId,
   PAYLOAD_HOST_MESSAGE,
   payloadUrlHasHost,
   type AppFields,
   type AppInput,
+  type CustomFieldKey,
+  type CustomFields,
 } from '@/lib/shared/integrations/apps';
+
+const CUSTOM_FIELD_LABELS: Record<CustomFieldKey, string> = {
+  email: 'Email field',
+  phone: 'Phone field',
+  firstName: 'First name field',
+  lastName: 'Last name field',
+  city: 'City field',
+  state: 'State field',
+  postalCode: 'Postal code field',
+  countryCode: 'Country field',
+  dateOfBirth: 'Date of birth field',
+  gender: 'Gender field',
+};
 
 interface Props {
   initial: AppFields;
@@ -39,6 +55,7 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [country, setCountry] = useState(initial.defaultCountry ?? '');
   const [consent, setConsent] = useState(initial.defaultConsent ?? {});
+  const [customFields, setCustomFields] = useState<CustomFields>(initial.customFields ?? {});
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -52,6 +69,9 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
         .filter(Boolean),
       defaultCountry: country.trim() === '' ? null : country.trim(),
       defaultConsent: consent,
+      customFields: Object.fromEntries(
+        Object.entries(customFields).flatMap(([key, value]) => (typeof value === 'string' && value.trim() ? [[key, value.trim()]] : [])),
+      ) as CustomFields,
     };
     const found = validate(fields);
     if (fields.defaultCountry && !/^[A-Za-z]{2}$/.test(fields.defaultCountry)) found.defaultCountry = 'A two-letter country code, e.g. US';
@@ -122,6 +142,28 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
         onConsent={setConsent}
         countryError={errors.defaultCountry ?? fieldErrorOf(serverError, 'defaultCountry')}
       />
+      <details>
+        <summary>Your form&apos;s own field names (optional)</summary>
+        <p className="muted">
+          The snippet finds the usual names (email, phone, first_name …) by itself; name a field here when your form calls it something
+          else.
+        </p>
+        <div className="stack">
+          {CUSTOM_FIELD_KEYS.map((key) => (
+            <TextField
+              key={key}
+              id={`custom-field-${key}`}
+              label={CUSTOM_FIELD_LABELS[key]}
+              value={customFields[key] ?? ''}
+              onChange={(event) => setCustomFields({ ...customFields, [key]: event.target.value })}
+              maxLength={100}
+              autoComplete="off"
+              spellCheck={false}
+              error={fieldErrorOf(serverError, `customFields.${key}`)}
+            />
+          ))}
+        </div>
+      </details>
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
         <Button type="submit" busy={busy}>
           {submitLabel}

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { ScheduleFields } from '@/components/connections/ConnectionFields';
+import SourceDefaultsFields from '@/components/conversions/SourceDefaultsFields';
 import styles from '@/components/conversions/conversions.module.css';
 import { NamesField } from '@/components/conversions/MappingFields';
 import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/ui/failures';
@@ -281,6 +282,15 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
         onChange={(event) => update({ eventName: event.target.value })}
         maxLength={100}
         error={firstError(errors, 'source.eventName')}
+      />
+
+      <SourceDefaultsFields
+        id={`${id}-defaults`}
+        country={draft.defaultCountry ?? ''}
+        onCountry={(defaultCountry) => update({ defaultCountry })}
+        consent={draft.defaultConsent ?? {}}
+        onConsent={(defaultConsent) => update({ defaultConsent })}
+        countryError={firstError(errors, 'source.defaultCountry')}
       />
 
       <fieldset className={styles.fieldset}>
