@@ -56,6 +56,7 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
   const [country, setCountry] = useState(initial.defaultCountry ?? '');
   const [consent, setConsent] = useState(initial.defaultConsent ?? {});
   const [customFields, setCustomFields] = useState<CustomFields>(initial.customFields ?? {});
+  const [showCustomFields, setShowCustomFields] = useState(Object.keys(initial.customFields ?? {}).length > 0);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -142,28 +143,40 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
         onConsent={setConsent}
         countryError={errors.defaultCountry ?? fieldErrorOf(serverError, 'defaultCountry')}
       />
-      <details>
-        <summary>Your form&apos;s own field names (optional)</summary>
-        <p className="muted">
-          The snippet finds the usual names (email, phone, first_name …) by itself; name a field here when your form calls it something
-          else.
-        </p>
-        <div className="stack">
-          {CUSTOM_FIELD_KEYS.map((key) => (
-            <TextField
-              key={key}
-              id={`custom-field-${key}`}
-              label={CUSTOM_FIELD_LABELS[key]}
-              value={customFields[key] ?? ''}
-              onChange={(event) => setCustomFields({ ...customFields, [key]: event.target.value })}
-              maxLength={100}
-              autoComplete="off"
-              spellCheck={false}
-              error={fieldErrorOf(serverError, `customFields.${key}`)}
-            />
-          ))}
+      <div className="stack">
+        <div>
+          <Button
+            type="button"
+            variant="secondary"
+            aria-expanded={showCustomFields}
+            aria-controls="custom-fields"
+            onClick={() => setShowCustomFields(!showCustomFields)}
+          >
+            {showCustomFields ? 'Hide your form’s field names' : 'Name your form’s own fields (optional)'}
+          </Button>
         </div>
-      </details>
+        {showCustomFields && (
+          <div id="custom-fields" className="stack">
+            <p className="muted">
+              The snippet finds the usual fields (email, phone, first_name …) by itself; name a field here when your form calls it something
+              else.
+            </p>
+            {CUSTOM_FIELD_KEYS.map((key) => (
+              <TextField
+                key={key}
+                id={`custom-field-${key}`}
+                label={CUSTOM_FIELD_LABELS[key]}
+                value={customFields[key] ?? ''}
+                onChange={(event) => setCustomFields({ ...customFields, [key]: event.target.value })}
+                maxLength={100}
+                autoComplete="off"
+                spellCheck={false}
+                error={fieldErrorOf(serverError, `customFields.${key}`)}
+              />
+            ))}
+          </div>
+        )}
+      </div>
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
         <Button type="submit" busy={busy}>
           {submitLabel}

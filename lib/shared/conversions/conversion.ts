@@ -159,7 +159,7 @@ export const IDENTIFIER_LABELS: Record<Identifier, string> = {
   email: 'Email (hashed)',
   phone: 'Phone (hashed)',
   name: 'First and last name (hashed)',
-  address: 'Address: city, state, postal code, country (hashed; Google: with the name)',
+  address: 'Address: city, state, postal code, country (hashed)',
   dateOfBirth: 'Date of birth (hashed, Meta)',
   gender: 'Gender (hashed, Meta)',
   externalId: 'External id (hashed)',
