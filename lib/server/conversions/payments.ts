@@ -10,7 +10,7 @@ import { readCredential } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { activePaymentConversions } from '@/lib/server/repos/conversions';
+import { activePaymentConversions, conversionsOfSource, recordDelivery } from '@/lib/server/repos/conversions';
 
 /**
  * Payments as a conversion source: every interval, each payment account that feeds an active
@@ -229,13 +229,31 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
     const since = claim.cursor?.created ?? account.startAt;
     const listing = await listChargesSince(session, since);
     const events: ConversionEvent[] = [];
+    const unreadable: Array<{ id: string; status: 'not_sent'; reason: string }> = [];
     for (const charge of unseenCharges(listing.charges, claim.cursor).filter(isPaidCharge)) {
       const event = chargeToEvent(charge, { defaultCountry: claim.defaultCountry });
-      if (conversionEventSchema.safeParse(event).success) events.push(event);
-      else
-        console.error('[payments] a charge that makes no valid event was skipped', { org: orgId, payment: paymentId, charge: charge.id });
+      const checked = conversionEventSchema.safeParse(event);
+      if (checked.success) events.push(event);
+      else {
+        const issue = checked.error.issues[0];
+        unreadable.push({
+          id: charge.id.slice(0, 100),
+          status: 'not_sent',
+          reason: `Not sent: the payment makes no valid event (${issue?.path.join('.') || 'event'}: ${issue?.message ?? 'invalid'})`,
+        });
+      }
     }
-    if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf({ type: 'payments', paymentId }) });
+    const source = sourceKeyOf({ type: 'payments', paymentId });
+    if (events.length > 0) await publishConversions(events, { org: orgId, source });
+    // Nothing vanishes: a payment that makes no event is logged not sent in each of the account's conversions, before the cursor moves past it.
+    if (unreadable.length > 0) {
+      const conversions = (await conversionsOfSource(orgId, source)).filter((conversion) => conversion.status === 'active');
+      await Promise.all(
+        conversions.map((conversion) =>
+          recordDelivery(orgId, conversion.id, { test: false, latencyMs: null, rows: unreadable, parked: [] }),
+        ),
+      );
+    }
     const saved = await finishClaim(orgId, paymentId, claim.token, {
       poll_cursor: nextCursor(claim.cursor, since, listing),
       poll_error: FieldValue.delete(),
