@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { Consent, ConversionEvent, Withheld } from '@/lib/shared/conversions/event';
 import type { SubmittedEvent } from '@/lib/shared/schemas/submissions';
@@ -13,7 +13,11 @@ import type { SubmittedEvent } from '@/lib/shared/schemas/submissions';
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 export const isSha256 = (value: string) => SHA256_HEX.test(value.trim());
 
-export const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
+/** SHA-256 hex; Node's one-shot hash (20.12+) where it exists, a third of createHash's cost, as every event hashes several forms. */
+export const sha256: (value: string) => string =
+  typeof crypto.hash === 'function'
+    ? (value) => crypto.hash('sha256', value, 'hex')
+    : (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex');
 
 /** Email for Meta and Microsoft: trimmed and lowercased. */
 export const normalizeEmail = (value: string) => value.trim().toLowerCase();
@@ -128,7 +132,11 @@ export function hashPerson(
 ): { user: ConversionEvent['user']; address?: ConversionEvent['address']; withheld: Withheld[] } {
   const withheld: Withheld[] = [];
   const email = hashIdentifier(input.email, normalizeEmail);
-  const emailGoogle = hashIdentifier(input.email, normalizeEmailForGoogle);
+  // Google's form is hashed only when it differs from Meta's (a Gmail address, inner whitespace).
+  const emailGoogle =
+    input.email !== undefined && !isSha256(input.email) && normalizeEmailForGoogle(input.email) !== normalizeEmail(input.email)
+      ? hashIdentifier(input.email, normalizeEmailForGoogle)
+      : undefined;
   let phone: string | undefined;
   let phoneE164: string | undefined;
   if (input.phone !== undefined && input.phone.trim() !== '') {
@@ -153,7 +161,7 @@ export function hashPerson(
   }
   const user = defined({
     email,
-    emailGoogle: emailGoogle !== email ? emailGoogle : undefined,
+    emailGoogle,
     phone,
     phoneE164,
     firstName: hashIdentifier(input.firstName, normalizeName),
