@@ -1,4 +1,4 @@
-import type { App, AppFields, Payment } from '@/lib/shared/integrations/apps';
+import type { App, AppInput, Payment } from '@/lib/shared/integrations/apps';
 import type { AdAccount, AdPlatform, ConversionTarget, Integration, IntegrationKind, Usage } from '@/lib/shared/integrations/platforms';
 import { api } from '@/store/api';
 
@@ -73,6 +73,10 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       query: ({ orgId, id, name }) => ({ url: `${org(orgId)}/payments/${encodeURIComponent(id)}`, method: 'PATCH', body: { name } }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Payments', id: orgId }],
     }),
+    updatePayment: build.mutation<unknown, { orgId: string; id: string; defaultCountry: string | null }>({
+      query: ({ orgId, id, ...body }) => ({ url: `${org(orgId)}/payments/${encodeURIComponent(id)}`, method: 'PATCH', body }),
+      invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Payments', id: orgId }],
+    }),
     deletePayment: build.mutation<unknown, { orgId: string; id: string }>({
       query: ({ orgId, id }) => ({ url: `${org(orgId)}/payments/${encodeURIComponent(id)}`, method: 'DELETE' }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Payments', id: orgId }],
@@ -87,11 +91,11 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       transformResponse: (response: { app: App }) => response.app,
       providesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),
-    createApp: build.mutation<{ app: App }, { orgId: string } & AppFields>({
+    createApp: build.mutation<{ app: App }, { orgId: string } & AppInput>({
       query: ({ orgId, ...body }) => ({ url: `${org(orgId)}/apps`, body }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),
-    updateApp: build.mutation<{ app: App }, { orgId: string; id: string } & Partial<AppFields>>({
+    updateApp: build.mutation<{ app: App }, { orgId: string; id: string } & Partial<AppInput>>({
       query: ({ orgId, id, ...body }) => ({ url: `${org(orgId)}/apps/${encodeURIComponent(id)}`, method: 'PATCH', body }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Apps', id: orgId }],
     }),
@@ -136,6 +140,7 @@ export const {
   usePaymentQuery,
   useCreatePaymentMutation,
   useRenamePaymentMutation,
+  useUpdatePaymentMutation,
   useDeletePaymentMutation,
   useAppsQuery,
   useAppQuery,

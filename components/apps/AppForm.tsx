@@ -1,9 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { fieldErrorOf, messageOf } from '@/components/integrations/shared';
+import SourceDefaultsFields from '@/components/conversions/SourceDefaultsFields';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
 import {
+  CUSTOM_FIELD_KEYS,
   GTM_MESSAGE,
   isGtmContainerId,
   PAYLOAD_CHARACTERS_MESSAGE,
@@ -11,18 +13,34 @@ import {
   payloadUrlHasBadCharacters,
   payloadUrlHasHost,
   type AppFields,
+  type AppInput,
+  type CustomFieldKey,
+  type CustomFields,
 } from '@/lib/shared/integrations/apps';
+
+const CUSTOM_FIELD_LABELS: Record<CustomFieldKey, string> = {
+  email: 'Email field',
+  phone: 'Phone field',
+  firstName: 'First name field',
+  lastName: 'Last name field',
+  city: 'City field',
+  state: 'State field',
+  postalCode: 'Postal code field',
+  countryCode: 'Country field',
+  dateOfBirth: 'Date of birth field',
+  gender: 'Gender field',
+};
 
 interface Props {
   initial: AppFields;
   submitLabel: string;
   busy: boolean;
   serverError: unknown;
-  onSubmit: (fields: AppFields) => void;
+  onSubmit: (fields: AppInput) => void;
 }
 
 /** The same rules as the server (docs/PRODUCT.md §7), checked before sending so the user sees them at once. */
-function validate(fields: AppFields): Record<string, string> {
+function validate(fields: AppInput): Record<string, string> {
   const errors: Record<string, string> = {};
   if (!isGtmContainerId(fields.gtmContainerId.trim())) errors.gtmContainerId = GTM_MESSAGE;
   const bad = fields.payloadUrls.find((url) => payloadUrlHasHost(url));
@@ -38,6 +56,10 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
   const [gtmContainerId, setGtm] = useState(initial.gtmContainerId);
   const [payloadText, setPayloadText] = useState(initial.payloadUrls.join('\n'));
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const [country, setCountry] = useState(initial.defaultCountry ?? '');
+  const [consent, setConsent] = useState(initial.defaultConsent ?? {});
+  const [customFields, setCustomFields] = useState<CustomFields>(initial.customFields ?? {});
+  const [showCustomFields, setShowCustomFields] = useState(Object.keys(initial.customFields ?? {}).length > 0);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -49,8 +71,14 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
         .split('\n')
         .map((line) => line.trim())
         .filter(Boolean),
+      defaultCountry: country.trim() === '' ? null : country.trim(),
+      defaultConsent: consent,
+      customFields: Object.fromEntries(
+        Object.entries(customFields).flatMap(([key, value]) => (typeof value === 'string' && value.trim() ? [[key, value.trim()]] : [])),
+      ) as CustomFields,
     };
     const found = validate(fields);
+    if (fields.defaultCountry && !/^[A-Za-z]{2}$/.test(fields.defaultCountry)) found.defaultCountry = 'A two-letter country code, e.g. US';
     setErrors(found);
     if (Object.keys(found).length === 0) onSubmit(fields);
   }
@@ -108,6 +136,48 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
           <span id="payload-urls-hint" className="muted">
             Paths on your website where a conversion happens, without the host.
           </span>
+        )}
+      </div>
+      <SourceDefaultsFields
+        id="app-defaults"
+        country={country}
+        onCountry={setCountry}
+        consent={consent}
+        onConsent={setConsent}
+        countryError={errors.defaultCountry ?? fieldErrorOf(serverError, 'defaultCountry')}
+      />
+      <div className="stack">
+        <div>
+          <Button
+            type="button"
+            variant="secondary"
+            aria-expanded={showCustomFields}
+            aria-controls="custom-fields"
+            onClick={() => setShowCustomFields(!showCustomFields)}
+          >
+            {showCustomFields ? 'Hide your form’s field names' : 'Name your form’s own fields (optional)'}
+          </Button>
+        </div>
+        {showCustomFields && (
+          <div id="custom-fields" className="stack">
+            <p className="muted">
+              The snippet finds the usual fields (email, phone, first_name …) by itself; name a field here when your form calls it something
+              else.
+            </p>
+            {CUSTOM_FIELD_KEYS.map((key) => (
+              <TextField
+                key={key}
+                id={`custom-field-${key}`}
+                label={CUSTOM_FIELD_LABELS[key]}
+                value={customFields[key] ?? ''}
+                onChange={(event) => setCustomFields({ ...customFields, [key]: event.target.value })}
+                maxLength={100}
+                autoComplete="off"
+                spellCheck={false}
+                error={fieldErrorOf(serverError, `customFields.${key}`)}
+              />
+            ))}
+          </div>
         )}
       </div>
       <div className="actions" style={{ justifyContent: 'flex-start' }}>

@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { ScheduleFields } from '@/components/connections/ConnectionFields';
+import SourceDefaultsFields from '@/components/conversions/SourceDefaultsFields';
 import styles from '@/components/conversions/conversions.module.css';
 import { NamesField } from '@/components/conversions/MappingFields';
 import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/ui/failures';
@@ -43,6 +44,11 @@ const FIELD_GROUPS: Array<{ title: string; hint: string; fields: ColumnField[] }
     title: 'Who converted',
     hint: 'Hashed with SHA-256 before they are queued; a column that already holds SHA-256 hex is sent as it is.',
     fields: ['email', 'phone', 'firstName', 'lastName', 'externalId'],
+  },
+  {
+    title: 'Where they live, and who they are',
+    hint: 'Hashed the same way. A country code (US, GB …) also reads phones written without one; gender is f or m, a date of birth YYYY-MM-DD.',
+    fields: ['city', 'state', 'postalCode', 'countryCode', 'dateOfBirth', 'gender'],
   },
   { title: 'Click ids', hint: 'Sent as they are, never hashed.', fields: ['gclid', 'fbclid', 'fbc', 'fbp', 'msclkid'] },
   { title: 'Value', hint: 'A number, and a three-letter currency code.', fields: ['value', 'currency'] },
@@ -276,6 +282,15 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
         onChange={(event) => update({ eventName: event.target.value })}
         maxLength={100}
         error={firstError(errors, 'source.eventName')}
+      />
+
+      <SourceDefaultsFields
+        id={`${id}-defaults`}
+        country={draft.defaultCountry ?? ''}
+        onCountry={(defaultCountry) => update({ defaultCountry })}
+        consent={draft.defaultConsent ?? {}}
+        onConsent={(defaultConsent) => update({ defaultConsent })}
+        countryError={firstError(errors, 'source.defaultCountry')}
       />
 
       <fieldset className={styles.fieldset}>

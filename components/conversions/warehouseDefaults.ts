@@ -59,6 +59,8 @@ export function warehouseDraftOf(source: WarehouseSource): WarehouseDraft {
     eventName: source.eventName,
     schedule: source.schedule,
     pendingEvent: '',
+    defaultCountry: source.defaultCountry ?? '',
+    defaultConsent: source.defaultConsent ?? {},
   };
   if (source.type === 'mixpanel') {
     return {

@@ -1,6 +1,7 @@
 import { withNames } from '@/components/conversions/mapping';
 import type { Schedule } from '@/lib/shared/connections/connection';
 import { COLUMN_FIELDS, type ColumnMapping, type WarehouseSource } from '@/lib/shared/conversions/conversion';
+import type { Consent } from '@/lib/shared/conversions/event';
 
 /**
  * A BigQuery or Mixpanel conversion source as its form holds it (the byte limit in GB as typed, an
@@ -24,6 +25,9 @@ export interface WarehouseDraft {
   /** Mixpanel: the events to read, and a name still in the box. */
   events: string[];
   pendingEvent: string;
+  /** The source's default country as typed ('' none), and its default consent (a question left out: not set). */
+  defaultCountry?: string;
+  defaultConsent?: Consent;
 }
 
 export const GB = 1_000_000_000;
@@ -31,7 +35,16 @@ export const GB = 1_000_000_000;
 /** The source to send: empty columns left out, a name left in the box counted, an empty limit no number. */
 export function warehouseSourceOf(draft: WarehouseDraft): WarehouseSource {
   const columns = Object.fromEntries(Object.entries(draft.columns).filter(([, column]) => column && column.trim() !== '')) as ColumnMapping;
-  const common = { destinationId: draft.destinationId, columns, eventName: draft.eventName, schedule: draft.schedule };
+  const country = draft.defaultCountry?.trim();
+  const consent = draft.defaultConsent && Object.keys(draft.defaultConsent).length > 0 ? draft.defaultConsent : undefined;
+  const common = {
+    destinationId: draft.destinationId,
+    columns,
+    eventName: draft.eventName,
+    schedule: draft.schedule,
+    ...(country ? { defaultCountry: country } : {}),
+    ...(consent ? { defaultConsent: consent } : {}),
+  };
   if (draft.type === 'mixpanel') return { ...common, type: 'mixpanel', events: withNames(draft.events, draft.pendingEvent) };
   const gb = draft.limitGb.trim() === '' ? Number.NaN : Number(draft.limitGb);
   return {

@@ -3,6 +3,7 @@ import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
 import { fieldErrorOf, formatDate, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
+import SourceDefaultsFields from '@/components/conversions/SourceDefaultsFields';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
@@ -18,6 +19,7 @@ import {
   usePaymentQuery,
   usePaymentsQuery,
   useRenamePaymentMutation,
+  useUpdatePaymentMutation,
 } from '@/store/integrationsApi';
 
 const paymentPath = (orgId: string, id: string) => `/${encodeURIComponent(orgId)}/payment/${encodeURIComponent(id)}/configuration`;
@@ -152,10 +154,21 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
   const [name, setName] = useState(payment.name);
   const [notice, setNotice] = useState<NoticeValue | null>(null);
   const [rename, renaming] = useRenamePaymentMutation();
+  const [country, setCountry] = useState(payment.defaultCountry ?? '');
+  const [update, updating] = useUpdatePaymentMutation();
   async function submit(event: FormEvent) {
     event.preventDefault();
     const result = await rename({ orgId, id: payment.id, name });
     setNotice('error' in result ? { ok: false, text: messageOf(result.error, 'Could not rename it.') } : { ok: true, text: 'Name saved.' });
+  }
+  async function saveCountry(event: FormEvent) {
+    event.preventDefault();
+    const result = await update({ orgId, id: payment.id, defaultCountry: country.trim() === '' ? null : country.trim() });
+    setNotice(
+      'error' in result
+        ? { ok: false, text: fieldErrorOf(result.error, 'defaultCountry') ?? messageOf(result.error, 'Could not save the country.') }
+        : { ok: true, text: country.trim() ? 'Default country saved.' : 'Default country removed.' },
+    );
   }
   return (
     <div className="stack" style={{ gap: '2rem' }}>
@@ -178,6 +191,14 @@ function PaymentSettings({ orgId, payment, mayDelete }: { orgId: string; payment
         <Button type="submit" variant="secondary" busy={renaming.isLoading}>
           Save name
         </Button>
+      </form>
+      <form className="stack" onSubmit={saveCountry} aria-label="Default country">
+        <SourceDefaultsFields id="payment-defaults" country={country} onCountry={setCountry} />
+        <div className="actions" style={{ justifyContent: 'flex-start' }}>
+          <Button type="submit" variant="secondary" busy={updating.isLoading}>
+            Save default country
+          </Button>
+        </div>
       </form>
       {mayDelete && (
         <div>

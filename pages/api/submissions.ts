@@ -100,13 +100,15 @@ export default createHandler({
         owner.kind === 'publishable' ? { ip: forwarded || req.socket.remoteAddress, userAgent: req.headers['user-agent'] } : {};
       const { batch, results } = await ingest(owner, await jsonBody(req), browser);
       const first = results[0]!;
-      res
-        .status(202)
-        .json(
-          batch
-            ? { success: true, accepted: results.filter((result) => 'id' in result).length, results }
-            : { success: true, id: 'id' in first ? first.id : null },
-        );
+      res.status(202).json(
+        batch
+          ? { success: true, accepted: results.filter((result) => 'id' in result).length, results }
+          : {
+              success: true,
+              id: 'id' in first ? first.id : null,
+              ...('warnings' in first && first.warnings ? { warnings: first.warnings } : {}),
+            },
+      );
       return undefined;
     },
   }),

@@ -270,7 +270,7 @@ test('check() holds back what Google would refuse', () => {
   expect(deliver().check(conversion('c', { clickIds: {}, user: { firstName: sha256('jane'), lastName: sha256('doe') } }), now)).toMatch(
     /No identifier/,
   );
-  expect(deliver().check(conversion('c', { clickIds: {}, user: { phone: sha256('+15551234567') } }), now)).toBeNull();
+  expect(deliver().check(conversion('c', { clickIds: {}, user: { phoneE164: sha256('+15551234567') } }), now)).toBeNull();
   expect(deliver().check(conversion('c', { clickIds: { wbraid: 'w1' }, user: {} }), now)).toBeNull();
 });
 

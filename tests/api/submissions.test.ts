@@ -111,8 +111,9 @@ test('bad input → 400 naming the field, and nothing is queued', async () => {
   const single = await submit({ event: 'Lead', value: 10 });
   expect(single.status).toBe(400);
   expect(single.body.fieldErrors).toEqual({ currency: ['Give the currency of the value'] });
-  const unknownField = await submit({ event: 'Lead', password: 'x' });
-  expect(unknownField.status).toBe(400);
+  const wrongType = await submit({ event: 'Lead', consent: { adUserData: 'yes' } });
+  expect(wrongType.status).toBe(400);
+  expect(wrongType.body.fieldErrors).toEqual({ 'consent.adUserData': ["'granted' or 'denied'"] });
   const tooMany = await submit({ events: Array.from({ length: 501 }, (_, index) => ({ event: 'Lead', eventId: `x-${index}` })) });
   expect(tooMany.status).toBe(400);
   expect(tooMany.body.fieldErrors).toEqual({ events: ['At most 500 events per request'] });
@@ -120,6 +121,19 @@ test('bad input → 400 naming the field, and nothing is queued', async () => {
   expect(allBad.status).toBe(400);
   expect(Object.keys(allBad.body.fieldErrors as object)).toEqual(['events.0.event']);
   expect(await queued()).toHaveLength(0);
+});
+
+test('an unknown field costs nothing: the event is queued without it, and the answer names it', async () => {
+  const response = await submit({ event: 'Lead', eventId: 'unknown-1', password: 'hunter2' });
+  expect(response.status).toBe(202);
+  expect(response.body).toEqual({
+    success: true,
+    id: 'unknown-1',
+    warnings: [{ field: 'password', message: 'Unknown field: ignored, not stored' }],
+  });
+  const [message, ...rest] = await queued();
+  expect(rest).toHaveLength(0);
+  expect(JSON.stringify(message)).not.toMatch(/password|hunter2/);
 });
 
 test('a body over 1 MB → 413; an unknown or revoked key → 401', async () => {

@@ -49,7 +49,12 @@ describe('events packed into messages', () => {
 
   test('a message published before packing (one event, no count) is read as one event', () => {
     const single = event('old-1');
-    expect(parseConversionMessage(Buffer.from(JSON.stringify(single)), attributes)).toEqual({ events: [single], dropped: 0, attributes });
+    expect(parseConversionMessage(Buffer.from(JSON.stringify(single)), attributes)).toEqual({
+      events: [single],
+      dropped: 0,
+      unreadable: [],
+      attributes,
+    });
     expect(eventsInMessage(attributes)).toBe(1);
   });
 
@@ -112,6 +117,47 @@ describe('the router and packed messages', () => {
       },
     });
   }
+
+  test('issue 23 §2: an event the worker cannot read is logged not sent, with the reason, by each conversion that takes it, before the ack', async () => {
+    const logged: Array<{ conversion: string; rows: Array<{ id: string; status: string; reason?: string }> }> = [];
+    const delivered: string[] = [];
+    const router = createConversionRouter({
+      lingerMs: 20,
+      lookup: {
+        bySource: async () => [conversion('every'), conversion('leads', ['lead']), conversion('purchases', ['Purchase'])],
+        byId: async () => [],
+      },
+      deliver: async (_orgId, _target, batch) => {
+        delivered.push(...batch.map((item) => item.id));
+        return { rows: [], latencyMs: 0 };
+      },
+      record: async (_orgId, conversionId, record) => void logged.push({ conversion: conversionId, rows: record.rows }),
+    });
+    // As a version before the one schema published them: a time before 1970, an fbc past its length.
+    const data = Buffer.from(
+      JSON.stringify([
+        event('ok-1'),
+        { ...event('old-1'), time: -315_619_200 },
+        { ...event('long-1'), clickIds: { fbc: 'x'.repeat(900) } },
+      ]),
+    );
+    const settled: string[] = [];
+    router.handle({
+      id: 'm',
+      data,
+      attributes: { ...attributes, events: '3' },
+      ack: () => settled.push('ack'),
+      nack: () => settled.push('nack'),
+    });
+    while (settled.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(settled).toEqual(['ack']);
+    expect(delivered.sort()).toEqual(['ok-1', 'ok-1']);
+    expect(logged.map((entry) => entry.conversion).sort()).toEqual(['every', 'leads']);
+    expect(logged[0]!.rows).toEqual([
+      { id: 'old-1', status: 'not_sent', reason: expect.stringMatching(/^Not sent: the event cannot be delivered as queued \(time: /) },
+      { id: 'long-1', status: 'not_sent', reason: expect.stringMatching(/\(clickIds\.fbc: /) },
+    ]);
+  });
 
   test('fifteen messages of 100 make Meta batches of 1,000 and 500; each message is acknowledged once its events are recorded', async () => {
     const batches: number[] = [];

@@ -5,7 +5,8 @@ import {
   maskEmail,
   normalizeEmail,
   normalizeName,
-  normalizePhone,
+  parsePhone,
+  phoneForMeta,
   sha256,
   toConversionEvent,
 } from '@/lib/server/conversions/normalize';
@@ -19,16 +20,25 @@ describe('normalising and hashing identifiers', () => {
     );
   });
 
-  test('phone: digits with the country code (Meta: 12345678901)', () => {
-    expect(normalizePhone('+1 (234) 567-8901')).toBe('12345678901');
-    expect(normalizePhone('001 234 567 8901')).toBe('12345678901');
-    expect(hashIdentifier('+1 234-567-8901', normalizePhone)).toBe('254aa248acb47dd654ca3ea53f48c2c26d641d23d7e2e93a1ec56258df7674c4');
+  test('phone: digits with the country code for Meta (12345678901), E.164 with its + for Google', () => {
+    const e164 = (value: string, country?: string) => {
+      const parsed = parsePhone(value, country);
+      return 'e164' in parsed ? parsed.e164 : parsed.problem;
+    };
+    expect(e164('+1 (650) 555-1212')).toBe('+16505551212');
+    expect(e164('001 650 555 1212')).toBe('+16505551212');
+    expect(e164('(650) 555-1212', 'US')).toBe('+16505551212');
+    expect(e164('(650) 555-1212')).toBe('no_country');
+    expect(e164('12', 'US')).toBe('unreadable');
+    expect(phoneForMeta('+16505551212')).toBe('16505551212');
+    expect(sha256(phoneForMeta(e164('+1 234-567-8901')))).toBe('254aa248acb47dd654ca3ea53f48c2c26d641d23d7e2e93a1ec56258df7674c4');
   });
 
-  test('names: lowercase without punctuation or spaces, other scripts kept', () => {
+  test('names: lowercase without punctuation, inner spaces kept (one), other scripts kept', () => {
     expect(normalizeName(" O'Brien-Smith ")).toBe('obriensmith');
     expect(normalizeName('Zoë')).toBe('zoë');
-    expect(normalizeName('Mary Ann')).toBe('maryann');
+    expect(normalizeName('Mary Ann')).toBe('mary ann');
+    expect(normalizeName('  Mary   Ann ')).toBe('mary ann');
   });
 
   test('a value that already is a SHA-256 is not hashed again (only lowercased)', () => {
@@ -37,7 +47,7 @@ describe('normalising and hashing identifiers', () => {
   });
 
   test('an empty value after normalising sends nothing', () => {
-    expect(hashIdentifier(' () ', normalizePhone)).toBeUndefined();
+    expect(hashIdentifier(' .- ', normalizeName)).toBeUndefined();
   });
 
   test('the log shows a masked email, never the address or its hash', () => {
@@ -110,7 +120,12 @@ describe('the submission schema', () => {
     expect(errors({ event: 'Lead', email: 'not-an-email' })).toEqual({ email: 'Not an email address (or its SHA-256 hash)' });
     expect(errors({ event: 'Lead', value: 10 })).toEqual({ currency: 'Give the currency of the value' });
     expect(errors({ event: 'Lead', occurredAt: 'yesterday' })).toHaveProperty('occurredAt');
-    expect(errors({ event: 'Lead', surprise: 1 })).toHaveProperty('');
+    expect(errors({ event: 'Lead', surprise: 1 })).toEqual({});
+    expect(errors({ event: 'Lead', occurredAt: '1960-01-01T00:00:00Z' })).toEqual({ occurredAt: 'A date-time from 1970-01-01 on' });
+    expect(errors({ event: 'Lead', countryCode: 'USA' })).toHaveProperty('countryCode');
+    expect(errors({ event: 'Lead', dateOfBirth: '1990-02-30' })).toHaveProperty('dateOfBirth');
+    expect(errors({ event: 'Lead', gender: 'x' })).toHaveProperty('gender');
+    expect(errors({ event: 'Lead', consent: { adUserData: 'yes' } })).toHaveProperty(['consent.adUserData']);
     expect(errors({})).toHaveProperty('event');
   });
 

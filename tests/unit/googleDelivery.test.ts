@@ -13,7 +13,7 @@ const conversion = (overrides: Partial<ConversionEvent> = {}): ConversionEvent =
   time: nowSeconds - 60,
   value: 12.5,
   currency: 'EUR',
-  user: { email: HASH, phone: HASH.replace(/a/g, 'b'), firstName: HASH, lastName: HASH },
+  user: { email: HASH, phone: HASH.replace(/a/g, 'c'), phoneE164: HASH.replace(/a/g, 'b'), firstName: HASH, lastName: HASH },
   clickIds: { gclid: 'gclid-1', wbraid: 'wbraid-1' },
   context: { actionSource: 'website', ip: '203.0.113.7', userAgent: 'Mozilla/5.0' },
   ...overrides,

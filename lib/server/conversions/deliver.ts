@@ -1,4 +1,4 @@
-import type { Conversion, ConversionMapping, DeliveryRow } from '@/lib/shared/conversions/conversion';
+import type { Conversion, ConversionMapping, DeliveryRow, Identifier } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/http';
 import { connectorFor } from '@/lib/server/connectors/registry';
@@ -17,6 +17,9 @@ import { noteDeliveries } from '@/lib/server/alerts/delivery';
  * whole is split in halves until the rows it refuses are alone, and those are rejected.
  */
 
+/** The mapping choice a withheld field belongs to. */
+const WITHHELD_IDENTIFIER: Record<string, Identifier> = { phone: 'phone', address: 'address' };
+
 /** Does this conversion take this event? (Its event names, compared without case; none = every event.) */
 export function takesEvent(mapping: ConversionMapping, event: ConversionEvent): boolean {
   if (mapping.events.length === 0) return true;
@@ -28,20 +31,28 @@ export function takesEvent(mapping: ConversionMapping, event: ConversionEvent): 
 export function mapEvent(mapping: ConversionMapping, event: ConversionEvent): ConversionEvent {
   const allowed = mapping.identifiers;
   const user: ConversionEvent['user'] = {};
-  if (allowed.includes('email') && event.user.email) user.email = event.user.email;
-  if (allowed.includes('phone') && event.user.phone) user.phone = event.user.phone;
-  if (allowed.includes('name')) {
-    if (event.user.firstName) user.firstName = event.user.firstName;
-    if (event.user.lastName) user.lastName = event.user.lastName;
-  }
-  if (allowed.includes('externalId') && event.user.externalId) user.externalId = event.user.externalId;
+  const take = (identifier: Identifier, keys: Array<keyof ConversionEvent['user']>) => {
+    if (!allowed.includes(identifier)) return;
+    for (const key of keys) if (event.user[key]) user[key] = event.user[key];
+  };
+  take('email', ['email', 'emailGoogle']);
+  take('phone', ['phone', 'phoneE164']);
+  take('name', ['firstName', 'lastName']);
+  take('address', ['city', 'state', 'postalCode', 'countryCode']);
+  take('dateOfBirth', ['dateOfBirth']);
+  take('gender', ['gender']);
+  take('externalId', ['externalId']);
+  // Google's address is the names with the country and postal code: both choices are needed.
+  const address = allowed.includes('address') && allowed.includes('name') ? event.address : undefined;
+  // What was withheld matters only for the identifiers this conversion sends.
+  const withheld = event.withheld?.filter((item) => allowed.includes(WITHHELD_IDENTIFIER[item.field] ?? (item.field as Identifier)));
   const context = allowed.includes('context')
     ? event.context
     : event.context.pageUrl
       ? { actionSource: event.context.actionSource, pageUrl: event.context.pageUrl }
       : { actionSource: event.context.actionSource };
   const rule = mapping.value;
-  return {
+  const mapped: ConversionEvent = {
     ...event,
     value: rule.mode === 'fixed' ? rule.amount : event.value,
     currency: rule.mode === 'fixed' ? rule.currency : event.currency,
@@ -49,6 +60,11 @@ export function mapEvent(mapping: ConversionMapping, event: ConversionEvent): Co
     clickIds: allowed.includes('clickIds') ? event.clickIds : {},
     context,
   };
+  delete mapped.address;
+  delete mapped.withheld;
+  if (address) mapped.address = address;
+  if (withheld && withheld.length > 0) mapped.withheld = withheld;
+  return mapped;
 }
 
 export interface RetryPolicy {
@@ -100,13 +116,33 @@ export interface BatchResult {
   latencyMs: number | null;
 }
 
+/** What each event withheld, for this platform, in the words of the log ("Phone not sent: …"). */
+export function withheldNotes(events: ConversionEvent[], platform: string): Map<string, string> {
+  const notes = new Map<string, string>();
+  for (const event of events) {
+    const reasons = (event.withheld ?? [])
+      .filter((item) => !item.platforms || item.platforms.includes(platform))
+      .map((item) => item.reason);
+    if (reasons.length > 0) notes.set(event.id, reasons.join('; '));
+  }
+  return notes;
+}
+
+/** A row of the log: the outcome, the masked email, and what the event withheld (after the outcome's own reason). */
 const rowOf = (
   outcome: RowOutcome | { id: string; status: 'held' | 'failed'; reason: string },
   masked: Map<string, string | undefined>,
-): DeliveryRow => ({
-  ...outcome,
-  ...(masked.get(outcome.id) ? { maskedEmail: masked.get(outcome.id) } : {}),
-});
+  notes: Map<string, string> = new Map(),
+): DeliveryRow => {
+  const note = notes.get(outcome.id);
+  const reason = 'reason' in outcome ? outcome.reason : undefined;
+  const words = [reason, note].filter(Boolean).join('. ');
+  return {
+    ...outcome,
+    ...(words ? { reason: words } : {}),
+    ...(masked.get(outcome.id) ? { maskedEmail: masked.get(outcome.id) } : {}),
+  };
+};
 
 /** The connector's delivery, the session and where to send: or why this conversion cannot send now. */
 async function prepare(
@@ -142,6 +178,7 @@ export async function deliverBatch(
   const policy = options.retry ?? DEFAULT_RETRY;
   const unique = [...new Map(events.map((event) => [event.id, mapEvent(conversion.mapping, event)])).values()];
   const masked = new Map(unique.map((event) => [event.id, event.maskedEmail]));
+  const notes = withheldNotes(unique, conversion.destination.platform);
   const parked: Parked[] = [];
   /** Keeps events for Reconnect or Retry (written with the record); a test event is only reported. */
   const park = (status: 'held' | 'failed', reason: string, events: ConversionEvent[]) => {
@@ -159,13 +196,13 @@ export async function deliverBatch(
     const sendable = checked.filter((item) => item.reason === null).map((item) => item.event);
     rows = checked
       .filter((item) => item.reason !== null)
-      .map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked));
+      .map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked, notes));
     if (sendable.length > 0) {
       const started = Date.now();
       const send: Send = (batch) =>
         delivery.send(session, account, target, batch, { testCode: options.testCode, onRequest: (id) => (requestId = id) });
       try {
-        rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked)));
+        rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked, notes)));
       } catch (error) {
         // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
         const died =

@@ -1,43 +1,250 @@
-import { createHash } from 'node:crypto';
-import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import * as crypto from 'node:crypto';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import type { Consent, ConversionEvent, Withheld } from '@/lib/shared/conversions/event';
 import type { SubmittedEvent } from '@/lib/shared/schemas/submissions';
 
 /**
- * Personal identifiers are normalised the way the ad platforms match them, then SHA-256 hashed,
- * before anything is stored or queued (docs/PRODUCT.md, "Conversions"). A value that already is a
- * 64-hex SHA-256 is passed through, lowercased. Click ids, IP and user agent are never hashed.
+ * Personal identifiers are normalised by each platform's own rule, then SHA-256 hashed, before
+ * anything is stored or queued (docs/MATCH_KEYS.md says which document each rule comes from). A value
+ * that already is a 64-hex SHA-256 is passed through, lowercased, into every form: the caller then
+ * answers for the platform's normalisation. Click ids, IP and user agent are never hashed.
  */
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
+export const isSha256 = (value: string) => SHA256_HEX.test(value.trim());
 
-export const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
+/** SHA-256 hex; Node's one-shot hash (20.12+) where it exists, a third of createHash's cost, as every event hashes several forms. */
+export const sha256: (value: string) => string =
+  typeof crypto.hash === 'function'
+    ? (value) => crypto.hash('sha256', value, 'hex')
+    : (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex');
 
-/** Email: trimmed and lowercased. */
+/** Email for Meta and Microsoft: trimmed and lowercased. */
 export const normalizeEmail = (value: string) => value.trim().toLowerCase();
 
 /**
- * Phone: digits only, with the country code. "+1 (650) 555-1212" and "001 650 555 1212" both give
- * 16505551212; a number written without + or 00 is taken to include its country code already.
+ * Email for Google (Data Manager's formatting guide): lowercased, every whitespace removed; for
+ * gmail.com and googlemail.com also the dots of the local part and anything from its "+".
  */
-export function normalizePhone(value: string): string {
-  const trimmed = value.trim();
-  const digits = trimmed.replace(/\D/g, '');
-  return !trimmed.startsWith('+') && digits.startsWith('00') ? digits.slice(2) : digits;
+export function normalizeEmailForGoogle(value: string): string {
+  const email = value.replace(/\s/g, '').toLowerCase();
+  const at = email.lastIndexOf('@');
+  if (at < 1) return email;
+  const domain = email.slice(at + 1);
+  if (domain !== 'gmail.com' && domain !== 'googlemail.com') return email;
+  const local = email.slice(0, at).split('+')[0]!.replace(/\./g, '');
+  return `${local}@${domain}`;
 }
 
-/** Names: lowercase, without punctuation, symbols or spaces; letters of any script kept (UTF-8). */
+/** Why a phone could not be read, in the words of the delivery log. */
+export type PhoneProblem = 'no_country' | 'unreadable';
+
+/**
+ * A phone in E.164 ("+16505551212"), parsed with libphonenumber: a number written with "+" or "00"
+ * carries its country; one without is read in the given default country (the event's own country
+ * code, else the source's). Without either, or when it cannot be a number, the problem instead.
+ */
+export function parsePhone(value: string, defaultCountry?: string): { e164: string } | { problem: PhoneProblem } {
+  const trimmed = value.trim();
+  const international = trimmed.replace(/^00/, '+');
+  const hasCountry = international.startsWith('+');
+  if (!hasCountry && !defaultCountry) return { problem: 'no_country' };
+  const parsed = parsePhoneNumberFromString(international, hasCountry ? undefined : (defaultCountry as CountryCode));
+  if (!parsed || !parsed.isPossible()) return { problem: 'unreadable' };
+  return { e164: parsed.number };
+}
+
+/** Phone for Meta: E.164 digits with the country code, without the "+". */
+export const phoneForMeta = (e164: string) => e164.replace(/^\+/, '');
+
+/**
+ * Names (Meta's rule, which Google's protos share): lowercase, without punctuation or symbols, runs of
+ * whitespace made one space, trimmed: "Mary  Ann" → "mary ann". Letters of any script kept (UTF-8).
+ */
 export const normalizeName = (value: string) =>
   value
     .normalize('NFC')
     .toLowerCase()
-    .replace(/[\p{P}\p{S}\s]/gu, '');
+    .replace(/[\p{P}\p{S}]/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** City and state for Meta: lowercase, without spaces, punctuation, symbols or digits ("New York" → "newyork", "CA" → "ca"). */
+export const normalizePlace = (value: string) =>
+  value
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[\p{P}\p{S}\s\d]/gu, '');
+
+/** Postal code for Meta: lowercase, no spaces, the part before a dash (a US ZIP+4 gives its 5 digits). */
+export const normalizePostalCode = (value: string) => value.toLowerCase().replace(/\s/g, '').split('-')[0]!;
+
+/** Country for Meta: the ISO 3166-1 alpha-2 code, lowercase. */
+export const normalizeCountry = (value: string) => value.trim().toLowerCase();
+
+/** Date of birth for Meta: YYYYMMDD from YYYY-MM-DD. */
+export const normalizeDateOfBirth = (value: string) => value.trim().replace(/-/g, '');
+
+/** Gender for Meta: f or m. */
+export const normalizeGender = (value: string) => {
+  const gender = value.trim().toLowerCase();
+  return gender === 'female' ? 'f' : gender === 'male' ? 'm' : gender;
+};
 
 /** The hash of a normalised value; an existing SHA-256 hex is not hashed again; empty → undefined. */
 export function hashIdentifier(value: string | undefined, normalize: (value: string) => string): string | undefined {
   if (value === undefined) return undefined;
-  if (SHA256_HEX.test(value.trim())) return value.trim().toLowerCase();
+  if (isSha256(value)) return value.trim().toLowerCase();
   const normalized = normalize(value);
   return normalized ? sha256(normalized) : undefined;
+}
+
+/** A person as a source gives them: each value in clear or already SHA-256 hex. */
+export interface PersonInput {
+  email?: string;
+  phone?: string;
+  firstName?: string;
+  lastName?: string;
+  externalId?: string;
+  city?: string;
+  state?: string;
+  postalCode?: string;
+  countryCode?: string;
+  dateOfBirth?: string;
+  gender?: string;
+}
+
+/** What a source sets for its events: the country of numbers written without one, and consent when the event says nothing. */
+export interface SourceDefaults {
+  defaultCountry?: string;
+  defaultConsent?: Consent;
+  /** How the delivery log names the source: "app", "payment account", "source". */
+  sourceLabel?: string;
+}
+
+/**
+ * A person → the hashed identifiers under every platform's rule, Google's address parts in clear
+ * (only when all four are there), and what was withheld and why. Nothing raw leaves this function.
+ */
+export function hashPerson(
+  input: PersonInput,
+  defaults: SourceDefaults = {},
+): { user: ConversionEvent['user']; address?: ConversionEvent['address']; withheld: Withheld[] } {
+  const withheld: Withheld[] = [];
+  const email = hashIdentifier(input.email, normalizeEmail);
+  // Google's form is hashed only when it differs from Meta's (a Gmail address, inner whitespace).
+  const emailGoogle =
+    input.email !== undefined && !isSha256(input.email) && normalizeEmailForGoogle(input.email) !== normalizeEmail(input.email)
+      ? hashIdentifier(input.email, normalizeEmailForGoogle)
+      : undefined;
+  let phone: string | undefined;
+  let phoneE164: string | undefined;
+  if (input.phone !== undefined && input.phone.trim() !== '') {
+    if (isSha256(input.phone)) {
+      phone = phoneE164 = input.phone.trim().toLowerCase();
+    } else {
+      const country = input.countryCode && !isSha256(input.countryCode) ? input.countryCode.trim().toUpperCase() : defaults.defaultCountry;
+      const parsed = parsePhone(input.phone, country);
+      if ('e164' in parsed) {
+        phone = sha256(phoneForMeta(parsed.e164));
+        phoneE164 = sha256(parsed.e164);
+      } else {
+        withheld.push({
+          field: 'phone',
+          reason:
+            parsed.problem === 'no_country'
+              ? `Phone not sent: no country code and the ${defaults.sourceLabel ?? 'source'} has no default country`
+              : 'Phone not sent: it is not a phone number (too short, too long or not digits)',
+        });
+      }
+    }
+  }
+  const user = defined({
+    email,
+    emailGoogle,
+    phone,
+    phoneE164,
+    firstName: hashIdentifier(input.firstName, normalizeName),
+    lastName: hashIdentifier(input.lastName, normalizeName),
+    externalId: hashIdentifier(input.externalId, (value) => value.trim()),
+    city: hashIdentifier(input.city, normalizePlace),
+    state: hashIdentifier(input.state, normalizePlace),
+    postalCode: hashIdentifier(input.postalCode, normalizePostalCode),
+    countryCode: hashIdentifier(input.countryCode, normalizeCountry),
+    dateOfBirth: hashIdentifier(input.dateOfBirth, normalizeDateOfBirth),
+    gender: hashIdentifier(input.gender, normalizeGender),
+  }) as ConversionEvent['user'];
+  // Google's address: hashed names, region and postal code in clear; all four or none.
+  const region = input.countryCode && !isSha256(input.countryCode) ? input.countryCode.trim().toUpperCase() : undefined;
+  const postal = input.postalCode && !isSha256(input.postalCode) ? input.postalCode.trim().slice(0, 20) : undefined;
+  let address: ConversionEvent['address'];
+  if (user.firstName && user.lastName && region && /^[A-Z]{2}$/.test(region) && postal) {
+    address = { regionCode: region, postalCode: postal };
+  } else if (input.countryCode !== undefined || input.postalCode !== undefined) {
+    withheld.push({
+      field: 'address',
+      reason: 'Address not sent to Google Ads: it takes the first and last name, the country code and the postal code (in clear) together',
+      platforms: ['google_ads'],
+    });
+  }
+  return { user, ...(address ? { address } : {}), withheld };
+}
+
+/** The consent of an event: what it says, else the source's default, question by question; undefined when neither says. */
+export function consentOf(given: Consent | undefined, defaults: Consent | undefined): Consent | undefined {
+  const consent = defined({
+    adUserData: given?.adUserData ?? defaults?.adUserData,
+    adPersonalization: given?.adPersonalization ?? defaults?.adPersonalization,
+  }) as Consent;
+  return Object.keys(consent).length > 0 ? consent : undefined;
+}
+
+/** Query parameters a page URL keeps whatever they hold: campaign tags and click ids. */
+const MARKETING_PARAMETER =
+  /^(utm_[a-z_]+|gclid|gbraid|wbraid|gclsrc|dclid|fbclid|msclkid|ttclid|twclid|li_fat_id|epik|rdt_cid|sccid|irclickid|_gl|mc_cid|mc_eid)$/i;
+/** Names of parameters that carry a person: email, phone, names, address, birth date, secrets. */
+const PERSONAL_NAME =
+  /e-?mail|phone|tel$|^tel|mobile|cell|name|first|last|surname|given|family|address|street|city|zip|postal|birth|dob|ssn|passw|token|secret|user|customer|contact/i;
+const EMAIL_LIKE = /[^\s@/?#&=]+@[^\s@/?#&=]+\.[^\s@/?#&=]+/;
+const PHONE_LIKE = /^\+?[\d\s().-]{7,}$/;
+
+/** Does a parameter's value look like a person's email or phone number? */
+function personalValue(value: string): boolean {
+  if (EMAIL_LIKE.test(value)) return true;
+  return PHONE_LIKE.test(value.trim()) && value.replace(/\D/g, '').length >= 7;
+}
+
+/**
+ * A page URL without the personal data it may carry (a form that GETs, a link in an email): query
+ * parameters whose name or value look personal are dropped, campaign tags and click ids kept; the
+ * fragment and any user:password are dropped, an email in the path is masked. Not a URL → undefined.
+ */
+export function cleanPageUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  url.username = '';
+  url.password = '';
+  url.hash = '';
+  let path = url.pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Kept encoded.
+  }
+  if (EMAIL_LIKE.test(path)) url.pathname = path.replace(new RegExp(EMAIL_LIKE.source, 'g'), 'redacted');
+  const kept = new URLSearchParams();
+  for (const [name, parameter] of url.searchParams) {
+    if (MARKETING_PARAMETER.test(name)) kept.append(name, parameter);
+    else if (!PERSONAL_NAME.test(name) && !personalValue(parameter)) kept.append(name, parameter);
+  }
+  url.search = kept.toString();
+  return url.toString().slice(0, 2000);
 }
 
 /** j***@example.com: enough for a marketer to recognise a row, never the address. */
@@ -79,7 +286,7 @@ export function deriveEventId(source: string, content: Record<string, unknown>):
   return `sb_${sha256(`${source}\n${canonical(content)}`).slice(0, 32)}`;
 }
 
-export interface IngestContext {
+export interface IngestContext extends SourceDefaults {
   /** What the event came from ("app:{id}"): two apps sending the same payload are two events. */
   source: string;
   receivedAt: Date;
@@ -89,13 +296,7 @@ export interface IngestContext {
 
 /** A submitted event → the hashed event that is queued. Nothing raw survives this function. */
 export function toConversionEvent(input: SubmittedEvent, context: IngestContext): ConversionEvent {
-  const user = defined({
-    email: hashIdentifier(input.email, normalizeEmail),
-    phone: hashIdentifier(input.phone, normalizePhone),
-    firstName: hashIdentifier(input.firstName, normalizeName),
-    lastName: hashIdentifier(input.lastName, normalizeName),
-    externalId: hashIdentifier(input.externalId, (value) => value.trim()),
-  });
+  const { user, address, withheld } = hashPerson(input, context);
   const clickIds = defined({
     gclid: input.gclid,
     gbraid: input.gbraid,
@@ -107,6 +308,8 @@ export function toConversionEvent(input: SubmittedEvent, context: IngestContext)
   const value = input.value ?? null;
   const currency = input.currency ?? null;
   const time = input.occurredAt ? Math.floor(Date.parse(input.occurredAt) / 1000) : null;
+  const pageUrl = cleanPageUrl(input.pageUrl);
+  const consent = consentOf(input.consent, context.defaultConsent);
   // What identifies the event as submitted: the hashed form, never the clear one. fbclid rather than
   // the fbc built from it, whose timestamp is ours.
   const content = {
@@ -116,7 +319,7 @@ export function toConversionEvent(input: SubmittedEvent, context: IngestContext)
     currency,
     user,
     clickIds: defined({ ...clickIds, fbc: input.fbc, fbclid: input.fbclid }),
-    pageUrl: input.pageUrl,
+    pageUrl,
   };
   return {
     id: input.eventId ?? deriveEventId(context.source, content),
@@ -125,12 +328,16 @@ export function toConversionEvent(input: SubmittedEvent, context: IngestContext)
     value,
     currency,
     user,
+    ...(address ? { address } : {}),
+    ...(consent ? { consent } : {}),
+    ...(input.limitedDataUse ? { limitedDataUse: true } : {}),
+    ...(withheld.length > 0 ? { withheld } : {}),
     clickIds,
     context: defined({
       ip: input.ip ?? context.ip,
       userAgent: input.userAgent ?? context.userAgent,
-      pageUrl: input.pageUrl,
-      actionSource: input.actionSource ?? (input.pageUrl ? 'website' : 'system_generated'),
+      pageUrl,
+      actionSource: input.actionSource ?? (pageUrl ? 'website' : 'system_generated'),
     }) as ConversionEvent['context'],
     ...defined({ maskedEmail: maskEmail(input.email) }),
   };

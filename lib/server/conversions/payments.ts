@@ -5,12 +5,12 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
 import { stripe, type StripeCredential } from '@/lib/server/connectors/stripe';
 import { isPaidCharge, listChargesSince, type ChargeListing, type StripeCharge } from '@/lib/server/connectors/stripe/charges';
 import { inLanes, startPoller } from '@/lib/server/conversions/poller';
-import { hashIdentifier, maskEmail, normalizeEmail, normalizeName, normalizePhone } from '@/lib/server/conversions/normalize';
+import { hashPerson, maskEmail, type SourceDefaults } from '@/lib/server/conversions/normalize';
 import { readCredential } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { activePaymentConversions } from '@/lib/server/repos/conversions';
+import { activePaymentConversions, conversionsOfSource, recordDelivery } from '@/lib/server/repos/conversions';
 
 /**
  * Payments as a conversion source: every interval, each payment account that feeds an active
@@ -85,18 +85,29 @@ function clickIdsOf(charge: StripeCharge): ConversionEvent['clickIds'] {
 }
 
 /** A successful charge → the hashed conversion event published for it (its id is the charge id). */
-export function chargeToEvent(charge: StripeCharge): ConversionEvent {
+export function chargeToEvent(charge: StripeCharge, defaults: SourceDefaults = {}): ConversionEvent {
   const billing = charge.billing_details ?? { email: null, name: null, phone: null };
   const email = billing.email || charge.receipt_email || undefined;
   const [first, ...rest] = (billing.name ?? '').trim().split(/\s+/).filter(Boolean);
-  const user = Object.fromEntries(
-    Object.entries({
-      email: hashIdentifier(email, normalizeEmail),
-      phone: hashIdentifier(billing.phone || undefined, normalizePhone),
-      firstName: hashIdentifier(first, normalizeName),
-      lastName: hashIdentifier(rest.length > 0 ? rest.join(' ') : undefined, normalizeName),
-    }).filter(([, value]) => value !== undefined),
-  ) as ConversionEvent['user'];
+  const address = billing.address ?? {};
+  const country = address.country && /^[A-Za-z]{2}$/.test(address.country) ? address.country : undefined;
+  const {
+    user,
+    address: googleAddress,
+    withheld,
+  } = hashPerson(
+    {
+      email,
+      phone: billing.phone || undefined,
+      firstName: first,
+      lastName: rest.length > 0 ? rest.join(' ') : undefined,
+      city: address.city || undefined,
+      state: address.state || undefined,
+      postalCode: address.postal_code || undefined,
+      countryCode: country,
+    },
+    { ...defaults, sourceLabel: 'payment account' },
+  );
   const masked = maskEmail(email);
   return {
     id: charge.id,
@@ -105,6 +116,8 @@ export function chargeToEvent(charge: StripeCharge): ConversionEvent {
     value: chargeValue(charge.amount, charge.currency),
     currency: charge.currency.toUpperCase(),
     user,
+    ...(googleAddress ? { address: googleAddress } : {}),
+    ...(withheld.length > 0 ? { withheld } : {}),
     clickIds: clickIdsOf(charge),
     context: { actionSource: 'system_generated' },
     ...(masked ? { maskedEmail: masked } : {}),
@@ -147,6 +160,8 @@ interface Claim {
   cursor: PaymentsCursor | null;
   /** The code of the error the previous poll recorded, if it failed. */
   lastError: string | null;
+  /** The account's default country, for billing phones written without one. */
+  defaultCountry?: string;
 }
 
 /** Takes the account's poll lease when nobody holds a live one; null when it is taken or gone. */
@@ -164,6 +179,7 @@ async function claimAccount(orgId: string, paymentId: string, leaseMs: number): 
       credentialId: snap.get('credential_id') as string,
       cursor: parseCursor(snap.get('poll_cursor')),
       lastError: (snap.get('poll_error.code') as string | undefined) ?? null,
+      defaultCountry: (snap.get('default_country') as string | null | undefined) ?? undefined,
     };
   });
 }
@@ -213,13 +229,31 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
     const since = claim.cursor?.created ?? account.startAt;
     const listing = await listChargesSince(session, since);
     const events: ConversionEvent[] = [];
+    const unreadable: Array<{ id: string; status: 'not_sent'; reason: string }> = [];
     for (const charge of unseenCharges(listing.charges, claim.cursor).filter(isPaidCharge)) {
-      const event = chargeToEvent(charge);
-      if (conversionEventSchema.safeParse(event).success) events.push(event);
-      else
-        console.error('[payments] a charge that makes no valid event was skipped', { org: orgId, payment: paymentId, charge: charge.id });
+      const event = chargeToEvent(charge, { defaultCountry: claim.defaultCountry });
+      const checked = conversionEventSchema.safeParse(event);
+      if (checked.success) events.push(event);
+      else {
+        const issue = checked.error.issues[0];
+        unreadable.push({
+          id: charge.id.slice(0, 100),
+          status: 'not_sent',
+          reason: `Not sent: the payment makes no valid event (${issue?.path.join('.') || 'event'}: ${issue?.message ?? 'invalid'})`,
+        });
+      }
     }
-    if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf({ type: 'payments', paymentId }) });
+    const source = sourceKeyOf({ type: 'payments', paymentId });
+    if (events.length > 0) await publishConversions(events, { org: orgId, source });
+    // Nothing vanishes: a payment that makes no event is logged not sent in each of the account's conversions, before the cursor moves past it.
+    if (unreadable.length > 0) {
+      const conversions = (await conversionsOfSource(orgId, source)).filter((conversion) => conversion.status === 'active');
+      await Promise.all(
+        conversions.map((conversion) =>
+          recordDelivery(orgId, conversion.id, { test: false, latencyMs: null, rows: unreadable, parked: [] }),
+        ),
+      );
+    }
     const saved = await finishClaim(orgId, paymentId, claim.token, {
       poll_cursor: nextCursor(claim.cursor, since, listing),
       poll_error: FieldValue.delete(),

@@ -3,7 +3,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { deliverBatch, takesEvent } from '@/lib/server/conversions/deliver';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
-import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversions';
+import { conversionById, conversionsOfSource, recordDelivery } from '@/lib/server/repos/conversions';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
 /**
@@ -44,6 +44,8 @@ export interface RouterOptions {
   lookup?: { bySource: typeof conversionsOfSource; byId: typeof conversionById };
   /** Where a failed batch's events are published again for their conversion (Pub/Sub; a test gives its own). */
   setAside?: typeof publishConversions;
+  /** Where events that cannot be read are logged as not sent (the delivery log; a test gives its own). */
+  record?: typeof recordDelivery;
 }
 
 export function createConversionRouter(options: RouterOptions = {}) {
@@ -53,6 +55,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const deliver = options.deliver ?? deliverBatch;
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
   const setAside = options.setAside ?? publishConversions;
+  const record = options.record ?? recordDelivery;
 
   const pending = new Map<string, Pending>();
   const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
@@ -172,11 +175,23 @@ export function createConversionRouter(options: RouterOptions = {}) {
       console.error('[worker] a message that holds no conversion events was dropped', { id: message.id });
       return message.ack();
     }
-    const { events, dropped, attributes } = parsed;
-    if (dropped > 0) console.error('[worker] events that do not follow the schema were dropped', { id: message.id, dropped });
+    const { events, unreadable, attributes } = parsed;
     const conversions = (await conversionsFor(attributes.org, attributes.source, attributes.conversion)).filter((conversion) =>
       attributes.conversion ? conversion.id === attributes.conversion : conversion.status === 'active',
     );
+    if (unreadable.length > 0) {
+      // Never dropped in silence: each conversion that would take them logs them as not sent, before the message is acknowledged.
+      console.error('[worker] events that do not follow the schema are logged as not sent', { id: message.id, count: unreadable.length });
+      await Promise.all(
+        conversions.map((conversion) => {
+          const wanted = conversion.mapping.events.map((name) => name.toLowerCase());
+          const rows = unreadable
+            .filter((item) => attributes.conversion || wanted.length === 0 || (item.name && wanted.includes(item.name.toLowerCase())))
+            .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
+          return rows.length > 0 ? record(attributes.org, conversion.id, { test: false, latencyMs: null, rows, parked: [] }) : null;
+        }),
+      );
+    }
     // One ticket for the message: it is settled once every event has been recorded by every conversion it went to.
     const ticket: Ticket = { message, remaining: 0, failed: false };
     for (const conversion of conversions) {

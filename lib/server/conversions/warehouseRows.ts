@@ -1,14 +1,6 @@
 import type { ColumnMapping, WarehouseSource } from '@/lib/shared/conversions/conversion';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
-import {
-  defined,
-  deriveEventId,
-  hashIdentifier,
-  maskEmail,
-  normalizeEmail,
-  normalizeName,
-  normalizePhone,
-} from '@/lib/server/conversions/normalize';
+import { defined, deriveEventId, hashPerson, maskEmail } from '@/lib/server/conversions/normalize';
 
 /**
  * A warehouse row (a BigQuery row, a Mixpanel event's properties) → the conversion event it stands
@@ -70,19 +62,35 @@ const cellOf = (row: Record<string, unknown>, columns: ColumnMapping, field: key
 /** Maps one row; `sourceKey` keeps two sources' derived ids apart. */
 export function rowToEvent(
   row: Record<string, unknown>,
-  source: Pick<WarehouseSource, 'columns' | 'eventName'>,
+  source: Pick<WarehouseSource, 'columns' | 'eventName' | 'defaultCountry' | 'defaultConsent'>,
   sourceKey: string,
 ): MappedRow {
   const { columns } = source;
   const cell = (field: keyof ColumnMapping) => cellOf(row, columns, field);
   const email = text(cell('email'));
-  const user = defined({
-    email: hashIdentifier(email, normalizeEmail),
-    phone: hashIdentifier(text(cell('phone')), normalizePhone),
-    firstName: hashIdentifier(text(cell('firstName')), normalizeName),
-    lastName: hashIdentifier(text(cell('lastName')), normalizeName),
-    externalId: hashIdentifier(text(cell('externalId')), (value) => value.trim()),
-  });
+  const rawCountry = text(cell('countryCode'));
+  const rawGender = text(cell('gender'))?.toLowerCase();
+  const birthCell = cell('dateOfBirth');
+  // BigQuery's client gives a DATE as { value: 'YYYY-MM-DD' }.
+  const rawBirth = text(typeof birthCell === 'object' && birthCell !== null && 'value' in birthCell ? birthCell.value : birthCell);
+  const { user, address, withheld } = hashPerson(
+    {
+      email,
+      phone: text(cell('phone')),
+      firstName: text(cell('firstName')),
+      lastName: text(cell('lastName')),
+      externalId: text(cell('externalId')),
+      city: text(cell('city')),
+      state: text(cell('state')),
+      postalCode: text(cell('postalCode')),
+      // Only values of the documented forms: a country code, f / m, a date (a DATE column, or a TIMESTAMP's day).
+      countryCode: rawCountry && /^([A-Za-z]{2}|[0-9a-fA-F]{64})$/.test(rawCountry) ? rawCountry : undefined,
+      gender: rawGender && /^(f|m|female|male|[0-9a-f]{64})$/.test(rawGender) ? rawGender : undefined,
+      dateOfBirth: rawBirth && /^\d{4}-\d{2}-\d{2}/.test(rawBirth) ? rawBirth.slice(0, 10) : undefined,
+    },
+    { defaultCountry: source.defaultCountry, sourceLabel: 'source' },
+  );
+  const consent = source.defaultConsent && Object.keys(source.defaultConsent).length > 0 ? source.defaultConsent : undefined;
   const time = secondsOf(cell('eventTime'));
   const name = text(cell('eventName')) ?? source.eventName;
   const rawValue = text(cell('value'));
@@ -122,6 +130,9 @@ export function rowToEvent(
     value,
     currency: rawCurrency ?? null,
     user,
+    ...(address ? { address } : {}),
+    ...(consent ? { consent } : {}),
+    ...(withheld.length > 0 ? { withheld } : {}),
     clickIds,
     context: { actionSource: 'system_generated' },
     ...defined({ maskedEmail: maskEmail(email) }),

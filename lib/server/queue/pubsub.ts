@@ -174,15 +174,23 @@ export async function publishConversions(events: ConversionEvent[], attributes: 
   );
 }
 
+/** An event of a message that does not follow the schema: its id (or a stand-in), its name if any, and why. */
+export interface UnreadableEvent {
+  id: string;
+  name?: string;
+  reason: string;
+}
+
 /**
  * A received message's events and attributes, or null when its attributes or text do not follow the
  * schema. A message holds a JSON array of events (or, as published before packing, one event); an
- * event that does not follow the schema is left out and counted in `dropped`.
+ * event that does not follow the schema is left out, counted in `dropped` and described in
+ * `unreadable`, so the worker logs it as not sent rather than losing it in silence.
  */
 export function parseConversionMessage(
   data: Buffer,
   attributes: Record<string, string>,
-): { events: ConversionEvent[]; dropped: number; attributes: ConversionAttributes } | null {
+): { events: ConversionEvent[]; dropped: number; unreadable: UnreadableEvent[]; attributes: ConversionAttributes } | null {
   const attrs = conversionAttributesSchema.safeParse(attributes);
   if (!attrs.success) return null;
   let items: unknown;
@@ -193,11 +201,19 @@ export function parseConversionMessage(
   }
   const list = Array.isArray(items) ? items : [items];
   const events: ConversionEvent[] = [];
-  for (const item of list) {
+  const unreadable: UnreadableEvent[] = [];
+  list.forEach((item, index) => {
     const event = conversionEventSchema.safeParse(item);
-    if (event.success) events.push(event.data);
-  }
-  return { events, dropped: list.length - events.length, attributes: attrs.data };
+    if (event.success) return events.push(event.data);
+    const raw = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    const issue = event.error.issues[0];
+    unreadable.push({
+      id: typeof raw.id === 'string' && raw.id.length > 0 ? raw.id.slice(0, 100) : `unreadable-${index}`,
+      ...(typeof raw.name === 'string' ? { name: raw.name.slice(0, 100) } : {}),
+      reason: `Not sent: the event cannot be delivered as queued (${issue?.path.join('.') || 'event'}: ${issue?.message ?? 'invalid'})`,
+    });
+  });
+  return { events, dropped: unreadable.length, unreadable, attributes: attrs.data };
 }
 
 /** A sync job: one account of a connection over a window of days, part of a run. */

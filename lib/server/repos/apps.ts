@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { FieldValue, type DocumentSnapshot } from 'firebase-admin/firestore';
-import type { App, AppFields, AppPlatformTarget } from '@/lib/shared/integrations/apps';
+import type { App, AppInput, AppPlatformTarget } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
@@ -24,6 +24,9 @@ function toApp(snap: DocumentSnapshot): App {
     websiteUrl: snap.get('website_url'),
     gtmContainerId: snap.get('gtm_container_id'),
     payloadUrls: snap.get('payload_urls') ?? [],
+    ...(snap.get('default_country') ? { defaultCountry: snap.get('default_country') as string } : {}),
+    ...(snap.get('default_consent') ? { defaultConsent: snap.get('default_consent') as App['defaultConsent'] } : {}),
+    ...(snap.get('custom_fields') ? { customFields: snap.get('custom_fields') as App['customFields'] } : {}),
     targets: Object.fromEntries(
       Object.entries(targets).map(([platform, target]) => [
         platform,
@@ -43,11 +46,14 @@ function toApp(snap: DocumentSnapshot): App {
   };
 }
 
-const fieldsToDoc = (fields: Partial<AppFields>) => ({
+const fieldsToDoc = (fields: Partial<AppInput>) => ({
   ...(fields.name !== undefined ? { name: fields.name } : {}),
   ...(fields.websiteUrl !== undefined ? { website_url: fields.websiteUrl } : {}),
   ...(fields.gtmContainerId !== undefined ? { gtm_container_id: fields.gtmContainerId } : {}),
   ...(fields.payloadUrls !== undefined ? { payload_urls: [...new Set(fields.payloadUrls)] } : {}),
+  ...(fields.defaultCountry !== undefined ? { default_country: fields.defaultCountry } : {}),
+  ...(fields.defaultConsent !== undefined ? { default_consent: fields.defaultConsent } : {}),
+  ...(fields.customFields !== undefined ? { custom_fields: fields.customFields } : {}),
 });
 
 export async function listApps(orgId: string): Promise<App[]> {
@@ -61,7 +67,7 @@ export async function getApp(orgId: string, id: string): Promise<App> {
   return toApp(snap);
 }
 
-export async function createApp(orgId: string, uid: string, fields: AppFields): Promise<App> {
+export async function createApp(orgId: string, uid: string, fields: AppInput): Promise<App> {
   const ref = apps(orgId).doc();
   await ref.set({
     ...fieldsToDoc(fields),
@@ -76,7 +82,7 @@ export async function createApp(orgId: string, uid: string, fields: AppFields): 
   return toApp(await ref.get());
 }
 
-export async function updateApp(orgId: string, id: string, fields: Partial<AppFields>): Promise<App> {
+export async function updateApp(orgId: string, id: string, fields: Partial<AppInput>): Promise<App> {
   await updateExisting(apps(orgId).doc(id), { ...fieldsToDoc(fields), updated_at: FieldValue.serverTimestamp() }, 'App');
   return getApp(orgId, id);
 }

@@ -14,6 +14,7 @@ function toPayment(snap: DocumentSnapshot): Payment {
     livemode: Boolean(snap.get('livemode')),
     keyPrefix: snap.get('key_prefix'),
     connectedAt: iso(snap.get('connected_at')),
+    ...(snap.get('default_country') ? { defaultCountry: snap.get('default_country') as string } : {}),
   };
 }
 
@@ -32,7 +33,14 @@ export async function getPayment(orgId: string, id: string): Promise<Payment> {
 export async function createPayment(
   orgId: string,
   uid: string,
-  input: { name: string; livemode: boolean; keyPrefix: string; credentialId: string; sealedCredential: SealedCredential },
+  input: {
+    name: string;
+    livemode: boolean;
+    keyPrefix: string;
+    credentialId: string;
+    sealedCredential: SealedCredential;
+    defaultCountry: string | null;
+  },
 ): Promise<Payment> {
   const ref = payments(orgId).doc();
   const credentialRef = credentials(orgId).doc(input.credentialId);
@@ -43,6 +51,7 @@ export async function createPayment(
     provider: 'stripe',
     livemode: input.livemode,
     key_prefix: input.keyPrefix,
+    default_country: input.defaultCountry,
     credential_id: credentialRef.id,
     connected_by: uid,
     connected_at: FieldValue.serverTimestamp(),
@@ -51,8 +60,18 @@ export async function createPayment(
   return toPayment(await ref.get());
 }
 
-export async function renamePayment(orgId: string, id: string, name: string): Promise<Payment> {
-  await updateExisting(payments(orgId).doc(id), { name }, 'Payment account');
+/** Renames a payment account or sets its default country (null: none). */
+export async function updatePayment(
+  orgId: string,
+  id: string,
+  fields: { name?: string; defaultCountry?: string | null },
+): Promise<Payment> {
+  const update = {
+    ...(fields.name !== undefined ? { name: fields.name } : {}),
+    ...(fields.defaultCountry !== undefined ? { default_country: fields.defaultCountry } : {}),
+  };
+  if (Object.keys(update).length === 0) return getPayment(orgId, id);
+  await updateExisting(payments(orgId).doc(id), update, 'Payment account');
   return getPayment(orgId, id);
 }
 

@@ -173,7 +173,8 @@ export async function sendTestEvent(orgId: string, id: string) {
     time: now,
     value: 1,
     currency: 'USD',
-    user: { email: sha256(TEST_EMAIL), phone: sha256('15555550100') },
+    // Each platform's form of the phone (docs/MATCH_KEYS.md): Meta's digits, E.164 with its + for Google and Microsoft.
+    user: { email: sha256(TEST_EMAIL), phone: sha256('15555550100'), phoneE164: sha256('+15555550100') },
     clickIds: { gclid: 'TeSt-gclid-signalbridge', msclkid: '0123456789abcdef0123456789abcdef', fbp: `fb.1.${now * 1000}.1234567890` },
     context: {
       actionSource: 'website',

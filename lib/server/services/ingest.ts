@@ -1,6 +1,7 @@
-import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
-import { submissionBatchSchema, submittedEventSchema } from '@/lib/shared/schemas/submissions';
+import type { App } from '@/lib/shared/integrations/apps';
+import { submissionBatchSchema, submittedEventSchema, unknownFieldsOf, type SubmissionWarning } from '@/lib/shared/schemas/submissions';
 import { toConversionEvent } from '@/lib/server/conversions/normalize';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
@@ -11,11 +12,22 @@ import { appOfSubmissionKey, getApp, type SubmissionKeyOwner } from '@/lib/serve
  * request (a revoked key stops at once); a batch of up to 500 events shares that read.
  */
 
-/** The app behind a key, with the origin a publishable key is bound to; null for an unknown key. */
-export async function resolveSubmissionKey(key: string): Promise<(SubmissionKeyOwner & { origin: string | null }) | null> {
+/** What ingest needs of the app: the origin a publishable key is bound to, and the app's defaults for its events. */
+export interface ResolvedKey extends SubmissionKeyOwner {
+  origin: string | null;
+  defaults: Pick<App, 'defaultCountry' | 'defaultConsent'>;
+}
+
+/** The app behind a key, with the origin a publishable key is bound to and its source settings; null for an unknown key. */
+export async function resolveSubmissionKey(key: string): Promise<ResolvedKey | null> {
   const found = await appOfSubmissionKey(key);
   if (!found) return null;
-  return { ...found, origin: found.kind === 'publishable' ? originOf((await getApp(found.orgId, found.appId)).websiteUrl) : null };
+  const app = await getApp(found.orgId, found.appId);
+  return {
+    ...found,
+    origin: found.kind === 'publishable' ? originOf(app.websiteUrl) : null,
+    defaults: { defaultCountry: app.defaultCountry, defaultConsent: app.defaultConsent },
+  };
 }
 
 export function originOf(url: string): string | null {
@@ -27,7 +39,8 @@ export function originOf(url: string): string | null {
 }
 
 export type IngestResult =
-  { index: number; id: string } | { index: number; error: { code: 'invalid'; fieldErrors: Record<string, string[]> } };
+  | { index: number; id: string; warnings?: SubmissionWarning[] }
+  | { index: number; error: { code: 'invalid'; fieldErrors: Record<string, string[]> } };
 
 interface RequestContext {
   ip?: string;
@@ -40,7 +53,7 @@ interface RequestContext {
  * (or a batch with no valid one) is a 400 that names the fields; nothing is published then.
  */
 export async function ingest(
-  owner: SubmissionKeyOwner,
+  owner: SubmissionKeyOwner & { defaults?: ResolvedKey['defaults'] },
   body: unknown,
   request: RequestContext,
 ): Promise<{ batch: boolean; results: IngestResult[] }> {
@@ -60,9 +73,20 @@ export async function ingest(
   const results: IngestResult[] = raw.map((item, index) => {
     const parsed = submittedEventSchema.safeParse(item);
     if (!parsed.success) return { index, error: { code: 'invalid', fieldErrors: fieldErrorsOf(parsed.error.issues) } };
-    const event = toConversionEvent(parsed.data, { source, receivedAt, ip: request.ip, userAgent: request.userAgent });
-    events.push(event);
-    return { index, id: event.id };
+    const made = toConversionEvent(parsed.data, {
+      source,
+      receivedAt,
+      ip: request.ip,
+      userAgent: request.userAgent,
+      ...owner.defaults,
+      sourceLabel: 'app',
+    });
+    // The queue's schema is the one the worker reads with: what it would refuse is refused here, with a 400.
+    const checked = conversionEventSchema.safeParse(made);
+    if (!checked.success) return { index, error: { code: 'invalid', fieldErrors: queuedFieldErrors(checked.error.issues) } };
+    events.push(checked.data);
+    const warnings = unknownFieldsOf(item);
+    return warnings.length > 0 ? { index, id: checked.data.id, warnings } : { index, id: checked.data.id };
   });
   if (events.length === 0) {
     const first = results[0] as Extract<IngestResult, { error: unknown }>;
@@ -79,4 +103,19 @@ export async function ingest(
   }
   await publishConversions(events, { org: owner.orgId, source });
   return { batch, results };
+}
+
+/** Where a queued event's field came from in the submission (user.phone → phone, clickIds.fbc → fbclid/fbc, time → occurredAt). */
+const SUBMITTED_NAME: Record<string, string> = { time: 'occurredAt', name: 'event', id: 'eventId', 'clickIds.fbc': 'fbclid' };
+
+function queuedFieldErrors(issues: Array<{ path: PropertyKey[]; message: string }>): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const path = issue.path.map(String);
+    const joined = path.join('.');
+    const field =
+      SUBMITTED_NAME[joined] ?? (path[0] === 'user' || path[0] === 'clickIds' || path[0] === 'context' ? path[1] : path[0]) ?? 'event';
+    (errors[field] ??= []).push(`Cannot be queued: ${issue.message}`);
+  }
+  return errors;
 }

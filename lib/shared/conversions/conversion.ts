@@ -1,4 +1,5 @@
 import type { Schedule } from '@/lib/shared/connections/connection';
+import type { SourceSettings } from '@/lib/shared/integrations/apps';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /**
@@ -23,6 +24,12 @@ export const COLUMN_FIELDS = [
   'firstName',
   'lastName',
   'externalId',
+  'city',
+  'state',
+  'postalCode',
+  'countryCode',
+  'dateOfBirth',
+  'gender',
   'gclid',
   'fbclid',
   'fbc',
@@ -44,6 +51,12 @@ export const COLUMN_FIELD_LABELS: Record<ColumnField, string> = {
   firstName: 'First name',
   lastName: 'Last name',
   externalId: 'External id',
+  city: 'City',
+  state: 'State or region',
+  postalCode: 'Postal code',
+  countryCode: 'Country code (US, GB …)',
+  dateOfBirth: 'Date of birth',
+  gender: 'Gender (f or m)',
   gclid: 'Google click id (gclid)',
   fbclid: 'Meta click id (fbclid)',
   fbc: 'Meta click cookie (_fbc)',
@@ -60,7 +73,7 @@ export const DEFAULT_MAXIMUM_BYTES_BILLED = 1_000_000_000;
  * Rows of a BigQuery table, or of the user's own SELECT, read in the destination's project with its
  * login. Each scheduled read takes the rows whose cursor column is at or past the last one read.
  */
-export interface BigQuerySource {
+export interface BigQuerySource extends SourceSettings {
   type: 'bigquery';
   /** The BigQuery destination whose login reads (same credentials). */
   destinationId: string;
@@ -80,7 +93,7 @@ export interface BigQuerySource {
 }
 
 /** Chosen events of a Mixpanel project, read through its Export API by day. */
-export interface MixpanelSource {
+export interface MixpanelSource extends SourceSettings {
   type: 'mixpanel';
   /** The Mixpanel destination whose service account reads. */
   destinationId: string;
@@ -139,13 +152,16 @@ export interface ConversionDestination {
 }
 
 /** Identifiers a conversion may send (each only when the event has it). */
-export const IDENTIFIERS = ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] as const;
+export const IDENTIFIERS = ['email', 'phone', 'name', 'address', 'dateOfBirth', 'gender', 'externalId', 'clickIds', 'context'] as const;
 export type Identifier = (typeof IDENTIFIERS)[number];
 
 export const IDENTIFIER_LABELS: Record<Identifier, string> = {
   email: 'Email (hashed)',
   phone: 'Phone (hashed)',
   name: 'First and last name (hashed)',
+  address: 'Address: city, state, postal code, country (hashed)',
+  dateOfBirth: 'Date of birth (hashed, Meta)',
+  gender: 'Gender (hashed, Meta)',
   externalId: 'External id (hashed)',
   clickIds: 'Click ids (gclid, fbclid/fbc/fbp, msclkid)',
   context: 'IP address and user agent',

@@ -8,9 +8,45 @@ export type MatchKey = 'email' | 'phone' | 'address' | 'clickId' | 'ipUserAgent'
 
 export const MATCH_KEYS: MatchKey[] = ['email', 'phone', 'address', 'clickId', 'ipUserAgent', 'consent'];
 
+type Has = (event: ConversionEvent) => boolean;
+
+/** Per platform, how each key is carried in the form it takes (docs/MATCH_KEYS.md); a key a platform cannot take is absent. */
+const CARRIED: Partial<Record<Platform, Partial<Record<MatchKey, Has>>>> = {
+  meta_ads: {
+    email: ({ user }) => Boolean(user.email),
+    phone: ({ user }) => Boolean(user.phone),
+    address: ({ user }) => Boolean(user.city || user.state || user.postalCode || user.countryCode),
+    clickId: ({ clickIds }) => Boolean(clickIds.fbc),
+    ipUserAgent: ({ context }) => Boolean(context.ip && context.userAgent),
+  },
+  google_ads: {
+    email: ({ user }) => Boolean(user.emailGoogle ?? user.email),
+    phone: ({ user }) => Boolean(user.phoneE164),
+    address: ({ user, address }) => Boolean(address && user.firstName && user.lastName),
+    clickId: ({ clickIds }) => Boolean(clickIds.gclid || clickIds.gbraid || clickIds.wbraid),
+    ipUserAgent: ({ context }) => Boolean(context.ip && context.userAgent),
+  },
+  microsoft_ads: {
+    email: ({ user }) => Boolean(user.email),
+    phone: ({ user }) => Boolean(user.phoneE164),
+    clickId: ({ clickIds }) => Boolean(clickIds.msclkid),
+  },
+};
+
+/** Analytics and warehouse rows keep every identifier the event has. */
+const ANY: Partial<Record<MatchKey, Has>> = {
+  email: ({ user }) => Boolean(user.email),
+  phone: ({ user }) => Boolean(user.phone || user.phoneE164),
+  address: ({ user }) => Boolean(user.city || user.state || user.postalCode || user.countryCode),
+  clickId: ({ clickIds }) => Boolean(clickIds.gclid || clickIds.gbraid || clickIds.wbraid || clickIds.fbc || clickIds.msclkid),
+  ipUserAgent: ({ context }) => Boolean(context.ip && context.userAgent),
+};
+
+/** Consent counts wherever it is recorded: Google carries it, and Meta and Microsoft are not sent what was denied. */
+const hasConsent: Has = ({ consent }) => Boolean(consent?.adUserData || consent?.adPersonalization);
+
 /** Which match keys this event carries in the form the platform takes (after the conversion's mapping). */
 export function matchKeysOf(event: ConversionEvent, platform: Platform): MatchKey[] {
-  void event;
-  void platform;
-  return [];
+  const carried = CARRIED[platform] ?? ANY;
+  return MATCH_KEYS.filter((key) => (key === 'consent' ? hasConsent(event) : Boolean(carried[key]?.(event))));
 }

@@ -1,3 +1,4 @@
+import type { Consent } from '@/lib/shared/conversions/event';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /** docs/PRODUCT.md §7: a tag-manager identifier is GTM- followed by uppercase letters and digits. */
@@ -41,12 +42,40 @@ export interface AppPlatformTarget {
 export const APP_PLATFORM_SEGMENTS = { google: 'google_ads', meta: 'meta_ads', microsoft: 'microsoft_ads' } as const;
 export type AppPlatformSegment = keyof typeof APP_PLATFORM_SEGMENTS;
 
+/** The identifiers the website snippet reads from forms: the customer may name the form field of each. */
+export const CUSTOM_FIELD_KEYS = [
+  'email',
+  'phone',
+  'firstName',
+  'lastName',
+  'city',
+  'state',
+  'postalCode',
+  'countryCode',
+  'dateOfBirth',
+  'gender',
+] as const;
+export type CustomFieldKey = (typeof CUSTOM_FIELD_KEYS)[number];
+/** The names (or ids) of the customer's own form fields, for the snippet; absent keys use the common names. */
+export type CustomFields = Partial<Record<CustomFieldKey, string>>;
+
+/**
+ * What a source sets for its events (an app, a payment account, a warehouse conversion's source): the
+ * country a phone written without one is read in (ISO 3166-1 alpha-2), and the consent of an event that
+ * says nothing (a question left out is "not set").
+ */
+export interface SourceSettings {
+  defaultCountry?: string;
+  defaultConsent?: Consent;
+}
+
 /** What a user types about an app. */
-export interface AppFields {
+export interface AppFields extends SourceSettings {
   name: string;
   websiteUrl: string;
   gtmContainerId: string;
   payloadUrls: string[];
+  customFields?: CustomFields;
 }
 
 export interface App extends AppFields {
@@ -62,6 +91,9 @@ export interface App extends AppFields {
   createdAt: string;
 }
 
+/** An app's fields as a form sends them: a default country of null means none. */
+export type AppInput = Omit<AppFields, 'defaultCountry'> & { defaultCountry?: string | null };
+
 /** A Stripe account whose payments become conversions. */
 export interface Payment {
   id: string;
@@ -70,4 +102,6 @@ export interface Payment {
   livemode: boolean;
   keyPrefix: string;
   connectedAt: string;
+  /** The country a phone written without one is read in (Stripe's billing phones). */
+  defaultCountry?: string;
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { COLUMN_FIELDS, DEFAULT_MAXIMUM_BYTES_BILLED, IDENTIFIERS, type ColumnField } from '@/lib/shared/conversions/conversion';
+import { consentSchema } from '@/lib/shared/conversions/event';
 import { scheduleSchema } from '@/lib/shared/schemas/connections';
+import { countryCodeSchema } from '@/lib/shared/schemas/integrations';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
 /**
@@ -57,6 +59,8 @@ const bigQueryFields = {
   columns: columnsSchema,
   eventName: eventName.default('Lead'),
   schedule: scheduleSchema(),
+  defaultCountry: countryCodeSchema.optional(),
+  defaultConsent: consentSchema.optional(),
 };
 
 function checkStatement(source: { mode: 'table' | 'sql'; table: string; sql: string }, context: z.RefinementCtx) {
@@ -78,6 +82,8 @@ const mixpanelFields = {
   columns: columnsSchema,
   eventName: eventName.default('Lead'),
   schedule: scheduleSchema(),
+  defaultCountry: countryCodeSchema.optional(),
+  defaultConsent: consentSchema.optional(),
 };
 
 export const mixpanelSourceSchema = z.object(mixpanelFields).strict();

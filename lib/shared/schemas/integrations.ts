@@ -1,11 +1,14 @@
 import { z } from 'zod';
+import { consentSchema } from '@/lib/shared/conversions/event';
 import {
+  CUSTOM_FIELD_KEYS,
   GTM_MESSAGE,
   isGtmContainerId,
   PAYLOAD_CHARACTERS_MESSAGE,
   PAYLOAD_HOST_MESSAGE,
   payloadUrlHasBadCharacters,
   payloadUrlHasHost,
+  type CustomFieldKey,
 } from '@/lib/shared/integrations/apps';
 import { AD_PLATFORMS, INTEGRATION_KINDS, MIXPANEL_RESIDENCIES, OAUTH_PLATFORMS, RETURN_PATHS } from '@/lib/shared/integrations/platforms';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
@@ -56,6 +59,16 @@ export const bigQueryKeySchema = z.object({
 
 export const createDestinationSchema = z.discriminatedUnion('platform', [mixpanelCredentialsSchema, bigQueryKeySchema]);
 
+/** ISO 3166-1 alpha-2 (US, GB, DE …), kept uppercase. */
+export const countryCodeSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z]{2}$/, 'A two-letter country code, e.g. US')
+  .transform((value) => value.toUpperCase());
+
+/** A source's default country: a code, or null to have none. */
+export const defaultCountrySchema = countryCodeSchema.nullable();
+
 export const createPaymentSchema = z.object({
   name: nameSchema,
   apiKey: z
@@ -65,7 +78,15 @@ export const createPaymentSchema = z.object({
     .max(300)
     .refine((key) => !/^sk_/.test(key), 'Use a restricted key (rk_…), never your secret key')
     .refine((key) => /^rk_(test|live)_[A-Za-z0-9]+$/.test(key), 'A restricted key starts with rk_test_ or rk_live_'),
+  defaultCountry: defaultCountrySchema.optional(),
 });
+
+export const updatePaymentSchema = z
+  .object({
+    name: nameSchema.optional(),
+    defaultCountry: defaultCountrySchema.optional(),
+  })
+  .strict();
 
 const payloadUrlSchema = z
   .string()
@@ -75,6 +96,25 @@ const payloadUrlSchema = z
   .refine((url) => !payloadUrlHasHost(url), PAYLOAD_HOST_MESSAGE)
   .refine((url) => payloadUrlHasHost(url) || url.startsWith('/'), 'A payload URL is a path starting with /')
   .refine((url) => !payloadUrlHasBadCharacters(url), PAYLOAD_CHARACTERS_MESSAGE);
+
+/** A source's default consent: each question granted, denied or left out ("not set"). */
+export const defaultConsentSchema = consentSchema;
+
+/** The names of the customer's own form fields: no quotes, angle brackets or whitespace (they go into the snippet). */
+const formFieldName = z
+  .string()
+  .trim()
+  .min(1, 'Enter a field name')
+  .max(100, 'At most 100 characters')
+  .regex(/^[^<>"'`\\\s]+$/, 'A field name or id, without quotes, angle brackets, backslashes or spaces');
+export const customFieldsSchema = z
+  .object(
+    Object.fromEntries(CUSTOM_FIELD_KEYS.map((key) => [key, formFieldName.optional()])) as Record<
+      CustomFieldKey,
+      z.ZodOptional<typeof formFieldName>
+    >,
+  )
+  .strict();
 
 export const appFieldsSchema = z.object({
   name: nameSchema,
@@ -92,6 +132,9 @@ export const appFieldsSchema = z.object({
     }, 'Enter the website address, like https://example.com'),
   gtmContainerId: z.string().trim().refine(isGtmContainerId, GTM_MESSAGE),
   payloadUrls: z.array(payloadUrlSchema).max(50, 'At most 50 payload URLs').default([]),
+  defaultCountry: defaultCountrySchema.optional(),
+  defaultConsent: defaultConsentSchema.optional(),
+  customFields: customFieldsSchema.optional(),
 });
 
 export const updateAppSchema = appFieldsSchema.partial();

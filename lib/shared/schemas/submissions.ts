@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { consentSchema } from '@/lib/shared/conversions/event';
 
 /**
  * One event sent to POST /api/submissions (a form sent, a sign-up, a purchase). Personal fields
@@ -7,6 +8,20 @@ import { z } from 'zod';
 export const MAX_EVENTS_PER_REQUEST = 500;
 
 const text = (max: number, notText = 'Text, in quotes') => z.string(notText).trim().min(1, 'Empty').max(max, `At most ${max} characters`);
+const SHA256 = /^[0-9a-fA-F]{64}$/;
+/** A value in a fixed form, or its SHA-256 hash (64 hex). */
+const formOrHash = (form: RegExp, message: string) =>
+  z
+    .string()
+    .trim()
+    .refine((value) => form.test(value) || SHA256.test(value), `${message} (or its SHA-256 hash)`);
+
+/** A calendar date YYYY-MM-DD that exists (no 2025-02-30). */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
 
 export const submittedEventSchema = z
   .object({
@@ -19,12 +34,30 @@ export const submittedEventSchema = z
       .max(100, 'At most 100 characters')
       .regex(/^[\w.:@-]+$/, 'Letters, digits and . _ : @ - only')
       .optional(),
-    occurredAt: z.iso.datetime({ offset: true, message: 'An ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z' }).optional(),
+    occurredAt: z.iso
+      .datetime({ offset: true, message: 'An ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z' })
+      // Unix time starts in 1970: the queue, the platforms and the log all count from there.
+      .refine((value) => Date.parse(value) >= 0, 'A date-time from 1970-01-01 on')
+      .optional(),
     email: z.string().trim().max(320, 'At most 320 characters').optional(),
     phone: text(64).optional(),
     firstName: text(100).optional(),
     lastName: text(100).optional(),
     externalId: text(200).optional(),
+    city: text(100).optional(),
+    state: text(100).optional(),
+    postalCode: text(64).optional(),
+    /** ISO 3166-1 alpha-2 (US, GB, DE …). */
+    countryCode: formOrHash(/^[A-Za-z]{2}$/, 'A two-letter country code, e.g. US').optional(),
+    dateOfBirth: z
+      .string()
+      .trim()
+      .refine((value) => SHA256.test(value) || (isCalendarDate(value) && value >= '1900-01-01'), 'A date YYYY-MM-DD (or its SHA-256 hash)')
+      .optional(),
+    gender: formOrHash(/^[fmFM]$/, "'f' or 'm'").optional(),
+    consent: consentSchema.optional(),
+    /** Meta's Limited Data Use: sent with data_processing_options ["LDU"]. */
+    limitedDataUse: z.boolean('true or false').optional(),
     value: z.number('A number').nonnegative('Not negative').max(1e9, 'At most 1,000,000,000').optional(),
     currency: z
       .string()
@@ -42,7 +75,6 @@ export const submittedEventSchema = z
     userAgent: z.string().max(1000, 'At most 1,000 characters').optional(),
     actionSource: z.enum(['website', 'system_generated']).optional(),
   })
-  .strict()
   .superRefine((event, ctx) => {
     if (event.email !== undefined && !/^[0-9a-fA-F]{64}$/.test(event.email) && !z.email().safeParse(event.email).success) {
       ctx.addIssue({ code: 'custom', path: ['email'], message: 'Not an email address (or its SHA-256 hash)' });
@@ -53,6 +85,23 @@ export const submittedEventSchema = z
   });
 
 export type SubmittedEvent = z.infer<typeof submittedEventSchema>;
+
+/** The fields an event may have: any other is ignored and named in the answer's warnings. */
+export const SUBMITTED_FIELDS: ReadonlySet<string> = new Set(Object.keys(submittedEventSchema.shape));
+
+/** A field of a submitted event we do not know: ignored, never stored, named in the 202 answer. */
+export interface SubmissionWarning {
+  field: string;
+  message: string;
+}
+
+export function unknownFieldsOf(item: unknown): SubmissionWarning[] {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) return [];
+  return Object.keys(item)
+    .filter((field) => !SUBMITTED_FIELDS.has(field))
+    .slice(0, 20)
+    .map((field) => ({ field: field.slice(0, 100), message: 'Unknown field: ignored, not stored' }));
+}
 
 export const submissionBatchSchema = z
   .object({

@@ -25,16 +25,41 @@ const clickIdOf = ({ clickIds }: ConversionEvent) =>
         ? { wbraid: clickIds.wbraid }
         : null;
 
+/** The user identifiers in Google's forms: the Gmail-form email, the phone in E.164 with its +, the address when all four parts are there. */
+export function googleIdentifiers({ user, address }: ConversionEvent): Array<Record<string, unknown>> {
+  const identifiers: Array<Record<string, unknown>> = [];
+  const email = user.emailGoogle ?? user.email;
+  if (email) identifiers.push({ emailAddress: email });
+  if (user.phoneE164) identifiers.push({ phoneNumber: user.phoneE164 });
+  if (address && user.firstName && user.lastName)
+    identifiers.push({
+      address: { givenName: user.firstName, familyName: user.lastName, regionCode: address.regionCode, postalCode: address.postalCode },
+    });
+  return identifiers;
+}
+
+const CONSENT_STATUS = { granted: 'CONSENT_GRANTED', denied: 'CONSENT_DENIED' } as const;
+
+/** The event's consent as Data Manager's Consent message (enum names of its ConsentStatus); null when not set. */
+function consentOf({ consent }: ConversionEvent): Record<string, string> | null {
+  if (!consent) return null;
+  const wire: Record<string, string> = {};
+  if (consent.adUserData) wire.adUserData = CONSENT_STATUS[consent.adUserData];
+  if (consent.adPersonalization) wire.adPersonalization = CONSENT_STATUS[consent.adPersonalization];
+  return Object.keys(wire).length > 0 ? wire : null;
+}
+
 /**
  * One event in Data Manager's JSON (google.ads.datamanager.v1.Event): the transaction id is our
- * event id (Google dedups on it per conversion action), identifiers are already SHA-256 hex. Names
- * alone are not sent: an address identifier also needs the region and postal code we do not have.
+ * event id (Google dedups on it per conversion action), identifiers are already SHA-256 hex in
+ * Google's forms, consent as the person gave it.
  */
 export function toDataManagerEvent(event: ConversionEvent, now: Date): Record<string, unknown> {
-  const { user, context } = event;
+  const { context } = event;
   const time = Math.min(event.time, Math.floor(now.getTime() / 1000));
   const clickId = clickIdOf(event);
-  const identifiers = [...(user.email ? [{ emailAddress: user.email }] : []), ...(user.phone ? [{ phoneNumber: user.phone }] : [])];
+  const identifiers = googleIdentifiers(event);
+  const consent = consentOf(event);
   const device = { ...(context.userAgent ? { userAgent: context.userAgent } : {}), ...(context.ip ? { ipAddress: context.ip } : {}) };
   return {
     transactionId: event.id,
@@ -42,6 +67,7 @@ export function toDataManagerEvent(event: ConversionEvent, now: Date): Record<st
     eventSource: context.actionSource === 'website' ? 'WEB' : 'OTHER',
     ...(clickId ? { adIdentifiers: clickId } : {}),
     ...(identifiers.length > 0 ? { userData: { userIdentifiers: identifiers } } : {}),
+    ...(consent ? { consent } : {}),
     ...(event.value !== null ? { conversionValue: event.value } : {}),
     ...(event.currency ? { currency: event.currency } : {}),
     ...(Object.keys(device).length > 0 ? { eventDeviceInfo: device } : {}),
@@ -118,8 +144,8 @@ export const googleAdsDelivery: Delivery = {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     if (event.time < nowSeconds - MAX_AGE_SECONDS) return 'Older than 90 days: Google Ads takes conversions from the last 90 days';
     if (event.time > nowSeconds + MAX_AHEAD_SECONDS) return 'In the future: Google Ads takes only conversions that already happened';
-    if (!clickIdOf(event) && !event.user.email && !event.user.phone)
-      return 'No identifier Google Ads can match (gclid, gbraid, wbraid, email or phone)';
+    if (!clickIdOf(event) && googleIdentifiers(event).length === 0)
+      return 'No identifier Google Ads can match (gclid, gbraid, wbraid, email, phone with its country, or a full address)';
     return null;
   },
   // One request per batch; Data Manager answers all or nothing, so a 200 means every event was taken.

@@ -12,6 +12,9 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 
 /** Meta takes events up to 7 days old; the margin covers the time between check and send, and clock skew. */
 const MAX_AGE_SECONDS = 7 * 24 * 3600 - 10 * 60;
+/** Meta's Conversions API has no consent field: an event whose person refused ad use of their data is not sent. */
+const DENIED_AD_USER_DATA = 'Consent: the person denied ad user data, and Meta cannot carry consent, so it was not sent';
+
 /** Meta refuses events dated after they are sent; a little clock skew passes. */
 const MAX_AHEAD_SECONDS = 5 * 60;
 
@@ -27,6 +30,12 @@ export function toMetaEvent(event: ConversionEvent): Record<string, unknown> {
   if (user.firstName) userData.fn = user.firstName;
   if (user.lastName) userData.ln = user.lastName;
   if (user.externalId) userData.external_id = user.externalId;
+  if (user.city) userData.ct = user.city;
+  if (user.state) userData.st = user.state;
+  if (user.postalCode) userData.zp = user.postalCode;
+  if (user.countryCode) userData.country = user.countryCode;
+  if (user.dateOfBirth) userData.db = user.dateOfBirth;
+  if (user.gender) userData.ge = user.gender;
   if (clickIds.fbc) userData.fbc = clickIds.fbc;
   if (clickIds.fbp) userData.fbp = clickIds.fbp;
   if (context.ip) userData.client_ip_address = context.ip;
@@ -39,6 +48,12 @@ export function toMetaEvent(event: ConversionEvent): Record<string, unknown> {
   };
   if (context.pageUrl) wire.event_source_url = context.pageUrl;
   wire.user_data = userData;
+  if (event.limitedDataUse) {
+    // Limited Data Use with country and state 0: Meta geolocates the event to apply it.
+    wire.data_processing_options = ['LDU'];
+    wire.data_processing_options_country = 0;
+    wire.data_processing_options_state = 0;
+  }
   if (event.value !== null) wire.custom_data = event.currency ? { value: event.value, currency: event.currency } : { value: event.value };
   return wire;
 }
@@ -50,6 +65,7 @@ export const metaDelivery: Delivery = {
     if (event.time < nowSeconds - MAX_AGE_SECONDS) return 'Older than 7 days: Meta accepts events from the last 7 days';
     if (event.time > nowSeconds + MAX_AHEAD_SECONDS) return 'In the future: Meta accepts only events that already happened';
     const { user, clickIds, context } = event;
+    if (event.consent?.adUserData === 'denied') return DENIED_AD_USER_DATA;
     if (context.actionSource === 'website' && !context.userAgent)
       return "Website event without the browser's user agent: Meta requires it for website events";
     const matchable = user.email || user.phone || user.externalId || clickIds.fbc || clickIds.fbp || (context.ip && context.userAgent);

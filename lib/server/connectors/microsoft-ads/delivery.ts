@@ -52,6 +52,8 @@ const reasonOf = (error: BatchError) => {
 
 /** Why Microsoft would refuse this event, or null: it needs a click, a time no later than now and within 90 days. */
 function check(event: ConversionEvent, now: Date): string | null {
+  if (event.consent?.adUserData === 'denied')
+    return 'Consent: the person denied ad user data, and Microsoft cannot carry consent, so it was not sent';
   if (!event.clickIds.msclkid) return 'No Microsoft click id (msclkid): Microsoft matches offline conversions by click';
   const nowSeconds = now.getTime() / 1000;
   if (event.time > nowSeconds) return 'The conversion time is in the future: Microsoft refuses conversions later than now';
@@ -59,7 +61,10 @@ function check(event: ConversionEvent, now: Date): string | null {
   return null;
 }
 
-/** One OfflineConversion: the goal by name, the time in UTC; hashed identifiers go as they are (SHA-256 hex). */
+/**
+ * One OfflineConversion: the goal by name, the time in UTC; the email hashed trimmed and lowercased,
+ * the phone hashed in E.164 with its + (Microsoft's OfflineConversion reference; docs/MATCH_KEYS.md).
+ */
 const offlineConversion = (goalName: string) => (event: ConversionEvent) => ({
   MicrosoftClickId: event.clickIds.msclkid ?? null,
   ConversionName: goalName,
@@ -67,7 +72,7 @@ const offlineConversion = (goalName: string) => (event: ConversionEvent) => ({
   ConversionValue: event.value,
   ConversionCurrencyCode: event.currency,
   HashedEmailAddress: event.user.email ?? null,
-  HashedPhoneNumber: event.user.phone ?? null,
+  HashedPhoneNumber: event.user.phoneE164 ?? null,
 });
 
 export const microsoftDelivery: Delivery = {

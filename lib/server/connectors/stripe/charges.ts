@@ -24,7 +24,12 @@ export interface StripeCharge {
   refunded: boolean;
   /** Unix seconds. */
   created: number;
-  billing_details: { email: string | null; name: string | null; phone: string | null } | null;
+  billing_details: {
+    email: string | null;
+    name: string | null;
+    phone: string | null;
+    address?: { city?: string | null; state?: string | null; postal_code?: string | null; country?: string | null } | null;
+  } | null;
   receipt_email: string | null;
   metadata: Record<string, string> | null;
   livemode: boolean;

@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema, updatePaymentSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { deletePayment, getPayment, renamePayment } from '@/lib/server/repos/payments';
+import { deletePayment, getPayment, updatePayment } from '@/lib/server/repos/payments';
 
 export default createHandler({
   GET: route({
@@ -15,9 +14,9 @@ export default createHandler({
     access: 'orgMember',
     subscription: 'required',
     query: objectRouteSchema,
-    body: z.object({ name: z.string().trim().min(1, 'Enter a name').max(100, 'At most 100 characters') }),
+    body: updatePaymentSchema,
     permission: ['payment', 'update'],
-    handle: async ({ org, query, body }) => ({ payment: await renamePayment(org.id, query.id, body.name) }),
+    handle: async ({ org, query, body }) => ({ payment: await updatePayment(org.id, query.id, body) }),
   }),
   DELETE: route({
     access: 'orgMember',
