@@ -211,6 +211,32 @@ export async function saveRoutingConversion(
 
 export const routingConversionId = (appId: string, platform: string) => `app-${appId}-${platform}`;
 
+/**
+ * The conversions of one source (its `source_key`) that send to this destination target, with the events
+ * each takes (none listed: every event): what would send an event twice if another took it too.
+ */
+export async function conversionsToTarget(
+  orgId: string,
+  sourceKey: string,
+  destination: { destinationId: string; accountId: string; targetId: string },
+): Promise<Array<{ id: string; name: string; routing: boolean; events: string[] }>> {
+  const snapshot = await conversions(orgId)
+    .where('source_key', '==', sourceKey)
+    .where('destination_id', '==', destination.destinationId)
+    .select('name', 'routing', 'destination', 'mapping')
+    .get();
+  return snapshot.docs
+    .filter(
+      (doc) => doc.get('destination.account_id') === destination.accountId && doc.get('destination.target_id') === destination.targetId,
+    )
+    .map((doc) => ({
+      id: doc.id,
+      name: String(doc.get('name') ?? doc.id),
+      routing: doc.get('routing') === true,
+      events: (doc.get('mapping.events') ?? []) as string[],
+    }));
+}
+
 /** How many conversions of an app were made on their own (not by its routing). */
 export async function ownConversionsOfApp(orgId: string, appId: string): Promise<number> {
   const snapshot = await conversions(orgId).where('app_id', '==', appId).select('routing').get();

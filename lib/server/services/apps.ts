@@ -11,7 +11,8 @@ import {
   setAppWarehouse as saveWarehouse,
 } from '@/lib/server/repos/apps';
 import { getIntegration } from '@/lib/server/repos/integrations';
-import { deleteRoutingConversions, ownConversionsOfApp, saveRoutingConversion } from '@/lib/server/repos/conversions';
+import { deleteRoutingConversions, ownConversionsOfApp, routingConversionId, saveRoutingConversion } from '@/lib/server/repos/conversions';
+import { assertNoTwin } from '@/lib/server/services/conversions';
 import { conversionTableTargetId, CONVERSIONS_DATASET, CONVERSIONS_TABLE } from '@/lib/server/connectors/bigquery/delivery';
 import { sourceKeyOf, type ConversionDestination } from '@/lib/shared/conversions/conversion';
 
@@ -40,6 +41,8 @@ export async function setAppTarget(
     targetId: target.id,
     targetName: target.name,
   };
+  // The wizard's conversion of this app to the same target would send every event twice.
+  await assertNoTwin(orgId, sourceKeyOf({ type: 'app', appId: id }), routed, [], routingConversionId(id, input.platform));
   const app = await saveAppTarget(orgId, id, input.platform, routed);
   // The routing is a conversion the worker delivers (paused on a plan without conversions).
   await saveRoutingConversion(

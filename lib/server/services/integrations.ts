@@ -137,14 +137,15 @@ async function pickAccounts(
 /**
  * Renames an object and/or keeps the accounts picked by id — only among those its login can reach
  * right now (ids from the browser are never trusted), never a manager account, and for a source
- * never past the ad accounts the organization's plan includes.
+ * never past the ad accounts the organization's plan includes. Unticking an account a connection or
+ * conversion uses is refused naming them; a source's connections lose it only when confirmed.
  */
 export async function updateIntegration(
   orgId: string,
   kind: IntegrationKind,
   id: string,
-  changes: { name?: string; accountIds?: string[] },
+  changes: { name?: string; accountIds?: string[]; removeFromConnections?: boolean },
 ): Promise<Integration> {
   const picked = changes.accountIds ? await pickAccounts(orgId, kind, id, changes.accountIds) : null;
-  return repo.saveIntegration(orgId, kind, id, { name: changes.name, picked });
+  return repo.saveIntegration(orgId, kind, id, { name: changes.name, picked, removeFromConnections: changes.removeFromConnections });
 }
