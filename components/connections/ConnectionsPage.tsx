@@ -201,7 +201,7 @@ export function ConnectionsPage() {
                   </span>
                 </td>
                 <td>
-                  <ConnectionStatusBadge status={connection.status} />
+                  <ConnectionStatusBadge status={connection.status} pausedByPlan={connection.pausedByPlan} />
                   {connection.status === 'needs_reauth' && (
                     <>
                       {' '}

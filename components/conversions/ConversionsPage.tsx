@@ -76,7 +76,7 @@ export function ConversionsPage() {
                   <span className="cell-wrap">{targetLabel(conversion.destination.platform, conversion.destination.targetName)}</span>
                 </td>
                 <td>
-                  <ConversionStatusBadge status={conversion.status} />
+                  <ConversionStatusBadge status={conversion.status} pausedByPlan={conversion.pausedByPlan} />
                   {conversion.status === 'needs_reauth' && (
                     <>
                       {' '}

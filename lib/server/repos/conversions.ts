@@ -79,6 +79,7 @@ export function toConversion(snap: DocumentSnapshot): Conversion {
     mapping: snap.get('mapping') as ConversionMapping,
     status: snap.get('status'),
     statusReason: snap.get('status_reason') ?? null,
+    pausedByPlan: snap.get('paused_by_plan') ?? null,
     parked: { held: snap.get('parked.held') ?? 0, failed: snap.get('parked.failed') ?? 0 },
     lastDeliveryAt: snap.get('last_delivery_at') ? iso(snap.get('last_delivery_at')) : null,
     createdAt: iso(snap.get('created_at')),

@@ -14,6 +14,7 @@ import type { Connection } from '@/lib/server/connectors/types';
 import { connectWithKey, sealCredential, withSession } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/integrations';
+import { applyPlan } from '@/lib/server/services/planLimits';
 
 /**
  * What sources and destinations do beyond storage: a new or reconnected login is sealed and saved,
@@ -147,5 +148,12 @@ export async function updateIntegration(
   changes: { name?: string; accountIds?: string[]; removeFromConnections?: boolean },
 ): Promise<Integration> {
   const picked = changes.accountIds ? await pickAccounts(orgId, kind, id, changes.accountIds) : null;
-  return repo.saveIntegration(orgId, kind, id, { name: changes.name, picked, removeFromConnections: changes.removeFromConnections });
+  const saved = await repo.saveIntegration(orgId, kind, id, {
+    name: changes.name,
+    picked,
+    removeFromConnections: changes.removeFromConnections,
+  });
+  // Fewer ad accounts may bring the organization's connections back within its plan.
+  if (picked && kind === 'source') await applyPlan(orgId);
+  return saved;
 }
