@@ -7,6 +7,7 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConnection } from '@/lib/server/services/connections';
 import { createConversion } from '@/lib/server/services/conversions';
+import { setAppTarget } from '@/lib/server/services/apps';
 import { tick } from '@/lib/server/sync/scheduler';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
@@ -52,8 +53,8 @@ const stateOf = async (collection: string, id: string) => {
   return { status: doc.get('status') as string, pausedByPlan: (doc.get('paused_by_plan') ?? null) as string | null };
 };
 
-async function switchPlan(price: string) {
-  const opened = await post('portal', { organizationId: orgId });
+async function switchPlan(price: string, organizationId = orgId) {
+  const opened = await post('portal', { organizationId });
   expect(opened.status).toBe(200);
   const done = await fetch(`${opened.body.url as string}/plan`, {
     method: 'POST',
@@ -160,4 +161,34 @@ test('a downgrade pauses by plan what Starter lacks, the scheduler skips it, and
   await switchPlan('price_scale_monthly');
   expect(await stateOf('connections', meta)).toEqual({ status: 'active', pausedByPlan: null });
   expect(await stateOf('conversions', conversion.id)).toEqual({ status: 'active', pausedByPlan: null });
+});
+
+test('an app routed to a pixel on Starter is paused by plan, and runs once the plan includes conversions', async () => {
+  const starterOrg = await createTestOrganization([[owner, 'owner']], { subscription: null });
+  const response = await post('checkout', { organizationId: starterOrg, plan: 'starter' });
+  expect((await fetch(`${response.body.url as string}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+  const app = await createApp(starterOrg, owner.uid, {
+    name: 'Shop',
+    websiteUrl: 'https://shop.example',
+    gtmContainerId: 'GTM-SHOP2',
+    payloadUrls: [],
+  });
+  const destinationId = await connectDestination(starterOrg, owner.uid, 'meta_ads');
+  await setAppTarget(
+    starterOrg,
+    app.id,
+    { platform: 'meta_ads', destinationId, ...SANDBOX_TARGETS.meta_ads },
+    { plan: 'starter', uid: owner.uid },
+  );
+  const routing = () => adminDb().collection('organizations').doc(starterOrg).collection('conversions').get();
+  const [paused] = (await routing()).docs;
+  expect(paused!.get('status')).toBe('paused');
+  expect(paused!.get('paused_by_plan')).toMatch(/Paused by plan: conversions are included in the Growth and Scale plans/);
+
+  await switchPlan('price_growth_monthly', starterOrg);
+  const [running] = (await routing()).docs;
+  expect({ status: running!.get('status'), pausedByPlan: running!.get('paused_by_plan') }).toEqual({
+    status: 'active',
+    pausedByPlan: null,
+  });
 });

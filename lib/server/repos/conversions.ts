@@ -180,7 +180,7 @@ export async function saveRoutingConversion(
   orgId: string,
   app: { id: string; name: string },
   destination: ConversionDestination,
-  options: { uid: string; active: boolean },
+  options: { uid: string; active: boolean; pausedByPlan?: string | null },
 ): Promise<void> {
   const ref = conversions(orgId).doc(routingConversionId(app.id, destination.platform));
   const existing = await ref.get();
@@ -202,6 +202,8 @@ export async function saveRoutingConversion(
         identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'],
       } satisfies ConversionMapping,
       status: options.active ? 'active' : 'paused',
+      // Paused because the plan has no conversions: an upgrade resumes it (services/planLimits.ts).
+      paused_by_plan: options.active ? null : (options.pausedByPlan ?? null),
       ...(existing.exists
         ? { updated_at: FieldValue.serverTimestamp() }
         : { parked: { held: 0, failed: 0 }, created_by: options.uid, created_at: FieldValue.serverTimestamp() }),

@@ -13,6 +13,7 @@ import {
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { deleteRoutingConversions, ownConversionsOfApp, routingConversionId, saveRoutingConversion } from '@/lib/server/repos/conversions';
 import { assertNoTwin } from '@/lib/server/services/conversions';
+import { conversionsPausedByPlan } from '@/lib/server/services/planLimits';
 import { conversionTableTargetId, CONVERSIONS_DATASET, CONVERSIONS_TABLE } from '@/lib/server/connectors/bigquery/delivery';
 import { sourceKeyOf, type ConversionDestination } from '@/lib/shared/conversions/conversion';
 
@@ -49,7 +50,7 @@ export async function setAppTarget(
     orgId,
     app,
     { ...routed, platform: input.platform },
-    { uid: options.uid, active: entitlementsOf(options.plan).conversions },
+    { uid: options.uid, active: entitlementsOf(options.plan).conversions, pausedByPlan: conversionsPausedByPlan() },
   );
   return app;
 }
@@ -73,7 +74,11 @@ export async function setAppWarehouse(
     await deleteRoutingConversions(orgId, id, platform);
     return app;
   }
-  await saveRoutingConversion(orgId, app, routed, { uid: options.uid, active: entitlementsOf(options.plan).conversions });
+  await saveRoutingConversion(orgId, app, routed, {
+    uid: options.uid,
+    active: entitlementsOf(options.plan).conversions,
+    pausedByPlan: conversionsPausedByPlan(),
+  });
   return app;
 }
 

@@ -85,11 +85,16 @@ function connectionPauses(plan: unknown, connections: Connection[]): Array<{ ite
   return result;
 }
 
+/** Why a conversion is paused on a plan without conversions. */
+export function conversionsPausedByPlan(): string {
+  const plans = PLAN_ENTITLEMENTS.filter((candidate) => candidate.conversions).map((candidate) => candidate.name);
+  return `Paused by plan: conversions are included in the ${plans.join(' and ')} plans. Upgrade to send them again.`;
+}
+
 /** Each conversion and the plan's reason to pause it: none when the plan includes conversions. */
 function conversionPauses(plan: unknown, conversions: Conversion[]): Array<{ item: Conversion; reason: string | null }> {
   const included = entitlementsOf(plan).conversions;
-  const plans = PLAN_ENTITLEMENTS.filter((candidate) => candidate.conversions).map((candidate) => candidate.name);
-  const reason = `Paused by plan: conversions are included in the ${plans.join(' and ')} plans. Upgrade to send them again.`;
+  const reason = conversionsPausedByPlan();
   return conversions
     .filter((conversion) => conversion.pausedByPlan || (!included && conversion.status !== 'paused'))
     .map((conversion) => ({ item: conversion, reason: included ? null : reason }));
