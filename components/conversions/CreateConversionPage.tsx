@@ -217,6 +217,7 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
           onChange={onWarehouse}
           errors={errors}
           onErrors={onErrors}
+          sendsTo={draft.destinationId || undefined}
         />
       )}
     </div>

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createConversionSchema, previewSourceSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import * as repo from '@/lib/server/repos/conversions';
 import {
@@ -106,9 +107,10 @@ export const previewRoutes = createHandler({
     access: 'orgMember',
     subscription: 'required',
     query: orgRouteSchema,
-    body: z.object({ source: previewSourceSchema, suggest: z.boolean().optional() }).strict(),
+    // sendsTo: the ad destination chosen, whose checks the rows then pass (or are refused with its reason).
+    body: z.object({ source: previewSourceSchema, suggest: z.boolean().optional(), sendsTo: documentIdSchema.optional() }).strict(),
     permission: ['conversion', 'create'],
-    handle: ({ org, body }) => previewWarehouseSource(org.id, body.source, { suggest: body.suggest }),
+    handle: ({ org, body }) => previewWarehouseSource(org.id, body.source, { suggest: body.suggest, sendsTo: body.sendsTo }),
   }),
 });
 
