@@ -80,11 +80,9 @@ export async function assertNoTwin(
   const twin = existing.find((conversion) => conversion.id !== exceptId && overlaps(conversion.events));
   if (!twin) return;
   const where = twin.routing ? 'the app’s routing page' : 'its configuration page';
-  throw new DomainError(
-    'conflict',
-    `"${twin.name}" already sends these events to ${destination.targetName}: a second conversion would send and count each of them twice. Change it on ${where}, pick another target, or list events it does not take.`,
-    { reason: 'duplicate_target', fieldErrors: { 'destination.targetId': ['Already used by another conversion of this source'] } },
-  );
+  const message = `"${twin.name}" already sends these events to ${destination.targetName}: a second conversion would send and count each of them twice. Change it on ${where}, pick another target, or list events it does not take.`;
+  // Under the target too, so the wizard goes back to where the choice is made.
+  throw new DomainError('conflict', message, { reason: 'duplicate_target', fieldErrors: { 'destination.targetId': [message] } });
 }
 
 /** A statement as far as what it reads: without its comments, its white space folded. */
