@@ -11,8 +11,17 @@ export interface DeadLetterSummary {
   sync: DeadLetterCounts;
 }
 
+/** Every dead letter, for super admins (`GET /api/admin/dead-letters`). */
+export interface AllDeadLetters {
+  total: DeadLetterSummary;
+  byOrganization: Array<{ org: string | null; messages: number; events: number }>;
+}
+
 export const deadLettersApi = api.injectEndpoints({
   endpoints: (build) => ({
+    allDeadLetters: build.query<AllDeadLetters, void>({
+      query: () => ({ url: '/api/admin/dead-letters', method: 'GET' }),
+    }),
     deadLetters: build.query<DeadLetterSummary, string>({
       query: (orgId) => ({ url: `/api/orgs/${encodeURIComponent(orgId)}/dead-letters`, method: 'GET' }),
       transformResponse: (response: { deadLetters: DeadLetterSummary }) => response.deadLetters,
@@ -20,4 +29,4 @@ export const deadLettersApi = api.injectEndpoints({
   }),
 });
 
-export const { useDeadLettersQuery } = deadLettersApi;
+export const { useDeadLettersQuery, useAllDeadLettersQuery } = deadLettersApi;
