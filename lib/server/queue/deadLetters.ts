@@ -83,9 +83,13 @@ export async function drainDeadLetters(): Promise<number> {
             (item.message!.attributes ?? {}) as Record<string, string>,
           ),
         );
-        await saveDeadLetters(letters);
-        await subscriber.acknowledge({ subscription, ackIds: received.map((item) => item.ackId!) });
-        stored += letters.length;
+        // Each copy on its own: one that cannot be written (stays for the next reader) holds up no other.
+        const saved = await Promise.allSettled(letters.map((letter) => saveDeadLetters([letter])));
+        const ackIds = received.filter((_, index) => saved[index]!.status === 'fulfilled').map((item) => item.ackId!);
+        if (ackIds.length > 0) await subscriber.acknowledge({ subscription, ackIds });
+        stored += ackIds.length;
+        const failed = saved.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
       }
     }
   } finally {
