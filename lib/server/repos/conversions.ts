@@ -267,6 +267,8 @@ export async function updateConversion(
   const { source, ...rest } = changes;
   const update: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   if (source) Object.assign(update, sourceFields(source));
+  // Paused or resumed by the user: no longer the plan's pause (an upgrade does not undo their pause).
+  if (changes.status) update.paused_by_plan = null;
   // The lease goes too: a read of the old source under way can then neither move the new cursor nor
   // finish (its next save finds the lease gone and it stops), and the new read may start at once.
   if (options.restartRead)
