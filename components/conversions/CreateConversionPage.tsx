@@ -430,7 +430,7 @@ export function CreateConversionPage() {
             onErrors={setErrors}
           />
         )}
-        {step === 1 && <DestinationStep orgId={orgId} draft={draft} update={update} errors={errors} />}
+        {step === 1 && <DestinationStep orgId={orgId} draft={draft} update={update} errors={errors} source={draft.source} />}
         {step === 2 && (
           <MappingFields draft={draft.mapping} onChange={(mapping) => update({ mapping })} errors={errors} eventNames={!draft.warehouse} />
         )}
