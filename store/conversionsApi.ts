@@ -90,8 +90,11 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
       invalidatesTags: (_result, _error, args) => [logTag(args)],
     }),
     // A mutation, not a query: it runs on request with what the form holds, and is never cached.
-    previewWarehouseSource: build.mutation<WarehousePreview, { orgId: string; source: WarehouseSource; suggest?: boolean }>({
-      query: ({ orgId, source, suggest }) => ({ url: `${conversionsUrl(orgId)}/preview`, body: { source, suggest } }),
+    previewWarehouseSource: build.mutation<
+      WarehousePreview,
+      { orgId: string; source: WarehouseSource; suggest?: boolean; sendsTo?: string }
+    >({
+      query: ({ orgId, source, suggest, sendsTo }) => ({ url: `${conversionsUrl(orgId)}/preview`, body: { source, suggest, sendsTo } }),
     }),
     readNow: build.mutation<{ requested: true }, ConversionArgs>({
       query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/read` }),

@@ -43,7 +43,7 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       }),
       transformResponse: (response: { targets: ConversionTarget[] }) => response.targets,
     }),
-    updateIntegration: build.mutation<unknown, ObjectArgs & { name?: string; accountIds?: string[] }>({
+    updateIntegration: build.mutation<unknown, ObjectArgs & { name?: string; accountIds?: string[]; removeFromConnections?: boolean }>({
       query: ({ orgId, kind, id, ...body }) => ({ url: item(orgId, kind, id), method: 'PATCH', body }),
       invalidatesTags: (_result, _error, { orgId, kind }) => [{ type: 'Integrations', id: `${orgId}/${kind}` }],
     }),

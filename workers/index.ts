@@ -13,11 +13,15 @@
  *
  * Connections: claims due connections on each tick (SYNC_TICK_MS locally; Cloud Scheduler publishes
  * ticks in production) and runs their jobs, SYNC_CONCURRENCY at once, backfills one at a time.
+ *
+ * Dead letters: every DEAD_LETTER_POLL_MS (60 s by default) it stores what the dead-letter subscriptions
+ * hold in Firestore, where they are counted (`npm run dead-letters`, /api/health) and replayed.
  */
 import { startPaymentsPoller } from '@/lib/server/conversions/payments';
 import { startWarehousePoller } from '@/lib/server/conversions/warehouse';
 import { createConversionRouter } from '@/lib/server/conversions/router';
 import { MAX_OUTSTANDING, pull } from '@/lib/server/queue/pull';
+import { startDeadLetterReader } from '@/lib/server/queue/deadLetters';
 import { ensureTopology, EVENTS_PER_MESSAGE, eventsInMessage, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
 import { startSyncWorker } from '@/lib/server/sync/worker';
 
@@ -44,12 +48,15 @@ async function main() {
   const tickMs = Number(process.env.SYNC_TICK_MS || 0);
   const sync = startSyncWorker({ concurrency: Number(process.env.SYNC_CONCURRENCY || 4), tickMs: tickMs || undefined });
   console.log(`[worker] running connection syncs${tickMs ? `, a scheduler tick every ${tickMs / 1000} s` : ''}`);
+  const deadLetterMs = Number(process.env.DEAD_LETTER_POLL_MS || 60_000);
+  const deadLetters = startDeadLetterReader({ intervalMs: deadLetterMs });
+  console.log(`[worker] counting dead letters every ${deadLetterMs / 1000} s`);
 
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await Promise.all([puller.stop(), router.drain(), poller.stop(), warehouse.stop(), sync.stop()]);
+    await Promise.all([puller.stop(), router.drain(), poller.stop(), warehouse.stop(), sync.stop(), deadLetters.stop()]);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());

@@ -87,6 +87,13 @@ function StatusNotice({ orgId, connection }: { orgId: string; connection: Connec
       </div>
     );
   }
+  if (connection.status === 'paused' && connection.pausedByPlan) {
+    return (
+      <div role="alert" className="alert alert--error" data-testid="paused-by-plan">
+        {connection.pausedByPlan} <Link href={`/${encodeURIComponent(orgId)}/subscription`}>See the plans</Link>
+      </div>
+    );
+  }
   if (connection.status === 'paused') {
     return (
       <p role="status" className="alert alert--info" style={{ margin: 0 }}>
@@ -252,7 +259,8 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
         </p>
         <h1>{connection.name}</h1>
         <p className="muted" style={{ margin: 0 }}>
-          {sourceInWords(connection)} → {destinationInWords(connection)} <ConnectionStatusBadge status={connection.status} />
+          {sourceInWords(connection)} → {destinationInWords(connection)}{' '}
+          <ConnectionStatusBadge status={connection.status} pausedByPlan={connection.pausedByPlan} />
         </p>
       </div>
 

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import DeadLettersNotice from '@/components/support/DeadLettersNotice';
 import { useRouter } from 'next/router';
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath, createConnectionPath } from '@/components/connections/paths';
@@ -167,6 +168,7 @@ export function ConnectionsPage() {
           </Link>
         )}
       </div>
+      {orgId && <DeadLettersNotice orgId={orgId} queue="sync" />}
       {!orgId || !role || isLoading || guideLoading ? (
         <Spinner label="Loading connections" />
       ) : error ? (
@@ -199,7 +201,7 @@ export function ConnectionsPage() {
                   </span>
                 </td>
                 <td>
-                  <ConnectionStatusBadge status={connection.status} />
+                  <ConnectionStatusBadge status={connection.status} pausedByPlan={connection.pausedByPlan} />
                   {connection.status === 'needs_reauth' && (
                     <>
                       {' '}

@@ -27,7 +27,8 @@ export function destinationInWords(connection: Connection): string {
   return `Mixpanel project ${projectId}`;
 }
 
-export function ConnectionStatusBadge({ status }: { status: ConnectionStatus }) {
+export function ConnectionStatusBadge({ status, pausedByPlan }: { status: ConnectionStatus; pausedByPlan?: string | null }) {
+  if (status === 'paused' && pausedByPlan) return <span className="badge badge--pending">Paused by plan</span>;
   const modifier = status === 'active' ? 'badge--accepted' : status === 'paused' ? 'badge--revoked' : 'badge--pending';
   return <span className={`badge ${modifier}`}>{CONNECTION_STATUS_LABELS[status]}</span>;
 }

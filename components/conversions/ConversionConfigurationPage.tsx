@@ -239,7 +239,12 @@ function StateNotices({
           </div>
         )
       )}
-      {conversion.status === 'paused' && (
+      {conversion.status === 'paused' && conversion.pausedByPlan && (
+        <div role="alert" className="alert alert--error" data-testid="paused-by-plan">
+          {conversion.pausedByPlan} <Link href={`/${encodeURIComponent(orgId)}/subscription`}>See the plans</Link>
+        </div>
+      )}
+      {conversion.status === 'paused' && !conversion.pausedByPlan && (
         <p role="status" className="alert alert--info">
           Paused: new events are not sent to {platform} until you resume it.
         </p>
@@ -298,7 +303,7 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
         <p className="muted" style={{ margin: 0 }}>
           {sourceLabel(conversion.source, apps, payments)} →{' '}
           {targetLabel(conversion.destination.platform, conversion.destination.targetName)}{' '}
-          <ConversionStatusBadge status={conversion.status} />
+          <ConversionStatusBadge status={conversion.status} pausedByPlan={conversion.pausedByPlan} />
         </p>
       </div>
 

@@ -17,6 +17,7 @@ import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { can } from '@/lib/shared/permissions';
 import { useConversionsQuery } from '@/store/conversionsApi';
+import DeadLettersNotice from '@/components/support/DeadLettersNotice';
 import { useAppsQuery, usePaymentsQuery } from '@/store/integrationsApi';
 
 /** `/{orgId}/conversion`: every conversion, its state and how its last 24 hours went. */
@@ -44,6 +45,7 @@ export function ConversionsPage() {
         </div>
         {data.length > 0 && newConversion}
       </div>
+      {orgId && <DeadLettersNotice orgId={orgId} queue="conversions" />}
       {!orgId || !role || isLoading ? (
         <Spinner label="Loading conversions" />
       ) : error ? (
@@ -74,7 +76,7 @@ export function ConversionsPage() {
                   <span className="cell-wrap">{targetLabel(conversion.destination.platform, conversion.destination.targetName)}</span>
                 </td>
                 <td>
-                  <ConversionStatusBadge status={conversion.status} />
+                  <ConversionStatusBadge status={conversion.status} pausedByPlan={conversion.pausedByPlan} />
                   {conversion.status === 'needs_reauth' && (
                     <>
                       {' '}

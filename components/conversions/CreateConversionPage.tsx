@@ -18,6 +18,7 @@ import TextField from '@/components/ui/TextField';
 import type { CreateConversionInput } from '@/lib/shared/schemas/conversions';
 import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
+import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import { useCreateConversionMutation } from '@/store/conversionsApi';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
 
@@ -216,6 +217,7 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
           onChange={onWarehouse}
           errors={errors}
           onErrors={onErrors}
+          sendsTo={draft.destinationId || undefined}
         />
       )}
     </div>
@@ -349,7 +351,9 @@ export function CreateConversionPage() {
   const noSources =
     apps.data?.length === 0 && payments.data?.length === 0 && destinations.data !== undefined && !destinations.data.some(isWarehouse);
   const noDestinations = destinations.data !== undefined && !destinations.data.some(isAdDestination);
-  const blocked = (step === 0 && noSources) || (step === 1 && noDestinations);
+  // Known up front: a plan without conversions is said on the first step, not refused at the last.
+  const planLacksConversions = document !== null && document !== undefined && !entitlementsOf(plan).conversions;
+  const blocked = planLacksConversions || (step === 0 && noSources) || (step === 1 && noDestinations);
   const serverFailure = formFailureOf(creating.error);
 
   if (!can(role, 'conversion', 'create')) {
@@ -392,6 +396,16 @@ export function CreateConversionPage() {
           </li>
         ))}
       </ol>
+      {planLacksConversions && (
+        <Alert>
+          Conversions are included in the{' '}
+          {PLAN_ENTITLEMENTS.filter((candidate) => candidate.conversions)
+            .map((candidate) => candidate.name)
+            .join(' and ')}{' '}
+          plans. Upgrade to send conversions to the ad platforms.{' '}
+          <Link href={`/${encodeURIComponent(orgId)}/subscription`}>See the plans</Link>
+        </Alert>
+      )}
       <form className="stack card" onSubmit={submit} noValidate aria-labelledby="step-title">
         <h2 id="step-title" ref={heading} tabIndex={-1} style={{ margin: 0, fontSize: '1.15rem' }}>
           {['Choose a source', 'Choose a destination', 'Map the events', 'Review and create'][step]}
@@ -416,7 +430,7 @@ export function CreateConversionPage() {
             onErrors={setErrors}
           />
         )}
-        {step === 1 && <DestinationStep orgId={orgId} draft={draft} update={update} errors={errors} />}
+        {step === 1 && <DestinationStep orgId={orgId} draft={draft} update={update} errors={errors} source={draft.source} />}
         {step === 2 && (
           <MappingFields draft={draft.mapping} onChange={(mapping) => update({ mapping })} errors={errors} eventNames={!draft.warehouse} />
         )}

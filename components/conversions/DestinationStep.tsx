@@ -9,6 +9,12 @@ import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import { PLATFORM_LABELS, TARGET_LABEL } from '@/lib/shared/integrations/platforms';
 import { useIntegrationsQuery, useTargetsQuery } from '@/store/integrationsApi';
+import { useConversionsQuery } from '@/store/conversionsApi';
+import type { ConversionSource } from '@/lib/shared/conversions/conversion';
+
+/** A conversion's source as the wizard names it: 'app:{id}', 'payments:{id}'; null for a warehouse read. */
+const keyOf = (source: ConversionSource) =>
+  source.type === 'app' ? `app:${source.appId}` : source.type === 'payments' ? `payments:${source.paymentId}` : null;
 
 /** Where a new conversion's events go: the destination, its ad account and target. */
 export interface DestinationChoice {
@@ -23,13 +29,25 @@ export default function DestinationStep({
   draft,
   update,
   errors,
+  source,
 }: {
   orgId: string;
   draft: DestinationChoice;
   update: (changes: Partial<DestinationChoice>) => void;
   errors: Record<string, string[]>;
+  /** The source chosen ('app:{id}', 'payments:{id}' …): a conversion of it already at the target is said here. */
+  source?: string;
 }) {
   const destinations = useIntegrationsQuery({ orgId, kind: 'destination' });
+  const conversions = useConversionsQuery(orgId, { skip: !source });
+  // One conversion per source and target for any one event: said when the target is picked, not at Create.
+  const twin = (conversions.data ?? []).find(
+    (conversion) =>
+      keyOf(conversion.source) === source &&
+      conversion.destination.destinationId === draft.destinationId &&
+      conversion.destination.accountId === draft.accountId &&
+      conversion.destination.targetId === draft.targetId,
+  );
   const candidates = (destinations.data ?? []).filter(isAdDestination);
   const destination = candidates.find((candidate) => candidate.id === draft.destinationId);
   const targets = useTargetsQuery(
@@ -151,6 +169,12 @@ export default function DestinationStep({
             error={firstError(errors, 'destination.targetId')}
           />
         ))}
+      {twin && !firstError(errors, 'destination.targetId') && (
+        <p role="status" className="alert alert--info" data-testid="target-in-use">
+          “{twin.name}” already sends this source’s {twin.mapping.events.length > 0 ? twin.mapping.events.join(', ') : 'events'} to this{' '}
+          {label.toLowerCase()}. A second conversion may only take other event names (each event would otherwise be sent and counted twice).
+        </p>
+      )}
     </div>
   );
 }

@@ -98,6 +98,7 @@ function EditSource({
         onChange={setDraft}
         errors={errors}
         onErrors={setErrors}
+        sendsTo={conversion.destination.destinationId}
       />
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save what it reads." />}
       <SaveCancel busy={saving.isLoading} onCancel={() => onDone(false)} />

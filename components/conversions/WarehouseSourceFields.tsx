@@ -31,6 +31,8 @@ interface Props {
   /** Field errors keyed as the server keys them ('source.columns.email'). */
   errors: Record<string, string[]>;
   onErrors: (errors: Record<string, string[]>) => void;
+  /** The ad destination chosen (if any): the preview applies its checks, so "Will be sent" is its promise. */
+  sendsTo?: string;
 }
 
 /** The fields of the mapping, grouped as a marketer thinks of them. */
@@ -62,7 +64,7 @@ const within = (errors: Record<string, string[]>, prefix: string) =>
 
 const shortHash = (hash: string | undefined) => (hash ? `${hash.slice(0, 8)}…` : '');
 
-function PreviewTable({ preview, platform }: { preview: WarehousePreview; platform: 'bigquery' | 'mixpanel' }) {
+function PreviewTable({ preview, platform, checked }: { preview: WarehousePreview; platform: 'bigquery' | 'mixpanel'; checked: boolean }) {
   if (preview.rows.length === 0) {
     return (
       <p className="muted">
@@ -75,6 +77,9 @@ function PreviewTable({ preview, platform }: { preview: WarehousePreview; platfo
     <div className="stack" style={{ gap: '0.4rem' }}>
       <p className="muted" style={{ margin: 0 }} role="status">
         {sendable} of the first {preview.rows.length} rows make an event; hashed identifiers show the start of their hash.
+        {checked
+          ? ' Checked as the destination will check them.'
+          : ' The ad platform’s own checks (how old an event may be, an identifier it can match) apply once you choose the destination.'}
       </p>
       <div className={styles.preview}>
         <table aria-label="Preview of the first rows">
@@ -119,10 +124,12 @@ function PreviewTable({ preview, platform }: { preview: WarehousePreview; platfo
   );
 }
 
-export default function WarehouseSourceFields({ orgId, plan, destination, draft, onChange, errors, onErrors }: Props) {
+export default function WarehouseSourceFields({ orgId, plan, destination, draft, onChange, errors, onErrors, sendsTo }: Props) {
   const id = useId();
   const [preview, previewing] = usePreviewWarehouseSourceMutation();
   const [shown, setShown] = useState<WarehousePreview | null>(null);
+  // Whether the preview shown was checked against the chosen ad destination.
+  const [shownChecked, setShownChecked] = useState(false);
   const [columns, setColumns] = useState<string[]>([]);
   const bigquery = draft.type === 'bigquery';
   const update = (changes: Partial<WarehouseDraft>) => onChange({ ...draft, ...changes });
@@ -140,7 +147,7 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
    * columns of their usual names before it maps the rows (and before BigQuery bills the query).
    */
   async function load() {
-    const result = await preview({ orgId, source: warehouseSourceOf(draft), suggest: true });
+    const result = await preview({ orgId, source: warehouseSourceOf(draft), suggest: true, ...(sendsTo ? { sendsTo } : {}) });
     if ('error' in result) {
       onErrors(fieldErrorsOf(result.error));
       setShown(null);
@@ -148,6 +155,7 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
     }
     setColumns(result.data.columns.map((column) => column.name));
     setShown(result.data);
+    setShownChecked(Boolean(sendsTo));
     // Only fields still empty take the suggestion: what was typed meanwhile stays.
     const current = latest.current;
     const { columns: suggested, cursorColumn } = result.data.mapping;
@@ -352,7 +360,7 @@ export default function WarehouseSourceFields({ orgId, plan, destination, draft,
               The preview found a problem: see the fields above.
             </p>
           ) : shown ? (
-            <PreviewTable preview={shown} platform={draft.type} />
+            <PreviewTable preview={shown} platform={draft.type} checked={shownChecked} />
           ) : (
             <p className="muted" style={{ margin: 0 }}>
               The preview maps the first 20 rows exactly as they will be sent, and fills empty fields from columns of the usual names.

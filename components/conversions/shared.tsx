@@ -83,7 +83,8 @@ export const STATUS_LABELS: Record<ConversionStatus, string> = {
   needs_reauth: 'Needs reconnecting',
 };
 
-export function ConversionStatusBadge({ status }: { status: ConversionStatus }) {
+export function ConversionStatusBadge({ status, pausedByPlan }: { status: ConversionStatus; pausedByPlan?: string | null }) {
+  if (status === 'paused' && pausedByPlan) return <span className="badge badge--pending">Paused by plan</span>;
   const modifier = status === 'active' ? 'badge--accepted' : status === 'paused' ? 'badge--revoked' : 'badge--pending';
   return <span className={`badge ${modifier}`}>{STATUS_LABELS[status]}</span>;
 }

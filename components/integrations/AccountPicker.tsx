@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { fieldErrorOf, isNeedsReauth, messageOf } from '@/components/integrations/shared';
+import { codeOf, fieldErrorOf, isNeedsReauth, messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
+import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import { adAccountUsageLabel, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
@@ -62,10 +63,19 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
     if (error && isNeedsReauth(error)) onNeedsReauth();
   }, [error, onNeedsReauth]);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  // The connections that use an unticked account, in the server's words, until the user confirms or cancels.
+  const [inUse, setInUse] = useState<string | null>(null);
+
+  async function submit(event?: FormEvent, removeFromConnections = false) {
+    event?.preventDefault();
     setNotice(null);
-    const result = await save({ ...args, accountIds: [...picked] });
+    const result = await save({ ...args, accountIds: [...picked], ...(removeFromConnections ? { removeFromConnections } : {}) });
+    setInUse(null);
+    if ('error' in result && codeOf(result.error) === 'accounts_in_use' && integration.kind === 'source' && !removeFromConnections) {
+      // Said before anything is saved: which connections read the unticked accounts.
+      setInUse(messageOf(result.error));
+      return;
+    }
     setNotice(
       'error' in result
         ? { ok: false, text: fieldErrorOf(result.error, 'accountIds') ?? messageOf(result.error, `Could not save the ${noun}s.`) }
@@ -123,6 +133,16 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
               ))}
             </ul>
             <Notice notice={notice} />
+            <ConfirmDialog
+              open={inUse !== null}
+              title="Take the accounts out of their connections?"
+              confirmLabel="Take them out and save"
+              busy={saving.isLoading}
+              onConfirm={() => void submit(undefined, true)}
+              onCancel={() => setInUse(null)}
+            >
+              <p data-testid="accounts-in-use">{inUse}</p>
+            </ConfirmDialog>
             {canEdit && (
               <div className="actions" style={{ justifyContent: 'flex-start' }}>
                 <Button type="submit" busy={saving.isLoading} disabled={picked.size === 0}>

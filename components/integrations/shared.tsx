@@ -14,6 +14,9 @@ export const fieldErrorOf = (error: unknown, field: string): string | undefined 
 /** The login behind the object died: decided by the server's code (409 also means in use, last owner …). */
 export const isNeedsReauth = (error: unknown) => (error as Partial<ApiFailure> | undefined)?.code === 'needs_reauth';
 
+/** The API's code for a failure (`in_use`, `accounts_in_use` …), if it sent one. */
+export const codeOf = (error: unknown): string | undefined => (error as Partial<ApiFailure> | undefined)?.code;
+
 export function Title({ children }: { children: string }) {
   return (
     <Head>

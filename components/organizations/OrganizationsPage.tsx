@@ -2,6 +2,7 @@ import dynamic from 'next/dynamic';
 import { useRouter } from 'next/router';
 import { useEffect, useRef, useState } from 'react';
 import InvitationsForYou from '@/components/organizations/InvitationsForYou';
+import AllDeadLetters from '@/components/support/AllDeadLetters';
 import OrganizationCard from '@/components/organizations/OrganizationCard';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -111,6 +112,7 @@ export default function OrganizationsPage() {
         </Button>
       </div>
       <InvitationsForYou />
+      {user.super_admin && <AllDeadLetters />}
       {user.super_admin && <TextField label="Search by name" type="search" value={search} onChange={(e) => setSearch(e.target.value)} />}
       {status === 'error' && <Alert>We could not load your organizations. Please reload the page.</Alert>}
       {status === 'pending' && organizations.length === 0 ? (

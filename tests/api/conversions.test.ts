@@ -17,7 +17,8 @@ beforeAll(async () => {
   platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
   Object.assign(process.env, platformsEnv(platforms));
   s = await serveHandlers({ list: conversionsRoute, item: conversionRoute, deliveries: deliveriesRoute, test: testRoute });
-  setup = await setUpConversion('meta_ads');
+  // Its conversion takes Lead only, so one of Purchase to the same pixel is no twin (which would send each event twice).
+  setup = await setUpConversion('meta_ads', { events: ['Lead'] });
 });
 afterAll(async () => {
   await closeAll(s);

@@ -7,10 +7,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-test('reports that Auth and Firestore answer', async () => {
+test('reports that Auth and Firestore answer, and the dead letters waiting', async () => {
   const response = await call(server);
   expect(response.status).toBe(200);
-  expect(response.body).toEqual({ status: 'ok', services: { auth: true, firestore: true } });
+  expect(response.body).toEqual({
+    status: 'ok',
+    services: { auth: true, firestore: true },
+    deadLetters: { conversions: expect.any(Number), sync: expect.any(Number) },
+  });
 });
 
 test('refuses other methods with 405 and says which one to use', async () => {

@@ -230,7 +230,8 @@ export type SyncJob = z.infer<typeof syncJobSchema>;
 export async function publishSyncJobs(jobs: SyncJob[], queue: 'scheduled' | 'backfill'): Promise<void> {
   await ensureTopology();
   const topic = pubsub().topic(queue === 'backfill' ? TOPICS.backfillJobs : TOPICS.syncJobs);
-  await Promise.all(jobs.map((job) => topic.publishMessage({ json: job })));
+  // Attributes say whose job it is and which queue, so a dead letter is counted and replayed without parsing it.
+  await Promise.all(jobs.map((job) => topic.publishMessage({ json: job, attributes: { org: job.org, queue } })));
 }
 
 /** Asks the scheduler to look for due connections now. */

@@ -197,7 +197,10 @@ const shown = (value: unknown) => JSON.stringify(value ?? null).slice(0, 140);
  * that organization holds (a new subscription or completed checkout may replace it), at most once per event
  * id, never older over newer. Events about anything else are acknowledged and ignored.
  */
-export async function applyStripeEvent(event: Stripe.Event): Promise<'applied' | 'duplicate' | 'ignored'> {
+export async function applyStripeEvent(
+  event: Stripe.Event,
+  options: { afterChange?: (orgId: string) => Promise<unknown> } = {},
+): Promise<'applied' | 'duplicate' | 'ignored'> {
   const references = referencesOf(event);
   if (typeof references === 'string') return references === 'not a billing event' ? 'ignored' : ignored(event, references);
   const orgId = await organizationOfCustomer(references.customerId);
@@ -213,7 +216,10 @@ export async function applyStripeEvent(event: Stripe.Event): Promise<'applied' |
   }
   const change = await changeOf(event, references);
   if (!change) return ignored(event, 'checkout subscription not found for its customer', { subscription: references.subscriptionId });
-  return applyChange(event, orgId, references, change);
+  const outcome = await applyChange(event, orgId, references, change);
+  // A duplicate too: Stripe retries an event whose follow-up failed, and the follow-up is idempotent.
+  if (outcome !== 'ignored') await options.afterChange?.(orgId);
+  return outcome;
 }
 
 /**

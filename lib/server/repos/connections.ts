@@ -55,6 +55,7 @@ function toConnection(snap: DocumentSnapshot): Connection {
     lookbackDays: snap.get('lookback_days'),
     status: snap.get('status'),
     statusReason: snap.get('status_reason') ?? null,
+    pausedByPlan: snap.get('paused_by_plan') ?? null,
     nextRunAt: isoOrNull(snap.get('next_run_at')),
     lastRun: lastRun ? { id: lastRun.id, kind: lastRun.kind, outcome: lastRun.outcome, at: iso(lastRun.at) } : null,
     runningRunId: snap.get('running_run_id') ?? null,
@@ -138,7 +139,8 @@ export async function updateConnection(orgId: string, id: string, changes: Conne
       ...(changes.level && { level: changes.level }),
       ...(changes.schedule && { schedule: scheduleFields(changes.schedule) }),
       ...(changes.lookbackDays !== undefined && { lookback_days: changes.lookbackDays }),
-      ...(changes.status && { status: changes.status, status_reason: null }),
+      // Paused or resumed by the user: no longer the plan's pause (applyPlan pauses it again if the plan says so).
+      ...(changes.status && { status: changes.status, status_reason: null, paused_by_plan: null }),
       ...(changes.nextRunAt && { next_run_at: Timestamp.fromDate(changes.nextRunAt) }),
     },
     'Connection',

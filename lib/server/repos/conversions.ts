@@ -82,6 +82,7 @@ export function toConversion(snap: DocumentSnapshot): Conversion {
     mapping: snap.get('mapping') as ConversionMapping,
     status: snap.get('status'),
     statusReason: snap.get('status_reason') ?? null,
+    pausedByPlan: snap.get('paused_by_plan') ?? null,
     parked: { held: snap.get('parked.held') ?? 0, failed: snap.get('parked.failed') ?? 0 },
     lastDeliveryAt: snap.get('last_delivery_at') ? iso(snap.get('last_delivery_at')) : null,
     createdAt: iso(snap.get('created_at')),
@@ -182,7 +183,7 @@ export async function saveRoutingConversion(
   orgId: string,
   app: { id: string; name: string },
   destination: ConversionDestination,
-  options: { uid: string; active: boolean },
+  options: { uid: string; active: boolean; pausedByPlan?: string | null },
 ): Promise<void> {
   const ref = conversions(orgId).doc(routingConversionId(app.id, destination.platform));
   const existing = await ref.get();
@@ -204,6 +205,8 @@ export async function saveRoutingConversion(
         identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'],
       } satisfies ConversionMapping,
       status: options.active ? 'active' : 'paused',
+      // Paused because the plan has no conversions: an upgrade resumes it (services/planLimits.ts).
+      paused_by_plan: options.active ? null : (options.pausedByPlan ?? null),
       ...(existing.exists
         ? { updated_at: FieldValue.serverTimestamp() }
         : { parked: { held: 0, failed: 0 }, created_by: options.uid, created_at: FieldValue.serverTimestamp() }),
@@ -213,6 +216,32 @@ export async function saveRoutingConversion(
 }
 
 export const routingConversionId = (appId: string, platform: string) => `app-${appId}-${platform}`;
+
+/**
+ * The conversions of one source (its `source_key`) that send to this destination target, with the events
+ * each takes (none listed: every event): what would send an event twice if another took it too.
+ */
+export async function conversionsToTarget(
+  orgId: string,
+  sourceKey: string,
+  destination: { destinationId: string; accountId: string; targetId: string },
+): Promise<Array<{ id: string; name: string; routing: boolean; events: string[] }>> {
+  const snapshot = await conversions(orgId)
+    .where('source_key', '==', sourceKey)
+    .where('destination_id', '==', destination.destinationId)
+    .select('name', 'routing', 'destination', 'mapping')
+    .get();
+  return snapshot.docs
+    .filter(
+      (doc) => doc.get('destination.account_id') === destination.accountId && doc.get('destination.target_id') === destination.targetId,
+    )
+    .map((doc) => ({
+      id: doc.id,
+      name: String(doc.get('name') ?? doc.id),
+      routing: doc.get('routing') === true,
+      events: (doc.get('mapping.events') ?? []) as string[],
+    }));
+}
 
 /** How many conversions of an app were made on their own (not by its routing). */
 export async function ownConversionsOfApp(orgId: string, appId: string): Promise<number> {
@@ -241,6 +270,8 @@ export async function updateConversion(
   const { source, ...rest } = changes;
   const update: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   if (source) Object.assign(update, sourceFields(source));
+  // Paused or resumed by the user: no longer the plan's pause (an upgrade does not undo their pause).
+  if (changes.status) update.paused_by_plan = null;
   // The lease goes too: a read of the old source under way can then neither move the new cursor nor
   // finish (its next save finds the lease gone and it stops), and the new read may start at once.
   if (options.restartRead)

@@ -4,6 +4,7 @@ import {
   type DocumentData,
   type DocumentReference,
   type DocumentSnapshot,
+  type QueryDocumentSnapshot,
   type UpdateData,
 } from 'firebase-admin/firestore';
 import { adAccountLimitMessage, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
@@ -228,15 +229,78 @@ export async function saveIntegration(
   orgId: string,
   kind: IntegrationKind,
   id: string,
-  changes: { name?: string; picked?: { accounts: AdAccount[]; platform: Platform } | null },
+  changes: { name?: string; picked?: { accounts: AdAccount[]; platform: Platform } | null; removeFromConnections?: boolean },
 ): Promise<Integration> {
   const update: Record<string, unknown> = { updated_at: FieldValue.serverTimestamp() };
   if (changes.name) update.name = changes.name;
   const picked = changes.picked;
   if (picked) update.accounts = picked.accounts;
-  if (picked && kind === 'source') await updateSourceWithinPlan(orgId, id, picked.platform, update);
-  else await updateExisting(integrations(orgId, kind).doc(id), update, LABEL_OF[kind]);
+  if (picked && kind === 'source') await updateSourceWithinPlan(orgId, id, picked.platform, update, changes.removeFromConnections === true);
+  else {
+    if (picked) await assertDestinationAccountsUnused(orgId, id, picked.accounts);
+    await updateExisting(integrations(orgId, kind).doc(id), update, LABEL_OF[kind]);
+  }
   return getIntegration(orgId, kind, id);
+}
+
+const accountLabel = (account: { id: string; name?: string }) => (account.name ? `"${account.name}" (${account.id})` : account.id);
+const listed = (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`);
+
+/**
+ * A destination's account that a conversion sends to cannot be unticked: the conversion would fail at
+ * its next event. Refused (in_use, `accounts_in_use`) naming the conversions, an app's routing included.
+ */
+async function assertDestinationAccountsUnused(orgId: string, id: string, accounts: AdAccount[]): Promise<void> {
+  const kept = new Set(accounts.map((account) => account.id));
+  const conversions = await organization(orgId).collection('conversions').where('destination_id', '==', id).get();
+  const using = conversions.docs.filter((doc) => {
+    const accountId = doc.get('destination.account_id');
+    return typeof accountId === 'string' && accountId !== '' && !kept.has(accountId);
+  });
+  if (using.length === 0) return;
+  const names = using.map((doc) => `"${doc.get('name') ?? doc.id}"${doc.get('routing') === true ? ' (an app’s routing)' : ''}`);
+  const accountIds = [...new Set(using.map((doc) => String(doc.get('destination.account_id'))))];
+  throw new DomainError(
+    'in_use',
+    `${accountIds.length === 1 ? 'Account' : 'Accounts'} ${listed(accountIds)} ${accountIds.length === 1 ? 'is' : 'are'} used by the conversion${using.length === 1 ? '' : 's'} ${listed(names)}. Delete ${using.length === 1 ? 'it' : 'them'} or send ${using.length === 1 ? 'it' : 'them'} elsewhere first.`,
+    { reason: 'accounts_in_use' },
+  );
+}
+
+/**
+ * The connections of a source that use accounts no longer picked, and what each keeps. Unticking an
+ * account a connection reads would leave its next run to fail: the save is refused (in_use,
+ * `accounts_in_use`) naming them, unless confirmed (`removeFromConnections`), when the account is taken
+ * out of them in the same transaction; a connection left with no account refuses even then.
+ */
+function connectionsLosingAccounts(
+  connectionDocs: QueryDocumentSnapshot[],
+  accounts: AdAccount[],
+  removeFromConnections: boolean,
+): Array<{ ref: DocumentReference; remaining: Array<{ id: string; name: string }> }> {
+  const kept = new Set(accounts.map((account) => account.id));
+  const affected = connectionDocs
+    .map((doc) => {
+      const used = (doc.get('source.accounts') ?? []) as Array<{ id: string; name: string }>;
+      return { doc, removed: used.filter((account) => !kept.has(account.id)), remaining: used.filter((account) => kept.has(account.id)) };
+    })
+    .filter((entry) => entry.removed.length > 0);
+  if (affected.length === 0) return [];
+  const describe = (entry: (typeof affected)[number]) =>
+    `the connection "${entry.doc.get('name') ?? entry.doc.id}" uses ${listed(entry.removed.map(accountLabel))}`;
+  const emptied = affected.filter((entry) => entry.remaining.length === 0);
+  if (removeFromConnections && emptied.length > 0) {
+    throw new DomainError(
+      'in_use',
+      `${listed(emptied.map((entry) => `"${entry.doc.get('name') ?? entry.doc.id}"`))} would have no ad account left. Delete ${emptied.length === 1 ? 'that connection' : 'those connections'} or keep one of ${emptied.length === 1 ? 'its' : 'their'} accounts ticked.`,
+      { reason: 'connection_needs_account' },
+    );
+  }
+  if (!removeFromConnections) {
+    const message = `${listed(affected.map(describe))}. Saving takes ${affected.length === 1 ? 'it' : 'them'} out of ${affected.length === 1 ? 'that connection' : 'those connections'}, whose runs then skip ${affected.flatMap((entry) => entry.removed).length === 1 ? 'it' : 'them'}.`;
+    throw new DomainError('in_use', message.charAt(0).toUpperCase() + message.slice(1), { reason: 'accounts_in_use' });
+  }
+  return affected.map((entry) => ({ ref: entry.doc.ref, remaining: entry.remaining }));
 }
 
 /**
@@ -245,11 +309,18 @@ export async function saveIntegration(
  * (super admins included); a save that adds no ad accounts passes, so an organization over its limit
  * after a downgrade can still trim its selection.
  */
-async function updateSourceWithinPlan(orgId: string, id: string, platform: Platform, update: Record<string, unknown>): Promise<void> {
+async function updateSourceWithinPlan(
+  orgId: string,
+  id: string,
+  platform: Platform,
+  update: Record<string, unknown>,
+  removeFromConnections: boolean,
+): Promise<void> {
   await adminDb().runTransaction(async (transaction) => {
-    const [org, sources] = await Promise.all([
+    const [org, sources, connections] = await Promise.all([
       transaction.get(organization(orgId)),
       transaction.get(integrations(orgId, 'source').select('platform', 'accounts')),
+      transaction.get(organization(orgId).collection('connections').where('source_id', '==', id)),
     ]);
     const current = sources.docs.find((doc) => doc.id === id);
     if (!current) throw notFound(LABEL_OF.source);
@@ -262,6 +333,9 @@ async function updateSourceWithinPlan(orgId: string, id: string, platform: Platf
     if (after > before && !includesAdAccounts(entitlementsOf(plan), after)) {
       throw new DomainError('plan_limit', adAccountLimitMessage(plan, after));
     }
+    const losing = connectionsLosingAccounts(connections.docs, update.accounts as AdAccount[], removeFromConnections);
     transaction.update(current.ref, update);
+    for (const { ref, remaining } of losing)
+      transaction.update(ref, { 'source.accounts': remaining, updated_at: FieldValue.serverTimestamp() });
   });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createConversionSchema, previewSourceSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { consumeRateLimits, TEST_EVENTS_PER_CONVERSION } from '@/lib/server/rateLimit';
 import * as repo from '@/lib/server/repos/conversions';
@@ -113,12 +114,13 @@ export const previewRoutes = createHandler({
     access: 'orgMember',
     subscription: 'required',
     query: orgRouteSchema,
-    body: z.object({ source: previewSourceSchema, suggest: z.boolean().optional() }).strict(),
+    // sendsTo: the ad destination chosen, whose checks the rows then pass (or are refused with its reason).
+    body: z.object({ source: previewSourceSchema, suggest: z.boolean().optional(), sendsTo: documentIdSchema.optional() }).strict(),
     permission: ['conversion', 'create'],
     handle: ({ org, body }) => {
       // The preview runs a billed query: only for a plan that can then create the conversion.
       assertConversionsIncluded(planOf(org));
-      return previewWarehouseSource(org.id, body.source, { suggest: body.suggest });
+      return previewWarehouseSource(org.id, body.source, { suggest: body.suggest, sendsTo: body.sendsTo });
     },
   }),
 });

@@ -11,7 +11,9 @@ import {
   setAppWarehouse as saveWarehouse,
 } from '@/lib/server/repos/apps';
 import { getIntegration } from '@/lib/server/repos/integrations';
-import { deleteRoutingConversions, ownConversionsOfApp, saveRoutingConversion } from '@/lib/server/repos/conversions';
+import { deleteRoutingConversions, ownConversionsOfApp, routingConversionId, saveRoutingConversion } from '@/lib/server/repos/conversions';
+import { assertNoTwin } from '@/lib/server/services/conversions';
+import { conversionsPausedByPlan } from '@/lib/server/services/planLimits';
 import { conversionTableTargetId, CONVERSIONS_DATASET, CONVERSIONS_TABLE } from '@/lib/server/connectors/bigquery/delivery';
 import { sourceKeyOf, type ConversionDestination } from '@/lib/shared/conversions/conversion';
 
@@ -40,13 +42,15 @@ export async function setAppTarget(
     targetId: target.id,
     targetName: target.name,
   };
+  // The wizard's conversion of this app to the same target would send every event twice.
+  await assertNoTwin(orgId, sourceKeyOf({ type: 'app', appId: id }), routed, [], routingConversionId(id, input.platform));
   const app = await saveAppTarget(orgId, id, input.platform, routed);
   // The routing is a conversion the worker delivers (paused on a plan without conversions).
   await saveRoutingConversion(
     orgId,
     app,
     { ...routed, platform: input.platform },
-    { uid: options.uid, active: entitlementsOf(options.plan).conversions },
+    { uid: options.uid, active: entitlementsOf(options.plan).conversions, pausedByPlan: conversionsPausedByPlan() },
   );
   return app;
 }
@@ -70,7 +74,11 @@ export async function setAppWarehouse(
     await deleteRoutingConversions(orgId, id, platform);
     return app;
   }
-  await saveRoutingConversion(orgId, app, routed, { uid: options.uid, active: entitlementsOf(options.plan).conversions });
+  await saveRoutingConversion(orgId, app, routed, {
+    uid: options.uid,
+    active: entitlementsOf(options.plan).conversions,
+    pausedByPlan: conversionsPausedByPlan(),
+  });
   return app;
 }
 

@@ -24,6 +24,7 @@ import * as repo from '@/lib/server/repos/connections';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { readWindow, writeTargetOf } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';
+import { applyPlan } from '@/lib/server/services/planLimits';
 
 /**
  * Connections beyond storage: the source's accounts and the destination belong to the organization,
@@ -131,7 +132,7 @@ export async function updateConnection(orgId: string, plan: unknown, id: string,
     await assertAdAccounts(orgId, plan, [{ sourceId: source.id, accountIds: accounts.map((account) => account.id) }], id);
   }
   const schedule = changes.schedule;
-  return repo.updateConnection(orgId, id, {
+  const updated = await repo.updateConnection(orgId, id, {
     name: changes.name,
     accounts,
     level: changes.level,
@@ -140,6 +141,9 @@ export async function updateConnection(orgId: string, plan: unknown, id: string,
     status: changes.status,
     nextRunAt: schedule ? nextRunAt(schedule) : changes.status === 'active' ? new Date() : undefined,
   });
+  // An edit may bring it (or another) back within the plan, or a resume past it.
+  const { paused, resumed } = await applyPlan(orgId, plan);
+  return paused.includes(id) || resumed.includes(id) ? repo.getConnection(orgId, id) : updated;
 }
 
 export async function deleteConnection(orgId: string, uid: string, id: string): Promise<void> {

@@ -44,6 +44,9 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
   const target = targets.find((candidate) => candidate.id === input.destination.targetId);
   if (!target)
     throw invalidFields({ 'destination.targetId': [`Pick one of the account's ${PLATFORM_LABELS[destination.platform]} targets`] });
+  if (!isWarehouseSource(input.source)) {
+    await assertNoTwin(orgId, sourceKeyOf(input.source), { ...input.destination, targetName: target.name }, input.mapping.events);
+  }
   return repo.createConversion(orgId, {
     name: input.name,
     source: input.source,
@@ -57,6 +60,29 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
     mapping: input.mapping,
     uid,
   });
+}
+
+/**
+ * One conversion per source and destination target for any one event: a second conversion of an app or
+ * payment account to the same pixel / conversion action / goal taking the same events (every event, when
+ * either lists none) would send and count each of them twice. Refused (conflict, `duplicate_target`)
+ * naming the one that already sends there, an app's routing included; `exceptId` is the one being saved.
+ */
+export async function assertNoTwin(
+  orgId: string,
+  sourceKey: string,
+  destination: { destinationId: string; accountId: string; targetId: string; targetName: string },
+  events: string[],
+  exceptId?: string,
+): Promise<void> {
+  const existing = await repo.conversionsToTarget(orgId, sourceKey, destination);
+  const overlaps = (other: string[]) => events.length === 0 || other.length === 0 || events.some((name) => other.includes(name));
+  const twin = existing.find((conversion) => conversion.id !== exceptId && overlaps(conversion.events));
+  if (!twin) return;
+  const where = twin.routing ? 'the app’s routing page' : 'its configuration page';
+  const message = `"${twin.name}" already sends these events to ${destination.targetName}: a second conversion would send and count each of them twice. Change it on ${where}, pick another target, or list events it does not take.`;
+  // Under the target too, so the wizard goes back to where the choice is made.
+  throw new DomainError('conflict', message, { reason: 'duplicate_target', fieldErrors: { 'destination.targetId': [message] } });
 }
 
 /** A statement as far as what it reads: without its comments, its white space folded. */
@@ -81,6 +107,11 @@ const readKey = (source: WarehouseSource) =>
 
 export async function updateConversion(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
   if (changes.status === 'active') assertConversionsIncluded(plan);
+  if (changes.mapping) {
+    const stored = await repo.getConversion(orgId, id);
+    if (!isWarehouseSource(stored.source))
+      await assertNoTwin(orgId, sourceKeyOf(stored.source), stored.destination, changes.mapping.events, id);
+  }
   if (!changes.source) return repo.updateConversion(orgId, id, changes);
   const stored = await repo.getConversion(orgId, id);
   // A conversion keeps its kind of source: an app's stays an app's, a BigQuery read stays one.

@@ -15,6 +15,7 @@ import type { Connection } from '@/lib/server/connectors/types';
 import { connectWithKey, sealCredential, withSession } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/integrations';
+import { applyPlan } from '@/lib/server/services/planLimits';
 
 /**
  * What sources and destinations do beyond storage: a new or reconnected login is sealed and saved,
@@ -139,14 +140,22 @@ async function pickAccounts(
 /**
  * Renames an object and/or keeps the accounts picked by id — only among those its login can reach
  * right now (ids from the browser are never trusted), never a manager account, and for a source
- * never past the ad accounts the organization's plan includes.
+ * never past the ad accounts the organization's plan includes. Unticking an account a connection or
+ * conversion uses is refused naming them; a source's connections lose it only when confirmed.
  */
 export async function updateIntegration(
   orgId: string,
   kind: IntegrationKind,
   id: string,
-  changes: { name?: string; accountIds?: string[] },
+  changes: { name?: string; accountIds?: string[]; removeFromConnections?: boolean },
 ): Promise<Integration> {
   const picked = changes.accountIds ? await pickAccounts(orgId, kind, id, changes.accountIds) : null;
-  return repo.saveIntegration(orgId, kind, id, { name: changes.name, picked });
+  const saved = await repo.saveIntegration(orgId, kind, id, {
+    name: changes.name,
+    picked,
+    removeFromConnections: changes.removeFromConnections,
+  });
+  // Fewer ad accounts may bring the organization's connections back within its plan.
+  if (picked && kind === 'source') await applyPlan(orgId);
+  return saved;
 }

@@ -11,6 +11,7 @@ import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/pla
 import { cursorProblem, describeSource, previewRows, type Column } from '@/lib/server/connectors/bigquery/source';
 import { PlatformError } from '@/lib/server/connectors/http';
 import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
+import { connectorFor } from '@/lib/server/connectors/registry';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
@@ -26,6 +27,9 @@ import { assertSchedule } from '@/lib/server/services/connections';
  */
 
 const PREVIEW_ROWS = 20;
+/** BigQuery types that hold a point in time: the one such column of a table is its event time. */
+const TIME_TYPES = new Set(['TIMESTAMP', 'DATETIME']);
+
 /** The preview of a Mixpanel source reads its events of the last days. */
 const MIXPANEL_PREVIEW_DAYS = 7;
 
@@ -99,6 +103,7 @@ async function describeChecked(orgId: string, given: WarehouseSource & { type: '
         ...suggestMapping(
           given,
           described.columns.map((column) => column.name),
+          described.columns.filter((column) => TIME_TYPES.has(column.type)).map((column) => column.name),
         ),
       }
     : given;
@@ -127,7 +132,28 @@ const previewRow = (row: Record<string, unknown>, source: WarehouseSource): Prev
  * `suggest`, the fields left empty are first filled from columns of the usual names (one preview,
  * one billed query), and the answer says the mapping used.
  */
-export async function previewWarehouseSource(orgId: string, given: WarehouseSource, { suggest = false } = {}): Promise<Preview> {
+export async function previewWarehouseSource(
+  orgId: string,
+  given: WarehouseSource,
+  { suggest = false, sendsTo }: { suggest?: boolean; sendsTo?: string } = {},
+): Promise<Preview> {
+  const preview = await previewMapped(orgId, given, suggest);
+  if (!sendsTo) return preview;
+  // The destination chosen: its own checks (Meta's 7 days, an identifier …) say which rows it would refuse.
+  const destination = await getIntegration(orgId, 'destination', sendsTo);
+  const check = connectorFor(destination.platform).deliver?.check;
+  if (!check) return preview;
+  const now = new Date();
+  return {
+    ...preview,
+    rows: preview.rows.map((row) => {
+      const refused = row.event ? check(row.event, now) : null;
+      return refused ? { ...row, event: null, problem: refused } : row;
+    }),
+  };
+}
+
+async function previewMapped(orgId: string, given: WarehouseSource, suggest: boolean): Promise<Preview> {
   if (given.type === 'bigquery') {
     const { session, described, source } = await describeChecked(orgId, given, suggest);
     const rows = await previewRows(session, source, PREVIEW_ROWS).catch((error) => queryFieldError(source, error));

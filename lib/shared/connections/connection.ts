@@ -101,6 +101,8 @@ export interface Connection {
   status: ConnectionStatus;
   /** Why it needs reconnecting or is failing, in words. */
   statusReason: string | null;
+  /** Set while the plan no longer includes it (paused until an upgrade or an edit): why, and the way out. */
+  pausedByPlan?: string | null;
   nextRunAt: string | null;
   lastRun: RunSummary | null;
   /** The run in progress (scheduled or manual): no second one starts while it lasts. */

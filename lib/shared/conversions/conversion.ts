@@ -189,6 +189,8 @@ export interface Conversion {
   status: ConversionStatus;
   /** Why it needs reconnecting, in words. */
   statusReason: string | null;
+  /** Set while the plan no longer includes it (paused until an upgrade): why, and the way out. */
+  pausedByPlan?: string | null;
   /** Events kept, not dropped: held until Reconnect, failed until Retry. */
   parked: { held: number; failed: number };
   lastDeliveryAt: string | null;

@@ -31,8 +31,11 @@ export interface SuggestedMapping {
   cursorColumn: string;
 }
 
-/** Fills the fields (and the cursor) left empty with columns of the usual names that exist. */
-export function suggestMapping(given: SuggestedMapping, names: string[]): SuggestedMapping {
+/**
+ * Fills the fields (and the cursor) left empty with columns of the usual names that exist; the event
+ * time, when no name fits, from the only column holding a time (`timeColumns`, when the types are known).
+ */
+export function suggestMapping(given: SuggestedMapping, names: string[], timeColumns: string[] = []): SuggestedMapping {
   const present = new Set(names);
   const columns = { ...given.columns };
   for (const field of COLUMN_FIELDS) {
@@ -40,6 +43,7 @@ export function suggestMapping(given: SuggestedMapping, names: string[]): Sugges
     const found = USUAL_COLUMNS[field].find((name) => present.has(name));
     if (found) columns[field] = found;
   }
+  if (!columns.eventTime && timeColumns.length === 1) columns.eventTime = timeColumns[0]!;
   const cursorColumn =
     given.cursorColumn || (['updated_at', 'modified_at', columns.eventTime ?? ''].find((name) => present.has(name)) ?? '');
   return { columns, cursorColumn };

@@ -33,6 +33,8 @@ export const updateIntegrationSchema = z
   .object({
     name: z.string().trim().min(1, 'Enter a name').max(100, 'At most 100 characters').optional(),
     accountIds: z.array(z.string().trim().min(1).max(64)).max(500, 'At most 500 accounts').optional(),
+    /** Confirms taking unticked accounts out of the source's connections that use them. */
+    removeFromConnections: z.boolean().optional(),
   })
   .refine((body) => body.name !== undefined || body.accountIds !== undefined, 'Nothing to change');
 

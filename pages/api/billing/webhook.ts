@@ -2,6 +2,7 @@ import type { NextApiRequest, NextApiResponse, PageConfig } from 'next';
 import type Stripe from 'stripe';
 import { stripe } from '@/lib/server/vendors/stripe';
 import { applyStripeEvent } from '@/lib/server/repos/billing';
+import { applyPlan } from '@/lib/server/services/planLimits';
 
 // Stripe signs the exact bytes it sent: the body must stay raw.
 export const config: PageConfig = { api: { bodyParser: false } };
@@ -58,7 +59,8 @@ export default async function webhook(req: NextApiRequest, res: NextApiResponse)
     return res.status(400).json({ success: false, message: 'Invalid signature.' });
   }
   try {
-    const outcome = await applyStripeEvent(event);
+    // What the new plan no longer includes is paused by plan; what it includes again resumes.
+    const outcome = await applyStripeEvent(event, { afterChange: (orgId) => applyPlan(orgId) });
     return res.status(200).json({ received: true, outcome });
   } catch (error) {
     console.error('[billing] webhook failed', { id: event.id, type: event.type, error });
