@@ -121,11 +121,12 @@ describe('the router and packed messages', () => {
   test('issue 23 §2: an event the worker cannot read is logged not sent, with the reason, by each conversion that takes it, before the ack', async () => {
     const logged: Array<{ conversion: string; rows: Array<{ id: string; status: string; reason?: string }> }> = [];
     const delivered: string[] = [];
+    const known = [conversion('every'), conversion('leads', ['lead']), conversion('purchases', ['Purchase'])];
     const router = createConversionRouter({
       lingerMs: 20,
       lookup: {
-        bySource: async () => [conversion('every'), conversion('leads', ['lead']), conversion('purchases', ['Purchase'])],
-        byId: async () => [],
+        bySource: async () => known,
+        byId: async (_org, id) => known.filter((candidate) => candidate.id === id),
       },
       deliver: async (_orgId, _target, batch) => {
         delivered.push(...batch.map((item) => item.id));
