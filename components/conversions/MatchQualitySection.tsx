@@ -3,19 +3,9 @@ import { FailureAlert } from '@/components/ui/failures';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { formatDateTime } from '@/components/ui/time';
-import type { MatchKey } from '@/lib/shared/conversions/matchKeys';
+import { MATCH_KEY_LABELS as KEY_LABELS, type MatchKey } from '@/lib/shared/conversions/matchKeys';
 import type { MatchCounts, PlatformMeasure } from '@/lib/shared/conversions/quality';
 import { useMatchQualityQuery } from '@/store/conversionsApi';
-
-// Types only from lib/shared/conversions: the page does not load the matching rules themselves.
-const KEY_LABELS: Record<MatchKey, string> = {
-  email: 'Email',
-  phone: 'Phone',
-  address: 'Name and address',
-  clickId: 'Click id',
-  ipUserAgent: 'IP address + user agent',
-  consent: 'Consent',
-};
 
 const REQUEST_STATUS_WORDS: Record<string, string> = {
   SUCCESS: 'processed',

@@ -2,7 +2,7 @@
  * @jest-environment node
  */
 import { JSDOM } from 'jsdom';
-import { captureSnippet, customFieldNamesOf, inlineScriptJson } from '@/lib/server/conversions/snippet';
+import { captureSnippet, inlineScriptJson } from '@/lib/server/conversions/snippet';
 
 // The website snippet run as a browser runs it: a page of the customer's with a form, the GTM tag
 // pasted in, the form sent; what the snippet posts (its fetch, the network boundary) is what we check.
@@ -195,11 +195,6 @@ describe('script injection through the snippet (issue 23 §3.3)', () => {
     });
     expect(submit().email).toBe('a@example.com');
   });
-});
-
-test('custom field names are read defensively: unknown keys, non-text and long names are dropped', () => {
-  expect(customFieldNamesOf(undefined)).toEqual({});
-  expect(customFieldNamesOf({ email: ' mail ', phone: 3, shoeSize: 'size', city: 'x'.repeat(201) })).toEqual({ email: 'mail' });
 });
 
 test('the tag is ES5, as older GTM containers require (parsed as ECMAScript 5)', async () => {

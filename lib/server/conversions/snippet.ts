@@ -7,33 +7,7 @@
  * where the page uses it, and posts the event to our ingest endpoint with the app's publishable key
  * — as text/plain, so no CORS preflight is needed. Personal values are hashed by the server on arrival.
  */
-
-/** The submission fields a form can fill, as the app's custom field names (`app.customFields`) name them. */
-export const SNIPPET_FIELDS = [
-  'email',
-  'phone',
-  'firstName',
-  'lastName',
-  'city',
-  'state',
-  'postalCode',
-  'countryCode',
-  'dateOfBirth',
-  'gender',
-] as const;
-export type SnippetField = (typeof SNIPPET_FIELDS)[number];
-export type CustomFieldNames = Partial<Record<SnippetField, string>>;
-
-/** The app's own form field names, kept only where they are a known field and a short name (read defensively: absent on older apps). */
-export function customFieldNamesOf(value: unknown): CustomFieldNames {
-  const names: CustomFieldNames = {};
-  if (!value || typeof value !== 'object') return names;
-  for (const field of SNIPPET_FIELDS) {
-    const name = (value as Record<string, unknown>)[field];
-    if (typeof name === 'string' && name.trim() && name.trim().length <= 200) names[field] = name.trim();
-  }
-  return names;
-}
+import type { CustomFields } from '@/lib/shared/integrations/apps';
 
 /**
  * JSON that is safe inside an inline `<script>`: `<`, `>` and `&` as \u escapes (so no `</script>`
@@ -48,7 +22,7 @@ export function captureSnippet(options: {
   endpoint: string;
   publishableKey: string;
   payloadPaths: string[];
-  customFields?: CustomFieldNames;
+  customFields?: CustomFields;
 }): string {
   const config = inlineScriptJson({
     endpoint: `${options.endpoint}?key=${encodeURIComponent(options.publishableKey)}`,

@@ -188,15 +188,7 @@ export async function saveFailureThreshold(orgId: string, conversionId: string, 
 }
 
 /** What a new notice says; the repo adds its id and time. */
-export interface NoticeDraft {
-  kind: AlertKindName;
-  state: 'open' | 'resolved';
-  title: string;
-  message: string;
-  subject: { type: AlertSubjectTypeName; id: string; name: string };
-  link: string;
-  createdBy: string | null;
-}
+export type NoticeDraft = Omit<AlertNotification, 'id' | 'createdAt' | 'read'> & { createdBy: string | null };
 
 export interface SubjectFacts {
   exists: boolean;

@@ -8,6 +8,16 @@ export type MatchKey = 'email' | 'phone' | 'address' | 'clickId' | 'ipUserAgent'
 
 export const MATCH_KEYS: MatchKey[] = ['email', 'phone', 'address', 'clickId', 'ipUserAgent', 'consent'];
 
+/** How the pages name each match key. */
+export const MATCH_KEY_LABELS: Record<MatchKey, string> = {
+  email: 'Email',
+  phone: 'Phone',
+  address: 'Name and address',
+  clickId: 'Click id',
+  ipUserAgent: 'IP address + user agent',
+  consent: 'Consent',
+};
+
 type Has = (event: ConversionEvent) => boolean;
 
 /** Per platform, how each key is carried in the form it takes (docs/MATCH_KEYS.md); a key a platform cannot take is absent. */

@@ -1,6 +1,6 @@
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { ConversionPlatform, ConversionSource, Identifier } from '@/lib/shared/conversions/conversion';
-import { MATCH_KEYS, matchKeysOf, type MatchKey } from '@/lib/shared/conversions/matchKeys';
+import { MATCH_KEY_LABELS, MATCH_KEYS, matchKeysOf, type MatchKey } from '@/lib/shared/conversions/matchKeys';
 
 /**
  * Match quality as we see it: of the events a conversion sent (or decided not to send), how many
@@ -47,15 +47,6 @@ export const MATCH_KEYS_BY_PLATFORM: Partial<Record<ConversionPlatform, MatchKey
   meta_ads: ['email', 'phone', 'address', 'clickId', 'ipUserAgent'],
   google_ads: ['email', 'phone', 'address', 'clickId', 'ipUserAgent', 'consent'],
   microsoft_ads: ['email', 'phone', 'clickId'],
-};
-
-export const MATCH_KEY_LABELS: Record<MatchKey, string> = {
-  email: 'Email',
-  phone: 'Phone',
-  address: 'Name and address',
-  clickId: 'Click id',
-  ipUserAgent: 'IP address + user agent',
-  consent: 'Consent',
 };
 
 /** What an event lacking the key is said to have none of ("42 % of events have no phone"). */

@@ -1,6 +1,6 @@
 import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
 import { appUrl } from '@/lib/server/appUrl';
-import { captureSnippet, customFieldNamesOf } from '@/lib/server/conversions/snippet';
+import { captureSnippet } from '@/lib/server/conversions/snippet';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ensurePublishableKey, getApp } from '@/lib/server/repos/apps';
 
@@ -23,8 +23,7 @@ export default createHandler({
           endpoint: appUrl('/api/submissions'),
           publishableKey,
           payloadPaths: app.payloadUrls,
-          // The app's own form field names (read as they may be absent on apps saved before they existed).
-          customFields: customFieldNamesOf((app as { customFields?: unknown }).customFields),
+          customFields: app.customFields,
         }),
       };
     },
