@@ -20,6 +20,7 @@ import complete from '@/pages/api/orgs/[orgId]/oauth/complete';
 import start from '@/pages/api/orgs/[orgId]/oauth/start';
 import destinationAccounts from '@/pages/api/orgs/[orgId]/destinations/[id]/accounts';
 import sourceAccounts from '@/pages/api/orgs/[orgId]/sources/[id]/accounts';
+import sourceObject from '@/pages/api/orgs/[orgId]/sources/[id]/index';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo, type RecordedEmail } from '@/sandbox/customerio';
 import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeSlack, type FakeSlack } from '@/sandbox/slack';
@@ -47,6 +48,7 @@ const handlers = {
   start,
   destinationAccounts,
   sourceAccounts,
+  sourceObject,
 };
 let s: Record<keyof typeof handlers, TestServer>;
 let platforms: FakePlatforms;
@@ -161,6 +163,19 @@ describe('a login that needs reconnecting', () => {
     expect((await call(s.notifications, { token: owner.token, query: { orgId } })).body.unread).toBe(2);
     await call(s.notificationsRead, { method: 'POST', token: owner.token, query: { orgId }, body: { all: true } });
     expect((await call(s.notifications, { token: owner.token, query: { orgId } })).body.unread).toBe(0);
+  });
+
+  test('deleting the object closes its incident quietly: no open incident, no "resolved" notice', async () => {
+    // An organization of its own: its notices do not count toward the digest of the others.
+    const org = await createTestOrganization([[owner, 'owner']]);
+    const id = await connectGoogleSource(owner, org);
+    platforms.revokeAll('google');
+    expect((await call(s.sourceAccounts, { token: owner.token, query: { orgId: org, id } })).status).toBe(409);
+    expect((await openIncidents(org)).filter((doc) => doc.get('subject_id') === id)).toHaveLength(1);
+
+    expect((await call(s.sourceObject, { method: 'DELETE', token: owner.token, query: { orgId: org, id } })).status).toBe(200);
+    expect((await openIncidents(org)).filter((doc) => doc.get('subject_id') === id)).toHaveLength(0);
+    expect(alertEmails((message) => about(id)(message) && message.messageData.state === 'resolved')).toHaveLength(0);
   });
 
   test('someone who turned off these emails gets none; the others still do', async () => {

@@ -8,7 +8,7 @@
 import { ALERT_KIND_LABELS, ALERT_RESOLVED_LABELS, alertLinkOf } from '@/lib/shared/alerts';
 import { CATALOGUE } from '@/lib/shared/integrations/platforms';
 import { dispatch } from '@/lib/server/alerts/notify';
-import { closeIncident, openIncident } from '@/lib/server/repos/alerts';
+import { closeIncident, closeIncidentsOf, openIncident } from '@/lib/server/repos/alerts';
 
 export type AlertKind =
   /** A source or destination login was refused: it needs reconnecting. */
@@ -95,6 +95,19 @@ export async function resolveAlert(input: Omit<AlertInput, 'message'> & { messag
     console.error('[alerts] an alert could not be resolved', {
       org: orgId,
       kind,
+      subject: subject.id,
+      error: (error as Error)?.message ?? error,
+    });
+  }
+}
+
+/** The object was deleted: its open incidents close quietly (no "resolved" notice). Never throws. */
+export async function forgetAlerts(orgId: string, subject: Pick<AlertSubject, 'type' | 'id'>): Promise<void> {
+  try {
+    await closeIncidentsOf(orgId, subject.type, subject.id, Object.keys(ALERT_KIND_LABELS) as AlertKind[]);
+  } catch (error) {
+    console.error('[alerts] the incidents of a deleted object could not be closed', {
+      org: orgId,
       subject: subject.id,
       error: (error as Error)?.message ?? error,
     });

@@ -264,6 +264,22 @@ export async function closeIncident(
   });
 }
 
+/**
+ * The object is gone (deleted by a user): its open incidents close without a notice, so nobody is told
+ * that a deleted thing "works again", and a later object of the same id starts afresh.
+ */
+export async function closeIncidentsOf(orgId: string, type: AlertSubjectTypeName, id: string, kinds: AlertKindName[]): Promise<number> {
+  const refs = kinds.map((kind) => incidents(orgId).doc(incidentId(kind, type, id)));
+  const open = (await adminDb().getAll(...refs)).filter((incident) => incident.get('status') === 'open');
+  if (open.length === 0) return 0;
+  const batch = adminDb().batch();
+  for (const incident of open) {
+    batch.update(incident.ref, { status: 'resolved', resolved_at: FieldValue.serverTimestamp(), resolved_by: 'deleted' });
+  }
+  await batch.commit();
+  return open.length;
+}
+
 function noticeData(notice: NoticeDraft) {
   return {
     kind: notice.kind,

@@ -1,3 +1,4 @@
+import { forgetAlerts } from '@/lib/server/alerts';
 import { z } from 'zod';
 import { createConversionSchema, previewSourceSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
@@ -61,6 +62,7 @@ export const conversionRoutes = createHandler({
     permission: ['conversion', 'delete'],
     handle: async ({ org, query }) => {
       await repo.deleteConversion(org.id, query.id);
+      await forgetAlerts(org.id, { type: 'conversion', id: query.id });
       return { success: true };
     },
   }),

@@ -1,3 +1,4 @@
+import { forgetAlerts } from '@/lib/server/alerts';
 import { entitlementsOf, includesAdAccounts, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import {
   DEFAULT_LOOKBACK_DAYS,
@@ -149,6 +150,7 @@ export async function updateConnection(orgId: string, plan: unknown, id: string,
 export async function deleteConnection(orgId: string, uid: string, id: string): Promise<void> {
   const connection = await repo.getConnection(orgId, id);
   await repo.deleteConnection(orgId, id);
+  await forgetAlerts(orgId, { type: 'connection', id });
   await trackEvent(uid, ANALYTICS_EVENTS.connectionDeleted, { org_id: orgId, connection_id: id, source: connection.source.platform });
 }
 

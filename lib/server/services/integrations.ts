@@ -8,7 +8,7 @@ import {
   type Platform,
 } from '@/lib/shared/integrations/platforms';
 import type { createDestinationSchema } from '@/lib/shared/schemas/integrations';
-import { resolveAlert } from '@/lib/server/alerts';
+import { forgetAlerts, resolveAlert } from '@/lib/server/alerts';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection } from '@/lib/server/connectors/types';
@@ -90,6 +90,7 @@ export async function reconnectIntegration(
 /** Deletes an object nothing uses any more, and says so to analytics. */
 export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string, uid: string): Promise<void> {
   const integration = await repo.deleteIntegration(orgId, kind, id);
+  await forgetAlerts(orgId, { type: kind, id });
   // The grant is not revoked at the platform: Google and Meta revoke a person's whole grant to our
   // app, which would also cut off every other source or destination that person connected.
   await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceDeleted : ANALYTICS_EVENTS.destinationDeleted, {
