@@ -2,6 +2,7 @@ import checkout from '@/pages/api/billing/checkout';
 import portal from '@/pages/api/billing/portal';
 import webhook, { config as webhookConfig } from '@/pages/api/billing/webhook';
 import connectionRoute from '@/pages/api/orgs/[orgId]/connections/[id]/index';
+import runRoute from '@/pages/api/orgs/[orgId]/connections/[id]/run';
 import * as alerts from '@/lib/server/alerts';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp } from '@/lib/server/repos/apps';
@@ -26,14 +27,14 @@ jest.mock('@/lib/server/alerts', () => {
   return { ...actual, raiseAlert: jest.fn(actual.raiseAlert), resolveAlert: jest.fn(actual.resolveAlert) };
 });
 
-let servers: Record<'checkout' | 'portal' | 'webhook' | 'connection', TestServer>;
+let servers: Record<'checkout' | 'portal' | 'webhook' | 'connection' | 'run', TestServer>;
 let stripe: FakeStripe;
 let platforms: FakePlatforms;
 let owner: TestUser;
 let orgId: string;
 
 beforeAll(async () => {
-  servers = await serveHandlers({ checkout, portal, webhook, connection: connectionRoute }, { webhook: webhookConfig });
+  servers = await serveHandlers({ checkout, portal, webhook, connection: connectionRoute, run: runRoute }, { webhook: webhookConfig });
   stripe = await startFakeStripe({ webhookUrl: `${servers.webhook.url}/` });
   platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
   Object.assign(process.env, stripeEnv(stripe), platformsEnv(platforms), { APP_URL: 'http://app.test' });
@@ -129,6 +130,11 @@ test('a downgrade pauses by plan what Starter lacks, the scheduler skips it, and
     .doc(fast)
     .update({ next_run_at: new Date(Date.now() - 60_000) });
   await tick(new Date());
+  expect((await org().collection('connections').doc(fast).collection('runs').get()).size).toBe(0);
+  // Nor does Run now: it answers why, with the way out.
+  const ranNow = await call(servers.run, { method: 'POST', token: owner.token, query: { orgId, id: fast } });
+  expect(ranNow.status).toBe(403);
+  expect(ranNow.body).toMatchObject({ code: 'plan_limit', message: expect.stringMatching(/Paused by plan: .* Upgrade to Scale/) });
   expect((await org().collection('connections').doc(fast).collection('runs').get()).size).toBe(0);
 
   // Resuming it by hand on Starter does not outrun the plan: it is paused by plan again.

@@ -221,6 +221,7 @@ export const RUN_NOW_COOLDOWN_MS = 5 * 60_000;
 /** "Run now": refused (conflict) while a run is in progress, and (rate_limited) within the cooldown of the last one. */
 export async function runNow(orgId: string, id: string): Promise<{ runId: string }> {
   const connection = await repo.getConnection(orgId, id);
+  if (connection.pausedByPlan) throw new DomainError('plan_limit', connection.pausedByPlan);
   if (connection.status === 'paused') throw new DomainError('conflict', 'This connection is paused. Resume it to run it.');
   const last = await repo.lastManualRunAt(orgId, id);
   const wait = last === null ? 0 : Math.ceil((last.getTime() + RUN_NOW_COOLDOWN_MS - Date.now()) / 1000);
