@@ -130,6 +130,12 @@ function flushAt(orgId: string, dueAt: number) {
   timers.set(orgId, timer);
 }
 
+/** Forgets the digests this process meant to send (a test file ending; a process shutting down): the next notice of each organization sends them. */
+export function stopDigestTimers(): void {
+  for (const timer of timers.values()) clearTimeout(timer);
+  timers.clear();
+}
+
 /** Emails and posts a notice now, or leaves it for the digest. Never throws. */
 export async function dispatch(orgId: string, item: DigestItem): Promise<void> {
   try {

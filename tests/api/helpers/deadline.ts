@@ -2,3 +2,10 @@
 // organizations and fake servers can take longer than Jest's 5 s default. (A project's `testTimeout` is not
 // read by jest-circus, only the global one: hence here, for the API tests alone.)
 jest.setTimeout(30_000);
+
+// A digest of alerts waits on a timer (lib/server/alerts/notify.ts): one left behind would fire after this
+// file's tests, where Jest counts its log as a failure of the run.
+afterAll(async () => {
+  const { stopDigestTimers } = await import('@/lib/server/alerts/notify');
+  stopDigestTimers();
+});
