@@ -1,6 +1,6 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import { PLATFORM_LABELS, type Integration, type IntegrationKind, type Platform } from '@/lib/shared/integrations/platforms';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor, keyAuthOf, oauthOf, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection, ConnectorId, Session } from '@/lib/server/connectors/types';
 import { DomainError } from '@/lib/server/errors';

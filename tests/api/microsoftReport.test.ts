@@ -1,6 +1,6 @@
 import type { AdRow } from '@/lib/shared/connections/rows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
 import { createMicrosoftReport, reportRequestBody } from '@/lib/server/connectors/microsoft-ads/report';
 import type { Report, ReportRequest, Session } from '@/lib/server/connectors/types';

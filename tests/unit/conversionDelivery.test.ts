@@ -1,7 +1,7 @@
 /** @jest-environment node */
 import type { ConversionMapping } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { backoffMs, mapEvent, sendIsolating, takesEvent } from '@/lib/server/conversions/deliver';
 
 const event = (id: string, overrides: Partial<ConversionEvent> = {}): ConversionEvent => ({

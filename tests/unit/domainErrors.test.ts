@@ -1,5 +1,5 @@
 /** @jest-environment node */
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { DOMAIN_ERROR_CODES, DomainError, forbidden, invalidFields, notFound } from '@/lib/server/errors';
 import { STATUS_OF, toApiError } from '@/lib/server/http/errors';
 

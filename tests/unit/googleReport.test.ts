@@ -1,5 +1,5 @@
 /** @jest-environment node */
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import {
   googleAdsReport,
   jsonArrayElements,

@@ -1,5 +1,5 @@
 import { strToU8, zipSync } from 'fflate';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import {
   ACCOUNT_TIME_ZONES,
   adRowsOf,

@@ -1,6 +1,6 @@
 import type { Conversion, ConversionMapping, DeliveryRow, Identifier } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/shared/integrations/platforms';

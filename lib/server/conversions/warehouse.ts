@@ -2,7 +2,7 @@ import { nextRunAt } from '@/lib/shared/connections/windows';
 import { sourceKeyOf, type Conversion, type DeliveryRow, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { describeSource, readRows } from '@/lib/server/connectors/bigquery/source';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
 import type { Session } from '@/lib/server/connectors/types';
 import { takesEvent } from '@/lib/server/conversions/deliver';

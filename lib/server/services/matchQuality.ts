@@ -2,7 +2,7 @@ import { isAdPlatform } from '@/lib/shared/integrations/platforms';
 import { MATCH_KEYS_BY_PLATFORM, qualityAdvice, type ConversionQuality, type PlatformMeasure } from '@/lib/shared/conversions/quality';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import { readRequestStatus } from '@/lib/server/connectors/google-ads/diagnostics';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { readDatasetQuality } from '@/lib/server/connectors/meta/quality';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';

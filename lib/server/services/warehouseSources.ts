@@ -9,7 +9,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { suggestMapping, type SuggestedMapping } from '@/lib/shared/conversions/suggest';
 import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { cursorProblem, describeSource, previewRows, type Column } from '@/lib/server/connectors/bigquery/source';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';

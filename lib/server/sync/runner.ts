@@ -2,7 +2,7 @@ import type { Connection } from '@/lib/shared/connections/connection';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { PLATFORM_LABELS, type AdPlatform, type Platform } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { ReportRequest, Session, WriteTarget } from '@/lib/server/connectors/types';
 import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';

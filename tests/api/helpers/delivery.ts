@@ -1,4 +1,4 @@
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 
 /** The PlatformError a send (or any platform call) was refused with; fails the test when it was not refused. */
 export async function refusal(promise: Promise<unknown>): Promise<PlatformError> {

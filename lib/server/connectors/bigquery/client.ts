@@ -1,7 +1,7 @@
 import { BigQuery, type Dataset, type Table, type TableField } from '@google-cloud/bigquery';
 import { OAuth2Client } from 'google-auth-library';
 import { bigQueryConfig } from '@/lib/server/connectors/bigquery/config';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
 
 /**

@@ -14,7 +14,7 @@ import {
   type ApiFailure,
   type Resolved as TableNames,
 } from '@/lib/server/connectors/bigquery/client';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 import { identifierFields, type ConversionEvent, type RowOutcome } from '@/lib/shared/conversions/event';
 

@@ -5,7 +5,8 @@ import { googleConfig } from '@/lib/server/connectors/google/config';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
 import { bigQueryWriter } from '@/lib/server/connectors/bigquery/writer';
 import { bigQueryDelivery } from '@/lib/server/connectors/bigquery/delivery';
-import { bearer, form, PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { bearer, form, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector, Session } from '@/lib/server/connectors/types';
 
 /** BigQuery as a destination: a Google login or a service account's JSON key, and its projects. */

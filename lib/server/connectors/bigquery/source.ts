@@ -1,5 +1,5 @@
 import { BigQuery, type Job } from '@google-cloud/bigquery';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import { bigQueryError, call, clientFor, standardType, type ApiFailure } from '@/lib/server/connectors/bigquery/client';
 import type { Session } from '@/lib/server/connectors/types';
 import type { BigQuerySource } from '@/lib/shared/conversions/conversion';

@@ -15,7 +15,7 @@ import {
   type ApiFailure,
   type Resolved,
 } from '@/lib/server/connectors/bigquery/client';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { AdDataSlice, AdDataWriter, WriteResult, WriteTarget } from '@/lib/server/connectors/types';
 import { AD_ROW_COLUMNS, AD_ROW_KEY, adRowKey, type AdRow } from '@/lib/shared/connections/rows';
 

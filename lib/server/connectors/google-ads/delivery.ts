@@ -1,5 +1,6 @@
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
-import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { bearer, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 

@@ -3,7 +3,8 @@ import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
 import { googleAdsDelivery } from '@/lib/server/connectors/google-ads/delivery';
 import { googleAdsReport } from '@/lib/server/connectors/google-ads/report';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
-import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { bearer, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
 
 /** Google Ads: a Google login, its customers (through managers too), their conversion actions, their ad performance (searchStream), and conversions to them (Data Manager). */

@@ -1,7 +1,8 @@
 import { type AdLevel, type AdRow, fromMicros } from '@/lib/shared/connections/rows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
-import { bearer, PlatformError } from '@/lib/server/connectors/http';
+import { bearer } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report } from '@/lib/server/connectors/types';
 
 /**

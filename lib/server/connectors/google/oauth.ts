@@ -1,6 +1,7 @@
 import type { Platform } from '@/lib/shared/integrations/platforms';
 import { googleConfig } from '@/lib/server/connectors/google/config';
-import { bearer, form, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
+import { bearer, form, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError, retryableIf5xx } from '@/lib/server/connectors/errors';
 import type { OAuthAuth, Session } from '@/lib/server/connectors/types';
 
 /** Google OAuth 2.0 (authorization code, offline, consent), shared by Google Ads and BigQuery. */

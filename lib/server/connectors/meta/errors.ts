@@ -1,4 +1,4 @@
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 
 /** What Graph puts in `error` (the Conversions API adds the subcode and the words it shows a person). */
 interface GraphErrorBody {

@@ -2,7 +2,8 @@ import { metaConfig } from '@/lib/server/connectors/meta/config';
 import { metaDelivery } from '@/lib/server/connectors/meta/delivery';
 import { graphError } from '@/lib/server/connectors/meta/errors';
 import { metaReport } from '@/lib/server/connectors/meta/report';
-import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { bearer, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
 
 /** Facebook Login and the Graph API (the version in connectors/versions.ts): long-lived user tokens, ad accounts, pixels, Insights, Conversions API. */

@@ -1,6 +1,6 @@
 import { metaConfig } from '@/lib/server/connectors/meta/config';
 import { graphError } from '@/lib/server/connectors/meta/errors';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report, ReportRequest, Session } from '@/lib/server/connectors/types';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 

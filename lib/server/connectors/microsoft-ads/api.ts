@@ -1,6 +1,7 @@
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
-import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { bearer, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 
 /** Microsoft Advertising REST v13: one call with the headers every call carries, and its refusals classified. */
 

@@ -1,7 +1,7 @@
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 import { accountHeaders, msads } from '@/lib/server/connectors/microsoft-ads/api';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 
 /**

@@ -3,7 +3,8 @@ import { accountHeaders, msads } from '@/lib/server/connectors/microsoft-ads/api
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 import { microsoftDelivery } from '@/lib/server/connectors/microsoft-ads/delivery';
 import { microsoftReport } from '@/lib/server/connectors/microsoft-ads/report';
-import { form, PlatformError, requestJson, retryableIf5xx } from '@/lib/server/connectors/http';
+import { form, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError, retryableIf5xx } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
 
 /** Microsoft identity platform (v2.0) and the Microsoft Advertising REST API (v13). */

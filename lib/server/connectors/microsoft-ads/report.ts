@@ -3,7 +3,8 @@ import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { accountHeaders, adsError } from '@/lib/server/connectors/microsoft-ads/api';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
-import { bearer, PlatformError } from '@/lib/server/connectors/http';
+import { bearer } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report } from '@/lib/server/connectors/types';
 
 /**

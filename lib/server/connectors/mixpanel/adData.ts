@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { importEvents, MAX_IMPORT_EVENTS, type MixpanelEvent } from '@/lib/server/connectors/mixpanel/import';
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { AdDataSlice, Session, WriteResult, WriteTarget } from '@/lib/server/connectors/types';
 import { adRowKey, type AdRow } from '@/lib/shared/connections/rows';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { importEvents, MAX_IMPORT_EVENTS, type MixpanelEvent } from '@/lib/server/connectors/mixpanel/import';
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 import { identifierFields, type ConversionEvent, type RowOutcome } from '@/lib/shared/conversions/event';
 

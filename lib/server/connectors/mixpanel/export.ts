@@ -1,6 +1,6 @@
 import { mixpanelExportUrl } from '@/lib/server/connectors/mixpanel/config';
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
-import { PlatformError } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
 
 /**

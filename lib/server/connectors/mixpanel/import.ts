@@ -1,6 +1,7 @@
 import { mixpanelIngestionUrl } from '@/lib/server/connectors/mixpanel/config';
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
-import { PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
 
 /**

@@ -9,7 +9,8 @@ import {
   mixpanelSessionOf,
   type MixpanelCredential,
 } from '@/lib/server/connectors/mixpanel/session';
-import { PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
 
 export type { MixpanelCredential, MixpanelSession } from '@/lib/server/connectors/mixpanel/session';

@@ -1,5 +1,6 @@
 import { stripeConfig } from '@/lib/server/connectors/stripe/config';
-import { bearer, PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { bearer, requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
 
 /**

@@ -1,5 +1,6 @@
 import { stripeConfig } from '@/lib/server/connectors/stripe/config';
-import { PlatformError, requestJson } from '@/lib/server/connectors/http';
+import { requestJson } from '@/lib/server/connectors/http';
+import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
 
 /** A customer's Stripe account as a payments source (not our own billing account): a restricted key. */
