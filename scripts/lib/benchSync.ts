@@ -204,6 +204,7 @@ interface Measured {
 type Modules = {
   setUpConnection: typeof import('@/tests/api/helpers/connections').setUpConnection;
   repo: typeof import('@/lib/server/repos/connections');
+  ledger: typeof import('@/lib/server/repos/runs');
   services: typeof import('@/lib/server/services/connections');
   scheduler: typeof import('@/lib/server/sync/scheduler');
   runner: typeof import('@/lib/server/sync/runner');
@@ -218,6 +219,7 @@ async function modules(): Promise<Modules> {
   return {
     setUpConnection: (await import('@/tests/api/helpers/connections')).setUpConnection,
     repo: await import('@/lib/server/repos/connections'),
+    ledger: await import('@/lib/server/repos/runs'),
     services: await import('@/lib/server/services/connections'),
     scheduler: await import('@/lib/server/sync/scheduler'),
     runner: await import('@/lib/server/sync/runner'),
@@ -277,7 +279,7 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
   try {
     const warmId = (await m.scheduler.startRun(setup.orgId, setup.connectionId, 'manual'))!;
     const warmDeadline = Date.now() + 180_000;
-    while ((await m.repo.getRun(setup.orgId, setup.connectionId, warmId)).outcome === 'running') {
+    while ((await m.ledger.getRun(setup.orgId, setup.connectionId, warmId)).outcome === 'running') {
       if (Date.now() > warmDeadline) throw new Error('The sync worker finished no warm-up run within three minutes (is the stack up?).');
       await sleep(POLL_MS);
     }
@@ -295,14 +297,14 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
     const from = m.windows.addDays(m.windows.toDay(Date.now()), -days);
     const started = performance.now();
     const { runId } = await m.services.startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, from);
-    let run = await m.repo.getRun(setup.orgId, setup.connectionId, runId);
+    let run = await m.ledger.getRun(setup.orgId, setup.connectionId, runId);
     let settledAt = started;
     let seen = 0;
     let capped = false;
     let maxInFlight = 0;
     while (run.outcome === 'running') {
       await sleep(POLL_MS);
-      run = await m.repo.getRun(setup.orgId, setup.connectionId, runId);
+      run = await m.ledger.getRun(setup.orgId, setup.connectionId, runId);
       if (run.jobsDone !== seen) {
         seen = run.jobsDone;
         settledAt = performance.now();

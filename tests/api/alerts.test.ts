@@ -3,7 +3,7 @@ import { raiseAlert } from '@/lib/server/alerts';
 import { evaluateConversion } from '@/lib/server/alerts/delivery';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { getConversion, retryParked } from '@/lib/server/repos/conversions';
-import { getRun } from '@/lib/server/repos/connections';
+import { getRun } from '@/lib/server/repos/runs';
 import { requestRead } from '@/lib/server/repos/reads';
 import { readConversion } from '@/lib/server/conversions/warehouse';
 import { createConversion } from '@/lib/server/services/conversions';

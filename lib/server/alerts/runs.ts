@@ -4,7 +4,7 @@
  * for a login says nothing here: the login's own `needs_reauth` alert does.
  */
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
-import { settleJob, type JobResult, type JobSettlement } from '@/lib/server/repos/connections';
+import { settleJob, type JobResult, type JobSettlement } from '@/lib/server/repos/runs';
 
 export interface FinishedRun {
   finished: boolean;

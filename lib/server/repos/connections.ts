@@ -1,35 +1,30 @@
-import { FieldValue, Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
+import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
 import type {
   Connection,
   ConnectionDestination,
   ConnectionSource,
-  Run,
-  RunJob,
   RunKind,
   RunOutcome,
   Schedule,
   WrittenDay,
 } from '@/lib/shared/connections/connection';
 import type { AdLevel } from '@/lib/shared/connections/rows';
-import type { Window } from '@/lib/shared/connections/windows';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 
 /**
- * Connections, their runs and what the runs wrote. A run keeps its jobs (one per account × window)
- * in its own document, so the page's listener sees progress in one read and a worker finishes a job
- * in one transaction. `days/{date}` keeps the written spend and clicks per account for the chart.
- * `connections_count` on the organization follows creations and deletions.
+ * Connections and what their runs wrote: `days/{date}` keeps the written spend and clicks per account
+ * for the chart. `connections_count` on the organization follows creations and deletions. The runs
+ * and their jobs are the ledger of repos/runs.ts.
  */
 
 const organization = (orgId: string) => adminDb().collection('organizations').doc(orgId);
 const connections = (orgId: string) => organization(orgId).collection('connections');
-const runs = (orgId: string, id: string) => connections(orgId).doc(id).collection('runs');
 const days = (orgId: string, id: string) => connections(orgId).doc(id).collection('days');
 
-const isoOrNull = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : null);
+export const isoOrNull = (value: unknown) => (value instanceof Timestamp ? value.toDate().toISOString() : null);
 
-function toConnection(snap: DocumentSnapshot): Connection {
+export function toConnection(snap: DocumentSnapshot): Connection {
   const source = snap.get('source') as { platform: ConnectionSource['platform']; accounts: ConnectionSource['accounts'] };
   const destination = snap.get('destination') as {
     platform: ConnectionDestination['platform'];
@@ -177,324 +172,6 @@ export async function dueConnections(now: Date, limit = 200): Promise<Array<{ or
   return snapshot.docs.map((doc) => ({ orgId: doc.ref.parent.parent!.id, id: doc.id }));
 }
 
-const emptyJob = (accountId: string, window: Window, key: string): RunJob => ({
-  key,
-  accountId,
-  from: window.from,
-  to: window.to,
-  status: 'pending',
-  rowsRead: 0,
-  rowsWritten: 0,
-  calls: 0,
-  durationMs: 0,
-  attempts: 0,
-  error: null,
-});
-
-/**
- * A run still counts as in progress for this long; after that a new one may start and the old one is
- * recorded as abandoned. Longer than a slow run can take (retries up to 10 minutes apart, Meta's
- * async reports, Microsoft's report polling).
- */
-export const RUN_CLAIM_MS = 2 * 3_600_000;
-
-const ABANDONED = 'Abandoned: the run did not finish (its jobs were lost). The next run reads the same days.';
-
-export type ClaimResult =
-  | { claimed: true; runId: string; jobs: RunJob[] }
-  | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'needs_reauth' | 'missing' };
-
-/**
- * Starts a run in a transaction: refused while another run (scheduled or manual) of the connection
- * is in progress, or — for the scheduler — when it is no longer due (another scheduler took it).
- * Records the run with its jobs and moves next_run_at on.
- */
-export async function claimRun(
-  orgId: string,
-  id: string,
-  options: {
-    kind: 'scheduled' | 'manual';
-    window: (connection: Connection) => Window;
-    now: Date;
-    nextRunAt: (connection: Connection) => Date;
-  },
-): Promise<ClaimResult> {
-  const ref = connections(orgId).doc(id);
-  return adminDb().runTransaction(async (transaction): Promise<ClaimResult> => {
-    const snap = await transaction.get(ref);
-    if (!snap.exists) return { claimed: false, reason: 'missing' };
-    const connection = toConnection(snap);
-    const due = connection.nextRunAt !== null && Date.parse(connection.nextRunAt) <= options.now.getTime();
-    if (options.kind === 'scheduled' && !due) return { claimed: false, reason: 'not_due' };
-    const skip = (reason: 'paused' | 'needs_reauth' | 'running'): ClaimResult => {
-      if (options.kind === 'scheduled') transaction.update(ref, { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) });
-      return { claimed: false, reason };
-    };
-    if (options.kind === 'scheduled' && connection.status === 'paused') return skip('paused');
-    // A dead login makes no runs until Reconnect (which makes the connection due at once).
-    const objects = await Promise.all([
-      transaction.get(organization(orgId).collection('sources').doc(connection.source.sourceId)),
-      transaction.get(organization(orgId).collection('destinations').doc(connection.destination.destinationId)),
-    ]);
-    if (options.kind === 'scheduled' && objects.some((object) => object.get('status') === 'needs_reauth')) return skip('needs_reauth');
-    const since = snap.get('running_since') as Timestamp | null | undefined;
-    if (connection.runningRunId && since && options.now.getTime() - since.toMillis() < RUN_CLAIM_MS) return skip('running');
-    if (connection.runningRunId) {
-      const stale = await transaction.get(runs(orgId, id).doc(connection.runningRunId));
-      if (stale.exists && stale.get('outcome') === 'running') {
-        transaction.update(stale.ref, { outcome: 'failed', finished_at: FieldValue.serverTimestamp(), error: ABANDONED });
-      }
-    }
-    const runRef = runs(orgId, id).doc();
-    const window = options.window(connection);
-    const jobs = connection.source.accounts.map((account) => emptyJob(account.id, window, account.id));
-    transaction.set(runRef, newRun(options.kind, window, jobs, connection));
-    transaction.update(ref, {
-      running_run_id: runRef.id,
-      running_since: Timestamp.fromDate(options.now),
-      ...(options.kind === 'scheduled' && { next_run_at: Timestamp.fromDate(options.nextRunAt(connection)) }),
-      // "Run now" waits a while after the last one (runNow reads this).
-      ...(options.kind === 'manual' && { manual_run_at: Timestamp.fromDate(options.now) }),
-    });
-    return { claimed: true, runId: runRef.id, jobs };
-  });
-}
-
-/** When the connection last started a run on demand ("Run now"), or null. */
-export async function lastManualRunAt(orgId: string, id: string): Promise<Date | null> {
-  const at = (await connections(orgId).doc(id).get()).get('manual_run_at') as Timestamp | undefined;
-  return at ? at.toDate() : null;
-}
-
-function newRun(kind: RunKind, window: Window, jobs: RunJob[], connection: Connection) {
-  return {
-    kind,
-    outcome: 'running',
-    from: window.from,
-    to: window.to,
-    started_at: FieldValue.serverTimestamp(),
-    finished_at: null,
-    jobs_total: jobs.length,
-    jobs_done: 0,
-    rows_read: 0,
-    rows_written: 0,
-    calls: 0,
-    accounts: Object.fromEntries(
-      connection.source.accounts.map((account) => [
-        account.id,
-        { name: account.name, rows_read: 0, rows_written: 0, calls: 0, failed: 0, error: null },
-      ]),
-    ),
-    jobs: Object.fromEntries(jobs.map((job) => [job.key, job])),
-    error: null,
-  };
-}
-
-/** Ends a run whose jobs could not be published (the queue refused): nothing will finish it otherwise. */
-export async function abandonRun(orgId: string, id: string, runId: string): Promise<void> {
-  const connectionRef = connections(orgId).doc(id);
-  await adminDb().runTransaction(async (transaction) => {
-    const snap = await transaction.get(connectionRef);
-    transaction.update(runs(orgId, id).doc(runId), { outcome: 'failed', finished_at: FieldValue.serverTimestamp(), error: ABANDONED });
-    if (snap.get('running_run_id') === runId) transaction.update(connectionRef, { running_run_id: null, running_since: null });
-  });
-}
-
-/** Starts a backfill run (refused while one is in progress): one job per account and chunk. */
-export async function startBackfillRun(
-  orgId: string,
-  id: string,
-  window: Window,
-  chunks: Window[],
-): Promise<{ runId: string; jobs: RunJob[] }> {
-  const ref = connections(orgId).doc(id);
-  return adminDb().runTransaction(async (transaction) => {
-    const snap = await transaction.get(ref);
-    if (!snap.exists) throw notFound('Connection');
-    const connection = toConnection(snap);
-    if (connection.backfillRunId) {
-      const current = await transaction.get(runs(orgId, id).doc(connection.backfillRunId));
-      if (current.exists && current.get('outcome') === 'running') throw new BackfillInProgress();
-    }
-    const runRef = runs(orgId, id).doc();
-    const jobs = connection.source.accounts.flatMap((account) =>
-      chunks.map((chunk) => emptyJob(account.id, chunk, `${account.id}_${chunk.from}`)),
-    );
-    transaction.set(runRef, newRun('backfill', window, jobs, connection));
-    transaction.update(ref, { backfill_run_id: runRef.id });
-    return { runId: runRef.id, jobs };
-  });
-}
-
-export class BackfillInProgress extends Error {}
-
-function toRun(snap: DocumentSnapshot): Run & { jobs: Record<string, RunJob> } {
-  const accounts = (snap.get('accounts') ?? {}) as Record<
-    string,
-    { rows_read: number; rows_written: number; calls: number; failed: number; error: string | null }
-  >;
-  return {
-    id: snap.id,
-    kind: snap.get('kind'),
-    outcome: snap.get('outcome'),
-    from: snap.get('from'),
-    to: snap.get('to'),
-    startedAt: iso(snap.get('started_at')),
-    finishedAt: isoOrNull(snap.get('finished_at')),
-    jobsTotal: snap.get('jobs_total'),
-    jobsDone: snap.get('jobs_done'),
-    rowsRead: snap.get('rows_read'),
-    rowsWritten: snap.get('rows_written'),
-    calls: snap.get('calls'),
-    accounts: Object.fromEntries(
-      Object.entries(accounts).map(([accountId, value]) => [
-        accountId,
-        { rowsRead: value.rows_read, rowsWritten: value.rows_written, calls: value.calls, failed: value.failed, error: value.error },
-      ]),
-    ),
-    error: snap.get('error') ?? null,
-    jobs: (snap.get('jobs') ?? {}) as Record<string, RunJob>,
-  };
-}
-
-function omitJobs(run: Run & { jobs: Record<string, RunJob> }): Run {
-  const copy: Partial<typeof run> = { ...run };
-  delete copy.jobs;
-  return copy as Run;
-}
-
-export async function listRuns(orgId: string, id: string, limit = 30): Promise<Run[]> {
-  const snapshot = await runs(orgId, id).orderBy('started_at', 'desc').limit(limit).get();
-  // Without the jobs: a backfill's can number hundreds, and the history shows runs and accounts.
-  return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
-}
-
-export async function getRun(orgId: string, id: string, runId: string): Promise<Run & { jobs: Record<string, RunJob> }> {
-  const snap = await runs(orgId, id).doc(runId).get();
-  if (!snap.exists) throw notFound('Run');
-  return toRun(snap);
-}
-
-/** Counts an attempt at a job; null when the job is settled already (a redelivered message) or its run is over. */
-export async function beginJob(orgId: string, id: string, runId: string, key: string): Promise<{ job: RunJob; attempts: number } | null> {
-  const ref = runs(orgId, id).doc(runId);
-  return adminDb().runTransaction(async (transaction) => {
-    const snap = await transaction.get(ref);
-    if (!snap.exists) return null;
-    const job = (snap.get('jobs') as Record<string, RunJob> | undefined)?.[key];
-    if (!job || job.status !== 'pending' || snap.get('outcome') === 'cancelled') return null;
-    transaction.update(ref, { [`jobs.${key}.attempts`]: FieldValue.increment(1) });
-    return { job, attempts: job.attempts + 1 };
-  });
-}
-
-export interface JobResult {
-  status: 'done' | 'failed' | 'paused';
-  rowsRead: number;
-  rowsWritten: number;
-  calls: number;
-  durationMs: number;
-  error: string | null;
-}
-
-/** What finishing a job did to its run: finished it (with which outcome), or not yet. */
-export type JobSettlement = { finished: false } | { finished: true; outcome: RunOutcome; kind: RunKind };
-
-/**
- * Records a job's result once (a redelivered job finds it settled and changes nothing), adds its
- * numbers to the run and its account, and when it was the run's last job, finishes the run and
- * the connection's record of it.
- */
-export async function settleJob(orgId: string, id: string, runId: string, key: string, result: JobResult): Promise<JobSettlement> {
-  const ref = runs(orgId, id).doc(runId);
-  const connectionRef = connections(orgId).doc(id);
-  return adminDb().runTransaction(async (transaction): Promise<JobSettlement> => {
-    const [snap, connectionSnap] = await Promise.all([transaction.get(ref), transaction.get(connectionRef)]);
-    if (!snap.exists) return { finished: false };
-    const run = toRun(snap);
-    const job = run.jobs[key];
-    if (!job || job.status !== 'pending') return { finished: false };
-    const jobs = { ...run.jobs, [key]: { ...job, ...result } };
-    const done = Object.values(jobs).filter((candidate) => candidate.status !== 'pending');
-    const account = `accounts.${job.accountId}`;
-    // A paused job is done again after Reconnect: it adds nothing now, so nothing is counted twice.
-    const counted = result.status === 'paused' ? { ...result, rowsRead: 0, rowsWritten: 0, calls: 0 } : result;
-    const update: Record<string, unknown> = {
-      [`jobs.${key}.status`]: result.status,
-      [`jobs.${key}.rowsRead`]: result.rowsRead,
-      [`jobs.${key}.rowsWritten`]: result.rowsWritten,
-      [`jobs.${key}.calls`]: result.calls,
-      [`jobs.${key}.durationMs`]: result.durationMs,
-      [`jobs.${key}.error`]: result.error,
-      jobs_done: FieldValue.increment(1),
-      rows_read: FieldValue.increment(counted.rowsRead),
-      rows_written: FieldValue.increment(counted.rowsWritten),
-      calls: FieldValue.increment(counted.calls),
-      [`${account}.rows_read`]: FieldValue.increment(counted.rowsRead),
-      [`${account}.rows_written`]: FieldValue.increment(counted.rowsWritten),
-      [`${account}.calls`]: FieldValue.increment(counted.calls),
-      ...(result.status === 'failed' && { [`${account}.failed`]: FieldValue.increment(1) }),
-      ...(result.status !== 'done' && { [`${account}.error`]: result.error }),
-      // A retry that passed clears the note it left, unless another job of the account failed for good.
-      ...(result.status === 'done' && !run.accounts[job.accountId]?.failed && { [`${account}.error`]: result.error }),
-    };
-    if (done.length < run.jobsTotal || run.outcome !== 'running') {
-      transaction.update(ref, update);
-      return { finished: false };
-    }
-    const outcome = outcomeOf(Object.values(jobs));
-    // A run paused for a dead login says so, whichever of its jobs failed first for another reason.
-    const errors = Object.values(jobs).filter((candidate) =>
-      outcome === 'needs_reauth' ? candidate.status === 'paused' && candidate.error : candidate.error,
-    );
-    transaction.update(ref, { ...update, outcome, finished_at: FieldValue.serverTimestamp(), error: errors[0]?.error ?? null });
-    if (connectionSnap.exists) {
-      const current = connectionSnap.get('running_run_id') === runId;
-      // A connection the user paused stays paused, whatever the run's outcome.
-      const paused = connectionSnap.get('status') === 'paused';
-      const status = paused ? 'paused' : outcome === 'needs_reauth' ? 'needs_reauth' : outcome === 'failed' ? 'failing' : 'active';
-      transaction.update(connectionRef, {
-        last_run: { id: runId, kind: run.kind, outcome, at: Timestamp.now() },
-        status,
-        status_reason: outcome === 'succeeded' ? null : (errors[0]?.error ?? null),
-        ...(current && { running_run_id: null, running_since: null }),
-      });
-    }
-    return { finished: true, outcome, kind: run.kind };
-  });
-}
-
-function outcomeOf(jobs: RunJob[]): RunOutcome {
-  if (jobs.some((job) => job.status === 'paused')) return 'needs_reauth';
-  const failed = jobs.filter((job) => job.status === 'failed').length;
-  if (failed === 0) return 'succeeded';
-  return failed === jobs.length ? 'failed' : 'partial';
-}
-
-/** Stops a backfill: its pending jobs are cancelled (a worker holding one finds the run over and skips it). */
-export async function cancelRun(orgId: string, id: string, runId: string): Promise<void> {
-  const ref = runs(orgId, id).doc(runId);
-  await adminDb().runTransaction(async (transaction: Transaction) => {
-    const snap = await transaction.get(ref);
-    if (!snap.exists) throw notFound('Run');
-    // A backfill waiting for Reconnect may be cancelled too.
-    if (snap.get('outcome') !== 'running' && snap.get('outcome') !== 'needs_reauth') return;
-    const jobs = (snap.get('jobs') ?? {}) as Record<string, RunJob>;
-    const pending = Object.values(jobs).filter((job) => job.status === 'pending' || job.status === 'paused');
-    transaction.update(ref, {
-      outcome: 'cancelled',
-      finished_at: FieldValue.serverTimestamp(),
-      ...Object.fromEntries(pending.map((job) => [`jobs.${job.key}.status`, 'cancelled'])),
-    });
-  });
-}
-
-/** The pending jobs of a run (a backfill resumed after Reconnect republishes them). */
-export async function pendingJobs(orgId: string, id: string, runId: string): Promise<RunJob[]> {
-  const run = await getRun(orgId, id, runId);
-  return Object.values(run.jobs).filter((job) => job.status === 'pending');
-}
-
 /** Adds what a job wrote to the chart's days: spend, clicks and impressions per account per day. */
 export async function recordWrittenDays(
   orgId: string,
@@ -546,48 +223,4 @@ export async function setConnectionsStatus(
     });
   }
   await batch.commit();
-}
-
-/** Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. */
-export async function noteJobError(
-  orgId: string,
-  id: string,
-  runId: string,
-  job: Pick<RunJob, 'key' | 'accountId'>,
-  error: string,
-): Promise<void> {
-  // On the account too: the run history shows it while the job waits for its next attempt.
-  await runs(orgId, id)
-    .doc(runId)
-    .update({ [`jobs.${job.key}.error`]: error, [`accounts.${job.accountId}.error`]: error })
-    .catch(() => undefined);
-}
-
-/**
- * Reopens the jobs a dead login paused (after Reconnect): the run is running again and the jobs
- * pending; returns them for publishing. Nothing when the run is not waiting for a login.
- */
-export async function reopenPausedJobs(orgId: string, id: string, runId: string): Promise<RunJob[]> {
-  const ref = runs(orgId, id).doc(runId);
-  return adminDb().runTransaction(async (transaction) => {
-    const snap = await transaction.get(ref);
-    // Reconnected while the run still goes on (its other chunks failing fast) or after it ended paused.
-    const outcome = snap.get('outcome');
-    if (!snap.exists || (outcome !== 'needs_reauth' && outcome !== 'running')) return [];
-    const jobs = Object.values((snap.get('jobs') ?? {}) as Record<string, RunJob>).filter((job) => job.status === 'paused');
-    if (jobs.length === 0) return [];
-    transaction.update(ref, {
-      outcome: 'running',
-      finished_at: null,
-      error: null,
-      jobs_done: FieldValue.increment(-jobs.length),
-      ...Object.fromEntries(
-        jobs.flatMap((job) => [
-          [`jobs.${job.key}.status`, 'pending'],
-          [`jobs.${job.key}.error`, null],
-        ]),
-      ),
-    });
-    return jobs.map((job) => ({ ...job, status: 'pending' as const, error: null }));
-  });
 }

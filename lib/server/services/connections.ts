@@ -22,6 +22,7 @@ import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishSyncJobs } from '@/lib/server/queue/pubsub';
 import { describeWait } from '@/lib/server/rateLimit';
 import * as repo from '@/lib/server/repos/connections';
+import * as ledger from '@/lib/server/repos/runs';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { readWindow, writeTargetOf } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';
@@ -201,7 +202,7 @@ export async function connectionDetail(orgId: string, plan: unknown, id: string)
   const [source, destination, runs, days] = await Promise.all([
     objectOf(orgId, 'source', connection.source.sourceId),
     objectOf(orgId, 'destination', connection.destination.destinationId),
-    repo.listRuns(orgId, id),
+    ledger.listRuns(orgId, id),
     repo.writtenDays(orgId, id),
   ]);
   return {
@@ -223,7 +224,7 @@ export async function runNow(orgId: string, id: string): Promise<{ runId: string
   const connection = await repo.getConnection(orgId, id);
   if (connection.pausedByPlan) throw new DomainError('plan_limit', connection.pausedByPlan);
   if (connection.status === 'paused') throw new DomainError('conflict', 'This connection is paused. Resume it to run it.');
-  const last = await repo.lastManualRunAt(orgId, id);
+  const last = await ledger.lastManualRunAt(orgId, id);
   const wait = last === null ? 0 : Math.ceil((last.getTime() + RUN_NOW_COOLDOWN_MS - Date.now()) / 1000);
   if (wait > 0 && !connection.runningRunId)
     throw new DomainError('rate_limited', `This connection ran a moment ago. Run it again in ${describeWait(wait)}.`, {
@@ -274,9 +275,9 @@ export async function startBackfill(
   }
   let started: { runId: string; jobs: Array<{ key: string }> };
   try {
-    started = await repo.startBackfillRun(orgId, id, window, chunks);
+    started = await ledger.startBackfillRun(orgId, id, window, chunks);
   } catch (error) {
-    if (error instanceof repo.BackfillInProgress)
+    if (error instanceof ledger.BackfillInProgress)
       throw new DomainError('conflict', 'A backfill of this connection is in progress. Cancel it or wait for it to finish.', {
         reason: 'backfill_in_progress',
       });
@@ -288,7 +289,7 @@ export async function startBackfill(
       'backfill',
     );
   } catch (error) {
-    await repo.abandonRun(orgId, id, started.runId);
+    await ledger.abandonRun(orgId, id, started.runId);
     throw error;
   }
   await trackEvent(uid, ANALYTICS_EVENTS.connectionHistoricalBackfillStarted, {
@@ -303,7 +304,7 @@ export async function startBackfill(
 export async function cancelBackfill(orgId: string, id: string): Promise<void> {
   const connection = await repo.getConnection(orgId, id);
   if (!connection.backfillRunId) throw new DomainError('not_found', 'This connection has no backfill.');
-  await repo.cancelRun(orgId, id, connection.backfillRunId);
+  await ledger.cancelRun(orgId, id, connection.backfillRunId);
 }
 
 export interface TestResult {
@@ -358,7 +359,7 @@ export async function resumeConnections(orgId: string, kind: IntegrationKind, ob
   );
   for (const connection of connections) {
     if (!connection.backfillRunId) continue;
-    const jobs = await repo.reopenPausedJobs(orgId, connection.id, connection.backfillRunId);
+    const jobs = await ledger.reopenPausedJobs(orgId, connection.id, connection.backfillRunId);
     if (jobs.length)
       await publishSyncJobs(
         jobs.map((job) => ({ org: orgId, connection: connection.id, run: connection.backfillRunId!, job: job.key })),

@@ -8,6 +8,7 @@ import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credent
 import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
+import * as ledger from '@/lib/server/repos/runs';
 import { settleJobAndAlert } from '@/lib/server/alerts/runs';
 
 /**
@@ -77,7 +78,7 @@ function dailySums(rows: AdRow[]) {
 }
 
 export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
-  const begun = await repo.beginJob(message.org, message.connection, message.run, message.job);
+  const begun = await ledger.beginJob(message.org, message.connection, message.run, message.job);
   if (!begun) return 'ack';
   const { job, attempts } = begun;
   const started = Date.now();
@@ -86,7 +87,7 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   let platform = 'The platform';
   // Which object the job was using when it failed: a login that dies mid-job is marked on it.
   let step: { kind: 'source' | 'destination'; id: string; platform: Platform } | null = null;
-  const settle = (result: Omit<repo.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
+  const settle = (result: Omit<ledger.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
     settleJobAndAlert(message.org, message.connection, message.run, message.job, {
       ...result,
       rowsRead,
@@ -158,7 +159,7 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
     const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);
     if (transient && attempts < MAX_JOB_ATTEMPTS) {
       if (!(error instanceof DomainError)) console.error('[sync] job failed; it will be retried', message, error);
-      await repo.noteJobError(message.org, message.connection, message.run, job, words);
+      await ledger.noteJobError(message.org, message.connection, message.run, job, words);
       return { retryInSeconds: retryDelaySeconds(error, attempts) };
     }
     await settle({ status: 'failed', rowsWritten: 0, error: words });

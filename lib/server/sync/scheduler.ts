@@ -2,6 +2,7 @@ import type { Connection } from '@/lib/shared/connections/connection';
 import { lookbackWindow, nextRunAt } from '@/lib/shared/connections/windows';
 import { publishSyncJobs } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
+import * as ledger from '@/lib/server/repos/runs';
 
 /**
  * The scheduler: on each tick (Cloud Scheduler → Pub/Sub in production, the worker's dev tick
@@ -19,7 +20,7 @@ export async function startRun(
   kind: 'scheduled' | 'manual',
   now = new Date(),
 ): Promise<string | null> {
-  const claim = await repo.claimRun(orgId, connectionId, { kind, now, window: windowOf(now), nextRunAt: nextOf(now) });
+  const claim = await ledger.claimRun(orgId, connectionId, { kind, now, window: windowOf(now), nextRunAt: nextOf(now) });
   if (!claim.claimed) return null;
   try {
     await publishSyncJobs(
@@ -28,7 +29,7 @@ export async function startRun(
     );
   } catch (error) {
     // Unpublished jobs would hold the claim until it lapses: end the run now; the next one reads the same days.
-    await repo.abandonRun(orgId, connectionId, claim.runId);
+    await ledger.abandonRun(orgId, connectionId, claim.runId);
     throw error;
   }
   return claim.runId;
