@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { strFromU8, unzipSync } from 'fflate';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
@@ -180,53 +181,12 @@ export function reportRequestBody(level: AdLevel, accountId: string, from: strin
 }
 
 /**
- * The records of a CSV text, one array of fields at a time (RFC 4180: quoted fields may hold commas,
- * doubled quotes and line breaks; CRLF or LF). A leading byte order mark is skipped. A generator, so
- * only the text itself is held whole.
+ * The records of a CSV text (RFC 4180: quoted fields may hold commas, doubled quotes and line breaks;
+ * CRLF or LF), read by csv-parse. A leading byte order mark is skipped; rows may differ in length (the
+ * report's header lines and footer have one field), and a blank line is one empty field.
  */
-export function* parseCsv(text: string): Generator<string[]> {
-  let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  const length = text.length;
-  while (index < length) {
-    const record: string[] = [];
-    for (;;) {
-      let field = '';
-      if (text[index] === '"') {
-        index += 1;
-        for (;;) {
-          const quote = text.indexOf('"', index);
-          if (quote < 0) {
-            field += text.slice(index);
-            index = length;
-            break;
-          }
-          field += text.slice(index, quote);
-          index = quote + 1;
-          if (text[index] === '"') {
-            field += '"';
-            index += 1;
-            continue;
-          }
-          break;
-        }
-        // Anything between the closing quote and the delimiter is kept, as lenient readers do.
-        while (index < length && text[index] !== ',' && text[index] !== '\r' && text[index] !== '\n') field += text[index++];
-      } else {
-        const start = index;
-        while (index < length && text[index] !== ',' && text[index] !== '\r' && text[index] !== '\n') index += 1;
-        field = text.slice(start, index);
-      }
-      record.push(field);
-      if (text[index] === ',') {
-        index += 1;
-        continue;
-      }
-      break;
-    }
-    if (text[index] === '\r') index += 1;
-    if (text[index] === '\n') index += 1;
-    yield record;
-  }
+export function parseCsv(text: string): string[][] {
+  return parse(text, { bom: true, relax_column_count: true, relax_quotes: true }) as string[][];
 }
 
 /** A report number: "--" (not computed) and empty are 0; thousands separators (format 1.0) are dropped. */
