@@ -1,6 +1,9 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import {
   clearsFlowKeys,
   isOrganizationPath,
+  isPublicPage,
   orgIdOfPath,
   organizationsDestination,
   pendingInvitationPath,
@@ -150,4 +153,18 @@ test('entering connections, conversions or apps clears the flow keys; their subp
   expect(clearsFlowKeys('/acme/app')).toBe(true);
   expect(clearsFlowKeys('/acme/app/connect')).toBe(false);
   expect(clearsFlowKeys('/acme/source')).toBe(false);
+});
+
+test('every page under pages/[orgId] is an organization page: the guard sends a signed-out visitor to /login', () => {
+  // The guard's list of sections is written by hand (middleware runs where it cannot read the pages):
+  // a page added without its section would open to anybody signed out.
+  const sections = readdirSync(path.join(__dirname, '../../pages/[orgId]')).map((entry) => entry.replace(/\.tsx?$/, ''));
+  expect(sections.length).toBeGreaterThan(10);
+  for (const section of sections) {
+    expect({ section, organizationPage: isOrganizationPath(`/acme/${section}`), public: isPublicPage(`/acme/${section}`) }).toEqual({
+      section,
+      organizationPage: true,
+      public: false,
+    });
+  }
 });
