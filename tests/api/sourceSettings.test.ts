@@ -103,6 +103,17 @@ test("ingest reads a phone without + in the app's default country, and applies i
     consent: { adUserData: 'granted', adPersonalization: 'granted' },
   });
   expect(message!.event).not.toHaveProperty('withheld');
+
+  // The app's defaults are kept a little while per instance; an edit through the API is read at once.
+  await patchApp(owner.token, { defaultCountry: 'GB' });
+  const again = await call(s.submissions, {
+    method: 'POST',
+    token: key,
+    body: { event: 'Lead', eventId: 'settings-2', phone: '020 7946 0958' },
+  });
+  expect(again.status).toBe(202);
+  const [second] = (await tap.read()).filter((entry) => entry.event.id === 'settings-2');
+  expect(second!.event.user).toMatchObject({ phoneE164: sha256('+442079460958') });
 });
 
 test("a payment account's default country: set on creation and by PATCH, validated, tenant-checked", async () => {

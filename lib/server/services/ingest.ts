@@ -18,16 +18,37 @@ export interface ResolvedKey extends SubmissionKeyOwner {
   defaults: Pick<App, 'defaultCountry' | 'defaultConsent'>;
 }
 
-/** The app behind a key, with the origin a publishable key is bound to and its source settings; null for an unknown key. */
+/**
+ * An app's defaults, kept a little while per instance: a server-to-server key would otherwise read the
+ * app document on every request for two settings that rarely change. An edit reaches ingest within
+ * DEFAULTS_TTL_MS; the key itself is still read every time, so a revoked key stops at once.
+ */
+const DEFAULTS_TTL_MS = 30_000;
+const MAX_CACHED_APPS = 10_000;
+const defaultsCache = new Map<string, { defaults: ResolvedKey['defaults']; until: number }>();
+
+function remember(appId: string, app: App): ResolvedKey['defaults'] {
+  const defaults = { defaultCountry: app.defaultCountry, defaultConsent: app.defaultConsent };
+  if (defaultsCache.size >= MAX_CACHED_APPS) defaultsCache.clear();
+  defaultsCache.set(appId, { defaults, until: Date.now() + DEFAULTS_TTL_MS });
+  return defaults;
+}
+
+/** An app's settings changed: its next request reads them again (other instances within DEFAULTS_TTL_MS). */
+export const forgetAppDefaults = (appId: string) => void defaultsCache.delete(appId);
+
+/**
+ * The app behind a key, with the origin a publishable key is bound to and the app's defaults; null for an
+ * unknown key. A publishable key reads the app each time (its origin decides who may send); a secret key
+ * reads it only when its defaults are not in hand.
+ */
 export async function resolveSubmissionKey(key: string): Promise<ResolvedKey | null> {
   const found = await appOfSubmissionKey(key);
   if (!found) return null;
+  const cached = defaultsCache.get(found.appId);
+  if (found.kind === 'secret' && cached && cached.until > Date.now()) return { ...found, origin: null, defaults: cached.defaults };
   const app = await getApp(found.orgId, found.appId);
-  return {
-    ...found,
-    origin: found.kind === 'publishable' ? originOf(app.websiteUrl) : null,
-    defaults: { defaultCountry: app.defaultCountry, defaultConsent: app.defaultConsent },
-  };
+  return { ...found, origin: found.kind === 'publishable' ? originOf(app.websiteUrl) : null, defaults: remember(found.appId, app) };
 }
 
 export function originOf(url: string): string | null {

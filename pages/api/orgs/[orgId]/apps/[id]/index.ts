@@ -2,6 +2,7 @@ import { objectRouteSchema, updateAppSchema } from '@/lib/shared/schemas/integra
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { getApp, updateApp } from '@/lib/server/repos/apps';
 import { deleteApp } from '@/lib/server/services/apps';
+import { forgetAppDefaults } from '@/lib/server/services/ingest';
 
 export default createHandler({
   GET: route({
@@ -17,7 +18,11 @@ export default createHandler({
     query: objectRouteSchema,
     body: updateAppSchema,
     permission: ['app', 'update'],
-    handle: async ({ org, query, body }) => ({ app: await updateApp(org.id, query.id, body) }),
+    handle: async ({ org, query, body }) => {
+      const app = await updateApp(org.id, query.id, body);
+      forgetAppDefaults(app.id);
+      return { app };
+    },
   }),
   DELETE: route({
     access: 'orgMember',
