@@ -51,7 +51,6 @@ describe('events packed into messages', () => {
     const single = event('old-1');
     expect(parseConversionMessage(Buffer.from(JSON.stringify(single)), attributes)).toEqual({
       events: [single],
-      dropped: 0,
       unreadable: [],
       attributes,
     });
@@ -60,7 +59,7 @@ describe('events packed into messages', () => {
 
   test('an event that breaks the schema is left out and counted; bad attributes or text refuse the message', () => {
     const data = Buffer.from(JSON.stringify([event('ok-1'), { ...event('bad-1'), user: { email: 'clear@example.com' } }]));
-    expect(parseConversionMessage(data, attributes)).toMatchObject({ events: [{ id: 'ok-1' }], dropped: 1 });
+    expect(parseConversionMessage(data, attributes)).toMatchObject({ events: [{ id: 'ok-1' }], unreadable: [{ id: 'bad-1' }] });
     expect(parseConversionMessage(data, { org: 'org1', source: 'nowhere' })).toBeNull();
     expect(parseConversionMessage(Buffer.from('not json'), attributes)).toBeNull();
   });
@@ -140,24 +139,29 @@ describe('the router and packed messages', () => {
         event('ok-1'),
         { ...event('old-1'), time: -315_619_200 },
         { ...event('long-1'), clickIds: { fbc: 'x'.repeat(900) } },
+        // No name to tell which conversions wanted it: every one logs it.
+        { id: 'nameless-1' },
       ]),
     );
     const settled: string[] = [];
     router.handle({
       id: 'm',
       data,
-      attributes: { ...attributes, events: '3' },
+      attributes: { ...attributes, events: '4' },
       ack: () => settled.push('ack'),
       nack: () => settled.push('nack'),
     });
     while (settled.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     expect(settled).toEqual(['ack']);
     expect(delivered.sort()).toEqual(['ok-1', 'ok-1']);
-    expect(logged.map((entry) => entry.conversion).sort()).toEqual(['every', 'leads']);
-    expect(logged[0]!.rows).toEqual([
+    expect(logged.map((entry) => entry.conversion).sort()).toEqual(['every', 'leads', 'purchases']);
+    const rowsOf = (conversion: string) => logged.find((entry) => entry.conversion === conversion)!.rows;
+    expect(rowsOf('every')).toEqual([
       { id: 'old-1', status: 'not_sent', reason: expect.stringMatching(/^Not sent: the event cannot be delivered as queued \(time: /) },
       { id: 'long-1', status: 'not_sent', reason: expect.stringMatching(/\(clickIds\.fbc: /) },
+      { id: 'nameless-1', status: 'not_sent', reason: expect.stringMatching(/^Not sent: /) },
     ]);
+    expect(rowsOf('purchases').map((row) => row.id)).toEqual(['nameless-1']);
   });
 
   test('fifteen messages of 100 make Meta batches of 1,000 and 500; each message is acknowledged once its events are recorded', async () => {

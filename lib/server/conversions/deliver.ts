@@ -21,7 +21,7 @@ import { noteDeliveries } from '@/lib/server/alerts/delivery';
 const WITHHELD_IDENTIFIER: Record<string, Identifier> = { phone: 'phone', address: 'address' };
 
 /** Does this conversion take this event? (Its event names, compared without case; none = every event.) */
-export function takesEvent(mapping: ConversionMapping, event: ConversionEvent): boolean {
+export function takesEvent(mapping: ConversionMapping, event: Pick<ConversionEvent, 'name'>): boolean {
   if (mapping.events.length === 0) return true;
   const name = event.name.toLowerCase();
   return mapping.events.some((wanted) => wanted.toLowerCase() === name);

@@ -184,9 +184,9 @@ export function createConversionRouter(options: RouterOptions = {}) {
       console.error('[worker] events that do not follow the schema are logged as not sent', { id: message.id, count: unreadable.length });
       await Promise.all(
         conversions.map((conversion) => {
-          const wanted = conversion.mapping.events.map((name) => name.toLowerCase());
+          // An event whose name cannot be read is logged by every conversion: none can tell it was not theirs.
           const rows = unreadable
-            .filter((item) => attributes.conversion || wanted.length === 0 || (item.name && wanted.includes(item.name.toLowerCase())))
+            .filter((item) => attributes.conversion || !item.name || takesEvent(conversion.mapping, { name: item.name }))
             .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
           return rows.length > 0 ? record(attributes.org, conversion.id, { test: false, latencyMs: null, rows, parked: [] }) : null;
         }),

@@ -184,13 +184,12 @@ export interface UnreadableEvent {
 /**
  * A received message's events and attributes, or null when its attributes or text do not follow the
  * schema. A message holds a JSON array of events (or, as published before packing, one event); an
- * event that does not follow the schema is left out, counted in `dropped` and described in
- * `unreadable`, so the worker logs it as not sent rather than losing it in silence.
+ * event that does not follow the schema is left out and described in `unreadable`, so the worker logs it as not sent rather than losing it in silence.
  */
 export function parseConversionMessage(
   data: Buffer,
   attributes: Record<string, string>,
-): { events: ConversionEvent[]; dropped: number; unreadable: UnreadableEvent[]; attributes: ConversionAttributes } | null {
+): { events: ConversionEvent[]; unreadable: UnreadableEvent[]; attributes: ConversionAttributes } | null {
   const attrs = conversionAttributesSchema.safeParse(attributes);
   if (!attrs.success) return null;
   let items: unknown;
@@ -213,7 +212,7 @@ export function parseConversionMessage(
       reason: `Not sent: the event cannot be delivered as queued (${issue?.path.join('.') || 'event'}: ${issue?.message ?? 'invalid'})`,
     });
   });
-  return { events, dropped: unreadable.length, unreadable, attributes: attrs.data };
+  return { events, unreadable, attributes: attrs.data };
 }
 
 /** A sync job: one account of a connection over a window of days, part of a run. */
