@@ -3,8 +3,9 @@ import healthHandler from '@/pages/api/health';
 import orgDeadLettersHandler from '@/pages/api/orgs/[orgId]/dead-letters';
 import adminDeadLettersHandler from '@/pages/api/admin/dead-letters';
 import { drainDeadLetters, replayDeadLetters } from '@/lib/server/queue/deadLetters';
-import { ensureTopology, pubsub, subscriberClient, TOPICS } from '@/lib/server/queue/pubsub';
+import { ensureTopology, pubsub, TOPICS } from '@/lib/server/queue/pubsub';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { tapTopic } from '@/tests/api/helpers/queue';
 import { call, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 
@@ -33,40 +34,6 @@ beforeAll(async () => {
   await ensureTopology();
 });
 afterAll(() => Promise.all([health.close(), perOrg.close(), admin.close()]));
-
-/** A subscription on a topic, to read what a replay publishes there. */
-async function tap(topic: string) {
-  const client = pubsub();
-  const name = `test-tap-${randomUUID()}`;
-  await client.topic(topic).createSubscription(name);
-  const subscriber = subscriberClient();
-  const path = `projects/${client.projectId}/subscriptions/${name}`;
-  return {
-    async read() {
-      const messages: Array<{ data: string; attributes: Record<string, string> }> = [];
-      for (let empty = 0; empty < 3;) {
-        const [response] = await subscriber.pull({ subscription: path, maxMessages: 100, returnImmediately: true });
-        const received = response.receivedMessages ?? [];
-        if (received.length === 0) {
-          empty += 1;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          continue;
-        }
-        await subscriber.acknowledge({ subscription: path, ackIds: received.map((item) => item.ackId!) });
-        for (const item of received)
-          messages.push({
-            data: Buffer.from(item.message!.data as Uint8Array).toString('utf8'),
-            attributes: (item.message!.attributes ?? {}) as Record<string, string>,
-          });
-      }
-      return messages;
-    },
-    async close() {
-      await client.subscription(name).delete();
-      await subscriber.close();
-    },
-  };
-}
 
 const countsOf = async (orgId: string, token: string) => call(perOrg, { path: `/api/orgs/${orgId}/dead-letters`, token });
 
@@ -118,8 +85,8 @@ test('dead letters are counted per organization and in total, in /api/health, an
   expect(reported.sync).toBeGreaterThanOrEqual(1);
 
   // Replay for one organization: back to conversion-events and sync-backfill-jobs, without Pub/Sub's attributes.
-  const conversions = await tap(TOPICS.conversions);
-  const backfills = await tap(TOPICS.backfillJobs);
+  const conversions = await tapTopic(TOPICS.conversions);
+  const backfills = await tapTopic(TOPICS.backfillJobs);
   try {
     expect(await replayDeadLetters({ orgId: orgA })).toEqual({ messages: 2, events: 4 });
     const replayedEvents = (await conversions.read()).filter((message) => message.attributes.org === orgA);
