@@ -32,8 +32,8 @@ const EXPECTED_KEYS: Record<MatchPlatform, string[]> = {
   microsoft: ['HashedEmailAddress', 'HashedPhoneNumber'],
 };
 
-/** Every identifier a conversion can pass on (issue 28 adds the address, date of birth and gender). */
-const IDENTIFIERS = [
+/** Every identifier a conversion can pass on. */
+const IDENTIFIERS: ConversionMapping['identifiers'] = [
   'email',
   'phone',
   'name',
@@ -43,7 +43,7 @@ const IDENTIFIERS = [
   'externalId',
   'clickIds',
   'context',
-] as unknown as ConversionMapping['identifiers'];
+];
 
 let platforms: FakePlatforms;
 let s: Record<'submissions', TestServer>;
