@@ -4,6 +4,12 @@ const createJestConfig = nextJest({ dir: './' });
 
 const moduleNameMapper = { '^@/(.*)$': '<rootDir>/$1' };
 
+// Packages published only as ES modules, which Jest (on Node 20) must compile to CommonJS like our own code.
+const esmOnly = ['p-queue', 'p-timeout', 'eventemitter3'];
+// next/jest adds its own '/node_modules/' pattern, so the list is replaced once its config is built.
+const transformIgnorePatterns = [`/node_modules/(?!(${esmOnly.join('|')})/)`, '^.+\\.module\\.(css|sass|scss)$'];
+const compilingEsm = (project) => ({ ...project, transformIgnorePatterns });
+
 const unit = createJestConfig({
   displayName: 'unit',
   testEnvironment: 'jsdom',
@@ -23,5 +29,5 @@ const api = createJestConfig({
 });
 
 export default async function config() {
-  return { projects: [await unit(), await api()] };
+  return { projects: [compilingEsm(await unit()), compilingEsm(await api())] };
 }
