@@ -1,5 +1,5 @@
 import { useRouter } from 'next/router';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import OrganizationNav from '@/layouts/shell/OrganizationNav';
 import OrganizationSwitcher from '@/layouts/shell/OrganizationSwitcher';
 import UserMenu from '@/layouts/shell/UserMenu';
@@ -21,12 +21,25 @@ export default function AppShell({ layout, banner, children }: AppShellProps) {
   const router = useRouter();
   const isAuthenticated = useAppSelector(selectIsAuthenticated);
   const [menuOpen, setMenuOpen] = useState(false);
+  const toggle = useRef<HTMLButtonElement>(null);
 
   useEffect(() => {
     const close = () => setMenuOpen(false);
     router.events.on('routeChangeStart', close);
     return () => router.events.off('routeChangeStart', close);
   }, [router.events]);
+
+  // Escape folds the open menu and gives focus back to its button, as a disclosure does (WCAG 2.1.2).
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      setMenuOpen(false);
+      toggle.current?.focus();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [menuOpen]);
 
   return (
     <div data-layout={layout}>
@@ -40,6 +53,7 @@ export default function AppShell({ layout, banner, children }: AppShellProps) {
             <Brand href="/organizations" />
             {isAuthenticated && (
               <button
+                ref={toggle}
                 type="button"
                 className="button button--secondary button--small shell__menu-toggle"
                 aria-expanded={menuOpen}

@@ -75,7 +75,7 @@ export function AppsPage() {
           No apps yet. Add your website to send its conversions to your ad platforms.
         </p>
       ) : (
-        <table className="table" aria-label="Apps">
+        <table className="table table--cards" aria-label="Apps">
           <TableHead columns={['Name', 'Website', 'Tag manager', 'Conversions go to']} />
           <tbody>
             {data.map((app) => (
@@ -85,13 +85,13 @@ export function AppsPage() {
                     {app.name}
                   </Link>
                 </td>
-                <td>
+                <td data-label="Website">
                   <span className="cell-wrap">{app.websiteUrl}</span>
                 </td>
-                <td>
+                <td data-label="Tag manager">
                   <code>{app.gtmContainerId}</code>
                 </td>
-                <td>{routingSummary(app)}</td>
+                <td data-label="Conversions go to">{routingSummary(app)}</td>
                 <td className="actions">
                   <Button
                     type="button"
@@ -181,12 +181,12 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
         </div>
         <div className="stack">
           <h2>Where conversions go</h2>
-          <table className="table" aria-label="Where conversions go">
+          <table className="table table--cards" aria-label="Where conversions go">
             <tbody>
               {platforms.map((platform) => (
                 <tr key={platform.segment}>
                   <td>{platform.label}</td>
-                  <td>{platform.status}</td>
+                  <td data-label="Status">{platform.status}</td>
                   <td className="actions">
                     <Link href={appPath(orgId, app.id, `/${platform.segment}/configuration`)} aria-label={`Configure ${platform.label}`}>
                       Configure

@@ -86,7 +86,7 @@ export default function CustomSubmissionPage() {
       <section className="stack" aria-label="Endpoint">
         <h2>Endpoint</h2>
         <code className="secret">POST {endpoint}</code>
-        <pre className="card" style={{ overflowX: 'auto', margin: 0 }}>
+        <pre className="card" style={{ overflowX: 'auto', margin: 0 }} tabIndex={0} role="region" aria-label="Example request">
           {`curl -X POST ${endpoint} \\\n  -H "Authorization: Bearer <your key>" \\\n  -H "Content-Type: application/json" \\\n  -d '{"event":"Lead","email":"ada@example.com","gclid":"…","value":40,"currency":"USD"}'`}
         </pre>
       </section>
@@ -148,7 +148,14 @@ export default function CustomSubmissionPage() {
               {canManageKeys ? 'Make a new key to get a snippet that works.' : 'An owner or admin can make a new one.'}
             </p>
           ) : shownSnippet ? (
-            <pre className="card" style={{ overflowX: 'auto', margin: 0, maxHeight: 320 }} data-testid="capture-snippet">
+            <pre
+              className="card"
+              style={{ overflowX: 'auto', margin: 0, maxHeight: 320 }}
+              data-testid="capture-snippet"
+              tabIndex={0}
+              role="region"
+              aria-label="Website snippet"
+            >
               {shownSnippet}
             </pre>
           ) : (

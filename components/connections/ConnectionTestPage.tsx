@@ -8,6 +8,7 @@ import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failure
 import { LoadFailed, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';
+import ScrollRegion from '@/components/ui/ScrollRegion';
 import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import { AD_LEVEL_LABELS } from '@/lib/shared/connections/rows';
@@ -37,7 +38,7 @@ function Result({ result, platform }: { result: ConnectionTestResult; platform: 
       {rows.length === 0 ? (
         <p className="empty-state">No performance in these days: the account had no impressions, or its campaigns were not running.</p>
       ) : (
-        <div className={styles.scroll}>
+        <ScrollRegion label="Rows that would be written (scrolls sideways)">
           <table className="table" aria-label="Rows that would be written">
             <thead>
               <tr>
@@ -69,7 +70,7 @@ function Result({ result, platform }: { result: ConnectionTestResult; platform: 
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </div>
   );

@@ -180,7 +180,7 @@ export function ConnectionsPage() {
           <FirstRunGuide orgId={orgId} sources={sources.data ?? []} destinations={destinations.data ?? []} mayCreate={mayCreate} />
         )
       ) : (
-        <table className="table" aria-label="Connections">
+        <table className="table table--cards" aria-label="Connections">
           <TableHead columns={['Name', 'From → to', 'Schedule', 'Status', 'Last run', 'Next run']} />
           <tbody>
             {data.map((connection) => (
@@ -190,17 +190,17 @@ export function ConnectionsPage() {
                     {connection.name}
                   </Link>
                 </td>
-                <td>
+                <td data-label="From → to">
                   <span className="cell-wrap">
                     {sourceInWords(connection)} → {destinationInWords(connection)}
                   </span>
                 </td>
-                <td>
+                <td data-label="Schedule">
                   <span className="cell-wrap" style={{ minWidth: '6rem' }}>
                     {scheduleInWords(connection.schedule)}
                   </span>
                 </td>
-                <td>
+                <td data-label="Status">
                   <ConnectionStatusBadge status={connection.status} pausedByPlan={connection.pausedByPlan} />
                   {connection.status === 'needs_reauth' && (
                     <>
@@ -213,7 +213,7 @@ export function ConnectionsPage() {
                     </>
                   )}
                 </td>
-                <td>
+                <td data-label="Last run">
                   {connection.runningRunId ? (
                     <RunOutcomeBadge outcome="running" />
                   ) : connection.lastRun ? (
@@ -224,7 +224,7 @@ export function ConnectionsPage() {
                     <span className="muted">Never</span>
                   )}
                 </td>
-                <td>
+                <td data-label="Next run">
                   {connection.status === 'paused' ? (
                     <span className="muted">Paused</span>
                   ) : connection.status === 'needs_reauth' ? (

@@ -2,6 +2,7 @@ import { useId } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { formatDay, formatNumber } from '@/components/connections/shared';
 import type { Connection, WrittenDay } from '@/lib/shared/connections/connection';
+import { CHART_TEXT_PX, useSvgScale } from '@/components/ui/useSvgScale';
 
 const WIDTH = 720;
 const HEIGHT = 170;
@@ -25,31 +26,42 @@ const shortDay = (day: string) =>
 /** One metric per day, stacked by account. */
 function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts: string[]; metric: Metric; title: string }) {
   const id = useId();
+  // Text, margins and height in screen pixels: the viewBox shrinks with the box on a phone, the labels must not.
+  const { ref, width, px } = useSvgScale(WIDTH);
+  const pad = {
+    top: Math.max(PAD.top, px(8)),
+    right: PAD.right,
+    bottom: Math.max(PAD.bottom, px(CHART_TEXT_PX + 10)),
+    left: Math.max(PAD.left, px(44)),
+  };
+  const height = Math.max(HEIGHT, px(150));
   const totals = days.map((day) => accounts.reduce((sum, account) => sum + (day.accounts[account]?.[metric] ?? 0), 0));
   const top = niceMax(Math.max(0, ...totals));
-  const plotWidth = WIDTH - PAD.left - PAD.right;
-  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const plotWidth = WIDTH - pad.left - pad.right;
+  const plotHeight = height - pad.top - pad.bottom;
   const slot = plotWidth / Math.max(days.length, 1);
   const barWidth = Math.max(2, Math.min(28, slot - 3));
-  const y = (value: number) => PAD.top + plotHeight - (value / top) * plotHeight;
-  const labelEvery = Math.max(1, Math.ceil(days.length / 8));
+  const y = (value: number) => pad.top + plotHeight - (value / top) * plotHeight;
+  // A day label is about 48 px wide: as many as fit, at most 8.
+  const labelEvery = Math.max(1, Math.ceil(days.length / Math.max(2, Math.min(8, Math.floor(width / 64)))));
+  const text = { fontSize: px(CHART_TEXT_PX) };
   const total = totals.reduce((sum, value) => sum + value, 0);
   return (
-    <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
+    <svg ref={ref} viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>
       <title id={`${id}-title`}>{title}</title>
       <desc id={`${id}-desc`}>
         {`${formatNumber(Math.round(total * 100) / 100)} in total over ${days.length} days (${formatDay(days[0]!.date)} to ${formatDay(days[days.length - 1]!.date)}). The table below lists each day.`}
       </desc>
       {[0, top / 2, top].map((value) => (
         <g key={value}>
-          <line className={styles.grid} x1={PAD.left} x2={WIDTH - PAD.right} y1={y(value)} y2={y(value)} />
-          <text className={styles.axis} x={PAD.left - 6} y={y(value) + 4} textAnchor="end">
+          <line className={styles.grid} x1={pad.left} x2={WIDTH - pad.right} y1={y(value)} y2={y(value)} />
+          <text className={styles.axis} style={text} x={pad.left - px(6)} y={y(value) + px(4)} textAnchor="end">
             {shortNumber(value)}
           </text>
         </g>
       ))}
       {days.map((day, index) => {
-        const x = PAD.left + index * slot + (slot - barWidth) / 2;
+        const x = pad.left + index * slot + (slot - barWidth) / 2;
         let base = 0;
         return (
           <g key={day.date}>
@@ -70,7 +82,7 @@ function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts:
               return rect;
             })}
             {index % labelEvery === 0 && (
-              <text className={styles.axis} x={PAD.left + index * slot + slot / 2} y={HEIGHT - 6} textAnchor="middle">
+              <text className={styles.axis} style={text} x={pad.left + index * slot + slot / 2} y={height - px(6)} textAnchor="middle">
                 {shortDay(day.date)}
               </text>
             )}
@@ -124,31 +136,34 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
           <Bars days={days} accounts={accounts} metric="clicks" title="Clicks per day, stacked by account" />
         </figure>
       </div>
-      <table className="sr-only">
-        <caption>Spend and clicks per day and account</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Account</th>
-            <th scope="col">Spend</th>
-            <th scope="col">Clicks</th>
-            <th scope="col">Impressions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {days.flatMap((day) =>
-            Object.entries(day.accounts).map(([account, figures]) => (
-              <tr key={`${day.date}/${account}`}>
-                <th scope="row">{formatDay(day.date)}</th>
-                <td>{nameOf(account)}</td>
-                <td>{formatNumber(figures.spend)}</td>
-                <td>{formatNumber(figures.clicks)}</td>
-                <td>{formatNumber(figures.impressions)}</td>
-              </tr>
-            )),
-          )}
-        </tbody>
-      </table>
+      {/* In a clipping box: a table is as wide as its content whatever its own width, and widened the page on a phone. */}
+      <div className="sr-only">
+        <table>
+          <caption>Spend and clicks per day and account</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Account</th>
+              <th scope="col">Spend</th>
+              <th scope="col">Clicks</th>
+              <th scope="col">Impressions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {days.flatMap((day) =>
+              Object.entries(day.accounts).map(([account, figures]) => (
+                <tr key={`${day.date}/${account}`}>
+                  <th scope="row">{formatDay(day.date)}</th>
+                  <td>{nameOf(account)}</td>
+                  <td>{formatNumber(figures.spend)}</td>
+                  <td>{formatNumber(figures.clicks)}</td>
+                  <td>{formatNumber(figures.impressions)}</td>
+                </tr>
+              )),
+            )}
+          </tbody>
+        </table>
+      </div>
     </section>
   );
 }

@@ -28,7 +28,7 @@ export default function RunHistory({ runs, connection, now }: { runs: Run[]; con
         </p>
       ) : (
         <div className={styles.scroll}>
-          <table className="table" aria-label="Run history">
+          <table className="table table--cards" aria-label="Run history">
             <thead>
               <tr>
                 {['Started', 'Kind', 'Days', 'Rows read / written', 'API calls', 'Duration', 'Outcome'].map((column) => (
@@ -47,16 +47,20 @@ export default function RunHistory({ runs, connection, now }: { runs: Run[]; con
                     <td className={styles.numeric} title={formatDateTime(run.startedAt)}>
                       <RelativeTime iso={run.startedAt} now={now} />
                     </td>
-                    <td>{RUN_KIND_LABELS[run.kind]}</td>
-                    <td className={styles.numeric}>
+                    <td data-label="Kind">{RUN_KIND_LABELS[run.kind]}</td>
+                    <td data-label="Days" className={styles.numeric}>
                       {run.from === run.to ? formatDay(run.from) : `${formatDay(run.from)} – ${formatDay(run.to)}`}
                     </td>
-                    <td className={styles.numeric}>
+                    <td data-label="Rows read / written" className={styles.numeric}>
                       {formatNumber(run.rowsRead)} / {formatNumber(run.rowsWritten)}
                     </td>
-                    <td className={styles.numeric}>{formatNumber(run.calls)}</td>
-                    <td className={styles.numeric}>{run.finishedAt ? durationInWords(took) : `${durationInWords(took)} so far`}</td>
-                    <td>
+                    <td data-label="API calls" className={styles.numeric}>
+                      {formatNumber(run.calls)}
+                    </td>
+                    <td data-label="Duration" className={styles.numeric}>
+                      {run.finishedAt ? durationInWords(took) : `${durationInWords(took)} so far`}
+                    </td>
+                    <td data-label="Outcome">
                       <RunOutcomeBadge outcome={run.outcome} />
                       {run.kind === 'backfill' && run.outcome === 'running' && run.jobsTotal > 0 && (
                         <span className="muted">

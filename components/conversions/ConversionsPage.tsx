@@ -59,7 +59,7 @@ export function ConversionsPage() {
           {newConversion}
         </div>
       ) : (
-        <table className="table" aria-label="Conversions">
+        <table className="table table--cards" aria-label="Conversions">
           <TableHead columns={['Name', 'Source', 'Sends to', 'Status', 'Last delivery', 'Last 24 h']} />
           <tbody>
             {data.map((conversion) => (
@@ -69,13 +69,13 @@ export function ConversionsPage() {
                     {conversion.name}
                   </Link>
                 </td>
-                <td>
+                <td data-label="Source">
                   <span className="cell-wrap">{sourceLabel(conversion.source, apps, payments)}</span>
                 </td>
-                <td>
+                <td data-label="Sends to">
                   <span className="cell-wrap">{targetLabel(conversion.destination.platform, conversion.destination.targetName)}</span>
                 </td>
-                <td>
+                <td data-label="Status">
                   <ConversionStatusBadge status={conversion.status} pausedByPlan={conversion.pausedByPlan} />
                   {conversion.status === 'needs_reauth' && (
                     <>
@@ -89,14 +89,14 @@ export function ConversionsPage() {
                     </>
                   )}
                 </td>
-                <td>
+                <td data-label="Last delivery">
                   {conversion.lastDeliveryAt ? (
                     <RelativeTime iso={conversion.lastDeliveryAt} now={now} />
                   ) : (
                     <span className="muted">Never</span>
                   )}
                 </td>
-                <td>
+                <td data-label="Last 24 h">
                   {conversion.last24h.delivered} delivered
                   {conversion.last24h.failed > 0 ? (
                     <>

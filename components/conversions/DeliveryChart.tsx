@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 import type { DeliveryHour } from '@/lib/shared/conversions/conversion';
+import { CHART_TEXT_PX, useSvgScale } from '@/components/ui/useSvgScale';
 
 const HOURS = 48;
 const WIDTH = 720;
@@ -30,6 +31,16 @@ function niceMax(value: number): number {
  */
 export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; now: number }) {
   const titleId = useId();
+  // Text, margins and height in screen pixels: the viewBox shrinks with the box on a phone, the labels must not.
+  const { ref, px } = useSvgScale(WIDTH);
+  const pad = {
+    top: Math.max(PAD.top, px(8)),
+    right: PAD.right,
+    bottom: Math.max(PAD.bottom, px(CHART_TEXT_PX + 10)),
+    left: Math.max(PAD.left, px(32)),
+  };
+  const height = Math.max(HEIGHT, px(150));
+  const text = { fontSize: px(CHART_TEXT_PX) };
   const byHour = new Map(hours.map((hour) => [hour.hour, hour]));
   const slots = lastHours(now).map((hour) => ({
     hour,
@@ -39,11 +50,11 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
   const delivered = slots.reduce((total, slot) => total + slot.delivered, 0);
   const failed = slots.reduce((total, slot) => total + slot.failed, 0);
   const top = niceMax(Math.max(...slots.map((slot) => slot.delivered + slot.failed)));
-  const plotWidth = WIDTH - PAD.left - PAD.right;
-  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
+  const plotWidth = WIDTH - pad.left - pad.right;
+  const plotHeight = height - pad.top - pad.bottom;
   const slotWidth = plotWidth / HOURS;
   const barWidth = Math.max(2, slotWidth - 3);
-  const y = (value: number) => PAD.top + plotHeight - (value / top) * plotHeight;
+  const y = (value: number) => pad.top + plotHeight - (value / top) * plotHeight;
   const active = slots.filter((slot) => slot.delivered + slot.failed > 0);
   const busiest = active.reduce<(typeof slots)[number] | null>(
     (best, slot) => (!best || slot.delivered + slot.failed > best.delivered + best.failed ? slot : best),
@@ -59,17 +70,17 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
       <figcaption id={titleId} className={styles.chartTitle}>
         Deliveries, last 48 hours
       </figcaption>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby={titleId} aria-describedby={`${titleId}-summary`}>
+      <svg ref={ref} viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby={titleId} aria-describedby={`${titleId}-summary`}>
         {[0, top / 2, top].map((value) => (
           <g key={value}>
-            <line className={styles.grid} x1={PAD.left} x2={WIDTH - PAD.right} y1={y(value)} y2={y(value)} />
-            <text className={styles.axis} x={PAD.left - 6} y={y(value) + 4} textAnchor="end">
+            <line className={styles.grid} x1={pad.left} x2={WIDTH - pad.right} y1={y(value)} y2={y(value)} />
+            <text className={styles.axis} style={text} x={pad.left - px(6)} y={y(value) + px(4)} textAnchor="end">
               {value}
             </text>
           </g>
         ))}
         {slots.map((slot, index) => {
-          const x = PAD.left + index * slotWidth + (slotWidth - barWidth) / 2;
+          const x = pad.left + index * slotWidth + (slotWidth - barWidth) / 2;
           return (
             <g key={slot.hour}>
               {slot.delivered > 0 && (
@@ -85,7 +96,7 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
                 />
               )}
               {index % 12 === 0 && (
-                <text className={styles.axis} x={PAD.left + index * slotWidth} y={HEIGHT - 6}>
+                <text className={styles.axis} style={text} x={pad.left + index * slotWidth} y={height - px(6)}>
                   {clock(slot.hour)}
                 </text>
               )}
@@ -107,25 +118,28 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
         {summary}
       </p>
       {active.length > 0 && (
-        <table className="sr-only">
-          <caption>Hours with deliveries</caption>
-          <thead>
-            <tr>
-              <th scope="col">Hour</th>
-              <th scope="col">Delivered</th>
-              <th scope="col">Failed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {active.map((slot) => (
-              <tr key={slot.hour}>
-                <th scope="row">{dayAndClock(slot.hour)}</th>
-                <td>{slot.delivered}</td>
-                <td>{slot.failed}</td>
+        // In a clipping box: a table is as wide as its content whatever its own width, and widened the page on a phone.
+        <div className="sr-only">
+          <table>
+            <caption>Hours with deliveries</caption>
+            <thead>
+              <tr>
+                <th scope="col">Hour</th>
+                <th scope="col">Delivered</th>
+                <th scope="col">Failed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {active.map((slot) => (
+                <tr key={slot.hour}>
+                  <th scope="row">{dayAndClock(slot.hour)}</th>
+                  <td>{slot.delivered}</td>
+                  <td>{slot.failed}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </figure>
   );

@@ -13,6 +13,7 @@ import TextField from '@/components/ui/TextField';
 import { COLUMN_FIELD_LABELS, type ColumnField } from '@/lib/shared/conversions/conversion';
 import type { Integration } from '@/lib/shared/integrations/platforms';
 import { usePreviewWarehouseSourceMutation, type WarehousePreview } from '@/store/conversionsApi';
+import ScrollRegion from '@/components/ui/ScrollRegion';
 
 /**
  * What a BigQuery or Mixpanel conversion reads and how its rows become events: the table or SELECT
@@ -81,7 +82,7 @@ function PreviewTable({ preview, platform, checked }: { preview: WarehousePrevie
           ? ' Checked as the destination will check them.'
           : ' The ad platform’s own checks (how old an event may be, an identifier it can match) apply once you choose the destination.'}
       </p>
-      <div className={styles.preview}>
+      <ScrollRegion label="Preview of the first rows (scrolls sideways)" className={styles.preview}>
         <table aria-label="Preview of the first rows">
           <thead>
             <tr>
@@ -119,7 +120,7 @@ function PreviewTable({ preview, platform, checked }: { preview: WarehousePrevie
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </div>
   );
 }

@@ -62,7 +62,7 @@ export function integrationsPage(kind: IntegrationKind) {
             {copy.empty}
           </p>
         ) : (
-          <table className="table" aria-label={copy.title}>
+          <table className="table table--cards" aria-label={copy.title}>
             <TableHead columns={['Name', 'Platform', 'Login', 'Accounts', 'Status', 'Connected']} />
             <tbody>
               {data.map((integration) => (
@@ -72,15 +72,15 @@ export function integrationsPage(kind: IntegrationKind) {
                       {integration.name}
                     </Link>
                   </td>
-                  <td>{PLATFORM_LABELS[integration.platform]}</td>
-                  <td>
+                  <td data-label="Platform">{PLATFORM_LABELS[integration.platform]}</td>
+                  <td data-label="Login">
                     <span className="cell-wrap">{integration.accountName}</span>
                   </td>
-                  <td>{integration.accounts.length || '—'}</td>
-                  <td>
+                  <td data-label="Accounts">{integration.accounts.length || '—'}</td>
+                  <td data-label="Status">
                     <StatusBadge status={integration.status} />
                   </td>
-                  <td>{formatDate(integration.connectedAt)}</td>
+                  <td data-label="Connected">{formatDate(integration.connectedAt)}</td>
                   <td className="actions">
                     {integration.status === 'needs_reauth' && <ReconnectButton orgId={orgId} integration={integration} small />}
                     <Button type="button" variant="secondary" className="button--small" onClick={() => open(integration)}>

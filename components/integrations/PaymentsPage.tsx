@@ -111,7 +111,7 @@ export function PaymentsPage() {
           No payment accounts yet.
         </p>
       ) : (
-        <table className="table" aria-label="Payment accounts">
+        <table className="table table--cards" aria-label="Payment accounts">
           <TableHead columns={['Name', 'Key', 'Mode', 'Connected']} />
           <tbody>
             {data.map((payment) => (
@@ -121,11 +121,11 @@ export function PaymentsPage() {
                     {payment.name}
                   </Link>
                 </td>
-                <td>
+                <td data-label="Key">
                   <code>{payment.keyPrefix}</code>
                 </td>
-                <td>{payment.livemode ? 'Live' : 'Test'}</td>
-                <td>{formatDate(payment.connectedAt)}</td>
+                <td data-label="Mode">{payment.livemode ? 'Live' : 'Test'}</td>
+                <td data-label="Connected">{formatDate(payment.connectedAt)}</td>
                 <td className="actions">
                   <Button
                     type="button"

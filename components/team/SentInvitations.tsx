@@ -44,17 +44,17 @@ export default function SentInvitations({ orgId, role }: { orgId: string; role: 
       ) : invitations.length === 0 ? (
         <p className="muted">No invitations yet.</p>
       ) : (
-        <table className="table" aria-label="Invitations">
+        <table className="table table--cards" aria-label="Invitations">
           <TableHead columns={['Email', 'Role', 'Status', 'Expires']} />
           <tbody>
             {invitations.map((invitation) => (
               <tr key={invitation.id}>
                 <td>{invitation.email}</td>
-                <td>{invitation.role}</td>
-                <td>
+                <td data-label="Role">{invitation.role}</td>
+                <td data-label="Status">
                   <span className={`badge badge--${invitation.status}`}>{invitation.status}</span>
                 </td>
-                <td>{invitation.status === 'pending' ? new Date(invitation.expiresAt).toLocaleDateString() : '—'}</td>
+                <td data-label="Expires">{invitation.status === 'pending' ? new Date(invitation.expiresAt).toLocaleDateString() : '—'}</td>
                 <td className="actions">
                   {manage && (invitation.status === 'pending' || invitation.status === 'expired') && (
                     <Button

@@ -48,7 +48,7 @@ export default function TeamMembers({ orgId, role, uid }: { orgId: string; role:
       {isLoading ? (
         <Spinner label="Loading team members" />
       ) : (
-        <table className="table" aria-label="Team members">
+        <table className="table table--cards" aria-label="Team members">
           <TableHead columns={['Name', 'Email', 'Role', 'Joined']} />
           <tbody>
             {members.map((member) => {
@@ -56,8 +56,8 @@ export default function TeamMembers({ orgId, role, uid }: { orgId: string; role:
               return (
                 <tr key={member.uid}>
                   <td>{member.name || '—'}</td>
-                  <td>{member.email}</td>
-                  <td>
+                  <td data-label="Email">{member.email}</td>
+                  <td data-label="Role">
                     {manageable && assignable.length > 1 ? (
                       <select
                         aria-label={`Role of ${member.email}`}
@@ -74,7 +74,7 @@ export default function TeamMembers({ orgId, role, uid }: { orgId: string; role:
                       <span className="badge">{member.role}</span>
                     )}
                   </td>
-                  <td>{formatDate(member.joinedAt)}</td>
+                  <td data-label="Joined">{formatDate(member.joinedAt)}</td>
                   <td className="actions">
                     {(manageable || member.uid === uid) && (
                       <Button
