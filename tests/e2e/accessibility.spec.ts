@@ -41,13 +41,15 @@ interface Finding {
   where: string;
   violations: Result[];
   overflow: number | null;
+  widest: string[];
 }
 
 /** One readable paragraph per violation: the rule, its impact, and each element with axe's summary. */
 function readable(findings: Finding[]): string {
   const lines: string[] = [];
-  for (const { where, violations, overflow } of findings) {
-    if (overflow !== null) lines.push(`${where}: the page scrolls sideways (${overflow} px wide)`);
+  for (const { where, violations, overflow, widest } of findings) {
+    if (overflow !== null)
+      lines.push(`${where}: the page scrolls sideways (${overflow} px wide)`, ...widest.map((element) => `    ${element}`));
     for (const violation of violations) {
       lines.push(`${where}: ${violation.id} (${violation.impact}) — ${violation.help} [${violation.nodes.length} element(s)]`);
       for (const node of violation.nodes.slice(0, 5)) {
@@ -71,6 +73,22 @@ function countsPerRule(findings: Finding[]): Record<string, number> {
   return counts;
 }
 
+/** The innermost elements that reach past the screen's right edge: what widens a page that scrolls sideways. */
+function widest(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const past = (element: Element) => element.getBoundingClientRect().right > window.innerWidth + 0.5;
+    const name = (element: Element) =>
+      `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}${[...element.classList].map((c) => `.${c}`).join('')}`;
+    return [...document.body.querySelectorAll('*')]
+      .filter((element) => past(element) && ![...element.children].some(past))
+      .slice(0, 5)
+      .map(
+        (element) =>
+          `${name(element)} (right edge ${Math.round(element.getBoundingClientRect().right)} px) “${(element.textContent ?? '').trim().slice(0, 40)}”`,
+      );
+  });
+}
+
 /** Waits for a page's heading and for its loading spinners to go. */
 async function settled(page: Page) {
   await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible();
@@ -81,7 +99,8 @@ async function audit(page: Page, where: string, phone: boolean): Promise<Finding
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   const innerWidth = await page.evaluate(() => window.innerWidth);
-  return { where, violations, overflow: phone && width > innerWidth ? width : null };
+  const overflow = phone && width > innerWidth ? width : null;
+  return { where, violations, overflow, widest: overflow === null ? [] : await widest(page) };
 }
 
 async function signedOutFindings(browser: Browser, viewport: { width: number; height: number }, rich: RichOrganization, label: string) {
@@ -94,12 +113,15 @@ async function signedOutFindings(browser: Browser, viewport: { width: number; he
     await settled(page);
     findings.push(await audit(page, `${label} signed out ${path}`, phone));
   }
-  // The demo organization wears its marker on every page.
-  await logIn(page, DEMO, { landing: `/${DEMO.orgId}/connection` });
-  await settled(page);
-  await expect(page.getByRole('note', { name: 'Demo data' })).toBeVisible();
-  findings.push(await audit(page, `${label} demo /${DEMO.orgId}/connection`, phone));
   await context.close();
+  // The demo organization wears its marker on every page (a fresh browser: the invitation above is remembered).
+  const demoContext = await browser.newContext({ viewport });
+  const demo = await demoContext.newPage();
+  await logIn(demo, DEMO, { landing: `/${DEMO.orgId}/connection` });
+  await settled(demo);
+  await expect(demo.getByRole('note', { name: 'Demo data' })).toBeVisible();
+  findings.push(await audit(demo, `${label} demo /${DEMO.orgId}/connection`, phone));
+  await demoContext.close();
   return findings;
 }
 
@@ -121,6 +143,7 @@ for (const { label, viewport } of WIDTHS) {
       await sweep(page, browser, rich, label, phone, findings);
     } finally {
       console.log(`axe at ${label}: ${findings.length} pages, violating elements per rule ${JSON.stringify(countsPerRule(findings))}`);
+      console.log(readable(findings));
     }
     const failing = findings.filter((finding) => finding.violations.length > 0 || finding.overflow !== null);
     expect(readable(failing), 'WCAG 2.1 A/AA violations or sideways scrolling').toBe('');

@@ -46,7 +46,7 @@ async function expectNoWiderThan(page: Page, width: number) {
   expect(await pageWidth(page)).toBeLessThanOrEqual(width);
 }
 
-test('at 390 px nothing is wider than the screen: long names wrap, the email is cut, the table scrolls in its box', async ({ page }) => {
+test('at 390 px nothing is wider than the screen: long names wrap, the email is cut, the list is a column of cards', async ({ page }) => {
   const { user, orgId } = await crowdedOrganization();
   await page.setViewportSize(PHONE);
   await logIn(page, user, { landing: `/${orgId}/connection` });
@@ -54,14 +54,26 @@ test('at 390 px nothing is wider than the screen: long names wrap, the email is 
   const table = page.getByRole('table', { name: 'Sources' });
   await expect(table).toContainText('Needs reconnecting');
   await expectNoWiderThan(page, PHONE.width);
-  // The table keeps its columns readable and scrolls inside its own box instead.
-  expect(await table.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+  // The list is a card per row: the long name wraps inside it and the status stays on screen.
+  expect(await table.evaluate((element) => element.scrollWidth <= element.clientWidth)).toBe(true);
+  const status = (await table.locator('td[data-label="Status"]').first().boundingBox())!;
+  expect(status.x + status.width).toBeLessThanOrEqual(PHONE.width);
   await expect(page.getByTestId('current-organization')).toHaveText(LONG_NAME);
 
   // The navigation folds into a menu above the content; it unfolds, and closes again on navigating.
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav).toBeHidden();
-  await page.getByRole('button', { name: 'Menu' }).click();
+  const menu = page.getByRole('button', { name: 'Menu' });
+  // Escape folds it again and leaves the keyboard on its button.
+  await menu.click();
+  await expect(nav).toBeVisible();
+  await nav.getByRole('link', { name: 'Sources' }).focus();
+  await page.keyboard.press('Escape');
+  await expect(nav).toBeHidden();
+  await expect(menu).toHaveAttribute('aria-expanded', 'false');
+  await expect(menu).toBeFocused();
+  await menu.click();
+  await expect(menu).toHaveAttribute('aria-expanded', 'true');
   await expect(page.getByTestId('signed-in-email')).toBeVisible();
   await expectNoWiderThan(page, PHONE.width);
   await nav.getByRole('link', { name: 'Payments' }).click();

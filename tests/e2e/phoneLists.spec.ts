@@ -1,0 +1,88 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { logIn } from '@/tests/e2e/helpers';
+import { FAILED_RUN_MESSAGE, realPath, richOrganization } from '@/tests/e2e/richOrganization';
+
+/**
+ * Every list at 390 px, in an organization with something in each: one card per row, the columns a
+ * marketer looks for (Status, Next run, Role, the actions) on screen without scrolling sideways, and a
+ * failed run's message inside its card. A screenshot of each list is attached to the test's results.
+ */
+
+const PHONE = { width: 390, height: 844 };
+
+const LISTS: Array<{ name: string; path: string; table: string; columns: string[]; action?: string }> = [
+  {
+    name: 'connections',
+    path: '/{org}/connection',
+    table: 'Connections',
+    columns: ['Status', 'Last run', 'Next run'],
+    action: 'Configure',
+  },
+  { name: 'sources', path: '/{org}/source', table: 'Sources', columns: ['Platform', 'Status'], action: 'Configure' },
+  { name: 'destinations', path: '/{org}/destination', table: 'Destinations', columns: ['Platform', 'Status'], action: 'Configure' },
+  { name: 'conversions', path: '/{org}/conversion', table: 'Conversions', columns: ['Status', 'Last 24 h'], action: 'Configure' },
+  { name: 'apps', path: '/{org}/app', table: 'Apps', columns: ['Website', 'Conversions go to'], action: 'Configure' },
+  { name: 'payments', path: '/{org}/payment', table: 'Payment accounts', columns: ['Mode', 'Connected'], action: 'Configure' },
+  { name: 'members', path: '/{org}/settings', table: 'Team members', columns: ['Email', 'Role'] },
+  { name: 'invitations', path: '/{org}/settings', table: 'Invitations', columns: ['Role', 'Status', 'Expires'], action: 'Revoke' },
+  { name: 'run-history', path: '/{org}/connection/c-1/configuration', table: 'Run history', columns: ['Days', 'Outcome'] },
+];
+
+/** Wholly on screen, left to right. */
+async function expectOnScreen(locator: Locator) {
+  await expect(locator).toBeVisible();
+  const box = (await locator.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+}
+
+const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+
+test('at 390 px every list is a column of cards whose status, role, next run and actions are on screen', async ({ page }) => {
+  test.setTimeout(180_000);
+  const rich = await richOrganization();
+  await page.setViewportSize(PHONE);
+  await logIn(page, rich.user, { landing: `/${rich.orgId}/connection` });
+  for (const list of LISTS) {
+    await test.step(list.name, async () => {
+      await page.goto(realPath(list.path, rich));
+      const table = page.getByRole('table', { name: list.table });
+      const rows = table.locator('tbody tr');
+      await expect(rows.first()).toBeVisible();
+      expect(await scrollsSideways(page)).toBe(false);
+      // Nothing hides in the table's own scrolling box either.
+      expect(await table.evaluate((element) => element.scrollWidth <= element.clientWidth + 1)).toBe(true);
+      for (const row of await rows.all()) {
+        for (const column of list.columns) {
+          const cell = row.locator(`td[data-label="${column}"]`);
+          await expectOnScreen(cell);
+          // The column's name is written beside its value.
+          expect(await cell.evaluate((element) => getComputedStyle(element, '::before').content)).toBe(`"${column}"`);
+        }
+      }
+      if (list.action) await expectOnScreen(table.getByRole('button', { name: list.action }).first());
+      await table.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: test.info().outputPath(`${list.name}-390.png`), fullPage: true });
+    });
+  }
+  // The failed run's message is in its card, not in a column off the screen.
+  await page.goto(realPath('/{org}/connection/c-1/configuration', rich));
+  const failed = page.getByRole('table', { name: 'Run history' }).getByRole('row').filter({ hasText: 'Failed' });
+  await expectOnScreen(failed.getByText(FAILED_RUN_MESSAGE).first());
+  expect(await scrollsSideways(page)).toBe(false);
+});
+
+test('on a wide screen a list is a table again, its actions on the line of the other cells', async ({ page }) => {
+  const rich = await richOrganization();
+  await logIn(page, rich.user, { landing: `/${rich.orgId}/connection` });
+  await page.goto(`/${rich.orgId}/source`);
+  const table = page.getByRole('table', { name: 'Sources' });
+  await expect(table.locator('thead')).toBeVisible();
+  for (const row of await table.locator('tbody tr').all()) {
+    const status = (await row.locator('td[data-label="Status"]').boundingBox())!;
+    const actions = (await row.locator('td.actions').boundingBox())!;
+    // One line: the same top and height as the row's other cells.
+    expect(Math.abs(actions.y - status.y)).toBeLessThanOrEqual(1);
+    expect(Math.abs(actions.height - status.height)).toBeLessThanOrEqual(1);
+  }
+});
