@@ -20,14 +20,24 @@
  *     (c″): one-event messages (a website's single submissions) drained by the worker's own puller, whose
  *     Pulls are bounded by what full messages would weigh, beside the same messages pulled bare.
  *
+ * (b₂) (b) again with two worker processes on the one subscription: events/s and CPU per event beside one
+ *     worker's (2 cores bound the sum here), and whether each event reached Meta exactly once.
+ * Every Firestore write of the bench process and its workers is counted per document path and second
+ * (FIRESTORE_WRITE_TRACE_DIR, lib/server/writeTrace.ts): the table prints the busiest document's rate.
+ *
+ * BENCH_CONVERSIONS_PART=ingest runs (a) alone.
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).
  */
+import { mkdtempSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { PageConfig } from 'next';
 import type { PullOptions } from '@/lib/server/queue/pull';
 import type { ConversionLedger } from '@/sandbox/conversions';
+import { busiestDocument } from '@/lib/server/writeTrace';
 import { cpuMeter, emulatorProcesses } from '@/scripts/lib/benchProcess';
 import { portsFromEnv, startStack, TEST_PORTS, type StackPorts } from '@/scripts/lib/stack';
 
@@ -169,10 +179,10 @@ const failuresOf = (result: LoadResult) =>
     : '';
 
 /** CPU seconds per part of the pipeline over a stretch of the run: where the time of 2 cores goes. */
-function pipelineCpu(ports: StackPorts, worker?: number) {
+function pipelineCpu(ports: StackPorts, workers: number[] = []) {
   const meter = cpuMeter({
     'bench process (ingest handler, sandbox, load thread)': [process.pid],
-    ...(worker ? { 'delivery worker': [worker] } : {}),
+    ...(workers.length ? { [workers.length === 1 ? 'delivery worker' : `${workers.length} delivery workers`]: workers } : {}),
     ...emulatorProcesses(ports),
   });
   const started = performance.now();
@@ -286,11 +296,11 @@ interface Setup {
   key: string;
 }
 
-/** (b) N events ingested → delivered to the sandbox's Meta by one worker process. */
-async function endToEnd(setup: Setup, submissionsUrl: string, count: number, ports: StackPorts, ledger: ConversionLedger) {
+/** (b) N events ingested → delivered to the sandbox's Meta by `workerCount` worker processes on the one subscription. */
+async function endToEnd(setup: Setup, submissionsUrl: string, count: number, ports: StackPorts, ledger: ConversionLedger, workerCount = 1) {
   const { startWorker } = await import('@/scripts/lib/worker');
   const arrivedWith = (prefix: string) => ledger.list('meta').filter((entry) => entry.key.includes(`|Lead|${prefix}-`));
-  const worker = startWorker({}, { quiet: true });
+  const workers = Array.from({ length: workerCount }, () => startWorker({}, { quiet: true }));
   try {
     // Warm-up: one full Meta batch, which also waits for the worker to start pulling.
     const warm = `warm${Date.now()}`;
@@ -304,7 +314,10 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
     const prefix = `e2e${Date.now()}`;
     const callsBefore = ledger.calls('meta');
     const baseCount = ledger.list('meta').length;
-    const cpu = pipelineCpu(ports, worker.child.pid);
+    const cpu = pipelineCpu(
+      ports,
+      workers.map((worker) => worker.child.pid!),
+    );
     const startedAt = Date.now();
     const ingest = await load({
       url: submissionsUrl,
@@ -359,7 +372,7 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
       cpuUse,
     };
   } finally {
-    await worker.stop();
+    await Promise.all(workers.map((worker) => worker.stop()));
   }
 }
 
@@ -442,9 +455,12 @@ export async function benchConversions() {
   console.log(
     `\nConversions pipeline (N = ${fmt(count)}); emulator stack cold start: ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
+  // Every Firestore write of this process and of the workers it starts, per document and second.
+  const traceDir = mkdtempSync(path.join(tmpdir(), 'bench-writes-'));
   Object.assign(process.env, stack.env, {
     // The bench sends far more than one key may; the limits are still counted per request.
     RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: '1000000000',
+    FIRESTORE_WRITE_TRACE_DIR: traceDir,
   });
   try {
     const { platformsEnv, startFakePlatforms } = await import('@/sandbox/platforms');
@@ -469,9 +485,15 @@ export async function benchConversions() {
 
     if (process.env.BENCH_CONVERSIONS_PART === 'ingest') {
       // (a) alone: what a change to the front door does, in a minute instead of ten.
+      const from = Date.now();
       const ingestOnly = await ingestVersusBare(setup, real.url, bare.url);
       await Promise.all([real.close(), bare.close(), platforms.close()]);
       printIngest(ingestOnly);
+      await sleep(1500);
+      const busiest = busiestDocument(traceDir, from);
+      console.log(
+        `(a) highest write rate seen on any single document path: ${busiest ? `${busiest.writes} writes/s (${busiest.path})` : 'no writes'}.`,
+      );
       return;
     }
     // (c) on its own topic: a message as large as the events of (b).
@@ -482,8 +504,11 @@ export async function benchConversions() {
     // first, shorter run warms the emulator's JVM, which (b) would otherwise find warmed by (c) alone.
     await barePubSub(queue, Math.min(count, 20_000), data, { org: setup.orgId, source }, ports);
     const bareBefore = await barePubSub(queue, count, data, { org: setup.orgId, source }, ports);
+    const runStarted = Date.now();
     const e2e = await endToEnd(setup, real.url, count, ports, platforms.conversions);
     const bareAfter = await barePubSub(queue, count, data, { org: setup.orgId, source }, ports);
+    // (b₂) the same with two workers on the one subscription: each event once, and what a second worker adds.
+    const e2eTwo = await endToEnd(setup, real.url, count, ports, platforms.conversions, 2);
     const bareRate = (bareBefore.rate + bareAfter.rate) / 2;
     // (c′) the same events packed as (b) carries them.
     const { EVENTS_PER_MESSAGE } = queue;
@@ -509,6 +534,8 @@ export async function benchConversions() {
     // (a) last: no worker runs, so what it publishes waits on the subscription and costs (b) nothing.
     const ingest = await ingestVersusBare(setup, real.url, bare.url);
     await Promise.all([real.close(), bare.close(), platforms.close()]);
+    await sleep(1500); // the tracers write each finished second
+    const hottest = busiestDocument(traceDir, runStarted);
 
     const [single, batched] = ingest;
     console.log(
@@ -518,6 +545,9 @@ export async function benchConversions() {
         ...ingestRows(ingest),
         `| (b) end to end, ${fmt(e2e.ingested)} events → Meta, 1 worker | ${fmt(e2e.rate)} events/s | (c) ${fmt(bareRate)} msg/s | ${ratio(e2e.rate, bareRate)} | ≥ 0.70× (c) |`,
         `| (b) CPU per event, our processes together (drifts less than time) | ${fmt(e2e.cpuUse.perEvent)} µs | (c) ${fmt(bareCpu)} µs | ${ratio(e2e.cpuUse.perEvent, bareCpu)} | — (≤ 1.43× would meet 0.70× when CPU-bound) |`,
+        `| (b₂) end to end, 2 workers on the one subscription | ${fmt(e2eTwo.rate)} events/s, ${fmt(e2eTwo.cpuUse.perEvent)} µs CPU/event | (b) 1 worker ${fmt(e2e.rate)} events/s, ${fmt(e2e.cpuUse.perEvent)} µs CPU/event | ${ratio(e2eTwo.rate, e2e.rate)} | — (2 cores bound the sum) |`,
+        `| (b₂) each event at Meta exactly once, 2 workers | ${fmt(e2eTwo.delivered)} of ${fmt(e2eTwo.ingested)} arrived, ${fmt(e2eTwo.duplicates)} more than once | — | — | ${e2eTwo.complete && e2eTwo.duplicates === 0 ? 'met' : 'NOT MET'} |`,
+        `| highest write rate seen on any single document path, (b), (b₂) and (a) | ${hottest ? `${fmt(hottest.writes)} writes/s` : 'none traced'} | Firestore's ~1 write/s per document | ${hottest ? ratio(hottest.writes, 1) : '—'} | ≤ 1.00× per key or conversion |`,
         `| (b) 202 → at Meta, every event | p50 ${fmt(e2e.p50)} ms, p95 ${fmt(e2e.p95)} ms, max ${fmt(e2e.max)} ms | — | — | — |`,
         `| (b) Conversions API calls | ${fmt(e2e.calls)} | ⌈N / 1,000⌉ = ${fmt(Math.ceil(e2e.ingested / META_BATCH))} | ${ratio(e2e.calls, Math.ceil(e2e.ingested / META_BATCH))} | 1.00× |`,
         `| (c) Pub/Sub emulator, publish → pull 1,000 + ack, ${data.length}-byte messages | ${fmt(bareBefore.rate)} msg/s before (b), ${fmt(bareAfter.rate)} after | — | — | — |`,
@@ -531,6 +561,7 @@ export async function benchConversions() {
         `(b) ${fmt(e2e.delivered)} of ${fmt(e2e.ingested)} arrived${e2e.complete ? '' : ` — INCOMPLETE after ${DELIVERY_GRACE_MS / 1000} s of waiting`}, ${fmt(e2e.duplicates)} more than once; ` +
           `${(e2e.elapsedMs / 1000).toFixed(1)} s from the first request to the last arrival; ingest alone ran at ${fmt(e2e.ingestRate)} events/s meanwhile${e2e.ingestFailures}.`,
         `(b) p50 latency by quarter of the events sent: ${e2e.quarters.map((ms) => `${fmt(ms)} ms`).join(' → ')}. CPU: ${e2e.cpuUse.text}.`,
+        `Busiest document: ${hottest ? `${hottest.path} (${fmt(hottest.writes)} writes in the second from ${new Date(hottest.second * 1000).toISOString()})` : '—'}. (b₂) CPU: ${e2eTwo.cpuUse.text}.`,
         `(c) publishing alone ${fmt(bareBefore.publishRate)} / ${fmt(bareAfter.publishRate)} msg/s. CPU (before): ${bareBefore.cpuUse.text}.`,
       ].join('\n'),
     );
