@@ -13,7 +13,7 @@ import { describeWait } from '@/lib/server/rateLimit';
  *   (a burst of a second's events passes at once, a flood stops after it);
  * - per key, all instances together: a coarse budget of that rate × SHARED_WINDOW_SECONDS per clock-aligned
  *   window. Each instance writes how many events it admitted in the window to a document of its own
- *   (`rate_limits/{name}_{sha256(key)}_{window}/instances/{instance}`) at most once a second per key, and
+ *   (`rate_limits/{name}_{sha256(key)}_{window}/rate_limit_instances/{instance}`) at most once a second per key, and
  *   reads the window's documents back: once their sum reaches the budget, every instance refuses the key
  *   until the window ends. Several instances may together pass a few seconds of traffic over the budget
  *   before they see it; the buckets bound each one meanwhile.
@@ -135,7 +135,7 @@ const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
 
 /** The collection of one key's shared counts in a window (one document per instance). */
 const sharedOf = (hash: string, window: number) =>
-  adminDb().collection('rate_limits').doc(`${SUBMISSIONS_PER_KEY.name}_${hash}_${window}`).collection('instances');
+  adminDb().collection('rate_limits').doc(`${SUBMISSIONS_PER_KEY.name}_${hash}_${window}`).collection('rate_limit_instances');
 
 /** Where the instances' counts of a key's window at `at` are: what another instance writes (tests). */
 export const sharedCountsPath = (key: string, at: number) => sharedOf(hashOf(key), windowOf(at)).path;
