@@ -48,12 +48,20 @@ export function installWriteTrace(dir: string): void {
   process.once('exit', () => flush(true));
 }
 
-/** The busiest document of the traced processes between two times (ms): its path and writes in its busiest second. */
-export function busiestDocument(dir: string, from = 0, to = Infinity): { path: string; writes: number; second: number } | null {
+/**
+ * The busiest document of the traced processes (all, or those of `pids`) between two times (ms): its path
+ * and its writes in its busiest second, all processes' added up.
+ */
+export function busiestDocument(
+  dir: string,
+  from = 0,
+  to = Infinity,
+  pids?: number[],
+): { path: string; writes: number; second: number } | null {
   const totals = new Map<string, number>();
   let files: string[];
   try {
-    files = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
+    files = readdirSync(dir).filter((name) => name.endsWith('.jsonl') && (!pids || pids.includes(Number(name.slice(0, -6)))));
   } catch {
     return null;
   }
