@@ -159,6 +159,8 @@ async function flush(state: KeyState, perSecond: number): Promise<void> {
       expires_at: Timestamp.fromMillis((window + 1) * windowMs),
     });
     state.written = Math.max(state.written, admitted);
+    // The next write waits a second from this one's end, not its start: a slow commit does not bring two together.
+    state.lastFlush = Date.now();
     const all = await instances.get();
     const total = all.docs.reduce((sum, doc) => sum + (Number(doc.get('count')) || 0), 0);
     if (total >= perSecond * SHARED_WINDOW_SECONDS && state.window === window)
