@@ -6,6 +6,8 @@ const serverEnvSchema = z.object({
   FIREBASE_SERVICE_ACCOUNT: z.string().optional(),
   FIREBASE_AUTH_EMULATOR_HOST: z.string().optional(),
   FIRESTORE_EMULATOR_HOST: z.string().optional(),
+  /** The bench's count of Firestore writes per document (lib/server/writeTrace.ts): a directory; unset anywhere else. */
+  FIRESTORE_WRITE_TRACE_DIR: z.string().optional(),
 });
 
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
