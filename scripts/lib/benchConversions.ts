@@ -229,7 +229,7 @@ export async function barePubSub(
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
   await topic.createSubscription(name, { ackDeadlineSeconds: 20 });
-  const publisher = client.topic(name, { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
+  const publisher = client.topic(name, { batching: queue.CONVERSIONS_BATCHING });
   const subscriber = queue.subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
