@@ -6,6 +6,8 @@ const serverEnvSchema = z.object({
   FIREBASE_SERVICE_ACCOUNT: z.string().optional(),
   FIREBASE_AUTH_EMULATOR_HOST: z.string().optional(),
   FIRESTORE_EMULATOR_HOST: z.string().optional(),
+  /** The bench's count of Firestore writes per document (lib/server/writeTrace.ts): a directory; unset anywhere else. */
+  FIRESTORE_WRITE_TRACE_DIR: z.string().optional(),
 });
 
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
@@ -75,7 +77,8 @@ const FORMATS: Record<string, z.ZodType<string>> = {
   MIXPANEL_API_URL_US: url,
   MIXPANEL_API_URL_EU: url,
   MIXPANEL_API_URL_IN: url,
-  RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE: positiveInteger,
+  RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: positiveInteger,
+  RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_SECOND: positiveInteger,
   RATE_LIMIT_TEST_EVENTS_PER_CONVERSION_PER_MINUTE: positiveInteger,
   RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: positiveInteger,
   RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY: positiveInteger,

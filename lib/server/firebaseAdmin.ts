@@ -2,6 +2,7 @@ import { applicationDefault, cert, getApp, getApps, initializeApp, type App } fr
 import { getAuth, type Auth } from 'firebase-admin/auth';
 import { getFirestore, type Firestore } from 'firebase-admin/firestore';
 import { serverEnv } from '@/lib/server/env';
+import { installWriteTrace } from '@/lib/server/writeTrace';
 
 function adminApp(): App {
   if (getApps().length) return getApp();
@@ -25,5 +26,7 @@ export function adminAuth(): Auth {
  * admin app, and Firestore settings can be set only once per instance.
  */
 export function adminDb(): Firestore {
+  // The bench counts writes per document (lib/server/writeTrace.ts); unset everywhere else.
+  if (process.env.FIRESTORE_WRITE_TRACE_DIR) installWriteTrace(process.env.FIRESTORE_WRITE_TRACE_DIR);
   return getFirestore(adminApp());
 }

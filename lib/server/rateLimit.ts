@@ -8,6 +8,8 @@ import { DomainError } from '@/lib/server/errors';
  * fixed windows aligned to the clock, one counter document per limit, key and window
  * (`rate_limits/{limit}_{sha256(key)}_{window}`), with `expires_at` at the window's end for a TTL
  * policy (give `rate_limits` one on `expires_at`; an ended window is never read again anyway).
+ * For rare actions only (a write per request): the submissions endpoint has its own limits, with no
+ * write per request (submissionLimits.ts).
  */
 export interface RateLimit {
   /** Part of the counter document's id. */
@@ -29,15 +31,6 @@ export interface RateLimitHit {
 const MINUTE = 60;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-
-/** Custom submissions of one app key: a busy website stays far below, a flood stops here. */
-export const SUBMISSIONS_PER_KEY: RateLimit = {
-  name: 'submissions_per_key',
-  limit: 600,
-  windowSeconds: MINUTE,
-  env: 'RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE',
-  message: (limit, retryAfter) => `Too many submissions with this key: at most ${limit} a minute. Try again in ${retryAfter}.`,
-};
 
 /** Send test event of one conversion: each is a real call to the ad platform. */
 export const TEST_EVENTS_PER_CONVERSION: RateLimit = {

@@ -1,7 +1,7 @@
 import type { NextApiRequest, PageConfig } from 'next';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
-import { consumeRateLimits, SUBMISSIONS_PER_KEY } from '@/lib/server/rateLimit';
+import { admitSubmissions } from '@/lib/server/submissionLimits';
 import { ingest, resolveSubmissionKey } from '@/lib/server/services/ingest';
 
 // The body is read here, not by Next: a body too large or not JSON is answered in our JSON envelope.
@@ -48,7 +48,7 @@ async function rawBody(req: NextApiRequest): Promise<string> {
 }
 
 /** The body as JSON, whether sent as application/json or as text/plain (the snippet: no CORS preflight). */
-async function jsonBody(req: NextApiRequest): Promise<unknown> {
+async function jsonBody(req: NextApiRequest): Promise<object> {
   // Served without this file's config (a test's server), Next has parsed the body already.
   const parsed: unknown = req.body;
   const text = parsed === undefined ? await rawBody(req) : typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
@@ -64,13 +64,20 @@ async function jsonBody(req: NextApiRequest): Promise<unknown> {
   return body;
 }
 
+/** How many events a body holds for the rate limit: a batch's list (at least 1), else one. */
+function eventsIn(body: object): number {
+  const events = (body as { events?: unknown }).events;
+  return Array.isArray(events) ? Math.max(1, events.length) : 1;
+}
+
 /**
  * POST /api/submissions — conversion events of an app: one event, or `{events: [...]}` (≤ 500).
  * Personal identifiers are hashed before the events are queued for delivery; 202 with each event's
  * id. A secret key (`sbk_`) works from servers, in the Authorization header only; a publishable key
  * (`sbp_`, in the website snippet) only from the app's own website origin. 401 unknown key or a secret
  * key in the URL, 403 wrong origin, 400 naming the field or saying the body is no JSON, 413 over 1 MB,
- * 429 with Retry-After beyond the key's rate; every refusal in the JSON error envelope.
+ * 429 with Retry-After beyond the key's rate (the plan's events a second) or, for a publishable key, one
+ * address's; every refusal in the JSON error envelope.
  */
 export default createHandler({
   POST: route({
@@ -90,15 +97,21 @@ export default createHandler({
         res.setHeader('Access-Control-Allow-Origin', origin);
         res.setHeader('Vary', 'Origin');
       }
-      // Counted per key after the lookup, so unknown keys cannot make us write counters.
-      await consumeRateLimits([{ rule: SUBMISSIONS_PER_KEY, key }]);
       const forwarded = String(req.headers['x-forwarded-for'] ?? '')
         .split(',')[0]
         ?.trim();
+      const address = forwarded || req.socket.remoteAddress;
       // A browser's own address and agent describe the person; a server's describe the server.
-      const browser =
-        owner.kind === 'publishable' ? { ip: forwarded || req.socket.remoteAddress, userAgent: req.headers['user-agent'] } : {};
-      const { batch, results } = await ingest(owner, await jsonBody(req), browser);
+      const browser = owner.kind === 'publishable' ? { ip: address, userAgent: req.headers['user-agent'] } : {};
+      const body = await jsonBody(req);
+      // Counted in events, per key after the lookup (unknown keys count nothing), before anything is queued.
+      admitSubmissions({
+        key,
+        planPerSecond: owner.perSecond,
+        events: eventsIn(body),
+        address: owner.kind === 'publishable' ? (address ?? 'unknown') : undefined,
+      });
+      const { batch, results } = await ingest(owner, body, browser);
       const first = results[0]!;
       res.status(202).json(
         batch

@@ -20,14 +20,24 @@
  *     (c″): one-event messages (a website's single submissions) drained by the worker's own puller, whose
  *     Pulls are bounded by what full messages would weigh, beside the same messages pulled bare.
  *
+ * (b₂) (b) again with two worker processes on the one subscription: events/s and CPU per event beside one
+ *     worker's (2 cores bound the sum here), and whether each event reached Meta exactly once.
+ * Every Firestore write of the bench process and its workers is counted per document path and second
+ * (FIRESTORE_WRITE_TRACE_DIR, lib/server/writeTrace.ts): the table prints the busiest document's rate.
+ *
+ * BENCH_CONVERSIONS_PART=ingest runs (a) alone.
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).
  */
+import { mkdtempSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { PageConfig } from 'next';
 import type { PullOptions } from '@/lib/server/queue/pull';
 import type { ConversionLedger } from '@/sandbox/conversions';
+import { busiestDocument } from '@/lib/server/writeTrace';
 import { cpuMeter, emulatorProcesses } from '@/scripts/lib/benchProcess';
 import { portsFromEnv, startStack, TEST_PORTS, type StackPorts } from '@/scripts/lib/stack';
 
@@ -35,6 +45,12 @@ const BATCH = 500;
 const META_BATCH = 1000;
 /** Requests in flight at once: single events need many to cover the Firestore round trips of each. */
 const SINGLE_CONCURRENCY = 32;
+/**
+ * Single events again with many more in flight, as a front door sees many visitors at once: each request
+ * waits for its own durable publish (a Pub/Sub round trip), so at 32 in flight the real route is bound by
+ * that latency while the bare route is bound by CPU; with more in flight both are bound by CPU.
+ */
+const SINGLE_CONCURRENCY_MANY = 256;
 const BATCH_CONCURRENCY = 8;
 /** How long each ingest run lasts; every mode runs twice, bare and real alternating. */
 const INGEST_RUN_MS = Number(process.env.BENCH_INGEST_SECONDS || 5) * 1000;
@@ -63,6 +79,8 @@ interface LoadResult {
   failures: Record<string, number>;
   /** Per accepted request: its first event index, its event count and when its 202 arrived (ms since epoch). */
   accepted: Array<[first: number, count: number, at: number]>;
+  /** Milliseconds from sending each answered request to its answer. */
+  latencies: number[];
 }
 
 /** One submitted event: clear identifiers (the server hashes them), a website event Meta accepts. */
@@ -104,7 +122,7 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
       req.on('error', reject);
       req.end(body);
     });
-  const result: LoadResult = { requests: 0, events: 0, elapsedMs: 0, failures: {}, accepted: [] };
+  const result: LoadResult = { requests: 0, events: 0, elapsedMs: 0, failures: {}, accepted: [], latencies: [] };
   const started = performance.now();
   const until = spec.durationMs === undefined ? Infinity : started + spec.durationMs;
   const total = spec.events ?? Infinity;
@@ -116,12 +134,14 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
       next += count;
       const events = Array.from({ length: count }, (_, offset) => submittedEvent(spec.prefix, first + offset));
       let status: number;
+      const sentAt = performance.now();
       try {
         status = await post(JSON.stringify(spec.perRequest === 1 ? events[0] : { events }));
       } catch (error) {
         status = 0;
         result.failures[(error as Error).message] = (result.failures[(error as Error).message] ?? 0) + 1;
       }
+      if (status) result.latencies.push(performance.now() - sentAt);
       if (status === 202) {
         result.requests += 1;
         result.events += count;
@@ -165,10 +185,10 @@ const failuresOf = (result: LoadResult) =>
     : '';
 
 /** CPU seconds per part of the pipeline over a stretch of the run: where the time of 2 cores goes. */
-function pipelineCpu(ports: StackPorts, worker?: number) {
+function pipelineCpu(ports: StackPorts, workers: number[] = []) {
   const meter = cpuMeter({
     'bench process (ingest handler, sandbox, load thread)': [process.pid],
-    ...(worker ? { 'delivery worker': [worker] } : {}),
+    ...(workers.length ? { [workers.length === 1 ? 'delivery worker' : `${workers.length} delivery workers`]: workers } : {}),
     ...emulatorProcesses(ports),
   });
   const started = performance.now();
@@ -209,7 +229,7 @@ export async function barePubSub(
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
   await topic.createSubscription(name, { ackDeadlineSeconds: 20 });
-  const publisher = client.topic(name, { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
+  const publisher = client.topic(name, { batching: queue.CONVERSIONS_BATCHING });
   const subscriber = queue.subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
@@ -282,11 +302,11 @@ interface Setup {
   key: string;
 }
 
-/** (b) N events ingested → delivered to the sandbox's Meta by one worker process. */
-async function endToEnd(setup: Setup, submissionsUrl: string, count: number, ports: StackPorts, ledger: ConversionLedger) {
+/** (b) N events ingested → delivered to the sandbox's Meta by `workerCount` worker processes on the one subscription. */
+async function endToEnd(setup: Setup, submissionsUrl: string, count: number, ports: StackPorts, ledger: ConversionLedger, workerCount = 1) {
   const { startWorker } = await import('@/scripts/lib/worker');
   const arrivedWith = (prefix: string) => ledger.list('meta').filter((entry) => entry.key.includes(`|Lead|${prefix}-`));
-  const worker = startWorker({}, { quiet: true });
+  const workers = Array.from({ length: workerCount }, () => startWorker({}, { quiet: true }));
   try {
     // Warm-up: one full Meta batch, which also waits for the worker to start pulling.
     const warm = `warm${Date.now()}`;
@@ -300,7 +320,10 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
     const prefix = `e2e${Date.now()}`;
     const callsBefore = ledger.calls('meta');
     const baseCount = ledger.list('meta').length;
-    const cpu = pipelineCpu(ports, worker.child.pid);
+    const cpu = pipelineCpu(
+      ports,
+      workers.map((worker) => worker.child.pid!),
+    );
     const startedAt = Date.now();
     const ingest = await load({
       url: submissionsUrl,
@@ -355,7 +378,7 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
       cpuUse,
     };
   } finally {
-    await worker.stop();
+    await Promise.all(workers.map((worker) => worker.stop()));
   }
 }
 
@@ -363,6 +386,7 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
 async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) {
   const modes = [
     { label: 'single-event requests', perRequest: 1, concurrency: SINGLE_CONCURRENCY },
+    { label: 'single-event requests', perRequest: 1, concurrency: SINGLE_CONCURRENCY_MANY },
     { label: `${BATCH}-event batches`, perRequest: BATCH, concurrency: BATCH_CONCURRENCY },
   ];
   const rows = [];
@@ -378,7 +402,10 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) 
       });
     await run(bareUrl, 1000, 'warmbare');
     await run(realUrl, 1000, 'warmreal');
-    const totals = { bare: { events: 0, ms: 0, requests: 0 }, real: { events: 0, ms: 0, requests: 0 } };
+    const totals = {
+      bare: { events: 0, ms: 0, requests: 0, latencies: [] as number[] },
+      real: { events: 0, ms: 0, requests: 0, latencies: [] as number[] },
+    };
     let failures = '';
     for (let round = 0; round < 2; round++) {
       for (const which of ['bare', 'real'] as const) {
@@ -386,6 +413,7 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) 
         totals[which].events += result.events;
         totals[which].requests += result.requests;
         totals[which].ms += result.elapsedMs;
+        totals[which].latencies.push(...result.latencies);
         if (which === 'real') failures += failuresOf(result);
       }
     }
@@ -394,10 +422,36 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) 
       real: rate(totals.real.events, totals.real.ms),
       bare: rate(totals.bare.events, totals.bare.ms),
       realRequests: rate(totals.real.requests, totals.real.ms),
+      realP99: percentile(
+        totals.real.latencies.sort((a, b) => a - b),
+        99,
+      ),
+      bareP99: percentile(
+        totals.bare.latencies.sort((a, b) => a - b),
+        99,
+      ),
       failures,
     });
   }
   return rows;
+}
+
+type IngestRow = Awaited<ReturnType<typeof ingestVersusBare>>[number];
+
+/** The (a) rows of the table: each mode's rate beside the bare route's, with both p99s. */
+function ingestRows([single, many, batched]: IngestRow[]): string[] {
+  const p99 = (row: IngestRow) => `p99 ${fmt(row.realP99)} ms (bare ${fmt(row.bareP99)} ms)`;
+  return [
+    `| (a) ingest, single-event requests, ${SINGLE_CONCURRENCY} in flight | ${fmt(single!.real)} events/s, ${p99(single!)} | bare 202 route ${fmt(single!.bare)} req/s | ${ratio(single!.real, single!.bare)} | ≥ 0.50× |`,
+    `| (a) ingest, single-event requests, ${SINGLE_CONCURRENCY_MANY} in flight | ${fmt(many!.real)} events/s, ${p99(many!)} | bare 202 route ${fmt(many!.bare)} req/s | ${ratio(many!.real, many!.bare)} | ≥ 0.50× |`,
+    `| (a) ingest, ${BATCH}-event batches, ${BATCH_CONCURRENCY} in flight | ${fmt(batched!.real)} events/s, ${p99(batched!)} | bare 202 route ${fmt(batched!.bare)} events/s | ${ratio(batched!.real, batched!.bare)} | ≥ 5,000 events/s on 2 cores |`,
+  ];
+}
+
+/** (a) alone (BENCH_CONVERSIONS_PART=ingest). */
+function printIngest(rows: IngestRow[]) {
+  console.log(['| figure | this run | baseline (same run) | ratio | target |', '|---|---:|---:|---:|---|', ...ingestRows(rows)].join('\n'));
+  console.log(`(a) real single-event route ${fmt(rows[0]!.realRequests)} req/s${rows.map((row) => row.failures).join('')}.`);
 }
 
 /** Runs (c), (b) and (a) on a stack of its own and prints their table. */
@@ -409,9 +463,12 @@ export async function benchConversions() {
   console.log(
     `\nConversions pipeline (N = ${fmt(count)}); emulator stack cold start: ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
+  // Every Firestore write of this process and of the workers it starts, per document and second.
+  const traceDir = mkdtempSync(path.join(tmpdir(), 'bench-writes-'));
   Object.assign(process.env, stack.env, {
-    // The bench sends far more than a website would; the counter is still read and written per request.
-    RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE: '1000000000',
+    // The bench sends far more than one key may; the limits are still counted per request.
+    RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: '1000000000',
+    FIRESTORE_WRITE_TRACE_DIR: traceDir,
   });
   try {
     const { platformsEnv, startFakePlatforms } = await import('@/sandbox/platforms');
@@ -434,6 +491,19 @@ export async function benchConversions() {
     const real = await serveHandler(submissions.default, config);
     const bare = await serveHandler((_req, res) => void res.status(202).json({ success: true }), config);
 
+    if (process.env.BENCH_CONVERSIONS_PART === 'ingest') {
+      // (a) alone: what a change to the front door does, in a minute instead of ten.
+      const from = Date.now();
+      const ingestOnly = await ingestVersusBare(setup, real.url, bare.url);
+      await Promise.all([real.close(), bare.close(), platforms.close()]);
+      printIngest(ingestOnly);
+      await sleep(1500);
+      const busiest = busiestDocument(traceDir, from);
+      console.log(
+        `(a) highest write rate seen on any single document path: ${busiest ? `${busiest.writes} writes/s (${busiest.path})` : 'no writes'}.`,
+      );
+      return;
+    }
     // (c) on its own topic: a message as large as the events of (b).
     const source = `app:${setup.appId}`;
     const sample = toConversionEvent(submittedEventSchema.parse(submittedEvent('sample', 12345)), { source, receivedAt: new Date() });
@@ -442,8 +512,11 @@ export async function benchConversions() {
     // first, shorter run warms the emulator's JVM, which (b) would otherwise find warmed by (c) alone.
     await barePubSub(queue, Math.min(count, 20_000), data, { org: setup.orgId, source }, ports);
     const bareBefore = await barePubSub(queue, count, data, { org: setup.orgId, source }, ports);
+    const runStarted = Date.now();
     const e2e = await endToEnd(setup, real.url, count, ports, platforms.conversions);
     const bareAfter = await barePubSub(queue, count, data, { org: setup.orgId, source }, ports);
+    // (b₂) the same with two workers on the one subscription: each event once, and what a second worker adds.
+    const e2eTwo = await endToEnd(setup, real.url, count, ports, platforms.conversions, 2);
     const bareRate = (bareBefore.rate + bareAfter.rate) / 2;
     // (c′) the same events packed as (b) carries them.
     const { EVENTS_PER_MESSAGE } = queue;
@@ -469,16 +542,23 @@ export async function benchConversions() {
     // (a) last: no worker runs, so what it publishes waits on the subscription and costs (b) nothing.
     const ingest = await ingestVersusBare(setup, real.url, bare.url);
     await Promise.all([real.close(), bare.close(), platforms.close()]);
+    await sleep(1500); // the tracers write each finished second
+    const hottest = busiestDocument(traceDir, runStarted);
+    // The front door's own writes: this process serves ingest (the workers write their counters).
+    const frontDoor = busiestDocument(traceDir, runStarted, Infinity, [process.pid]);
 
-    const [single, batched] = ingest;
+    const [single] = ingest;
     console.log(
       [
         '| figure | this run | baseline (same run) | ratio | target |',
         '|---|---:|---:|---:|---|',
-        `| (a) ingest, single-event requests, ${SINGLE_CONCURRENCY} in flight | ${fmt(single!.real)} events/s | bare 202 route ${fmt(single!.bare)} req/s | ${ratio(single!.real, single!.bare)} | — |`,
-        `| (a) ingest, ${BATCH}-event batches, ${BATCH_CONCURRENCY} in flight | ${fmt(batched!.real)} events/s | bare 202 route ${fmt(batched!.bare)} events/s | ${ratio(batched!.real, batched!.bare)} | ≥ 5,000 events/s on 2 cores |`,
+        ...ingestRows(ingest),
         `| (b) end to end, ${fmt(e2e.ingested)} events → Meta, 1 worker | ${fmt(e2e.rate)} events/s | (c) ${fmt(bareRate)} msg/s | ${ratio(e2e.rate, bareRate)} | ≥ 0.70× (c) |`,
         `| (b) CPU per event, our processes together (drifts less than time) | ${fmt(e2e.cpuUse.perEvent)} µs | (c) ${fmt(bareCpu)} µs | ${ratio(e2e.cpuUse.perEvent, bareCpu)} | — (≤ 1.43× would meet 0.70× when CPU-bound) |`,
+        `| (b₂) end to end, 2 workers on the one subscription | ${fmt(e2eTwo.rate)} events/s, ${fmt(e2eTwo.cpuUse.perEvent)} µs CPU/event | (b) 1 worker ${fmt(e2e.rate)} events/s, ${fmt(e2e.cpuUse.perEvent)} µs CPU/event | ${ratio(e2eTwo.rate, e2e.rate)} | — (2 cores bound the sum) |`,
+        `| (b₂) each event at Meta exactly once, 2 workers | ${fmt(e2eTwo.delivered)} of ${fmt(e2eTwo.ingested)} arrived, ${fmt(e2eTwo.duplicates)} more than once | — | — | ${e2eTwo.complete && e2eTwo.duplicates === 0 ? 'met' : 'NOT MET'} |`,
+        `| highest write rate seen on any single document path, (b), (b₂) and (a) | ${hottest ? `${fmt(hottest.writes)} writes/s` : 'none traced'} | Firestore's ~1 write/s per document | ${hottest ? ratio(hottest.writes, 1) : '—'} | ≤ 1.00× per key or conversion |`,
+        `| the same, the front door alone (ingest's process: key lookups, rate limits) | ${frontDoor ? `${fmt(frontDoor.writes)} writes/s` : 'none traced'} | Firestore's ~1 write/s per document | ${frontDoor ? ratio(frontDoor.writes, 1) : '—'} | ≤ 1.00× per key |`,
         `| (b) 202 → at Meta, every event | p50 ${fmt(e2e.p50)} ms, p95 ${fmt(e2e.p95)} ms, max ${fmt(e2e.max)} ms | — | — | — |`,
         `| (b) Conversions API calls | ${fmt(e2e.calls)} | ⌈N / 1,000⌉ = ${fmt(Math.ceil(e2e.ingested / META_BATCH))} | ${ratio(e2e.calls, Math.ceil(e2e.ingested / META_BATCH))} | 1.00× |`,
         `| (c) Pub/Sub emulator, publish → pull 1,000 + ack, ${data.length}-byte messages | ${fmt(bareBefore.rate)} msg/s before (b), ${fmt(bareAfter.rate)} after | — | — | — |`,
@@ -488,10 +568,11 @@ export async function benchConversions() {
     );
     console.log(
       [
-        `(a) bodies parsed by both routes alike (Next apiResolver, 1 MB limit); real single-event route ${fmt(single!.realRequests)} req/s${single!.failures}${batched!.failures}.`,
+        `(a) bodies parsed by both routes alike (Next apiResolver, 1 MB limit); real single-event route ${fmt(single!.realRequests)} req/s${ingest.map((row) => row.failures).join('')}.`,
         `(b) ${fmt(e2e.delivered)} of ${fmt(e2e.ingested)} arrived${e2e.complete ? '' : ` — INCOMPLETE after ${DELIVERY_GRACE_MS / 1000} s of waiting`}, ${fmt(e2e.duplicates)} more than once; ` +
           `${(e2e.elapsedMs / 1000).toFixed(1)} s from the first request to the last arrival; ingest alone ran at ${fmt(e2e.ingestRate)} events/s meanwhile${e2e.ingestFailures}.`,
         `(b) p50 latency by quarter of the events sent: ${e2e.quarters.map((ms) => `${fmt(ms)} ms`).join(' → ')}. CPU: ${e2e.cpuUse.text}.`,
+        `Busiest document: ${hottest ? `${hottest.path} (${fmt(hottest.writes)} writes in the second from ${new Date(hottest.second * 1000).toISOString()})` : '—'}. (b₂) CPU: ${e2eTwo.cpuUse.text}.`,
         `(c) publishing alone ${fmt(bareBefore.publishRate)} / ${fmt(bareAfter.publishRate)} msg/s. CPU (before): ${bareBefore.cpuUse.text}.`,
       ].join('\n'),
     );

@@ -2,7 +2,8 @@ import sendInvitation from '@/pages/api/sendInvitation';
 import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/resend';
 import submissions from '@/pages/api/submissions';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
+import { createApp, ensurePublishableKey, rotateSubmissionKey } from '@/lib/server/repos/apps';
+import { sharedCountsPath } from '@/lib/server/submissionLimits';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
@@ -10,8 +11,10 @@ import { tapConversions } from '@/tests/api/helpers/queue';
 
 jest.setTimeout(60_000);
 
-// Small limits, so that N + 1 requests are few; the production numbers live in lib/server/rateLimit.ts.
+// Small limits, so that N + 1 requests are few; the production numbers live in lib/server/rateLimit.ts,
+// lib/server/submissionLimits.ts and the plans table.
 const SUBMISSIONS = 3;
+const PER_ADDRESS = 2;
 const PER_USER = 3;
 const PER_ORGANIZATION = 4;
 
@@ -23,7 +26,8 @@ beforeAll(async () => {
   fake = await startFakeCustomerIo();
   Object.assign(process.env, customerIoEnv(fake), {
     APP_URL: 'http://app.test',
-    RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_MINUTE: String(SUBMISSIONS),
+    RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: String(SUBMISSIONS),
+    RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_SECOND: String(PER_ADDRESS),
     RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: String(PER_USER),
     RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY: String(PER_ORGANIZATION),
   });
@@ -68,7 +72,7 @@ function expectRateLimited(response: Awaited<ReturnType<typeof call>>, maxSecond
   expect(retryAfter).toBeLessThanOrEqual(maxSeconds);
 }
 
-describe('submissions: a limit per key', () => {
+describe("submissions: events a second per key (the plan's), a shared budget, and per address for the website key", () => {
   let orgId: string;
   let appId: string;
 
@@ -83,8 +87,13 @@ describe('submissions: a limit per key', () => {
     }));
   });
 
-  const submit = (key: string) =>
-    call(servers.submissions, { method: 'POST', token: key, body: { event: 'Lead', eventId: `lead-${Math.random()}` } });
+  const lead = () => ({ event: 'Lead', eventId: `lead-${Math.random()}` });
+  const submit = (key: string, events = 1) =>
+    call(servers.submissions, {
+      method: 'POST',
+      token: key,
+      body: events === 1 ? lead() : { events: Array.from({ length: events }, lead) },
+    });
   let tap: Awaited<ReturnType<typeof tapConversions>>;
   beforeAll(async () => {
     tap = await tapConversions();
@@ -93,23 +102,117 @@ describe('submissions: a limit per key', () => {
   /** How many of this app's events were queued since the last look. */
   const queued = async () => (await tap.read()).filter((message) => message.attributes.source === `app:${appId}`).length;
 
-  test(`${SUBMISSIONS} + 1 submissions → the last is 429 with Retry-After, and is not queued`, async () => {
+  /**
+   * The limits refill with time: the clock the server reads stands still while `run` sends, so what
+   * passes depends on the limits alone, not on how fast this machine is today. Queue reads come after.
+   */
+  async function atOneInstant<T>(run: () => Promise<T>): Promise<T> {
+    const now = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+    try {
+      return await run();
+    } finally {
+      now.mockRestore();
+    }
+  }
+
+  test(`a second's ${SUBMISSIONS} events pass; more in the same second → 429 with Retry-After, not queued`, async () => {
     const { key } = await rotateSubmissionKey(orgId, appId);
-    await windowWithTimeLeft(60);
-    for (let i = 0; i < SUBMISSIONS; i += 1) expect((await submit(key)).status).toBe(202);
+    await queued();
+    const [first, over, single] = await atOneInstant(async () => [
+      await submit(key, SUBMISSIONS),
+      await submit(key, SUBMISSIONS),
+      await submit(key),
+    ]);
+    expect(first!.status).toBe(202);
+    expectRateLimited(over!, 1, /^Too many submissions with this key: at most 3 events a second\. Try again in 1 second\.$/);
+    expectRateLimited(single!, 1, /at most 3 events a second/);
     expect(await queued()).toBe(SUBMISSIONS);
-    expectRateLimited(await submit(key), 60, /Too many submissions with this key: at most 3 a minute\. Try again in \d+ seconds?\./);
-    expect(await queued()).toBe(0);
   });
 
   test('a flood of concurrent submissions queues at most the limit, and nothing fails with 500', async () => {
     const { key } = await rotateSubmissionKey(orgId, appId);
     await queued();
-    await windowWithTimeLeft(60);
-    const statuses = (await Promise.all(Array.from({ length: 30 }, () => submit(key)))).map((response) => response.status);
+    const statuses = await atOneInstant(async () =>
+      (await Promise.all(Array.from({ length: 30 }, () => submit(key)))).map((response) => response.status),
+    );
     expect(statuses.filter((status) => status !== 202 && status !== 429)).toEqual([]);
-    expect(statuses.filter((status) => status === 202).length).toBeLessThanOrEqual(SUBMISSIONS);
-    expect(await queued()).toBe(statuses.filter((status) => status === 202).length);
+    expect(statuses.filter((status) => status === 202)).toHaveLength(SUBMISSIONS);
+    expect(await queued()).toBe(SUBMISSIONS);
+  });
+
+  test('the limit follows the plan: Growth 1,000 events a second, Scale more', async () => {
+    const override = process.env.RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND;
+    delete process.env.RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND;
+    try {
+      const keyOn = async (plan: string) => {
+        const owner = await createTestUser();
+        const org = await createTestOrganization([[owner, 'owner']], {
+          subscription: { status: 'active', plan, current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null },
+        });
+        const made = await createApp(org, owner.uid, {
+          name: 'Shop',
+          websiteUrl: 'https://shop.example',
+          gtmContainerId: 'GTM-XYZ987',
+          payloadUrls: [],
+        });
+        return (await rotateSubmissionKey(org, made.id)).key;
+      };
+      const [growth, scale] = await Promise.all([keyOn('growth'), keyOn('scale')]);
+      const statuses = await atOneInstant(async () => {
+        const sent = [];
+        for (const key of [growth, scale]) for (let i = 0; i < 3; i++) sent.push((await submit(key, 500)).status);
+        return sent;
+      });
+      expect(statuses).toEqual([202, 202, 429, 202, 202, 202]);
+    } finally {
+      process.env.RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND = override;
+    }
+  });
+
+  test('what other instances admitted counts: once the shared budget of the minute is used up, 429 until the window ends', async () => {
+    const { key } = await rotateSubmissionKey(orgId, appId);
+    await windowWithTimeLeft(60);
+    // Another instance of the app admitted the whole minute's budget for this key.
+    await adminDb()
+      .collection(sharedCountsPath(key, Date.now()))
+      .doc('another-instance')
+      .set({ count: SUBMISSIONS * 60 });
+    await queued();
+    // This instance reads the others' counts at its first event of the key, then at most once a second.
+    expect((await submit(key)).status).toBe(202);
+    const deadline = Date.now() + 10_000;
+    let response = await submit(key);
+    while (response.status === 202 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      response = await submit(key);
+    }
+    expectRateLimited(response, 60, /Too many submissions with this key/);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(2);
+    // This instance wrote its own count beside the other's, not over it.
+    const counts = await adminDb().collection(sharedCountsPath(key, Date.now())).get();
+    expect(counts.size).toBe(2);
+    expect(counts.docs.find((doc) => doc.id === 'another-instance')!.get('count')).toBe(SUBMISSIONS * 60);
+  });
+
+  test('the website key is also limited per visitor address; another address still gets through', async () => {
+    const publishable = await ensurePublishableKey(orgId, appId);
+    await queued();
+    const fromAddress = (address: string, events = 1) =>
+      call(servers.submissions, {
+        method: 'POST',
+        query: { key: publishable },
+        headers: { Origin: 'https://site.example', 'X-Forwarded-For': address },
+        body: events === 1 ? lead() : { events: Array.from({ length: events }, lead) },
+      });
+    const [first, again, other] = await atOneInstant(async () => [
+      await fromAddress('198.51.100.7', PER_ADDRESS),
+      await fromAddress('198.51.100.7'),
+      await fromAddress('198.51.100.8'),
+    ]);
+    expect(first!.status).toBe(202);
+    expectRateLimited(again!, 1, /^Too many submissions from this address: at most 2 events a second\. Try again in 1 second\.$/);
+    expect(other!.status).toBe(202);
+    expect(await queued()).toBe(PER_ADDRESS + 1);
   });
 
   test('an unknown key is refused without counting anything', async () => {
@@ -181,7 +284,7 @@ describe('invitation emails: a limit per user and per organization', () => {
     expectRateLimited(
       await invite(admin, orgId),
       24 * 60 * 60,
-      /This organization has sent too many invitations: at most 4 a day\. Try again in \d+ hours?\./,
+      /This organization has sent too many invitations: at most 4 a day\. Try again in \d+ (hours?|minutes?|seconds?)\./,
     );
     expect(await invitationsOf(orgId)).toBe(PER_ORGANIZATION);
     expect(emailsSent()).toBe(sent);

@@ -1,14 +1,22 @@
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
 import snippet from '@/pages/api/orgs/[orgId]/apps/[id]/snippet';
 import app from '@/pages/api/orgs/[orgId]/apps/[id]/index';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sha256 } from '@/lib/server/conversions/normalize';
+import { busiestDocument } from '@/lib/server/writeTrace';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { tapConversions } from '@/tests/api/helpers/queue';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
-// Ingest: keys, validation, hashing before anything is queued, and nothing written per event.
+// Ingest: keys, validation, hashing before anything is queued, and nothing written per event or request.
+
+// Every Firestore write of this file's process, per document and second (lib/server/writeTrace.ts).
+const traceDir = mkdtempSync(path.join(tmpdir(), 'submissions-writes-'));
+process.env.FIRESTORE_WRITE_TRACE_DIR = traceDir;
 let s: Record<'submissions' | 'snippet' | 'app', TestServer>;
 let tap: Awaited<ReturnType<typeof tapConversions>>;
 let owner: TestUser;
@@ -142,6 +150,24 @@ test('a body over 1 MB → 413; an unknown or revoked key → 401', async () => 
   expect((await submit({ event: 'Lead' }, 'sbk_unknown')).status).toBe(401);
   expect((await submit({ event: 'Lead' }, 'not-a-key')).status).toBe(401);
   expect(await queued()).toHaveLength(0);
+});
+
+test('a burst of single events writes no document per request: at most one write a second, the key’s shared count', async () => {
+  await queued();
+  const from = Date.now();
+  for (let round = 0; round < 3; round++) {
+    const statuses = await Promise.all(Array.from({ length: 20 }, (_, i) => submit({ event: 'Lead', eventId: `burst-${round}-${i}` })));
+    expect(statuses.map((response) => response.status)).toEqual(Array(20).fill(202));
+  }
+  // A second later the next request writes the key's count (at most once a second per key and instance).
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  expect((await submit({ event: 'Lead', eventId: 'burst-last' })).status).toBe(202);
+  expect(await queued()).toHaveLength(61);
+  await new Promise((resolve) => setTimeout(resolve, 1500)); // the tracer writes each finished second
+  const busiest = busiestDocument(traceDir, from);
+  expect(busiest).not.toBeNull(); // the shared count was written: the tracer sees writes
+  expect(busiest!.path).toMatch(/^rate_limits\/submissions_per_key_[0-9a-f]{64}_\d+\/rate_limit_instances\/[\w-]+$/);
+  expect(busiest!.writes).toBe(1);
 });
 
 describe('the website snippet and its publishable key', () => {

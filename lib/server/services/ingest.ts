@@ -1,54 +1,145 @@
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
+import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import type { App } from '@/lib/shared/integrations/apps';
 import { submissionBatchSchema, submittedEventSchema, unknownFieldsOf, type SubmissionWarning } from '@/lib/shared/schemas/submissions';
 import { toConversionEvent } from '@/lib/server/conversions/normalize';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { appOfSubmissionKey, getApp, type SubmissionKeyOwner } from '@/lib/server/repos/apps';
+import { planOfOrganization } from '@/lib/server/repos/planPauses';
 
 /**
- * Ingest: events in, hashed, onto the queue — no Firestore write per event. The key is read on every
- * request (a revoked key stops at once); a batch of up to 500 events shares that read.
+ * Ingest: events in, hashed, onto the queue — no Firestore write per event or per request, and no read
+ * per request either: a valid key's owner is kept KEY_TTL_MS per instance (a revoked or replaced key stops
+ * at once on the instance that changed it, within KEY_TTL_MS on the others), and requests of one key that
+ * miss the cache together share one read.
  */
 
 /** What ingest needs of the app: the origin a publishable key is bound to, and the app's defaults for its events. */
 export interface ResolvedKey extends SubmissionKeyOwner {
   origin: string | null;
   defaults: Pick<App, 'defaultCountry' | 'defaultConsent'>;
+  /** The organization's plan's events a second for one key (entitlements table). */
+  perSecond: number;
 }
 
 /**
  * An app's defaults, kept a little while per instance: a server-to-server key would otherwise read the
  * app document on every request for two settings that rarely change. An edit reaches ingest within
- * DEFAULTS_TTL_MS; the key itself is still read every time, so a revoked key stops at once.
+ * DEFAULTS_TTL_MS; the key itself is still read for every request, so a revoked key stops at once.
+ * The organization's plan (its rate limit) is kept as long: an upgrade raises the limit within that time.
  */
 const DEFAULTS_TTL_MS = 30_000;
-const MAX_CACHED_APPS = 10_000;
+/** How long an instance trusts a key it has read: how late a revocation reaches the other instances. */
+export const KEY_TTL_MS = 5_000;
+const MAX_CACHED = 10_000;
 const defaultsCache = new Map<string, { defaults: ResolvedKey['defaults']; until: number }>();
+const plansCache = new Map<string, { perSecond: Promise<number>; until: number }>();
+const ownersCache = new Map<string, { owner: ResolvedKey; until: number }>();
 
 function remember(appId: string, app: App): ResolvedKey['defaults'] {
   const defaults = { defaultCountry: app.defaultCountry, defaultConsent: app.defaultConsent };
-  if (defaultsCache.size >= MAX_CACHED_APPS) defaultsCache.clear();
+  if (defaultsCache.size >= MAX_CACHED) defaultsCache.clear();
   defaultsCache.set(appId, { defaults, until: Date.now() + DEFAULTS_TTL_MS });
   return defaults;
 }
 
-/** An app's settings changed: its next request reads them again (other instances within DEFAULTS_TTL_MS). */
-export const forgetAppDefaults = (appId: string) => void defaultsCache.delete(appId);
-
 /**
- * The app behind a key, with the origin a publishable key is bound to and the app's defaults; null for an
- * unknown key. A publishable key reads the app each time (its origin decides who may send); a secret key
- * reads it only when its defaults are not in hand.
+ * An app's settings or keys changed (edited, key replaced or revoked, app deleted): this instance reads
+ * them again at its next request; other instances within KEY_TTL_MS (keys) or DEFAULTS_TTL_MS (defaults).
  */
-export async function resolveSubmissionKey(key: string): Promise<ResolvedKey | null> {
+export function forgetApp(appId: string): void {
+  defaultsCache.delete(appId);
+  for (const [key, { owner }] of ownersCache) if (owner.appId === appId) ownersCache.delete(key);
+}
+
+/** The plan's events a second for one key of this organization; one read per organization per DEFAULTS_TTL_MS. */
+function perSecondOf(orgId: string): Promise<number> {
+  const cached = plansCache.get(orgId);
+  if (cached && cached.until > Date.now()) return cached.perSecond;
+  const perSecond = planOfOrganization(orgId).then((plan) => entitlementsOf(plan).ingestEventsPerSecond);
+  if (plansCache.size >= MAX_CACHED) plansCache.clear();
+  plansCache.set(orgId, { perSecond, until: Date.now() + DEFAULTS_TTL_MS });
+  // A failed read is not kept: the next request tries again.
+  perSecond.catch(() => plansCache.delete(orgId));
+  return perSecond;
+}
+
+/** Reads a key's owner now: the key document, and the app when its origin or defaults are needed. */
+async function readOwner(key: string): Promise<ResolvedKey | null> {
   const found = await appOfSubmissionKey(key);
   if (!found) return null;
+  const perSecond = perSecondOf(found.orgId);
   const cached = defaultsCache.get(found.appId);
-  if (found.kind === 'secret' && cached && cached.until > Date.now()) return { ...found, origin: null, defaults: cached.defaults };
+  if (found.kind === 'secret' && cached && cached.until > Date.now())
+    return { ...found, origin: null, defaults: cached.defaults, perSecond: await perSecond };
   const app = await getApp(found.orgId, found.appId);
-  return { ...found, origin: found.kind === 'publishable' ? originOf(app.websiteUrl) : null, defaults: remember(found.appId, app) };
+  return {
+    ...found,
+    origin: found.kind === 'publishable' ? originOf(app.websiteUrl) : null,
+    defaults: remember(found.appId, app),
+    perSecond: await perSecond,
+  };
+}
+
+/** Per key: the read in flight, and the one queued behind it for requests that arrived after it began. */
+interface KeyReads {
+  running: Promise<ResolvedKey | null> | null;
+  queued: Promise<ResolvedKey | null> | null;
+}
+const keyReads = new Map<string, KeyReads>();
+
+function startRead(reads: KeyReads, key: string): Promise<ResolvedKey | null> {
+  const running: Promise<ResolvedKey | null> = readOwner(key).finally(() => {
+    if (reads.running !== running) return;
+    reads.running = null;
+    if (!reads.queued) keyReads.delete(key);
+  });
+  reads.running = running;
+  return running;
+}
+
+/**
+ * The owner of a key as read after the caller arrived. A read already in flight began before, so a caller
+ * that finds one joins the next read, which starts when it ends and serves everybody who came meanwhile:
+ * one key read per round trip per key however many requests miss the cache at once, and none of them is
+ * answered from a read older than itself.
+ */
+function freshOwner(key: string): Promise<ResolvedKey | null> {
+  let reads = keyReads.get(key);
+  if (!reads) keyReads.set(key, (reads = { running: null, queued: null }));
+  if (reads.queued) return reads.queued;
+  if (!reads.running) return startRead(reads, key);
+  const current = reads;
+  const queued = reads.running
+    .then(
+      () => undefined,
+      () => undefined,
+    )
+    .then(() => {
+      current.queued = null;
+      return startRead(current, key);
+    });
+  current.queued = queued;
+  return queued;
+}
+
+/**
+ * The app behind a key, with the origin a publishable key is bound to, the app's defaults and the plan's
+ * rate; null for an unknown key (not kept: a key made a moment ago works at once).
+ */
+export async function resolveSubmissionKey(key: string): Promise<ResolvedKey | null> {
+  const cached = ownersCache.get(key);
+  if (cached && cached.until > Date.now()) return cached.owner;
+  const owner = await freshOwner(key);
+  if (owner) {
+    if (ownersCache.size >= MAX_CACHED) ownersCache.clear();
+    ownersCache.set(key, { owner, until: Date.now() + KEY_TTL_MS });
+  } else {
+    ownersCache.delete(key);
+  }
+  return owner;
 }
 
 export function originOf(url: string): string | null {

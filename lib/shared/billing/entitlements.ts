@@ -18,6 +18,12 @@ export interface Entitlements {
   /** A new connection may backfill past days. */
   historicalBackfill: boolean;
   support: SupportLevel;
+  /**
+   * Events a second one app key may submit (POST /api/submissions, all instances together): sized for a
+   * busy shop's sale, not for the average day. A website's publishable key is also limited per visitor
+   * address (lib/server/submissionLimits.ts).
+   */
+  ingestEventsPerSecond: number;
 }
 
 export interface PlanEntitlements extends Entitlements {
@@ -35,8 +41,18 @@ export const PLAN_ENTITLEMENTS: readonly PlanEntitlements[] = [
     conversions: false,
     historicalBackfill: false,
     support: 'email',
+    ingestEventsPerSecond: 1_000,
   },
-  { id: 'growth', name: 'Growth', adAccounts: 10, syncFrequency: 'hourly', conversions: true, historicalBackfill: false, support: 'chat' },
+  {
+    id: 'growth',
+    name: 'Growth',
+    adAccounts: 10,
+    syncFrequency: 'hourly',
+    conversions: true,
+    historicalBackfill: false,
+    support: 'chat',
+    ingestEventsPerSecond: 1_000,
+  },
   {
     id: 'scale',
     name: 'Scale',
@@ -45,6 +61,7 @@ export const PLAN_ENTITLEMENTS: readonly PlanEntitlements[] = [
     conversions: true,
     historicalBackfill: true,
     support: 'priority',
+    ingestEventsPerSecond: 5_000,
   },
 ];
 

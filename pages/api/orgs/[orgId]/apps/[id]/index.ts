@@ -2,7 +2,7 @@ import { objectRouteSchema, updateAppSchema } from '@/lib/shared/schemas/integra
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { getApp, updateApp } from '@/lib/server/repos/apps';
 import { deleteApp } from '@/lib/server/services/apps';
-import { forgetAppDefaults } from '@/lib/server/services/ingest';
+import { forgetApp } from '@/lib/server/services/ingest';
 
 export default createHandler({
   GET: route({
@@ -20,7 +20,7 @@ export default createHandler({
     permission: ['app', 'update'],
     handle: async ({ org, query, body }) => {
       const app = await updateApp(org.id, query.id, body);
-      forgetAppDefaults(app.id);
+      forgetApp(app.id);
       return { app };
     },
   }),
@@ -30,6 +30,7 @@ export default createHandler({
     permission: ['app', 'delete'],
     async handle({ org, query }) {
       await deleteApp(org.id, query.id);
+      forgetApp(query.id);
       return { success: true };
     },
   }),

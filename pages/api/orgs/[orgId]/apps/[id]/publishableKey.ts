@@ -3,6 +3,7 @@ import { appUrl } from '@/lib/server/appUrl';
 import { captureSnippet } from '@/lib/server/conversions/snippet';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { getApp, revokePublishableKey, rotatePublishableKey } from '@/lib/server/repos/apps';
+import { forgetApp } from '@/lib/server/services/ingest';
 
 /**
  * The website snippet's publishable key. POST makes a new one (the old one stops working; the answer
@@ -17,6 +18,8 @@ export default createHandler({
     permission: ['app', 'delete'],
     handle: async ({ org, query }) => {
       const publishableKey = await rotatePublishableKey(org.id, query.id);
+      // Ingest keeps keys a few seconds per instance: this one stops trusting the old key now.
+      forgetApp(query.id);
       const app = await getApp(org.id, query.id);
       return {
         app,
@@ -29,6 +32,10 @@ export default createHandler({
     access: 'orgMember',
     query: objectRouteSchema,
     permission: ['app', 'delete'],
-    handle: async ({ org, query }) => ({ app: await revokePublishableKey(org.id, query.id) }),
+    handle: async ({ org, query }) => {
+      const app = await revokePublishableKey(org.id, query.id);
+      forgetApp(query.id);
+      return { app };
+    },
   }),
 });
