@@ -122,6 +122,8 @@ export function createConversionLedger() {
     failing,
     fail,
     recover,
+    /** Requests held unanswered by a hang now. */
+    hanging: () => hung.size,
     list,
     calls: (platform: ConversionPlatform) => calls.get(platform) ?? 0,
     reset,

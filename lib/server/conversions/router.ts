@@ -138,6 +138,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
     /** Batches waiting for a retry, and when each batch being sent started. */
     retrying: number;
     sending: Map<Batch, number>;
+    /** Batches in line, not yet sending. */
+    queued: Set<Batch>;
   }
 
   const laneKeyOf = (entry: Pending) => `${entry.orgId}/${entry.conversion.destination.destinationId}`;
@@ -146,7 +148,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
     const key = laneKeyOf(entry);
     let lane = lanes.get(key);
     if (!lane) {
-      lane = { queue: new PQueue({ concurrency: laneConcurrency }), events: 0, retrying: 0, sending: new Map() };
+      lane = { queue: new PQueue({ concurrency: laneConcurrency }), events: 0, retrying: 0, sending: new Map(), queued: new Set() };
       lanes.set(key, lane);
     }
     return lane;
@@ -177,15 +179,39 @@ export function createConversionRouter(options: RouterOptions = {}) {
 
   function inLine(lane: Lane, batch: Batch) {
     lane.events += batch.items.length;
+    lane.queued.add(batch);
     const key = laneKeyOf(batch.entry);
-    void lane.queue.add(async () => {
-      lane.sending.set(batch, Date.now());
-      const next = await send(batch);
-      lane.sending.delete(batch);
-      release(lane, key, batch.items.length);
-      if (next) wait(next.batch, next.delayMs);
-    });
+    void lane.queue
+      .add(async () => {
+        // Taken out of line meanwhile (its lane got into trouble: sweep).
+        if (!lane.queued.delete(batch)) return;
+        lane.sending.set(batch, Date.now());
+        const next = await send(batch);
+        lane.sending.delete(batch);
+        release(lane, key, batch.items.length);
+        if (next) wait(next.batch, next.delayMs);
+      })
+      .then(() => release(lane, key, 0));
   }
+
+  /**
+   * A lane that got into trouble while batches stood in its line (a platform that hangs answers nothing for
+   * its timeout): the newest are set aside to come back later until what the lane holds is within its share.
+   * Checked every second, so what a hung platform's lane holds in hand stops growing within seconds.
+   */
+  function sweep() {
+    for (const [key, lane] of lanes) {
+      if (lane.queued.size === 0 || !troubled(lane)) continue;
+      for (const batch of [...lane.queued].reverse()) {
+        if (lane.events <= laneCapOf(batch.entry)) break;
+        lane.queued.delete(batch);
+        release(lane, key, batch.items.length);
+        void setAsideLater(batch, LANE_FULL_WAIT_MS);
+      }
+    }
+  }
+  const sweeping = setInterval(sweep, 1000);
+  sweeping.unref?.();
 
   /** A batch waits for its retry off its lane: a timer puts it back in line (its messages stay in hand, leases extended). */
   function wait(batch: Batch, delayMs: number) {
@@ -382,6 +408,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
     /** Sends every partial batch now and resolves when nothing is in flight (a clean shutdown). */
     async drain() {
       stopping = true;
+      clearInterval(sweeping);
       for (const key of [...pending.keys()]) flush(key);
       // Batches waiting for a retry are not waited for: set aside for their conversion (or given back to Pub/Sub).
       const retries = [...waiting];
