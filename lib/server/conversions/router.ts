@@ -140,6 +140,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
     sending: Map<Batch, number>;
     /** Batches in line, not yet sending. */
     queued: Set<Batch>;
+    /** Since when the lane has been troubled (seen by the sweep), or null. */
+    troubledSince: number | null;
   }
 
   const laneKeyOf = (entry: Pending) => `${entry.orgId}/${entry.conversion.destination.destinationId}`;
@@ -148,7 +150,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
     const key = laneKeyOf(entry);
     let lane = lanes.get(key);
     if (!lane) {
-      lane = { queue: new PQueue({ concurrency: laneConcurrency }), events: 0, retrying: 0, sending: new Map(), queued: new Set() };
+      lane = {
+        queue: new PQueue({ concurrency: laneConcurrency }),
+        events: 0,
+        retrying: 0,
+        sending: new Map(),
+        queued: new Set(),
+        troubledSince: null,
+      };
       lanes.set(key, lane);
     }
     return lane;
@@ -158,11 +167,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const laneCapOf = (entry: Pending) => Math.max(laneConcurrency * maxBatchOf(entry.conversion), Math.floor(laneMaxEvents));
 
   /** A lane in trouble: a batch waits for a retry, or one has been sending for longer than a platform should take. */
-  const troubled = (lane: Lane) => lane.retrying > 0 || [...lane.sending.values()].some((started) => Date.now() - started > SLOW_SEND_MS);
+  const troubled = (lane: Lane) =>
+    lane.troubledSince !== null || lane.retrying > 0 || [...lane.sending.values()].some((started) => Date.now() - started > SLOW_SEND_MS);
 
   function release(lane: Lane, key: string, events: number) {
     lane.events -= events;
-    if (lane.events <= 0 && lane.queue.size === 0 && lane.queue.pending === 0 && lanes.get(key) === lane) lanes.delete(key);
+    // A troubled lane is kept while it holds nothing: what comes back to it finds its trouble remembered.
+    if (lane.events <= 0 && lane.troubledSince === null && lane.queue.size === 0 && lane.queue.pending === 0 && lanes.get(key) === lane)
+      lanes.delete(key);
   }
 
   /**
@@ -170,10 +182,16 @@ export function createConversionRouter(options: RouterOptions = {}) {
    * hangs or is slow) sets it aside to come back after `waitMs`, so its messages do not fill the room every
    * other lane needs.
    */
-  function enqueue(batch: Batch, waitMs = LANE_FULL_WAIT_MS) {
+  /**
+   * How long a batch set aside from a troubled lane waits: as long as the lane has been in trouble (5 s to a
+   * minute), so a long outage is asked about less and less often rather than churned through Pub/Sub.
+   */
+  const waitOf = (lane: Lane) => Math.min(60_000, Math.max(LANE_FULL_WAIT_MS, Date.now() - (lane.troubledSince ?? Date.now())));
+
+  function enqueue(batch: Batch, waitMs?: number) {
     const lane = laneOf(batch.entry);
     const full = lane.events > 0 && lane.events + batch.items.length > laneCapOf(batch.entry);
-    if (full && troubled(lane)) return void setAsideLater(batch, waitMs);
+    if (full && troubled(lane)) return void setAsideLater(batch, Math.max(waitMs ?? 0, waitOf(lane)));
     inLine(lane, batch);
   }
 
@@ -185,9 +203,12 @@ export function createConversionRouter(options: RouterOptions = {}) {
       .add(async () => {
         // Taken out of line meanwhile (its lane got into trouble: sweep).
         if (!lane.queued.delete(batch)) return;
-        lane.sending.set(batch, Date.now());
+        const started = Date.now();
+        lane.sending.set(batch, started);
         const next = await send(batch);
         lane.sending.delete(batch);
+        // A batch sent in good time: the platform answers again, the lane is out of trouble.
+        if (!next && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
         release(lane, key, batch.items.length);
         if (next) wait(next.batch, next.delayMs);
       })
@@ -201,12 +222,13 @@ export function createConversionRouter(options: RouterOptions = {}) {
    */
   function sweep() {
     for (const [key, lane] of lanes) {
-      if (lane.queued.size === 0 || !troubled(lane)) continue;
+      if (!troubled(lane)) continue;
+      lane.troubledSince ??= Date.now();
       for (const batch of [...lane.queued].reverse()) {
         if (lane.events <= laneCapOf(batch.entry)) break;
         lane.queued.delete(batch);
         release(lane, key, batch.items.length);
-        void setAsideLater(batch, LANE_FULL_WAIT_MS);
+        void setAsideLater(batch, waitOf(lane));
       }
     }
   }
@@ -217,7 +239,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
   function wait(batch: Batch, delayMs: number) {
     const lane = laneOf(batch.entry);
     // A lane already full (or a worker stopping) sets it aside at once rather than hold more in hand.
-    if (stopping || lane.events + batch.items.length > laneCapOf(batch.entry)) return void setAsideLater(batch, delayMs);
+    if (stopping || lane.events + batch.items.length > laneCapOf(batch.entry))
+      return void setAsideLater(batch, Math.max(delayMs, waitOf(lane)));
     lane.events += batch.items.length;
     lane.retrying += 1;
     const timer = setTimeout(() => {
@@ -344,15 +367,15 @@ export function createConversionRouter(options: RouterOptions = {}) {
   }
 
   async function route(message: QueueMessage) {
+    // A batch set aside to wait: given back to Pub/Sub until its time (it holds no room meanwhile), unread.
+    const notBefore = Number(/^\d{1,15}$/.test(message.attributes.not_before ?? '') ? message.attributes.not_before : 0);
+    if (notBefore > Date.now() + 500) return message.nack(Math.ceil((notBefore - Date.now()) / 1000));
     const parsed = parseConversionMessage(message.data, message.attributes);
     if (!parsed) {
       console.error('[worker] a message that holds no conversion events was dropped', { id: message.id });
       return message.ack();
     }
     const { events, unreadable, attributes } = parsed;
-    // A batch set aside to wait: given back to Pub/Sub until its time (it holds no room meanwhile).
-    const notBefore = Number(attributes.not_before ?? 0);
-    if (notBefore > Date.now() + 500) return message.nack(Math.ceil((notBefore - Date.now()) / 1000));
     const attempt = Number(attributes.attempt ?? 0);
     const conversions = (await conversionsFor(attributes.org, attributes.source, attributes.conversion)).filter((conversion) =>
       attributes.conversion ? conversion.id === attributes.conversion : conversion.status === 'active',
