@@ -178,16 +178,15 @@ export function createConversionRouter(options: RouterOptions = {}) {
   }
 
   /**
-   * Puts a batch in its lane's line; a lane already holding its share of the worker's room (a platform that
-   * hangs or is slow) sets it aside to come back after `waitMs`, so its messages do not fill the room every
-   * other lane needs.
-   */
-  /**
    * How long a batch set aside from a troubled lane waits: as long as the lane has been in trouble (5 s to a
    * minute), so a long outage is asked about less and less often rather than churned through Pub/Sub.
    */
   const waitOf = (lane: Lane) => Math.min(60_000, Math.max(LANE_FULL_WAIT_MS, Date.now() - (lane.troubledSince ?? Date.now())));
 
+  /**
+   * Puts a batch in its lane's line; a troubled lane already holding its share of the worker's room (a platform
+   * that hangs) sets it aside to come back later, so its messages do not fill the room every other lane needs.
+   */
   function enqueue(batch: Batch, waitMs?: number) {
     const lane = laneOf(batch.entry);
     const full = lane.events > 0 && lane.events + batch.items.length > laneCapOf(batch.entry);
@@ -203,9 +202,9 @@ export function createConversionRouter(options: RouterOptions = {}) {
       .add(async () => {
         // Taken out of line meanwhile (its lane got into trouble: sweep).
         if (!lane.queued.delete(batch)) return;
-        const started = Date.now();
-        lane.sending.set(batch, started);
-        const next = await send(batch);
+        lane.sending.set(batch, Date.now());
+        const next = await send(batch, lane);
+        const started = lane.sending.get(batch)!;
         lane.sending.delete(batch);
         // A batch sent in good time: the platform answers again, the lane is out of trouble.
         if (!next && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
@@ -253,7 +252,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   }
 
   /** Sends one batch; a transient failure with attempts left comes back as the batch to retry and when. */
-  async function send(batch: Batch): Promise<{ batch: Batch; delayMs: number } | null> {
+  async function send(batch: Batch, lane: Lane): Promise<{ batch: Batch; delayMs: number } | null> {
     const { entry, items } = batch;
     try {
       // Read again just before sending (one read a batch): a conversion deleted since it was cached sends nothing.
@@ -268,7 +267,13 @@ export function createConversionRouter(options: RouterOptions = {}) {
         entry.orgId,
         current,
         items.map((item) => item.event),
-        { attempt: batch.attempt, deferRetries: true, counters: sink, beforeSend: quota ? () => quota.take(entry.orgId) : undefined },
+        {
+          attempt: batch.attempt,
+          deferRetries: true,
+          counters: sink,
+          // The platform's time starts once the quota gives its turn: a wait for the quota is no sign of trouble.
+          beforeSend: quota ? () => quota.take(entry.orgId).then(() => void lane.sending.set(batch, Date.now())) : undefined,
+        },
       );
       items.forEach((item) => settle(item.ticket, true));
     } catch (error) {
