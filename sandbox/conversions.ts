@@ -1,7 +1,8 @@
 /**
  * What the sandbox's conversion endpoints received (Meta's Conversions API, Google's Data Manager,
  * Microsoft's offline conversions, Mixpanel's Import API), deduplicated the way each platform deduplicates, and a switch
- * that makes a platform fail transiently for a while. Tests and the bench count arrivals here by
+ * that makes a platform fail transiently for a while, or hang (take requests and never answer, as a platform
+ * in an outage does: the caller's own timeout ends them). Tests and the bench count arrivals here by
  * dedup key: an event sent twice is one entry whose `receipts` is 2.
  */
 import type { ServerResponse } from 'node:http';
@@ -26,7 +27,8 @@ export interface ReceivedConversion {
 }
 
 export interface Failure {
-  status: 500 | 429 | 503;
+  /** 'hang': the request is held unanswered until the switch goes off (then the socket is closed). */
+  status: 500 | 429 | 503 | 'hang';
   /** Fail until then (ms since epoch)… */
   until: number;
   /** …or this share of requests (0–1) while it lasts. */
@@ -88,11 +90,19 @@ export function createConversionLedger() {
   }
 
   function fail(platform: ConversionPlatform, failure: { status?: Failure['status']; seconds?: number; rate?: number }) {
+    const seconds = failure.seconds ?? 30;
     failures.set(platform, {
       status: failure.status ?? 500,
-      until: Date.now() + (failure.seconds ?? 30) * 1000,
+      until: Date.now() + seconds * 1000,
       rate: Math.min(1, Math.max(0, failure.rate ?? 1)),
     });
+    if (failure.status === 'hang') setTimeout(releaseHung, seconds * 1000).unref?.();
+  }
+
+  /** Turns a platform's switch off now (a hang lets go of what it holds). */
+  function recover(platform: ConversionPlatform) {
+    failures.delete(platform);
+    releaseHung();
   }
 
   function list(platform?: ConversionPlatform): ReceivedConversion[] {
@@ -103,6 +113,7 @@ export function createConversionLedger() {
     received.clear();
     failures.clear();
     calls.clear();
+    releaseHung();
   }
 
   return {
@@ -110,6 +121,9 @@ export function createConversionLedger() {
     countCall,
     failing,
     fail,
+    recover,
+    /** Requests held unanswered by a hang now. */
+    hanging: () => hung.size,
     list,
     calls: (platform: ConversionPlatform) => calls.get(platform) ?? 0,
     reset,
@@ -118,7 +132,25 @@ export function createConversionLedger() {
 }
 
 /** A transient failure in the platform's own shape (Graph, Google RPC status, Microsoft's, Mixpanel's). */
+/** Requests held unanswered by a hang: their sockets close when the hang ends, the ledger recovers or is reset, or after 60 s. */
+const hung = new Set<ServerResponse>();
+
+function releaseHung() {
+  for (const res of [...hung]) res.destroy();
+}
+
+function hold(res: ServerResponse) {
+  hung.add(res);
+  const timer = setTimeout(() => res.destroy(), 60_000);
+  timer.unref?.();
+  res.once('close', () => {
+    clearTimeout(timer);
+    hung.delete(res);
+  });
+}
+
 export function answerFailure(res: ServerResponse, platform: ConversionPlatform, status: Failure['status']) {
+  if (status === 'hang') return hold(res);
   if (platform === 'mixpanel') {
     // Mixpanel documents no Retry-After: clients back off on their own (2 s doubling to 60 s).
     const body =

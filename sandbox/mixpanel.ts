@@ -359,6 +359,7 @@ function exportEvents(req: IncomingMessage, res: ServerResponse, url: URL, store
   const request = `/api/2.0/export${url.search}`;
   const refuseExport = (code: number, error: string) => json(res, code, { request, error });
   const failing = store.conversions.failing('mixpanel');
+  if (failing === 'hang') return answerFailure(res, 'mixpanel', failing);
   if (failing)
     return refuseExport(
       failing,

@@ -14,10 +14,12 @@
  * 8. Conversions read from the warehouse on a stack of its own: BigQuery tables of 50,000 and 200,000 rows
  *    through one worker to the sandbox's Meta — rows/s beside the reader alone and the Pub/Sub emulator
  *    alone, Meta calls beside ⌈N/1,000⌉, the worker's peak memory as the table grows (scripts/lib/benchWarehouse.ts).
+ * 9. Delivery lanes on a stack of its own: Google's delivery p95 while the sandbox's Meta hangs, beside the
+ *    same with nothing hanging (scripts/lib/benchLanes.ts).
  * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
  * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
  * authenticated read (verify the ID token + one document get).
- * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse` runs section 1, 2–5, 6, 7 or 8 alone.
+ * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse|lanes` runs section 1, 2–5, 6, 7, 8 or 9 alone.
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { benchConversions } from '@/scripts/lib/benchConversions';
+import { benchLanes } from '@/scripts/lib/benchLanes';
 import { benchSync } from '@/scripts/lib/benchSync';
 import { benchWarehouse } from '@/scripts/lib/benchWarehouse';
 import { portsFromEnv, ROOT, startStack, TEST_PORTS } from '@/scripts/lib/stack';
@@ -274,7 +277,7 @@ async function stackAndApi() {
   }
 }
 
-const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse'] as const;
+const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse', 'lanes'] as const;
 
 async function main() {
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -284,6 +287,7 @@ async function main() {
   if (!only || only === 'conversions') await benchConversions();
   if (!only || only === 'sync') await benchSync();
   if (!only || only === 'warehouse') await benchWarehouse();
+  if (!only || only === 'lanes') await benchLanes();
 }
 
 main().catch((error) => {

@@ -2,8 +2,9 @@
  * `npm run worker`: the data plane's worker, both directions in one process.
  *
  * Conversions: pulls conversion events from Pub/Sub
- * (PUBSUB_EMULATOR_HOST locally), delivers them in batches through the connectors and records each
- * platform call. It also polls the payment accounts that feed conversions (every PAYMENTS_POLL_MS,
+ * (PUBSUB_EMULATOR_HOST locally), delivers them in batches through the connectors, one lane per
+ * destination (a platform that hangs holds only its own), and records each platform call; its counters
+ * are summed and written about once a second (router.ts, repos/deliveryCounters.ts). It also polls the payment accounts that feed conversions (every PAYMENTS_POLL_MS,
  * 20 s by default) and publishes their new payments. Stateless: run as many as the load needs on
  * the one subscription; a lease in Firestore keeps two from polling one account at once.
  *

@@ -1,9 +1,9 @@
 /**
  * Alerts from a conversion's deliveries, decided from what the worker already writes: the hourly
- * counters (`hours/{YYYY-MM-DDTHH}`: delivered, and failed = rejected + not sent + failed) and the
- * parked counters on the conversion. Nothing is written per batch: a conversion is evaluated at most
- * once per ALERT_EVALUATE_MS (a minute) per process — the first batch at once, later ones once the
- * minute is over — with three reads.
+ * counters (`hours/{YYYY-MM-DDTHH}`, or one `{hour}~{worker}` shard per worker: delivered, and failed =
+ * rejected + not sent + failed) and the parked counters on the conversion. Nothing is written per batch: a
+ * conversion is evaluated at most once per ALERT_EVALUATE_MS (a minute) per process — the first batch at
+ * once, later ones once the minute is over — with two reads (the conversion, its last two hours' documents).
  */
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
@@ -38,12 +38,21 @@ const countsOf = (snap: FirebaseFirestore.DocumentSnapshot) => ({
 /** Reads the counters of one conversion and raises or resolves its delivery and parked alerts. */
 export async function evaluateConversion(orgId: string, conversionId: string, now = new Date()): Promise<void> {
   const ref = adminDb().collection('organizations').doc(orgId).collection('conversions').doc(conversionId);
-  const [conversion, current, previous] = await adminDb().getAll(
-    ref,
-    ref.collection('hours').doc(hourOf(now)),
-    ref.collection('hours').doc(hourOf(new Date(now.getTime() - 3_600_000))),
-  );
-  if (!conversion?.exists) return;
+  const [currentHour, previousHour] = [hourOf(now), hourOf(new Date(now.getTime() - 3_600_000))];
+  // An hour is one document or one per worker that delivered in it (`{hour}~{worker}`): summed.
+  const [conversion, hours] = await Promise.all([
+    ref.get(),
+    ref.collection('hours').where('hour', 'in', [currentHour, previousHour]).get(),
+  ]);
+  if (!conversion.exists) return;
+  const sumOf = (hour: string) =>
+    hours.docs
+      .filter((doc) => doc.get('hour') === hour)
+      .map(countsOf)
+      .reduce((sum, counts) => ({ delivered: sum.delivered + counts.delivered, failed: sum.failed + counts.failed }), {
+        delivered: 0,
+        failed: 0,
+      });
   const subject = {
     type: 'conversion' as const,
     id: conversionId,
@@ -51,7 +60,7 @@ export async function evaluateConversion(orgId: string, conversionId: string, no
     ...(conversion.get('created_by') ? { createdBy: String(conversion.get('created_by')) } : {}),
   };
   const threshold = thresholdOf(conversion);
-  const { total, failed } = lastHourCounts(countsOf(current!), countsOf(previous!), now);
+  const { total, failed } = lastHourCounts(sumOf(currentHour), sumOf(previousHour), now);
   const percent = total > 0 ? (failed / total) * 100 : 0;
   const over = total >= threshold.minEvents && percent >= threshold.percent;
   if (over) {

@@ -6,7 +6,7 @@ import type { Delivery, Session } from '@/lib/server/connectors/types';
 import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/shared/integrations/platforms';
 import { countMatchKeys } from '@/lib/shared/conversions/quality';
 import { loginDied, openSessionOf } from '@/lib/server/credentials';
-import { recordDelivery, type Parked } from '@/lib/server/repos/conversions';
+import { recordDelivery, type CounterSink, type Parked } from '@/lib/server/repos/conversions';
 import { noteDeliveries } from '@/lib/server/alerts/delivery';
 
 /**
@@ -99,6 +99,41 @@ async function withRetry(send: Send, events: ConversionEvent[], policy: RetryPol
   }
 }
 
+/**
+ * A transient failure the caller retries later, off its delivery slot (the worker's lanes: a timer puts the
+ * batch back in line, so a slow platform's waits hold no slot). Thrown before anything is recorded.
+ */
+export class RetryLater extends Error {
+  constructor(
+    readonly delayMs: number,
+    readonly failure: PlatformError,
+  ) {
+    super(failure.message);
+    this.name = 'RetryLater';
+  }
+}
+
+/** How long before the next attempt: the platform's own retry time when it gave one, else the backoff. */
+const waitMs = (error: PlatformError, attempt: number, policy: RetryPolicy) =>
+  error.retryAt ? Math.min(policy.maxMs, Math.max(0, error.retryAt.getTime() - Date.now())) : backoffMs(attempt, policy);
+
+/**
+ * One attempt of the whole batch; a transient failure with attempts left is a RetryLater, the last one is
+ * thrown; a request refused as a whole is isolated as sendIsolating does (its halves retry in place: rare).
+ */
+async function sendOnce(send: Send, events: ConversionEvent[], policy: RetryPolicy, attempt: number): Promise<RowOutcome[]> {
+  try {
+    return await send(events);
+  } catch (error) {
+    if (isTransient(error) && attempt + 1 < policy.attempts)
+      throw new RetryLater(waitMs(error as PlatformError, attempt, policy), error as PlatformError);
+    if (error instanceof PlatformError && error.code === 'invalid' && events.length > 1) return sendIsolating(send, events, policy);
+    if (error instanceof PlatformError && error.code === 'invalid')
+      return [{ id: events[0]!.id, status: 'rejected', reason: error.message }];
+    throw error;
+  }
+}
+
 /** Sends; a request refused as a whole is split in halves until the refused rows stand alone. */
 export async function sendIsolating(send: Send, events: ConversionEvent[], policy: RetryPolicy): Promise<RowOutcome[]> {
   try {
@@ -173,7 +208,21 @@ export async function deliverBatch(
   orgId: string,
   conversion: Conversion,
   events: ConversionEvent[],
-  options: { test?: boolean; testCode?: string; retry?: RetryPolicy } = {},
+  options: {
+    test?: boolean;
+    testCode?: string;
+    retry?: RetryPolicy;
+    /**
+     * The worker's way: attempts made so far, and a transient failure with attempts left is thrown as
+     * RetryLater (the caller waits off its slot) instead of waited for here.
+     */
+    attempt?: number;
+    deferRetries?: boolean;
+    /** Awaited before each request to the platform (a shared quota's turn: quota.ts). */
+    beforeSend?: () => Promise<void>;
+    /** Where the counters go (the worker's aggregator); none: written with the record. */
+    counters?: CounterSink;
+  } = {},
 ): Promise<BatchResult> {
   const policy = options.retry ?? DEFAULT_RETRY;
   const unique = [...new Map(events.map((event) => [event.id, mapEvent(conversion.mapping, event)])).values()];
@@ -199,11 +248,17 @@ export async function deliverBatch(
       .map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked, notes));
     if (sendable.length > 0) {
       const started = Date.now();
-      const send: Send = (batch) =>
-        delivery.send(session, account, target, batch, { testCode: options.testCode, onRequest: (id) => (requestId = id) });
+      const send: Send = async (batch) => {
+        await options.beforeSend?.();
+        return delivery.send(session, account, target, batch, { testCode: options.testCode, onRequest: (id) => (requestId = id) });
+      };
       try {
-        rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked, notes)));
+        const outcomes = options.deferRetries
+          ? await sendOnce(send, sendable, policy, options.attempt ?? 0)
+          : await sendIsolating(send, sendable, policy);
+        rows.push(...outcomes.map((outcome) => rowOf(outcome, masked, notes)));
       } catch (error) {
+        if (error instanceof RetryLater) throw error;
         // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
         const died =
           error instanceof PlatformError && error.code === 'needs_reauth'
@@ -214,16 +269,22 @@ export async function deliverBatch(
       latencyMs = Date.now() - started;
     }
   } catch (error) {
+    if (error instanceof RetryLater) throw error;
     rows = failed(error, unique, park);
   }
-  await recordDelivery(orgId, conversion.id, {
-    test: Boolean(options.test),
-    latencyMs,
-    rows,
-    parked,
-    matchCounts: settledMatchCounts(conversion, unique, rows),
-    requestId,
-  });
+  await recordDelivery(
+    orgId,
+    conversion.id,
+    {
+      test: Boolean(options.test),
+      latencyMs,
+      rows,
+      parked,
+      matchCounts: settledMatchCounts(conversion, unique, rows),
+      requestId,
+    },
+    options.counters,
+  );
   if (!options.test) await noteDeliveries(orgId, conversion.id);
   return { rows, latencyMs };
 }

@@ -1,9 +1,12 @@
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { connectorFor } from '@/lib/server/connectors/registry';
-import { deliverBatch, takesEvent } from '@/lib/server/conversions/deliver';
+import PQueue from 'p-queue';
+import { deliverBatch, RetryLater, takesEvent } from '@/lib/server/conversions/deliver';
+import { createFairQuota, type FairQuota } from '@/lib/server/conversions/quota';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
-import { conversionById, conversionsOfSource, recordDelivery } from '@/lib/server/repos/conversions';
+import { conversionById, conversionsOfSource, recordDelivery, type CounterSink } from '@/lib/server/repos/conversions';
+import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
 /**
@@ -15,8 +18,14 @@ import type { QueueMessage } from '@/lib/server/queue/message';
  * sent again. An event set aside that fails again leaves its message unacknowledged, and Pub/Sub delivers
  * it again after a backoff, then dead-letters it: at-least-once, and the platforms deduplicate by event id.
  *
- * State here is only what is in flight; conversions are re-read every few seconds. Two workers on
- * one subscription share nothing but Pub/Sub and Firestore.
+ * Lanes: each destination (an organization's login to a platform) sends through its own small queue
+ * (`DELIVERY_LANE_CONCURRENCY` calls at once), so a platform that hangs holds only its own lanes. A transient
+ * failure waits for its retry off the lane: a timer puts the batch back in line, its messages stay in hand
+ * (their leases are extended) until its outcome is recorded. Platforms with a quota shared by every tenant
+ * (Google's Data Manager) take a turn from a fair quota first (quota.ts).
+ *
+ * State here is only what is in flight and the counters not yet written (deliveryCounters.ts); conversions
+ * are re-read every few seconds. Two workers on one subscription share nothing but Pub/Sub and Firestore.
  */
 
 interface Ticket {
@@ -25,18 +34,37 @@ interface Ticket {
   failed: boolean;
 }
 
+interface Batch {
+  entry: Pending;
+  items: Pending['items'];
+  /** Attempts made (a retry comes back with one more). */
+  attempt: number;
+}
+
+/** How long a batch whose lane is full waits before it is taken again. */
+const LANE_FULL_WAIT_MS = 5000;
+/** A platform call taking longer than this marks its lane as troubled (a healthy call takes well under a second). */
+const SLOW_SEND_MS = 5000;
+
 interface Pending {
   orgId: string;
   conversion: Conversion;
-  items: Array<{ event: ConversionEvent; ticket: Ticket }>;
+  /** Each event with its message's ticket and the attempts it had (a batch set aside to wait comes with them). */
+  items: Array<{ event: ConversionEvent; ticket: Ticket; attempt: number }>;
   timer: NodeJS.Timeout | null;
 }
 
 export interface RouterOptions {
   /** How long a partial batch waits for more events. */
   lingerMs?: number;
-  /** Platform calls in flight at once, over every conversion. */
-  concurrency?: number;
+  /** Platform calls in flight at once per destination (its lane). */
+  laneConcurrency?: number;
+  /** Events a lane may hold in hand (in line, sending, waiting) before its next batches are set aside to wait. */
+  laneMaxEvents?: number;
+  /** Requests a minute per platform whose quota every tenant shares (Data Manager: 300 per Cloud project). */
+  sharedQuotas?: Partial<Record<Conversion['destination']['platform'], number>>;
+  /** Where delivery counters are summed before they are written (a test gives its own; default: Firestore). */
+  counters?: DeliveryCounters;
   /** How long a conversion's settings are reused before being read again. */
   cacheMs?: number;
   deliver?: typeof deliverBatch;
@@ -50,18 +78,31 @@ export interface RouterOptions {
 
 export function createConversionRouter(options: RouterOptions = {}) {
   const lingerMs = options.lingerMs ?? Number(process.env.DELIVERY_LINGER_MS || 1000);
-  const concurrency = options.concurrency ?? 8;
+  const laneConcurrency = options.laneConcurrency ?? Number(process.env.DELIVERY_LANE_CONCURRENCY || 2);
+  // A quarter of what the worker holds in hand (WORKER_MAX_EVENTS): a stuck lane leaves the rest to the others.
+  const laneMaxEvents = options.laneMaxEvents ?? Number(process.env.WORKER_MAX_EVENTS || 5000) / 4;
   const cacheMs = options.cacheMs ?? 5000;
   const deliver = options.deliver ?? deliverBatch;
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
   const setAside = options.setAside ?? publishConversions;
   const record = options.record ?? recordDelivery;
+  // A router given its own delivery (a unit test) writes no counters of its own.
+  const counters: DeliveryCounters | undefined = options.counters ?? (options.deliver ? undefined : createDeliveryCounters());
+  const sink: CounterSink | undefined = counters;
+  const quotas = new Map<string, FairQuota>(
+    Object.entries(options.sharedQuotas ?? { google_ads: Number(process.env.DATAMANAGER_REQUESTS_PER_MINUTE || 300) }).map(
+      ([platform, perMinute]) => [platform, createFairQuota(perMinute!)],
+    ),
+  );
 
   const pending = new Map<string, Pending>();
   const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
-  const queue: Array<() => Promise<void>> = [];
-  let running = 0;
+  /** One lane per destination, dropped when it holds nothing. */
+  const lanes = new Map<string, Lane>();
+  /** Batches waiting for their retry (a timer each), to be set aside on a shutdown. */
+  const waiting = new Map<NodeJS.Timeout, { batch: Batch; at: number; lane: Lane }>();
   let inFlight = 0;
+  let stopping = false;
   const idle: Array<() => void> = [];
 
   /**
@@ -90,14 +131,198 @@ export function createConversionRouter(options: RouterOptions = {}) {
     if (inFlight === 0) idle.splice(0).forEach((resolve) => resolve());
   }
 
-  function pump() {
-    while (running < concurrency && queue.length > 0) {
-      const job = queue.shift()!;
-      running += 1;
-      void job().finally(() => {
-        running -= 1;
-        pump();
+  interface Lane {
+    queue: PQueue;
+    /** Events in hand for this lane: in line, being sent, or waiting for a retry. */
+    events: number;
+    /** Batches waiting for a retry, and when each batch being sent started. */
+    retrying: number;
+    sending: Map<Batch, number>;
+    /** Batches in line, not yet sending. */
+    queued: Set<Batch>;
+    /** Since when the lane has been troubled (seen by the sweep), or null. */
+    troubledSince: number | null;
+  }
+
+  const laneKeyOf = (entry: Pending) => `${entry.orgId}/${entry.conversion.destination.destinationId}`;
+
+  function laneOf(entry: Pending): Lane {
+    const key = laneKeyOf(entry);
+    let lane = lanes.get(key);
+    if (!lane) {
+      lane = {
+        queue: new PQueue({ concurrency: laneConcurrency }),
+        events: 0,
+        retrying: 0,
+        sending: new Map(),
+        queued: new Set(),
+        troubledSince: null,
+      };
+      lanes.set(key, lane);
+    }
+    return lane;
+  }
+
+  /** What a troubled lane may hold in hand: a full batch per slot, or its share of the worker's room, whichever is more. */
+  const laneCapOf = (entry: Pending) => Math.max(laneConcurrency * maxBatchOf(entry.conversion), Math.floor(laneMaxEvents));
+
+  /** A lane in trouble: a batch waits for a retry, or one has been sending for longer than a platform should take. */
+  const troubled = (lane: Lane) =>
+    lane.troubledSince !== null || lane.retrying > 0 || [...lane.sending.values()].some((started) => Date.now() - started > SLOW_SEND_MS);
+
+  function release(lane: Lane, key: string, events: number) {
+    lane.events -= events;
+    // A troubled lane is kept while it holds nothing: what comes back to it finds its trouble remembered.
+    if (lane.events <= 0 && lane.troubledSince === null && lane.queue.size === 0 && lane.queue.pending === 0 && lanes.get(key) === lane)
+      lanes.delete(key);
+  }
+
+  /**
+   * How long a batch set aside from a troubled lane waits: as long as the lane has been in trouble (5 s to a
+   * minute), so a long outage is asked about less and less often rather than churned through Pub/Sub.
+   */
+  const waitOf = (lane: Lane) => Math.min(60_000, Math.max(LANE_FULL_WAIT_MS, Date.now() - (lane.troubledSince ?? Date.now())));
+
+  /**
+   * Puts a batch in its lane's line; a troubled lane already holding its share of the worker's room (a platform
+   * that hangs) sets it aside to come back later, so its messages do not fill the room every other lane needs.
+   */
+  function enqueue(batch: Batch, waitMs?: number) {
+    const lane = laneOf(batch.entry);
+    const full = lane.events > 0 && lane.events + batch.items.length > laneCapOf(batch.entry);
+    if (full && troubled(lane)) return void setAsideLater(batch, Math.max(waitMs ?? 0, waitOf(lane)));
+    inLine(lane, batch);
+  }
+
+  function inLine(lane: Lane, batch: Batch) {
+    lane.events += batch.items.length;
+    lane.queued.add(batch);
+    const key = laneKeyOf(batch.entry);
+    void lane.queue
+      .add(async () => {
+        // Taken out of line meanwhile (its lane got into trouble: sweep).
+        if (!lane.queued.delete(batch)) return;
+        lane.sending.set(batch, Date.now());
+        const next = await send(batch, lane);
+        const started = lane.sending.get(batch)!;
+        lane.sending.delete(batch);
+        // A batch sent in good time: the platform answers again, the lane is out of trouble.
+        if (!next && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
+        release(lane, key, batch.items.length);
+        if (next) wait(next.batch, next.delayMs);
+      })
+      .then(() => release(lane, key, 0));
+  }
+
+  /**
+   * A lane that got into trouble while batches stood in its line (a platform that hangs answers nothing for
+   * its timeout): the newest are set aside to come back later until what the lane holds is within its share.
+   * Checked every second, so what a hung platform's lane holds in hand stops growing within seconds.
+   */
+  function sweep() {
+    for (const [key, lane] of lanes) {
+      if (!troubled(lane)) continue;
+      lane.troubledSince ??= Date.now();
+      for (const batch of [...lane.queued].reverse()) {
+        if (lane.events <= laneCapOf(batch.entry)) break;
+        lane.queued.delete(batch);
+        release(lane, key, batch.items.length);
+        void setAsideLater(batch, waitOf(lane));
+      }
+    }
+  }
+  const sweeping = setInterval(sweep, 1000);
+  sweeping.unref?.();
+
+  /** A batch waits for its retry off its lane: a timer puts it back in line (its messages stay in hand, leases extended). */
+  function wait(batch: Batch, delayMs: number) {
+    const lane = laneOf(batch.entry);
+    // A lane already full (or a worker stopping) sets it aside at once rather than hold more in hand.
+    if (stopping || lane.events + batch.items.length > laneCapOf(batch.entry))
+      return void setAsideLater(batch, Math.max(delayMs, waitOf(lane)));
+    lane.events += batch.items.length;
+    lane.retrying += 1;
+    const timer = setTimeout(() => {
+      waiting.delete(timer);
+      lane.retrying -= 1;
+      release(lane, laneKeyOf(batch.entry), batch.items.length);
+      enqueue(batch, delayMs);
+    }, delayMs);
+    waiting.set(timer, { batch, at: Date.now() + delayMs, lane });
+  }
+
+  /** Sends one batch; a transient failure with attempts left comes back as the batch to retry and when. */
+  async function send(batch: Batch, lane: Lane): Promise<{ batch: Batch; delayMs: number } | null> {
+    const { entry, items } = batch;
+    try {
+      // Read again just before sending (one read a batch): a conversion deleted since it was cached sends nothing.
+      const [current] = await lookup.byId(entry.orgId, entry.conversion.id);
+      if (!current) {
+        console.warn('[worker] events of a deleted conversion were not sent', { conversion: entry.conversion.id, events: items.length });
+        items.forEach((item) => settle(item.ticket, true));
+        return null;
+      }
+      const quota = quotas.get(current.destination.platform);
+      await deliver(
+        entry.orgId,
+        current,
+        items.map((item) => item.event),
+        {
+          attempt: batch.attempt,
+          deferRetries: true,
+          counters: sink,
+          // The platform's time starts once the quota gives its turn: a wait for the quota is no sign of trouble.
+          beforeSend: quota ? () => quota.take(entry.orgId).then(() => void lane.sending.set(batch, Date.now())) : undefined,
+        },
+      );
+      items.forEach((item) => settle(item.ticket, true));
+    } catch (error) {
+      if (error instanceof RetryLater) return { batch: { ...batch, attempt: batch.attempt + 1 }, delayMs: error.delayMs };
+      console.error('[worker] delivery not recorded; its events go back on the queue', {
+        conversion: entry.conversion.id,
+        error: error instanceof Error ? error.message : error,
       });
+      await setAsideFailed(entry, items);
+    }
+    return null;
+  }
+
+  /**
+   * A batch that is to wait (its lane is full, or the worker stops while it waits for a retry): its events are
+   * published again for its conversion alone, with its attempts and the time before which it is not sent, and
+   * its messages may be acknowledged. When that time comes the message is taken again (one received early is
+   * given back to Pub/Sub until then). If it cannot be published, it waits in hand.
+   */
+  async function setAsideLater(batch: Batch, delayMs: number) {
+    const { entry, items } = batch;
+    try {
+      const { source } = items[0]!.ticket.message.attributes;
+      await setAside(
+        items.map((item) => item.event),
+        {
+          org: entry.orgId,
+          source: source!,
+          conversion: entry.conversion.id,
+          attempt: String(batch.attempt),
+          not_before: String(Date.now() + delayMs),
+        },
+      );
+      items.forEach((item) => settle(item.ticket, true));
+    } catch (error) {
+      console.error('[worker] could not set a waiting batch aside; it waits in hand', {
+        conversion: entry.conversion.id,
+        error: error instanceof Error ? error.message : error,
+      });
+      const lane = laneOf(entry);
+      lane.events += items.length;
+      lane.retrying += 1;
+      const timer = setTimeout(() => {
+        waiting.delete(timer);
+        lane.retrying -= 1;
+        release(lane, laneKeyOf(entry), items.length);
+        inLine(lane, batch);
+      }, delayMs);
+      waiting.set(timer, { batch, at: Date.now() + delayMs, lane });
     }
   }
 
@@ -110,30 +335,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
     const items = entry.items.splice(0, maxBatchOf(entry.conversion));
     if (entry.items.length === 0) pending.delete(key);
     else schedule(key, entry);
-    queue.push(async () => {
-      try {
-        // Read again just before sending (one read a batch): a conversion deleted since it was cached sends nothing.
-        const [current] = await lookup.byId(entry.orgId, entry.conversion.id);
-        if (!current) {
-          console.warn('[worker] events of a deleted conversion were not sent', { conversion: entry.conversion.id, events: items.length });
-          items.forEach((item) => settle(item.ticket, true));
-          return;
-        }
-        await deliver(
-          entry.orgId,
-          current,
-          items.map((item) => item.event),
-        );
-        items.forEach((item) => settle(item.ticket, true));
-      } catch (error) {
-        console.error('[worker] delivery not recorded; its events go back on the queue', {
-          conversion: entry.conversion.id,
-          error: error instanceof Error ? error.message : error,
-        });
-        await setAsideFailed(entry, items);
-      }
-    });
-    pump();
+    enqueue({ entry, items, attempt: Math.max(0, ...items.map((item) => item.attempt)) });
   }
 
   /**
@@ -170,12 +372,16 @@ export function createConversionRouter(options: RouterOptions = {}) {
   }
 
   async function route(message: QueueMessage) {
+    // A batch set aside to wait: given back to Pub/Sub until its time (it holds no room meanwhile), unread.
+    const notBefore = Number(/^\d{1,15}$/.test(message.attributes.not_before ?? '') ? message.attributes.not_before : 0);
+    if (notBefore > Date.now() + 500) return message.nack(Math.ceil((notBefore - Date.now()) / 1000));
     const parsed = parseConversionMessage(message.data, message.attributes);
     if (!parsed) {
       console.error('[worker] a message that holds no conversion events was dropped', { id: message.id });
       return message.ack();
     }
     const { events, unreadable, attributes } = parsed;
+    const attempt = Number(attributes.attempt ?? 0);
     const conversions = (await conversionsFor(attributes.org, attributes.source, attributes.conversion)).filter((conversion) =>
       attributes.conversion ? conversion.id === attributes.conversion : conversion.status === 'active',
     );
@@ -188,7 +394,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
           const rows = unreadable
             .filter((item) => attributes.conversion || !item.name || takesEvent(conversion.mapping, { name: item.name }))
             .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
-          return rows.length > 0 ? record(attributes.org, conversion.id, { test: false, latencyMs: null, rows, parked: [] }) : null;
+          return rows.length > 0 ? record(attributes.org, conversion.id, { test: false, latencyMs: null, rows, parked: [] }, sink) : null;
         }),
       );
     }
@@ -204,7 +410,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
         pending.set(key, entry);
       }
       ticket.remaining += taken.length;
-      for (const event of taken) entry.items.push({ event, ticket });
+      for (const event of taken) entry.items.push({ event, ticket, attempt });
     }
     if (ticket.remaining === 0) return message.ack();
     inFlight += 1;
@@ -229,8 +435,21 @@ export function createConversionRouter(options: RouterOptions = {}) {
     },
     /** Sends every partial batch now and resolves when nothing is in flight (a clean shutdown). */
     async drain() {
+      stopping = true;
+      clearInterval(sweeping);
       for (const key of [...pending.keys()]) flush(key);
+      // Batches waiting for a retry are not waited for: set aside for their conversion (or given back to Pub/Sub).
+      const retries = [...waiting];
+      waiting.clear();
+      for (const [timer, { batch, at, lane }] of retries) {
+        clearTimeout(timer);
+        lane.retrying -= 1;
+        release(lane, laneKeyOf(batch.entry), batch.items.length);
+        void setAsideLater(batch, Math.max(0, at - Date.now()));
+      }
       if (inFlight > 0) await new Promise<void>((resolve) => idle.push(resolve));
+      quotas.forEach((quota) => quota.stop());
+      await counters?.stop();
     },
   };
 }

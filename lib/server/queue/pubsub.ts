@@ -57,6 +57,15 @@ export const conversionAttributesSchema = z.object({
   source: z.string().regex(/^(app|payments|bigquery|mixpanel):[\w-]+$/),
   /** Set when the event is replayed for one conversion (Retry, held events after Reconnect). */
   conversion: z.string().min(1).optional(),
+  /** Set when a batch waits for its retry in the queue (router.ts): attempts made, and when it may be sent (ms). */
+  attempt: z
+    .string()
+    .regex(/^\d{1,3}$/)
+    .optional(),
+  not_before: z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .optional(),
 });
 
 export type ConversionAttributes = z.infer<typeof conversionAttributesSchema>;

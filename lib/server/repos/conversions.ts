@@ -292,7 +292,8 @@ export async function deleteConversion(orgId: string, id: string): Promise<void>
   await adminDb().recursiveDelete(ref);
 }
 
-const hourOf = (date: Date) => date.toISOString().slice(0, 13);
+/** An hour's document id and `hour` field: 2026-05-01T13 (UTC). */
+export const hourOf = (date: Date) => date.toISOString().slice(0, 13);
 
 /**
  * A delivery record as stored: the rows' outcomes as one JSON text (`rows_json`), never read by a
@@ -339,44 +340,85 @@ export interface NewDeliveryRecord {
   requestId?: string;
 }
 
-/** The hour document's `match` map: events counted and, per key, how many carried it (only the keys seen). */
-function matchIncrements(counts: MatchCounts | undefined): Record<string, FieldValue> | undefined {
-  if (!counts || counts.events === 0) return undefined;
-  const increments: Record<string, FieldValue> = { events: FieldValue.increment(counts.events) };
-  for (const [key, count] of Object.entries(counts.keys)) if (count > 0) increments[key] = FieldValue.increment(count);
-  return increments;
+/**
+ * What records add to their hour's counters, as plain numbers by field path (`delivered`, `failed`,
+ * `match.events`, `match.email`…): the one place the hour document's counters are named. A worker sums
+ * these over many records (deliveryCounters.ts) before it writes them; a lone record writes its own.
+ */
+export type HourTally = Record<string, number>;
+
+export function hourTally(counts: ReturnType<typeof deliveryRecordData>['counts'], matchCounts?: MatchCounts): HourTally {
+  const tally: HourTally = { delivered: counts.delivered, failed: counts.rejected + counts.not_sent + counts.failed };
+  // Match keys ride in the same write as the hour's counters: no document more per batch.
+  if (matchCounts && matchCounts.events > 0) {
+    tally['match.events'] = matchCounts.events;
+    for (const [key, count] of Object.entries(matchCounts.keys)) if (count > 0) tally[`match.${key}`] = count;
+  }
+  return tally;
 }
 
-/** Writes one delivery record (a platform call and its rows' outcomes) and all it counts into `batch`. */
-export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: string, record: NewDeliveryRecord): void {
-  const ref = conversions(orgId).doc(conversionId);
-  const now = new Date();
-  const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
-  const { counts, expires_at: expires } = data;
-  batch.set(ref.collection('deliveries').doc(), data);
-  if (!record.test) {
-    const failed = counts.rejected + counts.not_sent + counts.failed;
-    // Match keys ride in the same write as the hour's counters: no document more per batch.
-    const match = matchIncrements(record.matchCounts);
-    batch.set(
-      ref.collection('hours').doc(hourOf(now)),
-      {
-        hour: hourOf(now),
-        delivered: FieldValue.increment(counts.delivered),
-        failed: FieldValue.increment(failed),
-        ...(match ? { match } : {}),
-        expires_at: expires,
-      },
-      { merge: true },
-    );
-    if (counts.delivered > 0)
-      batch.update(ref, {
-        last_delivery_at: Timestamp.fromDate(now),
-        ...(record.requestId ? { last_request: { id: record.requestId, at: Timestamp.fromDate(now) } } : {}),
-      });
+/** Adds one tally into another. */
+export function addTally(into: HourTally, tally: HourTally): HourTally {
+  for (const [path, count] of Object.entries(tally)) into[path] = (into[path] ?? 0) + count;
+  return into;
+}
+
+/** An hour document's merge: each counter an increment, nested as stored (`match: { email }`). */
+export function hourDocument(hour: string, tally: HourTally, expires: Timestamp): DocumentData {
+  const data: DocumentData = { hour, expires_at: expires };
+  for (const [path, count] of Object.entries(tally)) {
+    const [head, tail] = path.split('.') as [string, string | undefined];
+    if (tail === undefined) data[head] = FieldValue.increment(count);
+    else if (count !== 0) data[head] = { ...(data[head] as object | undefined), [tail]: FieldValue.increment(count) };
   }
-  // Parked events go in the same batch as the record: a redelivered message cannot park them twice.
-  for (const { reason, why, events } of record.parked ?? []) {
+  return data;
+}
+
+/**
+ * The counters a recorded delivery leaves to a worker's aggregator (deliveryCounters.ts) instead of writing them
+ * with the record: the hour's counters, the conversion's last delivery and its parked counts.
+ */
+export interface DeliveryCounts {
+  hour: string;
+  tally: HourTally;
+  /** When it delivered (none delivered: null). */
+  deliveredAt: Date | null;
+  requestId?: string;
+  parked: Partial<Record<ParkReason, number>>;
+}
+
+export interface CounterSink {
+  /** Takes one record's counters; resolves once they are written (the worker awaits it only for parked events). */
+  add(orgId: string, conversionId: string, counts: DeliveryCounts): Promise<void>;
+}
+
+/** The conversion document's fields a delivery sets: last delivery, last request, parked counts. */
+export function conversionDeliveryFields(counts: Pick<DeliveryCounts, 'deliveredAt' | 'requestId' | 'parked'>): UpdateData<DocumentData> {
+  const fields: UpdateData<DocumentData> = {};
+  if (counts.deliveredAt) {
+    fields.last_delivery_at = Timestamp.fromDate(counts.deliveredAt);
+    if (counts.requestId) fields.last_request = { id: counts.requestId, at: Timestamp.fromDate(counts.deliveredAt) };
+  }
+  for (const [reason, count] of Object.entries(counts.parked)) if (count) fields[`parked.${reason}`] = FieldValue.increment(count);
+  return fields;
+}
+
+/** What one record counts, before it is written (alone, or summed by a worker). */
+function countsOf(record: NewDeliveryRecord, counts: ReturnType<typeof deliveryRecordData>['counts'], now: Date): DeliveryCounts {
+  const parked: Partial<Record<ParkReason, number>> = {};
+  for (const { reason, events } of record.parked ?? []) parked[reason] = (parked[reason] ?? 0) + events.length;
+  return {
+    hour: hourOf(now),
+    tally: hourTally(counts, record.matchCounts),
+    deliveredAt: counts.delivered > 0 ? now : null,
+    requestId: record.requestId,
+    parked,
+  };
+}
+
+/** Writes the parked events of a record into `batch` (with the record: a redelivered message cannot park them twice). */
+function addParked(batch: DeliveryWrites, ref: DocumentReference, parked: Parked[] | undefined) {
+  for (const { reason, why, events } of parked ?? []) {
     for (let start = 0; start < events.length; start += PARKED_CHUNK) {
       batch.set(ref.collection('parked').doc(), {
         reason,
@@ -385,18 +427,49 @@ export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: 
         created_at: FieldValue.serverTimestamp(),
       });
     }
-    batch.update(ref, { [`parked.${reason}`]: FieldValue.increment(events.length) });
   }
 }
 
 /**
- * Records one delivery with the hour's counters, the conversion's last delivery and the events it
- * parks, in one batch.
+ * Writes one delivery record (a platform call and its rows' outcomes) and all it counts into `batch`: the
+ * hour's document and the conversion's. For writers of a few records a second (a read's transaction, events
+ * logged as unreadable); the delivery worker records with `recordDelivery` and a counter sink.
  */
-export async function recordDelivery(orgId: string, conversionId: string, record: NewDeliveryRecord): Promise<void> {
+export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: string, record: NewDeliveryRecord): void {
+  const ref = conversions(orgId).doc(conversionId);
+  const now = new Date();
+  const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
+  batch.set(ref.collection('deliveries').doc(), data);
+  addParked(batch, ref, record.parked);
+  const counts = countsOf(record, data.counts, now);
+  if (!record.test)
+    batch.set(ref.collection('hours').doc(counts.hour), hourDocument(counts.hour, counts.tally, data.expires_at), { merge: true });
+  const fields = conversionDeliveryFields(record.test ? { ...counts, deliveredAt: null } : counts);
+  if (Object.keys(fields).length > 0) batch.update(ref, fields);
+}
+
+/**
+ * Records one delivery. Alone: with the hour's counters, the conversion's last delivery and the events it
+ * parks, in one batch. With a counter sink (the worker): the record and its parked events in one batch, the
+ * counters handed to the sink once that batch is written; resolves then, or, when it parked events, once the
+ * sink has written their count too (the parked count never lags behind parked events a redelivery could not see).
+ */
+export async function recordDelivery(orgId: string, conversionId: string, record: NewDeliveryRecord, sink?: CounterSink): Promise<void> {
   const batch = adminDb().batch();
-  addDelivery(batch, orgId, conversionId, record);
+  if (!sink) {
+    addDelivery(batch, orgId, conversionId, record);
+    return void (await batch.commit());
+  }
+  const ref = conversions(orgId).doc(conversionId);
+  const now = new Date();
+  const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
+  batch.set(ref.collection('deliveries').doc(), data);
+  addParked(batch, ref, record.parked);
   await batch.commit();
+  if (record.test) return;
+  const counted = sink.add(orgId, conversionId, countsOf(record, data.counts, now));
+  if ((record.parked ?? []).some((parked) => parked.events.length > 0)) await counted;
+  else counted.catch(() => undefined);
 }
 
 function toRecord(snap: DocumentSnapshot): DeliveryRecord {
@@ -426,7 +499,16 @@ export async function listDeliveries(
 /** Counts per hour since `since` (for the chart and "last 24 h"). */
 export async function deliveryHours(orgId: string, id: string, since: Date): Promise<DeliveryHour[]> {
   const snapshot = await conversions(orgId).doc(id).collection('hours').where('hour', '>=', hourOf(since)).orderBy('hour').get();
-  return snapshot.docs.map((doc) => ({ hour: doc.get('hour'), delivered: doc.get('delivered') ?? 0, failed: doc.get('failed') ?? 0 }));
+  // An hour is one document, or one per worker that delivered in it (`{hour}~{worker}`): summed here.
+  const hours = new Map<string, DeliveryHour>();
+  for (const doc of snapshot.docs) {
+    const hour = doc.get('hour') as string;
+    const sum = hours.get(hour) ?? { hour, delivered: 0, failed: 0 };
+    sum.delivered += Number(doc.get('delivered') ?? 0);
+    sum.failed += Number(doc.get('failed') ?? 0);
+    hours.set(hour, sum);
+  }
+  return [...hours.values()];
 }
 
 /**

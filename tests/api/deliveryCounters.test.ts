@@ -1,0 +1,112 @@
+import { FieldValue } from 'firebase-admin/firestore';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { conversionRef, deliveryHours, hourOf, matchQualityData, recordDelivery } from '@/lib/server/repos/conversions';
+import { createDeliveryCounters } from '@/lib/server/repos/deliveryCounters';
+import { evaluateConversion } from '@/lib/server/alerts/delivery';
+import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
+
+// Issue 24 §2: a busy conversion's counters are summed in the worker and written about once a second, to the
+// worker's own shard of the hour; readers sum the shards. Against the Firestore emulator.
+jest.setTimeout(60_000);
+
+async function conversionDocument() {
+  const owner = await createTestUser();
+  const orgId = await createTestOrganization([[owner, 'owner']]);
+  const ref = adminDb().collection('organizations').doc(orgId).collection('conversions').doc();
+  await ref.set({
+    name: 'Leads',
+    status: 'active',
+    destination: { platform: 'meta_ads', account_id: '101', target_id: '555000111', target_name: 'Pixel' },
+    parked: { held: 0, failed: 0 },
+    created_at: FieldValue.serverTimestamp(),
+  });
+  return { orgId, id: ref.id };
+}
+
+const rows = (prefix: string, count: number, status: 'delivered' | 'rejected') =>
+  Array.from({ length: count }, (_, index) => ({ id: `${prefix}-${index}`, status }));
+
+test('300 records from two workers: each shard of the hour written about once a second, every event counted once', async () => {
+  const { orgId, id } = await conversionDocument();
+  const workers = [createDeliveryCounters({ worker: 'w1' }), createDeliveryCounters({ worker: 'w2' })];
+  const hour = hourOf(new Date());
+  const shards = workers.map((_, index) =>
+    conversionRef(orgId, id)
+      .collection('hours')
+      .doc(`${hour}~w${index + 1}`),
+  );
+  /** Distinct update times seen on each shard: its writes, as far as a 20 ms sampler can tell them apart. */
+  const writes = shards.map(() => new Set<string>());
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const snaps = await adminDb().getAll(...shards);
+      snaps.forEach((snap, index) => snap.updateTime && writes[index]!.add(snap.updateTime.toDate().toISOString()));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const started = Date.now();
+  for (let batch = 0; batch < 300; batch++) {
+    const sink = workers[batch % 2]!;
+    await recordDelivery(
+      orgId,
+      id,
+      {
+        test: false,
+        latencyMs: 5,
+        rows: [...rows(`b${batch}`, 9, 'delivered'), ...rows(`r${batch}`, 1, 'rejected')],
+        matchCounts: { events: 10, keys: { email: 10, fbp: 4 } } as never,
+      },
+      sink,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await Promise.all(workers.map((worker) => worker.stop()));
+  sampling = false;
+  await sampler;
+  const seconds = (Date.now() - started) / 1000;
+  // About one write a second per shard (the final flush adds one), never one per record.
+  for (const seen of writes) expect(seen.size).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
+  // The readers sum the shards: 2,700 delivered, 300 refused, match keys counted once.
+  const hours = await deliveryHours(orgId, id, new Date(Date.now() - 3600_000));
+  expect(hours.reduce((total, { delivered }) => total + delivered, 0)).toBe(2700);
+  expect(hours.reduce((total, { failed }) => total + failed, 0)).toBe(300);
+  const quality = await matchQualityData(orgId, id);
+  expect(quality.day.events).toBe(3000);
+  expect(quality.day.keys.email).toBe(3000);
+  const conversion = await conversionRef(orgId, id).get();
+  expect(conversion.get('last_delivery_at')).toBeTruthy();
+  await expect(evaluateConversion(orgId, id)).resolves.toBeUndefined();
+});
+
+test('a record that parks events resolves only once their count is on the conversion', async () => {
+  const { orgId, id } = await conversionDocument();
+  const counters = createDeliveryCounters({ worker: 'w1', conversionEveryMs: 1500 });
+  const event = {
+    id: 'p-1',
+    name: 'Lead',
+    time: 1,
+    value: 1,
+    currency: 'USD',
+    user: {},
+    clickIds: {},
+    context: { actionSource: 'website' },
+  };
+  // A write of the conversion's document just happened: the next is due in 1.5 s, and the record waits for it.
+  await recordDelivery(orgId, id, { test: false, latencyMs: 1, rows: rows('d', 1, 'delivered') }, counters);
+  await counters.flush();
+  await recordDelivery(
+    orgId,
+    id,
+    {
+      test: false,
+      latencyMs: 1,
+      rows: [{ id: 'p-1', status: 'failed' }],
+      parked: [{ reason: 'failed', why: 'timed out', events: [event as never] }],
+    },
+    counters,
+  );
+  expect((await conversionRef(orgId, id).get()).get('parked.failed')).toBe(1);
+  expect((await conversionRef(orgId, id).collection('parked').get()).size).toBe(1);
+  await counters.stop();
+});
