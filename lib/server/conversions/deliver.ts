@@ -1,5 +1,5 @@
 import type { Conversion, ConversionMapping, DeliveryRow, Identifier } from '@/lib/shared/conversions/conversion';
-import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
+import type { ConversionEvent, RowExchange, RowOutcome } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
@@ -105,11 +105,15 @@ export async function sendIsolating(send: Send, events: ConversionEvent[], polic
     return await withRetry(send, events, policy);
   } catch (error) {
     if (!(error instanceof PlatformError) || error.code !== 'invalid') throw error;
-    if (events.length === 1) return [{ id: events[0]!.id, status: 'rejected', reason: error.message }];
+    if (events.length === 1) return [{ id: events[0]!.id, status: 'rejected', reason: error.message, exchange: exchangeOfRefused(error) }];
     const half = Math.ceil(events.length / 2);
     return [...(await sendIsolating(send, events.slice(0, half), policy)), ...(await sendIsolating(send, events.slice(half), policy))];
   }
 }
+
+/** A row refused alone: what it was sent as and the platform's answer (the debugger of the log). */
+const exchangeOfRefused = (error: PlatformError) =>
+  error.exchange ? { sent: error.exchange.sent[0], answer: error.exchange.answer } : undefined;
 
 export interface BatchResult {
   rows: DeliveryRow[];
@@ -137,8 +141,11 @@ const rowOf = (
   const note = notes.get(outcome.id);
   const reason = 'reason' in outcome ? outcome.reason : undefined;
   const words = [reason, note].filter(Boolean).join('. ');
+  // The exchange is kept beside the record (its payloads), never in the log's rows.
+  const row: DeliveryRow & { exchange?: RowExchange } = { ...outcome };
+  delete row.exchange;
   return {
-    ...outcome,
+    ...row,
     ...(words ? { reason: words } : {}),
     ...(masked.get(outcome.id) ? { maskedEmail: masked.get(outcome.id) } : {}),
   };
@@ -189,6 +196,7 @@ export async function deliverBatch(
   let rows: DeliveryRow[];
   let latencyMs: number | null = null;
   let requestId: string | undefined;
+  const exchanges = new Map<string, RowExchange>();
   try {
     const { delivery, session, account, target } = await prepare(orgId, conversion);
     const now = new Date();
@@ -202,7 +210,9 @@ export async function deliverBatch(
       const send: Send = (batch) =>
         delivery.send(session, account, target, batch, { testCode: options.testCode, onRequest: (id) => (requestId = id) });
       try {
-        rows.push(...(await sendIsolating(send, sendable, policy)).map((outcome) => rowOf(outcome, masked, notes)));
+        const outcomes = await sendIsolating(send, sendable, policy);
+        for (const outcome of outcomes) if (outcome.exchange) exchanges.set(outcome.id, outcome.exchange);
+        rows.push(...outcomes.map((outcome) => rowOf(outcome, masked, notes)));
       } catch (error) {
         // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
         const died =
@@ -223,6 +233,7 @@ export async function deliverBatch(
     parked,
     matchCounts: settledMatchCounts(conversion, unique, rows),
     requestId,
+    exchanges,
   });
   if (!options.test) await noteDeliveries(orgId, conversion.id);
   return { rows, latencyMs };
