@@ -17,6 +17,8 @@ import type {
   DeliveryHour,
   DeliveryRecord,
   DeliveryRow,
+  DeliveryRowDetail,
+  FilteredEvent,
 } from '@/lib/shared/conversions/conversion';
 import { isWarehouseSource, sourceKeyOf, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { MatchKey } from '@/lib/shared/conversions/matchKeys';
@@ -472,7 +474,7 @@ export async function deliveryRow(
   id: string,
   deliveryId: string,
   eventId: string,
-): Promise<{ row: DeliveryRow; at: string; test: boolean; exchange: (RowExchange & { tooLarge?: boolean }) | null }> {
+): Promise<DeliveryRowDetail> {
   const recordRef = conversions(orgId).doc(id).collection('deliveries').doc(deliveryId);
   const snap = await recordRef.get();
   if (!snap.exists) throw notFound('Delivery');
@@ -520,13 +522,6 @@ export async function recordFiltered(
     });
   }
   await batch.commit();
-}
-
-export interface FilteredEvent {
-  eventId: string;
-  name: string;
-  wanted: string[];
-  at: string;
 }
 
 /** The latest record of an event the filter left out, or null. */
