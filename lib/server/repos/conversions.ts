@@ -469,12 +469,7 @@ export async function listDeliveries(
 }
 
 /** One row of a delivery record opened: its outcome, and what was sent and answered (null when nothing was kept). */
-export async function deliveryRow(
-  orgId: string,
-  id: string,
-  deliveryId: string,
-  eventId: string,
-): Promise<DeliveryRowDetail> {
+export async function deliveryRow(orgId: string, id: string, deliveryId: string, eventId: string): Promise<DeliveryRowDetail> {
   const recordRef = conversions(orgId).doc(id).collection('deliveries').doc(deliveryId);
   const snap = await recordRef.get();
   if (!snap.exists) throw notFound('Delivery');
