@@ -31,7 +31,7 @@ export default function RowDebugger({
       <p className="muted" style={{ margin: 0 }} data-testid="row-debugger">
         {row.status === 'not_sent' || row.status === 'held' || row.status === 'failed'
           ? 'Nothing of this event reached the platform in this call.'
-          : 'This platform’s payloads are not kept, or the call was logged before they were.'}
+          : 'What was sent for this event was not kept: BigQuery and Mixpanel keep no payloads here, a platform that refused the whole call names no row, and calls logged before payloads were kept have none.'}
       </p>
     );
   }
