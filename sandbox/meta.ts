@@ -790,7 +790,9 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     for (const event of data as Json[]) {
       // Without an event_id Meta cannot deduplicate: every copy counts.
       const eventId = typeof event.event_id === 'string' || typeof event.event_id === 'number' ? String(event.event_id) : token('no-id-');
-      store.conversions.record('meta', `${target}|${String(event.event_name)}|${eventId}`, target, event);
+      // A test event keeps the code it came with: Events Manager shows it under that code's Test events.
+      const kept = testCode ? { ...event, test_event_code: testCode } : event;
+      store.conversions.record('meta', `${target}|${String(event.event_name)}|${eventId}`, target, kept);
       judge(target, event);
     }
     store.conversions.countCall('meta');

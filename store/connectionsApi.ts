@@ -1,4 +1,4 @@
-import type { Connection, Run, WrittenDay } from '@/lib/shared/connections/connection';
+import type { Connection, Run, RunJob, WrittenDay } from '@/lib/shared/connections/connection';
 import type { CreateConnectionInput, UpdateConnectionInput } from '@/lib/shared/schemas/connections';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { api } from '@/store/api';
@@ -22,6 +22,24 @@ export interface ConnectionTestResult {
   rows: AdRow[];
   calls: number;
   destination: { ok: boolean; message: string };
+}
+
+/** One run opened: per account rows, calls, time and error, and its jobs (lib/server/services/runs.ts). */
+export interface RunDetail {
+  connection: Pick<Connection, 'id' | 'name' | 'schedule' | 'source'>;
+  run: Run;
+  accounts: Array<{
+    id: string;
+    name: string;
+    rowsRead: number;
+    rowsWritten: number;
+    calls: number;
+    durationMs: number;
+    jobs: number;
+    failed: number;
+    error: string | null;
+  }>;
+  jobs: RunJob[];
 }
 
 export interface ConnectionArgs {
@@ -71,6 +89,10 @@ export const connectionsApi = api.enhanceEndpoints({ addTagTypes: ['Connections'
       query: ({ orgId, id }) => ({ url: `${connectionUrl(orgId, id)}/backfill`, method: 'DELETE' }),
       invalidatesTags: (_result, _error, args) => [itemTag(args)],
     }),
+    // Not cached under the connection's tag: the run page polls while the run lasts.
+    run: build.query<RunDetail, ConnectionArgs & { runId: string }>({
+      query: ({ orgId, id, runId }) => ({ url: `${connectionUrl(orgId, id)}/runs/${encodeURIComponent(runId)}`, method: 'GET' }),
+    }),
     // A dry run writes nothing, so it refreshes nothing.
     testConnection: build.mutation<ConnectionTestResult, ConnectionArgs & { accountId: string }>({
       query: ({ orgId, id, accountId }) => ({ url: `${connectionUrl(orgId, id)}/test`, body: { accountId } }),
@@ -81,6 +103,7 @@ export const connectionsApi = api.enhanceEndpoints({ addTagTypes: ['Connections'
 export const {
   useConnectionsQuery,
   useConnectionQuery,
+  useRunQuery,
   useCreateConnectionMutation,
   useUpdateConnectionMutation,
   useDeleteConnectionMutation,

@@ -1,9 +1,10 @@
 import type {
+  DeliveryLogAnswer,
+  DeliveryRowDetail,
   ColumnMapping,
   Conversion,
   DeliveryCounts,
   DeliveryHour,
-  DeliveryRecord,
   DeliveryRow,
   WarehouseSource,
 } from '@/lib/shared/conversions/conversion';
@@ -59,13 +60,20 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
       query: ({ orgId, id }) => ({ url: conversionUrl(orgId, id), method: 'GET' }),
       providesTags: (_result, _error, args) => [itemTag(args)],
     }),
-    deliveries: build.query<DeliveryRecord[], ConversionArgs & { eventId?: string; limit?: number }>({
+    // With an event id no delivery holds: whether the conversion's event-name filter left it out.
+    deliveries: build.query<DeliveryLogAnswer, ConversionArgs & { eventId?: string; limit?: number }>({
       query: ({ orgId, id, eventId, limit = 20 }) => {
         const params = new URLSearchParams({ limit: String(limit), ...(eventId ? { eventId } : {}) });
         return { url: `${conversionUrl(orgId, id)}/deliveries?${params}`, method: 'GET' };
       },
-      transformResponse: (response: { deliveries: DeliveryRecord[] }) => response.deliveries,
       providesTags: (_result, _error, args) => [logTag(args)],
+    }),
+    // A row opened in the log: read once, when opened (records never change).
+    deliveryRow: build.query<DeliveryRowDetail, ConversionArgs & { deliveryId: string; eventId: string }>({
+      query: ({ orgId, id, deliveryId, eventId }) => ({
+        url: `${conversionUrl(orgId, id)}/deliveries/${encodeURIComponent(deliveryId)}/rows/${encodeURIComponent(eventId)}`,
+        method: 'GET',
+      }),
     }),
     // Match quality asks the platform for its own measure too: read on opening the page and on Refresh, not polled.
     matchQuality: build.query<ConversionQuality, ConversionArgs>({
@@ -85,8 +93,8 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
       query: ({ orgId, id }) => ({ url: conversionUrl(orgId, id), method: 'DELETE' }),
       invalidatesTags: (_result, _error, { orgId }) => [listTag(orgId)],
     }),
-    sendTestEvent: build.mutation<{ row: DeliveryRow }, ConversionArgs>({
-      query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/test` }),
+    sendTestEvent: build.mutation<{ row: DeliveryRow }, ConversionArgs & { testEventCode?: string }>({
+      query: ({ orgId, id, testEventCode }) => ({ url: `${conversionUrl(orgId, id)}/test`, body: testEventCode ? { testEventCode } : {} }),
       invalidatesTags: (_result, _error, args) => [logTag(args)],
     }),
     // A mutation, not a query: it runs on request with what the form holds, and is never cached.
@@ -111,6 +119,7 @@ export const {
   useConversionsQuery,
   useConversionQuery,
   useDeliveriesQuery,
+  useDeliveryRowQuery,
   useMatchQualityQuery,
   useCreateConversionMutation,
   useUpdateConversionMutation,

@@ -306,7 +306,7 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       </div>
 
       <PerformanceChart days={detail.days} connection={connection} />
-      <RunHistory runs={detail.runs} connection={connection} now={now} />
+      <RunHistory orgId={orgId} runs={detail.runs} connection={connection} now={now} />
       <Settings
         key={JSON.stringify([connection.name, connection.level, connection.schedule, connection.lookbackDays, connection.source.accounts])}
         orgId={orgId}

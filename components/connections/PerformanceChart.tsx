@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import styles from '@/components/connections/connections.module.css';
-import { formatDay, formatNumber } from '@/components/connections/shared';
+import { formatDay, formatMoney, formatNumber } from '@/components/connections/shared';
 import type { Connection, WrittenDay } from '@/lib/shared/connections/connection';
 import { CHART_TEXT_PX, useSvgScale } from '@/components/ui/useSvgScale';
 
@@ -93,9 +93,29 @@ function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts:
   );
 }
 
+/** The accounts by the currency of their spend: the last one their days recorded ('' for days written before currencies were). */
+export function currencyGroups(days: WrittenDay[], accounts: string[]): Array<{ currency: string; accounts: string[] }> {
+  const currencyOf = new Map<string, string>();
+  for (const day of days) {
+    for (const [account, figures] of Object.entries(day.accounts)) {
+      if (figures.currency || !currencyOf.has(account)) currencyOf.set(account, figures.currency ?? currencyOf.get(account) ?? '');
+    }
+  }
+  const groups = new Map<string, string[]>();
+  // An account with nothing written has no spend to chart.
+  for (const account of accounts.filter((candidate) => currencyOf.has(candidate))) {
+    const currency = currencyOf.get(account)!;
+    groups.set(currency, [...(groups.get(currency) ?? []), account]);
+  }
+  return [...groups.entries()]
+    .map(([currency, members]) => ({ currency, accounts: members }))
+    .sort((a, b) => ((a.currency === '') === (b.currency === '') ? a.currency.localeCompare(b.currency) : a.currency === '' ? 1 : -1));
+}
+
 /**
  * Spend and clicks per day by account, from the days written (the last 30): inline SVG with a title
- * and a summary, and the same figures in a table only screen readers see.
+ * and a summary, and the same figures in a table only screen readers see. Spend is charted once per
+ * currency: amounts in different currencies are never added (no rate is applied).
  */
 export default function PerformanceChart({ days, connection }: { days: WrittenDay[]; connection: Connection }) {
   const captionId = useId();
@@ -113,6 +133,8 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
       </section>
     );
   }
+  const groups = currencyGroups(days, accounts);
+  const currencyOf = new Map(groups.flatMap((group) => group.accounts.map((account) => [account, group.currency] as const)));
   return (
     <section className="stack" aria-labelledby={captionId}>
       <h2 id={captionId} style={{ margin: 0, fontSize: '1.1rem' }}>
@@ -123,14 +145,27 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
           <li key={account}>
             <span className={styles.swatch} style={{ background: COLOURS[index % COLOURS.length] }} aria-hidden="true" />
             {nameOf(account)}
+            {currencyOf.get(account) ? ` (${currencyOf.get(account)})` : ''}
           </li>
         ))}
       </ul>
+      {groups.length > 1 && (
+        <p className="muted" style={{ margin: 0 }}>
+          The accounts spend in {groups.length} currencies: each has its own spend chart, never added together.
+        </p>
+      )}
       <div className={styles.charts}>
-        <figure className={styles.chart}>
-          <figcaption className={styles.chartTitle}>Spend (each account&apos;s currency)</figcaption>
-          <Bars days={days} accounts={accounts} metric="spend" title="Spend per day, stacked by account" />
-        </figure>
+        {groups.map((group) => {
+          const label = group.currency ? `Spend in ${group.currency}` : 'Spend (currency not recorded)';
+          // Accounts keep their colour (their place in the legend) in every chart.
+          const members = accounts.map((account) => (group.accounts.includes(account) ? account : ''));
+          return (
+            <figure key={group.currency} className={styles.chart} data-testid="spend-chart" data-currency={group.currency}>
+              <figcaption className={styles.chartTitle}>{label}</figcaption>
+              <Bars days={days} accounts={members} metric="spend" title={`${label} per day, stacked by account`} />
+            </figure>
+          );
+        })}
         <figure className={styles.chart}>
           <figcaption className={styles.chartTitle}>Clicks</figcaption>
           <Bars days={days} accounts={accounts} metric="clicks" title="Clicks per day, stacked by account" />
@@ -155,7 +190,7 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
                 <tr key={`${day.date}/${account}`}>
                   <th scope="row">{formatDay(day.date)}</th>
                   <td>{nameOf(account)}</td>
-                  <td>{formatNumber(figures.spend)}</td>
+                  <td>{figures.currency ? formatMoney(figures.spend, figures.currency) : formatNumber(figures.spend)}</td>
                   <td>{formatNumber(figures.clicks)}</td>
                   <td>{formatNumber(figures.impressions)}</td>
                 </tr>

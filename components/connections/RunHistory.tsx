@@ -1,27 +1,47 @@
+import Link from 'next/link';
+import { useState } from 'react';
 import styles from '@/components/connections/connections.module.css';
-import { durationInWords, formatDay, formatNumber, RUN_KIND_LABELS, RunOutcomeBadge } from '@/components/connections/shared';
+import { runPath, runsCsvUrl } from '@/components/connections/paths';
+import { errorsOf } from '@/components/connections/runErrors';
+import { daysInWords, durationInWords, formatNumber, RUN_KIND_LABELS, RunOutcomeBadge } from '@/components/connections/shared';
+import Button from '@/components/ui/Button';
 import { formatDateTime, RelativeTime } from '@/components/ui/time';
+import { downloadFile } from '@/lib/client/download';
 import type { Connection, Run } from '@/lib/shared/connections/connection';
+import { runDays } from '@/lib/shared/connections/windows';
 
-/** The errors of a run in words: the run's own, then each account's ("Acme Shoes (123): quota exhausted"). */
-function errorsOf(run: Run, connection: Connection): string[] {
-  const nameOf = (id: string) => {
-    const account = connection.source.accounts.find((candidate) => candidate.id === id);
-    return account?.name ? `${account.name} (${id})` : id;
-  };
-  const accounts = Object.entries(run.accounts ?? {})
-    .filter(([, account]) => account.error)
-    .map(([id, account]) => `${nameOf(id)}: ${account.error}`);
-  return [...(run.error ? [run.error] : []), ...accounts];
+/** Saves the run history as CSV (fetched as the signed-in user). */
+function CsvExport({ orgId, connection }: { orgId: string; connection: Connection }) {
+  const [state, setState] = useState<{ busy: boolean; error: string | null }>({ busy: false, error: null });
+  async function save() {
+    setState({ busy: true, error: null });
+    const error = await downloadFile(runsCsvUrl(orgId, connection.id), `${connection.name} runs.csv`);
+    setState({ busy: false, error });
+  }
+  return (
+    <>
+      <Button type="button" variant="secondary" className="button--small" busy={state.busy} onClick={() => void save()}>
+        Download CSV
+      </Button>
+      {state.error && (
+        <p role="alert" className="alert alert--error" style={{ margin: 0 }}>
+          Could not download the run history: {state.error}
+        </p>
+      )}
+    </>
+  );
 }
 
-/** Recent runs, newest first: when, what kind, which days, rows, calls, how long and how it went. */
-export default function RunHistory({ runs, connection, now }: { runs: Run[]; connection: Connection; now: number }) {
+/** Recent runs, newest first: when, what kind, which days, rows, calls, how long and how it went; each opens. */
+export default function RunHistory({ orgId, runs, connection, now }: { orgId: string; runs: Run[]; connection: Connection; now: number }) {
   return (
     <section className="stack" aria-labelledby="history-title">
-      <h2 id="history-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Run history
-      </h2>
+      <div className="toolbar">
+        <h2 id="history-title" style={{ margin: 0, fontSize: '1.1rem' }}>
+          Run history
+        </h2>
+        {runs.length > 0 && <CsvExport orgId={orgId} connection={connection} />}
+      </div>
       {runs.length === 0 ? (
         <p className="empty-state" data-testid="runs-empty">
           No runs yet. The first one starts within a minute of creating the connection, or use Run now.
@@ -45,11 +65,13 @@ export default function RunHistory({ runs, connection, now }: { runs: Run[]; con
                 return (
                   <tr key={run.id}>
                     <td className={styles.numeric} title={formatDateTime(run.startedAt)}>
-                      <RelativeTime iso={run.startedAt} now={now} />
+                      <Link href={runPath(orgId, connection.id, run.id)} aria-label={`Open the run of ${formatDateTime(run.startedAt)}`}>
+                        <RelativeTime iso={run.startedAt} now={now} />
+                      </Link>
                     </td>
                     <td data-label="Kind">{RUN_KIND_LABELS[run.kind]}</td>
                     <td data-label="Days" className={styles.numeric}>
-                      {run.from === run.to ? formatDay(run.from) : `${formatDay(run.from)} – ${formatDay(run.to)}`}
+                      {daysInWords(runDays(run, connection.schedule.timeZone))}
                     </td>
                     <td data-label="Rows read / written" className={styles.numeric}>
                       {formatNumber(run.rowsRead)} / {formatNumber(run.rowsWritten)}

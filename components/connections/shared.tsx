@@ -63,6 +63,10 @@ export const formatNumber = (value: number) => new Intl.NumberFormat().format(va
 export const formatDay = (day: string) =>
   new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', year: 'numeric', month: 'short', day: 'numeric' });
 
+/** Days, both ends included: “Nov 12, 2026 – Nov 25, 2026”, or one day. Every page that shows a run's or a test's days uses it. */
+export const daysInWords = ({ from, to }: { from: string; to: string }) =>
+  from === to ? formatDay(from) : `${formatDay(from)} – ${formatDay(to)}`;
+
 /** Money in the account's currency; an unknown currency code still prints its amount. */
 export function formatMoney(amount: number, currency: string): string {
   try {

@@ -12,7 +12,8 @@ import {
   targetLabel,
 } from '@/components/conversions/shared';
 import { RelativeTime, useNow, usePageVisible } from '@/components/ui/time';
-import { FailureAlert } from '@/components/ui/failures';
+import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
+import TextField from '@/components/ui/TextField';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Button from '@/components/ui/Button';
@@ -82,6 +83,10 @@ function Actions({
   const [send, test] = useSendTestEventMutation();
   const [update, updating] = useUpdateConversionMutation();
   const platform = PLATFORM_LABELS[conversion.destination.platform];
+  // Meta shows a test event under the code its Test events tool gives; the other platforms have none.
+  const [testEventCode, setTestEventCode] = useState('');
+  const takesCode = conversion.destination.platform === 'meta_ads';
+  const codeError = firstError(fieldErrorsOf(test.error), 'testEventCode');
 
   async function setStatus(status: 'active' | 'paused') {
     onNotice(null);
@@ -92,6 +97,16 @@ function Actions({
 
   return (
     <section className="stack" aria-label="Actions" style={{ gap: '0.75rem' }}>
+      {takesCode && conversion.status !== 'needs_reauth' && (
+        <TextField
+          label="Meta test event code (optional)"
+          value={testEventCode}
+          onChange={(event) => setTestEventCode(event.target.value)}
+          maxLength={64}
+          placeholder="TEST12345, from Events Manager → Test events"
+          error={codeError}
+        />
+      )}
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
         {conversion.status === 'paused' ? (
           <Button type="button" busy={updating.isLoading} onClick={() => void setStatus('active')}>
@@ -103,7 +118,14 @@ function Actions({
           </Button>
         )}
         {conversion.status !== 'needs_reauth' && (
-          <Button type="button" variant="secondary" busy={test.isLoading} onClick={() => void send({ orgId, id: conversion.id })}>
+          <Button
+            type="button"
+            variant="secondary"
+            busy={test.isLoading}
+            onClick={() =>
+              void send({ orgId, id: conversion.id, ...(takesCode && testEventCode.trim() ? { testEventCode: testEventCode.trim() } : {}) })
+            }
+          >
             Send test event
           </Button>
         )}
@@ -114,7 +136,7 @@ function Actions({
           <p className={`muted ${styles.outcome}`} style={{ margin: 0 }}>
             <Spinner /> Sending a test event to {platform}…
           </p>
-        ) : test.error ? (
+        ) : test.error && !codeError ? (
           <FailureAlert orgId={orgId} error={test.error} fallback="Could not send the test event." />
         ) : test.data ? (
           <TestOutcome row={test.data.row} platform={platform} />

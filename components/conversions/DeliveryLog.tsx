@@ -6,7 +6,8 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
-import { DELIVERY_STATUS_LABELS, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
+import RowDebugger from '@/components/conversions/RowDebugger';
+import { DELIVERY_STATUS_LABELS, filteredInWords, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { useDeliveriesQuery } from '@/store/conversionsApi';
 
 const COUNT_WORDS: Record<DeliveryRow['status'], string> = {
@@ -27,7 +28,47 @@ export function countsInWords(counts: DeliveryRecord['counts']): string {
 const statusBadge = (status: DeliveryRow['status']) =>
   status === 'delivered' ? 'badge badge--accepted' : status === 'held' ? 'badge' : 'badge badge--pending';
 
-function LogLine({ record }: { record: DeliveryRecord }) {
+/** A row of a record, and when opened, the event as sent and the platform's answer below it. */
+function LogRow({ orgId, id, record, row }: { orgId: string; id: string; record: DeliveryRecord; row: DeliveryRow }) {
+  const [open, setOpen] = useState(false);
+  const panelId = `row-${record.id}-${row.id}`;
+  return (
+    <>
+      <tr>
+        <td>
+          <code>{row.id}</code>
+        </td>
+        <td>{row.maskedEmail ?? <span className="muted">—</span>}</td>
+        <td>
+          <span className={statusBadge(row.status)}>{DELIVERY_STATUS_LABELS[row.status]}</span>
+        </td>
+        <td>{row.reason ?? <span className="muted">—</span>}</td>
+        <td>
+          <Button
+            type="button"
+            variant="secondary"
+            className="button--small"
+            aria-expanded={open}
+            aria-controls={open ? panelId : undefined}
+            aria-label={`${open ? 'Hide' : 'Show'} what was sent for ${row.id}`}
+            onClick={() => setOpen(!open)}
+          >
+            {open ? 'Hide' : 'Sent / answer'}
+          </Button>
+        </td>
+      </tr>
+      {open && (
+        <tr id={panelId}>
+          <td colSpan={5}>
+            <RowDebugger orgId={orgId} id={id} deliveryId={record.id} eventId={row.id} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function LogLine({ orgId, id, record }: { orgId: string; id: string; record: DeliveryRecord }) {
   return (
     <li>
       <details>
@@ -47,20 +88,14 @@ function LogLine({ record }: { record: DeliveryRecord }) {
                 <th scope="col">Email</th>
                 <th scope="col">Status</th>
                 <th scope="col">Reason</th>
+                <th scope="col">
+                  <span className="sr-only">What was sent</span>
+                </th>
               </tr>
             </thead>
             <tbody>
               {record.rows.map((row) => (
-                <tr key={row.id}>
-                  <td>
-                    <code>{row.id}</code>
-                  </td>
-                  <td>{row.maskedEmail ?? <span className="muted">—</span>}</td>
-                  <td>
-                    <span className={statusBadge(row.status)}>{DELIVERY_STATUS_LABELS[row.status]}</span>
-                  </td>
-                  <td>{row.reason ?? <span className="muted">—</span>}</td>
-                </tr>
+                <LogRow key={row.id} orgId={orgId} id={id} record={record} row={row} />
               ))}
             </tbody>
           </table>
@@ -86,7 +121,14 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
   const [search, setSearch] = useState('');
   const [eventId, setEventId] = useState<string | undefined>(undefined);
   const [refreshing, setRefreshing] = useState(false);
-  const { data, isLoading, isFetching, error, refetch } = useDeliveriesQuery({ orgId, id, eventId, limit: 20 }, { pollingInterval });
+  const {
+    data: answer,
+    isLoading,
+    isFetching,
+    error,
+    refetch,
+  } = useDeliveriesQuery({ orgId, id, eventId, limit: 20 }, { pollingInterval });
+  const data = answer?.deliveries;
 
   function find(event: FormEvent) {
     event.preventDefault();
@@ -144,10 +186,12 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
       ) : error ? (
         <Alert>{messageOf(error, 'Could not load the delivery log.')}</Alert>
       ) : !data || data.length === 0 ? (
-        <p className="empty-state">
-          {eventId
-            ? `No delivery holds the event id “${eventId}” (the log keeps 30 days).`
-            : 'No deliveries yet. Each call to the platform appears here; send a test event to see one.'}
+        <p className="empty-state" data-testid="log-empty">
+          {answer?.filtered
+            ? `“${eventId}” was not sent: ${filteredInWords(answer.filtered)} (${formatDateTime(answer.filtered.at)}).`
+            : eventId
+              ? `No delivery holds the event id “${eventId}” (the log keeps 30 days).`
+              : 'No deliveries yet. Each call to the platform appears here; send a test event to see one.'}
         </p>
       ) : (
         <>
@@ -158,7 +202,7 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
           </p>
           <ul className={styles.log} aria-label="Delivery log">
             {data.map((record) => (
-              <LogLine key={record.id} record={record} />
+              <LogLine key={record.id} orgId={orgId} id={id} record={record} />
             ))}
           </ul>
         </>

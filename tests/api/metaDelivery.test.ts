@@ -108,7 +108,9 @@ describe('sending to a pixel', () => {
 
   test('a test_event_code request is validated and kept apart from the pixel’s real events', async () => {
     await deliver.send(session, ACCOUNT, PIXEL, [conversion(5000)], { testCode: 'TEST12345' });
-    expect(received(`test:${PIXEL.id}`).map((entry) => entry.event.event_id)).toEqual(['order-5000']);
+    expect(received(`test:${PIXEL.id}`).map((entry) => [entry.event.event_id, entry.event.test_event_code])).toEqual([
+      ['order-5000', 'TEST12345'],
+    ]);
     expect(received()).toHaveLength(1000);
   });
 });
@@ -198,7 +200,20 @@ describe('check holds back what Meta would refuse', () => {
       context: { ip: '203.0.113.7', userAgent: 'Mozilla/5.0', actionSource: 'website' },
     });
     expect(deliver.check(passed, new Date())).toBeNull();
-    expect(await deliver.send(session, ACCOUNT, PIXEL, [passed])).toEqual([{ id: 'order-40003', status: 'delivered' }]);
+    expect(await deliver.send(session, ACCOUNT, PIXEL, [passed])).toEqual([
+      {
+        id: 'order-40003',
+        status: 'delivered',
+        // The row as it left (Meta's wire form) and Meta's answer to the request.
+        exchange: {
+          sent: expect.objectContaining({
+            event_id: 'order-40003',
+            user_data: { client_ip_address: '203.0.113.7', client_user_agent: 'Mozilla/5.0' },
+          }),
+          answer: { events_received: 1, messages: [], fbtrace_id: expect.any(String) },
+        },
+      },
+    ]);
   });
 });
 

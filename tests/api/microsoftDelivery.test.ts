@@ -79,7 +79,12 @@ test('1,000 conversions go in one call, each recorded under account, goal name, 
   expect(deliver.maxBatch).toBe(1000);
   const batch = events(1000);
   const outcomes = await deliver.send(session, account, goal, batch);
-  expect(outcomes).toEqual(batch.map((sent) => ({ id: sent.id, status: 'delivered' })));
+  expect(outcomes).toEqual(batch.map((sent) => ({ id: sent.id, status: 'delivered', exchange: expect.any(Object) })));
+  // Each row's exchange (the log's debugger): the OfflineConversion as sent, and no PartialErrors for it.
+  expect(outcomes[0]!.exchange).toEqual({
+    sent: expect.objectContaining({ MicrosoftClickId: batch[0]!.clickIds.msclkid, ConversionName: goal.name }),
+    answer: { PartialErrors: [] },
+  });
   expect(platforms.conversions.calls('microsoft')).toBe(1);
   expect(received()).toHaveLength(1000);
 
@@ -129,8 +134,13 @@ test('a bad click id and a too-old time are rejected with reasons; the other row
     id: batch[3]!.id,
     status: 'rejected',
     reason: expect.stringMatching(/does not recognise this click id.*Microsoft said: The Microsoft click ID is invalid/),
+    // Microsoft's own answer for this row: the PartialErrors naming its index.
+    exchange: {
+      sent: expect.objectContaining({ MicrosoftClickId: 'not-a-click-id' }),
+      answer: { PartialErrors: [expect.objectContaining({ Index: 3 })] },
+    },
   });
-  expect(outcomes[7]).toEqual({
+  expect(outcomes[7]).toMatchObject({
     id: batch[7]!.id,
     status: 'rejected',
     reason: expect.stringMatching(/^Older than 90 days.*Microsoft said: .*90-day/),

@@ -101,7 +101,7 @@ test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill 
   const [read, written] = rows.split('/').map((part) => Number(part.replace(/\D/g, '')));
   expect(read).toBeGreaterThan(0);
   expect(written).toBe(read);
-  await expect(page.getByRole('img', { name: 'Spend per day, stacked by account' })).toBeVisible();
+  await expect(page.getByRole('img', { name: 'Spend in USD per day, stacked by account' })).toBeVisible();
 
   // A backfill of about three months: its chunk count first, then the bar to 100 %.
   const from = new Date(Date.now() - 100 * 86_400_000).toISOString().slice(0, 10);

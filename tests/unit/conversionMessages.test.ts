@@ -114,11 +114,13 @@ describe('the router and packed messages', () => {
         await deliver(target, batch);
         return { rows: [], latencyMs: 0 };
       },
+      recordFiltered: async () => undefined,
     });
   }
 
   test('issue 23 §2: an event the worker cannot read is logged not sent, with the reason, by each conversion that takes it, before the ack', async () => {
     const logged: Array<{ conversion: string; rows: Array<{ id: string; status: string; reason?: string }> }> = [];
+    const filtered: Array<{ conversion: string; ids: string[]; wanted: string[] }> = [];
     const delivered: string[] = [];
     const known = [conversion('every'), conversion('leads', ['lead']), conversion('purchases', ['Purchase'])];
     const router = createConversionRouter({
@@ -132,6 +134,8 @@ describe('the router and packed messages', () => {
         return { rows: [], latencyMs: 0 };
       },
       record: async (_orgId, conversionId, record) => void logged.push({ conversion: conversionId, rows: record.rows }),
+      recordFiltered: async (_orgId, conversionId, left, wanted) =>
+        void filtered.push({ conversion: conversionId, ids: left.map((item) => item.id), wanted }),
     });
     // As a version before the one schema published them: a time before 1970, an fbc past its length.
     const data = Buffer.from(
@@ -162,6 +166,8 @@ describe('the router and packed messages', () => {
       { id: 'nameless-1', status: 'not_sent', reason: expect.stringMatching(/^Not sent: /) },
     ]);
     expect(rowsOf('purchases').map((row) => row.id)).toEqual(['nameless-1']);
+    // The readable Lead the Purchase conversion's name filter left out is noted for it (one write), before the ack.
+    expect(filtered).toEqual([{ conversion: 'purchases', ids: ['ok-1'], wanted: ['Purchase'] }]);
   });
 
   test('fifteen messages of 100 make Meta batches of 1,000 and 500; each message is acknowledged once its events are recorded', async () => {

@@ -168,3 +168,12 @@ test('every page under pages/[orgId] is an organization page: the guard sends a 
     });
   }
 });
+
+test('a run of a connection opened (/{orgId}/connection/{id}/runs/{runId}) is guarded like the connection pages', () => {
+  const path = '/acme/connection/c1/runs/r1';
+  expect(isOrganizationPath(path)).toBe(true);
+  expect(isPublicPage(path)).toBe(false);
+  expect(orgIdOfPath(path)).toBe('acme');
+  expect(sessionRedirect({ path, fullPath: path, signedIn: false, callback: null })).toBe(`/login?callback=${encodeURIComponent(path)}`);
+  expect(clearsFlowKeys(path)).toBe(false);
+});

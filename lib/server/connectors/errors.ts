@@ -20,6 +20,15 @@ export class PlatformError extends DomainError {
     super(code, message);
     this.name = 'PlatformError';
   }
+
+  /** A refused delivery request: the rows as sent and the platform's answer (a row refused alone shows them). */
+  exchange?: { sent: unknown[]; answer: unknown };
+}
+
+/** Attaches what was sent and answered to a refusal of a delivery request. */
+export function withExchange(error: PlatformError, sent: unknown[], answer: unknown): PlatformError {
+  error.exchange = { sent, answer };
+  return error;
 }
 
 /** 5xx may pass on retry; any other refusal will not. */

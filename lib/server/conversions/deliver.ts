@@ -1,5 +1,5 @@
 import type { Conversion, ConversionMapping, DeliveryRow, Identifier } from '@/lib/shared/conversions/conversion';
-import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
+import type { ConversionEvent, RowExchange, RowOutcome } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
@@ -129,7 +129,7 @@ async function sendOnce(send: Send, events: ConversionEvent[], policy: RetryPoli
       throw new RetryLater(waitMs(error as PlatformError, attempt, policy), error as PlatformError);
     if (error instanceof PlatformError && error.code === 'invalid' && events.length > 1) return sendIsolating(send, events, policy);
     if (error instanceof PlatformError && error.code === 'invalid')
-      return [{ id: events[0]!.id, status: 'rejected', reason: error.message }];
+      return [{ id: events[0]!.id, status: 'rejected', reason: error.message, exchange: exchangeOfRefused(error) }];
     throw error;
   }
 }
@@ -140,11 +140,15 @@ export async function sendIsolating(send: Send, events: ConversionEvent[], polic
     return await withRetry(send, events, policy);
   } catch (error) {
     if (!(error instanceof PlatformError) || error.code !== 'invalid') throw error;
-    if (events.length === 1) return [{ id: events[0]!.id, status: 'rejected', reason: error.message }];
+    if (events.length === 1) return [{ id: events[0]!.id, status: 'rejected', reason: error.message, exchange: exchangeOfRefused(error) }];
     const half = Math.ceil(events.length / 2);
     return [...(await sendIsolating(send, events.slice(0, half), policy)), ...(await sendIsolating(send, events.slice(half), policy))];
   }
 }
+
+/** A row refused alone: what it was sent as and the platform's answer (the debugger of the log). */
+const exchangeOfRefused = (error: PlatformError) =>
+  error.exchange ? { sent: error.exchange.sent[0], answer: error.exchange.answer } : undefined;
 
 export interface BatchResult {
   rows: DeliveryRow[];
@@ -172,8 +176,11 @@ const rowOf = (
   const note = notes.get(outcome.id);
   const reason = 'reason' in outcome ? outcome.reason : undefined;
   const words = [reason, note].filter(Boolean).join('. ');
+  // The exchange is kept beside the record (its payloads), never in the log's rows.
+  const row: DeliveryRow & { exchange?: RowExchange } = { ...outcome };
+  delete row.exchange;
   return {
-    ...outcome,
+    ...row,
     ...(words ? { reason: words } : {}),
     ...(masked.get(outcome.id) ? { maskedEmail: masked.get(outcome.id) } : {}),
   };
@@ -238,6 +245,7 @@ export async function deliverBatch(
   let rows: DeliveryRow[];
   let latencyMs: number | null = null;
   let requestId: string | undefined;
+  const exchanges = new Map<string, RowExchange>();
   try {
     const { delivery, session, account, target } = await prepare(orgId, conversion);
     const now = new Date();
@@ -256,6 +264,7 @@ export async function deliverBatch(
         const outcomes = options.deferRetries
           ? await sendOnce(send, sendable, policy, options.attempt ?? 0)
           : await sendIsolating(send, sendable, policy);
+        for (const outcome of outcomes) if (outcome.exchange) exchanges.set(outcome.id, outcome.exchange);
         rows.push(...outcomes.map((outcome) => rowOf(outcome, masked, notes)));
       } catch (error) {
         if (error instanceof RetryLater) throw error;
@@ -282,6 +291,7 @@ export async function deliverBatch(
       parked,
       matchCounts: settledMatchCounts(conversion, unique, rows),
       requestId,
+      exchanges,
     },
     options.counters,
   );

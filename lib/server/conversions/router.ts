@@ -5,7 +5,7 @@ import PQueue from 'p-queue';
 import { deliverBatch, RetryLater, takesEvent } from '@/lib/server/conversions/deliver';
 import { createFairQuota, type FairQuota } from '@/lib/server/conversions/quota';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
-import { conversionById, conversionsOfSource, recordDelivery, type CounterSink } from '@/lib/server/repos/conversions';
+import { conversionById, conversionsOfSource, recordDelivery, recordFiltered, type CounterSink } from '@/lib/server/repos/conversions';
 import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
@@ -74,6 +74,8 @@ export interface RouterOptions {
   setAside?: typeof publishConversions;
   /** Where events that cannot be read are logged as not sent (the delivery log; a test gives its own). */
   record?: typeof recordDelivery;
+  /** Where events a conversion's event-name filter leaves out are noted, so the log can say why (a test gives its own). */
+  recordFiltered?: typeof recordFiltered;
 }
 
 export function createConversionRouter(options: RouterOptions = {}) {
@@ -94,6 +96,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
       ([platform, perMinute]) => [platform, createFairQuota(perMinute!)],
     ),
   );
+  const noteFiltered = options.recordFiltered ?? recordFiltered;
 
   const pending = new Map<string, Pending>();
   const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
@@ -395,6 +398,22 @@ export function createConversionRouter(options: RouterOptions = {}) {
             .filter((item) => attributes.conversion || !item.name || takesEvent(conversion.mapping, { name: item.name }))
             .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
           return rows.length > 0 ? record(attributes.org, conversion.id, { test: false, latencyMs: null, rows, parked: [] }, sink) : null;
+        }),
+      );
+    }
+    if (!attributes.conversion) {
+      // Noted before the ack, one write per conversion that left some out: searching the log for one says why.
+      await Promise.all(
+        conversions.map((conversion) => {
+          const left = events.filter((event) => !takesEvent(conversion.mapping, event));
+          return left.length > 0
+            ? noteFiltered(
+                attributes.org,
+                conversion.id,
+                left.map((event) => ({ id: event.id, name: event.name })),
+                conversion.mapping.events,
+              )
+            : null;
         }),
       );
     }

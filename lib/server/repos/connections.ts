@@ -177,7 +177,7 @@ export async function recordWrittenDays(
   orgId: string,
   id: string,
   accountId: string,
-  written: Map<string, { spend: number; clicks: number; impressions: number }>,
+  written: Map<string, { spend: number; clicks: number; impressions: number; currency?: string }>,
 ): Promise<boolean> {
   const entries = [...written.entries()];
   const ref = connections(orgId).doc(id);

@@ -8,7 +8,7 @@ import {
   type SetOptions,
   type UpdateData,
 } from 'firebase-admin/firestore';
-import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import type { ConversionEvent, RowExchange } from '@/lib/shared/conversions/event';
 import type {
   Conversion,
   ConversionDestination,
@@ -17,6 +17,8 @@ import type {
   DeliveryHour,
   DeliveryRecord,
   DeliveryRow,
+  DeliveryRowDetail,
+  FilteredEvent,
 } from '@/lib/shared/conversions/conversion';
 import { isWarehouseSource, sourceKeyOf, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { MatchKey } from '@/lib/shared/conversions/matchKeys';
@@ -338,6 +340,43 @@ export interface NewDeliveryRecord {
   matchCounts?: MatchCounts;
   /** The platform's id of the request that delivered (Data Manager's requestId), kept for its diagnostics. */
   requestId?: string;
+  /** Per event id: the row as sent and the platform's answer (the log's per-row debugger), kept beside the record. */
+  exchanges?: Map<string, RowExchange>;
+}
+
+/**
+ * Bytes of one payload chunk: a delivery record's rows as sent (a Data Manager batch is 2,000 rows of up to
+ * about a kilobyte each) go in chunks of `deliveries/{id}/payloads/{n}`, so no document nears Firestore's 1 MiB.
+ */
+export const PAYLOAD_CHUNK_BYTES = 800_000;
+
+/**
+ * The exchanges of a record's rows as JSON chunks, in the rows' order, with the index of the first row
+ * each covers (the record keeps these: opening a row reads its one chunk). A row whose exchange alone is
+ * too large keeps a note instead.
+ */
+export function payloadChunks(rows: DeliveryRow[], exchanges: Map<string, RowExchange>): { starts: number[]; chunks: string[] } {
+  const starts: number[] = [];
+  const chunks: string[] = [];
+  let entries: string[] = [];
+  let bytes = 0;
+  rows.forEach((row, index) => {
+    const exchange = exchanges.get(row.id);
+    if (!exchange) return;
+    let entry = JSON.stringify({ id: row.id, ...exchange });
+    if (Buffer.byteLength(entry) > PAYLOAD_CHUNK_BYTES / 2) entry = JSON.stringify({ id: row.id, tooLarge: true });
+    const size = Buffer.byteLength(entry) + 1;
+    if (entries.length === 0 || bytes + size > PAYLOAD_CHUNK_BYTES) {
+      if (entries.length > 0) chunks.push(`[${entries.join(',')}]`);
+      starts.push(index);
+      entries = [];
+      bytes = 2;
+    }
+    entries.push(entry);
+    bytes += size;
+  });
+  if (entries.length > 0) chunks.push(`[${entries.join(',')}]`);
+  return { starts, chunks };
 }
 
 /**
@@ -416,6 +455,16 @@ function countsOf(record: NewDeliveryRecord, counts: ReturnType<typeof deliveryR
   };
 }
 
+/** Writes the record and, beside it in the same batch, its rows as sent (read only when a row is opened). */
+function addRecord(batch: DeliveryWrites, ref: DocumentReference, data: ReturnType<typeof deliveryRecordData>, record: NewDeliveryRecord) {
+  const recordRef = ref.collection('deliveries').doc();
+  const payloads = payloadChunks(record.rows, record.exchanges ?? new Map());
+  batch.set(recordRef, payloads.chunks.length > 0 ? { ...data, payload_starts: payloads.starts } : data);
+  payloads.chunks.forEach((chunk, index) =>
+    batch.set(recordRef.collection('payloads').doc(String(index)), { rows_json: chunk, expires_at: data.expires_at }),
+  );
+}
+
 /** Writes the parked events of a record into `batch` (with the record: a redelivered message cannot park them twice). */
 function addParked(batch: DeliveryWrites, ref: DocumentReference, parked: Parked[] | undefined) {
   for (const { reason, why, events } of parked ?? []) {
@@ -439,7 +488,7 @@ export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: 
   const ref = conversions(orgId).doc(conversionId);
   const now = new Date();
   const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
-  batch.set(ref.collection('deliveries').doc(), data);
+  addRecord(batch, ref, data, record);
   addParked(batch, ref, record.parked);
   const counts = countsOf(record, data.counts, now);
   if (!record.test)
@@ -463,7 +512,7 @@ export async function recordDelivery(orgId: string, conversionId: string, record
   const ref = conversions(orgId).doc(conversionId);
   const now = new Date();
   const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
-  batch.set(ref.collection('deliveries').doc(), data);
+  addRecord(batch, ref, data, record);
   addParked(batch, ref, record.parked);
   await batch.commit();
   if (record.test) return;
@@ -494,6 +543,72 @@ export async function listDeliveries(
   if (options.eventId) query = query.where('event_ids', 'array-contains', options.eventId);
   const snapshot = await query.limit(options.limit ?? 20).get();
   return snapshot.docs.map(toRecord);
+}
+
+/** One row of a delivery record opened: its outcome, and what was sent and answered (null when nothing was kept). */
+export async function deliveryRow(orgId: string, id: string, deliveryId: string, eventId: string): Promise<DeliveryRowDetail> {
+  const recordRef = conversions(orgId).doc(id).collection('deliveries').doc(deliveryId);
+  const snap = await recordRef.get();
+  if (!snap.exists) throw notFound('Delivery');
+  const record = toRecord(snap);
+  const index = record.rows.findIndex((row) => row.id === eventId);
+  if (index < 0) throw notFound('Event');
+  const starts = (snap.get('payload_starts') ?? []) as number[];
+  const chunk = starts.findLastIndex((start) => start <= index);
+  let exchange = null;
+  if (chunk >= 0) {
+    const payload = await recordRef.collection('payloads').doc(String(chunk)).get();
+    const entries = payload.exists ? (JSON.parse(payload.get('rows_json')) as Array<RowExchange & { id: string; tooLarge?: boolean }>) : [];
+    const entry = entries.find((candidate) => candidate.id === eventId);
+    if (entry) exchange = { sent: entry.sent, answer: entry.answer, ...(entry.tooLarge ? { tooLarge: true } : {}) };
+  }
+  return { row: record.rows[index]!, at: record.at, test: record.test, exchange };
+}
+
+/** Event ids of one filtered-out document: like a delivery record, a batch in one document. */
+const FILTERED_CHUNK = 2000;
+
+/**
+ * Events a conversion's event-name filter left out, so the delivery log can say why when one is searched
+ * for: one document per routed message and conversion (never one per event), `event_ids` searched like a
+ * delivery record's, the names beside them as JSON; they expire with the log.
+ */
+export async function recordFiltered(
+  orgId: string,
+  conversionId: string,
+  events: Array<{ id: string; name: string }>,
+  wanted: string[],
+): Promise<void> {
+  if (events.length === 0) return;
+  const ref = conversions(orgId).doc(conversionId).collection('filtered');
+  const at = new Date();
+  const batch = adminDb().batch();
+  for (let start = 0; start < events.length; start += FILTERED_CHUNK) {
+    const chunk = events.slice(start, start + FILTERED_CHUNK);
+    batch.set(ref.doc(), {
+      at: Timestamp.fromDate(at),
+      event_ids: chunk.map((event) => event.id),
+      names_json: JSON.stringify(chunk.map((event) => event.name)),
+      wanted,
+      expires_at: Timestamp.fromMillis(at.getTime() + RETENTION_MS),
+    });
+  }
+  await batch.commit();
+}
+
+/** The latest record of an event the filter left out, or null. */
+export async function findFiltered(orgId: string, conversionId: string, eventId: string): Promise<FilteredEvent | null> {
+  const snapshot = await conversions(orgId)
+    .doc(conversionId)
+    .collection('filtered')
+    .where('event_ids', 'array-contains', eventId)
+    .limit(1)
+    .get();
+  const doc = snapshot.docs[0];
+  if (!doc) return null;
+  const names = JSON.parse(doc.get('names_json') ?? '[]') as string[];
+  const index = (doc.get('event_ids') as string[]).indexOf(eventId);
+  return { eventId, name: names[index] ?? '', wanted: doc.get('wanted') ?? [], at: iso(doc.get('at')) };
 }
 
 /** Counts per hour since `since` (for the chart and "last 24 h"). */

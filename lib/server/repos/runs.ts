@@ -208,6 +208,30 @@ export async function listRuns(orgId: string, id: string, limit = 30): Promise<R
   return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
 }
 
+/** Up to `limit` runs, newest first, read without their jobs (the CSV export: many runs, no backfill's hundreds of jobs). */
+export async function listRunSummaries(orgId: string, id: string, limit: number): Promise<Run[]> {
+  const snapshot = await runs(orgId, id)
+    .orderBy('started_at', 'desc')
+    .limit(limit)
+    .select(
+      'kind',
+      'outcome',
+      'from',
+      'to',
+      'started_at',
+      'finished_at',
+      'jobs_total',
+      'jobs_done',
+      'rows_read',
+      'rows_written',
+      'calls',
+      'accounts',
+      'error',
+    )
+    .get();
+  return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
+}
+
 export async function getRun(orgId: string, id: string, runId: string): Promise<Run & { jobs: Record<string, RunJob> }> {
   const snap = await runs(orgId, id).doc(runId).get();
   if (!snap.exists) throw notFound('Run');

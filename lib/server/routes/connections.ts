@@ -1,4 +1,5 @@
 import { backfillSchema, createConnectionSchema, testConnectionSchema, updateConnectionSchema } from '@/lib/shared/schemas/connections';
+import { documentIdSchema } from '@/lib/shared/schemas/ids';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import {
@@ -12,6 +13,7 @@ import {
   testConnection,
   updateConnection,
 } from '@/lib/server/services/connections';
+import { runDetail, runsCsv } from '@/lib/server/services/runs';
 
 /** `/api/orgs/{orgId}/connections[/{id}[/run|/backfill|/test]]`. */
 
@@ -100,5 +102,36 @@ export const testRoutes = createHandler({
     body: testConnectionSchema,
     permission: ['connection', 'read'],
     handle: ({ org, query, body }) => testConnection(org.id, query.id, body.accountId),
+  }),
+});
+
+const runRouteSchema = objectRouteSchema.extend({ runId: documentIdSchema });
+
+/** `GET /api/orgs/{orgId}/connections/{id}/runs/{runId}`: one run, per account. */
+export const runDetailRoutes = createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: runRouteSchema,
+    permission: ['connection', 'read'],
+    handle: ({ org, query }) => runDetail(org.id, query.id, query.runId),
+  }),
+});
+
+/** `GET /api/orgs/{orgId}/connections/{id}/runs.csv`: the run history as a file. */
+export const runsCsvRoutes = createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    permission: ['connection', 'read'],
+    handle: async ({ org, query, res }) => {
+      const csv = await runsCsv(org.id, query.id);
+      res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+      res.setHeader('Content-Disposition', `attachment; filename="runs-${query.id}.csv"`);
+      res.setHeader('Cache-Control', 'private, no-store');
+      res.status(200).send(csv);
+      return undefined;
+    },
   }),
 });

@@ -1,6 +1,6 @@
 import { forgetAlerts } from '@/lib/server/alerts';
 import { z } from 'zod';
-import { createConversionSchema, previewSourceSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
+import { createConversionSchema, previewSourceSchema, testEventSchema, updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
@@ -18,7 +18,7 @@ import {
 import { conversionQuality } from '@/lib/server/services/matchQuality';
 import { previewWarehouseSource, readNow } from '@/lib/server/services/warehouseSources';
 
-/** `/api/orgs/{orgId}/conversions[/preview|/{id}[/deliveries|/test|/retry|/read|/quality]]`. */
+/** `/api/orgs/{orgId}/conversions[/preview|/{id}[/deliveries[/{deliveryId}/rows/{eventId}]|/test|/retry|/read|/quality]]`. */
 
 const planOf = (org: { data: FirebaseFirestore.DocumentData }) => org.data.subscription?.plan ?? null;
 
@@ -81,7 +81,29 @@ export const deliveriesRoutes = createHandler({
     permission: ['conversion', 'read'],
     handle: async ({ org, query }) => {
       await repo.getConversion(org.id, query.id);
-      return { deliveries: await repo.listDeliveries(org.id, query.id, { eventId: query.eventId, limit: query.limit }) };
+      const deliveries = await repo.listDeliveries(org.id, query.id, { eventId: query.eventId, limit: query.limit });
+      // An event no delivery holds may have been left out by the conversion's event-name filter: say so.
+      const filtered = query.eventId && deliveries.length === 0 ? await repo.findFiltered(org.id, query.id, query.eventId) : null;
+      return { deliveries, ...(filtered ? { filtered } : {}) };
+    },
+  }),
+});
+
+/** One row of a delivery record opened: what was sent for it (hashed, as on the wire) and what the platform answered. */
+const deliveryRowQuerySchema = objectRouteSchema.extend({
+  deliveryId: documentIdSchema,
+  eventId: z.string().trim().min(1).max(100),
+});
+
+export const deliveryRowRoutes = createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: deliveryRowQuerySchema,
+    permission: ['conversion', 'read'],
+    handle: async ({ org, query }) => {
+      await repo.getConversion(org.id, query.id);
+      return repo.deliveryRow(org.id, query.id, query.deliveryId, query.eventId);
     },
   }),
 });
@@ -91,11 +113,12 @@ export const testEventRoutes = createHandler({
     access: 'orgMember',
     subscription: 'required',
     query: objectRouteSchema,
+    body: testEventSchema,
     permission: ['conversion', 'update'],
-    handle: async ({ org, query }) => {
+    handle: async ({ org, query, body }) => {
       // Counted before the call: a burst of clicks (or scripts) cannot reach the platform more often than this.
       await consumeRateLimits([{ rule: TEST_EVENTS_PER_CONVERSION, key: `${org.id}/${query.id}` }]);
-      return sendTestEvent(org.id, query.id);
+      return sendTestEvent(org.id, query.id, body.testEventCode);
     },
   }),
 });

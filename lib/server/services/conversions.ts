@@ -190,10 +190,13 @@ const TEST_EMAIL = 'test@signalbridge.example';
 /**
  * Sends one made-up event through the conversion's mapping, now, and logs it as a test: Meta
  * receives it with a test event code (it shows under Test events, not in reports), Google validates
- * it without ingesting it. The answer is the row's outcome.
+ * it without ingesting it. The answer is the row's outcome. A Meta conversion may be given the test event code
+ * Events Manager shows (the event then appears in its Test events tool); other platforms have no such code.
  */
-export async function sendTestEvent(orgId: string, id: string) {
+export async function sendTestEvent(orgId: string, id: string, testEventCode?: string) {
   const stored = await repo.getConversion(orgId, id);
+  if (testEventCode && stored.destination.platform !== 'meta_ads')
+    throw invalidFields({ testEventCode: ['Only Meta takes a test event code'] });
   const conversion = withLiveStatus(stored, await destinationOf(orgId, stored));
   if (conversion.status === 'needs_reauth')
     throw new DomainError('needs_reauth', conversion.statusReason ?? 'Reconnect the destination first.');
@@ -215,6 +218,6 @@ export async function sendTestEvent(orgId: string, id: string) {
     },
     maskedEmail: 't***@signalbridge.example',
   };
-  const { rows } = await deliverBatch(orgId, conversion, [event], { test: true, testCode: 'TEST_SIGNALBRIDGE' });
+  const { rows } = await deliverBatch(orgId, conversion, [event], { test: true, testCode: testEventCode ?? 'TEST_SIGNALBRIDGE' });
   return { row: rows[0]! };
 }

@@ -66,9 +66,10 @@ export async function readWindow(session: Session, platform: AdPlatform, request
 
 /** Spend, clicks and impressions per day of what was written (the connection page's chart). */
 function dailySums(rows: AdRow[]) {
-  const sums = new Map<string, { spend: number; clicks: number; impressions: number }>();
+  // The account's currency goes with its spend: the chart never adds different currencies.
+  const sums = new Map<string, { spend: number; clicks: number; impressions: number; currency: string }>();
   for (const row of rows) {
-    const day = sums.get(row.date) ?? { spend: 0, clicks: 0, impressions: 0 };
+    const day = sums.get(row.date) ?? { spend: 0, clicks: 0, impressions: 0, currency: row.currency };
     day.spend = Math.round((day.spend + row.spend) * 100) / 100;
     day.clicks += row.clicks;
     day.impressions += row.impressions;

@@ -148,7 +148,8 @@ export interface Run {
 /** A day of what was written, per account: the connection page's chart. */
 export interface WrittenDay {
   date: string;
-  accounts: Record<string, { spend: number; clicks: number; impressions: number }>;
+  /** Spend is in the account's currency (ISO 4217); days written before it was recorded have none. */
+  accounts: Record<string, { spend: number; clicks: number; impressions: number; currency?: string }>;
 }
 
 /** “Daily at 06:00 (Europe/Berlin)”, “Every hour”. */

@@ -94,3 +94,28 @@ export function nextRunAt(schedule: Schedule, after: Date = new Date()): Date {
   const offset = offsetMinutes(schedule.timeZone, now) * 60_000;
   return new Date(Math.floor((now + offset) / step) * step + step - offset);
 }
+
+/** The calendar day (YYYY-MM-DD) of the instant `at` in `timeZone`. */
+export function dayIn(timeZone: string, at: number): string {
+  try {
+    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(at));
+  } catch {
+    return toDay(at);
+  }
+}
+
+/**
+ * The days a run covers as its history shows them, both ends included. A backfill's are the days asked
+ * for. A scheduled or manual run reads a wider window (lookbackWindow: up to the latest "today" anywhere,
+ * which is tomorrow for most of the day); shown, it is its lookback days ending on the day it started in
+ * the organization's time zone — the days a marketer there has data for.
+ */
+export function runDays(run: { kind: string; from: string; to: string; startedAt: string }, timeZone: string): Window {
+  const started = Date.parse(run.startedAt);
+  if (run.kind === 'backfill' || Number.isNaN(started)) return { from: run.from, to: run.to };
+  const local = dayIn(timeZone, started);
+  const to = local < run.to ? local : run.to;
+  const lookbackDays = daysInclusive(run.from, toDay(started - 12 * 3_600_000));
+  const from = addDays(to, -(Math.max(lookbackDays, 1) - 1));
+  return { from: from > run.from ? from : run.from, to };
+}

@@ -218,6 +218,33 @@ export interface DeliveryRecord {
   rows: DeliveryRow[];
 }
 
+/** An event the conversion's event-name filter left out (the log's search finds it). */
+export interface FilteredEvent {
+  eventId: string;
+  name: string;
+  /** The names the conversion takes. */
+  wanted: string[];
+  at: string;
+}
+
+/** The delivery log: its records, and for an event id no record holds, whether the filter left it out. */
+export interface DeliveryLogAnswer {
+  deliveries: DeliveryRecord[];
+  filtered?: FilteredEvent;
+}
+
+/** One row of a record opened: what was sent for it (hashed, as on the wire) and the platform's answer; null when nothing was kept. */
+export interface DeliveryRowDetail {
+  row: DeliveryRow;
+  at: string;
+  test: boolean;
+  exchange: { sent?: unknown; answer?: unknown; tooLarge?: boolean } | null;
+}
+
+/** “filtered out: 'Form Submitted' is not one of Lead, Purchase”. */
+export const filteredInWords = (filtered: Pick<FilteredEvent, 'name' | 'wanted'>) =>
+  `filtered out: '${filtered.name}' is not one of ${filtered.wanted.join(', ')}`;
+
 export interface DeliveryHour {
   hour: string;
   delivered: number;

@@ -128,10 +128,21 @@ export function identifierFields({ user, clickIds }: ConversionEvent): Record<st
   };
 }
 
+/**
+ * What one row looked like on the wire and what the platform answered for it (the delivery log's
+ * per-row debugger): the event as sent (identifiers hashed, as they left), and the platform's answer
+ * that concerns it (Meta's response, Data Manager's error, Microsoft's PartialErrors for its index).
+ */
+export interface RowExchange {
+  sent?: unknown;
+  answer?: unknown;
+}
+
 /** What became of one event at one target, in words a marketer reads in the delivery log. */
-export type RowOutcome =
+export type RowOutcome = (
   | { id: string; status: 'delivered' }
   /** The platform refused this row (its reason, e.g. "older than 7 days"). */
   | { id: string; status: 'rejected'; reason: string }
   /** We did not send it: the platform would refuse it (e.g. no identifier it can match). */
-  | { id: string; status: 'not_sent'; reason: string };
+  | { id: string; status: 'not_sent'; reason: string }
+) & { exchange?: RowExchange };

@@ -142,3 +142,23 @@ export const updateConversionSchema = z
   .strict();
 
 export type UpdateConversionInput = z.infer<typeof updateConversionSchema>;
+
+/**
+ * Send test event: Meta's test event code (Events Manager → Test events), optional. Meta shows the event
+ * under that code's Test events tab; without one it goes under SignalBridge's own code.
+ */
+export const testEventSchema = z.preprocess(
+  // A POST without a body (the button before the code existed, or a script) sends no code.
+  (value) => (value === '' || value === null || value === undefined ? {} : value),
+  z
+    .object({
+      testEventCode: z
+        .string()
+        .trim()
+        .max(64, 'At most 64 characters')
+        .regex(/^[A-Za-z0-9_-]*$/, 'Letters, digits, _ and - only, as Events Manager shows it (e.g. TEST12345)')
+        .optional()
+        .transform((value) => value || undefined),
+    })
+    .strict(),
+);

@@ -1,6 +1,6 @@
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
-import { PlatformError } from '@/lib/server/connectors/errors';
+import { PlatformError, withExchange } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 
@@ -154,6 +154,7 @@ export const googleAdsDelivery: Delivery = {
     if (events.length === 0) return [];
     const now = new Date();
     const googleAdsId = (id: string) => id.replace(/-/g, '');
+    const wire = events.map((event) => toDataManagerEvent(event, now));
     const { status, body } = await requestJson('google_ads', `${googleAdsConfig().dataManagerUrl}/events:ingest`, {
       method: 'POST',
       headers: bearer(session.accessToken, { 'Content-Type': 'application/json' }),
@@ -166,14 +167,15 @@ export const googleAdsDelivery: Delivery = {
             productDestinationId: target.id,
           },
         ],
-        events: events.map((event) => toDataManagerEvent(event, now)),
+        events: wire,
         encoding: 'HEX',
         // Google Ads has no test-events tab: a test send is validated, never recorded.
         validateOnly: Boolean(options?.testCode),
       }),
     });
-    if (status !== 200) throw dataManagerError(status, body);
+    if (status !== 200) throw withExchange(dataManagerError(status, body), wire, body);
     if (typeof body.requestId === 'string' && body.requestId) options?.onRequest?.(body.requestId);
-    return events.map((event) => ({ id: event.id, status: 'delivered' as const }));
+    // Data Manager answers for the request (its requestId); a refused row's answer is the error that refused it alone.
+    return events.map((event, index) => ({ id: event.id, status: 'delivered' as const, exchange: { sent: wire[index], answer: body } }));
   },
 };

@@ -1,5 +1,6 @@
 import { metaConfig } from '@/lib/server/connectors/meta/config';
 import { graphError } from '@/lib/server/connectors/meta/errors';
+import { withExchange } from '@/lib/server/connectors/errors';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import type { Delivery } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
@@ -74,12 +75,14 @@ export const metaDelivery: Delivery = {
   },
   // One request per batch; Meta answers all or nothing, so a 200 means every event was received.
   async send(session, _account, target, events, options) {
+    const data = events.map(toMetaEvent);
     const { status, body } = await requestJson('meta_ads', `${metaConfig().graphUrl}/${encodeURIComponent(target.id)}/events`, {
       method: 'POST',
       headers: bearer(session.accessToken, { 'Content-Type': 'application/json' }),
-      body: JSON.stringify({ data: events.map(toMetaEvent), ...(options?.testCode ? { test_event_code: options.testCode } : {}) }),
+      body: JSON.stringify({ data, ...(options?.testCode ? { test_event_code: options.testCode } : {}) }),
     });
-    if (status !== 200) throw graphError(status, body);
-    return events.map((event) => ({ id: event.id, status: 'delivered' as const }));
+    if (status !== 200) throw withExchange(graphError(status, body), data, body);
+    // Meta answers for the request (events_received, messages, fbtrace_id): each row's answer is that answer.
+    return events.map((event, index) => ({ id: event.id, status: 'delivered' as const, exchange: { sent: data[index], answer: body } }));
   },
 };

@@ -89,14 +89,16 @@ export const microsoftDelivery: Delivery = {
       }));
     }
     if (events.length === 0) return [];
+    // The goal is named, not numbered: listTargets gives goals as { id: Id, name: Name }.
+    const wire = events.map(offlineConversion(target.name));
     const body = await msads(
       `${microsoftConfig().campaignManagementUrl}/OfflineConversions/Apply`,
       session.accessToken,
-      // The goal is named, not numbered: listTargets gives goals as { id: Id, name: Name }.
-      { OfflineConversions: events.map(offlineConversion(target.name)) },
+      { OfflineConversions: wire },
       accountHeaders(account),
     );
     const refused = new Map<number, string>();
+    const errorsOf = new Map<number, BatchError[]>();
     for (const error of Array.isArray(body.PartialErrors) ? (body.PartialErrors as BatchError[]) : []) {
       const index = events.length === 1 ? 0 : error.Index;
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= events.length) {
@@ -110,10 +112,13 @@ export const microsoftDelivery: Delivery = {
       }
       const reason = reasonOf(error);
       refused.set(index, refused.has(index) ? `${refused.get(index)}; ${reason}` : reason);
+      errorsOf.set(index, [...(errorsOf.get(index) ?? []), error]);
     }
     return events.map((event, index): RowOutcome => {
       const reason = refused.get(index);
-      return reason ? { id: event.id, status: 'rejected', reason } : { id: event.id, status: 'delivered' };
+      // Each row's answer: the PartialErrors naming its index (none: applied).
+      const exchange = { sent: wire[index], answer: { PartialErrors: errorsOf.get(index) ?? [] } };
+      return reason ? { id: event.id, status: 'rejected', reason, exchange } : { id: event.id, status: 'delivered', exchange };
     });
   },
 };

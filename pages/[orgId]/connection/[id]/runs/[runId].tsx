@@ -1,0 +1,3 @@
+import { RunDetailPage } from '@/components/connections/RunDetailPage';
+
+export default RunDetailPage;

@@ -1,0 +1,145 @@
+import deliveriesRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliveries';
+import rowRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliveries/[deliveryId]/rows/[eventId]';
+import testRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/test';
+import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { createConversionRouter } from '@/lib/server/conversions/router';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { packEvents } from '@/lib/server/queue/pubsub';
+import { PAYLOAD_CHUNK_BYTES, recordDelivery } from '@/lib/server/repos/conversions';
+import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+
+// The delivery log's per-row debugger (what was sent for a row, hashed, and the platform's answer), events
+// the event-name filter left out, and Meta's test event code.
+let s: Record<'deliveries' | 'row' | 'test', TestServer>;
+let platforms: FakePlatforms;
+let setup: ConversionSetup;
+
+beforeAll(async () => {
+  platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
+  Object.assign(process.env, platformsEnv(platforms));
+  s = await serveHandlers({ deliveries: deliveriesRoute, row: rowRoute, test: testRoute });
+  setup = await setUpConversion('meta_ads', { events: ['Lead', 'Purchase'] });
+});
+afterAll(async () => {
+  await closeAll(s);
+  await platforms.close();
+});
+
+const ids = () => ({ orgId: setup.orgId, id: setup.conversionId });
+const latestRecord = async () => {
+  const log = await call(s.deliveries, { token: setup.owner.token, query: ids() });
+  return (log.body.deliveries as Array<{ id: string; rows: DeliveryRow[] }>)[0]!;
+};
+
+test("Send test event with Meta's test event code: Meta gets it, and the opened row shows the event as sent and Meta's answer", async () => {
+  const sent = await call(s.test, { method: 'POST', token: setup.owner.token, query: ids(), body: { testEventCode: 'TEST98765' } });
+  expect(sent.status).toBe(200);
+  expect(sent.body.row).toMatchObject({ status: 'delivered' });
+  const atMeta = platforms.conversions.list('meta').filter((entry) => entry.target === 'test:555000111');
+  expect(atMeta.map((entry) => entry.event.test_event_code)).toContain('TEST98765');
+
+  const record = await latestRecord();
+  const row = record.rows[0]!;
+  const opened = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId: row.id } });
+  expect(opened.status).toBe(200);
+  expect(opened.body).toMatchObject({ row: { id: row.id, status: 'delivered' }, test: true });
+  const exchange = opened.body.exchange as { sent: Record<string, unknown>; answer: Record<string, unknown> };
+  // As on the wire: Meta's field names, the email hashed (SHA-256 hex), never the address itself.
+  expect(exchange.sent).toMatchObject({ event_id: row.id, event_name: 'Lead', action_source: 'website' });
+  expect((exchange.sent.user_data as { em: string[] }).em).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/)]);
+  expect(JSON.stringify(exchange.sent)).not.toContain('@');
+  expect(exchange.answer).toMatchObject({ events_received: 1, messages: [] });
+});
+
+test('a test event code that is not one, or for a platform without them → 400 naming it, nothing sent', async () => {
+  const before = platforms.conversions.list('meta').length;
+  const bad = await call(s.test, { method: 'POST', token: setup.owner.token, query: ids(), body: { testEventCode: 'TEST 1; drop' } });
+  expect(bad.status).toBe(400);
+  expect(bad.body.fieldErrors).toHaveProperty('testEventCode');
+  const google = await setUpConversion('google_ads');
+  const refused = await call(s.test, {
+    method: 'POST',
+    token: google.owner.token,
+    query: { orgId: google.orgId, id: google.conversionId },
+    body: { testEventCode: 'TEST12345' },
+  });
+  expect(refused.status).toBe(400);
+  expect(refused.body.fieldErrors).toEqual({ testEventCode: ['Only Meta takes a test event code'] });
+  expect(platforms.conversions.list('meta')).toHaveLength(before);
+});
+
+test('a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, and any row opens', async () => {
+  const rows: DeliveryRow[] = Array.from({ length: 2000 }, (_, index) => ({ id: `big-${index}`, status: 'delivered' }));
+  // About 1.2 kB a row as sent, as a Data Manager event with every identifier is.
+  const exchanges = new Map(
+    rows.map((row) => [row.id, { sent: { transactionId: row.id, pad: 'f'.repeat(1200) }, answer: { requestId: 'r-1' } }]),
+  );
+  await recordDelivery(setup.orgId, setup.conversionId, { test: false, latencyMs: 40, rows, parked: [], exchanges });
+  const record = await latestRecord();
+  expect(record.rows).toHaveLength(2000);
+  const payloads = await adminDb()
+    .collection(`organizations/${setup.orgId}/conversions/${setup.conversionId}/deliveries/${record.id}/payloads`)
+    .get();
+  expect(payloads.size).toBeGreaterThanOrEqual(3);
+  for (const doc of payloads.docs) expect(Buffer.byteLength(doc.get('rows_json') as string)).toBeLessThanOrEqual(PAYLOAD_CHUNK_BYTES);
+  for (const eventId of ['big-0', 'big-1000', 'big-1999']) {
+    const opened = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId } });
+    expect(opened.body.exchange).toEqual({ sent: { transactionId: eventId, pad: 'f'.repeat(1200) }, answer: { requestId: 'r-1' } });
+  }
+  const missing = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId: 'no-such-event' } });
+  expect(missing.status).toBe(404);
+});
+
+test("an event the event-name filter left out is found: 'filtered out', with its name and the names taken", async () => {
+  const event: ConversionEvent = {
+    id: 'form-77',
+    name: 'Form Submitted',
+    time: Math.floor(Date.now() / 1000),
+    value: null,
+    currency: null,
+    user: { email: 'a'.repeat(64) },
+    clickIds: {},
+    context: { actionSource: 'website' },
+  };
+  const delivered: string[] = [];
+  const router = createConversionRouter({
+    lingerMs: 10,
+    deliver: async (_orgId, _conversion, batch) => {
+      delivered.push(...batch.map((item) => item.id));
+      return { rows: [], latencyMs: 0 };
+    },
+  });
+  const [packed] = packEvents([event]);
+  const settled = await new Promise<string>((resolve) =>
+    router.handle({
+      id: 'm-filtered',
+      data: packed!.data,
+      attributes: { org: setup.orgId, source: `app:${setup.appId}`, events: String(packed!.count) },
+      ack: () => resolve('ack'),
+      nack: () => resolve('nack'),
+    }),
+  );
+  expect(settled).toBe('ack');
+  expect(delivered).toEqual([]);
+  const found = await call(s.deliveries, { token: setup.owner.token, query: { ...ids(), eventId: 'form-77' } });
+  expect(found.body).toEqual({
+    deliveries: [],
+    filtered: { eventId: 'form-77', name: 'Form Submitted', wanted: ['Lead', 'Purchase'], at: expect.any(String) },
+  });
+  const unknown = await call(s.deliveries, { token: setup.owner.token, query: { ...ids(), eventId: 'never-seen' } });
+  expect(unknown.body).toEqual({ deliveries: [] });
+});
+
+test("another organization's member gets 404 opening a row, and finds no filtered event", async () => {
+  const record = await latestRecord();
+  const other = await setUpConversion('meta_ads');
+  const row = { ...ids(), deliveryId: record.id, eventId: record.rows[0]!.id };
+  expect((await call(s.row, { token: other.owner.token, query: row })).status).toBe(404);
+  expect((await call(s.row, { token: other.owner.token, query: { ...row, orgId: other.orgId } })).status).toBe(404);
+  expect((await call(s.row, { token: other.owner.token, query: { ...row, orgId: other.orgId, id: other.conversionId } })).status).toBe(404);
+  expect((await call(s.deliveries, { token: other.owner.token, query: { ...ids(), eventId: 'form-77' } })).status).toBe(404);
+  expect((await call(s.row, { token: setup.owner.token, query: { ...row, deliveryId: 'a/b' } })).status).toBe(400);
+});

@@ -1,0 +1,142 @@
+import { readFile } from 'node:fs/promises';
+import { expect, test, type Page } from '@playwright/test';
+import { createApp } from '@/lib/server/repos/apps';
+import { createConversion } from '@/lib/server/repos/conversions';
+import { DEMO } from '@/scripts/lib/demo';
+import { connectBigQueryDestination } from '@/tests/e2e/destinations';
+import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpers';
+
+/**
+ * Issue 25, "Charts and runs" and "A per-row debugger": a connection of a USD and a EUR account gets one
+ * spend chart per currency; a run opens on its own page (per account rows, calls, time); the history
+ * downloads as CSV; a delivery log row opens to the event as sent and Meta's answer, after a test event
+ * sent with Meta's test event code.
+ */
+
+const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
+
+/** A Google Ads source with Acme Shoes (USD) and Sandbox Direct Store (EUR) picked, through the sandbox's consent screen. */
+async function connectTwoCurrencies(page: Page, orgId: string) {
+  await page.goto(`/${orgId}/source`);
+  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
+  await page.getByRole('button', { name: 'Allow' }).click();
+  await expect(page).toHaveURL(new RegExp(`/${orgId}/source/[^/]+/google/configuration\\?connected=1$`));
+  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
+  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText(/^Saved: 2 accounts\.$/)).toBeVisible();
+}
+
+test('a USD and a EUR account: one spend chart per currency; a run opens with each account; the history downloads as CSV', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const user = await createTestUser();
+  const orgId = await createTestOrganization([[user, 'owner']], SCALE);
+  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await connectTwoCurrencies(page, orgId);
+  await connectBigQueryDestination(page, orgId);
+
+  await page.goto(`/${orgId}/createConnection`);
+  await page.getByLabel('Source', { exact: true }).selectOption({ index: 1 });
+  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
+  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
+  await page.getByLabel('Destination', { exact: true }).selectOption({ index: 1 });
+  await page.getByLabel('Level of detail').selectOption('campaign');
+  await page.getByLabel('Lookback (days)').fill('5');
+  const name = `Two currencies ${Date.now().toString(36)}`;
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByRole('button', { name: 'Create connection' }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+
+  // The first run (due at once) ends; its days are the 5 lookback days, both ends included.
+  const history = page.getByRole('table', { name: 'Run history' });
+  const run = history.getByRole('row').filter({ hasText: 'Scheduled' });
+  await expect(run.filter({ hasText: 'Succeeded' })).toHaveCount(1, { timeout: 90_000 });
+  const days = (await run.getByRole('cell').nth(2).textContent())!.split(' – ');
+  expect(days).toHaveLength(2);
+  expect(Math.round((Date.parse(days[1]!) - Date.parse(days[0]!)) / 86_400_000) + 1).toBe(5);
+
+  // Never USD + EUR in one bar: a chart per currency, each named by it.
+  await expect(page.getByRole('img', { name: 'Spend in EUR per day, stacked by account' })).toBeVisible();
+  await expect(page.getByRole('img', { name: 'Spend in USD per day, stacked by account' })).toBeVisible();
+  await expect(page.getByText('The accounts spend in 2 currencies')).toBeVisible();
+
+  // The history as CSV: a header and the run.
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download CSV' }).click();
+  const download = await downloading;
+  const csv = await readFile((await download.path())!, 'utf8');
+  const lines = csv.trimEnd().split('\r\n');
+  expect(lines[0]).toMatch(/^run_id,kind,outcome,started_at,finished_at,first_day,last_day,rows_read,rows_written,api_calls/);
+  expect(lines.slice(1).some((line) => /,scheduled,succeeded,/.test(line))).toBe(true);
+
+  // The run opens on its own page: each account's rows, calls and time.
+  await run.getByRole('link').click();
+  await expect(page).toHaveURL(new RegExp(`/${orgId}/connection/[^/]+/runs/[^/]+$`));
+  await expect(page.getByRole('heading', { name: /^Scheduled run of / })).toBeVisible();
+  const accounts = page.getByRole('table', { name: 'Accounts of the run' });
+  for (const account of ['Acme Shoes (1234567890)', 'Sandbox Direct Store (5556667778)']) {
+    const row = accounts.getByRole('row', { name: new RegExp(account.replace(/[()]/g, '\\$&')) });
+    await expect(row).toBeVisible();
+    const cells = row.getByRole('cell');
+    expect(Number((await cells.nth(0).textContent())!.replace(/\D/g, ''))).toBeGreaterThan(0);
+    expect(Number((await cells.nth(2).textContent())!.replace(/\D/g, ''))).toBeGreaterThan(0);
+    await expect(cells.nth(3)).toHaveText(/\d+ (ms|s)/);
+    await expect(cells.nth(4)).toHaveText('None');
+  }
+  await page.getByRole('link', { name: `← ${name}` }).click();
+  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
+});
+
+test("a delivery log row opens to the event as sent (hashed) and Meta's answer; the test went with Meta's test event code", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const org = DEMO.orgId;
+  const suffix = Date.now().toString(36);
+  const app = await createApp(org, DEMO.uid, {
+    name: `Debugger store ${suffix}`,
+    websiteUrl: 'https://debugger.example',
+    gtmContainerId: 'GTM-DEBUG1',
+    payloadUrls: ['/thanks'],
+  });
+  const conversion = await createConversion(org, {
+    name: `Debugger leads ${suffix}`,
+    source: { type: 'app', appId: app.id },
+    destination: {
+      destinationId: 'demo-meta',
+      platform: 'meta_ads',
+      accountId: '101',
+      targetId: '555000111',
+      targetName: 'Acme Shoes Pixel',
+    },
+    mapping: { events: ['Lead', 'Purchase'], value: { mode: 'event' }, identifiers: ['email', 'phone', 'clickIds', 'context'] },
+    uid: DEMO.uid,
+  });
+  await logIn(page, DEMO, { landing: `/${org}/connection` });
+  await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
+  await expect(page.getByRole('heading', { name: `Debugger leads ${suffix}`, level: 1 })).toBeVisible();
+
+  // A code Events Manager would never give is refused on its field.
+  const code = page.getByLabel('Meta test event code (optional)');
+  await code.fill('TEST 1');
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await expect(page.getByText('Letters, digits, _ and - only', { exact: false })).toBeVisible();
+  await code.fill('TEST54321');
+  await page.getByRole('button', { name: 'Send test event' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Delivered.' })).toBeVisible();
+
+  const line = page.getByRole('list', { name: 'Delivery log' }).getByRole('listitem').filter({ hasText: 'Test' });
+  await line.getByText('1 delivered').click();
+  const open = line.getByRole('button', { name: /^Show what was sent for test_/ });
+  await open.click();
+  await expect(line.getByRole('button', { name: /^Hide what was sent for test_/ })).toHaveAttribute('aria-expanded', 'true');
+  const sent = line.getByTestId('row-sent');
+  await expect(sent).toContainText('"event_name": "Lead"');
+  await expect(sent).toContainText('"action_source": "website"');
+  // The email as it left: SHA-256 hex, never the address.
+  await expect(sent).toContainText(/"em": \[\s*"[0-9a-f]{64}"/);
+  await expect(sent).not.toContainText('@');
+  await expect(line.getByTestId('row-answer')).toContainText('"events_received": 1');
+});
