@@ -364,6 +364,10 @@ export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: 
         hour: hourOf(now),
         delivered: FieldValue.increment(counts.delivered),
         failed: FieldValue.increment(failed),
+        // The reconciliation funnel: every row routed here, and those never attempted (sent = received − not_sent − held).
+        received: FieldValue.increment(record.rows.length),
+        not_sent: FieldValue.increment(counts.not_sent),
+        held: FieldValue.increment(counts.held),
         ...(match ? { match } : {}),
         expires_at: expires,
       },
