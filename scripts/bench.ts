@@ -17,7 +17,9 @@
  * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
  * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
  * authenticated read (verify the ID token + one document get).
- * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse` runs section 1, 2–5, 6, 7 or 8 alone.
+ * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse|reconcile` runs section 1, 2–5, 6, 7, 8 or 9 alone.
+ * 9. Counted by the platform: report calls for 100 conversions beside the floor (accounts × days read), and the
+ *    read's time beside the connectors' bare reads (scripts/lib/benchReconcile.ts).
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +29,7 @@ import { gzipSync } from 'node:zlib';
 import { benchConversions } from '@/scripts/lib/benchConversions';
 import { benchSync } from '@/scripts/lib/benchSync';
 import { benchWarehouse } from '@/scripts/lib/benchWarehouse';
+import { benchReconcile } from '@/scripts/lib/benchReconcile';
 import { portsFromEnv, ROOT, startStack, TEST_PORTS } from '@/scripts/lib/stack';
 
 const DIST = '.next-bench';
@@ -274,7 +277,7 @@ async function stackAndApi() {
   }
 }
 
-const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse'] as const;
+const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse', 'reconcile'] as const;
 
 async function main() {
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -284,6 +287,7 @@ async function main() {
   if (!only || only === 'conversions') await benchConversions();
   if (!only || only === 'sync') await benchSync();
   if (!only || only === 'warehouse') await benchWarehouse();
+  if (!only || only === 'reconcile') await benchReconcile();
 }
 
 main().catch((error) => {

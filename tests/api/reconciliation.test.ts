@@ -184,3 +184,63 @@ test('another organization sees neither the conversion nor the list; bad thresho
   expect(bad.body.fieldErrors).toHaveProperty('threshold');
   expect((await read()).threshold).toBe(90);
 });
+
+describe('Google and Meta', () => {
+  const events = (count: number, make: (index: number) => Partial<ConversionEvent>) =>
+    Array.from({ length: count }, (_, index) => {
+      serial += 1;
+      return conversionEventSchema.parse({
+        id: `rec-${serial}`,
+        name: 'Purchase',
+        time: Math.floor(Date.now() / 1000) - 600,
+        value: 20,
+        currency: 'USD',
+        user: {},
+        clickIds: {},
+        context: { actionSource: 'system_generated' },
+        ...make(index),
+      });
+    });
+
+  test('Google attributes only uploads that matched a click or customer: the unmatched share points to match quality', async () => {
+    const google = await setUpConversion('google_ads');
+    const conversion = await getConversion(google.orgId, google.conversionId);
+    // Six with a click id; four from strangers (an email no Google customer has, no click id).
+    const sent = events(10, (index) =>
+      index < 6 ? { clickIds: { gclid: `Cj0-rec-${serial}` } } : { user: { email: sha256(`stranger${serial}@example.com`) } },
+    );
+    const result = await deliverBatch(google.orgId, conversion, sent);
+    expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
+    await reconcileOrganization(google.orgId, { now: tomorrowMorning() });
+    const response = await call(s.one, { path: path(google.orgId, google.conversionId), token: google.owner.token });
+    const day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    expect(day).toMatchObject({ accepted: 10, platformReceived: null, attributed: 6, final: true });
+    expect(day.notes).toEqual(['40 % of Google uploads matched no click or customer: see match quality.']);
+  });
+
+  test("Meta's pixel stats short of what we sent: the day says so; its attribution lag keeps today open", async () => {
+    const meta = await setUpConversion('meta_ads');
+    const conversion = await getConversion(meta.orgId, meta.conversionId);
+    platforms.reporting.set({ meta: { missingShare: 0.2, attributionLagHours: 0 } });
+    const result = await deliverBatch(
+      meta.orgId,
+      conversion,
+      events(10, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
+    );
+    expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
+
+    await reconcileOrganization(meta.orgId);
+    let response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
+    let day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    expect(day).toMatchObject({ accepted: 10, platformReceived: 8, attributed: 8, final: false });
+    expect(day.notes).toEqual(['Meta attributes conversions to ads up to a day later: today is not final yet.']);
+
+    // Two days on, Meta's figures for today are final: the shortfall is named.
+    await reconcileOrganization(meta.orgId, { now: new Date(Date.parse(`${today}T00:00:00Z`) + 49 * 3_600_000) });
+    response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
+    day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    expect(day.final).toBe(true);
+    expect(day.notes[0]).toMatch(/^Meta received 20 % fewer than we sent on .+: look for a dedup or pixel problem\.$/);
+    platforms.reporting.reset();
+  });
+});

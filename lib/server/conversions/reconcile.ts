@@ -34,6 +34,7 @@ import {
   organizationIds,
   ourDays,
   saveReconciliation,
+  storedDays,
   summaryOf,
   thresholdOf,
 } from '@/lib/server/repos/reconciliation';
@@ -170,7 +171,10 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
         continue;
       }
       const days = await daysOf(orgId, member, read.rows, window, now);
-      const week = countedShare(days, now);
+      // Days read before and not read again (nothing of ours or theirs this time) still count in the week.
+      const fresh = new Set(days.map((day) => day.date));
+      const kept = (await storedDays(orgId, member.conversion.id, now)).filter((day) => !fresh.has(day.date));
+      const week = countedShare([...kept, ...days], now);
       await saveReconciliation(orgId, member.conversion.id, days, { state: 'read', message: null, week }, now);
       const subject = {
         type: 'conversion' as const,
@@ -195,7 +199,20 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
  * last read is that old is leased (so two workers never read one organization at once) and read.
  */
 export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { intervalMs: number; leaseMs?: number }) {
-  return startPoller('reconcile', intervalMs, async () => {
+  // The first round waits a few minutes: a worker that restarts often (deploys, tests) does not read at each start.
+  let first = true;
+  const firstDelayMs = Math.min(intervalMs, 5 * 60_000);
+  let wait: NodeJS.Timeout | null = null;
+  let wake: (() => void) | null = null;
+  const poller = startPoller('reconcile', intervalMs, async () => {
+    if (first) {
+      first = false;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        wait = setTimeout(resolve, firstDelayMs);
+      });
+      if (stopped) return;
+    }
     for (const orgId of await organizationIds()) {
       if (!(await claimReconcile(orgId, leaseMs, intervalMs))) continue;
       try {
@@ -207,4 +224,13 @@ export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { in
       }
     }
   });
+  let stopped = false;
+  return {
+    async stop() {
+      stopped = true;
+      if (wait) clearTimeout(wait);
+      wake?.();
+      await poller.stop();
+    },
+  };
 }

@@ -141,7 +141,7 @@ export async function reconciliationRows(orgId: string) {
     .collection('organizations')
     .doc(orgId)
     .collection('conversions')
-    .select('name', 'destination', 'reconcile')
+    .select('name', 'destination', 'reconcile', 'reconcile_threshold')
     .limit(500)
     .get();
   return snapshot.docs

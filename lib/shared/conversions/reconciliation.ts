@@ -66,6 +66,7 @@ export interface ReconciliationRow {
   name: string;
   platform: AdPlatform;
   summary: ReconcileSummary;
+  threshold: number;
 }
 
 export const NOT_READ: ReconcileSummary = {
