@@ -94,9 +94,9 @@ export async function benchReconcile() {
     const bareStarted = performance.now();
     for (const platform of platformsList) {
       const { accountId, targets } = TARGETS[platform];
-      const { session } = await openSessionOf(orgId, 'destination', destinations[platform]);
+      const { session, integration } = await openSessionOf(orgId, 'destination', destinations[platform]);
       await connectorFor(platform).counted!(session, {
-        account: { id: accountId, name: accountId },
+        account: integration.accounts.find((account) => account.id === accountId)!,
         targets: targets.map((target) => ({ ...target, events: [] })),
         from: window[0]!,
         to: window.at(-1)!,
