@@ -5,6 +5,7 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
 import type { ConversionReconciliation, ReconciliationRow } from '@/lib/shared/conversions/reconciliation';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { reconcileOrganization } from '@/lib/server/conversions/reconcile';
+import { claimReconcile, finishReconcile } from '@/lib/server/repos/reconciliation';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { getConversion } from '@/lib/server/repos/conversions';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
@@ -183,6 +184,18 @@ test('another organization sees neither the conversion nor the list; bad thresho
   expect(bad.status).toBe(400);
   expect(bad.body.fieldErrors).toHaveProperty('threshold');
   expect((await read()).threshold).toBe(90);
+});
+
+test('one worker at a time reads an organization, and not again before its interval', async () => {
+  const { orgId } = setup;
+  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(true);
+  // Leased: a second worker leaves it.
+  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(false);
+  await finishReconcile(orgId);
+  // Read a moment ago: not due before the interval…
+  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(false);
+  // …and due once it has passed.
+  expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(Date.now() + 3_600_001))).toBe(true);
 });
 
 describe('Google and Meta', () => {
