@@ -6,10 +6,13 @@ import type { ConversionReconciliation, ReconciliationRow } from '@/lib/shared/c
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { reconcileOrganization } from '@/lib/server/conversions/reconcile';
 import { claimReconcile, finishReconcile } from '@/lib/server/repos/reconciliation';
+import { googleOAuth } from '@/lib/server/connectors/google/oauth';
+import { sealCredential } from '@/lib/server/credentials';
+import { getIntegration, loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { getConversion } from '@/lib/server/repos/conversions';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
-import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
@@ -196,6 +199,32 @@ test('one worker at a time reads an organization, and not again before its inter
   expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(false);
   // …and due once it has passed.
   expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(Date.now() + 3_600_001))).toBe(true);
+});
+
+test('a destination login that cannot read reports asks for it, and still delivers', async () => {
+  const google = await setUpConversion('google_ads');
+  // Reconnected with the Data Manager scope only: conversions go, reports are refused (401).
+  const auth = googleOAuth('google_ads', ['https://www.googleapis.com/auth/datamanager']);
+  const redirect = 'http://localhost:3999/addConversionDestination';
+  const returned = await consentTo(auth.authorizeUrl('state-reconcile', redirect));
+  const connection = await auth.exchangeCode(returned.searchParams.get('code')!, redirect);
+  const { credentialId } = await loadIntegration(google.orgId, 'destination', google.destinationId);
+  await replaceCredential(google.orgId, 'destination', google.destinationId, {
+    credentialId,
+    sealedCredential: sealCredential(google.orgId, credentialId, connection.credential),
+    accountName: 'Data Manager only',
+    uid: google.owner.uid,
+  });
+  await reconcileOrganization(google.orgId);
+  await reconcileOrganization(google.orgId);
+  const response = await call(s.one, { path: path(google.orgId, google.conversionId), token: google.owner.token });
+  const { summary } = response.body.reconciliation as unknown as ConversionReconciliation;
+  expect(summary.state).toBe('needs_scope');
+  expect(summary.message).toContain('Reconnect the destination and allow reading reports');
+  // Not a dead login: the destination stays active and its conversion keeps sending.
+  expect((await getIntegration(google.orgId, 'destination', google.destinationId)).status).toBe('active');
+  const conversion = await getConversion(google.orgId, google.conversionId);
+  expect(conversion.status).toBe('active');
 });
 
 describe('Google and Meta', () => {
