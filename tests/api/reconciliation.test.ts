@@ -4,7 +4,7 @@ import orgReconciliation from '@/pages/api/orgs/[orgId]/reconciliation';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import type { ConversionReconciliation, ReconciliationRow } from '@/lib/shared/conversions/reconciliation';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
-import { reconcileOrganization } from '@/lib/server/conversions/reconcile';
+import { reconcileOrganization, startReconcilePoller } from '@/lib/server/conversions/reconcile';
 import { claimReconcile, finishReconcile } from '@/lib/server/repos/reconciliation';
 import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import { sealCredential } from '@/lib/server/credentials';
@@ -225,6 +225,19 @@ test('a destination login that cannot read reports asks for it, and still delive
   expect((await getIntegration(google.orgId, 'destination', google.destinationId)).status).toBe('active');
   const conversion = await getConversion(google.orgId, google.conversionId);
   expect(conversion.status).toBe('active');
+});
+
+test("the worker's poller reads every organization in its round", async () => {
+  const state = adminDb().collection('organizations').doc(otherOrg).collection('reconcile').doc('state');
+  expect((await state.get()).exists).toBe(false);
+  const poller = startReconcilePoller({ intervalMs: 300 });
+  try {
+    const deadline = Date.now() + 30_000;
+    while (!(await state.get()).get('last_at') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+  } finally {
+    await poller.stop();
+  }
+  expect((await state.get()).get('last_at')).toBeTruthy();
 });
 
 describe('Google and Meta', () => {

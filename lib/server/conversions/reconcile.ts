@@ -201,6 +201,7 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
 export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { intervalMs: number; leaseMs?: number }) {
   // The first round waits a few minutes: a worker that restarts often (deploys, tests) does not read at each start.
   let first = true;
+  let stopped = false;
   const firstDelayMs = Math.min(intervalMs, 5 * 60_000);
   let wait: NodeJS.Timeout | null = null;
   let wake: (() => void) | null = null;
@@ -213,7 +214,8 @@ export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { in
       });
       if (stopped) return;
     }
-    for (const orgId of await organizationIds()) {
+    for await (const orgId of organizationIds()) {
+      if (stopped) return;
       if (!(await claimReconcile(orgId, leaseMs, intervalMs))) continue;
       try {
         await reconcileOrganization(orgId);
@@ -224,7 +226,6 @@ export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { in
       }
     }
   });
-  let stopped = false;
   return {
     async stop() {
       stopped = true;

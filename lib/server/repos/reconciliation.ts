@@ -177,8 +177,15 @@ export async function finishReconcile(orgId: string, now = new Date()): Promise<
     .set({ lease_until: null, last_at: Timestamp.fromDate(now) }, { merge: true });
 }
 
-/** Organization ids, a page at a time (the poller's round). */
-export async function organizationIds(limit = 1000): Promise<string[]> {
-  const snapshot = await adminDb().collection('organizations').select().limit(limit).get();
-  return snapshot.docs.map((doc) => doc.id);
+/** Every organization id, read a page at a time (ids only): the poller's round. */
+export async function* organizationIds(page = 500): AsyncGenerator<string> {
+  let after: string | null = null;
+  for (;;) {
+    let query = adminDb().collection('organizations').orderBy('__name__').select().limit(page);
+    if (after) query = query.startAfter(after);
+    const snapshot = await query.get();
+    for (const doc of snapshot.docs) yield doc.id;
+    if (snapshot.size < page) return;
+    after = snapshot.docs.at(-1)!.id;
+  }
 }
