@@ -24,6 +24,8 @@ export interface ReceivedConversion {
   receivedAt: number;
   /** How many times it arrived; the platform counts it once. */
   receipts: number;
+  /** Google: whether it matched a click or a known customer (an unmatched upload is never attributed). */
+  attributable?: boolean;
 }
 
 export interface Failure {
@@ -57,6 +59,7 @@ export function createConversionLedger() {
     target: string,
     event: Record<string, unknown>,
     keep: 'first' | 'latest' = 'first',
+    facts: { attributable?: boolean } = {},
   ): boolean {
     const id = `${platform}|${key}`;
     const existing = received.get(id);
@@ -65,7 +68,7 @@ export function createConversionLedger() {
       if (keep === 'latest') existing.event = event;
       return false;
     }
-    received.set(id, { platform, key, target, event, receivedAt: Date.now(), receipts: 1 });
+    received.set(id, { platform, key, target, event, receivedAt: Date.now(), receipts: 1, ...facts });
     return true;
   }
 

@@ -534,11 +534,18 @@ export async function ingestEvents(req: IncomingMessage, res: ServerResponse, ur
         if (wanted.length > 0 && !wanted.includes(String(destination.reference))) return;
         const operating = String((destination.operating_account as Json).account_id);
         const action = String(destination.product_destination_id);
-        store.conversions.record('google', `${operating}/${action}|${String(event.transaction_id)}`, action, received[index]!);
         statuses[position]!.records += 1;
         // Google does not use the user data of a person who denied it (processing error DENIED_CONSENT).
         if (denied) statuses[position]!.deniedConsent += 1;
-        else store.matches.judge('google', action, String(event.event_name ?? 'conversion'), identifiersOf(event, request.encoding));
+        const identifiers = denied ? [] : identifiersOf(event, request.encoding);
+        const judged = denied ? null : store.matches.judge('google', action, String(event.event_name ?? 'conversion'), identifiers);
+        // Attributed only when it matched a click or a known customer (sandbox/reporting.ts).
+        const clicks = (event.ad_identifiers ?? {}) as Json;
+        const clicked = ['gclid', 'gbraid', 'wbraid'].some((key) => typeof clicks[key] === 'string' && clicks[key] !== '');
+        const attributable = clicked || Boolean(judged?.matched && identifiers.length > 0);
+        store.conversions.record('google', `${operating}/${action}|${String(event.transaction_id)}`, action, received[index]!, 'first', {
+          attributable,
+        });
       });
     });
     requestStatuses.set(requestId, statuses);

@@ -131,6 +131,26 @@ function dateFilter(where: string): GaqlQuery['range'] | QueryRefusal {
   return { from, to };
 }
 
+/** The one conversions-by-date query the sandbox answers (sandbox/reporting.ts): FROM customer, per action and day. */
+export const CONVERSIONS_BY_DATE_FIELDS = ['segments.conversion_action', 'segments.date', 'metrics.all_conversions_by_conversion_date'];
+
+/** Parses `SELECT <those fields> FROM customer WHERE segments.date BETWEEN …`; a refusal as Google words it. */
+function conversionsByDateQuery(text: string): { from: string; to: string } | QueryRefusal {
+  const query = text.replace(/\s+/g, ' ').trim();
+  const parts = /^SELECT (.+?) FROM (\S+) WHERE (.+)$/i.exec(query);
+  if (!parts) return { queryError: 'EXPECTED_FILTERS_ON_DATE_RANGE', message: 'A finite date range must be specified.' };
+  const fields = parts[1]!.split(',').map((field) => field.trim());
+  const unknown = fields.filter((field) => !CONVERSIONS_BY_DATE_FIELDS.includes(field));
+  if (unknown.length) return { queryError: 'UNRECOGNIZED_FIELD', message: `Unrecognized fields in the query: '${unknown.join("', '")}'.` };
+  if (parts[2] !== 'customer')
+    return {
+      queryError: 'BAD_RESOURCE_TYPE_IN_FROM_CLAUSE',
+      message: `The sandbox reads conversions by date FROM customer, not '${parts[2]}'.`,
+    };
+  const range = dateFilter(parts[3]!);
+  return range ?? { queryError: 'EXPECTED_FILTERS_ON_DATE_RANGE', message: 'A finite date range must be specified.' };
+}
+
 /** The GAQL of a searchStream, checked as Google checks it for the fields and resources the sandbox knows. */
 function parseGaql(text: string): GaqlQuery | QueryRefusal {
   const query = text.replace(/\s+/g, ' ').trim();
@@ -462,6 +482,8 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (!adsAccess(req, res, customerId)) return;
     const failure = store.adData.failureOf(customerId);
     if (failure) return adsOutage(res, failure, store.adData.failureEndsIn(customerId) ?? 30);
+    if ((body.query ?? '').includes('metrics.all_conversions_by_conversion_date'))
+      return conversionsByDate(res, customerId, body.query ?? '');
     const query = parseGaql(body.query ?? '');
     if ('queryError' in query) return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: query.queryError }, query.message);
     const customer = GOOGLE_CUSTOMERS[customerId]!;
@@ -494,6 +516,35 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     }
     if (results.length || !batches) await flush();
     res.end(']');
+  }
+
+  /**
+   * What the customer's conversion actions counted per conversion date (sandbox/reporting.ts: uploads
+   * that matched no click or known customer are not attributed); one batch, rows with a zero left out.
+   */
+  function conversionsByDate(res: ServerResponse, customerId: string, text: string) {
+    const range = conversionsByDateQuery(text);
+    if ('queryError' in range) return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: range.queryError }, range.message);
+    if (GOOGLE_CUSTOMERS[customerId]!.manager)
+      return adsFailure(
+        res,
+        400,
+        'INVALID_ARGUMENT',
+        { queryError: 'REQUESTED_METRICS_FOR_MANAGER' },
+        'Metrics cannot be requested for a manager account.',
+      );
+    const results: Json[] = [];
+    for (const [action, days] of store.reporting.googleActions(customerId)) {
+      for (const [date, count] of days) {
+        if (date < range.from || date > range.to) continue;
+        results.push({
+          segments: { conversionAction: `customers/${customerId}/conversionActions/${action}`, date },
+          metrics: { allConversionsByConversionDate: count },
+        });
+      }
+    }
+    const fieldMask = CONVERSIONS_BY_DATE_FIELDS.map((field) => field.split('.').map(camelCase).join('.')).join(',');
+    return json(res, 200, [{ ...(results.length ? { results } : {}), fieldMask, requestId: token('') }]);
   }
 
   /** The rows of a query: per day when segments.date is selected, else summed over the filter (all history without one). */

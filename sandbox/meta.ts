@@ -14,6 +14,7 @@ import { META_KEYS, type ReceivedIdentifier } from '@/sandbox/matching';
 import { json, readBody } from '@/sandbox/server';
 import { token, type AccessToken, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { metaActionType } from '@/lib/shared/conversions/reconciliation';
 
 type Json = Record<string, unknown>;
 
@@ -864,6 +865,85 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     return json(res, 200, { web });
   }
 
+  /** A Graph time parameter: unix seconds or an ISO date-time. */
+  const timeOf = (value: string | null, fallback: number) => {
+    if (!value) return fallback;
+    return /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value);
+  };
+
+  /**
+   * `GET /{pixel}/stats?aggregation=event&start_time=…&end_time=…` (Ads Pixel Stats): the pixel's events
+   * per hour and event name, as received (sandbox/reporting.ts: `missingShare` never arrives).
+   */
+  function pixelStats(res: ServerResponse, url: URL, pixelId: string) {
+    const reachable = Object.values(META_PIXELS).some((pixels) => pixels.some((pixel) => pixel.id === pixelId));
+    if (!reachable)
+      return graphError(
+        res,
+        400,
+        100,
+        `Unsupported get request. Object with ID '${pixelId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+        33,
+      );
+    const aggregation = url.searchParams.get('aggregation') ?? 'event';
+    if (aggregation !== 'event') return graphError(res, 400, 100, '(#100) The sandbox serves aggregation=event only.');
+    const start = timeOf(url.searchParams.get('start_time'), Date.now() - 24 * 3_600_000);
+    const end = timeOf(url.searchParams.get('end_time'), Date.now());
+    if (Number.isNaN(start) || Number.isNaN(end)) return graphError(res, 400, 100, '(#100) start_time and end_time must be times.');
+    const buckets = new Map<string, Map<string, number>>();
+    for (const entry of store.reporting.metaReceived(pixelId)) {
+      if (entry.receivedAt < start || entry.receivedAt >= end) continue;
+      const hour = `${new Date(entry.receivedAt).toISOString().slice(0, 13)}:00:00+0000`;
+      const events = buckets.get(hour) ?? new Map<string, number>();
+      const name = String(entry.event.event_name ?? '');
+      events.set(name, (events.get(name) ?? 0) + 1);
+      buckets.set(hour, events);
+    }
+    const data = [...buckets.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([hour, events]) => ({
+        start_time: hour,
+        aggregation: 'event',
+        data: [...events.entries()].map(([value, count]) => ({ value, count })),
+      }));
+    return json(res, 200, { data });
+  }
+
+  /**
+   * `GET act_{id}/insights?fields=actions&level=account&time_increment=1&time_range=…`: the account's
+   * attributed pixel actions per day (sandbox/reporting.ts: they come `attributionLagHours` late).
+   */
+  function attributedActions(res: ServerResponse, url: URL, accountId: string) {
+    const pixels = META_PIXELS[accountId];
+    if (!pixels) return graphError(res, 400, 100, `Unsupported get request. Object with ID 'act_${accountId}' does not exist.`, 33);
+    let range: { since?: string; until?: string };
+    try {
+      range = JSON.parse(url.searchParams.get('time_range') ?? '{}') as typeof range;
+    } catch {
+      return graphError(res, 400, 100, '(#100) time_range must be a JSON object with since and until.');
+    }
+    if (!range.since || !range.until) return graphError(res, 400, 100, '(#100) time_range must be a JSON object with since and until.');
+    const days = new Map<string, Map<string, number>>();
+    for (const [eventName, counts] of store.reporting.metaAttributed(pixels.map((pixel) => pixel.id))) {
+      for (const [date, count] of counts) {
+        if (date < range.since || date > range.until) continue;
+        const actions = days.get(date) ?? new Map<string, number>();
+        const type = metaActionType(eventName);
+        actions.set(type, (actions.get(type) ?? 0) + count);
+        days.set(date, actions);
+      }
+    }
+    const data = [...days.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([date, actions]) => ({
+        account_id: accountId,
+        date_start: date,
+        date_stop: date,
+        actions: [...actions.entries()].map(([action_type, value]) => ({ action_type, value: String(value) })),
+      }));
+    return json(res, 200, { data, paging: { cursors: { before: 'MAZDZD', after: 'MAZDZD' } } });
+  }
+
   async function meta(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
     const params = url.searchParams;
     if (req.method === 'GET' && path === `/meta/${GRAPH_VERSION}/dialog/oauth`) {
@@ -942,6 +1022,14 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
         return graphError(res, 403, 200, '(#200) Requires ads_read permission');
       return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
+    }
+    const stats = new RegExp(`^${GRAPH_RE}/(\\d+)/stats$`).exec(path);
+    if (stats) return pixelStats(res, url, stats[1]!);
+    const accountInsights = new RegExp(`^${GRAPH_RE}/act_(\\d+)/insights$`).exec(path);
+    if (accountInsights && params.get('fields') === 'actions') {
+      if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
+        return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+      return attributedActions(res, url, accountInsights[1]!);
     }
     if (await insights.handle(req, res, url, path, pick)) return;
     const pixels = new RegExp(`^${GRAPH_RE}/act_(\\d+)/adspixels$`).exec(path);

@@ -258,7 +258,12 @@ const COMMON_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod
 /** Performance statistics: a report needs at least one (2017). Conversions is deprecated: Microsoft answers 0 in it, as here. */
 const MEASURE_COLUMNS = ['Impressions', 'Clicks', 'Ctr', 'AverageCpc', 'Spend', 'Conversions', 'ConversionsQualified', 'Revenue'];
 /** The report types the sandbox serves, their level in sandbox/adData.ts and their columns (Campaign/AdGroup/AdPerformanceReportColumn). */
-const REPORT_TYPES: Record<string, { level: AdDataLevel; columns: ReadonlySet<string> }> = {
+/** The goals report's columns (GoalsAndFunnelsReportColumn) the sandbox fills, and its statistics. */
+const GOAL_MEASURES = ['Conversions', 'AllConversions'];
+const GOAL_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod', 'Goal', 'GoalId', ...GOAL_MEASURES];
+const REPORT_TYPES: Record<string, { level: AdDataLevel; columns: ReadonlySet<string>; goals?: true }> = {
+  // Conversions per goal and day (offline conversions included), as sandbox/reporting.ts records them.
+  GoalsAndFunnelsReportRequest: { level: 'campaign', columns: new Set(GOAL_COLUMNS), goals: true },
   CampaignPerformanceReportRequest: { level: 'campaign', columns: new Set([...COMMON_COLUMNS, ...MEASURE_COLUMNS]) },
   AdGroupPerformanceReportRequest: {
     level: 'ad_group',
@@ -286,6 +291,8 @@ interface SubmittedReport {
   pendingPolls: number;
   /** The zipped CSV, made on the first Success (null: no rows, so no download URL). */
   zip?: Uint8Array | null;
+  /** A goals report (conversions per goal and day) rather than ad performance. */
+  goals?: boolean;
 }
 
 /** One day of a Date object ({Day, Month, Year}) as YYYY-MM-DD, or null when it is not a calendar day. */
@@ -702,7 +709,8 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     if (request.Aggregation !== 'Daily')
       return reportFault(res, 'ReportingServiceInvalidReportAggregation', 'The sandbox serves Daily aggregation only.');
     if (!columns.includes('TimePeriod')) return reportFault(res, 'ReportingServiceRequiredColumnsNotSelected', 'TimePeriod');
-    if (!columns.some((column) => MEASURE_COLUMNS.includes(column))) return reportFault(res, 'ReportingServiceNoMeasureSelected');
+    if (!columns.some((column) => (type.goals ? GOAL_MEASURES : MEASURE_COLUMNS).includes(column)))
+      return reportFault(res, 'ReportingServiceNoMeasureSelected');
     if (request.Format !== undefined && request.Format !== null && request.Format !== 'Csv')
       return reportFault(res, 'NullRequest', 'The sandbox serves Csv reports only.');
 
@@ -728,7 +736,18 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
 
     const id = `${Date.now()}${randomBytes(5).readUInt32BE(0)}`;
     const days = (Date.parse(to) - Date.parse(from)) / 86_400_000 + 1;
-    reports.set(id, { id, accounts, level: type.level, columns, from, to, request, polls: 0, pendingPolls: days > 90 ? 2 : 1 });
+    reports.set(id, {
+      id,
+      accounts,
+      level: type.level,
+      columns,
+      from,
+      to,
+      request,
+      polls: 0,
+      pendingPolls: days > 90 ? 2 : 1,
+      ...(type.goals ? { goals: true } : {}),
+    });
     return json(res, 200, { ReportRequestId: id });
   }
 
@@ -757,10 +776,33 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     });
   }
 
+  /** A goals report's rows: per account, goal and day, what Microsoft has recorded by now (sandbox/reporting.ts). */
+  function goalLines(report: SubmittedReport): string[] {
+    const lines: string[] = [];
+    for (const account of report.accounts) {
+      for (const [goalName, days] of store.reporting.microsoftGoals(String(account.Id))) {
+        const goal = MICROSOFT_GOALS.find((candidate) => candidate.Name === goalName);
+        for (const [date, count] of [...days].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          if (date < report.from || date > report.to) continue;
+          const cell = (column: string) => {
+            if (column === 'Goal') return goalName;
+            if (column === 'GoalId') return String(goal?.Id ?? '');
+            if (column === 'Conversions' || column === 'AllConversions') return String(count);
+            if (column === 'TimePeriod') return date;
+            return cellOf(column, account, { date } as AdFacts);
+          };
+          lines.push(report.columns.map((column) => csvField(cell(column))).join(','));
+        }
+      }
+    }
+    return lines;
+  }
+
   /** The report's CSV (header and footer metadata unless excluded), zipped as one file; null when it has no rows. */
   function buildReport(report: SubmittedReport): Uint8Array | null {
     const lines: string[] = [];
-    for (const account of report.accounts) {
+    if (report.goals) lines.push(...goalLines(report));
+    for (const account of report.goals ? [] : report.accounts) {
       for (const row of store.adData.rowsOf('microsoft', adAccountOf(account), report.level, report.from, report.to)) {
         lines.push(report.columns.map((column) => csvField(cellOf(column, account, row))).join(','));
       }

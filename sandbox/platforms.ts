@@ -24,6 +24,7 @@ import type { ConversionLedger, ConversionPlatform } from '@/sandbox/conversions
 import { KNOWN_PEOPLE } from '@/sandbox/people';
 import type { MatchLedger, MatchPlatform } from '@/sandbox/matching';
 import { createStore, type Provider, type SandboxStore } from '@/sandbox/store';
+import type { ReportingSwitches, SandboxReporting } from '@/sandbox/reporting';
 
 export { META_DEMO_TOKEN, SANDBOX_MIXPANEL };
 
@@ -45,6 +46,8 @@ export interface FakePlatforms {
   matches: MatchLedger;
   /** The ad performance every account reports: its shape, restatements and failure switches. */
   adData: AdDataWorld;
+  /** What each ad platform reports it received and attributed of the conversions, and its imperfections' switches. */
+  reporting: SandboxReporting;
   /** What the fake BigQuery holds: tables' metadata and rows (decoded), the queries it ran. */
   bigquery: SandboxBigQuery;
   /** What each Mixpanel project holds: imported events, deduplicated as Mixpanel shows them (`Ad Data` included). */
@@ -89,6 +92,7 @@ ${[GOOGLE, META, MICROSOFT]
   )
   .join('<br>')}
 <h2>Conversions received</h2><p><a href="${store.base}/__sandbox/conversions">What Meta, Google, Microsoft and Mixpanel received</a></p>
+<h2>Counted by the platform</h2><p><a href="${store.base}/__sandbox/reporting">What each platform reports it received and attributed, and the switches of their imperfections</a></p>
 <h2>Match quality</h2><p><a href="${store.base}/__sandbox/matches">Identifiers each platform matched to its ${KNOWN_PEOPLE.length} known people, by its own rules</a> (<a href="${store.base}/__sandbox/matches.json">JSON</a>)</p>
 <h2>Destinations</h2><p><a href="${store.base}/__sandbox/destinations">Rows in each BigQuery table and Ad Data events in each Mixpanel project</a></p>`,
   );
@@ -169,6 +173,42 @@ function destinationsPage(res: ServerResponse, store: SandboxStore, sections: { 
   );
 }
 
+/** The reporting imperfections (sandbox/reporting.ts): what each platform is set to, with a form that changes them. */
+function reportingPage(res: ServerResponse, store: SandboxStore) {
+  const { microsoft, google, meta } = store.reporting.switches;
+  const field = (name: string, label: string, value: number, step: string) =>
+    `<label>${label} <input name="${name}" type="number" min="0" step="${step}" value="${value}"></label><br>`;
+  page(
+    res,
+    200,
+    'Counted by the platform',
+    `<h1>Counted by the platform</h1><p><a href="${store.base}/__sandbox">Sandbox</a></p>
+<p class="muted">What Meta's pixel stats and insights, Google's conversions by conversion date and Microsoft's goals report answer about the conversions each received (docs/SANDBOX.md). Each conversion is dated by the UTC day it arrived.</p>
+<form method="post" action="${store.base}/__sandbox/reporting">
+<h2>Microsoft</h2>${field('microsoft.dropShare', 'Share of accepted offline conversions silently dropped (0–1)', microsoft.dropShare, '0.01')}${field('microsoft.lagHours', 'Hours after upload until a conversion is recorded', microsoft.lagHours, '0.1')}
+<h2>Google</h2><label><input type="checkbox" name="google.unmatchedUnattributed" value="true" ${google.unmatchedUnattributed ? 'checked' : ''}> Leave uploads that matched no click or customer unattributed</label><input type="hidden" name="google.unmatchedUnattributed" value="false">
+<h2>Meta</h2>${field('meta.attributionLagHours', 'Hours until insights attribute a received event', meta.attributionLagHours, '0.1')}${field('meta.missingShare', 'Share of accepted events that never reach the pixel stats (0–1)', meta.missingShare, '0.01')}
+<p><button>Save</button></p></form>
+<form method="post" action="${store.base}/__sandbox/reporting/reset"><button>Back to the defaults</button></form>`,
+  );
+}
+
+/** Switches from a JSON body (`{ microsoft: { dropShare } }`) or a form (`microsoft.dropShare=0.2`). */
+async function switchesOf(req: IncomingMessage): Promise<{ [P in keyof ReportingSwitches]?: Partial<ReportingSwitches[P]> }> {
+  const raw = await readBody(req);
+  if ((req.headers['content-type'] ?? '').includes('json')) return JSON.parse(raw || '{}');
+  const changes: Record<string, Record<string, number | boolean>> = {};
+  // A checkbox sends its value before the hidden "false" beside it: the first value of a name wins.
+  for (const [name, value] of new URLSearchParams(raw)) {
+    const [platform, key] = name.split('.');
+    if (!platform || !key || !['microsoft', 'google', 'meta'].includes(platform)) continue;
+    const group = (changes[platform] ??= {});
+    if (key in group) continue;
+    group[key] = value === 'true' ? true : value === 'false' ? false : Number(value);
+  }
+  return changes;
+}
+
 /** Reads `seconds`, `status` and `rate` from a JSON or form body. */
 async function failureOf(req: IncomingMessage) {
   const raw = await readBody(req);
@@ -216,6 +256,16 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
       store.conversions.fail(fail[1] as ConversionPlatform, await failureOf(req));
       return req.headers.accept?.includes('text/html') ? conversionsPage(res, store) : json(res, 200, { failing: fail[1] });
     }
+    if (path === '/__sandbox/reporting' && req.method === 'POST') {
+      store.reporting.set(await switchesOf(req));
+      return req.headers.accept?.includes('text/html') ? reportingPage(res, store) : json(res, 200, { switches: store.reporting.switches });
+    }
+    if (path === '/__sandbox/reporting/reset' && req.method === 'POST') {
+      store.reporting.reset();
+      return req.headers.accept?.includes('text/html') ? reportingPage(res, store) : json(res, 200, { switches: store.reporting.switches });
+    }
+    if (path === '/__sandbox/reporting') return reportingPage(res, store);
+    if (path === '/__sandbox/reporting.json') return json(res, 200, { switches: store.reporting.switches });
     if (path === '/__sandbox/google/service-account-key.json') return json(res, 200, JSON.parse(google.serviceAccountKey()));
     const platform = platforms.find((candidate) => candidate.owns(path));
     if (platform) return platform.handle(req, res, url);
@@ -229,6 +279,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
     conversions: store.conversions,
     matches: store.matches,
     adData: store.adData,
+    reporting: store.reporting,
     bigquery: bigquery.data,
     mixpanel: mixpanel.events,
     get serviceAccountKey() {

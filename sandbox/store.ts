@@ -10,6 +10,7 @@ import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
 import { createAdData } from '@/sandbox/adData';
 import { createConversionLedger } from '@/sandbox/conversions';
 import { createMatchLedger } from '@/sandbox/matching';
+import { createReporting } from '@/sandbox/reporting';
 
 export type Provider = 'google' | 'meta' | 'microsoft';
 
@@ -82,12 +83,15 @@ export function createStore(appUrls: readonly string[]) {
     return found;
   }
 
+  const conversions = createConversionLedger();
   return {
     /** The sandbox's own origin, known once its server listens (consent forms and token URIs name it). */
     base: '',
     registered,
     /** Conversions received by Meta, Google and Microsoft, and their failure switches. */
-    conversions: createConversionLedger(),
+    conversions,
+    /** What Meta, Google and Microsoft report they received and attributed of those, with their switchable imperfections. */
+    reporting: createReporting(conversions),
     /** What Meta, Google and Microsoft matched of the identifiers they received, by their own rules (sandbox/matching.ts). */
     matches: createMatchLedger(),
     /** Synthetic ad performance every account reports (sandbox/adData.ts). */

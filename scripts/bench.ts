@@ -16,10 +16,13 @@
  *    alone, Meta calls beside ⌈N/1,000⌉, the worker's peak memory as the table grows (scripts/lib/benchWarehouse.ts).
  * 9. Delivery lanes on a stack of its own: Google's delivery p95 while the sandbox's Meta hangs, beside the
  *    same with nothing hanging (scripts/lib/benchLanes.ts).
+ * 10. Counted by the platform: report calls for 100 conversions beside the floor (accounts × days read), and the
+ *    read's time beside the connectors' bare reads (scripts/lib/benchReconcile.ts).
  * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
  * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
  * authenticated read (verify the ID token + one document get).
- * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse|lanes` runs section 1, 2–5, 6, 7, 8 or 9 alone.
+ * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse|lanes|reconcile` runs section 1,
+ * 2–5, 6, 7, 8, 9 or 10 alone.
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +33,7 @@ import { benchConversions } from '@/scripts/lib/benchConversions';
 import { benchLanes } from '@/scripts/lib/benchLanes';
 import { benchSync } from '@/scripts/lib/benchSync';
 import { benchWarehouse } from '@/scripts/lib/benchWarehouse';
+import { benchReconcile } from '@/scripts/lib/benchReconcile';
 import { portsFromEnv, ROOT, startStack, TEST_PORTS } from '@/scripts/lib/stack';
 
 const DIST = '.next-bench';
@@ -277,7 +281,7 @@ async function stackAndApi() {
   }
 }
 
-const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse', 'lanes'] as const;
+const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse', 'lanes', 'reconcile'] as const;
 
 async function main() {
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -288,6 +292,7 @@ async function main() {
   if (!only || only === 'sync') await benchSync();
   if (!only || only === 'warehouse') await benchWarehouse();
   if (!only || only === 'lanes') await benchLanes();
+  if (!only || only === 'reconcile') await benchReconcile();
 }
 
 main().catch((error) => {

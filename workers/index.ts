@@ -15,10 +15,14 @@
  * Connections: claims due connections on each tick (SYNC_TICK_MS locally; Cloud Scheduler publishes
  * ticks in production) and runs their jobs, SYNC_CONCURRENCY at once, backfills one at a time.
  *
+ * Counted by the platform: every RECONCILE_POLL_MS (an hour by default) it reads, per organization
+ * (leased), what Meta, Google and Microsoft report they received and attributed of its conversions.
+ *
  * Dead letters: every DEAD_LETTER_POLL_MS (60 s by default) it stores what the dead-letter subscriptions
  * hold in Firestore, where they are counted (`npm run dead-letters`, /api/health) and replayed.
  */
 import { startPaymentsPoller } from '@/lib/server/conversions/payments';
+import { startReconcilePoller } from '@/lib/server/conversions/reconcile';
 import { startWarehousePoller } from '@/lib/server/conversions/warehouse';
 import { createConversionRouter } from '@/lib/server/conversions/router';
 import { MAX_OUTSTANDING, pull } from '@/lib/server/queue/pull';
@@ -46,6 +50,9 @@ async function main() {
     pageRows: Number(process.env.WAREHOUSE_PAGE_ROWS || 0) || undefined,
   });
   console.log(`[worker] reading due BigQuery and Mixpanel conversions every ${warehouseMs / 1000} s`);
+  const reconcileMs = Number(process.env.RECONCILE_POLL_MS || 3_600_000);
+  const reconcile = startReconcilePoller({ intervalMs: reconcileMs });
+  console.log(`[worker] reading what the ad platforms counted every ${reconcileMs / 60_000} min per organization`);
   const tickMs = Number(process.env.SYNC_TICK_MS || 0);
   const sync = startSyncWorker({ concurrency: Number(process.env.SYNC_CONCURRENCY || 4), tickMs: tickMs || undefined });
   console.log(`[worker] running connection syncs${tickMs ? `, a scheduler tick every ${tickMs / 1000} s` : ''}`);
@@ -57,7 +64,7 @@ async function main() {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await Promise.all([puller.stop(), router.drain(), poller.stop(), warehouse.stop(), sync.stop(), deadLetters.stop()]);
+    await Promise.all([puller.stop(), router.drain(), poller.stop(), warehouse.stop(), reconcile.stop(), sync.stop(), deadLetters.stop()]);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());

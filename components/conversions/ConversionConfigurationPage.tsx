@@ -49,6 +49,9 @@ const MatchQualitySection = dynamic(() => import('@/components/conversions/Match
 const AlertThreshold = dynamic(() => import('@/components/conversions/AlertThreshold'), {
   loading: () => <Spinner label="Loading the alert threshold" />,
 });
+const CountedSection = dynamic(() => import('@/components/conversions/CountedSection'), {
+  loading: () => <Spinner label="Loading what the platform counted" />,
+});
 const ReadSection = dynamic(() => import('@/components/conversions/ReadSection'), { loading: () => <Spinner label="Loading the reads" /> });
 
 const REFRESH_MS = 10_000;
@@ -359,6 +362,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       <DeliveryChart hours={detail.hours} now={now} />
 
       <MatchQualitySection orgId={orgId} id={id} platform={platform} />
+
+      {isAdPlatform(conversion.destination.platform) && <CountedSection orgId={orgId} id={id} canEdit={canEdit} />}
 
       <Settings
         key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`}

@@ -18,6 +18,9 @@ import TableHead from '@/components/ui/TableHead';
 import { can } from '@/lib/shared/permissions';
 import { useConversionsQuery } from '@/store/conversionsApi';
 import DeadLettersNotice from '@/components/support/DeadLettersNotice';
+import CountedShare from '@/components/conversions/CountedShare';
+import { isAdPlatform } from '@/lib/shared/integrations/platforms';
+import { useReconciliationQuery } from '@/store/reconciliationApi';
 import { useAppsQuery, usePaymentsQuery } from '@/store/integrationsApi';
 
 /** `/{orgId}/conversion`: every conversion, its state and how its last 24 hours went. */
@@ -28,6 +31,8 @@ export function ConversionsPage() {
   const { data = [], isLoading, error } = useConversionsQuery(orgId ?? '', { skip: !orgId });
   const { data: apps } = useAppsQuery(orgId ?? '', { skip: !orgId });
   const { data: payments } = usePaymentsQuery(orgId ?? '', { skip: !orgId });
+  const { data: counted } = useReconciliationQuery(orgId ?? '', { skip: !orgId });
+  const countedOf = (id: string) => counted?.find((row) => row.id === id);
   const mayCreate = role ? can(role, 'conversion', 'create') : false;
   const newConversion = orgId && mayCreate && (
     <Link className="button" href={createConversionPath(orgId)}>
@@ -60,7 +65,7 @@ export function ConversionsPage() {
         </div>
       ) : (
         <table className="table table--cards" aria-label="Conversions">
-          <TableHead columns={['Name', 'Source', 'Sends to', 'Status', 'Last delivery', 'Last 24 h']} />
+          <TableHead columns={['Name', 'Source', 'Sends to', 'Status', 'Last delivery', 'Last 24 h', 'Counted, 7 days']} />
           <tbody>
             {data.map((conversion) => (
               <tr key={conversion.id}>
@@ -105,6 +110,13 @@ export function ConversionsPage() {
                     </>
                   ) : (
                     <span className="muted"> · 0 failed</span>
+                  )}
+                </td>
+                <td data-label="Counted, 7 days">
+                  {isAdPlatform(conversion.destination.platform) ? (
+                    <CountedShare summary={countedOf(conversion.id)?.summary} threshold={countedOf(conversion.id)?.threshold} />
+                  ) : (
+                    <span className="muted">—</span>
                   )}
                 </td>
                 <td className="actions">

@@ -17,6 +17,7 @@ const SECTIONS = [
     heading: 'Conversions',
     links: [
       ['conversion', 'Conversions'],
+      ['reconciliation', 'Reconciliation'],
       ['app', 'Apps'],
       ['payment', 'Payments'],
     ],

@@ -3,7 +3,15 @@
  * is, and the defaults. Pure: no zod, no Firestore (pages load it).
  */
 
-export const ALERT_KINDS = ['needs_reauth', 'run_failed', 'delivery_failures', 'read_failed', 'events_parked', 'paused_by_plan'] as const;
+export const ALERT_KINDS = [
+  'needs_reauth',
+  'run_failed',
+  'delivery_failures',
+  'read_failed',
+  'events_parked',
+  'paused_by_plan',
+  'counted_share_low',
+] as const;
 export type AlertKindName = (typeof ALERT_KINDS)[number];
 
 export const isAlertKind = (value: unknown): value is AlertKindName =>
@@ -17,6 +25,7 @@ export const ALERT_KIND_LABELS: Record<AlertKindName, string> = {
   read_failed: 'A warehouse read failed',
   events_parked: 'Events are held or failed',
   paused_by_plan: 'Something was paused by a plan change',
+  counted_share_low: 'The platform counts fewer conversions than it accepted',
 };
 
 /** The words of a resolved notice, per kind. */
@@ -27,6 +36,7 @@ export const ALERT_RESOLVED_LABELS: Record<AlertKindName, string> = {
   read_failed: 'Warehouse reads work again',
   events_parked: 'No events are held or failed any more',
   paused_by_plan: 'Running again',
+  counted_share_low: 'The platform counts the conversions again',
 };
 
 export const ALERT_SUBJECT_TYPES = ['connection', 'conversion', 'source', 'destination', 'app', 'organization'] as const;

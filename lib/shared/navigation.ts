@@ -12,7 +12,7 @@ export const PENDING_INVITATION_COOKIE = 'pendingInvitation';
 
 const AUTH_PAGES = new Set(['/login', '/signUp', '/forgotPassword']);
 const ORG_SECTIONS =
-  'app|connection|conversion|createConnection|createConversion|destination|source|GoogleAds|MetaAds|MicrosoftAds|notifications|payment|settings|subscription|acceptInvitation';
+  'app|connection|conversion|createConnection|createConversion|destination|source|GoogleAds|MetaAds|MicrosoftAds|notifications|payment|reconciliation|settings|subscription|acceptInvitation';
 const ORG_PATH = new RegExp(`^/([^/]+)/(?:${ORG_SECTIONS})(?:/|$)`);
 const ACCEPT_INVITATION_PATH = /^\/[^/]+\/acceptInvitation\/[^/]+\/?$/;
 const FLOW_CLEARING_PATH = /^\/[^/]+\/(?:connection|conversion|app)\/?$/;

@@ -4,6 +4,8 @@ import { sealCredential } from '@/lib/server/credentials';
 import { createConnection } from '@/lib/server/repos/connections';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { createConversion, deliveryRecordData } from '@/lib/server/repos/conversions';
+import { saveReconciliation } from '@/lib/server/repos/reconciliation';
+import { countedShare, explainDay, isFinal, windowDays } from '@/lib/shared/conversions/reconciliation';
 import { DEMO } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
@@ -227,6 +229,29 @@ async function seedDemoConversion() {
     uid: DEMO.uid,
   });
   await conversion.update({ last_delivery_at: at(20 * 60 * 1000) });
+  await seedDemoReconciliation();
+}
+
+/**
+ * "Counted by the platform" of the demo conversion, as a read would have stored it: two weeks in which
+ * Meta received and attributed what we sent, but for one day four days ago when it received 12 % fewer
+ * (the one visible gap), and today, not final yet. The worker's reads refresh the recent days.
+ */
+async function seedDemoReconciliation() {
+  const now = new Date();
+  const dates = windowDays(now, 14);
+  const today = dates.at(-1)!;
+  const days = dates.map((date, index) => {
+    const received = 40 + ((index * 7) % 13);
+    const sent = received - (index % 4 === 0 ? 1 : 0);
+    const accepted = sent - (index % 5 === 0 ? 1 : 0);
+    const gap = index === dates.length - 5;
+    const platformReceived = gap ? Math.round(accepted * 0.88) : accepted;
+    const final = isFinal('meta_ads', date, now);
+    const day = { date, received, sent, accepted, platformReceived, attributed: final ? platformReceived : 0, final };
+    return { ...day, notes: explainDay('meta_ads', day, today) };
+  });
+  await saveReconciliation(DEMO.orgId, 'demo-leads', days, { state: 'read', message: null, week: countedShare(days, now) }, now);
 }
 
 /**

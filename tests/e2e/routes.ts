@@ -31,6 +31,7 @@ export const ROUTES: Array<[path: string, layout: ExpectedLayout]> = [
   ['/{org}/payment', 'default'],
   ['/{org}/payment/p-1/configuration', 'default'],
   ['/{org}/notifications', 'default'],
+  ['/{org}/reconciliation', 'default'],
   ['/{org}/settings', 'default'],
   ['/{org}/subscription', 'top-navbar'],
   ['/{org}/subscription/success', 'default'],

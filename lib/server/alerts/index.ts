@@ -22,7 +22,9 @@ export type AlertKind =
   /** Events were parked: held for a reconnect or failed after retries. */
   | 'events_parked'
   /** The plan no longer includes something, which is paused until an upgrade or an edit. */
-  | 'paused_by_plan';
+  | 'paused_by_plan'
+  /** The share of accepted conversions the platform attributes (last 7 final days) fell under the user's threshold. */
+  | 'counted_share_low';
 
 export type AlertSubjectType = 'connection' | 'conversion' | 'source' | 'destination' | 'app' | 'organization';
 

@@ -66,6 +66,33 @@ export interface ReportRequest {
 export type Report = (session: Session, request: ReportRequest) => AsyncIterable<AdRow[]>;
 
 /**
+ * What a platform reports it counted of the conversions sent to some targets of one account, per day
+ * (docs/PLATFORMS.md, "Counted by the platform"): one request answers every target of the account.
+ */
+export interface CountedRequest {
+  account: AdAccount;
+  /** The targets (pixel, conversion action, goal) and the event names each conversion sends there (none: all). */
+  targets: Array<{ id: string; name: string; events: string[] }>;
+  /** First and last day, inclusive, YYYY-MM-DD (UTC days). */
+  from: string;
+  to: string;
+  onCall?: () => void;
+}
+
+/** One target's day: what the platform received (null where it reports none) and attributed. */
+export interface CountedRow {
+  targetId: string;
+  /** The event names the figures are for, when the target has several (Meta), else null. */
+  events: string[] | null;
+  date: string;
+  received: number | null;
+  attributed: number;
+}
+
+/** Reads counted conversions; throws a PlatformError as `report` does (`needs_reauth`: the login lacks reporting). */
+export type ReadCounted = (session: Session, request: CountedRequest) => Promise<CountedRow[]>;
+
+/**
  * Conversions to one target (a Meta pixel, a Google Ads conversion action, a Microsoft goal).
  * `check` catches before sending what the platform would refuse, so one stale row does not sink a
  * batch. `send` answers per row; it throws a PlatformError when the request as a whole failed:
@@ -142,6 +169,8 @@ export interface Connector<C extends StoredCredential = StoredCredential> {
   /** Where conversions of an ad account can go: conversion actions, pixels or goals. */
   listTargets(session: Session, account: AdAccount): Promise<ConversionTarget[]>;
   report?: Report;
+  /** What the platform counted of the conversions we sent (reconciliation). */
+  counted?: ReadCounted;
   deliver?: Delivery;
   writer?: AdDataWriter;
 }

@@ -387,7 +387,14 @@ export function payloadChunks(rows: DeliveryRow[], exchanges: Map<string, RowExc
 export type HourTally = Record<string, number>;
 
 export function hourTally(counts: ReturnType<typeof deliveryRecordData>['counts'], matchCounts?: MatchCounts): HourTally {
-  const tally: HourTally = { delivered: counts.delivered, failed: counts.rejected + counts.not_sent + counts.failed };
+  const tally: HourTally = {
+    delivered: counts.delivered,
+    failed: counts.rejected + counts.not_sent + counts.failed,
+    // The reconciliation funnel: every row routed here, and those never attempted (sent = received − not_sent − held).
+    received: counts.delivered + counts.rejected + counts.not_sent + counts.failed + counts.held,
+    not_sent: counts.not_sent,
+    held: counts.held,
+  };
   // Match keys ride in the same write as the hour's counters: no document more per batch.
   if (matchCounts && matchCounts.events > 0) {
     tally['match.events'] = matchCounts.events;

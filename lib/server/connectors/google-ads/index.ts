@@ -1,3 +1,4 @@
+import { googleAdsCounted } from '@/lib/server/connectors/google-ads/counted';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
 import { googleAdsDelivery } from '@/lib/server/connectors/google-ads/delivery';
@@ -87,5 +88,6 @@ export const googleAds: Connector<GoogleOAuthCredential> = {
     return rows.map((row) => ({ id: String(row.conversionAction?.id), name: String(row.conversionAction?.name ?? '') }));
   },
   report: googleAdsReport,
+  counted: googleAdsCounted,
   deliver: googleAdsDelivery,
 };

@@ -1,3 +1,4 @@
+import { metaCounted } from '@/lib/server/connectors/meta/counted';
 import { metaConfig } from '@/lib/server/connectors/meta/config';
 import { metaDelivery } from '@/lib/server/connectors/meta/delivery';
 import { graphError } from '@/lib/server/connectors/meta/errors';
@@ -110,5 +111,6 @@ export const meta: Connector<MetaCredential> = {
     return pixels.map((pixel) => ({ id: pixel.id, name: pixel.name ?? pixel.id }));
   },
   report: metaReport,
+  counted: metaCounted,
   deliver: metaDelivery,
 };

@@ -1,3 +1,4 @@
+import { microsoftCounted } from '@/lib/server/connectors/microsoft-ads/counted';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { accountHeaders, msads } from '@/lib/server/connectors/microsoft-ads/api';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
@@ -108,5 +109,6 @@ export const microsoftAds: Connector<MicrosoftCredential> = {
     return goals.map((goal) => ({ id: String(goal.Id), name: goal.Name ?? String(goal.Id) }));
   },
   report: microsoftReport,
+  counted: microsoftCounted,
   deliver: microsoftDelivery,
 };

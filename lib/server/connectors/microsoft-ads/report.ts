@@ -145,7 +145,7 @@ export const reportTimeZoneOf = (timeZone: string | null | undefined): string | 
 export const ianaTimeZone = (timeZone: string | null | undefined): string | null => (timeZone && IANA_TIME_ZONES[timeZone]) || null;
 
 /** The calendar day of `at` in an IANA zone, YYYY-MM-DD. */
-const dayIn = (timeZone: string, at = new Date()) =>
+export const dayIn = (timeZone: string, at = new Date()) =>
   new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
 
 const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: Number(date.slice(5, 7)), Year: Number(date.slice(0, 4)) });
@@ -339,12 +339,11 @@ const TIMEOUT_MS = 30_000;
 const DEFAULT_POLL_DELAYS_MS = [500, 1000, 2000, 4000, 8000, 15_000, 30_000];
 const DEFAULT_MAX_WAIT_MS = 15 * 60 * 1000;
 
-/** Reading ad performance through Microsoft's Reporting API; options only change how it waits and fetches. */
-export function createMicrosoftReport(options: ReportOptions = {}): Report {
+/** The Reporting API's calls (JSON calls, and a report submitted, polled and downloaded), shared by every report we read. */
+export function reportingClient(options: ReportOptions = {}) {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const delays = options.pollDelaysMs ?? DEFAULT_POLL_DELAYS_MS;
   const maxWaitMs = options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
-  const pageSize = options.pageSize ?? PAGE_SIZE;
 
   async function send(url: string, init: RequestInit, onCall?: () => void): Promise<Response> {
     onCall?.();
@@ -426,6 +425,14 @@ export function createMicrosoftReport(options: ReportOptions = {}): Report {
       );
     }
   }
+
+  return { call, reportCsv };
+}
+
+/** Reading ad performance through Microsoft's Reporting API; options only change how it waits and fetches. */
+export function createMicrosoftReport(options: ReportOptions = {}): Report {
+  const pageSize = options.pageSize ?? PAGE_SIZE;
+  const { call, reportCsv } = reportingClient(options);
 
   return async function* report(session, request) {
     const { account, level, onCall } = request;

@@ -1,0 +1,162 @@
+import { useState, type FormEvent } from 'react';
+import CountedShare from '@/components/conversions/CountedShare';
+import { fieldErrorsOf, formFailureOf } from '@/components/ui/failures';
+import { messageOf } from '@/components/integrations/shared';
+import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
+import Spinner from '@/components/ui/Spinner';
+import TextField from '@/components/ui/TextField';
+import { formatDateTime } from '@/components/ui/time';
+import { dayLabel, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
+import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { useConversionReconciliationQuery, useSaveCountedThresholdMutation } from '@/store/reconciliationApi';
+
+/** "8 (80 %)": a step's count and its share of the step before; "—" where the platform reports none. */
+function Step({ value, of }: { value: number | null; of: number | null }) {
+  if (value === null) return <span className="muted">—</span>;
+  if (of === null || of === 0) return <>{value}</>;
+  const percent = Math.round((value / of) * 100);
+  return (
+    <>
+      {value} <span className={percent < 95 ? undefined : 'muted'}>({percent} %)</span>
+    </>
+  );
+}
+
+function DayRow({ day }: { day: ReconcileDay }) {
+  return (
+    <tr data-testid="counted-day">
+      <th scope="row">
+        {dayLabel(day.date)}
+        {!day.final && <span className="muted"> (not final)</span>}
+      </th>
+      <td>{day.received}</td>
+      <td>
+        <Step value={day.sent} of={day.received} />
+      </td>
+      <td>
+        <Step value={day.accepted} of={day.sent} />
+      </td>
+      <td>
+        <Step value={day.platformReceived} of={day.accepted} />
+      </td>
+      <td>
+        <Step value={day.attributed} of={day.platformReceived ?? day.accepted} />
+      </td>
+      <td>{day.notes.length === 0 ? <span className="muted">—</span> : day.notes.map((note) => <p key={note}>{note}</p>)}</td>
+    </tr>
+  );
+}
+
+function ThresholdForm({ orgId, id, saved }: { orgId: string; id: string; saved: number }) {
+  const [save, saving] = useSaveCountedThresholdMutation();
+  const [value, setValue] = useState(String(saved));
+  const [done, setDone] = useState(false);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setDone(false);
+    const result = await save({ orgId, id, threshold: Number(value) });
+    if (!('error' in result)) setDone(true);
+  }
+  return (
+    <>
+      <form className="inline-form" onSubmit={submit} noValidate>
+        <TextField
+          label="Alert when the counted share falls under (%)"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={100}
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          error={fieldErrorsOf(saving.error).threshold?.[0]}
+        />
+        <Button type="submit" busy={saving.isLoading}>
+          Save
+        </Button>
+      </form>
+      {formFailureOf(saving.error) && <Alert>{messageOf(saving.error, 'Could not save.')}</Alert>}
+      {done && (
+        <div role="status" className="alert alert--success">
+          Saved.
+        </div>
+      )}
+    </>
+  );
+}
+
+/**
+ * "Counted by the platform" on a conversion's page: per day (last 30 UTC days), the events we received,
+ * sent and had accepted, beside what the platform reports it received and attributed, with the ratio at
+ * each step and what each gap means. The reading job fills it (hourly); nothing is read from here.
+ */
+export default function CountedSection({ orgId, id, canEdit }: { orgId: string; id: string; canEdit: boolean }) {
+  const { data, isLoading, error, refetch } = useConversionReconciliationQuery({ orgId, id });
+  const platform = data ? PLATFORM_LABELS[data.platform as AdPlatform] : 'the platform';
+  const days = data ? [...data.days].reverse() : [];
+  return (
+    <section className="stack" id="counted" aria-labelledby="counted-title">
+      <h2 id="counted-title" style={{ margin: 0, fontSize: '1.1rem' }}>
+        Counted by the platform
+      </h2>
+      <p className="muted" style={{ margin: 0 }}>
+        What we sent beside what {platform} says it received and attributed, per day (UTC). Read from {platform}&apos;s reports about once
+        an hour.
+      </p>
+      {isLoading ? (
+        <Spinner label="Loading what the platform counted" />
+      ) : error || !data ? (
+        <Alert>
+          {messageOf(error, 'What the platform counted could not be loaded.')}{' '}
+          <button type="button" className="link-button" onClick={() => void refetch()}>
+            Try again
+          </button>
+        </Alert>
+      ) : (
+        <>
+          <p style={{ margin: 0 }}>
+            Counted over the last 7 final days: <CountedShare summary={data.summary} threshold={data.threshold} />
+            {data.summary.readAt && <span className="muted"> · read {formatDateTime(data.summary.readAt)}</span>}
+          </p>
+          {data.summary.state === 'needs_scope' && <Alert>{data.summary.message}</Alert>}
+          {data.summary.state === 'failed' && data.summary.message && (
+            <p className="muted" role="status" style={{ margin: 0 }}>
+              The last read failed: {data.summary.message}
+            </p>
+          )}
+          {data.summary.state === 'not_read' ? (
+            <div className="empty-state" data-testid="counted-empty">
+              <p>Not read yet. The first read of {platform}&apos;s reports comes within the hour.</p>
+            </div>
+          ) : days.length === 0 ? (
+            <div className="empty-state" data-testid="counted-empty">
+              <p>Nothing sent in the last 30 days, and nothing counted by {platform}.</p>
+            </div>
+          ) : (
+            <div style={{ overflowX: 'auto' }}>
+              <table className="table" aria-label={`Counted by ${platform}, per day`}>
+                <thead>
+                  <tr>
+                    <th scope="col">Day (UTC)</th>
+                    <th scope="col">Received by SignalBridge</th>
+                    <th scope="col">Sent</th>
+                    <th scope="col">Accepted by the API</th>
+                    <th scope="col">Received by {platform}</th>
+                    <th scope="col">Attributed by {platform}</th>
+                    <th scope="col">What it means</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {days.map((day) => (
+                    <DayRow key={day.date} day={day} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {canEdit && <ThresholdForm key={data.threshold} orgId={orgId} id={id} saved={data.threshold} />}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,73 @@
+import Link from 'next/link';
+import CountedShare from '@/components/conversions/CountedShare';
+import { conversionPath } from '@/components/conversions/shared';
+import { messageOf, Title } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
+import Alert from '@/components/ui/Alert';
+import Spinner from '@/components/ui/Spinner';
+import { RelativeTime, useNow } from '@/components/ui/time';
+import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { useReconciliationQuery } from '@/store/reconciliationApi';
+
+/**
+ * `/{orgId}/reconciliation`: every ad conversion with the share of its accepted events the platform
+ * counted over the last 7 final days, worst first, each linking to its "Counted by the platform" days.
+ */
+export function ReconciliationPage() {
+  const { orgId } = useOrganizationContext();
+  const now = useNow();
+  const { data = [], isLoading, error, refetch } = useReconciliationQuery(orgId ?? '', { skip: !orgId });
+  return (
+    <div className="stack" style={{ gap: '2rem' }}>
+      <Title>Reconciliation</Title>
+      <div>
+        <h1>Reconciliation</h1>
+        <p className="muted">
+          Did it count? For each conversion, the share of the events the platform&apos;s API accepted that it reports as attributed
+          conversions, over the last 7 days whose figures are final. The worst first.
+        </p>
+      </div>
+      {!orgId || isLoading ? (
+        <Spinner label="Loading the reconciliation" />
+      ) : error ? (
+        <Alert>
+          {messageOf(error, 'The reconciliation could not be loaded.')}{' '}
+          <button type="button" className="link-button" onClick={() => void refetch()}>
+            Try again
+          </button>
+        </Alert>
+      ) : data.length === 0 ? (
+        <div className="empty-state" data-testid="empty-state">
+          <p>No conversion sends to Google Ads, Meta or Microsoft Advertising yet: there is nothing to reconcile.</p>
+        </div>
+      ) : (
+        <table className="table" aria-label="Counted share per conversion">
+          <thead>
+            <tr>
+              <th scope="col">Conversion</th>
+              <th scope="col">Platform</th>
+              <th scope="col">Counted, last 7 days</th>
+              <th scope="col">Last read</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((row) => (
+              <tr key={row.id} data-testid="reconciliation-row">
+                <td>
+                  <Link className="cell-wrap" href={`${conversionPath(orgId, row.id)}#counted`}>
+                    {row.name}
+                  </Link>
+                </td>
+                <td>{PLATFORM_LABELS[row.platform]}</td>
+                <td>
+                  <CountedShare summary={row.summary} threshold={row.threshold} />
+                </td>
+                <td>{row.summary.readAt ? <RelativeTime iso={row.summary.readAt} now={now} /> : <span className="muted">Never</span>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,91 @@
+import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
+import {
+  dayIn,
+  ianaTimeZone,
+  parseCsv,
+  reportingClient,
+  reportTimeZoneOf,
+  type ReportOptions,
+} from '@/lib/server/connectors/microsoft-ads/report';
+import { PlatformError } from '@/lib/server/connectors/errors';
+import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
+
+/**
+ * What Microsoft Advertising counted per goal and day (docs/PLATFORMS.md): one Goals and Funnels report
+ * (`GoalsAndFunnelsReportRequest`, Daily, columns TimePeriod, GoalId, Goal, AllConversions) per account
+ * for every goal of it at once, submitted, polled and downloaded as the performance reports are.
+ * Offline conversions are included; Microsoft shows them up to six hours after upload.
+ */
+
+export const COUNTED_COLUMNS = ['TimePeriod', 'AccountId', 'GoalId', 'Goal', 'AllConversions'];
+
+const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: Number(date.slice(5, 7)), Year: Number(date.slice(0, 4)) });
+
+export function countedRequestBody(accountId: string, from: string, to: string, timeZone?: string | null) {
+  const reportTimeZone = reportTimeZoneOf(timeZone);
+  return {
+    ReportRequest: {
+      Type: 'GoalsAndFunnelsReportRequest',
+      ReportName: `SignalBridge goals ${accountId} ${from}..${to}`,
+      Format: 'Csv',
+      FormatVersion: '2.0',
+      ExcludeColumnHeaders: false,
+      ExcludeReportHeader: true,
+      ExcludeReportFooter: true,
+      ReturnOnlyCompleteData: false,
+      Aggregation: 'Daily',
+      Columns: COUNTED_COLUMNS,
+      Scope: { AccountIds: [Number(accountId)] },
+      Time: {
+        CustomDateRangeStart: reportDate(from),
+        CustomDateRangeEnd: reportDate(to),
+        ...(reportTimeZone ? { ReportTimeZone: reportTimeZone } : {}),
+      },
+    },
+  };
+}
+
+/** The goals report's rows for the wanted goals (by id, or by name where the id column is empty). */
+export function countedRowsOf(csv: string, targets: ReadonlyArray<{ id: string; name: string }>): CountedRow[] {
+  let columns: Map<string, number> | null = null;
+  const rows: CountedRow[] = [];
+  for (const record of parseCsv(csv)) {
+    if (!columns) {
+      if (record.includes('TimePeriod') && record.includes('Goal')) columns = new Map(record.map((name, index) => [name.trim(), index]));
+      continue;
+    }
+    if (record.length <= 1) continue;
+    const cell = (name: string) => (columns!.has(name) ? (record[columns!.get(name)!] ?? '').trim() : '');
+    const target = targets.find((candidate) => (cell('GoalId') ? candidate.id === cell('GoalId') : candidate.name === cell('Goal')));
+    if (!target) continue;
+    const count = Number(cell('AllConversions').replace(/,/g, '') || 0);
+    if (!Number.isFinite(count))
+      throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising sent a goals report we could not read.');
+    rows.push({ targetId: target.id, events: null, date: cell('TimePeriod'), received: null, attributed: count });
+  }
+  return rows;
+}
+
+export function createMicrosoftCounted(options: ReportOptions = {}): ReadCounted {
+  const { call, reportCsv } = reportingClient(options);
+  return async (session, request) => {
+    const { account, onCall } = request;
+    const found = await call(
+      `${microsoftConfig().customerManagementUrl}/Account/Query`,
+      session.accessToken,
+      account,
+      { AccountId: Number(account.id) },
+      onCall,
+    );
+    const timeZone = ((found.Account ?? {}) as { TimeZone?: string }).TimeZone;
+    const iana = ianaTimeZone(timeZone);
+    // Microsoft refuses days after the account's own today.
+    const today = iana ? dayIn(iana) : null;
+    const to = today && request.to > today ? today : request.to;
+    if (to < request.from) return [];
+    const csv = await reportCsv(session.accessToken, account, countedRequestBody(account.id, request.from, to, timeZone), onCall);
+    return csv === null ? [] : countedRowsOf(csv, request.targets);
+  };
+}
+
+export const microsoftCounted: ReadCounted = createMicrosoftCounted();

@@ -1,0 +1,237 @@
+/**
+ * The reading job of "Counted by the platform" (docs/ARCHITECTURE.md): per organization, its ad
+ * conversions are grouped by platform account, and one `counted` read per account answers all of them
+ * (the cost floor: one report per account per read, whatever the number of conversions). Each
+ * conversion's days are our hour counters beside the platform's figures, explained, stored one document
+ * per day, and its counted share of the week decides the alert. Runs in the worker on its own timer:
+ * it never holds up a delivery.
+ */
+import type { DocumentSnapshot } from 'firebase-admin/firestore';
+import type { Conversion } from '@/lib/shared/conversions/conversion';
+import {
+  countedShare,
+  explainDay,
+  isFinal,
+  RECONCILE_DAYS,
+  SHARE_DAYS,
+  windowDays,
+  type ReconcileDay,
+} from '@/lib/shared/conversions/reconciliation';
+import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { evaluateCounted } from '@/lib/server/alerts/counted';
+import { startPoller } from '@/lib/server/conversions/poller';
+import { openSessionOf } from '@/lib/server/credentials';
+import { PlatformError } from '@/lib/server/connectors/errors';
+import { connectorFor } from '@/lib/server/connectors/registry';
+import type { CountedRow } from '@/lib/server/connectors/types';
+import { DomainError } from '@/lib/server/errors';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { listIntegrations } from '@/lib/server/repos/integrations';
+import { toConversion } from '@/lib/server/repos/conversions';
+import {
+  claimReconcile,
+  finishReconcile,
+  organizationIds,
+  ourDays,
+  saveReconciliation,
+  storedDays,
+  summaryOf,
+  thresholdOf,
+} from '@/lib/server/repos/reconciliation';
+
+export interface ReconcileOptions {
+  now?: Date;
+  /** Counts each request made to a platform (the bench's report calls). */
+  onCall?: () => void;
+}
+
+export interface ReconcileResult {
+  conversions: number;
+  accounts: number;
+  /** Days read per account (the window of this read). */
+  days: number;
+}
+
+interface Member {
+  conversion: Conversion;
+  snap: DocumentSnapshot;
+}
+
+const codeOf = (error: unknown) => (error instanceof PlatformError || error instanceof DomainError ? error.code : null);
+const sameEvents = (a: string[] | null, b: string[]) => (a ?? []).slice().sort().join('\u0000') === b.slice().sort().join('\u0000');
+
+/** The logins that may read an account's reporting: the organization's sources holding it, then the destination's own. */
+async function loginsFor(orgId: string, platform: AdPlatform, accountId: string, destinationId: string) {
+  const sources = (await listIntegrations(orgId, 'source')).filter(
+    (source) =>
+      source.platform === platform && source.status !== 'needs_reauth' && source.accounts.some((account) => account.id === accountId),
+  );
+  return [...sources.map((source) => ({ kind: 'source' as const, id: source.id })), { kind: 'destination' as const, id: destinationId }];
+}
+
+/** Reads the account with the first login that may; `needs_scope` when none may read its reporting. */
+async function readAccount(
+  orgId: string,
+  members: Member[],
+  from: string,
+  to: string,
+  onCall?: () => void,
+): Promise<{ rows: CountedRow[] } | { state: 'needs_scope' | 'failed'; message: string }> {
+  const { platform, accountId, destinationId } = members[0]!.conversion.destination;
+  const counted = connectorFor(platform).counted;
+  if (!counted) return { state: 'failed', message: 'This platform reports no conversions back.' };
+  const targets = members.map(({ conversion }) => ({
+    id: conversion.destination.targetId,
+    name: conversion.destination.targetName,
+    events: conversion.mapping.events,
+  }));
+  let refused = false;
+  for (const login of await loginsFor(orgId, platform as AdPlatform, accountId, destinationId)) {
+    try {
+      const { session, integration } = await openSessionOf(orgId, login.kind, login.id);
+      const account: AdAccount = integration.accounts.find((candidate) => candidate.id === accountId) ?? { id: accountId, name: accountId };
+      return { rows: await counted(session, { account, targets, from, to, onCall }) };
+    } catch (error) {
+      const code = codeOf(error);
+      // A login without reporting (scope or access) is not dead for deliveries: the next login is tried.
+      if (code === 'needs_reauth' || code === 'forbidden') {
+        refused = true;
+        continue;
+      }
+      console.error('[reconcile] a platform read failed', { org: orgId, account: accountId, error: (error as Error)?.message ?? error });
+      const message = error instanceof Error ? error.message : 'The platform could not be read.';
+      return { state: 'failed', message: `${message} The figures are read again at the next round.` };
+    }
+  }
+  const label = PLATFORM_LABELS[platform as AdPlatform];
+  return {
+    state: refused ? 'needs_scope' : 'failed',
+    message: `The ${label} login of this conversion's destination cannot read reporting for account ${accountId}. Reconnect the destination and allow reading reports (or connect a ${label} source with this account).`,
+  };
+}
+
+/** One conversion's days over the window: our counters beside what the platform counted. */
+async function daysOf(orgId: string, member: Member, rows: CountedRow[], window: string[], now: Date): Promise<ReconcileDay[]> {
+  const { conversion } = member;
+  const platform = conversion.destination.platform as AdPlatform;
+  const ours = await ourDays(orgId, conversion.id, window[0]!);
+  const theirs = new Map<string, { received: number | null; attributed: number }>();
+  for (const row of rows) {
+    if (row.targetId !== conversion.destination.targetId) continue;
+    if (row.events !== null && !sameEvents(row.events, conversion.mapping.events)) continue;
+    const day = theirs.get(row.date) ?? { received: row.received === null ? null : 0, attributed: 0 };
+    if (row.received !== null) day.received = (day.received ?? 0) + row.received;
+    day.attributed += row.attributed;
+    theirs.set(row.date, day);
+  }
+  const today = window.at(-1)!;
+  const days: ReconcileDay[] = [];
+  for (const date of window) {
+    const our = ours.get(date) ?? { received: 0, sent: 0, accepted: 0 };
+    const their = theirs.get(date);
+    if (!their && our.received === 0) continue;
+    const day = {
+      date,
+      ...our,
+      platformReceived: their ? their.received : platform === 'meta_ads' ? 0 : null,
+      attributed: their?.attributed ?? 0,
+      final: isFinal(platform, date, now),
+    };
+    days.push({ ...day, notes: explainDay(platform, day, today) });
+  }
+  return days;
+}
+
+/**
+ * Reads what the platforms counted for every ad conversion of an organization. The first read of an
+ * account covers RECONCILE_DAYS; later ones the last SHARE_DAYS + 1 (older days are final and kept).
+ */
+export async function reconcileOrganization(orgId: string, options: ReconcileOptions = {}): Promise<ReconcileResult> {
+  const now = options.now ?? new Date();
+  const snapshot = await adminDb().collection('organizations').doc(orgId).collection('conversions').limit(500).get();
+  const groups = new Map<string, Member[]>();
+  for (const snap of snapshot.docs) {
+    const conversion = toConversion(snap);
+    if (!isAdPlatform(conversion.destination.platform)) continue;
+    const { platform, destinationId, accountId } = conversion.destination;
+    const key = `${platform}|${destinationId}|${accountId}`;
+    groups.set(key, [...(groups.get(key) ?? []), { conversion, snap }]);
+  }
+  let conversions = 0;
+  let widest = 0;
+  for (const members of groups.values()) {
+    const first = members.some(({ snap }) => summaryOf(snap).readAt === null);
+    const window = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
+    widest = Math.max(widest, window.length);
+    const read = await readAccount(orgId, members, window[0]!, window.at(-1)!, options.onCall);
+    for (const member of members) {
+      conversions += 1;
+      if (!('rows' in read)) {
+        await saveReconciliation(orgId, member.conversion.id, [], { state: read.state, message: read.message, week: null }, now);
+        continue;
+      }
+      const days = await daysOf(orgId, member, read.rows, window, now);
+      // Days read before and not read again (nothing of ours or theirs this time) still count in the week.
+      const fresh = new Set(days.map((day) => day.date));
+      const kept = (await storedDays(orgId, member.conversion.id, now)).filter((day) => !fresh.has(day.date));
+      const week = countedShare([...kept, ...days], now);
+      await saveReconciliation(orgId, member.conversion.id, days, { state: 'read', message: null, week }, now);
+      const subject = {
+        type: 'conversion' as const,
+        id: member.conversion.id,
+        name: member.conversion.name,
+        ...(member.snap.get('created_by') ? { createdBy: String(member.snap.get('created_by')) } : {}),
+      };
+      await evaluateCounted(
+        orgId,
+        subject,
+        week,
+        thresholdOf(member.snap),
+        PLATFORM_LABELS[member.conversion.destination.platform as AdPlatform],
+      );
+    }
+  }
+  return { conversions, accounts: groups.size, days: widest };
+}
+
+/**
+ * In the worker: every `intervalMs` (RECONCILE_POLL_MS, an hour by default) each organization whose
+ * last read is that old is leased (so two workers never read one organization at once) and read.
+ */
+export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { intervalMs: number; leaseMs?: number }) {
+  // The first round waits a few minutes: a worker that restarts often (deploys, tests) does not read at each start.
+  let first = true;
+  let stopped = false;
+  const firstDelayMs = Math.min(intervalMs, 5 * 60_000);
+  let wait: NodeJS.Timeout | null = null;
+  let wake: (() => void) | null = null;
+  const poller = startPoller('reconcile', intervalMs, async () => {
+    if (first) {
+      first = false;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        wait = setTimeout(resolve, firstDelayMs);
+      });
+      if (stopped) return;
+    }
+    for await (const orgId of organizationIds()) {
+      if (stopped) return;
+      if (!(await claimReconcile(orgId, leaseMs, intervalMs))) continue;
+      try {
+        await reconcileOrganization(orgId);
+      } catch (error) {
+        console.error('[reconcile] an organization could not be read', { org: orgId, error: (error as Error)?.message ?? error });
+      } finally {
+        await finishReconcile(orgId);
+      }
+    }
+  });
+  return {
+    async stop() {
+      stopped = true;
+      if (wait) clearTimeout(wait);
+      wake?.();
+      await poller.stop();
+    },
+  };
+}

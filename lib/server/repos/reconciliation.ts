@@ -1,0 +1,191 @@
+import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
+import {
+  DEFAULT_COUNTED_THRESHOLD,
+  NOT_READ,
+  RECONCILE_DAYS,
+  windowDays,
+  type ReconcileDay,
+  type ReconcileSummary,
+} from '@/lib/shared/conversions/reconciliation';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { conversionRef } from '@/lib/server/repos/conversions';
+import { iso, notFound } from '@/lib/server/repos/integrations';
+
+/**
+ * What the reading job found per conversion: one document per conversion and UTC day,
+ * `conversions/{id}/reconciliation/{YYYY-MM-DD}` (our side and the platform's, written once per read,
+ * expiring after RECONCILE_DAYS + 5 days), and the summary on the conversion (`reconcile`: state, last
+ * read, the counted share of the week) beside the user's threshold (`reconcile_threshold`).
+ */
+
+const RETENTION_MS = (RECONCILE_DAYS + 5) * 86_400_000;
+
+/** Our side per UTC day since `from` (YYYY-MM-DD), from the conversion's hour documents. */
+export async function ourDays(
+  orgId: string,
+  conversionId: string,
+  from: string,
+): Promise<Map<string, { received: number; sent: number; accepted: number }>> {
+  const snapshot = await conversionRef(orgId, conversionId)
+    .collection('hours')
+    .where('hour', '>=', `${from}T00`)
+    .select('hour', 'delivered', 'failed', 'received', 'not_sent', 'held')
+    .get();
+  const days = new Map<string, { received: number; sent: number; accepted: number }>();
+  for (const doc of snapshot.docs) {
+    const date = String(doc.get('hour')).slice(0, 10);
+    const delivered = Number(doc.get('delivered') ?? 0);
+    const failed = Number(doc.get('failed') ?? 0);
+    // Hours written before `received` was counted: every row then was delivered or failed.
+    const received = Number(doc.get('received') ?? delivered + failed);
+    const sent = received - Number(doc.get('not_sent') ?? 0) - Number(doc.get('held') ?? 0);
+    const day = days.get(date) ?? { received: 0, sent: 0, accepted: 0 };
+    day.received += received;
+    day.sent += sent;
+    day.accepted += delivered;
+    days.set(date, day);
+  }
+  return days;
+}
+
+const toDay = (snap: DocumentSnapshot): ReconcileDay => ({
+  date: snap.id,
+  received: Number(snap.get('received') ?? 0),
+  sent: Number(snap.get('sent') ?? 0),
+  accepted: Number(snap.get('accepted') ?? 0),
+  platformReceived: (snap.get('platform_received') as number | null | undefined) ?? null,
+  attributed: (snap.get('attributed') as number | null | undefined) ?? null,
+  final: Boolean(snap.get('final')),
+  notes: (snap.get('notes') as string[] | undefined) ?? [],
+});
+
+export function summaryOf(snap: DocumentSnapshot): ReconcileSummary {
+  const stored = snap.get('reconcile') as
+    { state?: ReconcileSummary['state']; message?: string | null; read_at?: Timestamp | null; week?: ReconcileSummary['week'] } | undefined;
+  if (!stored?.state) return NOT_READ;
+  return {
+    state: stored.state,
+    message: stored.message ?? null,
+    readAt: stored.read_at ? iso(stored.read_at) : null,
+    week: stored.week ?? NOT_READ.week,
+  };
+}
+
+export const thresholdOf = (snap: DocumentSnapshot): number => Number(snap.get('reconcile_threshold') ?? DEFAULT_COUNTED_THRESHOLD);
+
+/** Saves the days read and the summary in one batch (one write per day document). */
+export async function saveReconciliation(
+  orgId: string,
+  conversionId: string,
+  days: ReconcileDay[],
+  summary: { state: ReconcileSummary['state']; message: string | null; week: ReconcileSummary['week'] | null },
+  now: Date,
+): Promise<void> {
+  const ref = conversionRef(orgId, conversionId);
+  const batch = adminDb().batch();
+  for (const day of days) {
+    batch.set(ref.collection('reconciliation').doc(day.date), {
+      received: day.received,
+      sent: day.sent,
+      accepted: day.accepted,
+      platform_received: day.platformReceived,
+      attributed: day.attributed,
+      final: day.final,
+      notes: day.notes,
+      read_at: Timestamp.fromDate(now),
+      expires_at: Timestamp.fromMillis(Date.parse(`${day.date}T00:00:00Z`) + RETENTION_MS),
+    });
+  }
+  batch.update(ref, {
+    'reconcile.state': summary.state,
+    'reconcile.message': summary.message,
+    ...(summary.week ? { 'reconcile.week': summary.week, 'reconcile.read_at': Timestamp.fromDate(now) } : {}),
+  });
+  await batch.commit();
+}
+
+/** A conversion's stored days over the window ending on `now`'s day (days never read are left out). */
+export async function storedDays(orgId: string, conversionId: string, now = new Date()): Promise<ReconcileDay[]> {
+  const [from] = windowDays(now);
+  const snapshot = await conversionRef(orgId, conversionId)
+    .collection('reconciliation')
+    .where('__name__', '>=', conversionRef(orgId, conversionId).collection('reconciliation').doc(from!))
+    .get();
+  return snapshot.docs.map(toDay);
+}
+
+/** The conversion's summary, threshold and stored days; not found when the conversion is not the organization's. */
+export async function conversionReconciliation(orgId: string, conversionId: string, now = new Date()) {
+  const snap = await conversionRef(orgId, conversionId).get();
+  if (!snap.exists) throw notFound('Conversion');
+  const days = await storedDays(orgId, conversionId, now);
+  return {
+    platform: snap.get('destination.platform'),
+    summary: summaryOf(snap),
+    threshold: thresholdOf(snap),
+    days,
+  };
+}
+
+export async function saveCountedThreshold(orgId: string, conversionId: string, threshold: number): Promise<void> {
+  const ref = conversionRef(orgId, conversionId);
+  await adminDb().runTransaction(async (tx) => {
+    if (!(await tx.get(ref)).exists) throw notFound('Conversion');
+    tx.update(ref, { reconcile_threshold: threshold, updated_at: FieldValue.serverTimestamp() });
+  });
+}
+
+/** Every ad conversion of the organization with its summary (the Reconciliation page and the conversions list). */
+export async function reconciliationRows(orgId: string) {
+  const snapshot = await adminDb()
+    .collection('organizations')
+    .doc(orgId)
+    .collection('conversions')
+    .select('name', 'destination', 'reconcile', 'reconcile_threshold')
+    .limit(500)
+    .get();
+  return snapshot.docs
+    .filter((doc) => ['meta_ads', 'google_ads', 'microsoft_ads'].includes(doc.get('destination.platform')))
+    .map((doc) => ({
+      id: doc.id,
+      name: String(doc.get('name') ?? doc.id),
+      platform: doc.get('destination.platform'),
+      summary: summaryOf(doc),
+    }));
+}
+
+/** Leases an organization's reading (`organizations/{orgId}/reconcile/state`) when due and free; false otherwise. */
+export async function claimReconcile(orgId: string, leaseMs: number, everyMs: number, now = new Date()): Promise<boolean> {
+  const ref = adminDb().collection('organizations').doc(orgId).collection('reconcile').doc('state');
+  return adminDb().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    const leased = snap.get('lease_until') as Timestamp | undefined;
+    const last = snap.get('last_at') as Timestamp | undefined;
+    if (leased && leased.toMillis() > now.getTime()) return false;
+    if (last && last.toMillis() + everyMs > now.getTime()) return false;
+    tx.set(ref, { lease_until: Timestamp.fromMillis(now.getTime() + leaseMs) }, { merge: true });
+    return true;
+  });
+}
+
+export async function finishReconcile(orgId: string, now = new Date()): Promise<void> {
+  await adminDb()
+    .collection('organizations')
+    .doc(orgId)
+    .collection('reconcile')
+    .doc('state')
+    .set({ lease_until: null, last_at: Timestamp.fromDate(now) }, { merge: true });
+}
+
+/** Every organization id, read a page at a time (ids only): the poller's round. */
+export async function* organizationIds(page = 500): AsyncGenerator<string> {
+  let after: string | null = null;
+  for (;;) {
+    let query = adminDb().collection('organizations').orderBy('__name__').select().limit(page);
+    if (after) query = query.startAfter(after);
+    const snapshot = await query.get();
+    for (const doc of snapshot.docs) yield doc.id;
+    if (snapshot.size < page) return;
+    after = snapshot.docs.at(-1)!.id;
+  }
+}

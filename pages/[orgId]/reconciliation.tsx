@@ -1,0 +1,3 @@
+import { ReconciliationPage } from '@/components/reconciliation/ReconciliationPage';
+
+export default ReconciliationPage;

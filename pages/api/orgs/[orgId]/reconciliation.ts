@@ -1,0 +1,19 @@
+import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { reconciliationRows } from '@/lib/server/repos/reconciliation';
+
+/**
+ * GET every ad conversion of the organization with its counted share over the last 7 final days, worst
+ * first (not read yet last): `{ conversions: [{ id, name, platform, summary }] }`.
+ */
+export default createHandler({
+  GET: route({
+    access: 'orgMember',
+    permission: ['conversion', 'read'],
+    query: orgRouteSchema,
+    preload: ({ orgId }) => reconciliationRows(orgId),
+    handle: ({ preloaded }) => ({
+      conversions: [...preloaded].sort((a, b) => (a.summary.week.share ?? 2) - (b.summary.week.share ?? 2) || a.name.localeCompare(b.name)),
+    }),
+  }),
+});
