@@ -70,7 +70,7 @@ export const SESSION_MAX_AGE_MS = 45 * 60_000;
 interface CachedSession {
   /** What the cache is for: the object's credential as of its last (re)connection (`connected_at`). */
   version: string;
-  /** Which objects use it (`source/{id}`), so a dead login forgets it. */
+  /** The object whose login it is (`{org}/source/{id}`), so its dead login forgets it. */
   object: string;
   /** One opening at a time (single-flight): every caller meanwhile awaits the same one. */
   opening: Promise<Session>;
@@ -123,7 +123,7 @@ async function refreshSession(
  * object 'needs reauth' and throws the connector's PlatformError('needs_reauth') as it is, so a
  * worker can tell it from the other failures.
  *
- * Sessions are cached per credential in this process (docs/ARCHITECTURE.md, "Sessions"): the object
+ * Sessions are cached per credential in this process (docs/ARCHITECTURE.md, the request path's step 4): the object
  * is read every time (one point read: its status and `connected_at`), the credential and the refresh
  * only when no fresh session of that same connection of the login is held. Two callers that find none
  * share one refresh.

@@ -1,7 +1,8 @@
-import { addDays, toDay } from '@/lib/shared/connections/windows';
+import { addDays, daysInclusive, toDay } from '@/lib/shared/connections/windows';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { forgetAllSessions, openSessionOf, readCredential } from '@/lib/server/credentials';
 import type { MicrosoftCredential } from '@/lib/server/connectors/microsoft-ads';
+import { writtenDays } from '@/lib/server/repos/connections';
 import { getRun } from '@/lib/server/repos/runs';
 import { getIntegration, loadIntegration } from '@/lib/server/repos/integrations';
 import { startBackfill } from '@/lib/server/services/connections';
@@ -44,6 +45,8 @@ const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 180_000) =>
     timeoutMs,
     `run ${runId}`,
   );
+
+const everyDay = (from: string, to: string) => Array.from({ length: daysInclusive(from, to) }, (_, index) => addDays(from, index));
 
 const microsoftToMixpanel = () =>
   setUpConnection({
@@ -101,6 +104,10 @@ test('parallel jobs of one Microsoft login never end needs reconnecting; one wor
   expect(run.jobsTotal).toBeGreaterThanOrEqual(12);
   expect(platforms.refreshes.count('microsoft')).toEqual({ refreshes: 1, logins: 1 });
   expect((await getIntegration(setup.orgId, 'source', setup.sourceId)).status).toBe('active');
+  // The chart's days: every day of the window once, with both accounts (settled together or apart).
+  const days = await writtenDays(setup.orgId, setup.connectionId, 1000);
+  expect(days.map((day) => day.date)).toEqual(everyDay(run.from, run.to));
+  expect(days.every((day) => Object.keys(day.accounts).sort().join() === '301,302')).toBe(true);
 
   // Two workers, each refreshing the same stored login at once: both go on working.
   const second = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -200));

@@ -354,6 +354,7 @@ async function writeRun(ledger: RunLedger, attempts: Map<string, number>, settle
     const update: Record<string, unknown> = {};
     const totals: Totals = { rows_read: 0, rows_written: 0, calls: 0 };
     const accounts = new Map<string, Totals & { failed: number; error?: string | null }>();
+    const written = new Map<string, Record<string, { spend: number; clicks: number; impressions: number }>>();
     let settled = 0;
     let lastSettled = -1;
     const answers: JobSettlement[] = settles.map(() => ({ finished: false }));
@@ -388,10 +389,13 @@ async function writeRun(ledger: RunLedger, attempts: Map<string, number>, settle
       accounts.set(job.accountId, account);
       if (days && connectionSnap.exists) {
         for (const [date, figures] of days.days) {
-          transaction.set(daysOf(orgId, id).doc(date), { date, accounts: { [days.accountId]: figures } }, { merge: true });
+          written.set(date, { ...written.get(date), [days.accountId]: figures });
         }
       }
     }
+    // One write per day for all the accounts settled together (a backfill's accounts read the same months at once).
+    for (const [date, accountsOfDay] of written)
+      transaction.set(daysOf(orgId, id).doc(date), { date, accounts: accountsOfDay }, { merge: true });
     if (settled === 0 && Object.keys(update).length === 0) return answers;
     if (settled > 0) {
       Object.assign(update, {
