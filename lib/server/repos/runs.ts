@@ -252,8 +252,9 @@ export type JobSettlement = { finished: false } | { finished: true; outcome: Run
  * is acknowledged only after its outcome is recorded.
  */
 export const RUN_WRITE_INTERVAL_MS = Number(process.env.SYNC_RUN_WRITE_INTERVAL_MS || 1000);
-/** Jobs settled in one transaction at most (each writes up to a month of days: Firestore takes 500 writes). */
+/** Jobs settled in one transaction at most, and their days written at most (Firestore takes 500 writes a transaction). */
 const SETTLES_PER_WRITE = 12;
+const DAYS_PER_WRITE = 400;
 
 interface PendingSettle {
   key: string;
@@ -301,7 +302,15 @@ function scheduleWrite(ledger: RunLedger) {
 }
 
 async function writeLedger(ledger: RunLedger) {
-  const settles = ledger.settles.splice(0, SETTLES_PER_WRITE);
+  // As many as fit (one at least): a scheduled run's jobs share their days, a backfill's chunks are a month each.
+  let take = 0;
+  const dates = new Set<string>();
+  while (take < Math.min(SETTLES_PER_WRITE, ledger.settles.length)) {
+    for (const date of ledger.settles[take]!.days?.days.keys() ?? []) dates.add(date);
+    if (take > 0 && dates.size > DAYS_PER_WRITE) break;
+    take += 1;
+  }
+  const settles = ledger.settles.splice(0, take);
   const attempts = ledger.attempts;
   ledger.attempts = new Map();
   ledger.writing = true;
