@@ -313,6 +313,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (grantType === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
       const checked = verifyAssertion(form.get('assertion') ?? '', serviceAccount, `${store.base}/google/token`);
       if (!checked.ok) return oauthError(400, 'invalid_grant', checked.error!);
+      store.refreshes.note(`service-account:${serviceAccount.email}`, 'google');
       const accessToken = store.issue(
         { provider: 'google', scope: 'https://www.googleapis.com/auth/bigquery', offline: false, serviceAccount: true },
         null,
@@ -341,6 +342,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (grantType === 'refresh_token') {
       const grant = store.refreshTokens.get(form.get('refresh_token') ?? '');
       if (!grant || grant.provider !== 'google') return oauthError(400, 'invalid_grant', 'Token has been expired or revoked.');
+      store.refreshes.note(grant, 'google');
       const accessToken = store.issue(grant, form.get('refresh_token'), 3599);
       return json(res, 200, { access_token: accessToken, expires_in: 3599, token_type: 'Bearer', scope: grant.scope });
     }

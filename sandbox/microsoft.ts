@@ -461,7 +461,9 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
         if (!found || found.provider !== 'microsoft') {
           return aadError(res, 400, 'invalid_grant', 70000, 'The provided authorization code or refresh token has expired or is invalid.');
         }
-        store.refreshTokens.delete(old); // refresh tokens rotate
+        // A new refresh token comes with every refresh, and the redeemed one stays valid (Microsoft does not revoke it:
+        // learn.microsoft.com/entra/identity-platform/refresh-tokens); parallel refreshes of one login all work.
+        store.refreshes.note(found, 'microsoft');
         grant = found;
       } else {
         return aadError(res, 400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');

@@ -40,6 +40,8 @@ export interface FakePlatforms {
   revokeAll: (provider: Provider, options?: { serviceAccounts?: boolean }) => void;
   /** A service-account JSON key the fake Google accepts, for BigQuery. */
   serviceAccountKey: string;
+  /** Token refreshes (refresh grants, service-account assertions) per login, counted by the fakes. */
+  refreshes: SandboxStore['refreshes'];
   /** Conversions received by Meta, Google, Microsoft and Mixpanel (deduplicated), and their failure switches. */
   conversions: ConversionLedger;
   /** What Meta, Google and Microsoft matched of the hashed identifiers they received, each by its own rules (sandbox/matching.ts). */
@@ -276,6 +278,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
   return {
     url: store.base,
     revokeAll: store.revokeAll,
+    refreshes: store.refreshes,
     conversions: store.conversions,
     matches: store.matches,
     adData: store.adData,

@@ -47,6 +47,26 @@ export function createStore(appUrls: readonly string[]) {
   const accessTokens = new Map<string, AccessToken>();
   const revokedProviders = new Set<Provider>();
 
+  /**
+   * Access tokens handed out per login (a consent's grant, kept across Microsoft's rotations; a service
+   * account by its email): how often the app refreshed each. A login the app caches is refreshed about
+   * once an hour, not once per job.
+   */
+  const refreshCounts = new Map<Grant | string, { provider: Provider; count: number }>();
+  const refreshes = {
+    note(login: Grant | string, provider: Provider) {
+      const entry = refreshCounts.get(login) ?? { provider, count: 0 };
+      entry.count += 1;
+      refreshCounts.set(login, entry);
+    },
+    /** Refreshes and the logins they were for, of one provider or all. */
+    count(provider?: Provider): { refreshes: number; logins: number } {
+      const entries = [...refreshCounts.values()].filter((entry) => !provider || entry.provider === provider);
+      return { refreshes: entries.reduce((sum, entry) => sum + entry.count, 0), logins: entries.length };
+    },
+    reset: () => refreshCounts.clear(),
+  };
+
   function issue(grant: Grant, refreshToken: string | null, ttlSeconds: number) {
     const accessToken = token(grant.provider === 'google' ? 'ya29.' : grant.provider === 'meta' ? 'EAAB' : 'EwB');
     accessTokens.set(accessToken, { ...grant, refreshToken, expiresAt: Date.now() + ttlSeconds * 1000 });
@@ -100,6 +120,7 @@ export function createStore(appUrls: readonly string[]) {
     refreshTokens,
     accessTokens,
     revokedProviders,
+    refreshes,
     issue,
     revokeAll,
     bearerToken,

@@ -43,18 +43,90 @@ const needsReauth = (platform: Platform) => new DomainError('needs_reauth', dead
 
 /**
  * The one place a login is declared dead: the object is marked "needs reconnecting" with the one
- * sentence, and the error to settle with says the same, whichever call noticed it first.
+ * sentence, and the error to settle with says the same, whichever call noticed it first. The
+ * process forgets the object's cached session, so nothing here uses it again.
  */
 export async function loginDied(orgId: string, kind: IntegrationKind, id: string, platform: Platform): Promise<PlatformError> {
+  forgetSessionsOf(orgId, kind, id);
   const error = new PlatformError(platform, 'needs_reauth', deadLoginMessage(platform));
   await markNeedsReauth(orgId, kind, id, error.message);
   return error;
+}
+
+// ——— sessions, cached per credential in the process ———
+
+/**
+ * An opened session is kept per credential until this long before its access token expires, so a job
+ * or batch starting then still has minutes of token left.
+ */
+export const SESSION_MARGIN_MS = 5 * 60_000;
+/**
+ * The longest a session is kept, whatever the platform said: keys that never expire (Mixpanel, Stripe)
+ * and tokens whose lifetime is not told (a service account's, 1 h by its own assertion) are opened again
+ * this often, so a key changed at the platform is noticed within it.
+ */
+export const SESSION_MAX_AGE_MS = 45 * 60_000;
+
+interface CachedSession {
+  /** What the cache is for: the object's credential as of its last (re)connection (`connected_at`). */
+  version: string;
+  /** The object whose login it is (`{org}/source/{id}`), so its dead login forgets it. */
+  object: string;
+  /** One opening at a time (single-flight): every caller meanwhile awaits the same one. */
+  opening: Promise<Session>;
+  /** Until when it may be handed out; Infinity while it is being opened. */
+  freshUntil: number;
+}
+
+const sessions = new Map<string, CachedSession>();
+const objectKey = (orgId: string, kind: IntegrationKind, id: string) => `${orgId}/${kind}/${id}`;
+
+/** Forgets the cached sessions of an object (its login died, or it was reconnected or deleted here). */
+export function forgetSessionsOf(orgId: string, kind: IntegrationKind, id: string): void {
+  const object = objectKey(orgId, kind, id);
+  for (const [key, entry] of sessions) if (entry.object === object) sessions.delete(key);
+}
+
+/** Forgets every cached session (tests). */
+export function forgetAllSessions(): void {
+  sessions.clear();
+}
+
+/** Drops what expired, so a long-lived worker does not keep the sessions of objects long deleted. */
+function pruneSessions(now: number) {
+  for (const [key, entry] of sessions) if (entry.freshUntil <= now) sessions.delete(key);
+}
+
+/** A refresh of the credential at the platform, saving what it rotated; a dead login is marked once. */
+async function refreshSession(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  platform: Platform,
+  credentialId: string,
+): Promise<Session> {
+  try {
+    const credential = await readCredential(orgId, credentialId);
+    const session = await connectorFor(platform).openSession(credential);
+    if (session.rotated) await updateSealedCredential(orgId, credentialId, sealCredential(orgId, credentialId, session.rotated));
+    return session;
+  } catch (error) {
+    if ((error instanceof PlatformError || error instanceof DomainError) && error.code === 'needs_reauth') {
+      throw await loginDied(orgId, kind, id, platform);
+    }
+    throw error;
+  }
 }
 
 /**
  * A live session of an object's login, saving what the platform rotated. A dead login marks the
  * object 'needs reauth' and throws the connector's PlatformError('needs_reauth') as it is, so a
  * worker can tell it from the other failures.
+ *
+ * Sessions are cached per credential in this process (docs/ARCHITECTURE.md, the request path's step 4): the object
+ * is read every time (one point read: its status and `connected_at`), the credential and the refresh
+ * only when no fresh session of that same connection of the login is held. Two callers that find none
+ * share one refresh.
  */
 export async function openSessionOf(
   orgId: string,
@@ -62,19 +134,33 @@ export async function openSessionOf(
   id: string,
 ): Promise<{ session: Session; integration: Integration }> {
   const { integration, credentialId } = await loadIntegration(orgId, kind, id);
-  if (integration.status === 'needs_reauth')
+  const key = `${orgId}/${credentialId}`;
+  if (integration.status === 'needs_reauth') {
+    sessions.delete(key);
     throw new PlatformError(integration.platform, 'needs_reauth', needsReauth(integration.platform).message);
-  try {
-    const credential = await readCredential(orgId, credentialId);
-    const session = await connectorFor(integration.platform).openSession(credential);
-    if (session.rotated) await updateSealedCredential(orgId, credentialId, sealCredential(orgId, credentialId, session.rotated));
-    return { session, integration };
-  } catch (error) {
-    if ((error instanceof PlatformError || error instanceof DomainError) && error.code === 'needs_reauth') {
-      throw await loginDied(orgId, kind, id, integration.platform);
-    }
-    throw error;
   }
+  const now = Date.now();
+  let entry = sessions.get(key);
+  // Reconnected since (here or on another instance): `connected_at` moved, the cached login is the old one.
+  if (!entry || entry.version !== integration.connectedAt || entry.freshUntil - SESSION_MARGIN_MS <= now) {
+    pruneSessions(now);
+    const opening = refreshSession(orgId, kind, id, integration.platform, credentialId);
+    const created: CachedSession = { version: integration.connectedAt, object: objectKey(orgId, kind, id), opening, freshUntil: Infinity };
+    entry = created;
+    sessions.set(key, created);
+    opening.then(
+      (session) => {
+        const opened = Date.now();
+        created.freshUntil = Math.min(session.expiresAt ?? Infinity, opened + SESSION_MAX_AGE_MS);
+      },
+      () => {
+        if (sessions.get(key) === created) sessions.delete(key);
+      },
+    );
+  }
+  const session = await entry.opening;
+  // A rotated credential was saved by the refresh that got it: callers after it must not save it again.
+  return { session: session.rotated ? { ...session, rotated: null } : session, integration };
 }
 
 /**

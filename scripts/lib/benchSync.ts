@@ -22,8 +22,8 @@
  * The baseline of rows/s, measured in the same run: the same rows (same accounts, chunks, level)
  * pushed through the same writer (`writer.replace`, the code a job ends in) directly in this
  * process, against the same fake, into a fresh table / connection: the ad-platform read is done
- * before each timed write, and there is no Pub/Sub, no Firestore (no beginJob / settleJob
- * transactions, no session opening per job, no written-days batch), no second process. The ratio is
+ * before each timed write, and there is no Pub/Sub, no Firestore (no run-document reads and writes, no
+ * session opening, no chart days), no second process, and one chunk at a time. The ratio is
  * then what the engine keeps of what the destination alone could take.
  *
  * A backfill still running after its cap (BENCH_SYNC_BIGQUERY_CAP_SECONDS, default 120;
@@ -32,6 +32,8 @@
  * grows with the table. The baseline then writes the same chunks the engine finished, and the whole
  * backfill's time is estimated from the baseline's MERGE times.
  * Jobs in flight at once are read from the run record (a job begun, attempts ≥ 1, not yet settled).
+ * Token refreshes per backfill are what the fakes counted per login (sandbox/store.ts `refreshes`) from
+ * the fresh worker's warm-up run to the backfill's end: one per login when sessions are kept.
  */
 import diagnostics from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -197,6 +199,8 @@ interface Measured {
   cpu: string;
   /** Rows of the backfill window the destination holds for the connection afterwards. */
   held: number;
+  /** Token refreshes the fakes counted (refresh grants, service-account assertions) over the warm-up run and the backfill, and the logins they were for. */
+  refreshes: { refreshes: number; logins: number };
   /** The settled jobs, in the order the queue handed them out (account-major, oldest chunk first). */
   doneJobs: RunJob[];
 }
@@ -277,6 +281,8 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
   const worker = m.startWorker({ SYNC_CONCURRENCY: String(concurrency), SYNC_TICK_MS: '0', PAYMENTS_POLL_MS: '3600000' }, { quiet: true });
   const pid = worker.child.pid!;
   try {
+    // The fresh worker opens each login at its warm-up run; a backfill after it should refresh none again.
+    ctx.platforms.refreshes.reset();
     const warmId = (await m.scheduler.startRun(setup.orgId, setup.connectionId, 'manual'))!;
     const warmDeadline = Date.now() + 180_000;
     while ((await m.ledger.getRun(setup.orgId, setup.connectionId, warmId)).outcome === 'running') {
@@ -356,6 +362,7 @@ async function measureBackfill(m: Modules, ctx: Context, destination: Destinatio
       peakReset,
       cpu: cpuUse,
       held: await heldRows(m, ctx, setup, destination, run.from, run.to),
+      refreshes: ctx.platforms.refreshes.count(),
       doneJobs,
     };
   } finally {
@@ -438,6 +445,7 @@ function row(run: Measured, bare?: Bare) {
     `${fmt(ownRate)}${bare ? ` (${ratio(ownRate, rate(bare.rows, bare.writeMs))} bare)` : ''}`,
     `${fmt(searchStream)} vs ${fmt(run.jobsBegun)}${run.complete ? '' : ' begun'} (${ratio(searchStream, run.jobsBegun)})`,
     destination,
+    `${run.refreshes.refreshes} vs ${run.refreshes.logins}`,
     `${mb(run.hwmKb)} / ${mb(run.sampledPeakKb)} (idle ${mb(run.idleRssKb)})`,
   ];
 }
@@ -456,8 +464,8 @@ function notes(run: Measured) {
       (run.complete
         ? `run record calls ${fmt(run.runCalls)} = ad platform ${fmt(run.runCalls - run.destinationCalls)} + destination ${fmt(run.destinationCalls)}; `
         : `run record calls ${fmt(run.runCalls)} (settled jobs; the destination also holds rows of chunks in flight at the cap); `) +
-      `sandbox time: searchStream ${secs(stream.ms)}, destination ${secs(destinationMs)}` +
-      `${served.get('Google token')!.count ? `, ${served.get('Google token')!.count} token refreshes` : ''}; ` +
+      `sandbox time: searchStream ${secs(stream.ms)}, destination ${secs(destinationMs)}; ` +
+      `token refreshes (warm-up run + backfill, one worker) ${run.refreshes.refreshes} for ${run.refreshes.logins} login${run.refreshes.logins === 1 ? '' : 's'} (${run.jobsDone + 1} jobs' worth of openings); ` +
       `jobs' own time (read + write) Σ ${secs(run.jobMs)} over ${secs(run.wallMs)} of wall, ${secs(run.jobMs / Math.max(1, run.jobsDone))} per chunk inside the job vs ${secs(run.wallMs / Math.max(1, run.jobsDone))} per chunk of wall; ` +
       `up to ${run.maxInFlight} backfill jobs in flight at once (run record), ${run.retries} job retries.`,
     `  CPU: ${run.cpu}.${run.peakReset ? '' : ' (VmHWM could not be reset: it includes start-up.)'}`,
@@ -526,8 +534,8 @@ export async function benchSync() {
 
     console.log(
       [
-        '| backfill | chunks done | rows written | wall | rows/s (÷ bare writer, same rows) | Google Ads calls vs floor (1 per account × chunk) | destination calls | worker peak: VmHWM / sampled RSS |',
-        '|---|---:|---:|---:|---:|---:|---:|---:|',
+        '| backfill | chunks done | rows written | wall | rows/s (÷ bare writer, same rows) | Google Ads calls vs floor (1 per account × chunk) | destination calls | token refreshes vs logins | worker peak: VmHWM / sampled RSS |',
+        '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
         ...runs.map((run) => `| ${row(run, bares.get(run)).join(' | ')} |`),
       ].join('\n'),
     );
@@ -561,8 +569,8 @@ export async function benchSync() {
     const [usual, other] = [byKey('mixpanel', SHORT_DAYS), byKey('mixpanel', SHORT_DAYS, OTHER_CONCURRENCY)];
     console.log(
       `SYNC_CONCURRENCY does not change backfills: Mixpanel ${SHORT_DAYS} d took ${secs(usual.wallMs)} at ${CONCURRENCY} and ${secs(other.wallMs)} at ${OTHER_CONCURRENCY} ` +
-        `(backfill jobs come from their own subscription, pulled with batch 1 and at most 1 outstanding; SYNC_CONCURRENCY sizes only the scheduled and manual jobs' subscription). ` +
-        `At most ${Math.max(...runs.map((run) => run.maxInFlight))} backfill job(s) were in flight at once in this run (one at a time by design).`,
+        `(backfill chunks come from their own subscription and run SYNC_BACKFILL_CONCURRENCY at once (default 4), organizations taking turns and at most 2 per ad account; SYNC_CONCURRENCY sizes only the scheduled and manual jobs' subscription). ` +
+        `At most ${Math.max(...runs.map((run) => run.maxInFlight))} backfill jobs were seen in flight at once in this run (run record; attempts are recorded with the run's next write, within a second).`,
     );
     console.log(`Section time: ${secs(performance.now() - sectionStarted)}.`);
   } finally {

@@ -128,7 +128,8 @@ test('a two-year backfill killed mid-way (SIGKILL) resumes on another worker: ev
   const from = addDays(toDay(Date.now()), -730);
   const { runId, chunks } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, from);
   expect(chunks).toBeGreaterThanOrEqual(24);
-  const first = worker();
+  // One chunk at a time on the first worker, so it is killed with most of the backfill still to come.
+  const first = worker({ SYNC_BACKFILL_CONCURRENCY: '1' });
   await until(
     () => getRun(setup.orgId, setup.connectionId, runId),
     (run) => run.jobsDone >= 4,
@@ -155,8 +156,9 @@ test('a two-year backfill killed mid-way (SIGKILL) resumes on another worker: ev
 
 test('a login revoked mid-backfill pauses the connection; Reconnect resumes where it stopped', async () => {
   const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, accountIds: ['5556667778'] });
-  const { runId } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -365));
-  worker();
+  const { runId } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -730));
+  // One chunk at a time, so the login is revoked while most of the backfill is still to come.
+  worker({ SYNC_BACKFILL_CONCURRENCY: '1' });
   await until(
     () => getRun(setup.orgId, setup.connectionId, runId),
     (run) => run.jobsDone >= 2,

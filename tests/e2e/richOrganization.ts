@@ -2,7 +2,7 @@ import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { sealCredential } from '@/lib/server/credentials';
 import { createApp } from '@/lib/server/repos/apps';
-import { createConnection, recordWrittenDays } from '@/lib/server/repos/connections';
+import { createConnection } from '@/lib/server/repos/connections';
 import { createConversion, recordDelivery } from '@/lib/server/repos/conversions';
 import { createInvitation } from '@/lib/server/repos/invitations';
 import { createPayment } from '@/lib/server/repos/payments';
@@ -170,7 +170,11 @@ export async function richOrganization(): Promise<RichOrganization> {
       const date = new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
       days.set(date, { spend: 40 + index * 15 + daysAgo, clicks: 120 + daysAgo, impressions: 4000 + daysAgo * 10 });
     }
-    await recordWrittenDays(orgId, connection.id, account.id, days);
+    // The chart's days, as a settled job leaves them (repos/runs.ts).
+    const daysOf = adminDb().collection(`organizations/${orgId}/connections/${connection.id}/days`);
+    await Promise.all(
+      [...days].map(([date, figures]) => daysOf.doc(date).set({ date, accounts: { [account.id]: figures } }, { merge: true })),
+    );
   }
 
   const app = await createApp(orgId, uid, {

@@ -37,3 +37,7 @@ export const form = (values: Record<string, string>) => ({
 });
 
 export const bearer = (token: string, extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${token}`, ...extra });
+
+/** An OAuth token answer's `expires_in` (seconds) as epoch ms, or undefined when it gives none. */
+export const expiresAtOf = (expiresIn: unknown): number | undefined =>
+  typeof expiresIn === 'number' && expiresIn > 0 ? Date.now() + expiresIn * 1000 : undefined;

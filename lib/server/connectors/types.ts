@@ -22,6 +22,8 @@ export interface Session<C extends StoredCredential = StoredCredential> {
   accessToken: string;
   /** Set when the platform rotated the credential; it must be saved. */
   rotated: C | null;
+  /** When the access token stops working (epoch ms), as the platform said (`expires_in`); unknown: undefined. */
+  expiresAt?: number;
 }
 
 /** A finished consent or key check: what to seal, and how to name the login. */

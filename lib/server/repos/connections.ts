@@ -172,29 +172,6 @@ export async function dueConnections(now: Date, limit = 200): Promise<Array<{ or
   return snapshot.docs.map((doc) => ({ orgId: doc.ref.parent.parent!.id, id: doc.id }));
 }
 
-/** Adds what a job wrote to the chart's days: spend, clicks and impressions per account per day. */
-export async function recordWrittenDays(
-  orgId: string,
-  id: string,
-  accountId: string,
-  written: Map<string, { spend: number; clicks: number; impressions: number; currency?: string }>,
-): Promise<boolean> {
-  const entries = [...written.entries()];
-  const ref = connections(orgId).doc(id);
-  for (let start = 0; start < entries.length; start += 400) {
-    // Only under a connection that still exists: a job still running when it is deleted leaves nothing behind.
-    const kept = await adminDb().runTransaction(async (transaction) => {
-      if (!(await transaction.get(ref)).exists) return false;
-      for (const [date, figures] of entries.slice(start, start + 400)) {
-        transaction.set(days(orgId, id).doc(date), { date, accounts: { [accountId]: figures } }, { merge: true });
-      }
-      return true;
-    });
-    if (!kept) return false;
-  }
-  return true;
-}
-
 /** Whether a connection still exists (a job checks before it writes: a deleted connection writes nothing more). */
 export async function connectionExists(orgId: string, id: string): Promise<boolean> {
   return (await connections(orgId).doc(id).get()).exists;

@@ -15,6 +15,7 @@ import { iso, notFound } from '@/lib/server/repos/integrations';
 const organization = (orgId: string) => adminDb().collection('organizations').doc(orgId);
 const connections = (orgId: string) => organization(orgId).collection('connections');
 const runs = (orgId: string, id: string) => connections(orgId).doc(id).collection('runs');
+const daysOf = (orgId: string, id: string) => connections(orgId).doc(id).collection('days');
 
 const emptyJob = (accountId: string, window: Window, key: string): RunJob => ({
   key,
@@ -238,17 +239,19 @@ export async function getRun(orgId: string, id: string, runId: string): Promise<
   return toRun(snap);
 }
 
-/** Counts an attempt at a job; null when the job is settled already (a redelivered message) or its run is over. */
+/**
+ * A job about to run; null when it is settled already (a redelivered message) or its run is over. The
+ * attempt is counted with the run's next write (see settleJob): one read here, no write of its own.
+ */
 export async function beginJob(orgId: string, id: string, runId: string, key: string): Promise<{ job: RunJob; attempts: number } | null> {
-  const ref = runs(orgId, id).doc(runId);
-  return adminDb().runTransaction(async (transaction) => {
-    const snap = await transaction.get(ref);
-    if (!snap.exists) return null;
-    const job = (snap.get('jobs') as Record<string, RunJob> | undefined)?.[key];
-    if (!job || job.status !== 'pending' || snap.get('outcome') === 'cancelled') return null;
-    transaction.update(ref, { [`jobs.${key}.attempts`]: FieldValue.increment(1) });
-    return { job, attempts: job.attempts + 1 };
-  });
+  const snap = await runs(orgId, id).doc(runId).get();
+  if (!snap.exists) return null;
+  const job = (snap.get('jobs') as Record<string, RunJob> | undefined)?.[key];
+  if (!job || job.status !== 'pending' || snap.get('outcome') === 'cancelled') return null;
+  const pending = ledgerOf(orgId, id, runId);
+  pending.attempts.set(key, (pending.attempts.get(key) ?? 0) + 1);
+  scheduleWrite(pending);
+  return { job, attempts: job.attempts + 1 };
 }
 
 export interface JobResult {
@@ -260,50 +263,197 @@ export interface JobResult {
   error: string | null;
 }
 
+/** Spend, clicks and impressions per day of one account that a job wrote (the connection page's chart). */
+/** What a job wrote per day: spend (in the account's currency), clicks, impressions. */
+export type DayFigures = { spend: number; clicks: number; impressions: number; currency?: string };
+export type WrittenDays = { accountId: string; days: Map<string, DayFigures> };
+
 /** What finishing a job did to its run: finished it (with which outcome), or not yet. */
 export type JobSettlement = { finished: false } | { finished: true; outcome: RunOutcome; kind: RunKind };
 
 /**
- * Records a job's result once (a redelivered job finds it settled and changes nothing), adds its
- * numbers to the run and its account, and when it was the run's last job, finishes the run and
- * the connection's record of it.
+ * The run document is written at most once per RUN_WRITE_INTERVAL_MS (Firestore sustains about one write
+ * a second on a document): the jobs of a run settled meanwhile in this process, their attempts and their
+ * chart days go in one transaction. A job's settle resolves once that transaction committed, so a message
+ * is acknowledged only after its outcome is recorded.
  */
-export async function settleJob(orgId: string, id: string, runId: string, key: string, result: JobResult): Promise<JobSettlement> {
+export const RUN_WRITE_INTERVAL_MS = Number(process.env.SYNC_RUN_WRITE_INTERVAL_MS || 1000);
+/** Jobs settled in one transaction at most, and their days written at most (Firestore takes 500 writes a transaction). */
+const SETTLES_PER_WRITE = 12;
+const DAYS_PER_WRITE = 400;
+
+interface PendingSettle {
+  key: string;
+  result: JobResult;
+  days: WrittenDays | null;
+  resolve: (settlement: JobSettlement) => void;
+  reject: (error: unknown) => void;
+}
+
+interface RunLedger {
+  orgId: string;
+  id: string;
+  runId: string;
+  attempts: Map<string, number>;
+  settles: PendingSettle[];
+  writing: boolean;
+  timer: ReturnType<typeof setTimeout> | null;
+  lastWrite: number;
+}
+
+const ledgers = new Map<string, RunLedger>();
+
+function ledgerOf(orgId: string, id: string, runId: string): RunLedger {
+  const key = `${orgId}/${id}/${runId}`;
+  let ledger = ledgers.get(key);
+  if (!ledger) {
+    // Kept a while after its last write (the next one still waits its interval), then forgotten.
+    const idle = Date.now() - 10 * RUN_WRITE_INTERVAL_MS;
+    for (const [other, candidate] of ledgers) {
+      if (!candidate.writing && !candidate.timer && candidate.lastWrite < idle) ledgers.delete(other);
+    }
+    ledger = { orgId, id, runId, attempts: new Map(), settles: [], writing: false, timer: null, lastWrite: 0 };
+    ledgers.set(key, ledger);
+  }
+  return ledger;
+}
+
+function scheduleWrite(ledger: RunLedger) {
+  if (ledger.writing || ledger.timer) return;
+  const wait = Math.max(0, ledger.lastWrite + RUN_WRITE_INTERVAL_MS - Date.now());
+  ledger.timer = setTimeout(() => {
+    ledger.timer = null;
+    void writeLedger(ledger);
+  }, wait);
+}
+
+async function writeLedger(ledger: RunLedger) {
+  // As many as fit (one at least): a scheduled run's jobs share their days, a backfill's chunks are a month each.
+  let take = 0;
+  const dates = new Set<string>();
+  while (take < Math.min(SETTLES_PER_WRITE, ledger.settles.length)) {
+    for (const date of ledger.settles[take]!.days?.days.keys() ?? []) dates.add(date);
+    if (take > 0 && dates.size > DAYS_PER_WRITE) break;
+    take += 1;
+  }
+  const settles = ledger.settles.splice(0, take);
+  const attempts = ledger.attempts;
+  ledger.attempts = new Map();
+  ledger.writing = true;
+  try {
+    const settlements = await writeRun(ledger, attempts, settles);
+    settles.forEach((settle, index) => settle.resolve(settlements[index]!));
+  } catch (error) {
+    // Nothing was recorded: the jobs' messages come again and settle then; the attempts stay uncounted.
+    for (const settle of settles) settle.reject(error);
+  } finally {
+    ledger.writing = false;
+    ledger.lastWrite = Date.now();
+    if (ledger.settles.length || ledger.attempts.size) scheduleWrite(ledger);
+  }
+}
+
+/**
+ * Records a job's result once (a redelivered job finds it settled and changes nothing), adds its
+ * numbers to the run and its account, writes the chart's days (only while the connection exists: a job
+ * still running when it is deleted leaves nothing behind), and when it was the run's last job, finishes
+ * the run and the connection's record of it. Resolves once recorded (within about RUN_WRITE_INTERVAL_MS).
+ */
+export function settleJob(
+  orgId: string,
+  id: string,
+  runId: string,
+  key: string,
+  result: JobResult,
+  days: WrittenDays | null = null,
+): Promise<JobSettlement> {
+  const ledger = ledgerOf(orgId, id, runId);
+  return new Promise((resolve, reject) => {
+    ledger.settles.push({ key, result, days, resolve, reject });
+    scheduleWrite(ledger);
+  });
+}
+
+type Totals = { rows_read: number; rows_written: number; calls: number };
+
+/** One transaction: the attempts begun and the jobs settled since the last write of the run. */
+async function writeRun(ledger: RunLedger, attempts: Map<string, number>, settles: PendingSettle[]): Promise<JobSettlement[]> {
+  const { orgId, id, runId } = ledger;
   const ref = runs(orgId, id).doc(runId);
   const connectionRef = connections(orgId).doc(id);
-  return adminDb().runTransaction(async (transaction): Promise<JobSettlement> => {
+  return adminDb().runTransaction(async (transaction): Promise<JobSettlement[]> => {
     const [snap, connectionSnap] = await Promise.all([transaction.get(ref), transaction.get(connectionRef)]);
-    if (!snap.exists) return { finished: false };
+    if (!snap.exists) return settles.map(() => ({ finished: false }));
     const run = toRun(snap);
-    const job = run.jobs[key];
-    if (!job || job.status !== 'pending') return { finished: false };
-    const jobs = { ...run.jobs, [key]: { ...job, ...result } };
-    const done = Object.values(jobs).filter((candidate) => candidate.status !== 'pending');
-    const account = `accounts.${job.accountId}`;
-    // A paused job is done again after Reconnect: it adds nothing now, so nothing is counted twice.
-    const counted = result.status === 'paused' ? { ...result, rowsRead: 0, rowsWritten: 0, calls: 0 } : result;
-    const update: Record<string, unknown> = {
-      [`jobs.${key}.status`]: result.status,
-      [`jobs.${key}.rowsRead`]: result.rowsRead,
-      [`jobs.${key}.rowsWritten`]: result.rowsWritten,
-      [`jobs.${key}.calls`]: result.calls,
-      [`jobs.${key}.durationMs`]: result.durationMs,
-      [`jobs.${key}.error`]: result.error,
-      jobs_done: FieldValue.increment(1),
-      rows_read: FieldValue.increment(counted.rowsRead),
-      rows_written: FieldValue.increment(counted.rowsWritten),
-      calls: FieldValue.increment(counted.calls),
-      [`${account}.rows_read`]: FieldValue.increment(counted.rowsRead),
-      [`${account}.rows_written`]: FieldValue.increment(counted.rowsWritten),
-      [`${account}.calls`]: FieldValue.increment(counted.calls),
-      ...(result.status === 'failed' && { [`${account}.failed`]: FieldValue.increment(1) }),
-      ...(result.status !== 'done' && { [`${account}.error`]: result.error }),
+    const jobs = { ...run.jobs };
+    const update: Record<string, unknown> = {};
+    const totals: Totals = { rows_read: 0, rows_written: 0, calls: 0 };
+    const accounts = new Map<string, Totals & { failed: number; error?: string | null }>();
+    const written = new Map<string, Record<string, DayFigures>>();
+    let settled = 0;
+    let lastSettled = -1;
+    const answers: JobSettlement[] = settles.map(() => ({ finished: false }));
+    for (const [key, count] of attempts) if (jobs[key]) update[`jobs.${key}.attempts`] = FieldValue.increment(count);
+    for (const [index, { key, result, days }] of settles.entries()) {
+      const job = jobs[key];
+      if (!job || job.status !== 'pending') continue;
+      jobs[key] = { ...job, ...result };
+      settled += 1;
+      lastSettled = index;
+      // A paused job is done again after Reconnect: it adds nothing now, so nothing is counted twice.
+      const counted = result.status === 'paused' ? { ...result, rowsRead: 0, rowsWritten: 0, calls: 0 } : result;
+      Object.assign(update, {
+        [`jobs.${key}.status`]: result.status,
+        [`jobs.${key}.rowsRead`]: result.rowsRead,
+        [`jobs.${key}.rowsWritten`]: result.rowsWritten,
+        [`jobs.${key}.calls`]: result.calls,
+        [`jobs.${key}.durationMs`]: result.durationMs,
+        [`jobs.${key}.error`]: result.error,
+      });
+      totals.rows_read += counted.rowsRead;
+      totals.rows_written += counted.rowsWritten;
+      totals.calls += counted.calls;
+      const account = accounts.get(job.accountId) ?? { rows_read: 0, rows_written: 0, calls: 0, failed: 0 };
+      account.rows_read += counted.rowsRead;
+      account.rows_written += counted.rowsWritten;
+      account.calls += counted.calls;
+      if (result.status === 'failed') account.failed += 1;
+      if (result.status !== 'done') account.error = result.error;
       // A retry that passed clears the note it left, unless another job of the account failed for good.
-      ...(result.status === 'done' && !run.accounts[job.accountId]?.failed && { [`${account}.error`]: result.error }),
-    };
-    if (done.length < run.jobsTotal || run.outcome !== 'running') {
+      else if (!run.accounts[job.accountId]?.failed && !account.failed) account.error = result.error;
+      accounts.set(job.accountId, account);
+      if (days && connectionSnap.exists) {
+        for (const [date, figures] of days.days) {
+          written.set(date, { ...written.get(date), [days.accountId]: figures });
+        }
+      }
+    }
+    // One write per day for all the accounts settled together (a backfill's accounts read the same months at once).
+    for (const [date, accountsOfDay] of written)
+      transaction.set(daysOf(orgId, id).doc(date), { date, accounts: accountsOfDay }, { merge: true });
+    if (settled === 0 && Object.keys(update).length === 0) return answers;
+    if (settled > 0) {
+      Object.assign(update, {
+        jobs_done: FieldValue.increment(settled),
+        rows_read: FieldValue.increment(totals.rows_read),
+        rows_written: FieldValue.increment(totals.rows_written),
+        calls: FieldValue.increment(totals.calls),
+      });
+      for (const [accountId, account] of accounts) {
+        const path = `accounts.${accountId}`;
+        Object.assign(update, {
+          [`${path}.rows_read`]: FieldValue.increment(account.rows_read),
+          [`${path}.rows_written`]: FieldValue.increment(account.rows_written),
+          [`${path}.calls`]: FieldValue.increment(account.calls),
+          ...(account.failed > 0 && { [`${path}.failed`]: FieldValue.increment(account.failed) }),
+          ...(account.error !== undefined && { [`${path}.error`]: account.error }),
+        });
+      }
+    }
+    const done = Object.values(jobs).filter((candidate) => candidate.status !== 'pending');
+    if (settled === 0 || done.length < run.jobsTotal || run.outcome !== 'running') {
       transaction.update(ref, update);
-      return { finished: false };
+      return answers;
     }
     const outcome = outcomeOf(Object.values(jobs));
     // A run paused for a dead login says so, whichever of its jobs failed first for another reason.
@@ -323,7 +473,9 @@ export async function settleJob(orgId: string, id: string, runId: string, key: s
         ...(current && { running_run_id: null, running_since: null }),
       });
     }
-    return { finished: true, outcome, kind: run.kind };
+    // The run is finished by the last of these jobs to settle.
+    answers[lastSettled] = { finished: true, outcome, kind: run.kind };
+    return answers;
   });
 }
 

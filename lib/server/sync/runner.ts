@@ -9,7 +9,7 @@ import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
 import * as ledger from '@/lib/server/repos/runs';
-import { settleJobAndAlert } from '@/lib/server/alerts/runs';
+import { alertRunSettled } from '@/lib/server/alerts/runs';
 
 /**
  * One sync job: read one account's window from the ad platform, replace that slice in the
@@ -78,7 +78,11 @@ function dailySums(rows: AdRow[]) {
   return sums;
 }
 
-export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
+/**
+ * Runs a job. `onWorkDone` is told when the platform work is over and only its recording remains (the
+ * run's next write, within about a second): the worker gives the job's slot to the next one then.
+ */
+export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () => undefined): Promise<JobVerdict> {
   const begun = await ledger.beginJob(message.org, message.connection, message.run, message.job);
   if (!begun) return 'ack';
   const { job, attempts } = begun;
@@ -88,13 +92,19 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
   let platform = 'The platform';
   // Which object the job was using when it failed: a login that dies mid-job is marked on it.
   let step: { kind: 'source' | 'destination'; id: string; platform: Platform } | null = null;
-  const settle = (result: Omit<ledger.JobResult, 'durationMs' | 'calls' | 'rowsRead'>) =>
-    settleJobAndAlert(message.org, message.connection, message.run, message.job, {
-      ...result,
-      rowsRead,
-      calls,
-      durationMs: Date.now() - started,
-    });
+  const settle = async (result: Omit<ledger.JobResult, 'durationMs' | 'calls' | 'rowsRead'>, days: ledger.WrittenDays | null = null) => {
+    const durationMs = Date.now() - started;
+    onWorkDone();
+    const settlement = await ledger.settleJob(
+      message.org,
+      message.connection,
+      message.run,
+      message.job,
+      { ...result, rowsRead, calls, durationMs },
+      days,
+    );
+    await alertRunSettled(message.org, message.connection, settlement);
+  };
   let settled = false;
   try {
     const connection = await repo.getConnection(message.org, message.connection);
@@ -134,12 +144,15 @@ export async function runSyncJob(message: SyncJob): Promise<JobVerdict> {
       rows,
     );
     calls += result.calls;
-    if (rows.length > 0) await repo.recordWrittenDays(message.org, message.connection, job.accountId, dailySums(rows));
     const refused = result.failed.length
       ? `${platform} refused ${result.failed.length} row${result.failed.length === 1 ? '' : 's'}: ${result.failed[0]!.message}`
       : null;
     settled = true;
-    await settle({ status: 'done', rowsWritten: result.written, error: refused });
+    // The chart's days are written with the job's result, under the connection only if it still exists.
+    await settle(
+      { status: 'done', rowsWritten: result.written, error: refused },
+      rows.length > 0 ? { accountId: job.accountId, days: dailySums(rows) } : null,
+    );
     return 'ack';
   } catch (error) {
     // The settle itself failed (Firestore): the message comes again and the job is settled then.

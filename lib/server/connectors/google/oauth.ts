@@ -1,6 +1,6 @@
 import type { Platform } from '@/lib/shared/integrations/platforms';
 import { googleConfig } from '@/lib/server/connectors/google/config';
-import { bearer, form, requestJson } from '@/lib/server/connectors/http';
+import { bearer, expiresAtOf, form, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError, retryableIf5xx } from '@/lib/server/connectors/errors';
 import type { OAuthAuth, Session } from '@/lib/server/connectors/types';
 
@@ -84,5 +84,5 @@ export async function googleRefresh(platform: Platform, credential: GoogleOAuthC
     }),
   );
   if (status !== 200) throw tokenError(platform, status, body);
-  return { accessToken: String(body.access_token), rotated: null };
+  return { accessToken: String(body.access_token), rotated: null, expiresAt: expiresAtOf(body.expires_in) };
 }

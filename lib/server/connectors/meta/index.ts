@@ -92,7 +92,7 @@ export const meta: Connector<MetaCredential> = {
     if (credential.expiresAt !== null && credential.expiresAt < Date.now()) {
       throw new PlatformError('meta_ads', 'needs_reauth', 'The Meta login expired (Meta logins last about 60 days).');
     }
-    return { accessToken: credential.accessToken, rotated: null };
+    return { accessToken: credential.accessToken, rotated: null, expiresAt: credential.expiresAt ?? undefined };
   },
   async listAccounts(session) {
     const accounts = await allPages<{ id: string; account_id: string; name?: string; currency?: string }>(

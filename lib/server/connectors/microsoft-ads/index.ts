@@ -4,7 +4,7 @@ import { accountHeaders, msads } from '@/lib/server/connectors/microsoft-ads/api
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 import { microsoftDelivery } from '@/lib/server/connectors/microsoft-ads/delivery';
 import { microsoftReport } from '@/lib/server/connectors/microsoft-ads/report';
-import { form, requestJson } from '@/lib/server/connectors/http';
+import { expiresAtOf, form, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError, retryableIf5xx } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
 
@@ -20,6 +20,7 @@ interface MicrosoftTokens {
   accessToken: string;
   /** Microsoft rotates refresh tokens: each refresh may hand out a new one to keep. */
   refreshToken: string;
+  expiresAt: number | undefined;
 }
 
 async function token(values: Record<string, string>): Promise<MicrosoftTokens> {
@@ -36,7 +37,11 @@ async function token(values: Record<string, string>): Promise<MicrosoftTokens> {
     console.error('[platforms] microsoft token error', { status, error: body.error, codes: body.error_codes });
     throw new PlatformError('microsoft_ads', retryableIf5xx(status), 'Microsoft refused the request. Try connecting again.');
   }
-  return { accessToken: String(body.access_token), refreshToken: String(body.refresh_token ?? values.refresh_token ?? '') };
+  return {
+    accessToken: String(body.access_token),
+    refreshToken: String(body.refresh_token ?? values.refresh_token ?? ''),
+    expiresAt: expiresAtOf(body.expires_in),
+  };
 }
 
 async function userOf(accessToken: string): Promise<{ id: string; name: string }> {
@@ -95,7 +100,7 @@ export const microsoftAds: Connector<MicrosoftCredential> = {
       tokens.refreshToken && tokens.refreshToken !== credential.refreshToken
         ? { type: 'microsoft' as const, refreshToken: tokens.refreshToken }
         : null;
-    return { accessToken: tokens.accessToken, rotated };
+    return { accessToken: tokens.accessToken, rotated, expiresAt: tokens.expiresAt };
   },
   listAccounts: (session) => accountsOf(session.accessToken),
   async listTargets(session, account) {

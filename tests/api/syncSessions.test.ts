@@ -1,0 +1,143 @@
+import { addDays, daysInclusive, toDay } from '@/lib/shared/connections/windows';
+import { connectorFor } from '@/lib/server/connectors/registry';
+import { forgetAllSessions, openSessionOf, readCredential } from '@/lib/server/credentials';
+import type { MicrosoftCredential } from '@/lib/server/connectors/microsoft-ads';
+import { writtenDays } from '@/lib/server/repos/connections';
+import { getRun } from '@/lib/server/repos/runs';
+import { getIntegration, loadIntegration } from '@/lib/server/repos/integrations';
+import { startBackfill } from '@/lib/server/services/connections';
+import { reconnectIntegration } from '@/lib/server/services/integrations';
+import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
+import { workerProcesses } from '@/tests/api/helpers/workers';
+import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
+
+// Sessions of a login opened once and shared (lib/server/credentials.ts), and backfills shared fairly
+// between organizations (lib/server/sync/fairShare.ts), through worker processes against the sandbox.
+jest.setTimeout(300_000);
+
+let platforms: FakePlatforms;
+
+beforeAll(async () => {
+  platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
+  Object.assign(process.env, platformsEnv(platforms));
+});
+const worker = workerProcesses({ SYNC_JOB_ATTEMPTS: '2' });
+afterEach(() => {
+  platforms.adData.reset();
+  forgetAllSessions();
+});
+afterAll(() => platforms.close());
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 400)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 180_000) =>
+  until(
+    () => getRun(setup.orgId, setup.connectionId, runId),
+    (run) => run.outcome !== 'running',
+    timeoutMs,
+    `run ${runId}`,
+  );
+
+const everyDay = (from: string, to: string) => Array.from({ length: daysInclusive(from, to) }, (_, index) => addDays(from, index));
+
+const microsoftToMixpanel = () =>
+  setUpConnection({
+    serviceAccountKey: platforms.serviceAccountKey,
+    platform: 'microsoft_ads',
+    destination: 'mixpanel',
+    accountIds: ['301', '302'],
+  });
+
+test('Microsoft keeps a redeemed refresh token valid: refreshes of one login at once all work', async () => {
+  const setup = await microsoftToMixpanel();
+  const { credentialId } = await loadIntegration(setup.orgId, 'source', setup.sourceId);
+  const credential = (await readCredential(setup.orgId, credentialId)) as MicrosoftCredential;
+  const microsoft = connectorFor('microsoft_ads');
+  const sessions = await Promise.all([1, 2, 3, 4].map(() => microsoft.openSession(credential)));
+  // Each refresh hands out a new refresh token, and the one redeemed still works afterwards.
+  expect(new Set(sessions.map((session) => (session.rotated as MicrosoftCredential | null)?.refreshToken)).size).toBe(4);
+  await expect(microsoft.openSession(credential)).resolves.toMatchObject({ accessToken: expect.any(String) });
+});
+
+test('openings of one login at once share one refresh; a reconnect (here or elsewhere) is a new session', async () => {
+  const setup = await microsoftToMixpanel();
+  // Setting up listed the login's accounts in this process: start from no session.
+  forgetAllSessions();
+  platforms.refreshes.reset();
+  const opened = await Promise.all([1, 2, 3, 4, 5].map(() => openSessionOf(setup.orgId, 'source', setup.sourceId)));
+  expect(new Set(opened.map(({ session }) => session.accessToken)).size).toBe(1);
+  await openSessionOf(setup.orgId, 'source', setup.sourceId);
+  expect(platforms.refreshes.count('microsoft')).toEqual({ refreshes: 1, logins: 1 });
+
+  // Reconnected: the object's connected_at moves, which every instance reads with the object.
+  const oauth = connectorFor('microsoft_ads').auth.oauth!;
+  const returned = await consentTo(oauth.authorizeUrl('test-state', 'http://localhost:3999/addSource'));
+  const login = await oauth.exchangeCode(returned.searchParams.get('code')!, 'http://localhost:3999/addSource');
+  await reconnectIntegration(setup.orgId, 'source', setup.sourceId, login, setup.owner.uid);
+  const after = await openSessionOf(setup.orgId, 'source', setup.sourceId);
+  expect(after.session.accessToken).not.toBe(opened[0]!.session.accessToken);
+  expect(platforms.refreshes.count('microsoft')).toEqual({ refreshes: 2, logins: 2 });
+});
+
+test('parallel jobs of one Microsoft login never end needs reconnecting; one worker refreshes the login once for the whole backfill', async () => {
+  const setup = await microsoftToMixpanel();
+  platforms.refreshes.reset();
+  const { runId, chunks } = await startBackfill(
+    setup.orgId,
+    'scale',
+    setup.owner.uid,
+    setup.connectionId,
+    addDays(toDay(Date.now()), -200),
+  );
+  expect(chunks).toBeGreaterThanOrEqual(6);
+  worker();
+  const run = await finished(setup, runId);
+  expect(run).toMatchObject({ outcome: 'succeeded', jobsDone: run.jobsTotal });
+  expect(run.jobsTotal).toBeGreaterThanOrEqual(12);
+  expect(platforms.refreshes.count('microsoft')).toEqual({ refreshes: 1, logins: 1 });
+  expect((await getIntegration(setup.orgId, 'source', setup.sourceId)).status).toBe('active');
+  // The chart's days: every day of the window once, with both accounts (settled together or apart).
+  const days = await writtenDays(setup.orgId, setup.connectionId, 1000);
+  expect(days.map((day) => day.date)).toEqual(everyDay(run.from, run.to));
+  expect(days.every((day) => Object.keys(day.accounts).sort().join() === '301,302')).toBe(true);
+
+  // Two workers, each refreshing the same stored login at once: both go on working.
+  const second = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -200));
+  worker();
+  worker();
+  const again = await finished(setup, second.runId);
+  expect(again).toMatchObject({ outcome: 'succeeded', jobsDone: again.jobsTotal });
+  expect((await getIntegration(setup.orgId, 'source', setup.sourceId)).status).toBe('active');
+});
+
+test('organizations take turns: B’s backfill queued behind A’s two-year one settles its first chunk before A’s last', async () => {
+  const a = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, destination: 'mixpanel', accountIds: ['5556667778'] });
+  const b = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, destination: 'mixpanel', accountIds: ['1234567890'] });
+  const long = await startBackfill(a.orgId, 'scale', a.owner.uid, a.connectionId, addDays(toDay(Date.now()), -730));
+  const short = await startBackfill(b.orgId, 'scale', b.owner.uid, b.connectionId, addDays(toDay(Date.now()), -60));
+  expect(long.chunks).toBeGreaterThanOrEqual(24);
+  // Both queued before any worker runs: in the queue, every chunk of A comes before B's.
+  worker();
+  const seen = await until(
+    async () => ({ a: await getRun(a.orgId, a.connectionId, long.runId), b: await getRun(b.orgId, b.connectionId, short.runId) }),
+    ({ a: runA, b: runB }) => runB.jobsDone > 0 || runA.outcome !== 'running',
+    180_000,
+    'B’s first chunk',
+  );
+  expect(seen.b.jobsDone).toBeGreaterThan(0);
+  expect(seen.a.jobsDone).toBeLessThan(seen.a.jobsTotal);
+  // One ad account: at most two of A's chunks ran at once (Google Ads' per-account bound), so B was never waiting on slots.
+  const runB = await finished(b, short.runId);
+  expect(runB.outcome).toBe('succeeded');
+  const runA = await getRun(a.orgId, a.connectionId, long.runId);
+  expect(runA.jobsDone).toBeLessThan(runA.jobsTotal);
+  await finished(a, long.runId);
+});
