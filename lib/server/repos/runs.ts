@@ -251,7 +251,8 @@ export async function beginJob(orgId: string, id: string, runId: string, key: st
   const pending = ledgerOf(orgId, id, runId);
   pending.attempts.set(key, (pending.attempts.get(key) ?? 0) + 1);
   scheduleWrite(pending);
-  return { job, attempts: job.attempts + 1 };
+  // This process's attempts not yet in the document count too: retries a second apart must still run out.
+  return { job, attempts: job.attempts + pending.attempts.get(key)! + (pending.writingAttempts.get(key) ?? 0) };
 }
 
 export interface JobResult {
@@ -295,6 +296,8 @@ interface RunLedger {
   id: string;
   runId: string;
   attempts: Map<string, number>;
+  /** The attempts of the write under way (counted until it commits). */
+  writingAttempts: Map<string, number>;
   settles: PendingSettle[];
   writing: boolean;
   timer: ReturnType<typeof setTimeout> | null;
@@ -312,7 +315,7 @@ function ledgerOf(orgId: string, id: string, runId: string): RunLedger {
     for (const [other, candidate] of ledgers) {
       if (!candidate.writing && !candidate.timer && candidate.lastWrite < idle) ledgers.delete(other);
     }
-    ledger = { orgId, id, runId, attempts: new Map(), settles: [], writing: false, timer: null, lastWrite: 0 };
+    ledger = { orgId, id, runId, attempts: new Map(), writingAttempts: new Map(), settles: [], writing: false, timer: null, lastWrite: 0 };
     ledgers.set(key, ledger);
   }
   return ledger;
@@ -339,6 +342,7 @@ async function writeLedger(ledger: RunLedger) {
   const settles = ledger.settles.splice(0, take);
   const attempts = ledger.attempts;
   ledger.attempts = new Map();
+  ledger.writingAttempts = attempts;
   ledger.writing = true;
   try {
     const settlements = await writeRun(ledger, attempts, settles);
@@ -348,6 +352,7 @@ async function writeLedger(ledger: RunLedger) {
     for (const settle of settles) settle.reject(error);
   } finally {
     ledger.writing = false;
+    ledger.writingAttempts = new Map();
     ledger.lastWrite = Date.now();
     if (ledger.settles.length || ledger.attempts.size) scheduleWrite(ledger);
   }
