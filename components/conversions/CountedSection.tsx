@@ -154,7 +154,8 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
               </table>
             </div>
           )}
-          {canEdit && <ThresholdForm key={data.threshold} orgId={orgId} id={id} saved={data.threshold} />}
+          {/* Not keyed by the threshold: the refetch after a save must not remount the form and lose its "Saved." */}
+          {canEdit && <ThresholdForm orgId={orgId} id={id} saved={data.threshold} />}
         </>
       )}
     </section>
