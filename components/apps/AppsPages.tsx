@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState } from 'react';
 import AppForm from '@/components/apps/AppForm';
+import { useRouteApp } from '@/components/apps/useRouteApp';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
@@ -13,7 +14,7 @@ import TableHead from '@/components/ui/TableHead';
 import { APP_PLATFORM_SEGMENTS, type App } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
-import { useAppQuery, useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
+import { useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
 
 const appPath = (orgId: string, id: string, rest = '') => `/${encodeURIComponent(orgId)}/app/${encodeURIComponent(id)}${rest}`;
 
@@ -210,15 +211,6 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       )}
     </div>
   );
-}
-
-/** Loads the app of the route for a page. */
-export function useRouteApp() {
-  const { query } = useRouter();
-  const { orgId, role } = useOrganizationContext();
-  const id = typeof query.id === 'string' ? query.id : '';
-  const result = useAppQuery({ orgId: orgId ?? '', id }, { skip: !orgId || !id });
-  return { orgId, role, id, ...result };
 }
 
 /** `/{orgId}/app/{id}`. */
