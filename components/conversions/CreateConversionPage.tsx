@@ -5,9 +5,9 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import Choice from '@/components/conversions/Choice';
 import styles from '@/components/conversions/conversions.module.css';
 import { mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversions/mapping';
-import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/shared';
+import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/paths';
 import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/ui/failures';
-import { changedFields, warehouseSourceOf, type WarehouseDraft } from '@/components/conversions/warehouseDraft';
+import type { WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { createErrors, useSchemas } from '@/components/conversions/validation';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -28,6 +28,10 @@ const WarehouseSourceFields = dynamic(() => import('@/components/conversions/War
 const DestinationStep = dynamic(() => import('@/components/conversions/DestinationStep'), { loading });
 const MappingFields = dynamic(() => import('@/components/conversions/MappingFields'), { loading });
 const ReviewSummary = dynamic(() => import('@/components/conversions/ReviewSummary'), { loading });
+
+/** The warehouse draft's helpers: loaded with a warehouse source's defaults, before any draft has a warehouse part. */
+type WarehouseHelpers = Pick<typeof import('@/components/conversions/warehouseDraft'), 'changedFields' | 'warehouseSourceOf'>;
+let warehouseHelpers: WarehouseHelpers | null = null;
 
 const STEPS = ['Source', 'Destination', 'Mapping', 'Review'] as const;
 type Step = 0 | 1 | 2 | 3;
@@ -75,7 +79,7 @@ function stepOf(field: string): Step {
 }
 
 function sourceOf(draft: Draft): CreateConversionInput['source'] {
-  if (draft.warehouse) return warehouseSourceOf(draft.warehouse);
+  if (draft.warehouse) return warehouseHelpers!.warehouseSourceOf(draft.warehouse);
   const [type, id = ''] = draft.source.split(/:(.*)/s);
   return type === 'payments' ? { type: 'payments', paymentId: id } : { type: 'app', appId: id };
 }
@@ -131,8 +135,11 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
     onPick(value);
     // A warehouse source's draft comes with its fields, which load now.
     if (warehouse)
-      void import('@/components/conversions/warehouseDefaults').then(({ newWarehouseDraft }) =>
-        onWarehouseReady(value, newWarehouseDraft(warehouse, plan)),
+      void Promise.all([import('@/components/conversions/warehouseDefaults'), import('@/components/conversions/warehouseDraft')]).then(
+        ([{ newWarehouseDraft }, helpers]) => {
+          warehouseHelpers = helpers;
+          onWarehouseReady(value, newWarehouseDraft(warehouse, plan));
+        },
       );
   };
   return (
@@ -271,7 +278,7 @@ export function CreateConversionPage() {
 
   /** A warehouse source's fields changed: only the errors of the fields that changed go. */
   const updateWarehouse = (warehouse: WarehouseDraft) => {
-    const changed = changedFields(draft.warehouse, warehouse);
+    const changed = warehouseHelpers?.changedFields(draft.warehouse, warehouse) ?? ['source'];
     setDraft((current) => ({ ...current, warehouse }));
     setErrors((current) => withoutErrorsOf(current, changed));
   };
