@@ -13,6 +13,7 @@ import TextField from '@/components/ui/TextField';
 import { COLUMN_FIELD_LABELS, type ColumnField } from '@/lib/shared/conversions/conversion';
 import type { Integration } from '@/lib/shared/integrations/platforms';
 import { usePreviewWarehouseSourceMutation, type WarehousePreview } from '@/store/conversionsApi';
+import { plural } from '@/lib/shared/plural';
 
 /**
  * What a BigQuery or Mixpanel conversion reads and how its rows become events: the table or SELECT
@@ -76,7 +77,8 @@ function PreviewTable({ preview, platform, checked }: { preview: WarehousePrevie
   return (
     <div className="stack" style={{ gap: '0.4rem' }}>
       <p className="muted" style={{ margin: 0 }} role="status">
-        {sendable} of the first {preview.rows.length} rows make an event; hashed identifiers show the start of their hash.
+        {sendable} of the first {plural(preview.rows.length, 'row')} {sendable === 1 ? 'makes' : 'make'} an event; hashed identifiers show
+        the start of their hash.
         {checked
           ? ' Checked as the destination will check them.'
           : ' The ad platform’s own checks (how old an event may be, an identifier it can match) apply once you choose the destination.'}

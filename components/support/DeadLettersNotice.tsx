@@ -1,6 +1,5 @@
 import { useDeadLettersQuery } from '@/store/deadLettersApi';
-
-const plural = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
+import { plural } from '@/lib/shared/plural';
 
 /**
  * Says when this organization's conversion events or sync jobs were set aside after 20 attempts (dead

@@ -5,4 +5,4 @@ export default function Subscription() {
   return <SubscriptionPage />;
 }
 
-Subscription.getLayout = layouts.topNavbar;
+Subscription.getLayout = layouts.subscription;
