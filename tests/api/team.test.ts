@@ -203,6 +203,14 @@ describe('team and invitation management', () => {
     expect((await post('getSentInvitation', member, { organizationId: orgId })).status).toBe(200);
   });
 
+  test('a member who signed up without a full name is named by their email, not "—"', async () => {
+    const nameless = await createTestUser();
+    const org = await createTestOrganization([[nameless, 'owner']]);
+    await adminDb().doc(`organizations/${org}/members/${nameless.uid}`).update({ fullName: '  ' });
+    const response = await post('getTeamMembers', nameless, { organizationId: org });
+    expect(response.body.members).toEqual([expect.objectContaining({ uid: nameless.uid, name: nameless.email, email: nameless.email })]);
+  });
+
   test('revoke and resend: outsider 404, member 403, admin ok; a revoked invitation is gone for the invitee', async () => {
     const invitee = await createTestUser();
     const invitationId = await invitationFor(invitee);
