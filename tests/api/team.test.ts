@@ -2,6 +2,7 @@ import acceptInvitation from '@/pages/api/acceptInvitation';
 import getPendingInvitation from '@/pages/api/getPendingInvitation';
 import getSentInvitation from '@/pages/api/getSentInvitation';
 import getTeamMembers from '@/pages/api/getTeamMembers';
+import invitationPreview from '@/pages/api/invitationPreview';
 import rejectInvitation from '@/pages/api/rejectInvitation';
 import removeMember from '@/pages/api/removeMemberFromOrganization';
 import sendInvitation from '@/pages/api/sendInvitation';
@@ -20,6 +21,7 @@ const handlers = {
   acceptInvitation,
   rejectInvitation,
   getTeamMembers,
+  invitationPreview,
   getSentInvitation,
   removeMember,
   revokeInvitation,
@@ -186,6 +188,34 @@ describe('the invitee', () => {
       .doc(`invitations/${expired}`)
       .update({ expires_at: new Date(Date.now() - 1000) });
     expect((await post('acceptInvitation', invitee, { invitationId: expired, userId: invitee.uid })).status).toBe(404);
+  });
+});
+
+describe('invitationPreview (the signed-out invitation page)', () => {
+  test('the link secret shows the organization, the inviter by name and the email; anything else gets the same 404', async () => {
+    const email = freshEmail();
+    const response = await invite(admin, email);
+    const invitationId = response.body.invitationId as string;
+    const token = new URL(fake.messages.find((message) => message.to === email)!.messageData.accept_url as string).searchParams.get('token')!;
+    await adminDb().doc(`users/${admin.uid}`).update({ fullName: 'Ada Admin' });
+    const preview = (body: unknown) => call(servers.invitationPreview, { method: 'POST', body });
+    const organizationName = (await adminDb().doc(`organizations/${orgId}`).get()).get('company_name') as string;
+
+    const shown = await preview({ invitationId, token });
+    expect(shown.status).toBe(200);
+    expect(shown.body.invitation).toEqual({ organizationName, inviterName: 'Ada Admin', email });
+
+    const wrong = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    const refusals = [await preview({ invitationId, token: wrong }), await preview({ invitationId: 'nosuchinvitation', token })];
+    await adminDb().doc(`invitations/${invitationId}`).update({ expires_at: new Date(Date.now() - 1000) });
+    refusals.push(await preview({ invitationId, token }));
+    for (const refused of refusals) {
+      expect(refused.status).toBe(404);
+      expect(refused.body).toEqual(refusals[0]!.body);
+      expect(JSON.stringify(refused.body)).not.toMatch(new RegExp(`${email}|${organizationName}|Ada`));
+    }
+    // A malformed secret is refused by its form alone.
+    expect((await preview({ invitationId, token: 'short' })).status).toBe(400);
   });
 });
 
