@@ -1,3 +1,4 @@
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState } from 'react';
@@ -15,6 +16,9 @@ import { APP_PLATFORM_SEGMENTS, type App } from '@/lib/shared/integrations/apps'
 import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import { useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
+
+// The checklist reads the organization's conversions: loaded after the app is shown, not in the first load.
+const AppChecklist = dynamic(() => import('@/components/apps/AppChecklist'));
 
 const appPath = (orgId: string, id: string, rest = '') => `/${encodeURIComponent(orgId)}/app/${encodeURIComponent(id)}${rest}`;
 
@@ -160,6 +164,7 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       <Title>{app.name}</Title>
       <h1>{app.name}</h1>
       <Notice notice={notice} />
+      <AppChecklist orgId={orgId} app={app} />
       <section className="grid-2">
         <div className="stack">
           <h2>Details</h2>
@@ -181,7 +186,9 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
           )}
         </div>
         <div className="stack">
-          <h2>Where conversions go</h2>
+          <h2 id="where-conversions-go" tabIndex={-1}>
+            Where conversions go
+          </h2>
           <table className="table" aria-label="Where conversions go">
             <tbody>
               {platforms.map((platform) => (
