@@ -196,7 +196,9 @@ describe('invitationPreview (the signed-out invitation page)', () => {
     const email = freshEmail();
     const response = await invite(admin, email);
     const invitationId = response.body.invitationId as string;
-    const token = new URL(fake.messages.find((message) => message.to === email)!.messageData.accept_url as string).searchParams.get('token')!;
+    const token = new URL(fake.messages.find((message) => message.to === email)!.messageData.accept_url as string).searchParams.get(
+      'token',
+    )!;
     await adminDb().doc(`users/${admin.uid}`).update({ fullName: 'Ada Admin' });
     const preview = (body: unknown) => call(servers.invitationPreview, { method: 'POST', body });
     const organizationName = (await adminDb().doc(`organizations/${orgId}`).get()).get('company_name') as string;
@@ -207,7 +209,9 @@ describe('invitationPreview (the signed-out invitation page)', () => {
 
     const wrong = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
     const refusals = [await preview({ invitationId, token: wrong }), await preview({ invitationId: 'nosuchinvitation', token })];
-    await adminDb().doc(`invitations/${invitationId}`).update({ expires_at: new Date(Date.now() - 1000) });
+    await adminDb()
+      .doc(`invitations/${invitationId}`)
+      .update({ expires_at: new Date(Date.now() - 1000) });
     refusals.push(await preview({ invitationId, token }));
     for (const refused of refusals) {
       expect(refused.status).toBe(404);
