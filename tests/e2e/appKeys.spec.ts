@@ -100,13 +100,13 @@ test('a new app: the checklist leads to the key and the snippet, the whole API c
   await expect(page.getByText(/up to 500 events as/)).toContainText('A request is at most 1 MB.');
   for (const answer of ['202 Accepted: a batch', '400 Bad Request', '401 Unauthorized', '413 Content Too Large', '429 Too Many Requests'])
     await expect(page.getByRole('region', { name: answer })).toBeVisible();
-  const batch = page.getByRole('region', { name: 'A batch' });
+  const batch = page.getByRole('region', { name: 'A batch', exact: true });
   await expect(batch).toHaveAttribute('tabindex', '0');
-  await page.getByRole('button', { name: 'Copy a batch' }).press('Enter');
+  await page.getByRole('button', { name: 'Copy a batch', exact: true }).press('Enter');
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await batch.textContent());
 
   // The example is what the endpoint takes: its own curl body, posted with the new key, is accepted as documented.
-  const body = JSON.parse(/-d '(.*)'$/s.exec((await page.getByRole('region', { name: 'One event' }).textContent())!)![1]!);
+  const body = JSON.parse(/-d '(.*)'$/s.exec((await page.getByRole('region', { name: 'One event', exact: true }).textContent())!)![1]!);
   const posted = await page.request.post('/api/submissions', { headers: { Authorization: `Bearer ${key}` }, data: body });
   expect(posted.status()).toBe(202);
   expect(await posted.json()).toEqual({ success: true, id: body.eventId });
