@@ -10,7 +10,8 @@ import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
 import { can } from '@/lib/shared/permissions';
-import { useLazyAppSnippetQuery, usePublishableKeyMutation, useSubmissionKeyMutation } from '@/store/integrationsApi';
+import { useAppDispatch } from '@/store/hooks';
+import { integrationsApi, useLazyAppSnippetQuery, usePublishableKeyMutation, useSubmissionKeyMutation } from '@/store/integrationsApi';
 
 // The contract carries zod and the examples: loaded after the key and endpoint are shown.
 const SubmissionContract = dynamic(() => import('@/components/apps/SubmissionContract'), {
@@ -46,7 +47,13 @@ export default function CustomSubmissionPage() {
   const [newKey, setNewKey] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'revoke' | 'rotateWebsite' | 'revokeWebsite' | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [loadSnippet, snippet] = useLazyAppSnippetQuery();
+  const [loadSnippetQuery, snippet] = useLazyAppSnippetQuery();
+  const dispatch = useAppDispatch();
+  // The first snippet makes the website key: the app (and its checklist) is read again to say so.
+  const loadSnippet = async (args: { orgId: string; id: string }) => {
+    const result = await loadSnippetQuery(args);
+    if (result.data) dispatch(integrationsApi.util.invalidateTags([{ type: 'Apps', id: args.orgId }]));
+  };
   const [websiteKeyAction, websiteKeyState] = usePublishableKeyMutation();
   const [websiteFailure, setWebsiteFailure] = useState<string | null>(null);
   // A snippet made by a new website key replaces the one loaded before.
