@@ -16,7 +16,7 @@ import Spinner from '@/components/ui/Spinner';
 import type { CreateConversionInput } from '@/lib/shared/schemas/conversions';
 import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
-import { useCreateConversionMutation } from '@/store/conversionsApi';
+import { useAppDispatch } from '@/store/hooks';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
 
 // The first step is in the page; what a BigQuery or Mixpanel source reads and the later steps load beside it.
@@ -247,7 +247,9 @@ export function CreateConversionPage() {
   const [step, setStep] = useState<Step>(0);
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [create, creating] = useCreateConversionMutation();
+  // The create call loads with the conversions API at the last step's submit, not in the first load.
+  const [creating, setCreating] = useState<{ isLoading: boolean; error: unknown }>({ isLoading: false, error: undefined });
+  const dispatch = useAppDispatch();
   const heading = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
   const apps = useAppsQuery(orgId ?? '', { skip: !orgId });
@@ -353,7 +355,10 @@ export function CreateConversionPage() {
       go((step + 1) as Step);
       return;
     }
-    const result = await create({ orgId: orgId!, body });
+    setCreating({ isLoading: true, error: undefined });
+    const { conversionsApi } = await import('@/store/conversionsApi');
+    const result = await dispatch(conversionsApi.endpoints.createConversion.initiate({ orgId: orgId!, body }));
+    setCreating({ isLoading: false, error: 'error' in result ? result.error : undefined });
     if ('data' in result && result.data) {
       void router.push(conversionPath(orgId!, result.data.conversion.id));
       return;
