@@ -1,5 +1,6 @@
 import { useDeadLettersQuery } from '@/store/deadLettersApi';
-import { plural } from '@/lib/shared/plural';
+
+const plural = (count: number, one: string, many: string) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 
 /**
  * Says when this organization's conversion events or sync jobs were set aside after 20 attempts (dead
