@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { useState, type FormEvent } from 'react';
-import { useRouteApp } from '@/components/apps/AppsPages';
+import { useRouteApp } from '@/components/apps/useRouteApp';
 import { fieldErrorOf, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';

@@ -1,7 +1,9 @@
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState } from 'react';
 import AppForm from '@/components/apps/AppForm';
+import { useRouteApp } from '@/components/apps/useRouteApp';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
@@ -13,7 +15,10 @@ import TableHead from '@/components/ui/TableHead';
 import { APP_PLATFORM_SEGMENTS, type App } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
-import { useAppQuery, useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
+import { useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
+
+// The checklist reads the organization's conversions: loaded after the app is shown, not in the first load.
+const AppChecklist = dynamic(() => import('@/components/apps/AppChecklist'));
 
 const appPath = (orgId: string, id: string, rest = '') => `/${encodeURIComponent(orgId)}/app/${encodeURIComponent(id)}${rest}`;
 
@@ -159,6 +164,7 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       <Title>{app.name}</Title>
       <h1>{app.name}</h1>
       <Notice notice={notice} />
+      <AppChecklist orgId={orgId} app={app} />
       <section className="grid-2">
         <div className="stack">
           <h2>Details</h2>
@@ -180,7 +186,9 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
           )}
         </div>
         <div className="stack">
-          <h2>Where conversions go</h2>
+          <h2 id="where-conversions-go" tabIndex={-1}>
+            Where conversions go
+          </h2>
           <table className="table table--cards" aria-label="Where conversions go">
             <tbody>
               {platforms.map((platform) => (
@@ -210,15 +218,6 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
       )}
     </div>
   );
-}
-
-/** Loads the app of the route for a page. */
-export function useRouteApp() {
-  const { query } = useRouter();
-  const { orgId, role } = useOrganizationContext();
-  const id = typeof query.id === 'string' ? query.id : '';
-  const result = useAppQuery({ orgId: orgId ?? '', id }, { skip: !orgId || !id });
-  return { orgId, role, id, ...result };
 }
 
 /** `/{orgId}/app/{id}`. */

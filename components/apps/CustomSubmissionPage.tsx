@@ -1,13 +1,22 @@
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useState } from 'react';
-import { useRouteApp } from '@/components/apps/AppsPages';
+import CopyButton from '@/components/apps/CopyButton';
+import styles from '@/components/apps/apps.module.css';
+import { useRouteApp } from '@/components/apps/useRouteApp';
 import { formatDate, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
 import { can } from '@/lib/shared/permissions';
-import { useLazyAppSnippetQuery, usePublishableKeyMutation, useSubmissionKeyMutation } from '@/store/integrationsApi';
+import { useAppDispatch } from '@/store/hooks';
+import { integrationsApi, useLazyAppSnippetQuery, usePublishableKeyMutation, useSubmissionKeyMutation } from '@/store/integrationsApi';
+
+// The contract carries zod and the examples: loaded after the key and endpoint are shown.
+const SubmissionContract = dynamic(() => import('@/components/apps/SubmissionContract'), {
+  loading: () => <Spinner label="Loading the API reference" />,
+});
 
 const FIELD_LABELS: Record<string, string> = {
   email: 'email',
@@ -38,7 +47,13 @@ export default function CustomSubmissionPage() {
   const [newKey, setNewKey] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<'rotate' | 'revoke' | 'rotateWebsite' | 'revokeWebsite' | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [loadSnippet, snippet] = useLazyAppSnippetQuery();
+  const [loadSnippetQuery, snippet] = useLazyAppSnippetQuery();
+  const dispatch = useAppDispatch();
+  // The first snippet makes the website key: the app (and its checklist) is read again to say so.
+  const loadSnippet = async (args: { orgId: string; id: string }) => {
+    const result = await loadSnippetQuery(args);
+    if (result.data) dispatch(integrationsApi.util.invalidateTags([{ type: 'Apps', id: args.orgId }]));
+  };
   const [websiteKeyAction, websiteKeyState] = usePublishableKeyMutation();
   const [websiteFailure, setWebsiteFailure] = useState<string | null>(null);
   // A snippet made by a new website key replaces the one loaded before.
@@ -76,19 +91,21 @@ export default function CustomSubmissionPage() {
   const hasWebsiteKey = !websiteRevoked && (app.publishableKey === 'active' || shownSnippet !== null);
 
   return (
-    <div className="stack" style={{ gap: '1.5rem', maxWidth: 720 }}>
+    <div className="stack" style={{ gap: '1.5rem', maxWidth: 880, minWidth: 0 }}>
       <Title>{`${app.name} · Custom submission`}</Title>
       <p>
         <Link href={`/${encodeURIComponent(orgId)}/app/${app.id}`}>← {app.name}</Link>
       </p>
       <h1>Custom submission</h1>
       <p className="muted">Post form submissions and other conversion events from your own code.</p>
-      <section className="stack" aria-label="Endpoint">
-        <h2>Endpoint</h2>
-        <code className="secret">POST {endpoint}</code>
-        <pre className="card" style={{ overflowX: 'auto', margin: 0 }} tabIndex={0} role="region" aria-label="Example request">
-          {`curl -X POST ${endpoint} \\\n  -H "Authorization: Bearer <your key>" \\\n  -H "Content-Type: application/json" \\\n  -d '{"event":"Lead","email":"ada@example.com","gclid":"…","value":40,"currency":"USD"}'`}
-        </pre>
+      <section className="stack" aria-labelledby="endpoint-title">
+        <h2 id="endpoint-title">Endpoint</h2>
+        <div className="actions" style={{ justifyContent: 'flex-start', alignItems: 'center', flexWrap: 'wrap' }}>
+          <code className={styles.code} data-testid="submission-endpoint">
+            POST {endpoint}
+          </code>
+          <CopyButton text={endpoint} what="the endpoint" />
+        </div>
       </section>
       <section className="stack" aria-labelledby="key-title">
         <h2 id="key-title">Key</h2>
@@ -99,6 +116,7 @@ export default function CustomSubmissionPage() {
             <code className="secret" data-testid="submission-key">
               {newKey}
             </code>
+            <CopyButton text={newKey} what="the key" />
           </div>
         ) : app.submissionKey ? (
           <p>
@@ -148,16 +166,12 @@ export default function CustomSubmissionPage() {
               {canManageKeys ? 'Make a new key to get a snippet that works.' : 'An owner or admin can make a new one.'}
             </p>
           ) : shownSnippet ? (
-            <pre
-              className="card"
-              style={{ overflowX: 'auto', margin: 0, maxHeight: 320 }}
-              data-testid="capture-snippet"
-              tabIndex={0}
-              role="region"
-              aria-label="Website snippet"
-            >
-              {shownSnippet}
-            </pre>
+            <div className="stack" style={{ gap: '0.4rem' }}>
+              <CopyButton text={shownSnippet} what="the snippet" />
+              <pre className={styles.code} tabIndex={0} role="region" aria-label="Website capture snippet" data-testid="capture-snippet">
+                {shownSnippet}
+              </pre>
+            </div>
           ) : (
             <div className="actions" style={{ justifyContent: 'flex-start' }}>
               <Button type="button" variant="secondary" busy={snippet.isFetching} onClick={() => void loadSnippet({ orgId, id: app.id })}>
@@ -185,6 +199,10 @@ export default function CustomSubmissionPage() {
           {snippet.error && <Alert>{messageOf(snippet.error, 'Could not make the snippet.')}</Alert>}
         </section>
       )}
+      <section className="stack" aria-labelledby="contract-title">
+        <h2 id="contract-title">API reference</h2>
+        <SubmissionContract endpoint={endpoint} />
+      </section>
       <ConfirmDialog
         open={confirm !== null}
         title={

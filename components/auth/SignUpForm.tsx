@@ -1,22 +1,42 @@
+import Cookies from 'js-cookie';
 import Link from 'next/link';
-import { useRouter } from 'next/router';
 import { useState } from 'react';
 import AuthCard from '@/components/auth/AuthCard';
 import CredentialFields from '@/components/auth/CredentialFields';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
+import { invitationTokenFor, useInvitationPreviewQuery } from '@/components/team/invitationLink';
 import TextField from '@/components/ui/TextField';
 import { loadAuthFlows } from '@/lib/client/auth/lazyFlows';
+import { PENDING_INVITATION_COOKIE, parsePendingInvitation } from '@/lib/shared/navigation';
+import { useAppDispatch } from '@/store/hooks';
+import { userSignedIn } from '@/store/userSlice';
 
-/** Registration: no client-side field checks, only what the provider says (docs/PRODUCT.md §7). */
+/** The invitation this browser came through (cookie + the link's secret), read with that secret: its email and organization. */
+function usePendingInvitationPreview() {
+  const [link] = useState(() => {
+    const invitationId = parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId;
+    const token = invitationId ? invitationTokenFor(invitationId) : undefined;
+    return invitationId && token ? { invitationId, token } : null;
+  });
+  return useInvitationPreviewQuery(link ?? { invitationId: '', token: '' }, { skip: !link }).data;
+}
+
+/**
+ * Registration: no client-side field checks, only what the provider says (docs/PRODUCT.md §7). Coming
+ * from an invitation link, the invited email is filled in. The new user stays signed in; the route guard
+ * takes them on (to the invitation, if there is one).
+ */
 export default function SignUpForm() {
-  const router = useRouter();
+  const dispatch = useAppDispatch();
   const [fullName, setFullName] = useState('');
-  const [email, setEmail] = useState('');
+  // null until the user types: meanwhile the invited email (once known) fills the field, never over their typing.
+  const [typedEmail, setEmail] = useState<string | null>(null);
   const [password, setPassword] = useState('');
+  const invitation = usePendingInvitationPreview();
+  const email = typedEmail ?? invitation?.email ?? '';
   const { error, setError, busy, onSubmit } = useAuthSubmit(async () => {
     const { registerWithEmail } = await loadAuthFlows();
-    await registerWithEmail(fullName.trim(), email, password);
-    await router.push('/login?registered=1');
+    dispatch(userSignedIn(await registerWithEmail(fullName.trim(), email, password)));
   });
 
   return (

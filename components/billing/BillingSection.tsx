@@ -2,6 +2,7 @@ import Link from 'next/link';
 import { useBillingPortal } from '@/components/billing/useBillingPortal';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
+import { planNameOf } from '@/lib/shared/billing/entitlements';
 import { holdsLiveSubscription } from '@/lib/shared/billing/gate';
 import { can, type Role } from '@/lib/shared/permissions';
 import type { OrganizationDocument } from '@/lib/shared/schemas/organization';
@@ -18,7 +19,7 @@ export default function BillingSection({ orgId, role, document }: { orgId: strin
       {portal.error && <Alert>{portal.error}</Alert>}
       <p className="muted" style={{ margin: 0 }}>
         {subscription
-          ? `Plan: ${subscription.plan ?? '—'} (${subscription.status})${
+          ? `Plan: ${planNameOf(subscription.plan)} (${subscription.status})${
               subscription.current_period_end ? `, renews ${new Date(subscription.current_period_end).toLocaleDateString()}` : ''
             }`
           : 'No subscription.'}

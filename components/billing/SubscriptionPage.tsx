@@ -8,6 +8,7 @@ import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { createBillingCustomer, startCheckout } from '@/lib/client/billing';
 import { hasActiveSubscription, holdsLiveSubscription, PAST_DUE_GRACE_DAYS } from '@/lib/shared/billing/gate';
+import { planNameOf } from '@/lib/shared/billing/entitlements';
 import { can } from '@/lib/shared/permissions';
 import { usePlansQuery } from '@/store/api';
 
@@ -54,7 +55,7 @@ export default function SubscriptionPage() {
           {!document
             ? 'Loading…'
             : active
-              ? `Your ${subscription?.plan ?? ''} plan is ${subscription?.status}.`
+              ? `Your ${planNameOf(subscription?.plan)} plan is ${subscription?.status}.`
               : subscription?.status === 'past_due'
                 ? `Your last payment failed and the ${PAST_DUE_GRACE_DAYS}-day grace period is over. Update your card to continue.`
                 : 'This organization has no active subscription. Choose a plan to open its pages.'}

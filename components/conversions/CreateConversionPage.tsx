@@ -5,21 +5,18 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import Choice from '@/components/conversions/Choice';
 import styles from '@/components/conversions/conversions.module.css';
 import { mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversions/mapping';
-import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/shared';
-import { FailureAlert, fieldErrorsOf, firstError, formFailureOf } from '@/components/ui/failures';
-import { changedFields, warehouseSourceOf, type WarehouseDraft } from '@/components/conversions/warehouseDraft';
+import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/paths';
+import type { WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { createErrors, useSchemas } from '@/components/conversions/validation';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
-import TextField from '@/components/ui/TextField';
 import type { CreateConversionInput } from '@/lib/shared/schemas/conversions';
 import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
-import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
-import { useCreateConversionMutation } from '@/store/conversionsApi';
+import { useAppDispatch } from '@/store/hooks';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
 
 // The first step is in the page; what a BigQuery or Mixpanel source reads and the later steps load beside it.
@@ -27,7 +24,20 @@ const loading = () => <Spinner label="Loading the fields" />;
 const WarehouseSourceFields = dynamic(() => import('@/components/conversions/WarehouseSourceFields'), { loading });
 const DestinationStep = dynamic(() => import('@/components/conversions/DestinationStep'), { loading });
 const MappingFields = dynamic(() => import('@/components/conversions/MappingFields'), { loading });
-const ReviewSummary = dynamic(() => import('@/components/conversions/ReviewSummary'), { loading });
+const ReviewStep = dynamic(() => import('@/components/conversions/ReviewStep'), { loading });
+
+/** The warehouse draft's helpers: loaded with a warehouse source's defaults, before any draft has a warehouse part. */
+type WarehouseHelpers = Pick<typeof import('@/components/conversions/warehouseDraft'), 'changedFields' | 'warehouseSourceOf'>;
+let warehouseHelpers: WarehouseHelpers | null = null;
+
+/** The plans table, loaded after first paint: until then the page does not say the plan lacks conversions (the server refuses anyway). */
+function usePlans() {
+  const [plans, setPlans] = useState<typeof import('@/lib/shared/billing/entitlements') | null>(null);
+  useEffect(() => {
+    void import('@/lib/shared/billing/entitlements').then(setPlans, () => undefined);
+  }, []);
+  return plans;
+}
 
 const STEPS = ['Source', 'Destination', 'Mapping', 'Review'] as const;
 type Step = 0 | 1 | 2 | 3;
@@ -75,7 +85,7 @@ function stepOf(field: string): Step {
 }
 
 function sourceOf(draft: Draft): CreateConversionInput['source'] {
-  if (draft.warehouse) return warehouseSourceOf(draft.warehouse);
+  if (draft.warehouse) return warehouseHelpers!.warehouseSourceOf(draft.warehouse);
   const [type, id = ''] = draft.source.split(/:(.*)/s);
   return type === 'payments' ? { type: 'payments', paymentId: id } : { type: 'app', appId: id };
 }
@@ -131,8 +141,11 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
     onPick(value);
     // A warehouse source's draft comes with its fields, which load now.
     if (warehouse)
-      void import('@/components/conversions/warehouseDefaults').then(({ newWarehouseDraft }) =>
-        onWarehouseReady(value, newWarehouseDraft(warehouse, plan)),
+      void Promise.all([import('@/components/conversions/warehouseDefaults'), import('@/components/conversions/warehouseDraft')]).then(
+        ([{ newWarehouseDraft }, helpers]) => {
+          warehouseHelpers = helpers;
+          onWarehouseReady(value, newWarehouseDraft(warehouse, plan));
+        },
       );
   };
   return (
@@ -230,10 +243,13 @@ export function CreateConversionPage() {
   const router = useRouter();
   const { orgId, role, document } = useOrganizationContext();
   const plan = document?.subscription?.plan ?? null;
+  const plans = usePlans();
   const [step, setStep] = useState<Step>(0);
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [errors, setErrors] = useState<Record<string, string[]>>({});
-  const [create, creating] = useCreateConversionMutation();
+  // The create call loads with the conversions API at the last step's submit, not in the first load.
+  const [creating, setCreating] = useState<{ isLoading: boolean; error: unknown }>({ isLoading: false, error: undefined });
+  const dispatch = useAppDispatch();
   const heading = useRef<HTMLHeadingElement>(null);
   const moved = useRef(false);
   const apps = useAppsQuery(orgId ?? '', { skip: !orgId });
@@ -271,7 +287,7 @@ export function CreateConversionPage() {
 
   /** A warehouse source's fields changed: only the errors of the fields that changed go. */
   const updateWarehouse = (warehouse: WarehouseDraft) => {
-    const changed = changedFields(draft.warehouse, warehouse);
+    const changed = warehouseHelpers?.changedFields(draft.warehouse, warehouse) ?? ['source'];
     setDraft((current) => ({ ...current, warehouse }));
     setErrors((current) => withoutErrorsOf(current, changed));
   };
@@ -339,11 +355,15 @@ export function CreateConversionPage() {
       go((step + 1) as Step);
       return;
     }
-    const result = await create({ orgId: orgId!, body });
+    setCreating({ isLoading: true, error: undefined });
+    const { conversionsApi } = await import('@/store/conversionsApi');
+    const result = await dispatch(conversionsApi.endpoints.createConversion.initiate({ orgId: orgId!, body }));
+    setCreating({ isLoading: false, error: 'error' in result ? result.error : undefined });
     if ('data' in result && result.data) {
       void router.push(conversionPath(orgId!, result.data.conversion.id));
       return;
     }
+    const { fieldErrorsOf } = await import('@/components/ui/failures');
     showErrors(fieldErrorsOf(result.error));
   }
 
@@ -352,9 +372,8 @@ export function CreateConversionPage() {
     apps.data?.length === 0 && payments.data?.length === 0 && destinations.data !== undefined && !destinations.data.some(isWarehouse);
   const noDestinations = destinations.data !== undefined && !destinations.data.some(isAdDestination);
   // Known up front: a plan without conversions is said on the first step, not refused at the last.
-  const planLacksConversions = document !== null && document !== undefined && !entitlementsOf(plan).conversions;
+  const planLacksConversions = document !== null && document !== undefined && plans !== null && !plans.entitlementsOf(plan).conversions;
   const blocked = planLacksConversions || (step === 0 && noSources) || (step === 1 && noDestinations);
-  const serverFailure = formFailureOf(creating.error);
 
   if (!can(role, 'conversion', 'create')) {
     return (
@@ -399,7 +418,7 @@ export function CreateConversionPage() {
       {planLacksConversions && (
         <Alert>
           Conversions are included in the{' '}
-          {PLAN_ENTITLEMENTS.filter((candidate) => candidate.conversions)
+          {plans.PLAN_ENTITLEMENTS.filter((candidate) => candidate.conversions)
             .map((candidate) => candidate.name)
             .join(' and ')}{' '}
           plans. Upgrade to send conversions to the ad platforms.{' '}
@@ -436,26 +455,24 @@ export function CreateConversionPage() {
         )}
         {step === 3 && destination && (
           <>
-            <ReviewSummary
-              source={source}
-              sourceName={sourceName}
-              apps={apps.data}
-              payments={payments.data}
-              destination={destination}
-              account={account ?? null}
-              target={target ?? null}
-              choice={draft}
-              mapping={body.mapping}
+            <ReviewStep
+              summary={{
+                source,
+                sourceName,
+                apps: apps.data,
+                payments: payments.data,
+                destination,
+                account: account ?? null,
+                target: target ?? null,
+                choice: draft,
+                mapping: body.mapping,
+              }}
+              orgId={orgId}
+              name={name}
+              onName={(value) => update({ name: value })}
+              errors={errors}
+              error={creating.error}
             />
-            <TextField
-              label="Name"
-              value={name}
-              onChange={(event) => update({ name: event.target.value })}
-              maxLength={100}
-              required
-              error={firstError(errors, 'name')}
-            />
-            {serverFailure && <FailureAlert orgId={orgId} error={serverFailure} fallback="Could not create the conversion." />}
           </>
         )}
         <div className="actions" style={{ justifyContent: 'space-between' }}>

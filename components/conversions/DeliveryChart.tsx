@@ -2,6 +2,7 @@ import { useId } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 import type { DeliveryHour } from '@/lib/shared/conversions/conversion';
 import { CHART_TEXT_PX, useSvgScale } from '@/components/ui/useSvgScale';
+import { plural } from '@/lib/shared/plural';
 
 const HOURS = 48;
 const WIDTH = 720;
@@ -63,7 +64,7 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
   const summary =
     delivered + failed === 0
       ? 'No events in the last 48 hours.'
-      : `Last 48 hours: ${delivered} delivered, ${failed} failed.${busiest ? ` Busiest hour: ${dayAndClock(busiest.hour)}, with ${busiest.delivered + busiest.failed} events.` : ''}`;
+      : `Last 48 hours: ${delivered} delivered, ${failed} failed.${busiest ? ` Busiest hour: ${dayAndClock(busiest.hour)}, with ${plural(busiest.delivered + busiest.failed, 'event')}.` : ''}`;
 
   return (
     <figure className={styles.chart}>

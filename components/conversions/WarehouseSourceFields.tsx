@@ -14,6 +14,7 @@ import { COLUMN_FIELD_LABELS, type ColumnField } from '@/lib/shared/conversions/
 import type { Integration } from '@/lib/shared/integrations/platforms';
 import { usePreviewWarehouseSourceMutation, type WarehousePreview } from '@/store/conversionsApi';
 import ScrollRegion from '@/components/ui/ScrollRegion';
+import { plural } from '@/lib/shared/plural';
 
 /**
  * What a BigQuery or Mixpanel conversion reads and how its rows become events: the table or SELECT
@@ -77,7 +78,8 @@ function PreviewTable({ preview, platform, checked }: { preview: WarehousePrevie
   return (
     <div className="stack" style={{ gap: '0.4rem' }}>
       <p className="muted" style={{ margin: 0 }} role="status">
-        {sendable} of the first {preview.rows.length} rows make an event; hashed identifiers show the start of their hash.
+        {sendable} of the first {plural(preview.rows.length, 'row')} {sendable === 1 ? 'makes' : 'make'} an event; hashed identifiers show
+        the start of their hash.
         {checked
           ? ' Checked as the destination will check them.'
           : ' The ad platform’s own checks (how old an event may be, an identifier it can match) apply once you choose the destination.'}

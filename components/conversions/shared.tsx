@@ -7,24 +7,14 @@ import {
 } from '@/lib/shared/conversions/conversion';
 import type { App, Payment } from '@/lib/shared/integrations/apps';
 import type { ConversionPlatform } from '@/lib/shared/conversions/conversion';
-import {
-  CONVERSION_TARGET_LABEL,
-  isAdPlatform,
-  PLATFORM_LABELS,
-  type AdPlatform,
-  type Integration,
-} from '@/lib/shared/integrations/platforms';
+import { CONVERSION_TARGET_LABEL, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 
 /**
  * What the conversion pages share: their routes, how a conversion reads in words, its status badge,
  * times relative to now, and the plan-limit answer with its way out.
  */
 
-const org = (orgId: string) => `/${encodeURIComponent(orgId)}`;
-export const conversionsPath = (orgId: string) => `${org(orgId)}/conversion`;
-export const createConversionPath = (orgId: string) => `${org(orgId)}/createConversion`;
-export const conversionPath = (orgId: string, id: string) => `${org(orgId)}/conversion/${encodeURIComponent(id)}/configuration`;
-export const destinationPath = (orgId: string, id: string) => `${org(orgId)}/destination/${encodeURIComponent(id)}/configuration`;
+export { conversionPath, conversionsPath, createConversionPath, destinationPath, isAdDestination } from '@/components/conversions/paths';
 
 /** The source in words: “App “Demo store”” / “Stripe “Shop payments””. */
 export function sourceLabel(source: ConversionSource, apps: App[] | undefined, payments: Payment[] | undefined): string {
@@ -40,10 +30,6 @@ export function sourceLabel(source: ConversionSource, apps: App[] | undefined, p
     return source.mode === 'table' ? `BigQuery table ${source.table}` : `A BigQuery query in ${source.projectId}`;
   return `Mixpanel events ${source.events.map((name) => `“${name}”`).join(', ')}`;
 }
-
-/** A destination on an ad platform: what a conversion sends to. */
-export const isAdDestination = (integration: Integration): integration is Integration & { platform: AdPlatform } =>
-  isAdPlatform(integration.platform);
 
 /** Where it goes in words: “Meta Ads pixel “Acme Shoes Pixel””. */
 export const targetLabel = (platform: ConversionPlatform, targetName: string) =>

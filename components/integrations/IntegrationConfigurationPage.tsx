@@ -63,7 +63,10 @@ export function IntegrationConfiguration({ orgId, role, kind, id }: { orgId: str
         </div>
       ) : justConnected ? (
         <div role="status" className="alert alert--success">
-          {label} created. {integration.platform === 'mixpanel' ? '' : 'Now pick the accounts it covers.'}
+          {label} created.{' '}
+          {integration.platform === 'mixpanel'
+            ? ''
+            : `Now pick the ${integration.platform === 'bigquery' ? 'projects' : 'accounts'} it covers.`}
         </div>
       ) : null}
       <RenameForm key={integration.name} orgId={orgId} integration={integration} role={role} />

@@ -10,6 +10,7 @@ import {
   invitationTokenFor,
   rememberInvitationToken,
   useInvitationByLinkQuery,
+  useInvitationPreviewQuery,
 } from '@/components/team/invitationLink';
 import { useInvitationResponse } from '@/components/team/useInvitationResponse';
 import Alert from '@/components/ui/Alert';
@@ -73,6 +74,39 @@ function InvitationDecision({ invitationId, email, token }: { invitationId: stri
 }
 
 /**
+ * Signed out: who invited whom to where, read with the link's secret. Without a secret that opens a
+ * live invitation, exactly the page as it is for anyone: nothing about the invitation is said.
+ */
+function SignedOutInvitation({ invitationId }: { invitationId: string }) {
+  const [token] = useState(() => invitationTokenFor(invitationId));
+  const preview = useInvitationPreviewQuery({ invitationId, token: token ?? '' }, { skip: !token });
+  if (preview.isLoading) return <Spinner label="Checking your invitation" />;
+  const invitation = preview.data;
+  return (
+    <>
+      {invitation && (
+        <p data-testid="invitation-preview">
+          <strong>{invitation.inviterName}</strong> invited you to join <strong>{invitation.organizationName}</strong>.
+        </p>
+      )}
+      <p>
+        {invitation
+          ? `Log in, or create an account with ${invitation.email}, to accept it.`
+          : 'Log in, or create an account with the email address the invitation was sent to, to accept it.'}
+      </p>
+      <div className="actions" style={{ justifyContent: 'flex-start' }}>
+        <Link className="button" href="/login">
+          Log in
+        </Link>
+        <Link className="button button--secondary" href="/signUp">
+          Create an account
+        </Link>
+      </div>
+    </>
+  );
+}
+
+/**
  * The link in an invitation email. It remembers the invitation in a cookie, and the link's secret in
  * this browser, so that a visitor who first has to sign in or sign up comes back here afterwards and
  * can still prove the email reached them.
@@ -117,17 +151,7 @@ export default function AcceptInvitationPage() {
       ) : user.isAuthenticated && user.email ? (
         <InvitationDecision invitationId={invitationId} email={user.email.toLowerCase()} token={invitationTokenFor(invitationId)} />
       ) : (
-        <>
-          <p>Log in, or create an account with the email address the invitation was sent to, to accept it.</p>
-          <div className="actions" style={{ justifyContent: 'flex-start' }}>
-            <Link className="button" href="/login">
-              Log in
-            </Link>
-            <Link className="button button--secondary" href="/signUp">
-              Create an account
-            </Link>
-          </div>
-        </>
+        <SignedOutInvitation invitationId={invitationId} />
       )}
     </section>
   );

@@ -1,4 +1,4 @@
-import type { PendingInvitation } from '@/lib/shared/team';
+import type { InvitationPreview, PendingInvitation } from '@/lib/shared/team';
 import { api } from '@/store/api';
 
 /**
@@ -43,7 +43,12 @@ export const invitationLinkApi = api.injectEndpoints({
         response.invitations.find((invitation) => invitation.id === invitationId) ?? null,
       providesTags: ['PendingInvitations'],
     }),
+    /** Signed out: whom the link's invitation is for, from whom, to where. Fails alike for every wrong or old link. */
+    invitationPreview: build.query<InvitationPreview, { invitationId: string; token: string }>({
+      query: (body) => ({ url: '/api/invitationPreview', body }),
+      transformResponse: (response: { invitation: InvitationPreview }) => response.invitation,
+    }),
   }),
 });
 
-export const { useInvitationByLinkQuery } = invitationLinkApi;
+export const { useInvitationByLinkQuery, useInvitationPreviewQuery } = invitationLinkApi;

@@ -58,3 +58,10 @@ export const INVITATION_MESSAGES = {
   none: 'No pending invitations found',
   noneForUser: 'No pending invitations found for this user',
 } as const;
+
+/** What a signed-out visitor holding an invitation link's secret may read: whom it is for, from whom, to where. */
+export interface InvitationPreview {
+  organizationName: string;
+  inviterName: string;
+  email: string;
+}

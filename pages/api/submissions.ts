@@ -3,16 +3,14 @@ import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { admitSubmissions } from '@/lib/server/submissionLimits';
 import { ingest, resolveSubmissionKey } from '@/lib/server/services/ingest';
+import { MAX_SUBMISSION_BYTES, SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
 
 // The body is read here, not by Next: a body too large or not JSON is answered in our JSON envelope.
 export const config: PageConfig = { api: { bodyParser: false } };
 
-/** What a request may carry: 500 events are far below it. */
-export const MAX_SUBMISSION_BYTES = 1024 * 1024;
-
 // The rest of the body is not read: the connection closes after the answer.
 const tooLarge = () =>
-  new ApiError(413, 'body_too_large', 'The request body is over 1 MB: send at most 500 events a request.', undefined, {
+  new ApiError(413, 'body_too_large', SUBMISSION_MESSAGES.tooLarge, undefined, {
     Connection: 'close',
   });
 
@@ -85,12 +83,7 @@ export default createHandler({
     async handle({ req, res }) {
       const key = keyOf(req);
       const owner = /^sb[kp]_[\w-]+$/.test(key) ? await resolveSubmissionKey(key) : null;
-      if (!owner)
-        throw new ApiError(
-          401,
-          'invalid_key',
-          'Send a valid submission key as Authorization: Bearer sbk_… (or ?key=sbp_… from your website).',
-        );
+      if (!owner) throw new ApiError(401, 'invalid_key', SUBMISSION_MESSAGES.invalidKey);
       const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
       if (owner.kind === 'publishable') {
         if (!origin || origin !== owner.origin) throw new ApiError(403, 'origin_not_allowed', "This key only works on the app's website.");

@@ -43,6 +43,7 @@ const EMAIL = '{email}';
 const INPUTS: Record<string, Partial<Record<string, { query?: Record<string, string>; body?: unknown }>>> = {
   '/api/acceptInvitation': { POST: { body: { invitationId: ID('invitation'), userId: ID('self') } } },
   '/api/rejectInvitation': { POST: { body: { invitationId: ID('invitation') } } },
+  '/api/invitationPreview': { POST: { body: { invitationId: ID('invitation'), token: 'x'.repeat(43) } } },
   '/api/billing/checkout': { POST: { body: { organizationId: ID('org'), plan: 'growth' } } },
   '/api/billing/customer': { POST: { body: { email: EMAIL, organizationId: ID('org'), userId: ID('self') } } },
   '/api/billing/portal': { POST: { body: { organizationId: ID('org') } } },

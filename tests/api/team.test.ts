@@ -2,6 +2,7 @@ import acceptInvitation from '@/pages/api/acceptInvitation';
 import getPendingInvitation from '@/pages/api/getPendingInvitation';
 import getSentInvitation from '@/pages/api/getSentInvitation';
 import getTeamMembers from '@/pages/api/getTeamMembers';
+import invitationPreview from '@/pages/api/invitationPreview';
 import rejectInvitation from '@/pages/api/rejectInvitation';
 import removeMember from '@/pages/api/removeMemberFromOrganization';
 import sendInvitation from '@/pages/api/sendInvitation';
@@ -20,6 +21,7 @@ const handlers = {
   acceptInvitation,
   rejectInvitation,
   getTeamMembers,
+  invitationPreview,
   getSentInvitation,
   removeMember,
   revokeInvitation,
@@ -189,6 +191,38 @@ describe('the invitee', () => {
   });
 });
 
+describe('invitationPreview (the signed-out invitation page)', () => {
+  test('the link secret shows the organization, the inviter by name and the email; anything else gets the same 404', async () => {
+    const email = freshEmail();
+    const response = await invite(admin, email);
+    const invitationId = response.body.invitationId as string;
+    const token = new URL(fake.messages.find((message) => message.to === email)!.messageData.accept_url as string).searchParams.get(
+      'token',
+    )!;
+    await adminDb().doc(`users/${admin.uid}`).update({ fullName: 'Ada Admin' });
+    const preview = (body: unknown) => call(servers.invitationPreview, { method: 'POST', body });
+    const organizationName = (await adminDb().doc(`organizations/${orgId}`).get()).get('company_name') as string;
+
+    const shown = await preview({ invitationId, token });
+    expect(shown.status).toBe(200);
+    expect(shown.body.invitation).toEqual({ organizationName, inviterName: 'Ada Admin', email });
+
+    const wrong = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    const refusals = [await preview({ invitationId, token: wrong }), await preview({ invitationId: 'nosuchinvitation', token })];
+    await adminDb()
+      .doc(`invitations/${invitationId}`)
+      .update({ expires_at: new Date(Date.now() - 1000) });
+    refusals.push(await preview({ invitationId, token }));
+    for (const refused of refusals) {
+      expect(refused.status).toBe(404);
+      expect(refused.body).toEqual(refusals[0]!.body);
+      expect(JSON.stringify(refused.body)).not.toMatch(new RegExp(`${email}|${organizationName}|Ada`));
+    }
+    // A malformed secret is refused by its form alone.
+    expect((await preview({ invitationId, token: 'short' })).status).toBe(400);
+  });
+});
+
 describe('team and invitation management', () => {
   test('reads: outsider 404; members, admins, owners and super admins see the team', async () => {
     expect((await post('getTeamMembers', outsider, { organizationId: orgId })).status).toBe(404);
@@ -201,6 +235,14 @@ describe('team and invitation management', () => {
     }
     expect((await post('getSentInvitation', outsider, { organizationId: orgId })).status).toBe(404);
     expect((await post('getSentInvitation', member, { organizationId: orgId })).status).toBe(200);
+  });
+
+  test('a member who signed up without a full name is named by their email, not "—"', async () => {
+    const nameless = await createTestUser();
+    const org = await createTestOrganization([[nameless, 'owner']]);
+    await adminDb().doc(`organizations/${org}/members/${nameless.uid}`).update({ fullName: '  ' });
+    const response = await post('getTeamMembers', nameless, { organizationId: org });
+    expect(response.body.members).toEqual([expect.objectContaining({ uid: nameless.uid, name: nameless.email, email: nameless.email })]);
   });
 
   test('revoke and resend: outsider 404, member 403, admin ok; a revoked invitation is gone for the invitee', async () => {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fakeCustomerIo, logIn } from '@/tests/e2e/helpers';
+import { fakeCustomerIo } from '@/tests/e2e/helpers';
 
 interface RecordedEvent {
   customerId: string;
@@ -16,14 +16,13 @@ test('sign-up sends Account Created once; creating the organization sends Organi
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('secret123');
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL('/login?registered=1');
+  await expect(page).toHaveURL('/onboarding');
 
   const accountCreated = async () =>
     (await fakeCustomerIo<RecordedEvent[]>(page, 'events')).filter((e) => e.name === 'Account Created' && e.data.email === email);
   await expect.poll(async () => (await accountCreated()).length).toBe(1);
   const uid = (await accountCreated())[0]!.customerId;
 
-  await logIn(page, { email, password: 'secret123' }, { from: page.url(), landing: '/onboarding' });
   await page.getByLabel('Organization name').fill('Eventful');
   await page.getByRole('button', { name: 'Create organization' }).click();
   await expect(page).toHaveURL(/\/subscription$/);

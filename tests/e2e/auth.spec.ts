@@ -29,18 +29,15 @@ async function signUp(page: Page, { name, email, password }: { name: string; ema
   await page.getByRole('button', { name: 'Create account' }).click();
 }
 
-test('register → /login → log in → onboarding → create the first organization', async ({ page, request }) => {
+test('register → signed in at once → onboarding → create the first organization', async ({ page, request }) => {
   const email = uniqueEmail('new');
   await signUp(page, { name: 'Nora New', email, password: 'secret123' });
-  await expect(page).toHaveURL('/login?registered=1');
-  await expect(page.getByRole('status')).toHaveText(
-    'Your account is ready. We sent you a link to verify your email address. Log in to continue.',
-  );
+  // Sign-up leaves the user signed in: no second log-in.
+  await expect(page).toHaveURL('/onboarding');
   // the verification link went out at sign-up, continuing to the invitations waiting for the user
   const [verification] = await oobCodes(request, email, 'VERIFY_EMAIL');
   expect(new URL(verification!.oobLink).searchParams.get('continueUrl')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/organizations$/);
 
-  await logIn(page, { email, password: 'secret123' }, { from: page.url(), landing: '/onboarding' });
   await page.getByLabel('Organization name').fill('Nora Rockets');
   await page.getByRole('button', { name: 'Create organization' }).click();
   // A new organization has no subscription yet: its pages wait behind the plans.

@@ -8,6 +8,8 @@ test('subscribe → the gate opens; cancel in the portal → the gate closes', a
   await expect(page.getByTestId('subscription-status')).toHaveText(
     'This organization has no active subscription. Choose a plan to open its pages.',
   );
+  // Not subscribed: the top navbar only (every sidebar link would lead back here).
+  await expect(page.getByRole('navigation', { name: 'Main' })).toHaveCount(0);
   // the gate holds for every organization page, full loads included
   await page.goto(`/${orgId}/source`);
   await expect(page).toHaveURL(`/${orgId}/subscription`);
@@ -29,16 +31,18 @@ test('subscribe → the gate opens; cancel in the portal → the gate closes', a
 
   // One subscription per organization: no second checkout, the plan changes in the portal.
   await page.goto(`/${orgId}/subscription`);
-  await expect(page.getByTestId('subscription-status')).toHaveText('Your growth plan is active.');
+  await expect(page.getByTestId('subscription-status')).toHaveText('Your Growth plan is active.');
+  // Subscribed: the organization's layout, sidebar included.
+  await expect(page.getByRole('navigation', { name: 'Main' }).first()).toBeVisible();
   await expect(page.getByRole('list', { name: 'Plans' })).toContainText('Current plan');
   await expect(page.getByRole('button', { name: /^Choose/ })).toHaveCount(0);
   await page.getByTestId('change-plan').getByRole('button', { name: 'Manage billing' }).click();
   await page.getByRole('button', { name: 'Switch to Starter' }).click();
   await expect(page).toHaveURL(`/${orgId}/subscription`);
-  await expect(page.getByTestId('subscription-status')).toHaveText('Your starter plan is active.');
+  await expect(page.getByTestId('subscription-status')).toHaveText('Your Starter plan is active.');
 
   await page.goto(`/${orgId}/settings`);
-  await expect(page.getByRole('region', { name: 'Billing' })).toContainText('Plan: starter (active)');
+  await expect(page.getByRole('region', { name: 'Billing' })).toContainText('Plan: Starter (active)');
   await page.getByRole('button', { name: 'Manage billing' }).click();
   await expect(page.getByRole('heading', { name: 'Billing' })).toBeVisible();
   await page.getByRole('button', { name: 'Cancel subscription' }).click();

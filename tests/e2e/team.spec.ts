@@ -30,12 +30,13 @@ async function invite(page: Page, orgId: string, email: string) {
   await expect(page.getByRole('status').filter({ hasText: `Invitation sent to ${email}` })).toBeVisible();
 }
 
-async function signUp(page: Page, email: string) {
+/** Signs up, and stays signed in: the route guard takes the new user to `landing`. */
+async function signUp(page: Page, email: string, landing: string) {
   await page.getByLabel('Full name').fill('Ivy Invitee');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill('secret123');
   await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL('/login?registered=1');
+  await expect(page).toHaveURL(landing);
 }
 
 /** The newest email-verification link the Auth emulator would have sent to the address, once there are `count`. */
@@ -76,9 +77,14 @@ test('invite → the invitee signs up from the emailed link → accepts → work
   const invitee = await (await browser.newContext()).newPage();
   await invitee.goto(link);
   await expect(invitee).toHaveURL(new URL(link).pathname); // the secret leaves the address bar
+  // Signed out, the link's secret shows who invites to where; the sign-up form knows the invited email.
+  const organizationName = (await adminDb().doc(`organizations/${orgId}`).get()).get('company_name') as string;
+  await expect(invitee.getByTestId('invitation-preview')).toHaveText(`Test User invited you to join ${organizationName}.`);
+  await expect(invitee.getByText(`Log in, or create an account with ${email}, to accept it.`)).toBeVisible();
   await invitee.getByRole('link', { name: 'Create an account' }).click();
-  await signUp(invitee, email);
-  await logIn(invitee, { email, password: 'secret123' }, { from: invitee.url(), landing: new URL(link).pathname });
+  await expect(invitee.getByLabel('Email')).toHaveValue(email);
+  // Signed in by the sign-up itself, straight back to the invitation.
+  await signUp(invitee, email, new URL(link).pathname);
   await expect(invitee.getByText(`${owner.email} invited you to join`)).toBeVisible();
   await invitee.getByRole('button', { name: 'Accept invitation' }).click();
   await expect(invitee).toHaveURL(`/${orgId}/connection`);
@@ -87,6 +93,31 @@ test('invite → the invitee signs up from the emailed link → accepts → work
   await page.reload();
   await expect(page.getByRole('table', { name: 'Team members' })).toContainText(email);
   await expect(page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(email) })).toContainText('accepted');
+});
+
+test('a wrong or expired link secret shows the invitation page as it is for anyone: nothing about the invitation', async ({
+  page,
+  browser,
+}) => {
+  const { user: owner, orgIds } = await userWithOrganizations(1);
+  const orgId = orgIds[0]!;
+  await logIn(page, owner, { landing: `/${orgId}/connection` });
+  const email = uniqueEmail('wrong');
+  await invite(page, orgId, email);
+  const link = new URL(await invitationLink(page, email));
+  const token = link.searchParams.get('token')!;
+  link.searchParams.set('token', `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`);
+
+  const stranger = await (await browser.newContext()).newPage();
+  await stranger.goto(link.toString());
+  await expect(stranger.getByRole('heading', { name: 'You are invited' })).toBeVisible();
+  await expect(
+    stranger.getByText('Log in, or create an account with the email address the invitation was sent to, to accept it.'),
+  ).toBeVisible();
+  await expect(stranger.getByTestId('invitation-preview')).toHaveCount(0);
+  await expect(stranger.locator('body')).not.toContainText(email);
+  await stranger.getByRole('link', { name: 'Create an account' }).click();
+  await expect(stranger.getByLabel('Email')).toHaveValue('');
 });
 
 test('invited without the link: onboarding asks to verify the email, then lists the invitation to accept', async ({
@@ -104,8 +135,7 @@ test('invited without the link: onboarding asks to verify the email, then lists 
 
   const invitee = await (await browser.newContext()).newPage();
   await invitee.goto('/signUp');
-  await signUp(invitee, email);
-  await logIn(invitee, { email, password: 'secret123' }, { from: invitee.url(), landing: '/onboarding' });
+  await signUp(invitee, email, '/onboarding');
   const verify = invitee.getByRole('region', { name: 'Verify your email' });
   await expect(verify).toContainText(`Verify your email address to see invitations sent to ${email}`);
   await expect(invitee.getByRole('list', { name: 'Invitations for you' })).toHaveCount(0);

@@ -51,10 +51,11 @@ export function signInWithGoogle(): Promise<ProviderUser> {
 }
 
 /**
- * Registers, creates the database user if none exists and emails the verification link, then signs
- * out: the user logs in next.
+ * Registers, creates the database user if none exists and emails the verification link, and leaves
+ * the user signed in (the route guard then sends them on: the pending invitation, the callback, or
+ * /organizations). If the database user cannot be made, it signs out again and says so.
  */
-export function registerWithEmail(fullName: string, email: string, password: string): Promise<void> {
+export function registerWithEmail(fullName: string, email: string, password: string): Promise<ProviderUser> {
   return whileAuthFlowRuns(async () => {
     const auth = clientAuth();
     const { user } = await createUserWithEmailAndPassword(auth, email, password);
@@ -63,11 +64,13 @@ export function registerWithEmail(fullName: string, email: string, password: str
       await getOrSaveUser(user, fullName);
       // Not fatal: the account works without it, and /onboarding offers to send the link again.
       await sendVerificationEmail(user).catch((error) => console.warn('Could not send the verification email', error));
+      await syncSession(user);
     } catch {
-      throw new AuthFlowError(AUTH_MESSAGES.databaseUserFailed);
-    } finally {
       await signOut(auth);
+      throw new AuthFlowError(AUTH_MESSAGES.databaseUserFailed);
     }
+    identifySelf(user);
+    return toProviderUser(user);
   });
 }
 

@@ -8,6 +8,7 @@
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { thresholdOf } from '@/lib/server/repos/alerts';
+import { plural } from '@/lib/shared/plural';
 
 const hourOf = (date: Date) => date.toISOString().slice(0, 13);
 const evaluateEveryMs = () => Number(process.env.ALERT_EVALUATE_MS) || 60_000;
@@ -68,7 +69,7 @@ export async function evaluateConversion(orgId: string, conversionId: string, no
       orgId,
       kind: 'delivery_failures',
       subject,
-      message: `${failed} of ${total} events in the last hour (${Math.round(percent)} %) were rejected, not sent or failed — over this conversion's ${threshold.percent} % threshold. The delivery log says why.`,
+      message: `${failed} of ${plural(total, 'event')} in the last hour (${Math.round(percent)} %) ${failed === 1 ? 'was' : 'were'} rejected, not sent or failed — over this conversion's ${threshold.percent} % threshold. The delivery log says why.`,
     });
   } else if (total > 0) {
     // Events flow and the share (or their number) is under the threshold: the incident is over.
@@ -76,7 +77,7 @@ export async function evaluateConversion(orgId: string, conversionId: string, no
       orgId,
       kind: 'delivery_failures',
       subject,
-      message: `${failed} of ${total} events in the last hour (${Math.round(percent)} %) were refused: under the threshold again.`,
+      message: `${failed} of ${plural(total, 'event')} in the last hour (${Math.round(percent)} %) ${failed === 1 ? 'was' : 'were'} refused: under the threshold again.`,
     });
   }
   const parked = (conversion.get('parked') ?? {}) as { held?: number; failed?: number };

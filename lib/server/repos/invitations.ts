@@ -3,9 +3,11 @@ import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/fir
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError, notFound } from '@/lib/server/errors';
 import { membersCollection, organizationsCollection, toListEntry } from '@/lib/server/repos/organizations';
+import { usersCollection } from '@/lib/server/repos/users';
 import {
   INVITATION_MESSAGES,
   INVITATION_TTL_DAYS,
+  type InvitationPreview,
   type InvitationStatus,
   type PendingInvitation,
   type SentInvitation,
@@ -170,6 +172,24 @@ export async function listPendingInvitations(invitee: Invitee, invitationId?: st
   return live
     .filter((snap) => names.has(snap.get('organization_id')))
     .map((snap) => toPendingInvitation(snap, names.get(snap.get('organization_id'))!));
+}
+
+/**
+ * The invitation of an emailed link, for the signed-out landing page: its organization, who sent it and
+ * to which email. Only with the link's secret, only while pending and live; every other case (no such
+ * invitation, a wrong or older secret, expired, answered, organization gone) is the same not-found.
+ */
+export async function previewInvitation(invitationId: string, token: string): Promise<InvitationPreview> {
+  const snap = await invitationsCollection().doc(invitationId).get();
+  if (!snap.exists || !isLive(snap) || !carriesToken(snap, token)) throw noPendingInvitation();
+  const orgId = snap.get('organization_id');
+  const names = await currentOrganizationNames([orgId]);
+  if (!names.has(orgId)) throw noPendingInvitation();
+  const inviterEmail = String(snap.get('inviter_email') ?? '');
+  const inviterUid = snap.get('inviter_user_id');
+  const inviter = typeof inviterUid === 'string' && inviterUid ? await usersCollection().doc(inviterUid).get() : null;
+  const inviterName = String(inviter?.get('fullName') ?? '').trim();
+  return { organizationName: names.get(orgId)!, inviterName: inviterName || inviterEmail, email: snap.get('email') };
 }
 
 export async function listSentInvitations(orgId: string): Promise<SentInvitation[]> {

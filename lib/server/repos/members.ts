@@ -14,7 +14,8 @@ export async function listMembers(orgId: string): Promise<TeamMember[]> {
   return snap.docs
     .map((doc) => ({
       uid: doc.id,
-      name: doc.get('fullName') ?? '',
+      // Sign-up leaves the full name optional: a member without one is named by their email.
+      name: String(doc.get('fullName') ?? '').trim() || String(doc.get('email') ?? ''),
       email: doc.get('email') ?? '',
       role: isOrganizationRole(doc.get('role')) ? doc.get('role') : 'member',
       joinedAt: doc.get('joined_at') instanceof Timestamp ? (doc.get('joined_at') as Timestamp).toDate().toISOString() : null,

@@ -27,6 +27,7 @@ import { getIntegration } from '@/lib/server/repos/integrations';
 import { readWindow, writeTargetOf } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';
 import { applyPlan } from '@/lib/server/services/planLimits';
+import { plural } from '@/lib/shared/plural';
 
 /**
  * Connections beyond storage: the source's accounts and the destination belong to the organization,
@@ -269,7 +270,7 @@ export async function startBackfill(
     const days = Math.floor(MAX_BACKFILL_JOBS / connection.source.accounts.length) * 30;
     throw invalidFields({
       from: [
-        `${connection.source.accounts.length} accounts can backfill about ${days} days at once; start later, then backfill the earlier days after`,
+        `${plural(connection.source.accounts.length, 'account')} can backfill about ${plural(days, 'day')} at once; start later, then backfill the earlier days after`,
       ],
     });
   }

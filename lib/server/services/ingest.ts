@@ -3,6 +3,7 @@ import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import type { App } from '@/lib/shared/integrations/apps';
 import { submissionBatchSchema, submittedEventSchema, unknownFieldsOf, type SubmissionWarning } from '@/lib/shared/schemas/submissions';
+import { SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
 import { toConversionEvent } from '@/lib/server/conversions/normalize';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
@@ -173,8 +174,7 @@ export async function ingest(
   let raw: unknown[];
   if (batch) {
     const parsed = submissionBatchSchema.safeParse(body);
-    if (!parsed.success)
-      throw new DomainError('invalid', 'Some fields are missing or invalid.', { fieldErrors: fieldErrorsOf(parsed.error.issues) });
+    if (!parsed.success) throw new DomainError('invalid', SUBMISSION_MESSAGES.invalid, { fieldErrors: fieldErrorsOf(parsed.error.issues) });
     raw = parsed.data.events;
   } else {
     raw = [body];
@@ -211,7 +211,7 @@ export async function ingest(
           ),
         )
       : first.error.fieldErrors;
-    throw new DomainError('invalid', 'Some fields are missing or invalid.', { fieldErrors });
+    throw new DomainError('invalid', SUBMISSION_MESSAGES.invalid, { fieldErrors });
   }
   await publishConversions(events, { org: owner.orgId, source });
   return { batch, results };

@@ -81,6 +81,11 @@ export function planOf(plan: unknown): PlanEntitlements | null {
   return PLAN_ENTITLEMENTS.find((candidate) => candidate.id === plan) ?? null;
 }
 
+/** A plan's name as the plans table writes it ("Growth"); an id we do not sell as it is, none as "—". */
+export function planNameOf(plan: unknown): string {
+  return planOf(plan)?.name ?? (typeof plan === 'string' && plan !== '' ? plan : '—');
+}
+
 /** What an organization on `plan` may use; without a known plan, the fallback plan's. */
 export function entitlementsOf(plan: unknown): PlanEntitlements {
   return planOf(plan) ?? planOf(FALLBACK_PLAN)!;

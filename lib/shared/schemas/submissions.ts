@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { consentSchema } from '@/lib/shared/conversions/event';
+import { describeField } from '@/lib/shared/schemas/submissionFields';
 
 /**
  * One event sent to POST /api/submissions (a form sent, a sign-up, a purchase). Personal fields
@@ -25,7 +26,7 @@ export function isCalendarDate(value: string): boolean {
 
 export const submittedEventSchema = z
   .object({
-    event: text(100, 'Name the event, e.g. "Lead"'),
+    event: text(100, 'Name the event, e.g. "Lead"').describe(describeField('event')),
     /** Your id for this event: a retry with the same id is the same event. */
     eventId: z
       .string()
@@ -33,47 +34,55 @@ export const submittedEventSchema = z
       .min(1, 'Empty')
       .max(100, 'At most 100 characters')
       .regex(/^[\w.:@-]+$/, 'Letters, digits and . _ : @ - only')
-      .optional(),
+      .optional()
+      .describe(describeField('eventId')),
     occurredAt: z.iso
       .datetime({ offset: true, message: 'An ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z' })
       // Unix time starts in 1970: the queue, the platforms and the log all count from there.
       .refine((value) => Date.parse(value) >= 0, 'A date-time from 1970-01-01 on')
-      .optional(),
-    email: z.string().trim().max(320, 'At most 320 characters').optional(),
-    phone: text(64).optional(),
-    firstName: text(100).optional(),
-    lastName: text(100).optional(),
-    externalId: text(200).optional(),
-    city: text(100).optional(),
-    state: text(100).optional(),
-    postalCode: text(64).optional(),
+      .optional()
+      .describe(describeField('occurredAt')),
+    email: z.string().trim().max(320, 'At most 320 characters').optional().describe(describeField('email')),
+    phone: text(64).optional().describe(describeField('phone')),
+    firstName: text(100).optional().describe(describeField('firstName')),
+    lastName: text(100).optional().describe(describeField('lastName')),
+    externalId: text(200).optional().describe(describeField('externalId')),
+    city: text(100).optional().describe(describeField('city')),
+    state: text(100).optional().describe(describeField('state')),
+    postalCode: text(64).optional().describe(describeField('postalCode')),
     /** ISO 3166-1 alpha-2 (US, GB, DE …). */
-    countryCode: formOrHash(/^[A-Za-z]{2}$/, 'A two-letter country code, e.g. US').optional(),
+    countryCode: formOrHash(/^[A-Za-z]{2}$/, 'A two-letter country code, e.g. US')
+      .optional()
+      .describe(describeField('countryCode')),
     dateOfBirth: z
       .string()
       .trim()
       .refine((value) => SHA256.test(value) || (isCalendarDate(value) && value >= '1900-01-01'), 'A date YYYY-MM-DD (or its SHA-256 hash)')
-      .optional(),
-    gender: formOrHash(/^[fmFM]$/, "'f' or 'm'").optional(),
-    consent: consentSchema.optional(),
+      .optional()
+      .describe(describeField('dateOfBirth')),
+    gender: formOrHash(/^[fmFM]$/, "'f' or 'm'")
+      .optional()
+      .describe(describeField('gender')),
+    consent: consentSchema.optional().describe(describeField('consent')),
     /** Meta's Limited Data Use: sent with data_processing_options ["LDU"]. */
-    limitedDataUse: z.boolean('true or false').optional(),
-    value: z.number('A number').nonnegative('Not negative').max(1e9, 'At most 1,000,000,000').optional(),
+    limitedDataUse: z.boolean('true or false').optional().describe(describeField('limitedDataUse')),
+    value: z.number('A number').nonnegative('Not negative').max(1e9, 'At most 1,000,000,000').optional().describe(describeField('value')),
     currency: z
       .string()
       .regex(/^[A-Z]{3}$/, 'A three-letter currency code, e.g. USD')
-      .optional(),
-    gclid: text(200).optional(),
-    gbraid: text(200).optional(),
-    wbraid: text(200).optional(),
-    fbclid: text(500).optional(),
-    fbc: text(500).optional(),
-    fbp: text(500).optional(),
-    msclkid: text(200).optional(),
-    pageUrl: z.string().trim().max(2000, 'At most 2,000 characters').optional(),
-    ip: z.union([z.ipv4(), z.ipv6()], 'An IP address').optional(),
-    userAgent: z.string().max(1000, 'At most 1,000 characters').optional(),
-    actionSource: z.enum(['website', 'system_generated']).optional(),
+      .optional()
+      .describe(describeField('currency')),
+    gclid: text(200).optional().describe(describeField('gclid')),
+    gbraid: text(200).optional().describe(describeField('gbraid')),
+    wbraid: text(200).optional().describe(describeField('wbraid')),
+    fbclid: text(500).optional().describe(describeField('fbclid')),
+    fbc: text(500).optional().describe(describeField('fbc')),
+    fbp: text(500).optional().describe(describeField('fbp')),
+    msclkid: text(200).optional().describe(describeField('msclkid')),
+    pageUrl: z.string().trim().max(2000, 'At most 2,000 characters').optional().describe(describeField('pageUrl')),
+    ip: z.union([z.ipv4(), z.ipv6()], 'An IP address').optional().describe(describeField('ip')),
+    userAgent: z.string().max(1000, 'At most 1,000 characters').optional().describe(describeField('userAgent')),
+    actionSource: z.enum(['website', 'system_generated']).optional().describe(describeField('actionSource')),
   })
   .superRefine((event, ctx) => {
     if (event.email !== undefined && !/^[0-9a-fA-F]{64}$/.test(event.email) && !z.email().safeParse(event.email).success) {

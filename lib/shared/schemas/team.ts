@@ -23,6 +23,12 @@ export const sendInvitationSchema = z.object({
 /** The secret of an emailed invitation link: optional beside the fixed fields of the invitation calls. */
 const linkTokenSchema = z.string().regex(INVITATION_TOKEN_PATTERN, 'Invalid invitation link').optional();
 
+/** A signed-out preview of an invitation: only with the secret of its emailed link. */
+export const invitationPreviewSchema = z.object({
+  invitationId: documentIdSchema,
+  token: z.string().regex(INVITATION_TOKEN_PATTERN, 'Invalid invitation link'),
+});
+
 /** The fixed `email`, plus the invitation and secret of the link an unverified invitee came through. */
 export const pendingInvitationQuerySchema = z.object({
   email: emailSchema,

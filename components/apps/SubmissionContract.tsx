@@ -1,0 +1,78 @@
+import CodeBlock from '@/components/apps/CodeBlock';
+import styles from '@/components/apps/apps.module.css';
+import { contractAnswers, contractFields, EXAMPLE_BATCH, EXAMPLE_EVENT, LIMITS } from '@/lib/shared/schemas/submissionContract';
+
+const curl = (endpoint: string, body: unknown) =>
+  [
+    `curl -X POST ${endpoint} \\`,
+    '  -H "Authorization: Bearer $SIGNALBRIDGE_KEY" \\',
+    '  -H "Content-Type: application/json" \\',
+    `  -d '${JSON.stringify(body)}'`,
+  ].join('\n');
+
+/**
+ * The contract of POST /api/submissions, read off the schema the route validates with (fields,
+ * limits, answers). Loaded after the page's first paint: it carries zod, which the page does not need.
+ */
+export default function SubmissionContract({ endpoint }: { endpoint: string }) {
+  const fields = contractFields();
+  return (
+    <div className="stack" style={{ gap: '1.25rem' }} data-testid="submission-contract">
+      <section className="stack" aria-labelledby="request-title">
+        <h3 id="request-title">Request</h3>
+        <p style={{ margin: 0 }}>
+          Send one event as a JSON object, or up to {LIMITS.events} events as <code>{'{"events": [ … ]}'}</code>, with your secret key in
+          the <code>Authorization: Bearer</code> header (never in the URL). A request is at most {LIMITS.bytes / 1024 / 1024} MB. The
+          examples read the key from <code>SIGNALBRIDGE_KEY</code>.
+        </p>
+        <CodeBlock title="One event" code={curl(endpoint, EXAMPLE_EVENT)} testId="example-single" />
+        <CodeBlock title="A batch" code={curl(endpoint, EXAMPLE_BATCH)} testId="example-batch" />
+      </section>
+      <section className="stack" aria-labelledby="fields-title">
+        <h3 id="fields-title">Event fields</h3>
+        <p className="muted" style={{ margin: 0 }}>
+          Personal fields may come in clear or already SHA-256 hashed: we hash them before anything is kept. A field not listed here is
+          ignored, never stored, and named in the answer&apos;s <code>warnings</code>.
+        </p>
+        <div className={styles.scroll} tabIndex={0} role="region" aria-labelledby="fields-title">
+          <table className={styles.fields} data-testid="contract-fields">
+            <thead>
+              <tr>
+                <th scope="col">Field</th>
+                <th scope="col">Value</th>
+                <th scope="col">Meaning</th>
+              </tr>
+            </thead>
+            <tbody>
+              {fields.map((field) => (
+                <tr key={field.name}>
+                  <td>
+                    <code>{field.name}</code>
+                    {field.required && <span className="muted"> (required)</span>}
+                  </td>
+                  <td>{field.type}</td>
+                  <td>{field.meaning}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section className="stack" aria-labelledby="answers-title">
+        <h3 id="answers-title">Answers</h3>
+        <p className="muted" style={{ margin: 0 }}>
+          Every refusal is JSON: <code>{'{ success: false, code, message, fieldErrors? }'}</code>. A publishable key used from another
+          website is refused with 403 <code>origin_not_allowed</code>.
+        </p>
+        {contractAnswers().map((answer) => (
+          <div key={answer.title} className="stack" style={{ gap: '0.25rem' }}>
+            <CodeBlock title={answer.title} code={answer.answer} />
+            <p className="muted" style={{ margin: 0 }}>
+              {answer.when}
+            </p>
+          </div>
+        ))}
+      </section>
+    </div>
+  );
+}

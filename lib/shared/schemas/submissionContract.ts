@@ -1,0 +1,125 @@
+import { issuesToFieldErrors } from '@/lib/shared/fieldErrors';
+import {
+  MAX_EVENTS_PER_REQUEST,
+  submittedEventSchema,
+  unknownFieldsOf,
+  type SubmissionWarning,
+  type SubmittedEvent,
+} from '@/lib/shared/schemas/submissions';
+import {
+  MAX_SUBMISSION_BYTES,
+  SUBMISSION_MESSAGES,
+  SUBMITTED_FIELD_DOCS,
+  type SubmittedFieldName,
+} from '@/lib/shared/schemas/submissionFields';
+
+/**
+ * The contract of POST /api/submissions as the custom-submission page shows it, read off the schema
+ * the route validates with: the fields, the limits, and answers computed by that schema (a unit test
+ * keeps the examples valid), so the page cannot drift from what the server does.
+ */
+
+export interface ContractField {
+  name: string;
+  type: string;
+  required: boolean;
+  meaning: string;
+}
+
+/** Every field of an event, in the schema's order, with its description off the schema. */
+export function contractFields(): ContractField[] {
+  return Object.entries(submittedEventSchema.shape).map(([name, schema]) => ({
+    name,
+    type: SUBMITTED_FIELD_DOCS[name as SubmittedFieldName].type,
+    required: !schema.safeParse(undefined).success,
+    meaning: schema.description ?? '',
+  }));
+}
+
+export const EXAMPLE_EVENT = {
+  event: 'Lead',
+  eventId: 'lead-1042',
+  occurredAt: '2026-11-23T10:00:00Z',
+  email: 'ada@example.com',
+  phone: '+1 415 555 0100',
+  gclid: 'Cj0KCQiA-example',
+  value: 40,
+  currency: 'USD',
+  consent: { adUserData: 'granted', adPersonalization: 'granted' },
+} satisfies SubmittedEvent;
+
+export const EXAMPLE_BATCH = {
+  events: [
+    EXAMPLE_EVENT,
+    { event: 'Purchase', eventId: 'order-5531', email: 'grace@example.com', fbclid: 'IwAR-example', value: 129.9, currency: 'EUR' },
+  ] satisfies SubmittedEvent[],
+};
+
+/** An event the schema refuses: an email that is none, and a value without its currency. */
+export const EXAMPLE_INVALID = { event: 'Lead', email: 'ada@', value: 40 };
+
+/** An event with a field we do not know: taken, with a warning. */
+export const EXAMPLE_UNKNOWN_FIELD = { event: 'Lead', email: 'ada@example.com', coupon: 'WINTER' };
+
+/** The field errors the schema gives an event, as the 400 names them. */
+export function fieldErrorsOfEvent(event: unknown): Record<string, string[]> {
+  return issuesToFieldErrors(submittedEventSchema.safeParse(event).error?.issues ?? []);
+}
+
+export const warningsOf = (event: unknown): SubmissionWarning[] => unknownFieldsOf(event);
+
+export const LIMITS = { events: MAX_EVENTS_PER_REQUEST, bytes: MAX_SUBMISSION_BYTES };
+
+/** The answers, each as the status line, headers and JSON body a client reads. */
+export function contractAnswers(): Array<{ title: string; when: string; answer: string }> {
+  const json = (body: unknown) => JSON.stringify(body, null, 2);
+  const EVENT_ID = 'lead-1042';
+  return [
+    {
+      title: '202 Accepted: one event',
+      when: 'The event is queued for every conversion of this app. warnings names fields we do not know: ignored, never stored.',
+      answer: `HTTP/1.1 202 Accepted\n\n${json({ success: true, id: EVENT_ID, warnings: warningsOf(EXAMPLE_UNKNOWN_FIELD) })}`,
+    },
+    {
+      title: '202 Accepted: a batch',
+      when: 'Each event is answered at its index: its id, or its own error (here the second event’s). The valid ones are queued even when others are not.',
+      answer: `HTTP/1.1 202 Accepted\n\n${json({
+        success: true,
+        accepted: 1,
+        results: [
+          { index: 0, id: EVENT_ID },
+          { index: 1, error: { code: 'invalid', fieldErrors: fieldErrorsOfEvent(EXAMPLE_INVALID) } },
+        ],
+      })}`,
+    },
+    {
+      title: '400 Bad Request',
+      when: 'A field of the wrong type or form (in a batch: only when no event is valid, keyed events.{index}.{field}), or a body that is no JSON object. Nothing is queued.',
+      answer: `HTTP/1.1 400 Bad Request\n\n${json({
+        success: false,
+        code: 'invalid',
+        message: SUBMISSION_MESSAGES.invalid,
+        fieldErrors: fieldErrorsOfEvent(EXAMPLE_INVALID),
+      })}`,
+    },
+    {
+      title: '401 Unauthorized',
+      when: 'No key, an unknown or revoked key, or a secret key sent in the URL (code secret_key_in_url: replace that key).',
+      answer: `HTTP/1.1 401 Unauthorized\n\n${json({ success: false, code: 'invalid_key', message: SUBMISSION_MESSAGES.invalidKey })}`,
+    },
+    {
+      title: '413 Content Too Large',
+      when: `The body is over ${MAX_SUBMISSION_BYTES / 1024 / 1024} MB.`,
+      answer: `HTTP/1.1 413 Content Too Large\n\n${json({ success: false, code: 'body_too_large', message: SUBMISSION_MESSAGES.tooLarge })}`,
+    },
+    {
+      title: '429 Too Many Requests',
+      when: 'Over the key’s rate limit: wait the seconds in Retry-After, then send again (the same eventId is the same event).',
+      answer: `HTTP/1.1 429 Too Many Requests\nRetry-After: 12\n\n${json({
+        success: false,
+        code: 'rate_limited',
+        message: 'Too many submissions with this key: at most 600 a minute. Try again in 12 seconds.',
+      })}`,
+    },
+  ];
+}
