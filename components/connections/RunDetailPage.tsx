@@ -10,6 +10,7 @@ import Spinner from '@/components/ui/Spinner';
 import { formatDateTime } from '@/components/ui/time';
 import { runDays } from '@/lib/shared/connections/windows';
 import { connectionsApi, useRunQuery, type RunDetail } from '@/store/connectionsApi';
+import TableHead from '@/components/ui/TableHead';
 
 /** While the run lasts, the page refreshes so its accounts fill in. */
 const RUNNING_REFRESH_MS = 5_000;
@@ -32,15 +33,7 @@ function Accounts({ detail }: { detail: RunDetail }) {
       </h2>
       <div className={styles.scroll} tabIndex={0} role="region" aria-label="Accounts of the run">
         <table className="table" aria-label="Accounts of the run">
-          <thead>
-            <tr>
-              {['Account', 'Rows read', 'Rows written', 'API calls', 'Time', 'Error'].map((column) => (
-                <th key={column} scope="col">
-                  {column}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <TableHead columns={['Account', 'Rows read', 'Rows written', 'API calls', 'Time', 'Error']} actions={false} />
           <tbody>
             {detail.accounts.map((account) => (
               <tr key={account.id}>
@@ -69,15 +62,7 @@ function Chunks({ detail }: { detail: RunDetail }) {
       </h2>
       <div className={styles.scroll} tabIndex={0} role="region" aria-label="Chunks of the backfill">
         <table className="table" aria-label="Chunks of the backfill">
-          <thead>
-            <tr>
-              {['Account', 'Days', 'Status', 'Rows read / written', 'API calls', 'Time', 'Attempts'].map((column) => (
-                <th key={column} scope="col">
-                  {column}
-                </th>
-              ))}
-            </tr>
-          </thead>
+          <TableHead columns={['Account', 'Days', 'Status', 'Rows read / written', 'API calls', 'Time', 'Attempts']} actions={false} />
           <tbody>
             {detail.jobs.map((job) => (
               <tr key={job.key}>

@@ -9,6 +9,7 @@ import { formatDateTime, RelativeTime } from '@/components/ui/time';
 import { downloadFile } from '@/lib/client/download';
 import type { Connection, Run } from '@/lib/shared/connections/connection';
 import { runDays } from '@/lib/shared/connections/windows';
+import TableHead from '@/components/ui/TableHead';
 
 /** Saves the run history as CSV (fetched as the signed-in user). */
 function CsvExport({ orgId, connection }: { orgId: string; connection: Connection }) {
@@ -49,15 +50,7 @@ export default function RunHistory({ orgId, runs, connection, now }: { orgId: st
       ) : (
         <div className={styles.scroll}>
           <table className="table table--cards" aria-label="Run history">
-            <thead>
-              <tr>
-                {['Started', 'Kind', 'Days', 'Rows read / written', 'API calls', 'Duration', 'Outcome'].map((column) => (
-                  <th key={column} scope="col">
-                    {column}
-                  </th>
-                ))}
-              </tr>
-            </thead>
+            <TableHead columns={['Started', 'Kind', 'Days', 'Rows read / written', 'API calls', 'Duration', 'Outcome']} actions={false} />
             <tbody>
               {runs.map((run) => {
                 const errors = errorsOf(run, connection);

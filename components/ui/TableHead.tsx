@@ -1,5 +1,5 @@
-/** Column headings; the last, unlabelled column holds each row's actions. */
-export default function TableHead({ columns }: { columns: string[] }) {
+/** Column headings; unless `actions` is false, a last, unlabelled column holds each row's actions. */
+export default function TableHead({ columns, actions = true }: { columns: string[]; actions?: boolean }) {
   return (
     <thead>
       <tr>
@@ -8,9 +8,11 @@ export default function TableHead({ columns }: { columns: string[] }) {
             {column}
           </th>
         ))}
-        <th scope="col">
-          <span className="sr-only">Actions</span>
-        </th>
+        {actions && (
+          <th scope="col">
+            <span className="sr-only">Actions</span>
+          </th>
+        )}
       </tr>
     </thead>
   );
