@@ -9,10 +9,15 @@ interface PlatformResponse {
 const TIMEOUT_MS = 15_000;
 
 /** One JSON request to a platform, with a timeout; network failures become a retryable PlatformError. */
-export async function requestJson(platform: ConnectorId, url: string, init: RequestInit = {}): Promise<PlatformResponse> {
+export async function requestJson(
+  platform: ConnectorId,
+  url: string,
+  init: RequestInit = {},
+  timeoutMs = TIMEOUT_MS,
+): Promise<PlatformResponse> {
   let response: Response;
   try {
-    response = await fetch(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     console.error(`[platforms] ${platform} unreachable`, {
       url: new URL(url).origin,

@@ -1,7 +1,7 @@
 import { metaActionType } from '@/lib/shared/conversions/reconciliation';
 import { metaConfig } from '@/lib/server/connectors/meta/config';
 import { graphError } from '@/lib/server/connectors/meta/errors';
-import { PlatformError } from '@/lib/server/connectors/errors';
+import { requestJson } from '@/lib/server/connectors/http';
 import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
 
 /**
@@ -14,25 +14,18 @@ import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
 
 const TIMEOUT_MS = 30_000;
 
+/** Reports take longer than a send: twice the usual timeout. */
 async function graphGet(accessToken: string, path: string, params: Record<string, string>, onCall?: () => void) {
   const url = new URL(`${metaConfig().graphUrl}${path}`);
   url.search = new URLSearchParams(params).toString();
   onCall?.();
-  let response: Response;
-  try {
-    response = await fetch(url, { headers: { Authorization: `Bearer ${accessToken}` }, signal: AbortSignal.timeout(TIMEOUT_MS) });
-  } catch (error) {
-    console.error('[platforms] meta_ads unreachable', { error: error instanceof Error ? error.message : error });
-    throw new PlatformError('meta_ads', 'retryable', 'Meta could not be reached. Try again in a minute.');
-  }
-  const text = await response.text();
-  let body: Record<string, unknown> = {};
-  try {
-    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  } catch {
-    body = { raw: text.slice(0, 200) };
-  }
-  if (response.status !== 200) throw graphError(response.status, body);
+  const { status, body } = await requestJson(
+    'meta_ads',
+    url.toString(),
+    { headers: { Authorization: `Bearer ${accessToken}` } },
+    TIMEOUT_MS,
+  );
+  if (status !== 200) throw graphError(status, body);
   return body;
 }
 

@@ -4,7 +4,7 @@ import {
   ianaTimeZone,
   parseCsv,
   reportingClient,
-  reportTimeZoneOf,
+  dailyReportBody,
   type ReportOptions,
 } from '@/lib/server/connectors/microsoft-ads/report';
 import { PlatformError } from '@/lib/server/connectors/errors';
@@ -19,30 +19,16 @@ import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
 
 export const COUNTED_COLUMNS = ['TimePeriod', 'AccountId', 'GoalId', 'Goal', 'AllConversions'];
 
-const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: Number(date.slice(5, 7)), Year: Number(date.slice(0, 4)) });
-
 export function countedRequestBody(accountId: string, from: string, to: string, timeZone?: string | null) {
-  const reportTimeZone = reportTimeZoneOf(timeZone);
-  return {
-    ReportRequest: {
-      Type: 'GoalsAndFunnelsReportRequest',
-      ReportName: `SignalBridge goals ${accountId} ${from}..${to}`,
-      Format: 'Csv',
-      FormatVersion: '2.0',
-      ExcludeColumnHeaders: false,
-      ExcludeReportHeader: true,
-      ExcludeReportFooter: true,
-      ReturnOnlyCompleteData: false,
-      Aggregation: 'Daily',
-      Columns: COUNTED_COLUMNS,
-      Scope: { AccountIds: [Number(accountId)] },
-      Time: {
-        CustomDateRangeStart: reportDate(from),
-        CustomDateRangeEnd: reportDate(to),
-        ...(reportTimeZone ? { ReportTimeZone: reportTimeZone } : {}),
-      },
-    },
-  };
+  return dailyReportBody(
+    'GoalsAndFunnelsReportRequest',
+    `SignalBridge goals ${accountId} ${from}..${to}`,
+    COUNTED_COLUMNS,
+    accountId,
+    from,
+    to,
+    timeZone,
+  );
 }
 
 /** The goals report's rows for the wanted goals (by id, or by name where the id column is empty). */

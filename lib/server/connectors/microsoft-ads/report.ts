@@ -157,11 +157,32 @@ const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: N
  * day is today for the service (Pacific time otherwise).
  */
 export function reportRequestBody(level: AdLevel, accountId: string, from: string, to: string, timeZone?: string | null) {
+  return dailyReportBody(
+    REPORT_TYPES[level],
+    `SignalBridge ${level} ${accountId} ${from}..${to}`,
+    REPORT_COLUMNS[level],
+    accountId,
+    from,
+    to,
+    timeZone,
+  );
+}
+
+/** The body of any Daily CSV report of one account (the performance reports, the goals report of reconciliation). */
+export function dailyReportBody(
+  type: string,
+  name: string,
+  columns: string[],
+  accountId: string,
+  from: string,
+  to: string,
+  timeZone?: string | null,
+) {
   const reportTimeZone = reportTimeZoneOf(timeZone);
   return {
     ReportRequest: {
-      Type: REPORT_TYPES[level],
-      ReportName: `SignalBridge ${level} ${accountId} ${from}..${to}`,
+      Type: type,
+      ReportName: name,
       Format: 'Csv',
       FormatVersion: '2.0',
       ExcludeColumnHeaders: false,
@@ -169,7 +190,7 @@ export function reportRequestBody(level: AdLevel, accountId: string, from: strin
       ExcludeReportFooter: true,
       ReturnOnlyCompleteData: false,
       Aggregation: 'Daily',
-      Columns: REPORT_COLUMNS[level],
+      Columns: columns,
       Scope: { AccountIds: [Number(accountId)] },
       Time: {
         CustomDateRangeStart: reportDate(from),
