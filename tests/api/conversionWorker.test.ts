@@ -1,5 +1,3 @@
-import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { sha256 } from '@/lib/server/conversions/normalize';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { deliveryHours, parkedCounts } from '@/lib/server/repos/conversions';
 import { releaseHeld } from '@/lib/server/services/conversions';
@@ -12,7 +10,7 @@ import { createDestinationFromKey } from '@/lib/server/services/integrations';
 import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 import { workerProcesses } from '@/tests/api/helpers/workers';
-import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { leadEvents, publishFromApp, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 
 // The delivery worker as a process, against the Pub/Sub emulator, Firestore and the sandbox's
 // Meta: what arrives is counted at the sandbox by Meta's dedup key (pixel, event name, event id).
@@ -28,26 +26,8 @@ afterAll(() => platforms.close());
 
 const worker = workerProcesses({ DELIVERY_LINGER_MS: '2000', DELIVERY_RETRY_BASE_MS: '100', DELIVERY_RETRY_ATTEMPTS: '6' });
 
-function events(count: number, prefix: string): ConversionEvent[] {
-  const now = Math.floor(Date.now() / 1000) - 60;
-  return Array.from({ length: count }, (_, index) => ({
-    id: `${prefix}-${index}`,
-    name: 'Lead',
-    time: now,
-    value: 10,
-    currency: 'USD',
-    user: { email: sha256(`person${index}@example.com`) },
-    clickIds: { fbp: `fb.1.1700000000000.${index}` },
-    context: { actionSource: 'website', userAgent: 'Mozilla/5.0', ip: '203.0.113.5', pageUrl: 'https://shop.example/thanks' },
-    maskedEmail: 'p***@example.com',
-  }));
-}
-
-async function publish(setup: ConversionSetup, list: ConversionEvent[]) {
-  for (let start = 0; start < list.length; start += 2000) {
-    await publishConversions(list.slice(start, start + 2000), { org: setup.orgId, source: `app:${setup.appId}` });
-  }
-}
+const events = (count: number, prefix: string) => leadEvents(count, prefix, () => ({ maskedEmail: 'p***@example.com' }));
+const publish = publishFromApp;
 
 /** The sandbox's Meta entries of these events: one per dedup key, however often each arrived. */
 const arrived = (prefix: string) => platforms.conversions.list('meta').filter((entry) => String(entry.key).includes(`|Lead|${prefix}-`));

@@ -1,11 +1,8 @@
-import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { sha256 } from '@/lib/server/conversions/normalize';
-import { publishConversions } from '@/lib/server/queue/pubsub';
 import { deliveryHours } from '@/lib/server/repos/conversions';
 import { createConversion } from '@/lib/server/services/conversions';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
-import { connectDestination, SANDBOX_TARGETS, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { connectDestination, leadEvents, publishFromApp, SANDBOX_TARGETS, setUpConversion } from '@/tests/api/helpers/conversions';
 
 // Issue 24: delivery lanes, the shared Data Manager quota and two workers, with worker processes against the
 // Pub/Sub emulator, Firestore and the sandbox's platforms (arrivals counted there by each platform's dedup key).
@@ -22,25 +19,9 @@ afterAll(() => platforms.close());
 
 const worker = workerProcesses({ DELIVERY_LINGER_MS: '200', DELIVERY_RETRY_BASE_MS: '100', DELIVERY_RETRY_ATTEMPTS: '6' });
 
-function events(count: number, prefix: string): ConversionEvent[] {
-  const now = Math.floor(Date.now() / 1000) - 60;
-  return Array.from({ length: count }, (_, index) => ({
-    id: `${prefix}-${index}`,
-    name: 'Lead',
-    time: now,
-    value: 10,
-    currency: 'USD',
-    user: { email: sha256(`person${index}@example.com`) },
-    clickIds: { fbp: `fb.1.1700000000000.${index}`, gclid: `Cj0KCQ-${prefix}-${index}` },
-    context: { actionSource: 'website', userAgent: 'Mozilla/5.0', ip: '203.0.113.5', pageUrl: 'https://shop.example/thanks' },
-  }));
-}
-
-async function publish(setup: Pick<ConversionSetup, 'orgId' | 'appId'>, list: ConversionEvent[]) {
-  for (let start = 0; start < list.length; start += 2000) {
-    await publishConversions(list.slice(start, start + 2000), { org: setup.orgId, source: `app:${setup.appId}` });
-  }
-}
+const events = (count: number, prefix: string) =>
+  leadEvents(count, prefix, (index) => ({ clickIds: { fbp: `fb.1.1700000000000.${index}`, gclid: `Cj0KCQ-${prefix}-${index}` } }));
+const publish = publishFromApp;
 
 /** The sandbox's entries of these events at one platform: one per dedup key, however often each arrived. */
 const arrived = (platform: 'meta' | 'google', prefix: string) =>

@@ -1,6 +1,9 @@
 import type { ConversionMapping } from '@/lib/shared/conversions/conversion';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
+import { sha256 } from '@/lib/server/conversions/normalize';
+import { publishConversions } from '@/lib/server/queue/pubsub';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/services/conversions';
 import { createIntegration, updateIntegration } from '@/lib/server/services/integrations';
@@ -62,4 +65,27 @@ export async function setUpConversion(
     },
   });
   return { owner, orgId, appId: app.id, destinationId, conversionId: conversion.id };
+}
+
+/** `count` Lead events of distinct people, ids `{prefix}-{index}`, a minute old; `extra` adds per event. */
+export function leadEvents(count: number, prefix: string, extra?: (index: number) => Partial<ConversionEvent>): ConversionEvent[] {
+  const now = Math.floor(Date.now() / 1000) - 60;
+  return Array.from({ length: count }, (_, index) => ({
+    id: `${prefix}-${index}`,
+    name: 'Lead',
+    time: now,
+    value: 10,
+    currency: 'USD',
+    user: { email: sha256(`person${index}@example.com`) },
+    clickIds: { fbp: `fb.1.1700000000000.${index}` },
+    context: { actionSource: 'website', userAgent: 'Mozilla/5.0', ip: '203.0.113.5', pageUrl: 'https://shop.example/thanks' },
+    ...extra?.(index),
+  }));
+}
+
+/** Publishes events as the app's submissions would, 2,000 a message. */
+export async function publishFromApp(setup: Pick<ConversionSetup, 'orgId' | 'appId'>, list: ConversionEvent[]): Promise<void> {
+  for (let start = 0; start < list.length; start += 2000) {
+    await publishConversions(list.slice(start, start + 2000), { org: setup.orgId, source: `app:${setup.appId}` });
+  }
 }
