@@ -1,4 +1,4 @@
-import type { IntegrationKind, Platform } from '@/lib/shared/integrations/platforms';
+import { PLATFORMS_OF_KIND, type IntegrationKind, type Platform } from '@/lib/shared/integrations/platforms';
 import { bigQueryConfig } from '@/lib/server/connectors/bigquery/config';
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
 import { metaConfig } from '@/lib/server/connectors/meta/config';
@@ -16,8 +16,9 @@ const SCOPES_OF: Partial<Record<Platform, () => readonly string[]>> = {
   bigquery: () => bigQueryConfig().scopes,
 };
 
-export function scopesAskedFor(platform: Platform, _kind: IntegrationKind): readonly string[] {
-  return SCOPES_OF[platform]?.() ?? [];
+/** The scopes the consent of `platform` asks for when connecting it as `kind` (none if it cannot be one). */
+export function scopesAskedFor(platform: Platform, kind: IntegrationKind): readonly string[] {
+  return PLATFORMS_OF_KIND[kind].includes(platform) ? (SCOPES_OF[platform]?.() ?? []) : [];
 }
 
 /** What `to` needs beyond what a login consented for `from` was asked for. */
