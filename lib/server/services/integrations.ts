@@ -7,6 +7,7 @@ import {
   type IntegrationKind,
   type Platform,
 } from '@/lib/shared/integrations/platforms';
+import { REUSABLE_LOGIN_PLATFORMS } from '@/lib/shared/integrations/reuse';
 import type { createDestinationSchema } from '@/lib/shared/schemas/integrations';
 import { forgetAlerts, resolveAlert } from '@/lib/server/alerts';
 import { trackEvent } from '@/lib/server/analytics';
@@ -64,9 +65,6 @@ export async function createDestinationFromKey(
   const connection = await connectWithKey(platform, input);
   return createIntegration(orgId, { kind: 'destination', platform, name, connection, uid });
 }
-
-/** The platforms whose source login may become a conversion destination without a new consent. */
-export const REUSABLE_LOGIN_PLATFORMS: readonly Platform[] = ['google_ads', 'meta_ads'];
 
 /**
  * A new destination on the login of one of the organization's sources: its credential is opened and a
