@@ -55,6 +55,10 @@ export const integrationsApi = api.enhanceEndpoints({ addTagTypes: ['Integration
       query: ({ orgId, body }) => ({ url: `${org(orgId)}/destinations`, body }),
       invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Integrations', id: `${orgId}/destination` }],
     }),
+    reuseSourceLogin: build.mutation<{ destination: Integration }, { orgId: string; fromId: string }>({
+      query: ({ orgId, fromId }) => ({ url: `${org(orgId)}/integrations/reuse`, body: { fromId, kind: 'destination' } }),
+      invalidatesTags: (_result, _error, { orgId }) => [{ type: 'Integrations', id: `${orgId}/destination` }],
+    }),
     payments: build.query<Payment[], string>({
       query: (orgId) => ({ url: `${org(orgId)}/payments`, method: 'GET' }),
       transformResponse: (response: { payments: Payment[] }) => response.payments,
@@ -136,6 +140,7 @@ export const {
   useUpdateIntegrationMutation,
   useDeleteIntegrationMutation,
   useCreateDestinationMutation,
+  useReuseSourceLoginMutation,
   usePaymentsQuery,
   usePaymentQuery,
   useCreatePaymentMutation,

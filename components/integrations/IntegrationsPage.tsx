@@ -3,6 +3,7 @@ import { useRouter } from 'next/router';
 import { BigQueryKeyForm, MixpanelForm } from '@/components/integrations/CredentialForms';
 import DeleteButton from '@/components/integrations/DeleteButton';
 import { ReconnectButton } from '@/components/integrations/ReconnectNotice';
+import ReuseLoginOffers from '@/components/integrations/ReuseLoginOffers';
 import { formatDate, messageOf, StatusBadge, Title } from '@/components/integrations/shared';
 import { useConnect } from '@/components/integrations/useConnect';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -121,6 +122,7 @@ export function integrationsPage(kind: IntegrationKind) {
                 </Button>
               ))}
             </div>
+            {kind === 'destination' && <ReuseLoginOffers orgId={orgId} />}
             {kind === 'destination' && (
               <div className="grid-2">
                 <MixpanelForm orgId={orgId} onCreated={(created) => open(created)} />

@@ -164,6 +164,26 @@ test('Microsoft: cancelling the consent creates nothing; allowing it creates a s
   await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Deleted']));
 });
 
+test('a Meta login connected as a source becomes a conversion destination without a second consent', async ({ page }) => {
+  const { user, orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/source`);
+  await page.getByRole('button', { name: 'Connect Meta Ads' }).click();
+  await allowOnConsentScreen(page, 'Facebook');
+  await expect(page).toHaveURL(/\/source\/[^/]+\/meta\/configuration\?connected=1$/);
+
+  await page.goto(`/${orgId}/destination`);
+  await expect(page.getByRole('button', { name: 'Connect another Meta Ads account' })).toBeVisible();
+  await page.getByRole('button', { name: 'Use the login of Meta Ads · Sandbox Marketer' }).click();
+  // No consent screen: straight to the new destination, whose login reaches the ad accounts.
+  await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  await page.getByRole('checkbox', { name: /Acme Shoes \(Meta\)/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 1 account.')).toBeVisible();
+  await page.goto(`/${orgId}/destination`);
+  await expect(page.getByRole('row', { name: /Meta Ads · Sandbox Marketer/ })).toBeVisible();
+  await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Destination Created']));
+});
+
 test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({
   page,
 }) => {

@@ -3,12 +3,20 @@ import {
   createDestinationSchema,
   objectRouteSchema,
   orgRouteSchema,
+  reuseLoginSchema,
   targetsQuerySchema,
   updateIntegrationSchema,
 } from '@/lib/shared/schemas/integrations';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { COLLECTION_OF, getIntegration, listIntegrations, usageFieldOf, usageOf } from '@/lib/server/repos/integrations';
-import { accountsOf, createDestinationFromKey, deleteIntegration, targetsOf, updateIntegration } from '@/lib/server/services/integrations';
+import {
+  accountsOf,
+  createDestinationFromKey,
+  deleteIntegration,
+  reuseSourceLogin,
+  targetsOf,
+  updateIntegration,
+} from '@/lib/server/services/integrations';
 
 /**
  * The resource routes of sources and destinations, one factory for both kinds:
@@ -107,3 +115,18 @@ export function usageRoutes(kind: IntegrationKind) {
     }),
   });
 }
+
+/**
+ * POST {fromId, kind: 'destination'} → {destination}: a conversion destination on the login of one of the
+ * organization's sources, with no second consent. Same rights as connecting a destination.
+ */
+export const reuseRoutes = createHandler({
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    body: reuseLoginSchema,
+    permission: ['destination', 'create'],
+    handle: async ({ org, caller, body }) => ({ destination: await reuseSourceLogin(org.id, caller.uid, body.fromId) }),
+  }),
+});

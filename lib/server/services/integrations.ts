@@ -7,12 +7,14 @@ import {
   type IntegrationKind,
   type Platform,
 } from '@/lib/shared/integrations/platforms';
+import { REUSABLE_LOGIN_PLATFORMS } from '@/lib/shared/integrations/reuse';
 import type { createDestinationSchema } from '@/lib/shared/schemas/integrations';
 import { forgetAlerts, resolveAlert } from '@/lib/server/alerts';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection } from '@/lib/server/connectors/types';
-import { connectWithKey, sealCredential, withSession } from '@/lib/server/credentials';
+import { missingScopes } from '@/lib/server/connectors/scopes';
+import { connectWithKey, readCredential, sealCredential, withSession } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/integrations';
 import { applyPlan } from '@/lib/server/services/planLimits';
@@ -62,6 +64,45 @@ export async function createDestinationFromKey(
   const { platform, name, ...input } = body;
   const connection = await connectWithKey(platform, input);
   return createIntegration(orgId, { kind: 'destination', platform, name, connection, uid });
+}
+
+/**
+ * A new destination on the login of one of the organization's sources: its credential is opened and a
+ * copy sealed for the new object (a sealed credential opens only under its own path). Refused when the
+ * source's login is dead, or when the destination needs a scope the source's consent did not ask for
+ * (then a consent is needed, answered as `missing_scope` naming the scopes).
+ */
+export async function reuseSourceLogin(orgId: string, uid: string, fromId: string): Promise<Integration> {
+  const { integration: source, credentialId } = await repo.loadIntegration(orgId, 'source', fromId);
+  const label = PLATFORM_LABELS[source.platform];
+  if (!REUSABLE_LOGIN_PLATFORMS.includes(source.platform)) {
+    throw new DomainError('invalid', `The login of a ${label} source cannot be a conversion destination.`, {
+      reason: 'invalid_request',
+      fieldErrors: { fromId: ['Pick a Google Ads or Meta Ads source'] },
+    });
+  }
+  if (source.status !== 'active') {
+    throw new DomainError(
+      'conflict',
+      `The login of "${source.name}" needs reconnecting first: reconnect the source, or connect another account.`,
+      {
+        reason: 'needs_reauth',
+      },
+    );
+  }
+  const missing = missingScopes(source.platform, 'source', 'destination');
+  if (missing.length > 0) {
+    throw new DomainError('conflict', `${label} needs your consent for ${missing.join(', ')} to send conversions.`, {
+      reason: 'missing_scope',
+    });
+  }
+  const credential = await readCredential(orgId, credentialId);
+  return createIntegration(orgId, {
+    kind: 'destination',
+    platform: source.platform,
+    connection: { credential, accountName: source.accountName },
+    uid,
+  });
 }
 
 /** Reauth: the same object with a new login; it works again. */

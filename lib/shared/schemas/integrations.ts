@@ -23,6 +23,12 @@ export const oauthStartSchema = z.object({
   objectId: documentIdSchema.optional(),
 });
 
+/** POST /api/orgs/{orgId}/integrations/reuse: a destination on the login of one of the organization's sources. */
+export const reuseLoginSchema = z.object({
+  fromId: documentIdSchema,
+  kind: z.literal('destination'),
+});
+
 export const oauthCompleteSchema = z.object({
   state: z.string().min(1, 'Required').max(512),
   code: z.string().min(1, 'Required').max(2048),

@@ -1,0 +1,3 @@
+import { reuseRoutes } from '@/lib/server/routes/integrations';
+
+export default reuseRoutes;
