@@ -1,7 +1,7 @@
 import Link from 'next/link';
-import styles from '@/components/apps/apps.module.css';
 import type { App } from '@/lib/shared/integrations/apps';
 import { useConversionsQuery } from '@/store/conversionsApi';
+import guide from '@/components/ui/guide.module.css';
 
 interface ChecklistStep {
   title: string;
@@ -69,10 +69,10 @@ export default function AppChecklist({ orgId, app }: { orgId: string; app: App }
           {left === 1 ? 'One step left.' : `${left} steps left.`}
         </p>
       </div>
-      <ol className={styles.guide} aria-label="Getting started with this app">
+      <ol className={guide.guide} aria-label="Getting started with this app">
         {steps.map((step) => (
-          <li key={step.title} className={`${styles.guideStep} ${step.done ? styles.guideDone : ''}`}>
-            <div className={styles.guideText}>
+          <li key={step.title} className={`${guide.guideStep} ${step.done ? guide.guideDone : ''}`}>
+            <div className={guide.guideText}>
               <strong>
                 {step.title}
                 <span className="sr-only">{step.done ? ' (done)' : ' (to do)'}</span>

@@ -23,6 +23,7 @@ import { scheduleInWords } from '@/lib/shared/connections/connection';
 import { can } from '@/lib/shared/permissions';
 import { connectionsApi, useConnectionsQuery } from '@/store/connectionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
+import guide from '@/components/ui/guide.module.css';
 
 /** While a run is in progress or due the list refreshes, so its outcome shows without a reload. */
 const RUNNING_REFRESH_MS = 10_000;
@@ -94,12 +95,12 @@ function FirstRunGuide({
           No connections yet. A connection copies your ad performance into your warehouse or analytics on a schedule.
         </p>
       </div>
-      <ol className={styles.guide} aria-label="Getting started">
+      <ol className={guide.guide} aria-label="Getting started">
         {steps.map((step, index) => {
           const enabled = index < 2 || ready;
           return (
-            <li key={step.title} className={`${styles.guideStep} ${step.done ? styles.guideDone : ''}`}>
-              <div className={styles.guideText}>
+            <li key={step.title} className={`${guide.guideStep} ${step.done ? guide.guideDone : ''}`}>
+              <div className={guide.guideText}>
                 <strong>
                   {step.title}
                   <span className="sr-only">{step.done ? ' (done)' : enabled ? ' (to do)' : ' (waiting for the steps above)'}</span>
