@@ -15,6 +15,7 @@ import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandb
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { dayIn } from '@/lib/server/connectors/microsoft-ads/report';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 
 // "Counted by the platform": conversions delivered to the sandbox's Microsoft, its goals report read
@@ -115,7 +116,15 @@ test("within Microsoft's lag, today shows what we sent and says it is not final"
   expect(reconciliation.summary.week.share).toBeNull();
 });
 
-test('with nothing dropped, 100 % once the lag has passed', async () => {
+/**
+ * Microsoft reports a day only once its account's own day has begun (the sandbox refuses a later end, as
+ * Microsoft does, by the wall clock). Between 00:00 UTC and the Eastern account's midnight the conversions'
+ * UTC day is still Microsoft's tomorrow, so the tests of a finished day can only run outside that window.
+ */
+const microsoftHasToday = dayIn('America/New_York') >= today;
+const testOnceMicrosoftHasToday = microsoftHasToday ? test : test.skip;
+
+testOnceMicrosoftHasToday('with nothing dropped, 100 % once the lag has passed', async () => {
   platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0 } });
   await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
   const reconciliation = await read();
@@ -123,39 +132,42 @@ test('with nothing dropped, 100 % once the lag has passed', async () => {
   expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 10, share: 1 });
 });
 
-test('Microsoft dropping 20 %: the gap on the right day with its explanation, and the alert fires, then resolves', async () => {
-  const saved = await call(s.one, {
-    method: 'PUT',
-    path: path(setup.orgId, setup.conversionId),
-    token: setup.owner.token,
-    body: { threshold: 90 },
-  });
-  expect(saved.status).toBe(200);
-  platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0.2 } });
-  await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
-  const reconciliation = await read();
-  expect(reconciliation.threshold).toBe(90);
-  const day = todayOf(reconciliation);
-  expect(day).toMatchObject({ accepted: 10, attributed: 8, final: true });
-  expect(day.notes).toHaveLength(1);
-  expect(day.notes[0]).toMatch(/^Microsoft counted 20 % fewer than it accepted on /);
-  // The days before hold nothing: the gap is on the day the conversions were sent.
-  expect(reconciliation.days.map((item) => item.date)).toEqual([today]);
-  expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 8, share: 0.8 });
-  expect(await openIncident()).toBe(1);
+testOnceMicrosoftHasToday(
+  'Microsoft dropping 20 %: the gap on the right day with its explanation, and the alert fires, then resolves',
+  async () => {
+    const saved = await call(s.one, {
+      method: 'PUT',
+      path: path(setup.orgId, setup.conversionId),
+      token: setup.owner.token,
+      body: { threshold: 90 },
+    });
+    expect(saved.status).toBe(200);
+    platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0.2 } });
+    await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
+    const reconciliation = await read();
+    expect(reconciliation.threshold).toBe(90);
+    const day = todayOf(reconciliation);
+    expect(day).toMatchObject({ accepted: 10, attributed: 8, final: true });
+    expect(day.notes).toHaveLength(1);
+    expect(day.notes[0]).toMatch(/^Microsoft counted 20 % fewer than it accepted on /);
+    // The days before hold nothing: the gap is on the day the conversions were sent.
+    expect(reconciliation.days.map((item) => item.date)).toEqual([today]);
+    expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 8, share: 0.8 });
+    expect(await openIncident()).toBe(1);
 
-  const list = await call(s.all, { path: path(setup.orgId), token: setup.owner.token });
-  expect(list.status).toBe(200);
-  const rows = list.body.conversions as ReconciliationRow[];
-  expect(rows.map((row) => [row.id, row.summary.week.share])).toEqual([[setup.conversionId, 0.8]]);
+    const list = await call(s.all, { path: path(setup.orgId), token: setup.owner.token });
+    expect(list.status).toBe(200);
+    const rows = list.body.conversions as ReconciliationRow[];
+    expect(rows.map((row) => [row.id, row.summary.week.share])).toEqual([[setup.conversionId, 0.8]]);
 
-  platforms.reporting.set({ microsoft: { dropShare: 0 } });
-  await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
-  expect((await read()).summary.week.share).toBe(1);
-  expect(await openIncident()).toBe(0);
-});
+    platforms.reporting.set({ microsoft: { dropShare: 0 } });
+    await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
+    expect((await read()).summary.week.share).toBe(1);
+    expect(await openIncident()).toBe(0);
+  },
+);
 
-test('one goals report per account answers every conversion of it', async () => {
+testOnceMicrosoftHasToday('one goals report per account answers every conversion of it', async () => {
   let calls = 0;
   const result = await reconcileOrganization(setup.orgId, { now: tomorrowMorning(), onCall: () => (calls += 1) });
   expect(result).toMatchObject({ conversions: 1, accounts: 1 });
@@ -178,6 +190,7 @@ test('another organization sees neither the conversion nor the list; bad thresho
   const own = await call(s.all, { path: path(otherOrg), token: outsider.token });
   expect(own.body).toEqual({ conversions: [] });
 
+  const before = (await read()).threshold;
   const bad = await call(s.one, {
     method: 'PUT',
     path: path(setup.orgId, setup.conversionId),
@@ -186,7 +199,7 @@ test('another organization sees neither the conversion nor the list; bad thresho
   });
   expect(bad.status).toBe(400);
   expect(bad.body.fieldErrors).toHaveProperty('threshold');
-  expect((await read()).threshold).toBe(90);
+  expect((await read()).threshold).toBe(before);
 });
 
 test('one worker at a time reads an organization, and not again before its interval', async () => {
