@@ -1,4 +1,4 @@
-import type { Connection, Run, RunJob, WrittenDay } from '@/lib/shared/connections/connection';
+import type { Connection, Run, RunDetail, WrittenDay } from '@/lib/shared/connections/connection';
 import type { CreateConnectionInput, UpdateConnectionInput } from '@/lib/shared/schemas/connections';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { api } from '@/store/api';
@@ -22,24 +22,6 @@ export interface ConnectionTestResult {
   rows: AdRow[];
   calls: number;
   destination: { ok: boolean; message: string };
-}
-
-/** One run opened: per account rows, calls, time and error, and its jobs (lib/server/services/runs.ts). */
-export interface RunDetail {
-  connection: Pick<Connection, 'id' | 'name' | 'schedule' | 'source'>;
-  run: Run;
-  accounts: Array<{
-    id: string;
-    name: string;
-    rowsRead: number;
-    rowsWritten: number;
-    calls: number;
-    durationMs: number;
-    jobs: number;
-    failed: number;
-    error: string | null;
-  }>;
-  jobs: RunJob[];
 }
 
 export interface ConnectionArgs {

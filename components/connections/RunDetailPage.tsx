@@ -9,7 +9,8 @@ import { useOrganizationContext } from '@/components/organizations/useOrganizati
 import Spinner from '@/components/ui/Spinner';
 import { formatDateTime } from '@/components/ui/time';
 import { runDays } from '@/lib/shared/connections/windows';
-import { connectionsApi, useRunQuery, type RunDetail } from '@/store/connectionsApi';
+import type { RunDetail } from '@/lib/shared/connections/connection';
+import { connectionsApi, useRunQuery } from '@/store/connectionsApi';
 import TableHead from '@/components/ui/TableHead';
 
 /** While the run lasts, the page refreshes so its accounts fill in. */

@@ -1,4 +1,4 @@
-import type { Connection, Run, RunJob } from '@/lib/shared/connections/connection';
+import type { RunAccount, RunDetail } from '@/lib/shared/connections/connection';
 import { runDays } from '@/lib/shared/connections/windows';
 import * as repo from '@/lib/server/repos/connections';
 import * as ledger from '@/lib/server/repos/runs';
@@ -7,27 +7,6 @@ import * as ledger from '@/lib/server/repos/runs';
  * One run opened (the run page) and the run history as CSV. Read from the run ledger: a job records its
  * rows, calls and time when it settles, so an account's figures are its jobs' sums.
  */
-
-export interface RunAccount {
-  id: string;
-  name: string;
-  rowsRead: number;
-  rowsWritten: number;
-  calls: number;
-  /** The time its jobs took, summed (a backfill's chunks run one after another per account). */
-  durationMs: number;
-  jobs: number;
-  failed: number;
-  error: string | null;
-}
-
-export interface RunDetail {
-  connection: Pick<Connection, 'id' | 'name' | 'schedule' | 'source'>;
-  run: Run;
-  accounts: RunAccount[];
-  /** A backfill's chunks (account × days), oldest first; one per account for other runs. */
-  jobs: RunJob[];
-}
 
 export async function runDetail(orgId: string, id: string, runId: string): Promise<RunDetail> {
   const connection = await repo.getConnection(orgId, id);

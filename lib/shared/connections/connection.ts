@@ -145,6 +145,28 @@ export interface Run {
   error: string | null;
 }
 
+/** One account of an opened run: its jobs' sums (rows, calls, time) and its error once. */
+export interface RunAccount {
+  id: string;
+  name: string;
+  rowsRead: number;
+  rowsWritten: number;
+  calls: number;
+  /** The time its jobs took, summed (a backfill's chunks run one after another per account). */
+  durationMs: number;
+  jobs: number;
+  failed: number;
+  error: string | null;
+}
+
+/** One run opened (the run page): per account figures, and its jobs (a backfill's chunks, oldest first). */
+export interface RunDetail {
+  connection: Pick<Connection, 'id' | 'name' | 'schedule' | 'source'>;
+  run: Run;
+  accounts: RunAccount[];
+  jobs: RunJob[];
+}
+
 /** A day of what was written, per account: the connection page's chart. */
 export interface WrittenDay {
   date: string;
