@@ -31,7 +31,8 @@ export const reconciliationApi = api.enhanceEndpoints({ addTagTypes: ['Reconcili
         method: 'PUT',
         body: { threshold },
       }),
-      invalidatesTags: (_result, _error, args) => [itemTag(args)],
+      // The list shows each conversion against its threshold too.
+      invalidatesTags: (_result, _error, args) => [itemTag(args), listTag(args.orgId)],
     }),
   }),
 });

@@ -90,10 +90,13 @@ test('the counted section of a conversion, the Reconciliation page and the conve
   await expect(rows).toHaveCount(2);
   await expect(rows.first()).toContainText('Offline purchases');
   await expect(rows.first()).toContainText('80 %');
+  // Saved at 90 above: the list judges each conversion by its own threshold.
+  await expect(rows.first()).toContainText('under the threshold');
   await expect(rows.nth(1)).toContainText('Not read yet');
 
   await page.goto(`/${orgId}/conversion`);
   const list = page.getByRole('table', { name: 'Conversions' });
   await expect(list.getByRole('row', { name: /Offline purchases/ })).toContainText('80 %');
+  await expect(list.getByRole('row', { name: /Offline purchases/ })).toContainText('under the threshold');
   await expect(list.getByRole('row', { name: /Leads to Meta/ })).toContainText('Not read yet');
 });

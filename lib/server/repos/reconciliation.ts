@@ -6,7 +6,9 @@ import {
   windowDays,
   type ReconcileDay,
   type ReconcileSummary,
+  type ReconciliationRow,
 } from '@/lib/shared/conversions/reconciliation';
+import { isAdPlatform } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { conversionRef } from '@/lib/server/repos/conversions';
 import { iso, notFound } from '@/lib/server/repos/integrations';
@@ -136,7 +138,7 @@ export async function saveCountedThreshold(orgId: string, conversionId: string, 
 }
 
 /** Every ad conversion of the organization with its summary (the Reconciliation page and the conversions list). */
-export async function reconciliationRows(orgId: string) {
+export async function reconciliationRows(orgId: string): Promise<ReconciliationRow[]> {
   const snapshot = await adminDb()
     .collection('organizations')
     .doc(orgId)
@@ -144,14 +146,11 @@ export async function reconciliationRows(orgId: string) {
     .select('name', 'destination', 'reconcile', 'reconcile_threshold')
     .limit(500)
     .get();
-  return snapshot.docs
-    .filter((doc) => ['meta_ads', 'google_ads', 'microsoft_ads'].includes(doc.get('destination.platform')))
-    .map((doc) => ({
-      id: doc.id,
-      name: String(doc.get('name') ?? doc.id),
-      platform: doc.get('destination.platform'),
-      summary: summaryOf(doc),
-    }));
+  return snapshot.docs.flatMap((doc) => {
+    const platform = String(doc.get('destination.platform'));
+    if (!isAdPlatform(platform)) return [];
+    return [{ id: doc.id, name: String(doc.get('name') ?? doc.id), platform, summary: summaryOf(doc), threshold: thresholdOf(doc) }];
+  });
 }
 
 /** Leases an organization's reading (`organizations/{orgId}/reconcile/state`) when due and free; false otherwise. */
