@@ -3,6 +3,7 @@ import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { admitSubmissions } from '@/lib/server/submissionLimits';
 import { ingest, resolveSubmissionKey } from '@/lib/server/services/ingest';
+import { MAX_EVENTS_PER_REQUEST } from '@/lib/shared/schemas/submissions';
 import { MAX_SUBMISSION_BYTES, SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
 
 // The body is read here, not by Next: a body too large or not JSON is answered in our JSON envelope.
@@ -62,10 +63,14 @@ async function jsonBody(req: NextApiRequest): Promise<object> {
   return body;
 }
 
-/** How many events a body holds for the rate limit: a batch's list (at least 1), else one. */
+/**
+ * How many events a body holds for the rate limit: a batch's list (at least 1, at most what a request may
+ * carry: a list of half a million zeros is refused as a whole, and must not spend the key's budget for a
+ * minute on every instance), else one.
+ */
 function eventsIn(body: object): number {
   const events = (body as { events?: unknown }).events;
-  return Array.isArray(events) ? Math.max(1, events.length) : 1;
+  return Array.isArray(events) ? Math.min(MAX_EVENTS_PER_REQUEST, Math.max(1, events.length)) : 1;
 }
 
 /**

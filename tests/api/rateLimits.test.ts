@@ -140,23 +140,34 @@ describe("submissions: events a second per key (the plan's), a shared budget, an
     expect(await queued()).toBe(SUBMISSIONS);
   });
 
-  test('the limit follows the plan: Growth 1,000 events a second, Scale more', async () => {
+  /** A secret key of an app of a new organization on `plan`. */
+  const keyOn = async (plan: string) => {
+    const owner = await createTestUser();
+    const org = await createTestOrganization([[owner, 'owner']], {
+      subscription: { status: 'active', plan, current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null },
+    });
+    const made = await createApp(org, owner.uid, {
+      name: 'Shop',
+      websiteUrl: 'https://shop.example',
+      gtmContainerId: 'GTM-XYZ987',
+      payloadUrls: [],
+    });
+    return (await rotateSubmissionKey(org, made.id)).key;
+  };
+
+  /** Runs `run` with the plans' own rates (this file's override of them lifted). */
+  async function withPlanRates(run: () => Promise<void>) {
     const override = process.env.RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND;
     delete process.env.RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND;
     try {
-      const keyOn = async (plan: string) => {
-        const owner = await createTestUser();
-        const org = await createTestOrganization([[owner, 'owner']], {
-          subscription: { status: 'active', plan, current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null },
-        });
-        const made = await createApp(org, owner.uid, {
-          name: 'Shop',
-          websiteUrl: 'https://shop.example',
-          gtmContainerId: 'GTM-XYZ987',
-          payloadUrls: [],
-        });
-        return (await rotateSubmissionKey(org, made.id)).key;
-      };
+      await run();
+    } finally {
+      process.env.RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND = override;
+    }
+  }
+
+  test('the limit follows the plan: Growth 1,000 events a second, Scale more', async () => {
+    await withPlanRates(async () => {
       const [growth, scale] = await Promise.all([keyOn('growth'), keyOn('scale')]);
       const statuses = await atOneInstant(async () => {
         const sent = [];
@@ -164,9 +175,19 @@ describe("submissions: events a second per key (the plan's), a shared budget, an
         return sent;
       });
       expect(statuses).toEqual([202, 202, 429, 202, 202, 202]);
-    } finally {
-      process.env.RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND = override;
-    }
+    });
+  });
+
+  test("a refused body of 5,000 items spends at most one request's 500 of the key's second", async () => {
+    await withPlanRates(async () => {
+      const key = await keyOn('growth');
+      const statuses = await atOneInstant(async () => {
+        const flood = await call(servers.submissions, { method: 'POST', token: key, body: { events: Array(5000).fill(0) } });
+        return [flood.status, (await submit(key, 500)).status];
+      });
+      // Counted as 5,000 the flood would leave Growth's 1,000 in debt, and a whole minute of 429s on every instance.
+      expect(statuses).toEqual([400, 202]);
+    });
   });
 
   test('what other instances admitted counts: once the shared budget of the minute is used up, 429 until the window ends', async () => {
