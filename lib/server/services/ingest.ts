@@ -28,7 +28,8 @@ export interface ResolvedKey extends SubmissionKeyOwner {
 /**
  * An app's defaults, kept a little while per instance: a server-to-server key would otherwise read the
  * app document on every request for two settings that rarely change. An edit reaches ingest within
- * DEFAULTS_TTL_MS; the key itself is still read for every request, so a revoked key stops at once.
+ * DEFAULTS_TTL_MS; the key itself is kept KEY_TTL_MS (below), so a revocation elsewhere reaches this instance
+ * within that time.
  * The organization's plan (its rate limit) is kept as long: an upgrade raises the limit within that time.
  */
 const DEFAULTS_TTL_MS = 30_000;
@@ -84,46 +85,15 @@ async function readOwner(key: string): Promise<ResolvedKey | null> {
   };
 }
 
-/** Per key: the read in flight, and the one queued behind it for requests that arrived after it began. */
-interface KeyReads {
-  running: Promise<ResolvedKey | null> | null;
-  queued: Promise<ResolvedKey | null> | null;
-}
-const keyReads = new Map<string, KeyReads>();
+/** Per key, the read in flight: requests that miss the cache together share it (one read per key per round trip). */
+const keyReads = new Map<string, Promise<ResolvedKey | null>>();
 
-function startRead(reads: KeyReads, key: string): Promise<ResolvedKey | null> {
-  const running: Promise<ResolvedKey | null> = readOwner(key).finally(() => {
-    if (reads.running !== running) return;
-    reads.running = null;
-    if (!reads.queued) keyReads.delete(key);
-  });
-  reads.running = running;
-  return running;
-}
-
-/**
- * The owner of a key as read after the caller arrived. A read already in flight began before, so a caller
- * that finds one joins the next read, which starts when it ends and serves everybody who came meanwhile:
- * one key read per round trip per key however many requests miss the cache at once, and none of them is
- * answered from a read older than itself.
- */
-function freshOwner(key: string): Promise<ResolvedKey | null> {
-  let reads = keyReads.get(key);
-  if (!reads) keyReads.set(key, (reads = { running: null, queued: null }));
-  if (reads.queued) return reads.queued;
-  if (!reads.running) return startRead(reads, key);
-  const current = reads;
-  const queued = reads.running
-    .then(
-      () => undefined,
-      () => undefined,
-    )
-    .then(() => {
-      current.queued = null;
-      return startRead(current, key);
-    });
-  current.queued = queued;
-  return queued;
+function sharedRead(key: string): Promise<ResolvedKey | null> {
+  const running = keyReads.get(key);
+  if (running) return running;
+  const read = readOwner(key).finally(() => keyReads.delete(key));
+  keyReads.set(key, read);
+  return read;
 }
 
 /**
@@ -133,7 +103,7 @@ function freshOwner(key: string): Promise<ResolvedKey | null> {
 export async function resolveSubmissionKey(key: string): Promise<ResolvedKey | null> {
   const cached = ownersCache.get(key);
   if (cached && cached.until > Date.now()) return cached.owner;
-  const owner = await freshOwner(key);
+  const owner = await sharedRead(key);
   if (owner) {
     if (ownersCache.size >= MAX_CACHED) ownersCache.clear();
     ownersCache.set(key, { owner, until: Date.now() + KEY_TTL_MS });
