@@ -33,7 +33,8 @@ import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
  */
 
 const conversions = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('conversions');
-const RETENTION_MS = 30 * 24 * 3600 * 1000;
+/** How long delivery records, their payloads and the hour counters are kept (their `expires_at`). */
+export const RETENTION_MS = 30 * 24 * 3600 * 1000;
 const PARKED_CHUNK = 400;
 
 type StoredSource = { type: 'app'; app_id: string } | { type: 'payments'; payment_id: string } | WarehouseSource;
@@ -409,13 +410,18 @@ export function addTally(into: HourTally, tally: HourTally): HourTally {
   return into;
 }
 
-/** An hour document's merge: each counter an increment, nested as stored (`match: { email }`). */
-export function hourDocument(hour: string, tally: HourTally, expires: Timestamp): DocumentData {
+/**
+ * An hour document's counters, nested as stored (`match: { email }`): each an increment (a merge into
+ * `hours/{hour}`, shared by lone writers), or a worker's running totals (a set of its own shard: written
+ * again, the same totals).
+ */
+export function hourDocument(hour: string, tally: HourTally, expires: Timestamp, as: 'increments' | 'totals' = 'increments'): DocumentData {
   const data: DocumentData = { hour, expires_at: expires };
+  const value = (count: number) => (as === 'increments' ? FieldValue.increment(count) : count);
   for (const [path, count] of Object.entries(tally)) {
     const [head, tail] = path.split('.') as [string, string | undefined];
-    if (tail === undefined) data[head] = FieldValue.increment(count);
-    else if (count !== 0) data[head] = { ...(data[head] as object | undefined), [tail]: FieldValue.increment(count) };
+    if (tail === undefined) data[head] = value(count);
+    else if (count !== 0) data[head] = { ...(data[head] as object | undefined), [tail]: value(count) };
   }
   return data;
 }
