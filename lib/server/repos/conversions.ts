@@ -427,6 +427,26 @@ export function hourDocument(hour: string, tally: HourTally, expires: Timestamp,
 }
 
 /**
+ * The hour documents' counters summed per hour, as `HourTally` paths (`delivered`, `match.email`…): an hour
+ * is one document, or one shard per worker that delivered in it (`{hour}~{worker}`). Every reader sums here.
+ */
+export function sumHours(docs: DocumentSnapshot[]): Map<string, HourTally> {
+  const hours = new Map<string, HourTally>();
+  for (const doc of docs) {
+    const hour = doc.get('hour') as string;
+    const sum = hours.get(hour) ?? {};
+    for (const [field, value] of Object.entries(doc.data() ?? {})) {
+      if (typeof value === 'number') sum[field] = (sum[field] ?? 0) + value;
+      else if (value && typeof value === 'object' && !(value instanceof Timestamp))
+        for (const [key, count] of Object.entries(value as Record<string, unknown>))
+          if (typeof count === 'number') sum[`${field}.${key}`] = (sum[`${field}.${key}`] ?? 0) + count;
+    }
+    hours.set(hour, sum);
+  }
+  return hours;
+}
+
+/**
  * The counters a recorded delivery leaves to a worker's aggregator (deliveryCounters.ts) instead of writing them
  * with the record: the hour's counters, the conversion's last delivery and its parked counts.
  */
@@ -627,16 +647,7 @@ export async function findFiltered(orgId: string, conversionId: string, eventId:
 /** Counts per hour since `since` (for the chart and "last 24 h"). */
 export async function deliveryHours(orgId: string, id: string, since: Date): Promise<DeliveryHour[]> {
   const snapshot = await conversions(orgId).doc(id).collection('hours').where('hour', '>=', hourOf(since)).orderBy('hour').get();
-  // An hour is one document, or one per worker that delivered in it (`{hour}~{worker}`): summed here.
-  const hours = new Map<string, DeliveryHour>();
-  for (const doc of snapshot.docs) {
-    const hour = doc.get('hour') as string;
-    const sum = hours.get(hour) ?? { hour, delivered: 0, failed: 0 };
-    sum.delivered += Number(doc.get('delivered') ?? 0);
-    sum.failed += Number(doc.get('failed') ?? 0);
-    hours.set(hour, sum);
-  }
-  return [...hours.values()];
+  return [...sumHours(snapshot.docs)].map(([hour, sum]) => ({ hour, delivered: sum.delivered ?? 0, failed: sum.failed ?? 0 }));
 }
 
 /**
@@ -660,11 +671,13 @@ export async function matchQualityData(
   if (!snap.exists) throw notFound('Conversion');
   const day = emptyMatchCounts();
   const week = emptyMatchCounts();
-  for (const doc of hours.docs) {
-    const match = (doc.get('match') ?? {}) as Partial<Record<MatchKey | 'events', number>>;
-    const counts = { events: match.events ?? 0, keys: match };
+  for (const [hour, sum] of sumHours(hours.docs)) {
+    const keys = Object.fromEntries(
+      Object.entries(sum).flatMap(([path, count]) => (path.startsWith('match.') ? [[path.slice(6), count]] : [])),
+    ) as Partial<Record<MatchKey | 'events', number>>;
+    const counts = { events: keys.events ?? 0, keys };
     addMatchCounts(week, counts);
-    if ((doc.get('hour') as string) >= dayStart) addMatchCounts(day, counts);
+    if (hour >= dayStart) addMatchCounts(day, counts);
   }
   const last = snap.get('last_request') as { id?: string; at?: Timestamp } | undefined;
   return { day, week, lastRequest: last?.id ? { id: last.id, at: last.at ? iso(last.at) : '' } : null };
