@@ -354,9 +354,23 @@ export const PAYLOAD_CHUNK_BYTES = 800_000;
 /**
  * The exchanges of a record's rows as JSON chunks, in the rows' order, with the index of the first row
  * each covers (the record keeps these: opening a row reads its one chunk). A row whose exchange alone is
- * too large keeps a note instead.
+ * too large keeps a note instead. The answers to whole calls (`requestAnswer`, one object shared by every
+ * row of a call) are kept once, in `requests` (the first chunk's `requests_json`); a row names its own by index.
  */
-export function payloadChunks(rows: DeliveryRow[], exchanges: Map<string, RowExchange>): { starts: number[]; chunks: string[] } {
+export function payloadChunks(
+  rows: DeliveryRow[],
+  exchanges: Map<string, RowExchange>,
+): { starts: number[]; chunks: string[]; requests: string | null } {
+  const requestIndex = new Map<unknown, number>();
+  const requests: string[] = [];
+  for (const row of rows) {
+    const answer = exchanges.get(row.id)?.requestAnswer;
+    if (answer === undefined || requestIndex.has(answer)) continue;
+    requestIndex.set(answer, requests.length);
+    const json = JSON.stringify(answer);
+    requests.push(Buffer.byteLength(json) > PAYLOAD_CHUNK_BYTES / 8 ? JSON.stringify({ tooLarge: true }) : json);
+  }
+  const requestsJson = requests.length > 0 ? `[${requests.join(',')}]` : null;
   const starts: number[] = [];
   const chunks: string[] = [];
   let entries: string[] = [];
@@ -364,20 +378,23 @@ export function payloadChunks(rows: DeliveryRow[], exchanges: Map<string, RowExc
   rows.forEach((row, index) => {
     const exchange = exchanges.get(row.id);
     if (!exchange) return;
-    let entry = JSON.stringify({ id: row.id, ...exchange });
-    if (Buffer.byteLength(entry) > PAYLOAD_CHUNK_BYTES / 2) entry = JSON.stringify({ id: row.id, tooLarge: true });
+    const { requestAnswer, ...own } = exchange;
+    const request = requestAnswer === undefined ? undefined : requestIndex.get(requestAnswer);
+    let entry = JSON.stringify({ id: row.id, ...own, request });
+    if (Buffer.byteLength(entry) > PAYLOAD_CHUNK_BYTES / 2) entry = JSON.stringify({ id: row.id, tooLarge: true, request });
     const size = Buffer.byteLength(entry) + 1;
     if (entries.length === 0 || bytes + size > PAYLOAD_CHUNK_BYTES) {
       if (entries.length > 0) chunks.push(`[${entries.join(',')}]`);
       starts.push(index);
       entries = [];
-      bytes = 2;
+      // The first chunk carries the calls' answers too.
+      bytes = 2 + (chunks.length === 0 && requestsJson ? Buffer.byteLength(requestsJson) : 0);
     }
     entries.push(entry);
     bytes += size;
   });
   if (entries.length > 0) chunks.push(`[${entries.join(',')}]`);
-  return { starts, chunks };
+  return { starts, chunks, requests: requestsJson };
 }
 
 /**
@@ -494,7 +511,11 @@ function addRecord(batch: DeliveryWrites, ref: DocumentReference, data: ReturnTy
   const payloads = payloadChunks(record.rows, record.exchanges ?? new Map());
   batch.set(recordRef, payloads.chunks.length > 0 ? { ...data, payload_starts: payloads.starts } : data);
   payloads.chunks.forEach((chunk, index) =>
-    batch.set(recordRef.collection('payloads').doc(String(index)), { rows_json: chunk, expires_at: data.expires_at }),
+    batch.set(recordRef.collection('payloads').doc(String(index)), {
+      rows_json: chunk,
+      ...(index === 0 && payloads.requests ? { requests_json: payloads.requests } : {}),
+      expires_at: data.expires_at,
+    }),
   );
 }
 
@@ -588,12 +609,23 @@ export async function deliveryRow(orgId: string, id: string, deliveryId: string,
   if (index < 0) throw notFound('Event');
   const starts = (snap.get('payload_starts') ?? []) as number[];
   const chunk = starts.findLastIndex((start) => start <= index);
-  let exchange = null;
+  let exchange: DeliveryRowDetail['exchange'] = null;
   if (chunk >= 0) {
-    const payload = await recordRef.collection('payloads').doc(String(chunk)).get();
-    const entries = payload.exists ? (JSON.parse(payload.get('rows_json')) as Array<RowExchange & { id: string; tooLarge?: boolean }>) : [];
+    const payloads = recordRef.collection('payloads');
+    const payload = await payloads.doc(String(chunk)).get();
+    type Entry = Omit<RowExchange, 'requestAnswer'> & { id: string; tooLarge?: boolean; request?: number };
+    const entries = payload.exists ? (JSON.parse(payload.get('rows_json')) as Entry[]) : [];
     const entry = entries.find((candidate) => candidate.id === eventId);
-    if (entry) exchange = { sent: entry.sent, answer: entry.answer, ...(entry.tooLarge ? { tooLarge: true } : {}) };
+    if (entry) {
+      // The call's answer is kept once, in the first chunk.
+      const first = entry.request === undefined ? null : chunk === 0 ? payload : await payloads.doc('0').get();
+      const requests = first?.exists ? (JSON.parse(first.get('requests_json') ?? '[]') as unknown[]) : [];
+      const requestAnswer = entry.request === undefined ? undefined : requests[entry.request];
+      exchange = {
+        ...(entry.tooLarge ? { tooLarge: true } : { sent: entry.sent, answer: entry.answer }),
+        ...(requestAnswer === undefined ? {} : { requestAnswer }),
+      };
+    }
   }
   return { row: record.rows[index]!, at: record.at, test: record.test, exchange };
 }
