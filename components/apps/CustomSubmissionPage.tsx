@@ -1,8 +1,8 @@
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useState } from 'react';
-import CopyButton from '@/components/apps/CopyButton';
-import styles from '@/components/apps/apps.module.css';
+import CopyButton from '@/components/ui/CopyButton';
+import codeStyles from '@/components/ui/code.module.css';
 import { useRouteApp } from '@/components/apps/useRouteApp';
 import { formatDate, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
@@ -101,7 +101,7 @@ export default function CustomSubmissionPage() {
       <section className="stack" aria-labelledby="endpoint-title">
         <h2 id="endpoint-title">Endpoint</h2>
         <div className="actions" style={{ justifyContent: 'flex-start', alignItems: 'center', flexWrap: 'wrap' }}>
-          <code className={styles.code} data-testid="submission-endpoint">
+          <code className={codeStyles.code} data-testid="submission-endpoint">
             POST {endpoint}
           </code>
           <CopyButton text={endpoint} what="the endpoint" />
@@ -168,7 +168,13 @@ export default function CustomSubmissionPage() {
           ) : shownSnippet ? (
             <div className="stack" style={{ gap: '0.4rem' }}>
               <CopyButton text={shownSnippet} what="the snippet" />
-              <pre className={styles.code} tabIndex={0} role="region" aria-label="Website capture snippet" data-testid="capture-snippet">
+              <pre
+                className={codeStyles.code}
+                tabIndex={0}
+                role="region"
+                aria-label="Website capture snippet"
+                data-testid="capture-snippet"
+              >
                 {shownSnippet}
               </pre>
             </div>

@@ -1,4 +1,4 @@
-import CodeBlock from '@/components/apps/CodeBlock';
+import CodeBlock from '@/components/ui/CodeBlock';
 import styles from '@/components/apps/apps.module.css';
 import { contractAnswers, contractFields, EXAMPLE_BATCH, EXAMPLE_EVENT, LIMITS } from '@/lib/shared/schemas/submissionContract';
 

@@ -1,6 +1,6 @@
-import styles from '@/components/conversions/conversions.module.css';
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
+import CodeBlock from '@/components/ui/CodeBlock';
 import Spinner from '@/components/ui/Spinner';
 import { useDeliveryRowQuery } from '@/store/conversionsApi';
 
@@ -8,8 +8,8 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
  * One row of the delivery log opened: the event exactly as it went to the platform (identifiers hashed,
- * as on the wire) and what the platform answered for it. Read when opened, from the payloads kept
- * beside the record.
+ * as on the wire), what the platform answered about it alone (a refusal naming it), and its answer to the
+ * whole call (kept once per record). Read when opened, from the payloads kept beside the record.
  */
 export default function RowDebugger({
   orgId,
@@ -35,23 +35,26 @@ export default function RowDebugger({
       </p>
     );
   }
-  if (exchange.tooLarge) {
-    return (
-      <p className="muted" style={{ margin: 0 }} data-testid="row-debugger">
-        This event as sent was too large to keep.
-      </p>
-    );
-  }
   return (
-    <div className={`stack ${styles.debugger}`} data-testid="row-debugger" style={{ gap: '0.5rem' }}>
-      <h3 style={{ margin: 0, fontSize: '0.95rem' }}>Sent (hashed, as on the wire)</h3>
-      <pre tabIndex={0} aria-label={`Payload sent for ${eventId}`} data-testid="row-sent">
-        {pretty(exchange.sent ?? null)}
-      </pre>
-      <h3 style={{ margin: 0, fontSize: '0.95rem' }}>The platform’s answer</h3>
-      <pre tabIndex={0} aria-label={`The platform's answer for ${eventId}`} data-testid="row-answer">
-        {pretty(exchange.answer ?? null)}
-      </pre>
+    <div className="stack" data-testid="row-debugger" style={{ gap: '0.75rem' }}>
+      {exchange.tooLarge ? (
+        <p className="muted" style={{ margin: 0 }}>
+          This event as sent was too large to keep.
+        </p>
+      ) : (
+        <CodeBlock title={`Sent for ${eventId} (hashed, as on the wire)`} code={pretty(exchange.sent ?? null)} testId="row-sent" />
+      )}
+      {exchange.answer !== undefined && (
+        <CodeBlock title={`The platform’s answer about ${eventId}`} code={pretty(exchange.answer)} testId="row-answer" />
+      )}
+      {exchange.requestAnswer !== undefined && (
+        <CodeBlock title="The platform’s answer to the whole call" code={pretty(exchange.requestAnswer)} testId="row-request-answer" />
+      )}
+      {exchange.answer === undefined && exchange.requestAnswer === undefined && (
+        <p className="muted" style={{ margin: 0 }}>
+          No answer from the platform was kept for this call.
+        </p>
+      )}
     </div>
   );
 }

@@ -3,6 +3,7 @@ import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError } from '@/lib/server/errors';
 import { describeWait } from '@/lib/server/rateLimit';
+import { TokenBucket } from '@/lib/server/tokenBucket';
 
 /**
  * The limits of POST /api/submissions, enforced without a Firestore write per request (a counter document
@@ -63,35 +64,6 @@ const INSTANCE = randomUUID();
 export function perSecondOf(limit: SubmissionLimit, planRate: number): number {
   const override = Number(process.env[limit.env]);
   return Number.isInteger(override) && override > 0 ? override : planRate;
-}
-
-/** Tokens are events; it holds one second of them and refills continuously. */
-class TokenBucket {
-  private tokens: number;
-  private at = Date.now();
-
-  constructor(private perSecond: number) {
-    this.tokens = perSecond;
-  }
-
-  /**
-   * Takes `n` tokens, or answers the seconds until they would be there (> 0). A batch larger than the
-   * bucket passes on a full bucket and leaves it in debt, so it is neither refused forever nor free.
-   */
-  take(n: number, perSecond: number, now: number): number {
-    if (perSecond !== this.perSecond) {
-      this.tokens = Math.min(this.tokens, perSecond);
-      this.perSecond = perSecond;
-    }
-    this.tokens = Math.min(perSecond, this.tokens + ((now - this.at) / 1000) * perSecond);
-    this.at = now;
-    const needed = Math.min(n, perSecond);
-    if (this.tokens >= needed) {
-      this.tokens -= n;
-      return 0;
-    }
-    return (needed - this.tokens) / perSecond;
-  }
 }
 
 /** What this instance knows of one key. */
@@ -211,10 +183,10 @@ export function admitSubmissions({ key, planPerSecond, events, address }: Submis
         );
   if (addressBucket) {
     const addressRate = perSecondOf(SUBMISSIONS_PER_ADDRESS, PUBLISHABLE_PER_ADDRESS_DEFAULT);
-    const wait = addressBucket.take(events, addressRate, now);
+    const wait = addressBucket.take(events, now, addressRate);
     if (wait > 0) throw refused(SUBMISSIONS_PER_ADDRESS, addressRate, wait);
   }
-  const wait = state.bucket.take(events, perSecond, now);
+  const wait = state.bucket.take(events, now, perSecond);
   // The address's tokens stay spent: a visitor over the website's allowance is not the website's problem.
   if (wait > 0) throw refused(SUBMISSIONS_PER_KEY, perSecond, wait);
 

@@ -110,3 +110,48 @@ test('a record that parks events resolves only once their count is on the conver
   expect((await conversionRef(orgId, id).collection('parked').get()).size).toBe(1);
   await counters.stop();
 });
+
+test('a commit that lands but answers with an error is tried again without counting anything twice', async () => {
+  const { orgId, id } = await conversionDocument();
+  let lose = 1;
+  // The commit lands, then its answer is lost (as a DEADLINE_EXCEEDED after the server applied it).
+  const counters = createDeliveryCounters({
+    worker: 'w1',
+    commit: async (batch) => {
+      await batch.commit();
+      if (lose-- > 0) throw Object.assign(new Error('deadline exceeded'), { code: 4 });
+    },
+  });
+  const hour = hourOf(new Date());
+  const counts = { hour, tally: { delivered: 5, failed: 1 }, deliveredAt: new Date(), parked: { failed: 2 } };
+  const parked = counters.add(orgId, id, counts);
+  await counters.flush();
+  await counters.flush();
+  await parked;
+  await counters.add(orgId, id, { ...counts, tally: { delivered: 3 }, parked: {} });
+  await counters.flush();
+  const hours = await deliveryHours(orgId, id, new Date(Date.now() - 3600_000));
+  expect(hours).toEqual([{ hour, delivered: 8, failed: 1 }]);
+  expect((await conversionRef(orgId, id).get()).get('parked.failed')).toBe(2);
+  await counters.stop();
+});
+
+test('a write that keeps failing lets its waiting messages go (rejected) after a few tries', async () => {
+  const { orgId, id } = await conversionDocument();
+  const counters = createDeliveryCounters({
+    worker: 'w1',
+    maxTries: 3,
+    commit: () => Promise.reject(Object.assign(new Error('unavailable'), { code: 14 })),
+  });
+  const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const parked = counters.add(orgId, id, { hour: hourOf(new Date()), tally: { failed: 1 }, deliveredAt: null, parked: { failed: 1 } });
+  let settled = false;
+  parked.catch(() => undefined).finally(() => (settled = true));
+  await counters.flush();
+  await counters.flush();
+  expect(settled).toBe(false);
+  await counters.flush();
+  await expect(parked).rejects.toThrow('unavailable');
+  await counters.stop();
+  errors.mockRestore();
+});

@@ -46,12 +46,13 @@ test("Send test event with Meta's test event code: Meta gets it, and the opened 
   const opened = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId: row.id } });
   expect(opened.status).toBe(200);
   expect(opened.body).toMatchObject({ row: { id: row.id, status: 'delivered' }, test: true });
-  const exchange = opened.body.exchange as { sent: Record<string, unknown>; answer: Record<string, unknown> };
+  const exchange = opened.body.exchange as { sent: Record<string, unknown>; requestAnswer: Record<string, unknown> };
   // As on the wire: Meta's field names, the email hashed (SHA-256 hex), never the address itself.
   expect(exchange.sent).toMatchObject({ event_id: row.id, event_name: 'Lead', action_source: 'website' });
   expect((exchange.sent.user_data as { em: string[] }).em).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/)]);
   expect(JSON.stringify(exchange.sent)).not.toContain('@');
-  expect(exchange.answer).toMatchObject({ events_received: 1, messages: [] });
+  // Meta answers for the whole call: its answer, kept once with the record, comes with the row.
+  expect(exchange.requestAnswer).toMatchObject({ events_received: 1, messages: [] });
 });
 
 test('a test event code that is not one, or for a platform without them → 400 naming it, nothing sent', async () => {
@@ -71,11 +72,19 @@ test('a test event code that is not one, or for a platform without them → 400 
   expect(platforms.conversions.list('meta')).toHaveLength(before);
 });
 
-test('a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, and any row opens', async () => {
+test("a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, the call's answer once, and any row opens", async () => {
   const rows: DeliveryRow[] = Array.from({ length: 2000 }, (_, index) => ({ id: `big-${index}`, status: 'delivered' }));
   // About 1.2 kB a row as sent, as a Data Manager event with every identifier is.
+  const requestAnswer = { requestId: 'r-1', note: 'n'.repeat(500) };
   const exchanges = new Map(
-    rows.map((row) => [row.id, { sent: { transactionId: row.id, pad: 'f'.repeat(1200) }, answer: { requestId: 'r-1' } }]),
+    rows.map((row, index) => [
+      row.id,
+      {
+        sent: { transactionId: row.id, pad: 'f'.repeat(1200) },
+        requestAnswer,
+        ...(index === 1000 ? { answer: { error: 'this row alone' } } : {}),
+      },
+    ]),
   );
   await recordDelivery(setup.orgId, setup.conversionId, { test: false, latencyMs: 40, rows, parked: [], exchanges });
   const record = await latestRecord();
@@ -84,10 +93,21 @@ test('a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, and a
     .collection(`organizations/${setup.orgId}/conversions/${setup.conversionId}/deliveries/${record.id}/payloads`)
     .get();
   expect(payloads.size).toBeGreaterThanOrEqual(3);
-  for (const doc of payloads.docs) expect(Buffer.byteLength(doc.get('rows_json') as string)).toBeLessThanOrEqual(PAYLOAD_CHUNK_BYTES);
+  for (const doc of payloads.docs) {
+    const bytes =
+      Buffer.byteLength(doc.get('rows_json') as string) + Buffer.byteLength((doc.get('requests_json') as string | undefined) ?? '');
+    expect(bytes).toBeLessThanOrEqual(PAYLOAD_CHUNK_BYTES);
+  }
+  // The call's answer is stored once for the record, not once per row.
+  const stored = payloads.docs.map((doc) => `${doc.get('rows_json')}${doc.get('requests_json') ?? ''}`).join('');
+  expect(stored.split('n'.repeat(500)).length - 1).toBe(1);
   for (const eventId of ['big-0', 'big-1000', 'big-1999']) {
     const opened = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId } });
-    expect(opened.body.exchange).toEqual({ sent: { transactionId: eventId, pad: 'f'.repeat(1200) }, answer: { requestId: 'r-1' } });
+    expect(opened.body.exchange).toEqual({
+      sent: { transactionId: eventId, pad: 'f'.repeat(1200) },
+      ...(eventId === 'big-1000' ? { answer: { error: 'this row alone' } } : {}),
+      requestAnswer,
+    });
   }
   const missing = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId: 'no-such-event' } });
   expect(missing.status).toBe(404);

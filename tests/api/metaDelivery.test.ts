@@ -204,13 +204,13 @@ describe('check holds back what Meta would refuse', () => {
       {
         id: 'order-40003',
         status: 'delivered',
-        // The row as it left (Meta's wire form) and Meta's answer to the request.
+        // The row as it left (Meta's wire form) and Meta's answer to the whole request (kept once per record).
         exchange: {
           sent: expect.objectContaining({
             event_id: 'order-40003',
             user_data: { client_ip_address: '203.0.113.7', client_user_agent: 'Mozilla/5.0' },
           }),
-          answer: { events_received: 1, messages: [], fbtrace_id: expect.any(String) },
+          requestAnswer: { events_received: 1, messages: [], fbtrace_id: expect.any(String) },
         },
       },
     ]);

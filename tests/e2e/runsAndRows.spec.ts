@@ -138,5 +138,8 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
   // The email as it left: SHA-256 hex, never the address.
   await expect(sent).toContainText(/"em": \[\s*"[0-9a-f]{64}"/);
   await expect(sent).not.toContainText('@');
-  await expect(line.getByTestId('row-answer')).toContainText('"events_received": 1');
+  // Meta answers for the whole call (nothing about the row alone): that answer, kept once per record.
+  await expect(line.getByTestId('row-request-answer')).toContainText('"events_received": 1');
+  await expect(line.getByRole('region', { name: 'The platform’s answer to the whole call' })).toBeVisible();
+  await expect(line.getByTestId('row-answer')).toHaveCount(0);
 });

@@ -8,9 +8,9 @@
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { thresholdOf } from '@/lib/server/repos/alerts';
+import { hourOf, sumHours } from '@/lib/server/repos/conversions';
 import { plural } from '@/lib/shared/plural';
 
-const hourOf = (date: Date) => date.toISOString().slice(0, 13);
 const evaluateEveryMs = () => Number(process.env.ALERT_EVALUATE_MS) || 60_000;
 
 const lastEvaluated = new Map<string, number>();
@@ -31,29 +31,17 @@ export function lastHourCounts(
   return { total: Math.round(total), failed: Math.round(failed) };
 }
 
-const countsOf = (snap: FirebaseFirestore.DocumentSnapshot) => ({
-  delivered: Number(snap.get('delivered') ?? 0),
-  failed: Number(snap.get('failed') ?? 0),
-});
-
 /** Reads the counters of one conversion and raises or resolves its delivery and parked alerts. */
 export async function evaluateConversion(orgId: string, conversionId: string, now = new Date()): Promise<void> {
   const ref = adminDb().collection('organizations').doc(orgId).collection('conversions').doc(conversionId);
   const [currentHour, previousHour] = [hourOf(now), hourOf(new Date(now.getTime() - 3_600_000))];
-  // An hour is one document or one per worker that delivered in it (`{hour}~{worker}`): summed.
   const [conversion, hours] = await Promise.all([
     ref.get(),
     ref.collection('hours').where('hour', 'in', [currentHour, previousHour]).get(),
   ]);
   if (!conversion.exists) return;
-  const sumOf = (hour: string) =>
-    hours.docs
-      .filter((doc) => doc.get('hour') === hour)
-      .map(countsOf)
-      .reduce((sum, counts) => ({ delivered: sum.delivered + counts.delivered, failed: sum.failed + counts.failed }), {
-        delivered: 0,
-        failed: 0,
-      });
+  const sums = sumHours(hours.docs);
+  const sumOf = (hour: string) => ({ delivered: sums.get(hour)?.delivered ?? 0, failed: sums.get(hour)?.failed ?? 0 });
   const subject = {
     type: 'conversion' as const,
     id: conversionId,

@@ -33,7 +33,8 @@ import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
  */
 
 const conversions = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('conversions');
-const RETENTION_MS = 30 * 24 * 3600 * 1000;
+/** How long delivery records, their payloads and the hour counters are kept (their `expires_at`). */
+export const RETENTION_MS = 30 * 24 * 3600 * 1000;
 const PARKED_CHUNK = 400;
 
 type StoredSource = { type: 'app'; app_id: string } | { type: 'payments'; payment_id: string } | WarehouseSource;
@@ -353,9 +354,23 @@ export const PAYLOAD_CHUNK_BYTES = 800_000;
 /**
  * The exchanges of a record's rows as JSON chunks, in the rows' order, with the index of the first row
  * each covers (the record keeps these: opening a row reads its one chunk). A row whose exchange alone is
- * too large keeps a note instead.
+ * too large keeps a note instead. The answers to whole calls (`requestAnswer`, one object shared by every
+ * row of a call) are kept once, in `requests` (the first chunk's `requests_json`); a row names its own by index.
  */
-export function payloadChunks(rows: DeliveryRow[], exchanges: Map<string, RowExchange>): { starts: number[]; chunks: string[] } {
+export function payloadChunks(
+  rows: DeliveryRow[],
+  exchanges: Map<string, RowExchange>,
+): { starts: number[]; chunks: string[]; requests: string | null } {
+  const requestIndex = new Map<unknown, number>();
+  const requests: string[] = [];
+  for (const row of rows) {
+    const answer = exchanges.get(row.id)?.requestAnswer;
+    if (answer === undefined || requestIndex.has(answer)) continue;
+    requestIndex.set(answer, requests.length);
+    const json = JSON.stringify(answer);
+    requests.push(Buffer.byteLength(json) > PAYLOAD_CHUNK_BYTES / 8 ? JSON.stringify({ tooLarge: true }) : json);
+  }
+  const requestsJson = requests.length > 0 ? `[${requests.join(',')}]` : null;
   const starts: number[] = [];
   const chunks: string[] = [];
   let entries: string[] = [];
@@ -363,20 +378,23 @@ export function payloadChunks(rows: DeliveryRow[], exchanges: Map<string, RowExc
   rows.forEach((row, index) => {
     const exchange = exchanges.get(row.id);
     if (!exchange) return;
-    let entry = JSON.stringify({ id: row.id, ...exchange });
-    if (Buffer.byteLength(entry) > PAYLOAD_CHUNK_BYTES / 2) entry = JSON.stringify({ id: row.id, tooLarge: true });
+    const { requestAnswer, ...own } = exchange;
+    const request = requestAnswer === undefined ? undefined : requestIndex.get(requestAnswer);
+    let entry = JSON.stringify({ id: row.id, ...own, request });
+    if (Buffer.byteLength(entry) > PAYLOAD_CHUNK_BYTES / 2) entry = JSON.stringify({ id: row.id, tooLarge: true, request });
     const size = Buffer.byteLength(entry) + 1;
     if (entries.length === 0 || bytes + size > PAYLOAD_CHUNK_BYTES) {
       if (entries.length > 0) chunks.push(`[${entries.join(',')}]`);
       starts.push(index);
       entries = [];
-      bytes = 2;
+      // The first chunk carries the calls' answers too.
+      bytes = 2 + (chunks.length === 0 && requestsJson ? Buffer.byteLength(requestsJson) : 0);
     }
     entries.push(entry);
     bytes += size;
   });
   if (entries.length > 0) chunks.push(`[${entries.join(',')}]`);
-  return { starts, chunks };
+  return { starts, chunks, requests: requestsJson };
 }
 
 /**
@@ -409,15 +427,40 @@ export function addTally(into: HourTally, tally: HourTally): HourTally {
   return into;
 }
 
-/** An hour document's merge: each counter an increment, nested as stored (`match: { email }`). */
-export function hourDocument(hour: string, tally: HourTally, expires: Timestamp): DocumentData {
+/**
+ * An hour document's counters, nested as stored (`match: { email }`): each an increment (a merge into
+ * `hours/{hour}`, shared by lone writers), or a worker's running totals (a set of its own shard: written
+ * again, the same totals).
+ */
+export function hourDocument(hour: string, tally: HourTally, expires: Timestamp, as: 'increments' | 'totals' = 'increments'): DocumentData {
   const data: DocumentData = { hour, expires_at: expires };
+  const value = (count: number) => (as === 'increments' ? FieldValue.increment(count) : count);
   for (const [path, count] of Object.entries(tally)) {
     const [head, tail] = path.split('.') as [string, string | undefined];
-    if (tail === undefined) data[head] = FieldValue.increment(count);
-    else if (count !== 0) data[head] = { ...(data[head] as object | undefined), [tail]: FieldValue.increment(count) };
+    if (tail === undefined) data[head] = value(count);
+    else if (count !== 0) data[head] = { ...(data[head] as object | undefined), [tail]: value(count) };
   }
   return data;
+}
+
+/**
+ * The hour documents' counters summed per hour, as `HourTally` paths (`delivered`, `match.email`…): an hour
+ * is one document, or one shard per worker that delivered in it (`{hour}~{worker}`). Every reader sums here.
+ */
+export function sumHours(docs: DocumentSnapshot[]): Map<string, HourTally> {
+  const hours = new Map<string, HourTally>();
+  for (const doc of docs) {
+    const hour = doc.get('hour') as string;
+    const sum = hours.get(hour) ?? {};
+    for (const [field, value] of Object.entries(doc.data() ?? {})) {
+      if (typeof value === 'number') sum[field] = (sum[field] ?? 0) + value;
+      else if (value && typeof value === 'object' && !(value instanceof Timestamp))
+        for (const [key, count] of Object.entries(value as Record<string, unknown>))
+          if (typeof count === 'number') sum[`${field}.${key}`] = (sum[`${field}.${key}`] ?? 0) + count;
+    }
+    hours.set(hour, sum);
+  }
+  return hours;
 }
 
 /**
@@ -468,7 +511,11 @@ function addRecord(batch: DeliveryWrites, ref: DocumentReference, data: ReturnTy
   const payloads = payloadChunks(record.rows, record.exchanges ?? new Map());
   batch.set(recordRef, payloads.chunks.length > 0 ? { ...data, payload_starts: payloads.starts } : data);
   payloads.chunks.forEach((chunk, index) =>
-    batch.set(recordRef.collection('payloads').doc(String(index)), { rows_json: chunk, expires_at: data.expires_at }),
+    batch.set(recordRef.collection('payloads').doc(String(index)), {
+      rows_json: chunk,
+      ...(index === 0 && payloads.requests ? { requests_json: payloads.requests } : {}),
+      expires_at: data.expires_at,
+    }),
   );
 }
 
@@ -562,12 +609,23 @@ export async function deliveryRow(orgId: string, id: string, deliveryId: string,
   if (index < 0) throw notFound('Event');
   const starts = (snap.get('payload_starts') ?? []) as number[];
   const chunk = starts.findLastIndex((start) => start <= index);
-  let exchange = null;
+  let exchange: DeliveryRowDetail['exchange'] = null;
   if (chunk >= 0) {
-    const payload = await recordRef.collection('payloads').doc(String(chunk)).get();
-    const entries = payload.exists ? (JSON.parse(payload.get('rows_json')) as Array<RowExchange & { id: string; tooLarge?: boolean }>) : [];
+    const payloads = recordRef.collection('payloads');
+    const payload = await payloads.doc(String(chunk)).get();
+    type Entry = Omit<RowExchange, 'requestAnswer'> & { id: string; tooLarge?: boolean; request?: number };
+    const entries = payload.exists ? (JSON.parse(payload.get('rows_json')) as Entry[]) : [];
     const entry = entries.find((candidate) => candidate.id === eventId);
-    if (entry) exchange = { sent: entry.sent, answer: entry.answer, ...(entry.tooLarge ? { tooLarge: true } : {}) };
+    if (entry) {
+      // The call's answer is kept once, in the first chunk.
+      const first = entry.request === undefined ? null : chunk === 0 ? payload : await payloads.doc('0').get();
+      const requests = first?.exists ? (JSON.parse(first.get('requests_json') ?? '[]') as unknown[]) : [];
+      const requestAnswer = entry.request === undefined ? undefined : requests[entry.request];
+      exchange = {
+        ...(entry.tooLarge ? { tooLarge: true } : { sent: entry.sent, answer: entry.answer }),
+        ...(requestAnswer === undefined ? {} : { requestAnswer }),
+      };
+    }
   }
   return { row: record.rows[index]!, at: record.at, test: record.test, exchange };
 }
@@ -621,16 +679,7 @@ export async function findFiltered(orgId: string, conversionId: string, eventId:
 /** Counts per hour since `since` (for the chart and "last 24 h"). */
 export async function deliveryHours(orgId: string, id: string, since: Date): Promise<DeliveryHour[]> {
   const snapshot = await conversions(orgId).doc(id).collection('hours').where('hour', '>=', hourOf(since)).orderBy('hour').get();
-  // An hour is one document, or one per worker that delivered in it (`{hour}~{worker}`): summed here.
-  const hours = new Map<string, DeliveryHour>();
-  for (const doc of snapshot.docs) {
-    const hour = doc.get('hour') as string;
-    const sum = hours.get(hour) ?? { hour, delivered: 0, failed: 0 };
-    sum.delivered += Number(doc.get('delivered') ?? 0);
-    sum.failed += Number(doc.get('failed') ?? 0);
-    hours.set(hour, sum);
-  }
-  return [...hours.values()];
+  return [...sumHours(snapshot.docs)].map(([hour, sum]) => ({ hour, delivered: sum.delivered ?? 0, failed: sum.failed ?? 0 }));
 }
 
 /**
@@ -654,11 +703,13 @@ export async function matchQualityData(
   if (!snap.exists) throw notFound('Conversion');
   const day = emptyMatchCounts();
   const week = emptyMatchCounts();
-  for (const doc of hours.docs) {
-    const match = (doc.get('match') ?? {}) as Partial<Record<MatchKey | 'events', number>>;
-    const counts = { events: match.events ?? 0, keys: match };
+  for (const [hour, sum] of sumHours(hours.docs)) {
+    const keys = Object.fromEntries(
+      Object.entries(sum).flatMap(([path, count]) => (path.startsWith('match.') ? [[path.slice(6), count]] : [])),
+    ) as Partial<Record<MatchKey | 'events', number>>;
+    const counts = { events: keys.events ?? 0, keys };
     addMatchCounts(week, counts);
-    if ((doc.get('hour') as string) >= dayStart) addMatchCounts(day, counts);
+    if (hour >= dayStart) addMatchCounts(day, counts);
   }
   const last = snap.get('last_request') as { id?: string; at?: Timestamp } | undefined;
   return { day, week, lastRequest: last?.id ? { id: last.id, at: last.at ? iso(last.at) : '' } : null };

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { Timestamp } from 'firebase-admin/firestore';
+import { Timestamp, type UpdateData, type WriteBatch } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import {
   addTally,
   conversionDeliveryFields,
   conversionRef,
   hourDocument,
+  hourOf,
+  RETENTION_MS,
   type CounterSink,
   type DeliveryCounts,
   type HourTally,
@@ -15,31 +17,63 @@ import {
 /**
  * The delivery worker's counters, summed in memory and written at most once per `hourEveryMs` (a second)
  * per conversion: Firestore sustains about one write a second on a document, and a busy conversion records
- * many batches a second, on several workers. Each worker writes its own shard of an hour
- * (`hours/{hour}~{worker}`; readers sum the documents of an hour), so the workers never add up on one hour
- * document. The conversion's own document (last delivery, parked counts) is written at most once per
- * `conversionEveryMs` (5 s) per worker: five workers stay within a write a second.
+ * many batches a second, on several workers. Each worker owns its shard of an hour (`hours/{hour}~{worker}`;
+ * readers sum the documents of an hour) and writes there its running totals with set(), never an increment:
+ * a commit retried after an error that hid its success (DEADLINE_EXCEEDED, UNAVAILABLE) writes the same
+ * totals again. The worker keeps the totals of the current and the previous hour, then forgets them.
  *
- * What a crash loses: the counters of the last second (the chart, match quality and alerts count them; the
- * delivery records, written before the ack, keep every outcome) and a last-delivery time up to 5 s old.
- * Parked counts are never lost: a batch that parks events is acknowledged only once their count is written.
+ * The conversion's own document (last delivery, parked counts) is written at most once per
+ * `conversionEveryMs` (5 s) per worker: five workers stay within a write a second. Its parked counts are
+ * increments (Retry takes them off); a write carrying one creates a marker document
+ * (`counter_writes/{worker}-{n}`) in the same batch and is retried unchanged, so a retry whose first try
+ * landed fails on the marker (ALREADY_EXISTS) and is known to be done: nothing is counted twice.
+ *
+ * What a crash loses: the counters not yet written (the last second's; the delivery records, written before
+ * the ack, keep every outcome) and a last-delivery time up to 5 s old. A batch that parks events is
+ * acknowledged only once their count is written; after `maxTries` failed writes its waiters are rejected
+ * (the message is nacked, not held) while the count is still tried.
  */
 
-interface Pending {
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/** This worker's running totals of one hour, and which of their versions is written. */
+interface HourTotals {
+  tally: HourTally;
+  version: number;
+  written: number;
+}
+
+/** A write of the conversion's document, tried until it lands; `marker` when it carries increments. */
+interface ConversionWrite {
+  marker: string | null;
+  fields: UpdateData<FirebaseFirestore.DocumentData>;
+  waiters: Waiter[];
+}
+
+interface State {
   orgId: string;
   conversionId: string;
-  hours: Map<string, HourTally>;
+  hours: Map<string, HourTotals>;
+  /** Resolved once the hour shards holding what they added are written. */
+  hourWaiters: Waiter[];
+  /** What the conversion's document has not been given yet. */
   deliveredAt: Date | null;
   requestId?: string;
   parked: Partial<Record<ParkReason, number>>;
-  /** Resolved once what they added is written. */
-  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void; conversionDoc: boolean }>;
-  conversionWrittenAt: number;
+  parkWaiters: Waiter[];
+  inflight: ConversionWrite | null;
+  failures: number;
 }
 
-const RETENTION_MS = 30 * 24 * 3600 * 1000;
 /** Firestore's NOT_FOUND: the conversion was deleted meanwhile (its counters go with it). */
 const NOT_FOUND = 5;
+/** Firestore's ALREADY_EXISTS: a write's marker is there, so an earlier try of it landed. */
+const ALREADY_EXISTS = 6;
+/** Markers only need to outlive a write's retries. */
+const MARKER_RETENTION_MS = 24 * 3600 * 1000;
 
 export interface DeliveryCounters extends CounterSink {
   /** Writes everything now and stops the timer (a clean shutdown). */
@@ -48,91 +82,146 @@ export interface DeliveryCounters extends CounterSink {
   flush(): Promise<void>;
 }
 
-export function createDeliveryCounters(
-  options: { hourEveryMs?: number; conversionEveryMs?: number; worker?: string } = {},
-): DeliveryCounters {
+export interface DeliveryCountersOptions {
+  hourEveryMs?: number;
+  conversionEveryMs?: number;
+  /** This worker's shard name: unique per process (a restarted worker must not take over a shard's totals). */
+  worker?: string;
+  /** Failed writes before the waiters are rejected (their messages nacked). */
+  maxTries?: number;
+  /** Commits a batch (tests inject failures). */
+  commit?: (batch: WriteBatch) => Promise<unknown>;
+}
+
+export function createDeliveryCounters(options: DeliveryCountersOptions = {}): DeliveryCounters {
   const hourEveryMs = options.hourEveryMs ?? Number(process.env.DELIVERY_COUNTERS_MS || 1000);
   const conversionEveryMs = options.conversionEveryMs ?? Number(process.env.DELIVERY_CONVERSION_WRITE_MS || 5000);
-  /** This worker's shard of each hour. */
   const worker = options.worker ?? randomBytes(4).toString('hex');
-  const pending = new Map<string, Pending>();
-  /** When each conversion's document was last written by this worker (kept across flushes). */
+  const maxTries = options.maxTries ?? 5;
+  const commit = options.commit ?? ((batch: WriteBatch) => batch.commit());
+  const states = new Map<string, State>();
+  /** When each conversion's document was last written by this worker. */
   const writtenAt = new Map<string, number>();
+  let markers = 0;
   let flushing: Promise<void> = Promise.resolve();
 
-  function entryOf(orgId: string, conversionId: string): Pending {
+  function stateOf(orgId: string, conversionId: string): State {
     const key = `${orgId}/${conversionId}`;
-    let entry = pending.get(key);
-    if (!entry) {
-      entry = {
+    let state = states.get(key);
+    if (!state) {
+      state = {
         orgId,
         conversionId,
         hours: new Map(),
+        hourWaiters: [],
         deliveredAt: null,
         parked: {},
-        waiters: [],
-        conversionWrittenAt: writtenAt.get(key) ?? 0,
+        parkWaiters: [],
+        inflight: null,
+        failures: 0,
       };
-      pending.set(key, entry);
+      states.set(key, state);
     }
-    return entry;
+    return state;
   }
 
-  /** Puts back what a failed write held, for the next flush. */
-  function merge(into: Pending, from: Pending) {
-    for (const [hour, tally] of from.hours) into.hours.set(hour, addTally(into.hours.get(hour) ?? {}, tally));
-    if (from.deliveredAt && (!into.deliveredAt || from.deliveredAt > into.deliveredAt)) {
-      into.deliveredAt = from.deliveredAt;
-      into.requestId = from.requestId ?? into.requestId;
+  const settle = (waiters: Waiter[]) => waiters.forEach((waiter) => waiter.resolve());
+
+  /** Takes what the conversion's document has not been given into a write of its own (tried until it lands). */
+  function takeConversionWrite(state: State): ConversionWrite | null {
+    const fields = conversionDeliveryFields(state);
+    if (Object.keys(fields).length === 0) {
+      settle(state.parkWaiters.splice(0));
+      return null;
     }
-    for (const [reason, count] of Object.entries(from.parked) as Array<[ParkReason, number]>)
-      into.parked[reason] = (into.parked[reason] ?? 0) + count;
-    into.waiters.push(...from.waiters);
+    const increments = Object.values(state.parked).some((count) => count);
+    const write = { marker: increments ? `${worker}-${Date.now()}-${markers++}` : null, fields, waiters: state.parkWaiters.splice(0) };
+    state.deliveredAt = null;
+    state.requestId = undefined;
+    state.parked = {};
+    return write;
   }
 
-  async function write(entry: Pending, now: number): Promise<void> {
-    const ref = conversionRef(entry.orgId, entry.conversionId);
-    const key = `${entry.orgId}/${entry.conversionId}`;
+  async function write(state: State, now: number, force: boolean): Promise<void> {
+    const key = `${state.orgId}/${state.conversionId}`;
+    const ref = conversionRef(state.orgId, state.conversionId);
     const batch = adminDb().batch();
     const expires = Timestamp.fromMillis(now + RETENTION_MS);
-    for (const [hour, tally] of entry.hours)
-      batch.set(ref.collection('hours').doc(`${hour}~${worker}`), hourDocument(hour, tally, expires), { merge: true });
-    const conversionDue = now - entry.conversionWrittenAt >= conversionEveryMs;
-    const fields = conversionDue ? conversionDeliveryFields(entry) : {};
-    const writesConversion = Object.keys(fields).length > 0;
-    if (writesConversion) batch.update(ref, fields);
+    const hours: Array<[HourTotals, number]> = [];
+    for (const [hour, totals] of state.hours) {
+      if (totals.written === totals.version) continue;
+      batch.set(ref.collection('hours').doc(`${hour}~${worker}`), hourDocument(hour, totals.tally, expires, 'totals'));
+      hours.push([totals, totals.version]);
+    }
+    if (!state.inflight && (force || now - (writtenAt.get(key) ?? 0) >= conversionEveryMs)) state.inflight = takeConversionWrite(state);
+    const conversion = state.inflight;
+    if (conversion) {
+      if (conversion.marker)
+        batch.create(ref.collection('counter_writes').doc(conversion.marker), {
+          expires_at: Timestamp.fromMillis(now + MARKER_RETENTION_MS),
+        });
+      batch.update(ref, conversion.fields);
+    }
+    const hourWaiters = state.hourWaiters.splice(0);
+    if (hours.length === 0 && !conversion) return settle(hourWaiters);
     try {
-      await batch.commit();
+      await commit(batch);
     } catch (error) {
-      if ((error as { code?: number }).code !== NOT_FOUND) throw error;
-      // The conversion is gone: what it counted goes with it.
-      entry.waiters.forEach((waiter) => waiter.resolve());
-      return;
+      const code = (error as { code?: number }).code;
+      if (code === NOT_FOUND && conversion) {
+        // The conversion is gone: what it counted goes with it.
+        settle([...hourWaiters, ...conversion.waiters, ...state.parkWaiters]);
+        states.delete(key);
+        return;
+      }
+      state.hourWaiters.unshift(...hourWaiters);
+      if (code === ALREADY_EXISTS && conversion?.marker) {
+        // An earlier try of the conversion's write landed (its answer was lost): done; the hours go again.
+        settle(conversion.waiters);
+        state.inflight = null;
+        writtenAt.set(key, now);
+        return write(state, now, false);
+      }
+      state.failures += 1;
+      if (state.failures >= maxTries) {
+        // Still tried at the next flush, but the messages waiting for it are let go (nacked, redelivered).
+        state.failures = 0;
+        const waiters = [...state.hourWaiters.splice(0), ...state.parkWaiters.splice(0), ...(conversion?.waiters.splice(0) ?? [])];
+        waiters.forEach((waiter) => waiter.reject(error));
+      }
+      throw error;
     }
-    if (writesConversion) writtenAt.set(key, now);
-    entry.waiters.filter((waiter) => writesConversion || !waiter.conversionDoc).forEach((waiter) => waiter.resolve());
-    // What the conversion's document did not take yet waits for its turn (the same entry, with no hour counters).
-    if (!conversionDue && Object.keys(conversionDeliveryFields(entry)).length > 0) {
-      const rest = entryOf(entry.orgId, entry.conversionId);
-      merge(rest, { ...entry, hours: new Map(), waiters: entry.waiters.filter((waiter) => waiter.conversionDoc) });
+    state.failures = 0;
+    for (const [totals, version] of hours) totals.written = version;
+    settle(hourWaiters);
+    if (conversion) {
+      settle(conversion.waiters);
+      state.inflight = null;
+      writtenAt.set(key, now);
     }
+    forget(state, key, now);
+  }
+
+  /** Forgets hours before the previous one once written, and a conversion with nothing left to write. */
+  function forget(state: State, key: string, now: number) {
+    const previous = hourOf(new Date(now - 3600_000));
+    for (const [hour, totals] of state.hours) if (hour < previous && totals.written === totals.version) state.hours.delete(hour);
+    const idle =
+      state.hours.size === 0 && !state.inflight && state.parkWaiters.length === 0 && state.hourWaiters.length === 0 && !state.deliveredAt;
+    if (idle && Object.keys(state.parked).length === 0) states.delete(key);
   }
 
   async function flushOnce(force: boolean) {
     const now = Date.now();
-    const entries = [...pending.values()];
-    pending.clear();
     await Promise.all(
-      entries.map(async (entry) => {
-        if (force) entry.conversionWrittenAt = 0;
+      [...states.values()].map(async (state) => {
         try {
-          await write(entry, now);
+          await write(state, now, force);
         } catch (error) {
           console.error('[worker] delivery counters not written; trying again', {
-            conversion: entry.conversionId,
+            conversion: state.conversionId,
             error: error instanceof Error ? error.message : error,
           });
-          merge(entryOf(entry.orgId, entry.conversionId), entry);
         }
       }),
     );
@@ -144,16 +233,24 @@ export function createDeliveryCounters(
 
   return {
     add(orgId: string, conversionId: string, counts: DeliveryCounts) {
-      const entry = entryOf(orgId, conversionId);
-      entry.hours.set(counts.hour, addTally(entry.hours.get(counts.hour) ?? {}, counts.tally));
-      if (counts.deliveredAt && (!entry.deliveredAt || counts.deliveredAt >= entry.deliveredAt)) {
-        entry.deliveredAt = counts.deliveredAt;
-        entry.requestId = counts.requestId ?? entry.requestId;
+      const state = stateOf(orgId, conversionId);
+      let totals = state.hours.get(counts.hour);
+      if (!totals && counts.hour < hourOf(new Date(Date.now() - 3600_000))) {
+        // Its totals are forgotten: starting them again would overwrite the shard with less.
+        console.error('[worker] delivery counters of a past hour not counted', { conversion: conversionId, hour: counts.hour });
+      } else {
+        if (!totals) state.hours.set(counts.hour, (totals = { tally: {}, version: 0, written: 0 }));
+        addTally(totals.tally, counts.tally);
+        totals.version += 1;
+      }
+      if (counts.deliveredAt && (!state.deliveredAt || counts.deliveredAt >= state.deliveredAt)) {
+        state.deliveredAt = counts.deliveredAt;
+        state.requestId = counts.requestId ?? state.requestId;
       }
       const parks = Object.values(counts.parked).some((count) => count && count > 0);
       for (const [reason, count] of Object.entries(counts.parked) as Array<[ParkReason, number]>)
-        entry.parked[reason] = (entry.parked[reason] ?? 0) + count;
-      return new Promise<void>((resolve, reject) => entry.waiters.push({ resolve, reject, conversionDoc: parks }));
+        if (count) state.parked[reason] = (state.parked[reason] ?? 0) + count;
+      return new Promise<void>((resolve, reject) => (parks ? state.parkWaiters : state.hourWaiters).push({ resolve, reject }));
     },
     flush: () => flush(true),
     async stop() {

@@ -238,7 +238,8 @@ export interface DeliveryRowDetail {
   row: DeliveryRow;
   at: string;
   test: boolean;
-  exchange: { sent?: unknown; answer?: unknown; tooLarge?: boolean } | null;
+  /** The row as sent, the platform's answer about it alone, and its answer to the whole call (any may be absent). */
+  exchange: { sent?: unknown; answer?: unknown; requestAnswer?: unknown; tooLarge?: boolean } | null;
 }
 
 /** “filtered out: 'Form Submitted' is not one of Lead, Purchase”. */

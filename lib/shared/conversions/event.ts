@@ -135,7 +135,13 @@ export function identifierFields({ user, clickIds }: ConversionEvent): Record<st
  */
 export interface RowExchange {
   sent?: unknown;
+  /** What the platform answered about this row alone (a refusal naming it). */
   answer?: unknown;
+  /**
+   * The platform's answer to the whole call (Meta's events_received and fbtrace_id, Data Manager's
+   * requestId): the same object for every row of the call, kept once per delivery record.
+   */
+  requestAnswer?: unknown;
 }
 
 /** What became of one event at one target, in words a marketer reads in the delivery log. */

@@ -175,7 +175,12 @@ export const googleAdsDelivery: Delivery = {
     });
     if (status !== 200) throw withExchange(dataManagerError(status, body), wire, body);
     if (typeof body.requestId === 'string' && body.requestId) options?.onRequest?.(body.requestId);
-    // Data Manager answers for the request (its requestId); a refused row's answer is the error that refused it alone.
-    return events.map((event, index) => ({ id: event.id, status: 'delivered' as const, exchange: { sent: wire[index], answer: body } }));
+    // Data Manager answers for the request (its requestId), kept once per record; a refused row's answer is the
+    // error that refused it alone.
+    return events.map((event, index) => ({
+      id: event.id,
+      status: 'delivered' as const,
+      exchange: { sent: wire[index], requestAnswer: body },
+    }));
   },
 };

@@ -82,7 +82,11 @@ export const metaDelivery: Delivery = {
       body: JSON.stringify({ data, ...(options?.testCode ? { test_event_code: options.testCode } : {}) }),
     });
     if (status !== 200) throw withExchange(graphError(status, body), data, body);
-    // Meta answers for the request (events_received, messages, fbtrace_id): each row's answer is that answer.
-    return events.map((event, index) => ({ id: event.id, status: 'delivered' as const, exchange: { sent: data[index], answer: body } }));
+    // Meta answers for the request (events_received, messages, fbtrace_id), nothing per row: kept once per record.
+    return events.map((event, index) => ({
+      id: event.id,
+      status: 'delivered' as const,
+      exchange: { sent: data[index], requestAnswer: body },
+    }));
   },
 };

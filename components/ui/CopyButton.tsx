@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import Button from '@/components/ui/Button';
-import styles from '@/components/apps/apps.module.css';
+import styles from '@/components/ui/code.module.css';
 
 /** Puts text on the clipboard; where the Clipboard API is refused (no secure context), through a hidden textarea. */
 async function copyText(text: string): Promise<boolean> {

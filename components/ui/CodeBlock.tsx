@@ -1,5 +1,5 @@
-import CopyButton from '@/components/apps/CopyButton';
-import styles from '@/components/apps/apps.module.css';
+import CopyButton from '@/components/ui/CopyButton';
+import styles from '@/components/ui/code.module.css';
 
 /**
  * A titled code sample with its Copy button. The block wraps long lines inside its box and scrolls
