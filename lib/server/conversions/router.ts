@@ -41,6 +41,9 @@ interface Batch {
   attempt: number;
 }
 
+/** An event of parked events published again (Retry, Reconnect): counted as received when it first came. */
+const isReplay = (item: { ticket: Ticket }) => item.ticket.message.attributes.replay === 'parked';
+
 /** How long a batch whose lane is full waits before it is taken again. */
 const LANE_FULL_WAIT_MS = 5000;
 /** A platform call taking longer than this marks its lane as troubled (a healthy call takes well under a second). */
@@ -274,6 +277,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
           attempt: batch.attempt,
           deferRetries: true,
           counters: sink,
+          replayed: new Set(items.filter(isReplay).map((item) => item.event.id)),
           // The platform's time starts once the quota gives its turn: a wait for the quota is no sign of trouble.
           beforeSend: quota ? () => quota.take(entry.orgId).then(() => void lane.sending.set(batch, Date.now())) : undefined,
         },
@@ -300,16 +304,30 @@ export function createConversionRouter(options: RouterOptions = {}) {
     const { entry, items } = batch;
     try {
       const { source } = items[0]!.ticket.message.attributes;
-      await setAside(
-        items.map((item) => item.event),
-        {
-          org: entry.orgId,
-          source: source!,
-          conversion: entry.conversion.id,
-          attempt: String(batch.attempt),
-          not_before: String(Date.now() + delayMs),
-        },
-      );
+      const attributes = {
+        org: entry.orgId,
+        source: source!,
+        conversion: entry.conversion.id,
+        attempt: String(batch.attempt),
+        not_before: String(Date.now() + delayMs),
+      };
+      // Parked events published again stay marked as such, so they are still not counted as received twice.
+      const replays = items.filter(isReplay);
+      const others = items.filter((item) => !isReplay(item));
+      await Promise.all([
+        replays.length > 0
+          ? setAside(
+              replays.map((item) => item.event),
+              { ...attributes, replay: 'parked' },
+            )
+          : null,
+        others.length > 0
+          ? setAside(
+              others.map((item) => item.event),
+              attributes,
+            )
+          : null,
+      ]);
       items.forEach((item) => settle(item.ticket, true));
     } catch (error) {
       console.error('[worker] could not set a waiting batch aside; it waits in hand', {

@@ -342,6 +342,8 @@ export interface NewDeliveryRecord {
   requestId?: string;
   /** Per event id: the row as sent and the platform's answer (the log's per-row debugger), kept beside the record. */
   exchanges?: Map<string, RowExchange>;
+  /** Rows of parked events published again (Retry, Reconnect): counted as received when they first came, not again. */
+  replayed?: number;
 }
 
 /**
@@ -386,14 +388,15 @@ export function payloadChunks(rows: DeliveryRow[], exchanges: Map<string, RowExc
  */
 export type HourTally = Record<string, number>;
 
-export function hourTally(counts: ReturnType<typeof deliveryRecordData>['counts'], matchCounts?: MatchCounts): HourTally {
+export function hourTally(counts: ReturnType<typeof deliveryRecordData>['counts'], matchCounts?: MatchCounts, replayed = 0): HourTally {
   const tally: HourTally = {
     delivered: counts.delivered,
     failed: counts.rejected + counts.not_sent + counts.failed,
-    // The reconciliation funnel: every row routed here, and those never attempted (sent = received − not_sent − held).
-    received: counts.delivered + counts.rejected + counts.not_sent + counts.failed + counts.held,
-    not_sent: counts.not_sent,
-    held: counts.held,
+    // The reconciliation funnel: each event routed here once (a parked event published again was counted when it
+    // first came), and each event the platform answered for good. A failed row is parked to come again (Retry):
+    // counted as sent when it is answered, so an event is never sent twice in the funnel, nor sent but not received.
+    received: counts.delivered + counts.rejected + counts.not_sent + counts.failed + counts.held - replayed,
+    sent: counts.delivered + counts.rejected,
   };
   // Match keys ride in the same write as the hour's counters: no document more per batch.
   if (matchCounts && matchCounts.events > 0) {
@@ -455,7 +458,7 @@ function countsOf(record: NewDeliveryRecord, counts: ReturnType<typeof deliveryR
   for (const { reason, events } of record.parked ?? []) parked[reason] = (parked[reason] ?? 0) + events.length;
   return {
     hour: hourOf(now),
-    tally: hourTally(counts, record.matchCounts),
+    tally: hourTally(counts, record.matchCounts, record.replayed),
     deliveredAt: counts.delivered > 0 ? now : null,
     requestId: record.requestId,
     parked,
