@@ -141,8 +141,9 @@ export function createConversionRouter(options: RouterOptions = {}) {
     queue: PQueue;
     /** Events in hand for this lane: in line, being sent, or waiting for a retry. */
     events: number;
-    /** Batches waiting for a retry, and when each batch being sent started. */
+    /** Batches waiting for a retry. */
     retrying: number;
+    /** When the platform call of each batch being sent started (set once its request goes out, quota turn taken). */
     sending: Map<Batch, number>;
     /** Batches in line, not yet sending. */
     queued: Set<Batch>;
@@ -208,12 +209,11 @@ export function createConversionRouter(options: RouterOptions = {}) {
       .add(async () => {
         // Taken out of line meanwhile (its lane got into trouble: sweep).
         if (!lane.queued.delete(batch)) return;
-        lane.sending.set(batch, Date.now());
         const next = await send(batch, lane);
-        const started = lane.sending.get(batch)!;
+        const started = lane.sending.get(batch);
         lane.sending.delete(batch);
-        // A batch sent in good time: the platform answers again, the lane is out of trouble.
-        if (!next && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
+        // A batch the platform answered in good time: it answers again, the lane is out of trouble.
+        if (!next && started !== undefined && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
         release(lane, key, batch.items.length);
         if (next) wait(next.batch, next.delayMs);
       })
@@ -278,8 +278,13 @@ export function createConversionRouter(options: RouterOptions = {}) {
           deferRetries: true,
           counters: sink,
           replayed: new Set(items.filter(isReplay).map((item) => item.event.id)),
-          // The platform's time starts once the quota gives its turn: a wait for the quota is no sign of trouble.
-          beforeSend: quota ? () => quota.take(entry.orgId).then(() => void lane.sending.set(batch, Date.now())) : undefined,
+          // The send clock runs only while the platform is asked: reading the conversion or the login, or waiting for
+          // the shared quota's turn (Data Manager), is no sign the platform is in trouble.
+          beforeSend: async () => {
+            lane.sending.delete(batch);
+            if (quota) await quota.take(entry.orgId);
+            lane.sending.set(batch, Date.now());
+          },
         },
       );
       items.forEach((item) => settle(item.ticket, true));
