@@ -46,6 +46,8 @@ const isReplay = (item: { ticket: Ticket }) => item.ticket.message.attributes.re
 
 /** How long a batch whose lane is full waits before it is taken again. */
 const LANE_FULL_WAIT_MS = 5000;
+/** How long a lane holding nothing is kept (with its trouble remembered) before it is forgotten. */
+const LANE_IDLE_MS = 60_000;
 /** A platform call taking longer than this marks its lane as troubled (a healthy call takes well under a second). */
 const SLOW_SEND_MS = 5000;
 
@@ -149,6 +151,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
     queued: Set<Batch>;
     /** Since when the lane has been troubled (seen by the sweep), or null. */
     troubledSince: number | null;
+    /** When a batch last came into the lane or left it: a troubled lane idle for a minute is forgotten (sweep). */
+    activeAt: number;
   }
 
   const laneKeyOf = (entry: Pending) => `${entry.orgId}/${entry.conversion.destination.destinationId}`;
@@ -164,6 +168,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
         sending: new Map(),
         queued: new Set(),
         troubledSince: null,
+        activeAt: Date.now(),
       };
       lanes.set(key, lane);
     }
@@ -179,7 +184,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
 
   function release(lane: Lane, key: string, events: number) {
     lane.events -= events;
-    // A troubled lane is kept while it holds nothing: what comes back to it finds its trouble remembered.
+    lane.activeAt = Date.now();
+    // A troubled lane is kept while it holds nothing (a minute at most: sweep): what comes back finds its trouble remembered.
     if (lane.events <= 0 && lane.troubledSince === null && lane.queue.size === 0 && lane.queue.pending === 0 && lanes.get(key) === lane)
       lanes.delete(key);
   }
@@ -203,6 +209,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
 
   function inLine(lane: Lane, batch: Batch) {
     lane.events += batch.items.length;
+    lane.activeAt = Date.now();
     lane.queued.add(batch);
     const key = laneKeyOf(batch.entry);
     void lane.queue
@@ -227,6 +234,12 @@ export function createConversionRouter(options: RouterOptions = {}) {
    */
   function sweep() {
     for (const [key, lane] of lanes) {
+      // A troubled lane that has held nothing for a minute is forgotten, its trouble with it: what comes next probes afresh.
+      const empty = lane.events <= 0 && lane.retrying === 0 && lane.queue.size === 0 && lane.queue.pending === 0;
+      if (empty && Date.now() - lane.activeAt > LANE_IDLE_MS) {
+        lanes.delete(key);
+        continue;
+      }
       if (!troubled(lane)) continue;
       lane.troubledSince ??= Date.now();
       for (const batch of [...lane.queued].reverse()) {
