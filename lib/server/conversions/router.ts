@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { connectorFor } from '@/lib/server/connectors/registry';
@@ -46,10 +47,24 @@ const isReplay = (item: { ticket: Ticket }) => item.ticket.message.attributes.re
 
 /** How long a batch whose lane is full waits before it is taken again. */
 const LANE_FULL_WAIT_MS = 5000;
+/** A conversion's filtered-out notes are written at most this often (one document each time). */
+const FILTERED_EVERY_MS = 1000;
 /** How long a lane holding nothing is kept (with its trouble remembered) before it is forgotten. */
 const LANE_IDLE_MS = 60_000;
 /** A platform call taking longer than this marks its lane as troubled (a healthy call takes well under a second). */
 const SLOW_SEND_MS = 5000;
+
+/** A conversion's filtered-out notes not yet written, and the tickets of the messages they came from. */
+interface FilteredNotes {
+  key: string;
+  orgId: string;
+  conversionId: string;
+  wanted: string[];
+  events: Array<{ id: string; name: string }>;
+  messages: string[];
+  tickets: Ticket[];
+  timer: NodeJS.Timeout | null;
+}
 
 interface Pending {
   orgId: string;
@@ -101,9 +116,13 @@ export function createConversionRouter(options: RouterOptions = {}) {
       ([platform, perMinute]) => [platform, createFairQuota(perMinute!)],
     ),
   );
-  const noteFiltered = options.recordFiltered ?? recordFiltered;
+  const recordFilteredNotes = options.recordFiltered ?? recordFiltered;
 
   const pending = new Map<string, Pending>();
+  /** Filtered-out notes gathered per conversion (and the names it wants), each message's ticket waiting for their write. */
+  const filtered = new Map<string, FilteredNotes>();
+  /** When each conversion's notes were last written (org/conversion; kept a second: sweep). */
+  const filteredAt = new Map<string, number>();
   const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
   /** One lane per destination, dropped when it holds nothing. */
   const lanes = new Map<string, Lane>();
@@ -233,6 +252,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
    * Checked every second, so what a hung platform's lane holds in hand stops growing within seconds.
    */
   function sweep() {
+    for (const [key, at] of filteredAt) if (Date.now() - at > FILTERED_EVERY_MS) filteredAt.delete(key);
     for (const [key, lane] of lanes) {
       // A troubled lane that has held nothing for a minute is forgotten, its trouble with it: what comes next probes afresh.
       const empty = lane.events <= 0 && lane.retrying === 0 && lane.queue.size === 0 && lane.queue.pending === 0;
@@ -405,6 +425,60 @@ export function createConversionRouter(options: RouterOptions = {}) {
     routed.forEach((item) => settle(item.ticket, published));
   }
 
+  const filteredKeyOf = (orgId: string, conversion: Conversion) => `${orgId}/${conversion.id}|${JSON.stringify(conversion.mapping.events)}`;
+
+  /**
+   * Notes the events of a message a conversion's event-name filter leaves out, so searching the log for one says
+   * why. Gathered per conversion and written at most once a second (one document); the message waits for that write.
+   */
+  function noteFiltered(orgId: string, conversion: Conversion, events: ConversionEvent[], messageId: string, ticket: Ticket) {
+    const key = filteredKeyOf(orgId, conversion);
+    let notes = filtered.get(key);
+    if (!notes) {
+      notes = {
+        key,
+        orgId,
+        conversionId: conversion.id,
+        wanted: conversion.mapping.events,
+        events: [],
+        messages: [],
+        tickets: [],
+        timer: null,
+      };
+      filtered.set(key, notes);
+    }
+    for (const event of events) if (!takesEvent(conversion.mapping, event)) notes.events.push({ id: event.id, name: event.name });
+    notes.messages.push(messageId);
+    notes.tickets.push(ticket);
+    ticket.remaining += 1;
+  }
+
+  /** How long gathered notes wait: until a second after the conversion's last write (none lately: at once). */
+  const filteredWaitOf = (notes: FilteredNotes) =>
+    Math.max(0, (filteredAt.get(`${notes.orgId}/${notes.conversionId}`) ?? 0) + FILTERED_EVERY_MS - Date.now());
+
+  /** Writes a conversion's gathered notes, under an id derived from the messages they cover (written again, it replaces itself). */
+  function writeFiltered(notes: FilteredNotes) {
+    if (filtered.get(notes.key) === notes) filtered.delete(notes.key);
+    if (notes.timer) clearTimeout(notes.timer);
+    notes.timer = null;
+    filteredAt.set(`${notes.orgId}/${notes.conversionId}`, Date.now());
+    const id = createHash('sha256')
+      .update([...notes.messages].sort().join('\n'))
+      .digest('hex')
+      .slice(0, 32);
+    recordFilteredNotes(notes.orgId, notes.conversionId, notes.events, notes.wanted, id).then(
+      () => notes.tickets.forEach((ticket) => settle(ticket, true)),
+      (error) => {
+        console.error('[worker] could not note the events a filter left out; their messages will come again', {
+          conversion: notes.conversionId,
+          error: error instanceof Error ? error.message : error,
+        });
+        notes.tickets.forEach((ticket) => settle(ticket, false));
+      },
+    );
+  }
+
   function schedule(key: string, entry: Pending) {
     if (entry.items.length >= maxBatchOf(entry.conversion)) return flush(key);
     entry.timer ??= setTimeout(() => flush(key), lingerMs);
@@ -437,26 +511,11 @@ export function createConversionRouter(options: RouterOptions = {}) {
         }),
       );
     }
-    if (!attributes.conversion) {
-      // Noted before the ack, one write per conversion that left some out: searching the log for one says why.
-      await Promise.all(
-        conversions.map((conversion) => {
-          const left = events.filter((event) => !takesEvent(conversion.mapping, event));
-          return left.length > 0
-            ? noteFiltered(
-                attributes.org,
-                conversion.id,
-                left.map((event) => ({ id: event.id, name: event.name })),
-                conversion.mapping.events,
-              )
-            : null;
-        }),
-      );
-    }
     // One ticket for the message: it is settled once every event has been recorded by every conversion it went to.
     const ticket: Ticket = { message, remaining: 0, failed: false };
     for (const conversion of conversions) {
       const taken = attributes.conversion ? events : events.filter((event) => takesEvent(conversion.mapping, event));
+      if (!attributes.conversion && taken.length < events.length) noteFiltered(attributes.org, conversion, events, message.id, ticket);
       if (taken.length === 0) continue;
       const key = `${attributes.org}/${conversion.id}`;
       let entry = pending.get(key);
@@ -474,6 +533,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
       const key = `${attributes.org}/${conversion.id}`;
       const entry = pending.get(key);
       if (entry) schedule(key, entry);
+      const notes = filtered.get(filteredKeyOf(attributes.org, conversion));
+      if (notes) notes.timer ??= setTimeout(() => writeFiltered(notes), filteredWaitOf(notes));
     }
   }
 
@@ -493,6 +554,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
       stopping = true;
       clearInterval(sweeping);
       for (const key of [...pending.keys()]) flush(key);
+      for (const notes of [...filtered.values()]) writeFiltered(notes);
       // Batches waiting for a retry are not waited for: set aside for their conversion (or given back to Pub/Sub).
       const retries = [...waiting];
       waiting.clear();

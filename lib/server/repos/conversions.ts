@@ -580,14 +580,17 @@ const FILTERED_CHUNK = 2000;
 
 /**
  * Events a conversion's event-name filter left out, so the delivery log can say why when one is searched
- * for: one document per routed message and conversion (never one per event), `event_ids` searched like a
- * delivery record's, the names beside them as JSON; they expire with the log.
+ * for: one document per note (the worker gathers a conversion's for up to a second: never one per event or
+ * message), `event_ids` searched like a delivery record's, the names beside them as JSON; they expire with the
+ * log. Under `id` (derived from the messages it covers) a note written again, for a message delivered again,
+ * replaces itself.
  */
 export async function recordFiltered(
   orgId: string,
   conversionId: string,
   events: Array<{ id: string; name: string }>,
   wanted: string[],
+  id?: string,
 ): Promise<void> {
   if (events.length === 0) return;
   const ref = conversions(orgId).doc(conversionId).collection('filtered');
@@ -595,7 +598,7 @@ export async function recordFiltered(
   const batch = adminDb().batch();
   for (let start = 0; start < events.length; start += FILTERED_CHUNK) {
     const chunk = events.slice(start, start + FILTERED_CHUNK);
-    batch.set(ref.doc(), {
+    batch.set(id ? ref.doc(start === 0 ? id : `${id}-${start / FILTERED_CHUNK}`) : ref.doc(), {
       at: Timestamp.fromDate(at),
       event_ids: chunk.map((event) => event.id),
       names_json: JSON.stringify(chunk.map((event) => event.name)),
