@@ -221,6 +221,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
    */
   function enqueue(batch: Batch, waitMs?: number) {
     const lane = laneOf(batch.entry);
+    // A worker stopping sends nothing more: a lane that hangs would hold the shutdown (and the acks) for its timeouts.
+    if (stopping) return void setAsideLater(batch, Math.max(waitMs ?? 0, troubled(lane) ? waitOf(lane) : 0));
     const full = lane.events > 0 && lane.events + batch.items.length > laneCapOf(batch.entry);
     if (full && troubled(lane)) return void setAsideLater(batch, Math.max(waitMs ?? 0, waitOf(lane)));
     inLine(lane, batch);
@@ -549,7 +551,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
         message.nack();
       });
     },
-    /** Sends every partial batch now and resolves when nothing is in flight (a clean shutdown). */
+    /**
+     * A clean shutdown: sets aside every batch not being sent (gathered, in a lane's line, or waiting for a retry),
+     * writes the filtered-out notes, and resolves once the batches being sent are recorded and nothing is in flight.
+     */
     async drain() {
       stopping = true;
       clearInterval(sweeping);
@@ -563,6 +568,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
         lane.retrying -= 1;
         release(lane, laneKeyOf(batch.entry), batch.items.length);
         void setAsideLater(batch, Math.max(0, at - Date.now()));
+      }
+      // Batches still in a lane's line are set aside too: only those already being sent are waited for.
+      for (const [key, lane] of lanes) {
+        for (const batch of [...lane.queued]) {
+          lane.queued.delete(batch);
+          release(lane, key, batch.items.length);
+          void setAsideLater(batch, troubled(lane) ? waitOf(lane) : 0);
+        }
       }
       if (inFlight > 0) await new Promise<void>((resolve) => idle.push(resolve));
       quotas.forEach((quota) => quota.stop());
