@@ -133,7 +133,8 @@ describe('the router and packed messages', () => {
         delivered.push(...batch.map((item) => item.id));
         return { rows: [], latencyMs: 0 };
       },
-      record: async (_orgId, conversionId, record) => void logged.push({ conversion: conversionId, rows: record.rows }),
+      recordUnreadable: async (_orgId, records) =>
+        void logged.push(...records.map(({ conversionId, record }) => ({ conversion: conversionId, rows: record.rows }))),
       recordFiltered: async (_orgId, conversionId, left, wanted) =>
         void filtered.push({ conversion: conversionId, ids: left.map((item) => item.id), wanted }),
     });

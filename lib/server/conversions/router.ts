@@ -6,7 +6,15 @@ import PQueue from 'p-queue';
 import { deliverBatch, RetryLater, takesEvent } from '@/lib/server/conversions/deliver';
 import { createFairQuota, type FairQuota } from '@/lib/server/conversions/quota';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
-import { conversionById, conversionsOfSource, recordDelivery, recordFiltered, type CounterSink } from '@/lib/server/repos/conversions';
+import {
+  addDelivery,
+  conversionById,
+  conversionsOfSource,
+  recordFiltered,
+  type CounterSink,
+  type NewDeliveryRecord,
+} from '@/lib/server/repos/conversions';
+import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
@@ -92,10 +100,20 @@ export interface RouterOptions {
   lookup?: { bySource: typeof conversionsOfSource; byId: typeof conversionById };
   /** Where a failed batch's events are published again for their conversion (Pub/Sub; a test gives its own). */
   setAside?: typeof publishConversions;
-  /** Where events that cannot be read are logged as not sent (the delivery log; a test gives its own). */
-  record?: typeof recordDelivery;
+  /** Where events that cannot be read are logged as not sent, every conversion's record of a message at once (a test gives its own). */
+  recordUnreadable?: typeof recordUnreadable;
   /** Where events a conversion's event-name filter leaves out are noted, so the log can say why (a test gives its own). */
   recordFiltered?: typeof recordFiltered;
+}
+
+/**
+ * The records of a message's unreadable events, one per conversion, in one batch: all written or none, so a
+ * failure nacks the message without leaving some conversions' records to be written again on its return.
+ */
+export async function recordUnreadable(orgId: string, records: Array<{ conversionId: string; record: NewDeliveryRecord }>): Promise<void> {
+  const batch = adminDb().batch();
+  for (const { conversionId, record } of records) addDelivery(batch, orgId, conversionId, record);
+  await batch.commit();
 }
 
 export function createConversionRouter(options: RouterOptions = {}) {
@@ -107,7 +125,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const deliver = options.deliver ?? deliverBatch;
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
   const setAside = options.setAside ?? publishConversions;
-  const record = options.record ?? recordDelivery;
+  const recordNotSent = options.recordUnreadable ?? recordUnreadable;
   // A router given its own delivery (a unit test) writes no counters of its own.
   const counters: DeliveryCounters | undefined = options.counters ?? (options.deliver ? undefined : createDeliveryCounters());
   const sink: CounterSink | undefined = counters;
@@ -503,15 +521,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
     if (unreadable.length > 0) {
       // Never dropped in silence: each conversion that would take them logs them as not sent, before the message is acknowledged.
       console.error('[worker] events that do not follow the schema are logged as not sent', { id: message.id, count: unreadable.length });
-      await Promise.all(
-        conversions.map((conversion) => {
-          // An event whose name cannot be read is logged by every conversion: none can tell it was not theirs.
-          const rows = unreadable
-            .filter((item) => attributes.conversion || !item.name || takesEvent(conversion.mapping, { name: item.name }))
-            .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
-          return rows.length > 0 ? record(attributes.org, conversion.id, { test: false, latencyMs: null, rows, parked: [] }, sink) : null;
-        }),
-      );
+      const records = conversions.flatMap((conversion) => {
+        // An event whose name cannot be read is logged by every conversion: none can tell it was not theirs.
+        const rows = unreadable
+          .filter((item) => attributes.conversion || !item.name || takesEvent(conversion.mapping, { name: item.name }))
+          .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
+        return rows.length > 0 ? [{ conversionId: conversion.id, record: { test: false, latencyMs: null, rows, parked: [] } }] : [];
+      });
+      if (records.length > 0) await recordNotSent(attributes.org, records);
     }
     // One ticket for the message: it is settled once every event has been recorded by every conversion it went to.
     const ticket: Ticket = { message, remaining: 0, failed: false };
