@@ -64,7 +64,15 @@ async function main() {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await Promise.all([puller.stop(), router.drain(), poller.stop(), warehouse.stop(), reconcile.stop(), sync.stop(), deadLetters.stop()]);
+    // The router drains once the puller takes no more; the puller sends acks until that drain is over.
+    await Promise.all([
+      puller.stop(() => router.drain()),
+      poller.stop(),
+      warehouse.stop(),
+      reconcile.stop(),
+      sync.stop(),
+      deadLetters.stop(),
+    ]);
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());

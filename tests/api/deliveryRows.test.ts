@@ -153,6 +153,28 @@ test("an event the event-name filter left out is found: 'filtered out', with its
   expect(unknown.body).toEqual({ deliveries: [] });
 });
 
+test('an event the worker cannot read is in the log as not sent, with the reason, for the conversion that takes it', async () => {
+  const router = createConversionRouter({ lingerMs: 10, deliver: async () => ({ rows: [], latencyMs: 0 }) });
+  // As an older version might have queued it: a time before 1970.
+  const data = Buffer.from(JSON.stringify([{ id: 'old-9', name: 'Lead', time: -315_619_200, user: {}, clickIds: {}, context: {} }]));
+  const settled = await new Promise<string>((resolve) =>
+    router.handle({
+      id: 'm-unreadable',
+      data,
+      attributes: { org: setup.orgId, source: `app:${setup.appId}`, events: '1' },
+      ack: () => resolve('ack'),
+      nack: () => resolve('nack'),
+    }),
+  );
+  expect(settled).toBe('ack');
+  await router.drain();
+  const found = await call(s.deliveries, { token: setup.owner.token, query: { ...ids(), eventId: 'old-9' } });
+  const rows = (found.body.deliveries as Array<{ rows: DeliveryRow[] }>).flatMap((record) => record.rows);
+  expect(rows).toEqual([
+    { id: 'old-9', status: 'not_sent', reason: expect.stringMatching(/^Not sent: the event cannot be delivered as queued/) },
+  ]);
+});
+
 test("another organization's member gets 404 opening a row, and finds no filtered event", async () => {
   const record = await latestRecord();
   const other = await setUpConversion('meta_ads');

@@ -10,7 +10,11 @@ import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import { sealCredential } from '@/lib/server/credentials';
 import { getIntegration, loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { getConversion } from '@/lib/server/repos/conversions';
+import { getConversion, parkedCounts } from '@/lib/server/repos/conversions';
+import { createConversionRouter } from '@/lib/server/conversions/router';
+import { pull } from '@/lib/server/queue/pull';
+import { SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
+import { retryParked } from '@/lib/server/services/conversions';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
@@ -310,5 +314,34 @@ describe('Google and Meta', () => {
     expect(day.final).toBe(true);
     expect(day.notes[0]).toMatch(/^Meta received 20 % fewer than we sent on .+: look for a dedup or pixel problem\.$/);
     platforms.reporting.reset();
+  });
+
+  test('an event parked as failed, then retried and delivered, counts once as received and once as accepted', async () => {
+    const meta = await setUpConversion('meta_ads');
+    const conversion = await getConversion(meta.orgId, meta.conversionId);
+    platforms.conversions.fail('meta', { status: 500, seconds: 60 });
+    const [event] = events(1, () => ({ user: { email: sha256(`parked${serial}@example.com`) } }));
+    const first = await deliverBatch(meta.orgId, conversion, [event!], { retry: { attempts: 1, baseMs: 1, maxMs: 1 } });
+    platforms.conversions.failures.delete('meta');
+    expect(first.rows.map((row) => row.status)).toEqual(['failed']);
+
+    // Retry publishes it again; the delivery worker's router takes it from the queue and delivers it.
+    expect(await retryParked(meta.orgId, meta.conversionId, 'failed')).toBe(1);
+    const router = createConversionRouter({ lingerMs: 10 });
+    const puller = pull(SUBSCRIPTIONS.delivery, router.handle);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!platforms.conversions.list('meta').some((entry) => String(entry.key).endsWith(`|${event!.id}`)) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    } finally {
+      await router.drain();
+      await puller.stop();
+    }
+    expect((await parkedCounts(meta.orgId, meta.conversionId)).failed).toBe(0);
+
+    await reconcileOrganization(meta.orgId);
+    const response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
+    const day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    expect(day).toMatchObject({ received: 1, sent: 1, accepted: 1 });
   });
 });

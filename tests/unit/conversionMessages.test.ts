@@ -133,7 +133,8 @@ describe('the router and packed messages', () => {
         delivered.push(...batch.map((item) => item.id));
         return { rows: [], latencyMs: 0 };
       },
-      record: async (_orgId, conversionId, record) => void logged.push({ conversion: conversionId, rows: record.rows }),
+      recordUnreadable: async (_orgId, records) =>
+        void logged.push(...records.map(({ conversionId, record }) => ({ conversion: conversionId, rows: record.rows }))),
       recordFiltered: async (_orgId, conversionId, left, wanted) =>
         void filtered.push({ conversion: conversionId, ids: left.map((item) => item.id), wanted }),
     });
@@ -168,6 +169,38 @@ describe('the router and packed messages', () => {
     expect(rowsOf('purchases').map((row) => row.id)).toEqual(['nameless-1']);
     // The readable Lead the Purchase conversion's name filter left out is noted for it (one write), before the ack.
     expect(filtered).toEqual([{ conversion: 'purchases', ids: ['ok-1'], wanted: ['Purchase'] }]);
+  });
+
+  test('filtered-out notes: one write a second per conversion, under an id the same messages give again; each message acked after it', async () => {
+    const notes: Array<{ ids: string[]; id?: string; at: number }> = [];
+    const acksAtWrite: number[] = [];
+    const list = Array.from({ length: 20 }, (_, index) => messageOf([event(`f${index}`, 'Lead')], `m${index}`));
+    const router = createConversionRouter({
+      lingerMs: 20,
+      lookup: { bySource: async () => [conversion('buys', ['Purchase'])], byId: async () => [] },
+      deliver: async () => ({ rows: [], latencyMs: 0 }),
+      recordFiltered: async (_orgId, _conversionId, left, _wanted, id) => {
+        acksAtWrite.push(list.filter(({ settled }) => settled.length > 0).length);
+        notes.push({ ids: left.map((item) => item.id), id, at: Date.now() });
+      },
+    });
+    for (const { message } of list.slice(0, 10)) router.handle(message);
+    await settledAll(list.slice(0, 10));
+    for (const { message } of list.slice(10)) router.handle(message);
+    await settledAll(list);
+    expect(list.map(({ settled }) => settled)).toEqual(Array(20).fill(['ack']));
+    // Two writes: the first ten at once, the next ten a second later; no message acked before its note was written.
+    expect(notes.map((note) => note.ids.length)).toEqual([10, 10]);
+    expect(notes[1]!.at - notes[0]!.at).toBeGreaterThanOrEqual(990);
+    expect(acksAtWrite).toEqual([0, 10]);
+    // The same messages delivered again are noted under the same id (the write replaces itself).
+    const again = list.slice(0, 10).map(({ message }) => ({ ...message, ack: () => undefined }));
+    const before = notes.length;
+    again.forEach((message) => router.handle(message));
+    while (notes.length === before) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(notes[before]!.id).toBe(notes[0]!.id);
+    expect(notes[0]!.id).not.toBe(notes[1]!.id);
+    await router.drain();
   });
 
   test('fifteen messages of 100 make Meta batches of 1,000 and 500; each message is acknowledged once its events are recorded', async () => {

@@ -229,6 +229,8 @@ export async function deliverBatch(
     beforeSend?: () => Promise<void>;
     /** Where the counters go (the worker's aggregator); none: written with the record. */
     counters?: CounterSink;
+    /** Ids of parked events published again (Retry, Reconnect): counted as received once already. */
+    replayed?: ReadonlySet<string>;
   } = {},
 ): Promise<BatchResult> {
   const policy = options.retry ?? DEFAULT_RETRY;
@@ -292,6 +294,7 @@ export async function deliverBatch(
       matchCounts: settledMatchCounts(conversion, unique, rows),
       requestId,
       exchanges,
+      replayed: options.replayed?.size ? rows.filter((row) => options.replayed!.has(row.id)).length : 0,
     },
     options.counters,
   );

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { connectorFor } from '@/lib/server/connectors/registry';
@@ -5,7 +6,15 @@ import PQueue from 'p-queue';
 import { deliverBatch, RetryLater, takesEvent } from '@/lib/server/conversions/deliver';
 import { createFairQuota, type FairQuota } from '@/lib/server/conversions/quota';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
-import { conversionById, conversionsOfSource, recordDelivery, recordFiltered, type CounterSink } from '@/lib/server/repos/conversions';
+import {
+  addDelivery,
+  conversionById,
+  conversionsOfSource,
+  recordFiltered,
+  type CounterSink,
+  type NewDeliveryRecord,
+} from '@/lib/server/repos/conversions';
+import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
@@ -41,10 +50,29 @@ interface Batch {
   attempt: number;
 }
 
+/** An event of parked events published again (Retry, Reconnect): counted as received when it first came. */
+const isReplay = (item: { ticket: Ticket }) => item.ticket.message.attributes.replay === 'parked';
+
 /** How long a batch whose lane is full waits before it is taken again. */
 const LANE_FULL_WAIT_MS = 5000;
+/** A conversion's filtered-out notes are written at most this often (one document each time). */
+const FILTERED_EVERY_MS = 1000;
+/** How long a lane holding nothing is kept (with its trouble remembered) before it is forgotten. */
+const LANE_IDLE_MS = 60_000;
 /** A platform call taking longer than this marks its lane as troubled (a healthy call takes well under a second). */
 const SLOW_SEND_MS = 5000;
+
+/** A conversion's filtered-out notes not yet written, and the tickets of the messages they came from. */
+interface FilteredNotes {
+  key: string;
+  orgId: string;
+  conversionId: string;
+  wanted: string[];
+  events: Array<{ id: string; name: string }>;
+  messages: string[];
+  tickets: Ticket[];
+  timer: NodeJS.Timeout | null;
+}
 
 interface Pending {
   orgId: string;
@@ -72,10 +100,20 @@ export interface RouterOptions {
   lookup?: { bySource: typeof conversionsOfSource; byId: typeof conversionById };
   /** Where a failed batch's events are published again for their conversion (Pub/Sub; a test gives its own). */
   setAside?: typeof publishConversions;
-  /** Where events that cannot be read are logged as not sent (the delivery log; a test gives its own). */
-  record?: typeof recordDelivery;
+  /** Where events that cannot be read are logged as not sent, every conversion's record of a message at once (a test gives its own). */
+  recordUnreadable?: typeof recordUnreadable;
   /** Where events a conversion's event-name filter leaves out are noted, so the log can say why (a test gives its own). */
   recordFiltered?: typeof recordFiltered;
+}
+
+/**
+ * The records of a message's unreadable events, one per conversion, in one batch: all written or none, so a
+ * failure nacks the message without leaving some conversions' records to be written again on its return.
+ */
+export async function recordUnreadable(orgId: string, records: Array<{ conversionId: string; record: NewDeliveryRecord }>): Promise<void> {
+  const batch = adminDb().batch();
+  for (const { conversionId, record } of records) addDelivery(batch, orgId, conversionId, record);
+  await batch.commit();
 }
 
 export function createConversionRouter(options: RouterOptions = {}) {
@@ -87,7 +125,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const deliver = options.deliver ?? deliverBatch;
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
   const setAside = options.setAside ?? publishConversions;
-  const record = options.record ?? recordDelivery;
+  const recordNotSent = options.recordUnreadable ?? recordUnreadable;
   // A router given its own delivery (a unit test) writes no counters of its own.
   const counters: DeliveryCounters | undefined = options.counters ?? (options.deliver ? undefined : createDeliveryCounters());
   const sink: CounterSink | undefined = counters;
@@ -96,9 +134,13 @@ export function createConversionRouter(options: RouterOptions = {}) {
       ([platform, perMinute]) => [platform, createFairQuota(perMinute!)],
     ),
   );
-  const noteFiltered = options.recordFiltered ?? recordFiltered;
+  const recordFilteredNotes = options.recordFiltered ?? recordFiltered;
 
   const pending = new Map<string, Pending>();
+  /** Filtered-out notes gathered per conversion (and the names it wants), each message's ticket waiting for their write. */
+  const filtered = new Map<string, FilteredNotes>();
+  /** When each conversion's notes were last written (org/conversion; kept a second: sweep). */
+  const filteredAt = new Map<string, number>();
   const cache = new Map<string, { conversions: Promise<Conversion[]>; until: number }>();
   /** One lane per destination, dropped when it holds nothing. */
   const lanes = new Map<string, Lane>();
@@ -138,13 +180,16 @@ export function createConversionRouter(options: RouterOptions = {}) {
     queue: PQueue;
     /** Events in hand for this lane: in line, being sent, or waiting for a retry. */
     events: number;
-    /** Batches waiting for a retry, and when each batch being sent started. */
+    /** Batches waiting for a retry. */
     retrying: number;
+    /** When the platform call of each batch being sent started (set once its request goes out, quota turn taken). */
     sending: Map<Batch, number>;
     /** Batches in line, not yet sending. */
     queued: Set<Batch>;
     /** Since when the lane has been troubled (seen by the sweep), or null. */
     troubledSince: number | null;
+    /** When a batch last came into the lane or left it: a troubled lane idle for a minute is forgotten (sweep). */
+    activeAt: number;
   }
 
   const laneKeyOf = (entry: Pending) => `${entry.orgId}/${entry.conversion.destination.destinationId}`;
@@ -160,6 +205,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
         sending: new Map(),
         queued: new Set(),
         troubledSince: null,
+        activeAt: Date.now(),
       };
       lanes.set(key, lane);
     }
@@ -175,7 +221,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
 
   function release(lane: Lane, key: string, events: number) {
     lane.events -= events;
-    // A troubled lane is kept while it holds nothing: what comes back to it finds its trouble remembered.
+    lane.activeAt = Date.now();
+    // A troubled lane is kept while it holds nothing (a minute at most: sweep): what comes back finds its trouble remembered.
     if (lane.events <= 0 && lane.troubledSince === null && lane.queue.size === 0 && lane.queue.pending === 0 && lanes.get(key) === lane)
       lanes.delete(key);
   }
@@ -192,6 +239,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
    */
   function enqueue(batch: Batch, waitMs?: number) {
     const lane = laneOf(batch.entry);
+    // A worker stopping sends nothing more: a lane that hangs would hold the shutdown (and the acks) for its timeouts.
+    if (stopping) return void setAsideLater(batch, Math.max(waitMs ?? 0, troubled(lane) ? waitOf(lane) : 0));
     const full = lane.events > 0 && lane.events + batch.items.length > laneCapOf(batch.entry);
     if (full && troubled(lane)) return void setAsideLater(batch, Math.max(waitMs ?? 0, waitOf(lane)));
     inLine(lane, batch);
@@ -199,18 +248,18 @@ export function createConversionRouter(options: RouterOptions = {}) {
 
   function inLine(lane: Lane, batch: Batch) {
     lane.events += batch.items.length;
+    lane.activeAt = Date.now();
     lane.queued.add(batch);
     const key = laneKeyOf(batch.entry);
     void lane.queue
       .add(async () => {
         // Taken out of line meanwhile (its lane got into trouble: sweep).
         if (!lane.queued.delete(batch)) return;
-        lane.sending.set(batch, Date.now());
         const next = await send(batch, lane);
-        const started = lane.sending.get(batch)!;
+        const started = lane.sending.get(batch);
         lane.sending.delete(batch);
-        // A batch sent in good time: the platform answers again, the lane is out of trouble.
-        if (!next && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
+        // A batch the platform answered in good time: it answers again, the lane is out of trouble.
+        if (!next && started !== undefined && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
         release(lane, key, batch.items.length);
         if (next) wait(next.batch, next.delayMs);
       })
@@ -223,7 +272,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
    * Checked every second, so what a hung platform's lane holds in hand stops growing within seconds.
    */
   function sweep() {
+    for (const [key, at] of filteredAt) if (Date.now() - at > FILTERED_EVERY_MS) filteredAt.delete(key);
     for (const [key, lane] of lanes) {
+      // A troubled lane that has held nothing for a minute is forgotten, its trouble with it: what comes next probes afresh.
+      const empty = lane.events <= 0 && lane.retrying === 0 && lane.queue.size === 0 && lane.queue.pending === 0;
+      if (empty && Date.now() - lane.activeAt > LANE_IDLE_MS) {
+        lanes.delete(key);
+        continue;
+      }
       if (!troubled(lane)) continue;
       lane.troubledSince ??= Date.now();
       for (const batch of [...lane.queued].reverse()) {
@@ -274,8 +330,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
           attempt: batch.attempt,
           deferRetries: true,
           counters: sink,
-          // The platform's time starts once the quota gives its turn: a wait for the quota is no sign of trouble.
-          beforeSend: quota ? () => quota.take(entry.orgId).then(() => void lane.sending.set(batch, Date.now())) : undefined,
+          replayed: new Set(items.filter(isReplay).map((item) => item.event.id)),
+          // The send clock runs only while the platform is asked: reading the conversion or the login, or waiting for
+          // the shared quota's turn (Data Manager), is no sign the platform is in trouble.
+          beforeSend: async () => {
+            lane.sending.delete(batch);
+            if (quota) await quota.take(entry.orgId);
+            lane.sending.set(batch, Date.now());
+          },
         },
       );
       items.forEach((item) => settle(item.ticket, true));
@@ -300,16 +362,30 @@ export function createConversionRouter(options: RouterOptions = {}) {
     const { entry, items } = batch;
     try {
       const { source } = items[0]!.ticket.message.attributes;
-      await setAside(
-        items.map((item) => item.event),
-        {
-          org: entry.orgId,
-          source: source!,
-          conversion: entry.conversion.id,
-          attempt: String(batch.attempt),
-          not_before: String(Date.now() + delayMs),
-        },
-      );
+      const attributes = {
+        org: entry.orgId,
+        source: source!,
+        conversion: entry.conversion.id,
+        attempt: String(batch.attempt),
+        not_before: String(Date.now() + delayMs),
+      };
+      // Parked events published again stay marked as such, so they are still not counted as received twice.
+      const replays = items.filter(isReplay);
+      const others = items.filter((item) => !isReplay(item));
+      await Promise.all([
+        replays.length > 0
+          ? setAside(
+              replays.map((item) => item.event),
+              { ...attributes, replay: 'parked' },
+            )
+          : null,
+        others.length > 0
+          ? setAside(
+              others.map((item) => item.event),
+              attributes,
+            )
+          : null,
+      ]);
       items.forEach((item) => settle(item.ticket, true));
     } catch (error) {
       console.error('[worker] could not set a waiting batch aside; it waits in hand', {
@@ -369,6 +445,60 @@ export function createConversionRouter(options: RouterOptions = {}) {
     routed.forEach((item) => settle(item.ticket, published));
   }
 
+  const filteredKeyOf = (orgId: string, conversion: Conversion) => `${orgId}/${conversion.id}|${JSON.stringify(conversion.mapping.events)}`;
+
+  /**
+   * Notes the events of a message a conversion's event-name filter leaves out, so searching the log for one says
+   * why. Gathered per conversion and written at most once a second (one document); the message waits for that write.
+   */
+  function noteFiltered(orgId: string, conversion: Conversion, events: ConversionEvent[], messageId: string, ticket: Ticket) {
+    const key = filteredKeyOf(orgId, conversion);
+    let notes = filtered.get(key);
+    if (!notes) {
+      notes = {
+        key,
+        orgId,
+        conversionId: conversion.id,
+        wanted: conversion.mapping.events,
+        events: [],
+        messages: [],
+        tickets: [],
+        timer: null,
+      };
+      filtered.set(key, notes);
+    }
+    for (const event of events) if (!takesEvent(conversion.mapping, event)) notes.events.push({ id: event.id, name: event.name });
+    notes.messages.push(messageId);
+    notes.tickets.push(ticket);
+    ticket.remaining += 1;
+  }
+
+  /** How long gathered notes wait: until a second after the conversion's last write (none lately: at once). */
+  const filteredWaitOf = (notes: FilteredNotes) =>
+    Math.max(0, (filteredAt.get(`${notes.orgId}/${notes.conversionId}`) ?? 0) + FILTERED_EVERY_MS - Date.now());
+
+  /** Writes a conversion's gathered notes, under an id derived from the messages they cover (written again, it replaces itself). */
+  function writeFiltered(notes: FilteredNotes) {
+    if (filtered.get(notes.key) === notes) filtered.delete(notes.key);
+    if (notes.timer) clearTimeout(notes.timer);
+    notes.timer = null;
+    filteredAt.set(`${notes.orgId}/${notes.conversionId}`, Date.now());
+    const id = createHash('sha256')
+      .update([...notes.messages].sort().join('\n'))
+      .digest('hex')
+      .slice(0, 32);
+    recordFilteredNotes(notes.orgId, notes.conversionId, notes.events, notes.wanted, id).then(
+      () => notes.tickets.forEach((ticket) => settle(ticket, true)),
+      (error) => {
+        console.error('[worker] could not note the events a filter left out; their messages will come again', {
+          conversion: notes.conversionId,
+          error: error instanceof Error ? error.message : error,
+        });
+        notes.tickets.forEach((ticket) => settle(ticket, false));
+      },
+    );
+  }
+
   function schedule(key: string, entry: Pending) {
     if (entry.items.length >= maxBatchOf(entry.conversion)) return flush(key);
     entry.timer ??= setTimeout(() => flush(key), lingerMs);
@@ -391,36 +521,20 @@ export function createConversionRouter(options: RouterOptions = {}) {
     if (unreadable.length > 0) {
       // Never dropped in silence: each conversion that would take them logs them as not sent, before the message is acknowledged.
       console.error('[worker] events that do not follow the schema are logged as not sent', { id: message.id, count: unreadable.length });
-      await Promise.all(
-        conversions.map((conversion) => {
-          // An event whose name cannot be read is logged by every conversion: none can tell it was not theirs.
-          const rows = unreadable
-            .filter((item) => attributes.conversion || !item.name || takesEvent(conversion.mapping, { name: item.name }))
-            .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
-          return rows.length > 0 ? record(attributes.org, conversion.id, { test: false, latencyMs: null, rows, parked: [] }, sink) : null;
-        }),
-      );
-    }
-    if (!attributes.conversion) {
-      // Noted before the ack, one write per conversion that left some out: searching the log for one says why.
-      await Promise.all(
-        conversions.map((conversion) => {
-          const left = events.filter((event) => !takesEvent(conversion.mapping, event));
-          return left.length > 0
-            ? noteFiltered(
-                attributes.org,
-                conversion.id,
-                left.map((event) => ({ id: event.id, name: event.name })),
-                conversion.mapping.events,
-              )
-            : null;
-        }),
-      );
+      const records = conversions.flatMap((conversion) => {
+        // An event whose name cannot be read is logged by every conversion: none can tell it was not theirs.
+        const rows = unreadable
+          .filter((item) => attributes.conversion || !item.name || takesEvent(conversion.mapping, { name: item.name }))
+          .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
+        return rows.length > 0 ? [{ conversionId: conversion.id, record: { test: false, latencyMs: null, rows, parked: [] } }] : [];
+      });
+      if (records.length > 0) await recordNotSent(attributes.org, records);
     }
     // One ticket for the message: it is settled once every event has been recorded by every conversion it went to.
     const ticket: Ticket = { message, remaining: 0, failed: false };
     for (const conversion of conversions) {
       const taken = attributes.conversion ? events : events.filter((event) => takesEvent(conversion.mapping, event));
+      if (!attributes.conversion && taken.length < events.length) noteFiltered(attributes.org, conversion, events, message.id, ticket);
       if (taken.length === 0) continue;
       const key = `${attributes.org}/${conversion.id}`;
       let entry = pending.get(key);
@@ -438,6 +552,8 @@ export function createConversionRouter(options: RouterOptions = {}) {
       const key = `${attributes.org}/${conversion.id}`;
       const entry = pending.get(key);
       if (entry) schedule(key, entry);
+      const notes = filtered.get(filteredKeyOf(attributes.org, conversion));
+      if (notes) notes.timer ??= setTimeout(() => writeFiltered(notes), filteredWaitOf(notes));
     }
   }
 
@@ -452,11 +568,15 @@ export function createConversionRouter(options: RouterOptions = {}) {
         message.nack();
       });
     },
-    /** Sends every partial batch now and resolves when nothing is in flight (a clean shutdown). */
+    /**
+     * A clean shutdown: sets aside every batch not being sent (gathered, in a lane's line, or waiting for a retry),
+     * writes the filtered-out notes, and resolves once the batches being sent are recorded and nothing is in flight.
+     */
     async drain() {
       stopping = true;
       clearInterval(sweeping);
       for (const key of [...pending.keys()]) flush(key);
+      for (const notes of [...filtered.values()]) writeFiltered(notes);
       // Batches waiting for a retry are not waited for: set aside for their conversion (or given back to Pub/Sub).
       const retries = [...waiting];
       waiting.clear();
@@ -465,6 +585,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
         lane.retrying -= 1;
         release(lane, laneKeyOf(batch.entry), batch.items.length);
         void setAsideLater(batch, Math.max(0, at - Date.now()));
+      }
+      // Batches still in a lane's line are set aside too: only those already being sent are waited for.
+      for (const [key, lane] of lanes) {
+        for (const batch of [...lane.queued]) {
+          lane.queued.delete(batch);
+          release(lane, key, batch.items.length);
+          void setAsideLater(batch, troubled(lane) ? waitOf(lane) : 0);
+        }
       }
       if (inFlight > 0) await new Promise<void>((resolve) => idle.push(resolve));
       quotas.forEach((quota) => quota.stop());

@@ -57,6 +57,11 @@ export const conversionAttributesSchema = z.object({
   source: z.string().regex(/^(app|payments|bigquery|mixpanel):[\w-]+$/),
   /** Set when the event is replayed for one conversion (Retry, held events after Reconnect). */
   conversion: z.string().min(1).optional(),
+  /**
+   * Set when the events were parked and are published again (Retry, Reconnect): they were counted as received
+   * when they first came, so their delivery does not count them again (repos/conversions.ts hourTally).
+   */
+  replay: z.literal('parked').optional(),
   /** Set when a batch waits for its retry in the queue (router.ts): attempts made, and when it may be sent (ms). */
   attempt: z
     .string()

@@ -33,8 +33,11 @@ export interface PullOptions {
 }
 
 export interface Puller {
-  /** Stops pulling, waits for the messages in hand to be settled, sends their acks and nacks. */
-  stop(): Promise<void>;
+  /**
+   * Stops pulling, waits for the messages in hand to be settled, sends their acks and nacks. `finish` (the
+   * router's drain) runs once the last Pull is in: acks keep going out and leases kept alive until it resolves.
+   */
+  stop(finish?: () => Promise<unknown>): Promise<void>;
 }
 
 type v1PullResponse = {
@@ -204,10 +207,12 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   const loops = [loop(), loop()];
 
   return {
-    async stop() {
+    async stop(finish) {
       running = false;
       // The last pulls end within their long-poll; what they bring is nacked (sent again at once).
       await Promise.all(loops);
+      // The handler finishes what it holds (a drain): however long its platforms take, its acks still go out.
+      if (finish) await finish().catch((error) => console.error('[queue] finishing the messages in hand failed', (error as Error).message));
       // What is in hand is being finished by its handler (a drain); wait for its acks, ten seconds at most.
       const until = Date.now() + 10_000;
       while (outstanding.size > 0 && Date.now() < until) await sleep(50);

@@ -343,6 +343,8 @@ export interface NewDeliveryRecord {
   requestId?: string;
   /** Per event id: the row as sent and the platform's answer (the log's per-row debugger), kept beside the record. */
   exchanges?: Map<string, RowExchange>;
+  /** Rows of parked events published again (Retry, Reconnect): counted as received when they first came, not again. */
+  replayed?: number;
 }
 
 /**
@@ -404,14 +406,15 @@ export function payloadChunks(
  */
 export type HourTally = Record<string, number>;
 
-export function hourTally(counts: ReturnType<typeof deliveryRecordData>['counts'], matchCounts?: MatchCounts): HourTally {
+export function hourTally(counts: ReturnType<typeof deliveryRecordData>['counts'], matchCounts?: MatchCounts, replayed = 0): HourTally {
   const tally: HourTally = {
     delivered: counts.delivered,
     failed: counts.rejected + counts.not_sent + counts.failed,
-    // The reconciliation funnel: every row routed here, and those never attempted (sent = received − not_sent − held).
-    received: counts.delivered + counts.rejected + counts.not_sent + counts.failed + counts.held,
-    not_sent: counts.not_sent,
-    held: counts.held,
+    // The reconciliation funnel: each event routed here once (a parked event published again was counted when it
+    // first came), and each event the platform answered for good. A failed row is parked to come again (Retry):
+    // counted as sent when it is answered, so an event is never sent twice in the funnel, nor sent but not received.
+    received: counts.delivered + counts.rejected + counts.not_sent + counts.failed + counts.held - replayed,
+    sent: counts.delivered + counts.rejected,
   };
   // Match keys ride in the same write as the hour's counters: no document more per batch.
   if (matchCounts && matchCounts.events > 0) {
@@ -498,7 +501,7 @@ function countsOf(record: NewDeliveryRecord, counts: ReturnType<typeof deliveryR
   for (const { reason, events } of record.parked ?? []) parked[reason] = (parked[reason] ?? 0) + events.length;
   return {
     hour: hourOf(now),
-    tally: hourTally(counts, record.matchCounts),
+    tally: hourTally(counts, record.matchCounts, record.replayed),
     deliveredAt: counts.delivered > 0 ? now : null,
     requestId: record.requestId,
     parked,
@@ -635,14 +638,17 @@ const FILTERED_CHUNK = 2000;
 
 /**
  * Events a conversion's event-name filter left out, so the delivery log can say why when one is searched
- * for: one document per routed message and conversion (never one per event), `event_ids` searched like a
- * delivery record's, the names beside them as JSON; they expire with the log.
+ * for: one document per note (the worker gathers a conversion's for up to a second: never one per event or
+ * message), `event_ids` searched like a delivery record's, the names beside them as JSON; they expire with the
+ * log. Under `id` (derived from the messages it covers) a note written again, for a message delivered again,
+ * replaces itself.
  */
 export async function recordFiltered(
   orgId: string,
   conversionId: string,
   events: Array<{ id: string; name: string }>,
   wanted: string[],
+  id?: string,
 ): Promise<void> {
   if (events.length === 0) return;
   const ref = conversions(orgId).doc(conversionId).collection('filtered');
@@ -650,7 +656,7 @@ export async function recordFiltered(
   const batch = adminDb().batch();
   for (let start = 0; start < events.length; start += FILTERED_CHUNK) {
     const chunk = events.slice(start, start + FILTERED_CHUNK);
-    batch.set(ref.doc(), {
+    batch.set(id ? ref.doc(start === 0 ? id : `${id}-${start / FILTERED_CHUNK}`) : ref.doc(), {
       at: Timestamp.fromDate(at),
       event_ids: chunk.map((event) => event.id),
       names_json: JSON.stringify(chunk.map((event) => event.name)),

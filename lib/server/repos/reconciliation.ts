@@ -31,7 +31,7 @@ export async function ourDays(
   const snapshot = await conversionRef(orgId, conversionId)
     .collection('hours')
     .where('hour', '>=', `${from}T00`)
-    .select('hour', 'delivered', 'failed', 'received', 'not_sent', 'held')
+    .select('hour', 'delivered', 'failed', 'received', 'sent', 'not_sent', 'held')
     .get();
   const days = new Map<string, { received: number; sent: number; accepted: number }>();
   for (const doc of snapshot.docs) {
@@ -40,7 +40,8 @@ export async function ourDays(
     const failed = Number(doc.get('failed') ?? 0);
     // Hours written before `received` was counted: every row then was delivered or failed.
     const received = Number(doc.get('received') ?? delivered + failed);
-    const sent = received - Number(doc.get('not_sent') ?? 0) - Number(doc.get('held') ?? 0);
+    // Hours written before `sent` was counted: received less what was never attempted.
+    const sent = Number(doc.get('sent') ?? received - Number(doc.get('not_sent') ?? 0) - Number(doc.get('held') ?? 0));
     const day = days.get(date) ?? { received: 0, sent: 0, accepted: 0 };
     day.received += received;
     day.sent += sent;

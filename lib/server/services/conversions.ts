@@ -175,7 +175,7 @@ export async function retryParked(orgId: string, id: string, reason: repo.ParkRe
   const conversion = await repo.getConversion(orgId, id);
   const source = sourceKeyOf(conversion.source);
   return repo.retryParked(orgId, id, reason, async (events) => {
-    await publishConversions(events, { org: orgId, source, conversion: id });
+    await publishConversions(events, { org: orgId, source, conversion: id, replay: 'parked' });
   });
 }
 
