@@ -348,7 +348,9 @@ async function writeLedger(ledger: RunLedger) {
     const settlements = await writeRun(ledger, attempts, settles);
     settles.forEach((settle, index) => settle.resolve(settlements[index]!));
   } catch (error) {
-    // Nothing was recorded: the jobs' messages come again and settle then; the attempts stay uncounted.
+    // Nothing was recorded: the jobs' messages come again and settle then; the attempts go back to be
+    // written next time (dropped, a job failing with Firestore would never run out of attempts).
+    for (const [key, count] of attempts) ledger.attempts.set(key, (ledger.attempts.get(key) ?? 0) + count);
     for (const settle of settles) settle.reject(error);
   } finally {
     ledger.writing = false;
