@@ -291,6 +291,11 @@ interface PendingSettle {
   reject: (error: unknown) => void;
 }
 
+interface JobNote {
+  accountId: string;
+  error: string;
+}
+
 interface RunLedger {
   orgId: string;
   id: string;
@@ -298,6 +303,8 @@ interface RunLedger {
   attempts: Map<string, number>;
   /** The attempts of the write under way (counted until it commits). */
   writingAttempts: Map<string, number>;
+  /** Why jobs will be tried again (noteJobError), by job key: the latest note of each. */
+  notes: Map<string, JobNote>;
   settles: PendingSettle[];
   writing: boolean;
   timer: ReturnType<typeof setTimeout> | null;
@@ -315,7 +322,7 @@ function ledgerOf(orgId: string, id: string, runId: string): RunLedger {
     for (const [other, candidate] of ledgers) {
       if (!candidate.writing && !candidate.timer && candidate.lastWrite < idle) ledgers.delete(other);
     }
-    ledger = { orgId, id, runId, attempts: new Map(), writingAttempts: new Map(), settles: [], writing: false, timer: null, lastWrite: 0 };
+    ledger = { orgId, id, runId, attempts: new Map(), writingAttempts: new Map(), notes: new Map(), settles: [], writing: false, timer: null, lastWrite: 0 };
     ledgers.set(key, ledger);
   }
   return ledger;
@@ -343,20 +350,24 @@ async function writeLedger(ledger: RunLedger) {
   const attempts = ledger.attempts;
   ledger.attempts = new Map();
   ledger.writingAttempts = attempts;
+  const notes = ledger.notes;
+  ledger.notes = new Map();
   ledger.writing = true;
   try {
-    const settlements = await writeRun(ledger, attempts, settles);
+    const settlements = await writeRun(ledger, attempts, notes, settles);
     settles.forEach((settle, index) => settle.resolve(settlements[index]!));
   } catch (error) {
     // Nothing was recorded: the jobs' messages come again and settle then; the attempts go back to be
     // written next time (dropped, a job failing with Firestore would never run out of attempts).
     for (const [key, count] of attempts) ledger.attempts.set(key, (ledger.attempts.get(key) ?? 0) + count);
+    // A note made since is newer than the one that was not written.
+    for (const [key, note] of notes) if (!ledger.notes.has(key)) ledger.notes.set(key, note);
     for (const settle of settles) settle.reject(error);
   } finally {
     ledger.writing = false;
     ledger.writingAttempts = new Map();
     ledger.lastWrite = Date.now();
-    if (ledger.settles.length || ledger.attempts.size) scheduleWrite(ledger);
+    if (ledger.settles.length || ledger.attempts.size || ledger.notes.size) scheduleWrite(ledger);
   }
 }
 
@@ -383,8 +394,13 @@ export function settleJob(
 
 type Totals = { rows_read: number; rows_written: number; calls: number };
 
-/** One transaction: the attempts begun and the jobs settled since the last write of the run. */
-async function writeRun(ledger: RunLedger, attempts: Map<string, number>, settles: PendingSettle[]): Promise<JobSettlement[]> {
+/** One transaction: the attempts begun, the retries noted and the jobs settled since the last write of the run. */
+async function writeRun(
+  ledger: RunLedger,
+  attempts: Map<string, number>,
+  notes: Map<string, JobNote>,
+  settles: PendingSettle[],
+): Promise<JobSettlement[]> {
   const { orgId, id, runId } = ledger;
   const ref = runs(orgId, id).doc(runId);
   const connectionRef = connections(orgId).doc(id);
@@ -434,6 +450,13 @@ async function writeRun(ledger: RunLedger, attempts: Map<string, number>, settle
           written.set(date, { ...written.get(date), [days.accountId]: figures });
         }
       }
+    }
+    // A note is for a job still waiting for its next attempt (one settled since has said its last word);
+    // on the account too: the run history shows it meanwhile.
+    for (const [key, note] of notes) {
+      if (jobs[key]?.status !== 'pending') continue;
+      update[`jobs.${key}.error`] = note.error;
+      update[`accounts.${note.accountId}.error`] = note.error;
     }
     // One write per day for all the accounts settled together (a backfill's accounts read the same months at once).
     for (const [date, accountsOfDay] of written)
@@ -517,19 +540,15 @@ export async function pendingJobs(orgId: string, id: string, runId: string): Pro
   return Object.values(run.jobs).filter((job) => job.status === 'pending');
 }
 
-/** Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. */
-export async function noteJobError(
-  orgId: string,
-  id: string,
-  runId: string,
-  job: Pick<RunJob, 'key' | 'accountId'>,
-  error: string,
-): Promise<void> {
-  // On the account too: the run history shows it while the job waits for its next attempt.
-  await runs(orgId, id)
-    .doc(runId)
-    .update({ [`jobs.${job.key}.error`]: error, [`accounts.${job.accountId}.error`]: error })
-    .catch(() => undefined);
+/**
+ * Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. Written
+ * with the run's next write (at most once per RUN_WRITE_INTERVAL_MS, however many chunks retry at once);
+ * a note lost with its write is only a note: the job's next attempt notes again or settles.
+ */
+export function noteJobError(orgId: string, id: string, runId: string, job: Pick<RunJob, 'key' | 'accountId'>, error: string): void {
+  const ledger = ledgerOf(orgId, id, runId);
+  ledger.notes.set(job.key, { accountId: job.accountId, error });
+  scheduleWrite(ledger);
 }
 
 /**

@@ -173,7 +173,7 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
     const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);
     if (transient && attempts < MAX_JOB_ATTEMPTS) {
       if (!(error instanceof DomainError)) console.error('[sync] job failed; it will be retried', message, error);
-      await ledger.noteJobError(message.org, message.connection, message.run, job, words);
+      ledger.noteJobError(message.org, message.connection, message.run, job, words);
       return { retryInSeconds: retryDelaySeconds(error, attempts) };
     }
     await settle({ status: 'failed', rowsWritten: 0, error: words });
