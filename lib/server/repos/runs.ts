@@ -1,4 +1,4 @@
-import { FieldValue, Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
+import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
 import type { Connection, Run, RunJob, RunKind, RunOutcome } from '@/lib/shared/connections/connection';
 import type { Window } from '@/lib/shared/connections/windows';
 import { adminDb } from '@/lib/server/firebaseAdmin';
@@ -244,9 +244,10 @@ export async function getRun(orgId: string, id: string, runId: string): Promise<
  * attempt is counted with the run's next write (see settleJob): one read here, no write of its own.
  */
 export async function beginJob(orgId: string, id: string, runId: string, key: string): Promise<{ job: RunJob; attempts: number } | null> {
-  const snap = await runs(orgId, id).doc(runId).get();
-  if (!snap.exists) return null;
-  const job = (snap.get('jobs') as Record<string, RunJob> | undefined)?.[key];
+  // Only the run's outcome and this job: a backfill's document holds hundreds of jobs (up to about 1 MiB).
+  const [snap] = await adminDb().getAll(runs(orgId, id).doc(runId), { fieldMask: ['outcome', new FieldPath('jobs', key)] });
+  if (!snap?.exists) return null;
+  const job = snap.get(new FieldPath('jobs', key)) as RunJob | undefined;
   if (!job || job.status !== 'pending' || snap.get('outcome') === 'cancelled') return null;
   const pending = ledgerOf(orgId, id, runId);
   pending.attempts.set(key, (pending.attempts.get(key) ?? 0) + 1);
