@@ -209,8 +209,11 @@ export async function listRuns(orgId: string, id: string, limit = 30): Promise<R
   return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
 }
 
-/** Up to `limit` runs, newest first, read without their jobs (the CSV export: many runs, no backfill's hundreds of jobs). */
-export async function listRunSummaries(orgId: string, id: string, limit: number): Promise<Run[]> {
+/** A run without its accounts' and jobs' figures (what the CSV export says of it). */
+export type RunSummary = Omit<Run, 'accounts'>;
+
+/** Up to `limit` runs, newest first, read without their accounts and jobs (the CSV export: many runs, no backfill's hundreds of jobs). */
+export async function listRunSummaries(orgId: string, id: string, limit: number): Promise<RunSummary[]> {
   const snapshot = await runs(orgId, id)
     .orderBy('started_at', 'desc')
     .limit(limit)
@@ -226,11 +229,14 @@ export async function listRunSummaries(orgId: string, id: string, limit: number)
       'rows_read',
       'rows_written',
       'calls',
-      'accounts',
       'error',
     )
     .get();
-  return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
+  return snapshot.docs.map((doc) => {
+    const summary: Partial<Run> = omitJobs(toRun(doc));
+    delete summary.accounts;
+    return summary as RunSummary;
+  });
 }
 
 export async function getRun(orgId: string, id: string, runId: string): Promise<Run & { jobs: Record<string, RunJob> }> {
