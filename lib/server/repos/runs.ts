@@ -271,7 +271,6 @@ export interface JobResult {
   error: string | null;
 }
 
-/** Spend, clicks and impressions per day of one account that a job wrote (the connection page's chart). */
 /** What a job wrote per day: spend (in the account's currency), clicks, impressions. */
 export type DayFigures = { spend: number; clicks: number; impressions: number; currency?: string };
 export type WrittenDays = { accountId: string; days: Map<string, DayFigures> };
@@ -329,7 +328,18 @@ function ledgerOf(orgId: string, id: string, runId: string): RunLedger {
     for (const [other, candidate] of ledgers) {
       if (!candidate.writing && !candidate.timer && candidate.lastWrite < idle) ledgers.delete(other);
     }
-    ledger = { orgId, id, runId, attempts: new Map(), writingAttempts: new Map(), notes: new Map(), settles: [], writing: false, timer: null, lastWrite: 0 };
+    ledger = {
+      orgId,
+      id,
+      runId,
+      attempts: new Map(),
+      writingAttempts: new Map(),
+      notes: new Map(),
+      settles: [],
+      writing: false,
+      timer: null,
+      lastWrite: 0,
+    };
     ledgers.set(key, ledger);
   }
   return ledger;
