@@ -1,6 +1,7 @@
 import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
 import type { Connection, Run, RunJob, RunKind, RunOutcome } from '@/lib/shared/connections/connection';
 import type { Window } from '@/lib/shared/connections/windows';
+import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { isoOrNull, toConnection } from '@/lib/server/repos/connections';
 import { iso, notFound } from '@/lib/server/repos/integrations';
@@ -41,7 +42,7 @@ export const RUN_CLAIM_MS = 2 * 3_600_000;
 const ABANDONED = 'Abandoned: the run did not finish (its jobs were lost). The next run reads the same days.';
 
 export type ClaimResult =
-  | { claimed: true; runId: string; jobs: RunJob[] }
+  | { claimed: true; runId: string; jobs: RunJob[]; platform: AdPlatform }
   | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'needs_reauth' | 'missing' };
 
 /**
@@ -96,7 +97,7 @@ export async function claimRun(
       // "Run now" waits a while after the last one (runNow reads this).
       ...(options.kind === 'manual' && { manual_run_at: Timestamp.fromDate(options.now) }),
     });
-    return { claimed: true, runId: runRef.id, jobs };
+    return { claimed: true, runId: runRef.id, jobs, platform: connection.source.platform };
   });
 }
 
