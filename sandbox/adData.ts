@@ -6,6 +6,7 @@
  * and invalid clicks are counted. A switch makes one account's reports fail for a while.
  */
 import { createHash } from 'node:crypto';
+import { dayIn } from '@/lib/shared/connections/windows';
 
 export type AdDataPlatform = 'google' | 'meta' | 'microsoft';
 export type AdDataLevel = 'campaign' | 'ad_group' | 'ad';
@@ -60,10 +61,8 @@ function numericId(key: string, digits: number): string {
   return String((a * 4294967296 + b) % 10 ** digits).padStart(digits, '1');
 }
 
-/** The calendar day of `at` in `timeZone`, as YYYY-MM-DD. */
-export function dayIn(timeZone: string, at: Date = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
-}
+/** The calendar day of `at` in `timeZone` (re-exported: the sandbox's platforms and tests take it from here). */
+export { dayIn };
 
 const DAY_MS = 86_400_000;
 const toMs = (date: string) => Date.parse(`${date}T00:00:00Z`);

@@ -38,6 +38,8 @@ export interface FakePlatforms {
   url: string;
   /** Kills every person's login to a provider (the user removed the app's access); a service account's tokens too, when asked. */
   revokeAll: (provider: Provider, options?: { serviceAccounts?: boolean }) => void;
+  /** Ends every access token of a provider handed out so far, its logins still good (a token ended early or expired mid-job). */
+  expireAccessTokens: (provider: Provider) => void;
   /** A service-account JSON key the fake Google accepts, for BigQuery. */
   serviceAccountKey: string;
   /** Token refreshes (refresh grants, service-account assertions) per login, counted by the fakes. */
@@ -278,6 +280,7 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
   return {
     url: store.base,
     revokeAll: store.revokeAll,
+    expireAccessTokens: store.expireAccessTokens,
     refreshes: store.refreshes,
     conversions: store.conversions,
     matches: store.matches,

@@ -84,6 +84,11 @@ export function createStore(appUrls: readonly string[]) {
     revokedProviders.add(provider);
   }
 
+  /** Every access token of a provider handed out so far expires now (its logins live: a refresh works). */
+  function expireAccessTokens(provider: Provider) {
+    for (const found of accessTokens.values()) if (found.provider === provider) found.expiresAt = Date.now() - 1;
+  }
+
   function bearerToken(req: IncomingMessage, url: URL, provider: Provider): AccessToken | null {
     const header = req.headers.authorization ?? '';
     const value = header.startsWith('Bearer ') ? header.slice(7) : provider === 'meta' ? (url.searchParams.get('access_token') ?? '') : '';
@@ -123,6 +128,7 @@ export function createStore(appUrls: readonly string[]) {
     refreshes,
     issue,
     revokeAll,
+    expireAccessTokens,
     bearerToken,
     redeem,
   };

@@ -57,9 +57,11 @@ export async function loginDied(orgId: string, kind: IntegrationKind, id: string
 
 /**
  * An opened session is kept per credential until this long before its access token expires, so a job
- * or batch starting then still has minutes of token left.
+ * starting then still has its token at its end: the longest is a Microsoft report chunk (up to 15
+ * minutes of polling, then the download and the write). A token that dies sooner anyway (a platform may
+ * end one early) is refreshed once before the login counts as dead (workWithSession).
  */
-export const SESSION_MARGIN_MS = 5 * 60_000;
+export const SESSION_MARGIN_MS = 20 * 60_000;
 /**
  * The longest a session is kept, whatever the platform said: keys that never expire (Mixpanel, Stripe)
  * and tokens whose lifetime is not told (a service account's, 1 h by its own assertion) are opened again
@@ -132,7 +134,7 @@ export async function openSessionOf(
   orgId: string,
   kind: IntegrationKind,
   id: string,
-): Promise<{ session: Session; integration: Integration }> {
+): Promise<{ session: Session; integration: Integration; cached: boolean }> {
   const { integration, credentialId } = await loadIntegration(orgId, kind, id);
   const key = `${orgId}/${credentialId}`;
   if (integration.status === 'needs_reauth') {
@@ -141,12 +143,14 @@ export async function openSessionOf(
   }
   const now = Date.now();
   let entry = sessions.get(key);
+  let cached = true;
   // Reconnected since (here or on another instance): `connected_at` moved, the cached login is the old one.
   if (!entry || entry.version !== integration.connectedAt || entry.freshUntil - SESSION_MARGIN_MS <= now) {
     pruneSessions(now);
     const opening = refreshSession(orgId, kind, id, integration.platform, credentialId);
     const created: CachedSession = { version: integration.connectedAt, object: objectKey(orgId, kind, id), opening, freshUntil: Infinity };
     entry = created;
+    cached = false;
     sessions.set(key, created);
     opening.then(
       (session) => {
@@ -160,7 +164,33 @@ export async function openSessionOf(
   }
   const session = await entry.opening;
   // A rotated credential was saved by the refresh that got it: callers after it must not save it again.
-  return { session: session.rotated ? { ...session, rotated: null } : session, integration };
+  return { session: session.rotated ? { ...session, rotated: null } : session, integration, cached };
+}
+
+const refusedLogin = (error: unknown) => (error instanceof PlatformError || error instanceof DomainError) && error.code === 'needs_reauth';
+
+/**
+ * Runs `work` with a live session of the object's login. A login refused with a session from the cache
+ * may only have had its token expire (during a long job, or ended early by the platform): the session is
+ * forgotten and `work` runs once more with a fresh refresh, whose own refusal marks the login dead. A
+ * refusal with a session just refreshed is thrown as it is (the caller declares the login dead). `work`
+ * may run twice: a refused call did nothing at the platform.
+ */
+export async function workWithSession<T>(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+  work: (session: Session, integration: Integration) => Promise<T>,
+): Promise<T> {
+  const { session, integration, cached } = await openSessionOf(orgId, kind, id);
+  try {
+    return await work(session, integration);
+  } catch (error) {
+    if (!cached || !refusedLogin(error)) throw error;
+    forgetSessionsOf(orgId, kind, id);
+    const fresh = await openSessionOf(orgId, kind, id);
+    return work(fresh.session, fresh.integration);
+  }
 }
 
 /**
@@ -175,11 +205,15 @@ export async function withSession<T>(
   work: (session: Session, integration: Integration) => Promise<T>,
 ): Promise<T> {
   try {
-    const { session, integration } = await openSessionOf(orgId, kind, id);
+    const used: { platform?: Platform } = {};
     try {
-      return await work(session, integration);
+      return await workWithSession(orgId, kind, id, (session, integration) => {
+        used.platform = integration.platform;
+        return work(session, integration);
+      });
     } catch (error) {
-      if (error instanceof PlatformError && error.code === 'needs_reauth') throw await loginDied(orgId, kind, id, integration.platform);
+      const { platform } = used;
+      if (platform && error instanceof PlatformError && error.code === 'needs_reauth') throw await loginDied(orgId, kind, id, platform);
       throw error;
     }
   } catch (error) {

@@ -4,7 +4,6 @@
  * for a login says nothing here: the login's own `needs_reauth` alert does.
  */
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
-import { settleJob, type JobResult, type JobSettlement } from '@/lib/server/repos/runs';
 
 export interface FinishedRun {
   finished: boolean;
@@ -29,11 +28,4 @@ export async function alertRunSettled(orgId: string, connectionId: string, settl
   } else if (settlement.outcome === 'succeeded') {
     await resolveAlert({ orgId, kind: 'run_failed', subject, message: `${what} of this connection succeeded.` });
   }
-}
-
-/** Settles a job (repos/connections.ts settleJob) and, when that finished the run, raises or resolves. */
-export async function settleJobAndAlert(orgId: string, id: string, runId: string, key: string, result: JobResult): Promise<JobSettlement> {
-  const settlement = await settleJob(orgId, id, runId, key, result);
-  await alertRunSettled(orgId, id, settlement);
-  return settlement;
 }

@@ -1,6 +1,7 @@
 import { PubSub, v1, type CreateSubscriptionOptions, type Topic } from '@google-cloud/pubsub';
 import { z } from 'zod';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
+import { AD_PLATFORMS } from '@/lib/shared/integrations/platforms';
 
 /**
  * The data plane's queue: Google Cloud Pub/Sub (the emulator locally, when PUBSUB_EMULATOR_HOST is
@@ -245,6 +246,11 @@ export const syncJobSchema = z.object({
   connection: z.string().min(1),
   run: z.string().min(1),
   job: z.string().min(1),
+  /**
+   * The connection's source platform (it never changes): the worker's per-account lane without reading the
+   * connection. Absent from messages published before it was added; the worker reads the connection then.
+   */
+  platform: z.enum(AD_PLATFORMS).optional(),
 });
 
 export type SyncJob = z.infer<typeof syncJobSchema>;

@@ -1,6 +1,7 @@
-import { FieldValue, Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
+import { FieldPath, FieldValue, Timestamp, type DocumentSnapshot, type Transaction } from 'firebase-admin/firestore';
 import type { Connection, Run, RunJob, RunKind, RunOutcome } from '@/lib/shared/connections/connection';
 import type { Window } from '@/lib/shared/connections/windows';
+import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { isoOrNull, toConnection } from '@/lib/server/repos/connections';
 import { iso, notFound } from '@/lib/server/repos/integrations';
@@ -41,7 +42,7 @@ export const RUN_CLAIM_MS = 2 * 3_600_000;
 const ABANDONED = 'Abandoned: the run did not finish (its jobs were lost). The next run reads the same days.';
 
 export type ClaimResult =
-  | { claimed: true; runId: string; jobs: RunJob[] }
+  | { claimed: true; runId: string; jobs: RunJob[]; platform: AdPlatform }
   | { claimed: false; reason: 'running' | 'not_due' | 'paused' | 'needs_reauth' | 'missing' };
 
 /**
@@ -96,7 +97,7 @@ export async function claimRun(
       // "Run now" waits a while after the last one (runNow reads this).
       ...(options.kind === 'manual' && { manual_run_at: Timestamp.fromDate(options.now) }),
     });
-    return { claimed: true, runId: runRef.id, jobs };
+    return { claimed: true, runId: runRef.id, jobs, platform: connection.source.platform };
   });
 }
 
@@ -209,8 +210,11 @@ export async function listRuns(orgId: string, id: string, limit = 30): Promise<R
   return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
 }
 
-/** Up to `limit` runs, newest first, read without their jobs (the CSV export: many runs, no backfill's hundreds of jobs). */
-export async function listRunSummaries(orgId: string, id: string, limit: number): Promise<Run[]> {
+/** A run without its accounts' and jobs' figures (what the CSV export says of it). */
+export type RunSummary = Omit<Run, 'accounts'>;
+
+/** Up to `limit` runs, newest first, read without their accounts and jobs (the CSV export: many runs, no backfill's hundreds of jobs). */
+export async function listRunSummaries(orgId: string, id: string, limit: number): Promise<RunSummary[]> {
   const snapshot = await runs(orgId, id)
     .orderBy('started_at', 'desc')
     .limit(limit)
@@ -226,11 +230,14 @@ export async function listRunSummaries(orgId: string, id: string, limit: number)
       'rows_read',
       'rows_written',
       'calls',
-      'accounts',
       'error',
     )
     .get();
-  return snapshot.docs.map((doc) => omitJobs(toRun(doc)));
+  return snapshot.docs.map((doc) => {
+    const summary: Partial<Run> = omitJobs(toRun(doc));
+    delete summary.accounts;
+    return summary as RunSummary;
+  });
 }
 
 export async function getRun(orgId: string, id: string, runId: string): Promise<Run & { jobs: Record<string, RunJob> }> {
@@ -244,9 +251,10 @@ export async function getRun(orgId: string, id: string, runId: string): Promise<
  * attempt is counted with the run's next write (see settleJob): one read here, no write of its own.
  */
 export async function beginJob(orgId: string, id: string, runId: string, key: string): Promise<{ job: RunJob; attempts: number } | null> {
-  const snap = await runs(orgId, id).doc(runId).get();
-  if (!snap.exists) return null;
-  const job = (snap.get('jobs') as Record<string, RunJob> | undefined)?.[key];
+  // Only the run's outcome and this job: a backfill's document holds hundreds of jobs (up to about 1 MiB).
+  const [snap] = await adminDb().getAll(runs(orgId, id).doc(runId), { fieldMask: ['outcome', new FieldPath('jobs', key)] });
+  if (!snap?.exists) return null;
+  const job = snap.get(new FieldPath('jobs', key)) as RunJob | undefined;
   if (!job || job.status !== 'pending' || snap.get('outcome') === 'cancelled') return null;
   const pending = ledgerOf(orgId, id, runId);
   pending.attempts.set(key, (pending.attempts.get(key) ?? 0) + 1);
@@ -264,7 +272,6 @@ export interface JobResult {
   error: string | null;
 }
 
-/** Spend, clicks and impressions per day of one account that a job wrote (the connection page's chart). */
 /** What a job wrote per day: spend (in the account's currency), clicks, impressions. */
 export type DayFigures = { spend: number; clicks: number; impressions: number; currency?: string };
 export type WrittenDays = { accountId: string; days: Map<string, DayFigures> };
@@ -291,6 +298,11 @@ interface PendingSettle {
   reject: (error: unknown) => void;
 }
 
+interface JobNote {
+  accountId: string;
+  error: string;
+}
+
 interface RunLedger {
   orgId: string;
   id: string;
@@ -298,6 +310,8 @@ interface RunLedger {
   attempts: Map<string, number>;
   /** The attempts of the write under way (counted until it commits). */
   writingAttempts: Map<string, number>;
+  /** Why jobs will be tried again (noteJobError), by job key: the latest note of each. */
+  notes: Map<string, JobNote>;
   settles: PendingSettle[];
   writing: boolean;
   timer: ReturnType<typeof setTimeout> | null;
@@ -315,7 +329,18 @@ function ledgerOf(orgId: string, id: string, runId: string): RunLedger {
     for (const [other, candidate] of ledgers) {
       if (!candidate.writing && !candidate.timer && candidate.lastWrite < idle) ledgers.delete(other);
     }
-    ledger = { orgId, id, runId, attempts: new Map(), writingAttempts: new Map(), settles: [], writing: false, timer: null, lastWrite: 0 };
+    ledger = {
+      orgId,
+      id,
+      runId,
+      attempts: new Map(),
+      writingAttempts: new Map(),
+      notes: new Map(),
+      settles: [],
+      writing: false,
+      timer: null,
+      lastWrite: 0,
+    };
     ledgers.set(key, ledger);
   }
   return ledger;
@@ -343,18 +368,24 @@ async function writeLedger(ledger: RunLedger) {
   const attempts = ledger.attempts;
   ledger.attempts = new Map();
   ledger.writingAttempts = attempts;
+  const notes = ledger.notes;
+  ledger.notes = new Map();
   ledger.writing = true;
   try {
-    const settlements = await writeRun(ledger, attempts, settles);
+    const settlements = await writeRun(ledger, attempts, notes, settles);
     settles.forEach((settle, index) => settle.resolve(settlements[index]!));
   } catch (error) {
-    // Nothing was recorded: the jobs' messages come again and settle then; the attempts stay uncounted.
+    // Nothing was recorded: the jobs' messages come again and settle then; the attempts go back to be
+    // written next time (dropped, a job failing with Firestore would never run out of attempts).
+    for (const [key, count] of attempts) ledger.attempts.set(key, (ledger.attempts.get(key) ?? 0) + count);
+    // A note made since is newer than the one that was not written.
+    for (const [key, note] of notes) if (!ledger.notes.has(key)) ledger.notes.set(key, note);
     for (const settle of settles) settle.reject(error);
   } finally {
     ledger.writing = false;
     ledger.writingAttempts = new Map();
     ledger.lastWrite = Date.now();
-    if (ledger.settles.length || ledger.attempts.size) scheduleWrite(ledger);
+    if (ledger.settles.length || ledger.attempts.size || ledger.notes.size) scheduleWrite(ledger);
   }
 }
 
@@ -381,8 +412,13 @@ export function settleJob(
 
 type Totals = { rows_read: number; rows_written: number; calls: number };
 
-/** One transaction: the attempts begun and the jobs settled since the last write of the run. */
-async function writeRun(ledger: RunLedger, attempts: Map<string, number>, settles: PendingSettle[]): Promise<JobSettlement[]> {
+/** One transaction: the attempts begun, the retries noted and the jobs settled since the last write of the run. */
+async function writeRun(
+  ledger: RunLedger,
+  attempts: Map<string, number>,
+  notes: Map<string, JobNote>,
+  settles: PendingSettle[],
+): Promise<JobSettlement[]> {
   const { orgId, id, runId } = ledger;
   const ref = runs(orgId, id).doc(runId);
   const connectionRef = connections(orgId).doc(id);
@@ -432,6 +468,13 @@ async function writeRun(ledger: RunLedger, attempts: Map<string, number>, settle
           written.set(date, { ...written.get(date), [days.accountId]: figures });
         }
       }
+    }
+    // A note is for a job still waiting for its next attempt (one settled since has said its last word);
+    // on the account too: the run history shows it meanwhile.
+    for (const [key, note] of notes) {
+      if (jobs[key]?.status !== 'pending') continue;
+      update[`jobs.${key}.error`] = note.error;
+      update[`accounts.${note.accountId}.error`] = note.error;
     }
     // One write per day for all the accounts settled together (a backfill's accounts read the same months at once).
     for (const [date, accountsOfDay] of written)
@@ -515,19 +558,15 @@ export async function pendingJobs(orgId: string, id: string, runId: string): Pro
   return Object.values(run.jobs).filter((job) => job.status === 'pending');
 }
 
-/** Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. */
-export async function noteJobError(
-  orgId: string,
-  id: string,
-  runId: string,
-  job: Pick<RunJob, 'key' | 'accountId'>,
-  error: string,
-): Promise<void> {
-  // On the account too: the run history shows it while the job waits for its next attempt.
-  await runs(orgId, id)
-    .doc(runId)
-    .update({ [`jobs.${job.key}.error`]: error, [`accounts.${job.accountId}.error`]: error })
-    .catch(() => undefined);
+/**
+ * Notes why a job will be tried again ("Meta rate limit — retrying at 14:05"), without settling it. Written
+ * with the run's next write (at most once per RUN_WRITE_INTERVAL_MS, however many chunks retry at once);
+ * a note lost with its write is only a note: the job's next attempt notes again or settles.
+ */
+export function noteJobError(orgId: string, id: string, runId: string, job: Pick<RunJob, 'key' | 'accountId'>, error: string): void {
+  const ledger = ledgerOf(orgId, id, runId);
+  ledger.notes.set(job.key, { accountId: job.accountId, error });
+  scheduleWrite(ledger);
 }
 
 /**

@@ -286,7 +286,7 @@ export async function startBackfill(
   }
   try {
     await publishSyncJobs(
-      started.jobs.map((job) => ({ org: orgId, connection: id, run: started.runId, job: job.key })),
+      started.jobs.map((job) => ({ org: orgId, connection: id, run: started.runId, job: job.key, platform: connection.source.platform })),
       'backfill',
     );
   } catch (error) {
@@ -363,7 +363,13 @@ export async function resumeConnections(orgId: string, kind: IntegrationKind, ob
     const jobs = await ledger.reopenPausedJobs(orgId, connection.id, connection.backfillRunId);
     if (jobs.length)
       await publishSyncJobs(
-        jobs.map((job) => ({ org: orgId, connection: connection.id, run: connection.backfillRunId!, job: job.key })),
+        jobs.map((job) => ({
+          org: orgId,
+          connection: connection.id,
+          run: connection.backfillRunId!,
+          job: job.key,
+          platform: connection.source.platform,
+        })),
         'backfill',
       );
   }

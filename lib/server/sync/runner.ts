@@ -4,7 +4,7 @@ import { PLATFORM_LABELS, type AdPlatform, type Platform } from '@/lib/shared/in
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { ReportRequest, Session, WriteTarget } from '@/lib/server/connectors/types';
-import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credentials';
+import { deadLoginMessage, loginDied, workWithSession } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
@@ -110,38 +110,41 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
     const connection = await repo.getConnection(message.org, message.connection);
     platform = PLATFORM_LABELS[connection.source.platform];
     step = { kind: 'source', id: connection.source.sourceId, platform: connection.source.platform };
-    const { session: sourceSession, integration: source } = await openSessionOf(message.org, 'source', connection.source.sourceId);
-    const account = source.accounts.find((candidate) => candidate.id === job.accountId) ?? { id: job.accountId, name: job.accountId };
-    const rows = await readWindow(sourceSession, connection.source.platform, {
-      account,
-      level: connection.level,
-      from: job.from,
-      to: job.to,
-      onCall: () => calls++,
-    });
+    // A token that expired during a long job is refreshed once before the login counts as dead (workWithSession).
+    const rows = await workWithSession(message.org, 'source', connection.source.sourceId, (sourceSession, source) =>
+      readWindow(sourceSession, connection.source.platform, {
+        account: source.accounts.find((candidate) => candidate.id === job.accountId) ?? { id: job.accountId, name: job.accountId },
+        level: connection.level,
+        from: job.from,
+        to: job.to,
+        onCall: () => calls++,
+      }),
+    );
     rowsRead = rows.length;
     // Deleted while the report was read: the job stops here, before writing anything anywhere.
     if (!(await repo.connectionExists(message.org, message.connection))) return 'ack';
     platform = PLATFORM_LABELS[connection.destination.platform];
     step = { kind: 'destination', id: connection.destination.destinationId, platform: connection.destination.platform };
-    const { session: destinationSession, integration: destination } = await openSessionOf(
+    const result = await workWithSession(
       message.org,
       'destination',
       connection.destination.destinationId,
-    );
-    const writer = connectorFor(destination.platform).writer;
-    if (!writer) throw new DomainError('invalid', `${platform} cannot receive ad performance.`);
-    const result = await writer.replace(
-      destinationSession,
-      writeTargetOf(connection, destination.settings),
-      {
-        connectionId: connection.id,
-        platform: connection.source.platform,
-        accountId: job.accountId,
-        from: job.from,
-        to: job.to,
+      (destinationSession, destination) => {
+        const writer = connectorFor(destination.platform).writer;
+        if (!writer) throw new DomainError('invalid', `${platform} cannot receive ad performance.`);
+        return writer.replace(
+          destinationSession,
+          writeTargetOf(connection, destination.settings),
+          {
+            connectionId: connection.id,
+            platform: connection.source.platform,
+            accountId: job.accountId,
+            from: job.from,
+            to: job.to,
+          },
+          rows,
+        );
       },
-      rows,
     );
     calls += result.calls;
     const refused = result.failed.length
@@ -173,7 +176,7 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
     const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);
     if (transient && attempts < MAX_JOB_ATTEMPTS) {
       if (!(error instanceof DomainError)) console.error('[sync] job failed; it will be retried', message, error);
-      await ledger.noteJobError(message.org, message.connection, message.run, job, words);
+      ledger.noteJobError(message.org, message.connection, message.run, job, words);
       return { retryInSeconds: retryDelaySeconds(error, attempts) };
     }
     await settle({ status: 'failed', rowsWritten: 0, error: words });

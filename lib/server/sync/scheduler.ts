@@ -24,7 +24,7 @@ export async function startRun(
   if (!claim.claimed) return null;
   try {
     await publishSyncJobs(
-      claim.jobs.map((job) => ({ org: orgId, connection: connectionId, run: claim.runId, job: job.key })),
+      claim.jobs.map((job) => ({ org: orgId, connection: connectionId, run: claim.runId, job: job.key, platform: claim.platform })),
       'scheduled',
     );
   } catch (error) {

@@ -31,6 +31,9 @@ export interface SyncWorkerOptions {
   tickMs?: number;
 }
 
+/** Connections whose platform a worker remembers for messages that do not say it. */
+const PLATFORMS_REMEMBERED = 100;
+
 const envNumber = (name: string, fallback: number) => Math.max(1, Number(process.env[name] || fallback) || fallback);
 
 export function startSyncWorker({
@@ -47,9 +50,14 @@ export function startSyncWorker({
   };
   const backfills = fairShare(backfillConcurrency);
 
-  /** A connection's source platform never changes: read once per connection (a missing one: the job settles it). */
+  /**
+   * A job's message says its connection's platform. One published before it did not: the connection is
+   * read (a missing one: the job settles it), remembered for the few connections last read, as such
+   * messages only come while a backlog from before drains.
+   */
   const platforms = new Map<string, Promise<AdPlatform | null>>();
-  const platformOf = (job: SyncJob) => {
+  const platformOf = (job: SyncJob): Promise<AdPlatform | null> => {
+    if (job.platform) return Promise.resolve(job.platform);
     const key = `${job.org}/${job.connection}`;
     let known = platforms.get(key);
     if (!known) {
@@ -58,6 +66,7 @@ export function startSyncWorker({
         () => null,
       );
       platforms.set(key, known);
+      if (platforms.size > PLATFORMS_REMEMBERED) platforms.delete(platforms.keys().next().value!);
       // Forgotten on a miss, so a connection read while Firestore was away is read again.
       void known.then((platform) => platform ?? platforms.delete(key));
     }

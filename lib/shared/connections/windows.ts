@@ -95,12 +95,12 @@ export function nextRunAt(schedule: Schedule, after: Date = new Date()): Date {
   return new Date(Math.floor((now + offset) / step) * step + step - offset);
 }
 
-/** The calendar day (YYYY-MM-DD) of the instant `at` in `timeZone`. */
-export function dayIn(timeZone: string, at: number): string {
+/** The calendar day (YYYY-MM-DD) of the instant `at` (now by default) in `timeZone`; UTC's for a zone Intl does not know. */
+export function dayIn(timeZone: string, at: number | Date = Date.now()): string {
   try {
-    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(at));
+    return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
   } catch {
-    return toDay(at);
+    return toDay(typeof at === 'number' ? at : at.getTime());
   }
 }
 

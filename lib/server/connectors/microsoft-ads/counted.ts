@@ -1,12 +1,6 @@
+import { dayIn } from '@/lib/shared/connections/windows';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
-import {
-  dayIn,
-  ianaTimeZone,
-  parseCsv,
-  reportingClient,
-  dailyReportBody,
-  type ReportOptions,
-} from '@/lib/server/connectors/microsoft-ads/report';
+import { ianaTimeZone, parseCsv, reportingClient, dailyReportBody, type ReportOptions } from '@/lib/server/connectors/microsoft-ads/report';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
 

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { strFromU8, unzipSync } from 'fflate';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
+import { dayIn } from '@/lib/shared/connections/windows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { accountHeaders, adsError } from '@/lib/server/connectors/microsoft-ads/api';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
@@ -144,9 +145,8 @@ export const reportTimeZoneOf = (timeZone: string | null | undefined): string | 
 /** The IANA zone of a Microsoft TimeZone value, or null when it is not one we know. */
 export const ianaTimeZone = (timeZone: string | null | undefined): string | null => (timeZone && IANA_TIME_ZONES[timeZone]) || null;
 
-/** The calendar day of `at` in an IANA zone, YYYY-MM-DD. */
-export const dayIn = (timeZone: string, at = new Date()) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+/** Re-exported for the tests that read "today" as Microsoft does; defined once in lib/shared/connections/windows.ts. */
+export { dayIn };
 
 const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: Number(date.slice(5, 7)), Year: Number(date.slice(0, 4)) });
 
