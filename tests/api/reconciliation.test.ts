@@ -16,6 +16,9 @@ import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from 
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { dayIn } from '@/lib/server/connectors/microsoft-ads/report';
+import { metaReportOptions } from '@/lib/server/connectors/meta/report';
+import { addDays } from '@/lib/shared/connections/windows';
+import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 
 // "Counted by the platform": conversions delivered to the sandbox's Microsoft, its goals report read
@@ -310,5 +313,61 @@ describe('Google and Meta', () => {
     expect(day.final).toBe(true);
     expect(day.notes[0]).toMatch(/^Meta received 20 % fewer than we sent on .+: look for a dedup or pixel problem\.$/);
     platforms.reporting.reset();
+  });
+
+  test('a first read of Meta covers all 30 days: its insights (a day a row) and pixel stats (an hour a row) are read page by page', async () => {
+    const meta = await setUpConversion('meta_ads');
+    const conversion = await getConversion(meta.orgId, meta.conversionId);
+    platforms.conversions.reset();
+    platforms.reporting.set({ meta: { attributionLagHours: 0, missingShare: 0 } });
+    const result = await deliverBatch(
+      meta.orgId,
+      conversion,
+      events(30, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
+    );
+    expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(30);
+    // The pixel received one of them on each of the last 30 days (today's at midnight, the others at noon).
+    const received = platforms.conversions.list('meta');
+    expect(received).toHaveLength(30);
+    received.forEach((entry, index) => {
+      entry.receivedAt = Date.parse(`${addDays(today, -index)}T00:00:00Z`) + (index === 0 ? 0 : 12 * 3_600_000);
+    });
+
+    // Graph pages every edge, 25 rows by default: one page holds neither 30 days nor 30 hours.
+    const graph = async (path: string, params: Record<string, string>) => {
+      const url = new URL(`${platforms.url}/meta/graph/${GRAPH_VERSION}${path}`);
+      url.search = new URLSearchParams({ ...params, access_token: META_DEMO_TOKEN }).toString();
+      return (await (await fetch(url)).json()) as { data: unknown[]; paging?: { next?: string }; error?: { code: number } };
+    };
+    const start = String(Date.parse(`${addDays(today, -29)}T00:00:00Z`) / 1000);
+    const firstStats = await graph('/555000111/stats', { aggregation: 'event', start_time: start });
+    expect(firstStats.data).toHaveLength(25);
+    expect(firstStats.paging?.next).toBeTruthy();
+    const firstInsights = await graph('/act_101/insights', {
+      fields: 'actions',
+      level: 'account',
+      time_increment: '1',
+      time_range: JSON.stringify({ since: addDays(today, -29), until: today }),
+    });
+    expect(firstInsights.data).toHaveLength(25);
+    expect(firstInsights.paging?.next).toBeTruthy();
+    // A pixel of no account of the login's is refused as Graph refuses an unreachable object.
+    expect((await graph('/555000999/stats', { aggregation: 'event' })).error?.code).toBe(100);
+
+    const realPageSize = metaReportOptions.pageSize;
+    metaReportOptions.pageSize = 10;
+    let calls = 0;
+    try {
+      await reconcileOrganization(meta.orgId, { onCall: () => (calls += 1) });
+    } finally {
+      metaReportOptions.pageSize = realPageSize;
+      platforms.reporting.reset();
+    }
+    // Three pages of insights (30 days), three of the pixel's stats (30 hours).
+    expect(calls).toBe(6);
+    const response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
+    const { days } = response.body.reconciliation as unknown as ConversionReconciliation;
+    expect(days.map((day) => day.date)).toEqual(Array.from({ length: 30 }, (_, index) => addDays(today, index - 29)));
+    for (const day of days) expect(day).toMatchObject({ platformReceived: 1, attributed: 1 });
   });
 });
