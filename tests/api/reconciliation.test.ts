@@ -5,7 +5,7 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
 import type { ConversionReconciliation, ReconciliationRow } from '@/lib/shared/conversions/reconciliation';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { reconcileOrganization, startReconcilePoller } from '@/lib/server/conversions/reconcile';
-import { claimReconcile, finishReconcile } from '@/lib/server/repos/reconciliation';
+import { claimReconcile, finishReconcile, renewReconcile } from '@/lib/server/repos/reconciliation';
 import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import { sealCredential } from '@/lib/server/credentials';
 import { getIntegration, loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
@@ -207,14 +207,39 @@ test('another organization sees neither the conversion nor the list; bad thresho
 
 test('one worker at a time reads an organization, and not again before its interval', async () => {
   const { orgId } = setup;
-  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(true);
+  const owner = await claimReconcile(orgId, 60_000, 3_600_000);
+  expect(owner).toEqual(expect.any(String));
   // Leased: a second worker leaves it.
-  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(false);
-  await finishReconcile(orgId);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBeNull();
+  await finishReconcile(orgId, owner!);
   // Read a moment ago: not due before the interval…
-  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(false);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBeNull();
   // …and due once it has passed.
-  expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(Date.now() + 3_600_001))).toBe(true);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(Date.now() + 3_600_001))).toEqual(expect.any(String));
+});
+
+test('a worker whose lease ran out neither renews nor ends the lease another worker took over', async () => {
+  const { orgId } = setup;
+  const later = new Date(Date.now() + 3 * 3_600_000);
+  const slow = (await claimReconcile(orgId, 60_000, 3_600_000, later))!;
+  expect(slow).toEqual(expect.any(String));
+  // The slow worker's minute runs out; a second worker takes the organization.
+  const takenAt = new Date(later.getTime() + 60_001);
+  const second = (await claimReconcile(orgId, 60_000, 3_600_000, takenAt))!;
+  expect(second).toEqual(expect.any(String));
+  expect(second).not.toBe(slow);
+  // The slow one finishing leaves the second's lease: a third worker still finds it leased.
+  expect(await renewReconcile(orgId, slow, 60_000, takenAt)).toBe(false);
+  expect(await finishReconcile(orgId, slow, takenAt)).toBe(false);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(takenAt.getTime() + 1000))).toBeNull();
+  // The owner renews and ends its own lease.
+  expect(await renewReconcile(orgId, second, 60_000, takenAt)).toBe(true);
+  expect(await finishReconcile(orgId, second, takenAt)).toBe(true);
+  // A reading stops before its next account once its lease is lost (no account read: the renewal says no).
+  let calls = 0;
+  const result = await reconcileOrganization(orgId, { renew: async () => false, onCall: () => (calls += 1) });
+  expect(calls).toBe(0);
+  expect(result.conversions).toBe(0);
 });
 
 test('a destination login that cannot read reports asks for it, and still delivers', async () => {

@@ -33,6 +33,7 @@ import {
   finishReconcile,
   organizationIds,
   ourDays,
+  renewReconcile,
   saveReconciliation,
   storedDays,
   summaryOf,
@@ -43,6 +44,11 @@ export interface ReconcileOptions {
   now?: Date;
   /** Counts each request made to a platform (the bench's report calls). */
   onCall?: () => void;
+  /**
+   * Called before each account is read (the poller renews its lease); false stops the read: another
+   * worker holds the organization now and reads it itself.
+   */
+  renew?: () => Promise<boolean>;
 }
 
 export interface ReconcileResult {
@@ -160,6 +166,7 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   let conversions = 0;
   let widest = 0;
   for (const members of groups.values()) {
+    if (options.renew && !(await options.renew())) break;
     const first = members.some(({ snap }) => summaryOf(snap).readAt === null);
     const window = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
     widest = Math.max(widest, window.length);
@@ -195,10 +202,17 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
 }
 
 /**
- * In the worker: every `intervalMs` (RECONCILE_POLL_MS, an hour by default) each organization whose
- * last read is that old is leased (so two workers never read one organization at once) and read.
+ * How long a lease lasts from its last renewal: one account's read, whose longest is a Microsoft goals
+ * report polled up to 15 minutes (microsoft-ads/report.ts), with room to spare.
  */
-export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { intervalMs: number; leaseMs?: number }) {
+const LEASE_MS = 20 * 60_000;
+
+/**
+ * In the worker: every `intervalMs` (RECONCILE_POLL_MS, an hour by default) each organization whose
+ * last read is that old is leased (so two workers never read one organization at once) and read; the
+ * lease is renewed before each account, and only its owner ends it.
+ */
+export function startReconcilePoller({ intervalMs, leaseMs = LEASE_MS }: { intervalMs: number; leaseMs?: number }) {
   // The first round waits a few minutes: a worker that restarts often (deploys, tests) does not read at each start.
   let first = true;
   let stopped = false;
@@ -216,13 +230,14 @@ export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { in
     }
     for await (const orgId of organizationIds()) {
       if (stopped) return;
-      if (!(await claimReconcile(orgId, leaseMs, intervalMs))) continue;
+      const owner = await claimReconcile(orgId, leaseMs, intervalMs);
+      if (!owner) continue;
       try {
-        await reconcileOrganization(orgId);
+        await reconcileOrganization(orgId, { renew: () => renewReconcile(orgId, owner, leaseMs) });
       } catch (error) {
         console.error('[reconcile] an organization could not be read', { org: orgId, error: (error as Error)?.message ?? error });
       } finally {
-        await finishReconcile(orgId);
+        await finishReconcile(orgId, owner);
       }
     }
   });
