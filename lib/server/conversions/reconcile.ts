@@ -17,7 +17,7 @@ import {
   windowDays,
   type ReconcileDay,
 } from '@/lib/shared/conversions/reconciliation';
-import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
 import { evaluateCounted } from '@/lib/server/alerts/counted';
 import { startPoller } from '@/lib/server/conversions/poller';
 import { openSessionOf } from '@/lib/server/credentials';
@@ -67,17 +67,18 @@ const codeOf = (error: unknown) => (error instanceof PlatformError || error inst
 const sameEvents = (a: string[] | null, b: string[]) => (a ?? []).slice().sort().join('\u0000') === b.slice().sort().join('\u0000');
 
 /** The logins that may read an account's reporting: the organization's sources holding it, then the destination's own. */
-async function loginsFor(orgId: string, platform: AdPlatform, accountId: string, destinationId: string) {
-  const sources = (await listIntegrations(orgId, 'source')).filter(
+function loginsFor(sources: Integration[], platform: AdPlatform, accountId: string, destinationId: string) {
+  const holding = sources.filter(
     (source) =>
       source.platform === platform && source.status !== 'needs_reauth' && source.accounts.some((account) => account.id === accountId),
   );
-  return [...sources.map((source) => ({ kind: 'source' as const, id: source.id })), { kind: 'destination' as const, id: destinationId }];
+  return [...holding.map((source) => ({ kind: 'source' as const, id: source.id })), { kind: 'destination' as const, id: destinationId }];
 }
 
 /** Reads the account with the first login that may; `needs_scope` when none may read its reporting. */
 async function readAccount(
   orgId: string,
+  sources: Integration[],
   members: Member[],
   from: string,
   to: string,
@@ -92,7 +93,7 @@ async function readAccount(
     events: conversion.mapping.events,
   }));
   let refused = false;
-  for (const login of await loginsFor(orgId, platform as AdPlatform, accountId, destinationId)) {
+  for (const login of loginsFor(sources, platform as AdPlatform, accountId, destinationId)) {
     try {
       const { session, integration } = await openSessionOf(orgId, login.kind, login.id);
       const account: AdAccount = integration.accounts.find((candidate) => candidate.id === accountId) ?? { id: accountId, name: accountId };
@@ -165,12 +166,14 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   }
   let conversions = 0;
   let widest = 0;
+  // The organization's sources, read once for all its accounts (a source login may read any of them).
+  const sources = groups.size > 0 ? await listIntegrations(orgId, 'source') : [];
   for (const members of groups.values()) {
     if (options.renew && !(await options.renew())) break;
     const first = members.some(({ snap }) => summaryOf(snap).readAt === null);
     const window = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
     widest = Math.max(widest, window.length);
-    const read = await readAccount(orgId, members, window[0]!, window.at(-1)!, options.onCall);
+    const read = await readAccount(orgId, sources, members, window[0]!, window.at(-1)!, options.onCall);
     for (const member of members) {
       conversions += 1;
       if (!('rows' in read)) {
