@@ -542,15 +542,11 @@ function createInsights(store: SandboxStore) {
     return rows;
   }
 
-  /** One page of an insights answer, with Meta's cursors and a `next` URL while more rows follow. */
-  function page(account: SandboxAdAccount, query: InsightsQuery, url: URL): Json | string {
-    const after = url.searchParams.get('after');
-    const offset = after ? offsetOf(after) : 0;
-    if (offset === null) return `Invalid cursor: after=${after}`;
-    const rows = rowsAt(account, query, offset, query.limit + 1);
-    const data = rows.slice(0, query.limit);
+  /** A page of `rows` (one more than `limit` when a next page exists) starting at `offset`, with Meta's cursors and a `next` URL while more follow. */
+  function pageOf(rows: Json[], offset: number, limit: number, url: URL): Json {
+    const data = rows.slice(0, limit);
     const paging: Json = { cursors: { before: cursorOf(offset), after: cursorOf(offset + data.length) } };
-    if (rows.length > query.limit) {
+    if (rows.length > limit) {
       const next = new URL(`${store.base}${url.pathname}`);
       next.search = url.searchParams.toString();
       next.searchParams.delete('access_token');
@@ -558,6 +554,38 @@ function createInsights(store: SandboxStore) {
       paging.next = next.toString();
     }
     return { data, paging };
+  }
+
+  /** One page of an insights answer. */
+  function page(account: SandboxAdAccount, query: InsightsQuery, url: URL): Json | string {
+    const after = url.searchParams.get('after');
+    const offset = after ? offsetOf(after) : 0;
+    if (offset === null) return `Invalid cursor: after=${after}`;
+    return pageOf(rowsAt(account, query, offset, query.limit + 1), offset, query.limit, url);
+  }
+
+  /** One page of any other edge's whole list, paged as Graph pages every edge (`limit`, 25 by default, and `after`). */
+  function listPage(items: Json[], url: URL): Json | string {
+    const rawLimit = url.searchParams.get('limit');
+    const asked = rawLimit === null ? 25 : Number(rawLimit);
+    if (!Number.isInteger(asked) || asked < 1) return `limit must be a positive integer; got '${rawLimit}'`;
+    const limit = Math.min(asked, MAX_PAGE);
+    const after = url.searchParams.get('after');
+    const offset = after ? offsetOf(after) : 0;
+    if (offset === null) return `Invalid cursor: after=${after}`;
+    return pageOf(items.slice(offset, offset + limit + 1), offset, limit, url);
+  }
+
+  /**
+   * Answers a call to one of the account's reporting edges with its failure switch or its throttling
+   * (counting it otherwise), as the insights handler does; true when answered.
+   */
+  const refused = (res: ServerResponse, accountId: string) => answeredFailure(res, accountId) || !admit(res, accountId);
+
+  /** A page of `items` answered with the account's usage header (or a 400 for a bad limit or cursor). */
+  function answerList(res: ServerResponse, accountId: string, items: Json[], url: URL) {
+    const body = listPage(items, url);
+    json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(accountId));
   }
 
   /** The parameters of a request: the query string, and for a POST the form or JSON body as well. */
@@ -603,7 +631,7 @@ function createInsights(store: SandboxStore) {
         missingObject(res, `act_${accountId}`);
         return true;
       }
-      if (answeredFailure(res, accountId) || !admit(res, accountId)) return true;
+      if (refused(res, accountId)) return true;
       if (!insights) {
         json(res, 200, pick(known), usageHeader(accountId));
         return true;
@@ -647,7 +675,7 @@ function createInsights(store: SandboxStore) {
       const run = runs.get(runId);
       if (!run) return false;
       const account = metaSandboxAccount(run.accountId)!;
-      if (answeredFailure(res, run.accountId) || !admit(res, run.accountId)) return true;
+      if (refused(res, run.accountId)) return true;
       if (!insights) {
         run.polls += 1;
         const done = run.polls >= 2;
@@ -709,7 +737,7 @@ function createInsights(store: SandboxStore) {
     return json(res, 200, { accountId, percent });
   }
 
-  return { handle, setUsage };
+  return { handle, setUsage, refused, answerList };
 }
 
 /** Meta's part of the sandbox. */
@@ -871,20 +899,30 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     return /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value);
   };
 
+  /** The ad account (of the login's: every sandbox login has META_AD_ACCOUNTS) whose pixel this is, or null. */
+  const ownerOfPixel = (pixelId: string) =>
+    META_AD_ACCOUNTS.find((account) => META_PIXELS[account.account_id]?.some((pixel) => pixel.id === pixelId))?.account_id ?? null;
+  const readsAds = (caller: AccessToken) => caller.scope.includes('ads_read') || caller.scope.includes('ads_management');
+  const unreachable = (res: ServerResponse, id: string) =>
+    graphError(
+      res,
+      400,
+      100,
+      `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+      33,
+    );
+
   /**
    * `GET /{pixel}/stats?aggregation=event&start_time=…&end_time=…` (Ads Pixel Stats): the pixel's events
-   * per hour and event name, as received (sandbox/reporting.ts: `missingShare` never arrives).
+   * per hour and event name, as received (sandbox/reporting.ts: `missingShare` never arrives), an hour a
+   * row, paged as every Graph edge (25 by default). The login needs ads_read (#200), and the pixel must be
+   * one of its ad accounts' (#100/33); calls count against that account's usage like its insights.
    */
-  function pixelStats(res: ServerResponse, url: URL, pixelId: string) {
-    const reachable = Object.values(META_PIXELS).some((pixels) => pixels.some((pixel) => pixel.id === pixelId));
-    if (!reachable)
-      return graphError(
-        res,
-        400,
-        100,
-        `Unsupported get request. Object with ID '${pixelId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-        33,
-      );
+  function pixelStats(res: ServerResponse, url: URL, caller: AccessToken, pixelId: string) {
+    if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+    const accountId = ownerOfPixel(pixelId);
+    if (!accountId) return unreachable(res, pixelId);
+    if (insights.refused(res, accountId)) return;
     const aggregation = url.searchParams.get('aggregation') ?? 'event';
     if (aggregation !== 'event') return graphError(res, 400, 100, '(#100) The sandbox serves aggregation=event only.');
     const start = timeOf(url.searchParams.get('start_time'), Date.now() - 24 * 3_600_000);
@@ -906,16 +944,18 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
         aggregation: 'event',
         data: [...events.entries()].map(([value, count]) => ({ value, count })),
       }));
-    return json(res, 200, { data });
+    return insights.answerList(res, accountId, data, url);
   }
 
   /**
    * `GET act_{id}/insights?fields=actions&level=account&time_increment=1&time_range=…`: the account's
-   * attributed pixel actions per day (sandbox/reporting.ts: they come `attributionLagHours` late).
+   * attributed pixel actions per day (sandbox/reporting.ts: they come `attributionLagHours` late), a day
+   * a row, paged at 25 by default like the other insights; the same failure switch and throttling.
    */
   function attributedActions(res: ServerResponse, url: URL, accountId: string) {
     const pixels = META_PIXELS[accountId];
-    if (!pixels) return graphError(res, 400, 100, `Unsupported get request. Object with ID 'act_${accountId}' does not exist.`, 33);
+    if (!pixels || !META_AD_ACCOUNTS.some((account) => account.account_id === accountId)) return unreachable(res, `act_${accountId}`);
+    if (insights.refused(res, accountId)) return;
     let range: { since?: string; until?: string };
     try {
       range = JSON.parse(url.searchParams.get('time_range') ?? '{}') as typeof range;
@@ -941,7 +981,7 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
         date_stop: date,
         actions: [...actions.entries()].map(([action_type, value]) => ({ action_type, value: String(value) })),
       }));
-    return json(res, 200, { data, paging: { cursors: { before: 'MAZDZD', after: 'MAZDZD' } } });
+    return insights.answerList(res, accountId, data, url);
   }
 
   async function meta(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
@@ -1024,7 +1064,7 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
     }
     const stats = new RegExp(`^${GRAPH_RE}/(\\d+)/stats$`).exec(path);
-    if (stats) return pixelStats(res, url, stats[1]!);
+    if (stats) return pixelStats(res, url, caller, stats[1]!);
     const accountInsights = new RegExp(`^${GRAPH_RE}/act_(\\d+)/insights$`).exec(path);
     if (accountInsights && params.get('fields') === 'actions') {
       if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))

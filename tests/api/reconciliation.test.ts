@@ -5,7 +5,7 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
 import type { ConversionReconciliation, ReconciliationRow } from '@/lib/shared/conversions/reconciliation';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { reconcileOrganization, startReconcilePoller } from '@/lib/server/conversions/reconcile';
-import { claimReconcile, finishReconcile } from '@/lib/server/repos/reconciliation';
+import { claimReconcile, finishReconcile, renewReconcile } from '@/lib/server/repos/reconciliation';
 import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import { sealCredential } from '@/lib/server/credentials';
 import { getIntegration, loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
@@ -20,6 +20,9 @@ import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from 
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { dayIn } from '@/lib/server/connectors/microsoft-ads/report';
+import { metaReportOptions } from '@/lib/server/connectors/meta/report';
+import { addDays } from '@/lib/shared/connections/windows';
+import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 
 // "Counted by the platform": conversions delivered to the sandbox's Microsoft, its goals report read
@@ -208,14 +211,39 @@ test('another organization sees neither the conversion nor the list; bad thresho
 
 test('one worker at a time reads an organization, and not again before its interval', async () => {
   const { orgId } = setup;
-  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(true);
+  const owner = await claimReconcile(orgId, 60_000, 3_600_000);
+  expect(owner).toEqual(expect.any(String));
   // Leased: a second worker leaves it.
-  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(false);
-  await finishReconcile(orgId);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBeNull();
+  await finishReconcile(orgId, owner!);
   // Read a moment ago: not due before the interval…
-  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBe(false);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000)).toBeNull();
   // …and due once it has passed.
-  expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(Date.now() + 3_600_001))).toBe(true);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(Date.now() + 3_600_001))).toEqual(expect.any(String));
+});
+
+test('a worker whose lease ran out neither renews nor ends the lease another worker took over', async () => {
+  const { orgId } = setup;
+  const later = new Date(Date.now() + 3 * 3_600_000);
+  const slow = (await claimReconcile(orgId, 60_000, 3_600_000, later))!;
+  expect(slow).toEqual(expect.any(String));
+  // The slow worker's minute runs out; a second worker takes the organization.
+  const takenAt = new Date(later.getTime() + 60_001);
+  const second = (await claimReconcile(orgId, 60_000, 3_600_000, takenAt))!;
+  expect(second).toEqual(expect.any(String));
+  expect(second).not.toBe(slow);
+  // The slow one finishing leaves the second's lease: a third worker still finds it leased.
+  expect(await renewReconcile(orgId, slow, 60_000, takenAt)).toBe(false);
+  expect(await finishReconcile(orgId, slow, takenAt)).toBe(false);
+  expect(await claimReconcile(orgId, 60_000, 3_600_000, new Date(takenAt.getTime() + 1000))).toBeNull();
+  // The owner renews and ends its own lease.
+  expect(await renewReconcile(orgId, second, 60_000, takenAt)).toBe(true);
+  expect(await finishReconcile(orgId, second, takenAt)).toBe(true);
+  // A reading stops before its next account once its lease is lost (no account read: the renewal says no).
+  let calls = 0;
+  const result = await reconcileOrganization(orgId, { renew: async () => false, onCall: () => (calls += 1) });
+  expect(calls).toBe(0);
+  expect(result.conversions).toBe(0);
 });
 
 test('a destination login that cannot read reports asks for it, and still delivers', async () => {
@@ -343,5 +371,61 @@ describe('Google and Meta', () => {
     const response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
     const day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
     expect(day).toMatchObject({ received: 1, sent: 1, accepted: 1 });
+  });
+
+  test('a first read of Meta covers all 30 days: its insights (a day a row) and pixel stats (an hour a row) are read page by page', async () => {
+    const meta = await setUpConversion('meta_ads');
+    const conversion = await getConversion(meta.orgId, meta.conversionId);
+    platforms.conversions.reset();
+    platforms.reporting.set({ meta: { attributionLagHours: 0, missingShare: 0 } });
+    const result = await deliverBatch(
+      meta.orgId,
+      conversion,
+      events(30, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
+    );
+    expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(30);
+    // The pixel received one of them on each of the last 30 days (today's at midnight, the others at noon).
+    const received = platforms.conversions.list('meta');
+    expect(received).toHaveLength(30);
+    received.forEach((entry, index) => {
+      entry.receivedAt = Date.parse(`${addDays(today, -index)}T00:00:00Z`) + (index === 0 ? 0 : 12 * 3_600_000);
+    });
+
+    // Graph pages every edge, 25 rows by default: one page holds neither 30 days nor 30 hours.
+    const graph = async (path: string, params: Record<string, string>) => {
+      const url = new URL(`${platforms.url}/meta/graph/${GRAPH_VERSION}${path}`);
+      url.search = new URLSearchParams({ ...params, access_token: META_DEMO_TOKEN }).toString();
+      return (await (await fetch(url)).json()) as { data: unknown[]; paging?: { next?: string }; error?: { code: number } };
+    };
+    const start = String(Date.parse(`${addDays(today, -29)}T00:00:00Z`) / 1000);
+    const firstStats = await graph('/555000111/stats', { aggregation: 'event', start_time: start });
+    expect(firstStats.data).toHaveLength(25);
+    expect(firstStats.paging?.next).toBeTruthy();
+    const firstInsights = await graph('/act_101/insights', {
+      fields: 'actions',
+      level: 'account',
+      time_increment: '1',
+      time_range: JSON.stringify({ since: addDays(today, -29), until: today }),
+    });
+    expect(firstInsights.data).toHaveLength(25);
+    expect(firstInsights.paging?.next).toBeTruthy();
+    // A pixel of no account of the login's is refused as Graph refuses an unreachable object.
+    expect((await graph('/555000999/stats', { aggregation: 'event' })).error?.code).toBe(100);
+
+    const realPageSize = metaReportOptions.pageSize;
+    metaReportOptions.pageSize = 10;
+    let calls = 0;
+    try {
+      await reconcileOrganization(meta.orgId, { onCall: () => (calls += 1) });
+    } finally {
+      metaReportOptions.pageSize = realPageSize;
+      platforms.reporting.reset();
+    }
+    // Three pages of insights (30 days), three of the pixel's stats (30 hours).
+    expect(calls).toBe(6);
+    const response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
+    const { days } = response.body.reconciliation as unknown as ConversionReconciliation;
+    expect(days.map((day) => day.date)).toEqual(Array.from({ length: 30 }, (_, index) => addDays(today, index - 29)));
+    for (const day of days) expect(day).toMatchObject({ platformReceived: 1, attributed: 1 });
   });
 });

@@ -17,7 +17,7 @@ import {
   windowDays,
   type ReconcileDay,
 } from '@/lib/shared/conversions/reconciliation';
-import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
 import { evaluateCounted } from '@/lib/server/alerts/counted';
 import { startPoller } from '@/lib/server/conversions/poller';
 import { openSessionOf } from '@/lib/server/credentials';
@@ -33,6 +33,7 @@ import {
   finishReconcile,
   organizationIds,
   ourDays,
+  renewReconcile,
   saveReconciliation,
   storedDays,
   summaryOf,
@@ -43,6 +44,11 @@ export interface ReconcileOptions {
   now?: Date;
   /** Counts each request made to a platform (the bench's report calls). */
   onCall?: () => void;
+  /**
+   * Called before each account is read (the poller renews its lease); false stops the read: another
+   * worker holds the organization now and reads it itself.
+   */
+  renew?: () => Promise<boolean>;
 }
 
 export interface ReconcileResult {
@@ -61,17 +67,18 @@ const codeOf = (error: unknown) => (error instanceof PlatformError || error inst
 const sameEvents = (a: string[] | null, b: string[]) => (a ?? []).slice().sort().join('\u0000') === b.slice().sort().join('\u0000');
 
 /** The logins that may read an account's reporting: the organization's sources holding it, then the destination's own. */
-async function loginsFor(orgId: string, platform: AdPlatform, accountId: string, destinationId: string) {
-  const sources = (await listIntegrations(orgId, 'source')).filter(
+function loginsFor(sources: Integration[], platform: AdPlatform, accountId: string, destinationId: string) {
+  const holding = sources.filter(
     (source) =>
       source.platform === platform && source.status !== 'needs_reauth' && source.accounts.some((account) => account.id === accountId),
   );
-  return [...sources.map((source) => ({ kind: 'source' as const, id: source.id })), { kind: 'destination' as const, id: destinationId }];
+  return [...holding.map((source) => ({ kind: 'source' as const, id: source.id })), { kind: 'destination' as const, id: destinationId }];
 }
 
 /** Reads the account with the first login that may; `needs_scope` when none may read its reporting. */
 async function readAccount(
   orgId: string,
+  sources: Integration[],
   members: Member[],
   from: string,
   to: string,
@@ -86,7 +93,7 @@ async function readAccount(
     events: conversion.mapping.events,
   }));
   let refused = false;
-  for (const login of await loginsFor(orgId, platform as AdPlatform, accountId, destinationId)) {
+  for (const login of loginsFor(sources, platform as AdPlatform, accountId, destinationId)) {
     try {
       const { session, integration } = await openSessionOf(orgId, login.kind, login.id);
       const account: AdAccount = integration.accounts.find((candidate) => candidate.id === accountId) ?? { id: accountId, name: accountId };
@@ -159,11 +166,14 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   }
   let conversions = 0;
   let widest = 0;
+  // The organization's sources, read once for all its accounts (a source login may read any of them).
+  const sources = groups.size > 0 ? await listIntegrations(orgId, 'source') : [];
   for (const members of groups.values()) {
+    if (options.renew && !(await options.renew())) break;
     const first = members.some(({ snap }) => summaryOf(snap).readAt === null);
     const window = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
     widest = Math.max(widest, window.length);
-    const read = await readAccount(orgId, members, window[0]!, window.at(-1)!, options.onCall);
+    const read = await readAccount(orgId, sources, members, window[0]!, window.at(-1)!, options.onCall);
     for (const member of members) {
       conversions += 1;
       if (!('rows' in read)) {
@@ -195,10 +205,17 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
 }
 
 /**
- * In the worker: every `intervalMs` (RECONCILE_POLL_MS, an hour by default) each organization whose
- * last read is that old is leased (so two workers never read one organization at once) and read.
+ * How long a lease lasts from its last renewal: one account's read, whose longest is a Microsoft goals
+ * report polled up to 15 minutes (microsoft-ads/report.ts), with room to spare.
  */
-export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { intervalMs: number; leaseMs?: number }) {
+const LEASE_MS = 20 * 60_000;
+
+/**
+ * In the worker: every `intervalMs` (RECONCILE_POLL_MS, an hour by default) each organization whose
+ * last read is that old is leased (so two workers never read one organization at once) and read; the
+ * lease is renewed before each account, and only its owner ends it.
+ */
+export function startReconcilePoller({ intervalMs, leaseMs = LEASE_MS }: { intervalMs: number; leaseMs?: number }) {
   // The first round waits a few minutes: a worker that restarts often (deploys, tests) does not read at each start.
   let first = true;
   let stopped = false;
@@ -216,13 +233,14 @@ export function startReconcilePoller({ intervalMs, leaseMs = 10 * 60_000 }: { in
     }
     for await (const orgId of organizationIds()) {
       if (stopped) return;
-      if (!(await claimReconcile(orgId, leaseMs, intervalMs))) continue;
+      const owner = await claimReconcile(orgId, leaseMs, intervalMs);
+      if (!owner) continue;
       try {
-        await reconcileOrganization(orgId);
+        await reconcileOrganization(orgId, { renew: () => renewReconcile(orgId, owner, leaseMs) });
       } catch (error) {
         console.error('[reconcile] an organization could not be read', { org: orgId, error: (error as Error)?.message ?? error });
       } finally {
-        await finishReconcile(orgId);
+        await finishReconcile(orgId, owner);
       }
     }
   });

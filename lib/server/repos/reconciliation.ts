@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
 import {
   DEFAULT_COUNTED_THRESHOLD,
@@ -154,27 +155,44 @@ export async function reconciliationRows(orgId: string): Promise<ReconciliationR
   });
 }
 
-/** Leases an organization's reading (`organizations/{orgId}/reconcile/state`) when due and free; false otherwise. */
-export async function claimReconcile(orgId: string, leaseMs: number, everyMs: number, now = new Date()): Promise<boolean> {
-  const ref = adminDb().collection('organizations').doc(orgId).collection('reconcile').doc('state');
+const stateRef = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('reconcile').doc('state');
+
+/**
+ * Leases an organization's reading (`organizations/{orgId}/reconcile/state`) when due and free: the
+ * lease's owner token (only its holder renews or ends it), or null when not due or leased by another.
+ */
+export async function claimReconcile(orgId: string, leaseMs: number, everyMs: number, now = new Date()): Promise<string | null> {
+  const ref = stateRef(orgId);
   return adminDb().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
     const leased = snap.get('lease_until') as Timestamp | undefined;
     const last = snap.get('last_at') as Timestamp | undefined;
-    if (leased && leased.toMillis() > now.getTime()) return false;
-    if (last && last.toMillis() + everyMs > now.getTime()) return false;
-    tx.set(ref, { lease_until: Timestamp.fromMillis(now.getTime() + leaseMs) }, { merge: true });
+    if (leased && leased.toMillis() > now.getTime()) return null;
+    if (last && last.toMillis() + everyMs > now.getTime()) return null;
+    const owner = randomUUID();
+    tx.set(ref, { lease_until: Timestamp.fromMillis(now.getTime() + leaseMs), lease_owner: owner }, { merge: true });
+    return owner;
+  });
+}
+
+/** Extends the lease while `owner` still holds it; false when another worker has taken it over. */
+export async function renewReconcile(orgId: string, owner: string, leaseMs: number, now = new Date()): Promise<boolean> {
+  const ref = stateRef(orgId);
+  return adminDb().runTransaction(async (tx) => {
+    if ((await tx.get(ref)).get('lease_owner') !== owner) return false;
+    tx.update(ref, { lease_until: Timestamp.fromMillis(now.getTime() + leaseMs) });
     return true;
   });
 }
 
-export async function finishReconcile(orgId: string, now = new Date()): Promise<void> {
-  await adminDb()
-    .collection('organizations')
-    .doc(orgId)
-    .collection('reconcile')
-    .doc('state')
-    .set({ lease_until: null, last_at: Timestamp.fromDate(now) }, { merge: true });
+/** Ends `owner`'s lease and marks the read done; a lease another worker holds now is left to it (false). */
+export async function finishReconcile(orgId: string, owner: string, now = new Date()): Promise<boolean> {
+  const ref = stateRef(orgId);
+  return adminDb().runTransaction(async (tx) => {
+    if ((await tx.get(ref)).get('lease_owner') !== owner) return false;
+    tx.set(ref, { lease_until: null, lease_owner: null, last_at: Timestamp.fromDate(now) }, { merge: true });
+    return true;
+  });
 }
 
 /** Every organization id, read a page at a time (ids only): the poller's round. */

@@ -1,7 +1,5 @@
 import { metaActionType } from '@/lib/shared/conversions/reconciliation';
-import { metaConfig } from '@/lib/server/connectors/meta/config';
-import { graphError } from '@/lib/server/connectors/meta/errors';
-import { requestJson } from '@/lib/server/connectors/http';
+import { graphPages, metaGraphClient, type MetaGraphClient } from '@/lib/server/connectors/meta/report';
 import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
 
 /**
@@ -10,23 +8,16 @@ import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
  * UTC day), and for the account one `GET act_{id}/insights?fields=actions&time_increment=1` (the
  * attributed pixel actions per day, `offsite_conversion.fb_pixel_*`). Insights are per ad account, not
  * per pixel: two pixels of one account sending the same event name share its attributed count.
+ * Both are Graph edges read page by page (a day per insights row, an hour per stats bucket: a 30-day
+ * window is more than Graph's default page), through the report's client (meta/report.ts), which
+ * counts each call and spaces them out by the account's usage.
  */
 
-const TIMEOUT_MS = 30_000;
-
-/** Reports take longer than a send: twice the usual timeout. */
-async function graphGet(accessToken: string, path: string, params: Record<string, string>, onCall?: () => void) {
-  const url = new URL(`${metaConfig().graphUrl}${path}`);
-  url.search = new URLSearchParams(params).toString();
-  onCall?.();
-  const { status, body } = await requestJson(
-    'meta_ads',
-    url.toString(),
-    { headers: { Authorization: `Bearer ${accessToken}` } },
-    TIMEOUT_MS,
-  );
-  if (status !== 200) throw graphError(status, body);
-  return body;
+/** Every row of an edge, all its pages. */
+async function allRows<T>(client: MetaGraphClient, path: string, params: Record<string, string>): Promise<T[]> {
+  const rows: T[] = [];
+  for await (const page of graphPages<T>(client, path, params)) rows.push(...page);
+  return rows;
 }
 
 interface StatsBucket {
@@ -52,9 +43,10 @@ export function receivedByDay(buckets: StatsBucket[]): Map<string, Map<string, n
 }
 
 export const metaCounted: ReadCounted = async (session, request) => {
-  const { account, from, to, onCall } = request;
-  const insights = await graphGet(
-    session.accessToken,
+  const { account, from, to } = request;
+  const client = metaGraphClient(session, request);
+  const insights = await allRows<{ date_start?: string; actions?: Array<{ action_type?: string; value?: string }> }>(
+    client,
     `/act_${account.id}/insights`,
     {
       fields: 'actions',
@@ -63,10 +55,9 @@ export const metaCounted: ReadCounted = async (session, request) => {
       action_breakdowns: 'action_type',
       time_range: JSON.stringify({ since: from, until: to }),
     },
-    onCall,
   );
   const attributed = new Map<string, Map<string, number>>();
-  for (const row of (insights.data as Array<{ date_start?: string; actions?: Array<{ action_type?: string; value?: string }> }>) ?? []) {
+  for (const row of insights) {
     for (const action of row.actions ?? []) {
       const days = attributed.get(String(action.action_type)) ?? new Map<string, number>();
       days.set(String(row.date_start), (days.get(String(row.date_start)) ?? 0) + Number(action.value ?? 0));
@@ -76,17 +67,14 @@ export const metaCounted: ReadCounted = async (session, request) => {
   const rows: CountedRow[] = [];
   const start = String(Date.parse(`${from}T00:00:00Z`) / 1000);
   const end = String(Date.parse(`${to}T00:00:00Z`) / 1000 + 86_400);
-  // One stats call per pixel, however many conversions send to it.
-  const statsOf = new Map<string, Promise<Map<string, Map<string, number>>>>();
+  // One stats read per pixel, however many conversions send to it.
+  const statsOf = new Map<string, Map<string, Map<string, number>>>();
   for (const target of request.targets) {
-    if (!statsOf.has(target.id))
-      statsOf.set(
-        target.id,
-        graphGet(session.accessToken, `/${target.id}/stats`, { aggregation: 'event', start_time: start, end_time: end }, onCall).then(
-          (stats) => receivedByDay((stats.data as StatsBucket[]) ?? []),
-        ),
-      );
-    const received = await statsOf.get(target.id)!;
+    let received = statsOf.get(target.id);
+    if (!received) {
+      const buckets = await allRows<StatsBucket>(client, `/${target.id}/stats`, { aggregation: 'event', start_time: start, end_time: end });
+      statsOf.set(target.id, (received = receivedByDay(buckets)));
+    }
     const names = target.events.length ? target.events : [...received.keys()];
     const dates = new Set<string>();
     for (const name of names) for (const date of received.get(name)?.keys() ?? []) dates.add(date);

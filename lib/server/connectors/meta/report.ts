@@ -1,7 +1,8 @@
 import { metaConfig } from '@/lib/server/connectors/meta/config';
 import { graphError } from '@/lib/server/connectors/meta/errors';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import type { Report, ReportRequest, Session } from '@/lib/server/connectors/types';
+import type { Report, Session } from '@/lib/server/connectors/types';
+import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 
 /**
@@ -220,8 +221,11 @@ export function reportError(response: GraphResponse, now: number): PlatformError
   return graphError(response.status, response.body);
 }
 
-/** The Graph calls of one report: each counted, spaced out by the account's usage, and refused as PlatformErrors. */
-function graphClient(session: Session, request: ReportRequest) {
+/**
+ * The Graph calls of one read of an account (a report, or what it counted: meta/counted.ts): each
+ * counted, spaced out by the account's usage, and refused as PlatformErrors.
+ */
+export function metaGraphClient(session: Session, request: { account: Pick<AdAccount, 'id'>; onCall?: () => void }) {
   const now = () => metaReportOptions.now();
   let next: Throttle = { waitMs: 0 };
 
@@ -274,12 +278,44 @@ function graphClient(session: Session, request: ReportRequest) {
   return { call, ok };
 }
 
-type Client = ReturnType<typeof graphClient>;
+export type MetaGraphClient = ReturnType<typeof metaGraphClient>;
+type Client = MetaGraphClient;
 
 const pagingAfter = (body: Record<string, unknown>) => {
   const paging = body.paging as { next?: string; cursors?: { after?: string } } | undefined;
   return paging?.next ? paging.cursors?.after : undefined;
 };
+
+/**
+ * Every page of a Graph edge (`limit` = pageSize rows each, cursor `after` while `paging.next` says more
+ * follow; Graph's own default is 25). With fallBackOnTooBig, a first page Meta calls too big returns
+ * 'too_big' instead of throwing. A page repeated or pages without end throw: a read with rows missing
+ * would be taken as the whole answer.
+ */
+export async function* graphPages<T>(
+  client: Client,
+  path: string,
+  params: Record<string, string>,
+  fallBackOnTooBig = false,
+): AsyncGenerator<T[], 'too_big' | undefined> {
+  const limit = String(metaReportOptions.pageSize);
+  let after: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const response = await client.call('GET', path, { ...params, limit, ...(after ? { after } : {}) });
+    if (response.status !== 200) {
+      // Only before any row was yielded can the whole window start over as an async run.
+      if (fallBackOnTooBig && page === 0 && isTooBig(response)) return 'too_big';
+      throw reportError(response, metaReportOptions.now());
+    }
+    const rows = (response.body.data as T[] | undefined) ?? [];
+    if (rows.length > 0) yield rows;
+    const nextAfter = pagingAfter(response.body);
+    if (!nextAfter) return undefined;
+    if (nextAfter === after) throw new PlatformError('meta_ads', 'retryable', 'Meta repeated a page of the report. Trying again.');
+    after = nextAfter;
+  }
+  throw new PlatformError('meta_ads', 'retryable', 'Meta kept answering more pages than any report has. Try again later.');
+}
 
 /** An async report run: start it, poll with a short backoff until Meta completes it, and return its id. */
 async function runReport(client: Client, accountId: string, params: Record<string, string>): Promise<string> {
@@ -303,7 +339,7 @@ const daysIn = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00
 
 /** Reads one account's rows at a level, a page at a time (see the file comment). */
 export const metaReport: Report = async function* (session, request) {
-  const client = graphClient(session, request);
+  const client = metaGraphClient(session, request);
   const accountId = request.account.id;
   const settings = await client.ok('GET', `/act_${accountId}`, { fields: 'account_id,name,currency,timezone_name' });
   const account: MetaAccountInfo = {
@@ -319,29 +355,17 @@ export const metaReport: Report = async function* (session, request) {
     time_increment: '1',
   };
   const limit = String(metaReportOptions.pageSize);
-
   async function* pages(
     path: string,
     extra: Record<string, string>,
     fallBackOnTooBig: boolean,
   ): AsyncGenerator<AdRow[], 'too_big' | undefined> {
-    let after: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const response = await client.call('GET', path, { ...extra, limit, ...(after ? { after } : {}) });
-      if (response.status !== 200) {
-        // Only before any row was yielded can the whole window start over as an async run.
-        if (fallBackOnTooBig && page === 0 && isTooBig(response)) return 'too_big';
-        throw reportError(response, metaReportOptions.now());
-      }
-      const rows = (response.body.data as InsightsRow[] | undefined) ?? [];
-      if (rows.length > 0) yield rows.map((row) => toAdRow(row, account, request.level));
-      const nextAfter = pagingAfter(response.body);
-      if (!nextAfter) return undefined;
-      // Stopping here would write a window with rows missing, and the writer deletes what a window lacks.
-      if (nextAfter === after) throw new PlatformError('meta_ads', 'retryable', 'Meta repeated a page of the report. Trying again.');
-      after = nextAfter;
+    const read = graphPages<InsightsRow>(client, path, extra, fallBackOnTooBig);
+    for (;;) {
+      const page = await read.next();
+      if (page.done) return page.value;
+      yield page.value.map((row) => toAdRow(row, account, request.level));
     }
-    throw new PlatformError('meta_ads', 'retryable', 'Meta kept answering more pages than any report has. Try again later.');
   }
 
   if (daysIn(request.from, request.to) <= SYNC_MAX_DAYS) {
