@@ -72,7 +72,6 @@ function limitOf(rule: RateLimit): number {
   return Number.isInteger(override) && override > 0 ? override : rule.limit;
 }
 
-
 const counters = () => adminDb().collection('rate_limits');
 
 /** One counter document per limit, key and window; windows are aligned to the clock (whole minutes, hours, days). */

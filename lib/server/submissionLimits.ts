@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError } from '@/lib/server/errors';
+import { TokenBucket, touch } from '@/lib/server/memoryLimits';
 import { tooManySubmissionsMessage, type SubmissionLimitScope } from '@/lib/shared/rateLimitMessages';
 
 /**
@@ -50,9 +51,6 @@ export const SUBMISSIONS_PER_ADDRESS: SubmissionLimit = {
 export const SHARED_WINDOW_SECONDS = 60;
 /** How often an instance writes and reads a key's shared count at most. */
 export const SHARED_FLUSH_MS = 1000;
-/** Keys (and key × address pairs) kept in memory at most; the least recently seen go first. */
-const MAX_TRACKED = 50_000;
-
 /** This instance's name in the shared budget's documents. */
 const INSTANCE = randomUUID();
 
@@ -62,37 +60,9 @@ export function perSecondOf(limit: SubmissionLimit, planRate: number): number {
   return Number.isInteger(override) && override > 0 ? override : planRate;
 }
 
-/** Tokens are events; it holds one second of them and refills continuously. */
-class TokenBucket {
-  private tokens: number;
-  private at = Date.now();
-
-  constructor(private perSecond: number) {
-    this.tokens = perSecond;
-  }
-
-  /**
-   * Takes `n` tokens, or answers the seconds until they would be there (> 0). A batch larger than the
-   * bucket passes on a full bucket and leaves it in debt, so it is neither refused forever nor free.
-   */
-  take(n: number, perSecond: number, now: number): number {
-    if (perSecond !== this.perSecond) {
-      this.tokens = Math.min(this.tokens, perSecond);
-      this.perSecond = perSecond;
-    }
-    this.tokens = Math.min(perSecond, this.tokens + ((now - this.at) / 1000) * perSecond);
-    this.at = now;
-    const needed = Math.min(n, perSecond);
-    if (this.tokens >= needed) {
-      this.tokens -= n;
-      return 0;
-    }
-    return (needed - this.tokens) / perSecond;
-  }
-}
-
 /** What this instance knows of one key. */
 interface KeyState {
+  /** Tokens are events; it holds one second of them. */
   bucket: TokenBucket;
   hash: string;
   window: number;
@@ -103,19 +73,6 @@ interface KeyState {
   flushing: boolean;
   /** The shared budget is spent until then (ms since epoch). */
   blockedUntil: number;
-}
-
-/** A Map as a small LRU: a hit moves to the end, the oldest go when it is full. */
-function touch<V>(map: Map<string, V>, id: string, make: () => V): V {
-  let value = map.get(id);
-  if (value !== undefined) {
-    map.delete(id);
-  } else {
-    value = make();
-    if (map.size >= MAX_TRACKED) map.delete(map.keys().next().value!);
-  }
-  map.set(id, value);
-  return value;
 }
 
 const keys = new Map<string, KeyState>();
