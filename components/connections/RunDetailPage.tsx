@@ -124,7 +124,8 @@ function RunView({ orgId, id, runId }: { orgId: string; id: string; runId: strin
         <dd>{took === null ? 'Still running' : durationInWords(took)}</dd>
       </dl>
       {ownError.length > 0 && (
-        <p role="alert" className="alert alert--error" style={{ margin: 0 }}>
+        // Present when the page loads: a plain box, not an alert a screen reader interrupts with.
+        <p className="alert alert--error" style={{ margin: 0 }}>
           {ownError[0]}
         </p>
       )}
