@@ -62,7 +62,6 @@ function numericId(key: string, digits: number): string {
 }
 
 /** The calendar day of `at` in `timeZone` (re-exported: the sandbox's platforms and tests take it from here). */
-export { dayIn };
 
 const DAY_MS = 86_400_000;
 const toMs = (date: string) => Date.parse(`${date}T00:00:00Z`);

@@ -7,7 +7,8 @@
  * Dataset Quality API (`GET /dataset_quality`) reports it per pixel and event name.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { dayIn, daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
+import { dayIn } from '@/lib/shared/connections/windows';
+import { daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { META_KEYS, type ReceivedIdentifier } from '@/sandbox/matching';

@@ -4,10 +4,11 @@
  * reports; developer token and CustomerId headers checked).
  */
 import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { dayIn } from '@/lib/shared/connections/windows';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { strToU8, zipSync } from 'fflate';
-import { dayIn, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
+import { type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { json, readBody } from '@/sandbox/server';

@@ -1,6 +1,7 @@
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useState } from 'react';
+import CodeBlock from '@/components/ui/CodeBlock';
 import CopyButton from '@/components/ui/CopyButton';
 import codeStyles from '@/components/ui/code.module.css';
 import { useRouteApp } from '@/components/apps/useRouteApp';
@@ -166,18 +167,7 @@ export default function CustomSubmissionPage() {
               {canManageKeys ? 'Make a new key to get a snippet that works.' : 'An owner or admin can make a new one.'}
             </p>
           ) : shownSnippet ? (
-            <div className="stack" style={{ gap: '0.4rem' }}>
-              <CopyButton text={shownSnippet} what="the snippet" />
-              <pre
-                className={codeStyles.code}
-                tabIndex={0}
-                role="region"
-                aria-label="Website capture snippet"
-                data-testid="capture-snippet"
-              >
-                {shownSnippet}
-              </pre>
-            </div>
+            <CodeBlock title="The snippet" code={shownSnippet} testId="capture-snippet" level={3} />
           ) : (
             <div className="actions" style={{ justifyContent: 'flex-start' }}>
               <Button type="button" variant="secondary" busy={snippet.isFetching} onClick={() => void loadSnippet({ orgId, id: app.id })}>

@@ -1,5 +1,7 @@
 import CodeBlock from '@/components/ui/CodeBlock';
 import styles from '@/components/apps/apps.module.css';
+import ScrollRegion from '@/components/ui/ScrollRegion';
+import TableHead from '@/components/ui/TableHead';
 import { contractAnswers, contractFields, EXAMPLE_BATCH, EXAMPLE_EVENT, LIMITS } from '@/lib/shared/schemas/submissionContract';
 
 const curl = (endpoint: string, body: unknown) =>
@@ -34,15 +36,9 @@ export default function SubmissionContract({ endpoint }: { endpoint: string }) {
           Personal fields may come in clear or already SHA-256 hashed: we hash them before anything is kept. A field not listed here is
           ignored, never stored, and named in the answer&apos;s <code>warnings</code>.
         </p>
-        <div className={styles.scroll} tabIndex={0} role="region" aria-labelledby="fields-title">
-          <table className={styles.fields} data-testid="contract-fields">
-            <thead>
-              <tr>
-                <th scope="col">Field</th>
-                <th scope="col">Value</th>
-                <th scope="col">Meaning</th>
-              </tr>
-            </thead>
+        <ScrollRegion label="Event fields (scrolls sideways)">
+          <table className={styles.fields} data-testid="contract-fields" aria-labelledby="fields-title">
+            <TableHead columns={['Field', 'Value', 'Meaning']} actions={false} />
             <tbody>
               {fields.map((field) => (
                 <tr key={field.name}>
@@ -56,7 +52,7 @@ export default function SubmissionContract({ endpoint }: { endpoint: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       </section>
       <section className="stack" aria-labelledby="answers-title">
         <h3 id="answers-title">Answers</h3>

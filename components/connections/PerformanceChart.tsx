@@ -2,7 +2,7 @@ import { useId } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { formatDay, formatMoney, formatNumber } from '@/components/connections/shared';
 import type { Connection, WrittenDay } from '@/lib/shared/connections/connection';
-import { CHART_TEXT_PX, useSvgScale } from '@/components/ui/useSvgScale';
+import { niceMax, useChartFrame } from '@/components/ui/useSvgScale';
 
 const WIDTH = 720;
 const HEIGHT = 170;
@@ -12,13 +12,6 @@ const COLOURS = ['#4263eb', '#f08c00', '#2b8a3e', '#c2255c', '#1098ad', '#7048e8
 
 type Metric = 'spend' | 'clicks';
 
-/** A round top for the axis: 1, 2, 5 × 10ⁿ. */
-function niceMax(value: number): number {
-  if (value <= 4) return 4;
-  const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value)!;
-}
-
 const shortNumber = (value: number) => new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 }).format(value);
 const shortDay = (day: string) =>
   new Date(`${day}T00:00:00Z`).toLocaleDateString(undefined, { timeZone: 'UTC', month: 'short', day: 'numeric' });
@@ -27,24 +20,18 @@ const shortDay = (day: string) =>
 function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts: string[]; metric: Metric; title: string }) {
   const id = useId();
   // Text, margins and height in screen pixels: the viewBox shrinks with the box on a phone, the labels must not.
-  const { ref, width, px } = useSvgScale(WIDTH);
-  const pad = {
-    top: Math.max(PAD.top, px(8)),
-    right: PAD.right,
-    bottom: Math.max(PAD.bottom, px(CHART_TEXT_PX + 10)),
-    left: Math.max(PAD.left, px(44)),
-  };
-  const height = Math.max(HEIGHT, px(150));
+  const { ref, width, px, pad, height, text, plotWidth, plotHeight } = useChartFrame(WIDTH, {
+    pad: PAD,
+    minHeight: HEIGHT,
+    axisLabelPx: 44,
+  });
   const totals = days.map((day) => accounts.reduce((sum, account) => sum + (day.accounts[account]?.[metric] ?? 0), 0));
   const top = niceMax(Math.max(0, ...totals));
-  const plotWidth = WIDTH - pad.left - pad.right;
-  const plotHeight = height - pad.top - pad.bottom;
   const slot = plotWidth / Math.max(days.length, 1);
   const barWidth = Math.max(2, Math.min(28, slot - 3));
   const y = (value: number) => pad.top + plotHeight - (value / top) * plotHeight;
   // A day label is about 48 px wide: as many as fit, at most 8.
   const labelEvery = Math.max(1, Math.ceil(days.length / Math.max(2, Math.min(8, Math.floor(width / 64)))));
-  const text = { fontSize: px(CHART_TEXT_PX) };
   const total = totals.reduce((sum, value) => sum + value, 0);
   return (
     <svg ref={ref} viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby={`${id}-title`} aria-describedby={`${id}-desc`}>

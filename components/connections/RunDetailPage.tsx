@@ -11,6 +11,7 @@ import { formatDateTime } from '@/components/ui/time';
 import { runDays } from '@/lib/shared/connections/windows';
 import type { RunDetail } from '@/lib/shared/connections/connection';
 import { connectionsApi, useRunQuery } from '@/store/connectionsApi';
+import ScrollRegion from '@/components/ui/ScrollRegion';
 import TableHead from '@/components/ui/TableHead';
 
 /** While the run lasts, the page refreshes so its accounts fill in. */
@@ -32,7 +33,7 @@ function Accounts({ detail }: { detail: RunDetail }) {
       <h2 id="run-accounts-title" style={{ margin: 0, fontSize: '1.1rem' }}>
         Accounts
       </h2>
-      <div className={styles.scroll} tabIndex={0} role="region" aria-label="Accounts of the run">
+      <ScrollRegion label="Accounts of the run (scrolls sideways)">
         <table className="table" aria-label="Accounts of the run">
           <TableHead columns={['Account', 'Rows read', 'Rows written', 'API calls', 'Time', 'Error']} actions={false} />
           <tbody>
@@ -48,7 +49,7 @@ function Accounts({ detail }: { detail: RunDetail }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }
@@ -61,7 +62,7 @@ function Chunks({ detail }: { detail: RunDetail }) {
       <h2 id="run-chunks-title" style={{ margin: 0, fontSize: '1.1rem' }}>
         Chunks
       </h2>
-      <div className={styles.scroll} tabIndex={0} role="region" aria-label="Chunks of the backfill">
+      <ScrollRegion label="Chunks of the backfill (scrolls sideways)">
         <table className="table" aria-label="Chunks of the backfill">
           <TableHead columns={['Account', 'Days', 'Status', 'Rows read / written', 'API calls', 'Time', 'Attempts']} actions={false} />
           <tbody>
@@ -80,7 +81,7 @@ function Chunks({ detail }: { detail: RunDetail }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
     </section>
   );
 }
@@ -123,7 +124,8 @@ function RunView({ orgId, id, runId }: { orgId: string; id: string; runId: strin
         <dd>{took === null ? 'Still running' : durationInWords(took)}</dd>
       </dl>
       {ownError.length > 0 && (
-        <p role="alert" className="alert alert--error" style={{ margin: 0 }}>
+        // Present when the page loads: a plain box, not an alert a screen reader interrupts with.
+        <p className="alert alert--error" style={{ margin: 0 }}>
           {ownError[0]}
         </p>
       )}

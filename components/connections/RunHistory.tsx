@@ -9,6 +9,7 @@ import { formatDateTime, RelativeTime } from '@/components/ui/time';
 import { downloadFile } from '@/lib/client/download';
 import type { Connection, Run } from '@/lib/shared/connections/connection';
 import { runDays } from '@/lib/shared/connections/windows';
+import ScrollRegion from '@/components/ui/ScrollRegion';
 import TableHead from '@/components/ui/TableHead';
 
 /** Saves the run history as CSV (fetched as the signed-in user). */
@@ -48,7 +49,7 @@ export default function RunHistory({ orgId, runs, connection, now }: { orgId: st
           No runs yet. The first one starts within a minute of creating the connection, or use Run now.
         </p>
       ) : (
-        <div className={styles.scroll}>
+        <ScrollRegion label="Run history (scrolls sideways)">
           <table className="table table--cards" aria-label="Run history">
             <TableHead columns={['Started', 'Kind', 'Days', 'Rows read / written', 'API calls', 'Duration', 'Outcome']} actions={false} />
             <tbody>
@@ -98,7 +99,7 @@ export default function RunHistory({ orgId, runs, connection, now }: { orgId: st
               })}
             </tbody>
           </table>
-        </div>
+        </ScrollRegion>
       )}
     </section>
   );

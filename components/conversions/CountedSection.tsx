@@ -1,11 +1,9 @@
-import { useState, type FormEvent } from 'react';
 import CountedShare from '@/components/conversions/CountedShare';
-import { fieldErrorsOf, formFailureOf } from '@/components/ui/failures';
+import ThresholdForm, { type ThresholdField } from '@/components/conversions/ThresholdForm';
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
-import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
-import TextField from '@/components/ui/TextField';
+import TableHead from '@/components/ui/TableHead';
 import { formatDateTime } from '@/components/ui/time';
 import { dayLabel, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
@@ -48,42 +46,9 @@ function DayRow({ day }: { day: ReconcileDay }) {
   );
 }
 
-function ThresholdForm({ orgId, id, saved }: { orgId: string; id: string; saved: number }) {
-  const [save, saving] = useSaveCountedThresholdMutation();
-  const [value, setValue] = useState(String(saved));
-  const [done, setDone] = useState(false);
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setDone(false);
-    const result = await save({ orgId, id, threshold: Number(value) });
-    if (!('error' in result)) setDone(true);
-  }
-  return (
-    <>
-      <form className="inline-form" onSubmit={submit} noValidate>
-        <TextField
-          label="Alert when the counted share falls under (%)"
-          type="number"
-          inputMode="numeric"
-          min={1}
-          max={100}
-          value={value}
-          onChange={(event) => setValue(event.target.value)}
-          error={fieldErrorsOf(saving.error).threshold?.[0]}
-        />
-        <Button type="submit" busy={saving.isLoading}>
-          Save
-        </Button>
-      </form>
-      {formFailureOf(saving.error) && <Alert>{messageOf(saving.error, 'Could not save.')}</Alert>}
-      {done && (
-        <div role="status" className="alert alert--success">
-          Saved.
-        </div>
-      )}
-    </>
-  );
-}
+const FIELDS: ReadonlyArray<ThresholdField<'threshold'>> = [
+  { name: 'threshold', label: 'Alert when the counted share falls under (%)', min: 1, max: 100 },
+];
 
 /**
  * "Counted by the platform" on a conversion's page: per day (last 30 UTC days), the events we received,
@@ -92,6 +57,7 @@ function ThresholdForm({ orgId, id, saved }: { orgId: string; id: string; saved:
  */
 export default function CountedSection({ orgId, id, canEdit }: { orgId: string; id: string; canEdit: boolean }) {
   const { data, isLoading, error, refetch } = useConversionReconciliationQuery({ orgId, id });
+  const [save, saving] = useSaveCountedThresholdMutation();
   const platform = data ? PLATFORM_LABELS[data.platform as AdPlatform] : 'the platform';
   const days = data ? [...data.days].reverse() : [];
   return (
@@ -135,17 +101,18 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
           ) : (
             <div style={{ overflowX: 'auto' }}>
               <table className="table" aria-label={`Counted by ${platform}, per day`}>
-                <thead>
-                  <tr>
-                    <th scope="col">Day (UTC)</th>
-                    <th scope="col">Received by SignalBridge</th>
-                    <th scope="col">Sent</th>
-                    <th scope="col">Accepted by the API</th>
-                    <th scope="col">Received by {platform}</th>
-                    <th scope="col">Attributed by {platform}</th>
-                    <th scope="col">What it means</th>
-                  </tr>
-                </thead>
+                <TableHead
+                  columns={[
+                    'Day (UTC)',
+                    'Received by SignalBridge',
+                    'Sent',
+                    'Accepted by the API',
+                    `Received by ${platform}`,
+                    `Attributed by ${platform}`,
+                    'What it means',
+                  ]}
+                  actions={false}
+                />
                 <tbody>
                   {days.map((day) => (
                     <DayRow key={day.date} day={day} />
@@ -155,7 +122,13 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
             </div>
           )}
           {/* Not keyed by the threshold: the refetch after a save must not remount the form and lose its "Saved." */}
-          {canEdit && <ThresholdForm orgId={orgId} id={id} saved={data.threshold} />}
+          <ThresholdForm
+            fields={FIELDS}
+            saved={{ threshold: data.threshold }}
+            canEdit={canEdit}
+            save={({ threshold }) => save({ orgId, id, threshold })}
+            saving={saving}
+          />
         </>
       )}
     </section>

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 import type { DeliveryHour } from '@/lib/shared/conversions/conversion';
-import { CHART_TEXT_PX, useSvgScale } from '@/components/ui/useSvgScale';
+import { niceMax, useChartFrame } from '@/components/ui/useSvgScale';
 import { plural } from '@/lib/shared/plural';
 
 const HOURS = 48;
@@ -19,13 +19,6 @@ const startOf = (hour: string) => new Date(`${hour}:00:00Z`);
 const clock = (hour: string) => startOf(hour).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 const dayAndClock = (hour: string) => startOf(hour).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 
-/** A round top for the axis: 1, 2, 5 × 10ⁿ. */
-function niceMax(value: number): number {
-  if (value <= 4) return 4;
-  const power = 10 ** Math.floor(Math.log10(value));
-  return [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value)!;
-}
-
 /**
  * Delivered and failed events per hour over the last 48 hours, stacked: drawn as inline SVG, summed
  * up in its label, and listed hour by hour in a table only screen readers see.
@@ -33,15 +26,7 @@ function niceMax(value: number): number {
 export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; now: number }) {
   const titleId = useId();
   // Text, margins and height in screen pixels: the viewBox shrinks with the box on a phone, the labels must not.
-  const { ref, px } = useSvgScale(WIDTH);
-  const pad = {
-    top: Math.max(PAD.top, px(8)),
-    right: PAD.right,
-    bottom: Math.max(PAD.bottom, px(CHART_TEXT_PX + 10)),
-    left: Math.max(PAD.left, px(32)),
-  };
-  const height = Math.max(HEIGHT, px(150));
-  const text = { fontSize: px(CHART_TEXT_PX) };
+  const { ref, px, pad, height, text, plotWidth, plotHeight } = useChartFrame(WIDTH, { pad: PAD, minHeight: HEIGHT, axisLabelPx: 32 });
   const byHour = new Map(hours.map((hour) => [hour.hour, hour]));
   const slots = lastHours(now).map((hour) => ({
     hour,
@@ -51,8 +36,6 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
   const delivered = slots.reduce((total, slot) => total + slot.delivered, 0);
   const failed = slots.reduce((total, slot) => total + slot.failed, 0);
   const top = niceMax(Math.max(...slots.map((slot) => slot.delivered + slot.failed)));
-  const plotWidth = WIDTH - pad.left - pad.right;
-  const plotHeight = height - pad.top - pad.bottom;
   const slotWidth = plotWidth / HOURS;
   const barWidth = Math.max(2, slotWidth - 3);
   const y = (value: number) => pad.top + plotHeight - (value / top) * plotHeight;

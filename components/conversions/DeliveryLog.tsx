@@ -5,6 +5,7 @@ import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
 import TextField from '@/components/ui/TextField';
 import RowDebugger from '@/components/conversions/RowDebugger';
 import { DELIVERY_STATUS_LABELS, filteredInWords, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
@@ -50,10 +51,11 @@ function LogRow({ orgId, id, record, row }: { orgId: string; id: string; record:
             className="button--small"
             aria-expanded={open}
             aria-controls={open ? panelId : undefined}
-            aria-label={`${open ? 'Hide' : 'Show'} what was sent for ${row.id}`}
             onClick={() => setOpen(!open)}
           >
+            {/* The visible words start the button's name (WCAG 2.5.3): a voice user says what they see. */}
             {open ? 'Hide' : 'Sent / answer'}
+            <span className="sr-only"> for event {row.id}</span>
           </Button>
         </td>
       </tr>
@@ -82,17 +84,7 @@ function LogLine({ orgId, id, record }: { orgId: string; id: string; record: Del
         </summary>
         <div className={styles.logRows}>
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Event id</th>
-                <th scope="col">Email</th>
-                <th scope="col">Status</th>
-                <th scope="col">Reason</th>
-                <th scope="col">
-                  <span className="sr-only">What was sent</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Event id', 'Email', 'Status', 'Reason']} />
             <tbody>
               {record.rows.map((row) => (
                 <LogRow key={row.id} orgId={orgId} id={id} record={record} row={row} />

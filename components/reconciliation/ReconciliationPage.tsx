@@ -5,6 +5,7 @@ import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
+import TableHead from '@/components/ui/TableHead';
 import { RelativeTime, useNow } from '@/components/ui/time';
 import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { useReconciliationQuery } from '@/store/reconciliationApi';
@@ -42,14 +43,7 @@ export function ReconciliationPage() {
         </div>
       ) : (
         <table className="table" aria-label="Counted share per conversion">
-          <thead>
-            <tr>
-              <th scope="col">Conversion</th>
-              <th scope="col">Platform</th>
-              <th scope="col">Counted, last 7 days</th>
-              <th scope="col">Last read</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Conversion', 'Platform', 'Counted, last 7 days', 'Last read']} actions={false} />
           <tbody>
             {data.map((row) => (
               <tr key={row.id} data-testid="reconciliation-row">

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError } from '@/lib/server/errors';
+import { describeWait } from '@/lib/shared/rateLimitMessages';
 
 /**
  * Abuse limits, kept in Firestore so that every app instance counts against the same numbers:
@@ -69,17 +70,6 @@ export const invitationLimits = (uid: string, orgId: string): RateLimitHit[] => 
 function limitOf(rule: RateLimit): number {
   const override = Number(process.env[rule.env]);
   return Number.isInteger(override) && override > 0 ? override : rule.limit;
-}
-
-/** "45 seconds", "12 minutes", "3 hours": how long a caller waits, rounded up. */
-export function describeWait(seconds: number): string {
-  const [amount, unit] =
-    seconds < 2 * MINUTE
-      ? [seconds, 'second']
-      : seconds < 2 * HOUR
-        ? [Math.ceil(seconds / MINUTE), 'minute']
-        : [Math.ceil(seconds / HOUR), 'hour'];
-  return `${amount} ${unit}${amount === 1 ? '' : 's'}`;
 }
 
 const counters = () => adminDb().collection('rate_limits');

@@ -2,8 +2,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError } from '@/lib/server/errors';
-import { describeWait } from '@/lib/server/rateLimit';
+import { touch } from '@/lib/server/memoryLimits';
 import { TokenBucket } from '@/lib/server/tokenBucket';
+import { tooManySubmissionsMessage, type SubmissionLimitScope } from '@/lib/shared/rateLimitMessages';
 
 /**
  * The limits of POST /api/submissions, enforced without a Firestore write per request (a counter document
@@ -29,16 +30,14 @@ interface SubmissionLimit {
   name: string;
   /** Overrides the rate when set to a positive integer (tests, the bench, tuning without a deploy). */
   env: string;
-  message: (perSecond: number, retryAfter: string) => string;
+  /** Whom it counts: names the limit in the message a caller over it reads. */
+  scope: SubmissionLimitScope;
 }
-
-const count = (n: number) => n.toLocaleString('en-US');
 
 export const SUBMISSIONS_PER_KEY: SubmissionLimit = {
   name: 'submissions_per_key',
   env: 'RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND',
-  message: (perSecond, retryAfter) =>
-    `Too many submissions with this key: at most ${count(perSecond)} events a second. Try again in ${retryAfter}.`,
+  scope: 'key',
 };
 
 /** A website visitor sends a few events a page; a script looping from one address is stopped here. */
@@ -46,17 +45,13 @@ export const PUBLISHABLE_PER_ADDRESS_DEFAULT = 20;
 export const SUBMISSIONS_PER_ADDRESS: SubmissionLimit = {
   name: 'submissions_per_address',
   env: 'RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_SECOND',
-  message: (perSecond, retryAfter) =>
-    `Too many submissions from this address: at most ${count(perSecond)} events a second. Try again in ${retryAfter}.`,
+  scope: 'address',
 };
 
 /** The shared budget's window: long enough that its documents are written rarely, short enough to forgive soon. */
 export const SHARED_WINDOW_SECONDS = 60;
 /** How often an instance writes and reads a key's shared count at most. */
 export const SHARED_FLUSH_MS = 1000;
-/** Keys (and key × address pairs) kept in memory at most; the least recently seen go first. */
-const MAX_TRACKED = 50_000;
-
 /** This instance's name in the shared budget's documents. */
 const INSTANCE = randomUUID();
 
@@ -68,6 +63,7 @@ export function perSecondOf(limit: SubmissionLimit, planRate: number): number {
 
 /** What this instance knows of one key. */
 interface KeyState {
+  /** Tokens are events; it holds one second of them. */
   bucket: TokenBucket;
   hash: string;
   window: number;
@@ -80,27 +76,15 @@ interface KeyState {
   blockedUntil: number;
 }
 
-/** A Map as a small LRU: a hit moves to the end, the oldest go when it is full. */
-function touch<V>(map: Map<string, V>, id: string, make: () => V): V {
-  let value = map.get(id);
-  if (value !== undefined) {
-    map.delete(id);
-  } else {
-    value = make();
-    if (map.size >= MAX_TRACKED) map.delete(map.keys().next().value!);
-  }
-  map.set(id, value);
-  return value;
-}
-
 const keys = new Map<string, KeyState>();
 const addresses = new Map<string, TokenBucket>();
 
 const windowOf = (now: number) => Math.floor(now / (SHARED_WINDOW_SECONDS * 1000));
 
-function refused(limit: SubmissionLimit, perSecond: number, seconds: number): DomainError {
+/** The refusal a caller over `limit` gets: the 429's message and Retry-After (whole seconds, at least 1). */
+export function refused(limit: SubmissionLimit, perSecond: number, seconds: number): DomainError {
   const retryAfter = Math.max(1, Math.ceil(seconds));
-  return new DomainError('rate_limited', limit.message(perSecond, describeWait(retryAfter)), { retryAfter });
+  return new DomainError('rate_limited', tooManySubmissionsMessage(limit.scope, perSecond, retryAfter), { retryAfter });
 }
 
 const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');

@@ -1,6 +1,6 @@
 /**
  * A token bucket refilled continuously at `perSecond`, holding at most `capacity` tokens (by default one
- * second's worth). In memory, per process: the submission limits and the platforms' request quotas use it.
+ * second's worth). In memory, per process: the submission limits, the invitation preview's limit and the platforms' request quotas use it.
  */
 export class TokenBucket {
   private tokens: number;

@@ -1,6 +1,7 @@
 import type { NextApiRequest, PageConfig } from 'next';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
+import { clientAddress } from '@/lib/server/http/clientAddress';
 import { admitSubmissions } from '@/lib/server/submissionLimits';
 import { ingest, resolveSubmissionKey } from '@/lib/server/services/ingest';
 import { MAX_EVENTS_PER_REQUEST } from '@/lib/shared/schemas/submissions';
@@ -95,10 +96,7 @@ export default createHandler({
         res.setHeader('Access-Control-Allow-Origin', origin);
         res.setHeader('Vary', 'Origin');
       }
-      const forwarded = String(req.headers['x-forwarded-for'] ?? '')
-        .split(',')[0]
-        ?.trim();
-      const address = forwarded || req.socket.remoteAddress;
+      const address = clientAddress(req);
       // A browser's own address and agent describe the person; a server's describe the server.
       const browser = owner.kind === 'publishable' ? { ip: address, userAgent: req.headers['user-agent'] } : {};
       const body = await jsonBody(req);

@@ -1,10 +1,11 @@
 import { googleAds } from '@/lib/server/connectors/google-ads';
+import { dayIn } from '@/lib/shared/connections/windows';
 import { reportError } from '@/lib/server/connectors/google-ads/report';
 import type { ReportRequest, Session } from '@/lib/server/connectors/types';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import { adRowKey } from '@/lib/shared/connections/rows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
-import { type AdDataLevel, dayIn, RESTATED_DAYS, type SandboxAdAccount } from '@/sandbox/adData';
+import { type AdDataLevel, RESTATED_DAYS, type SandboxAdAccount } from '@/sandbox/adData';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
 

@@ -1,8 +1,9 @@
 import { meta } from '@/lib/server/connectors/meta';
+import { dayIn } from '@/lib/shared/connections/windows';
 import { metaReportOptions } from '@/lib/server/connectors/meta/report';
 import type { ReportRequest, Session } from '@/lib/server/connectors/types';
 import { type AdLevel, type AdRow, adRowKey } from '@/lib/shared/connections/rows';
-import { dayIn, type AdDataLevel } from '@/sandbox/adData';
+import type { AdDataLevel } from '@/sandbox/adData';
 import { META_PURCHASE_ACTION_TYPES, metaSandboxAccount, USAGE_CALLS_PER_HOUR } from '@/sandbox/meta';
 import { type FakePlatforms, META_DEMO_TOKEN, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';

@@ -1,10 +1,11 @@
 import type { AdRow } from '@/lib/shared/connections/rows';
+import { dayIn } from '@/lib/shared/connections/windows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
 import { createMicrosoftReport, reportRequestBody } from '@/lib/server/connectors/microsoft-ads/report';
 import type { Report, ReportRequest, Session } from '@/lib/server/connectors/types';
-import { dayIn, type AdFacts } from '@/sandbox/adData';
+import type { AdFacts } from '@/sandbox/adData';
 import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 

@@ -19,9 +19,8 @@ import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandb
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
-import { dayIn } from '@/lib/server/connectors/microsoft-ads/report';
 import { metaReportOptions } from '@/lib/server/connectors/meta/report';
-import { addDays } from '@/lib/shared/connections/windows';
+import { addDays, dayIn } from '@/lib/shared/connections/windows';
 import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 

@@ -7,6 +7,8 @@ import path from 'node:path';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { busiestDocument } from '@/lib/server/writeTrace';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { refused, SUBMISSIONS_PER_KEY } from '@/lib/server/submissionLimits';
+import { contractAnswers, EXAMPLE_PLAN, EXAMPLE_RETRY_AFTER } from '@/lib/shared/schemas/submissionContract';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { tapConversions } from '@/tests/api/helpers/queue';
@@ -168,6 +170,19 @@ test('a burst of single events writes no document per request: at most one write
   expect(busiest).not.toBeNull(); // the shared count was written: the tracer sees writes
   expect(busiest!.path).toMatch(/^rate_limits\/submissions_per_key_[0-9a-f]{64}_\d+\/rate_limit_instances\/[\w-]+$/);
   expect(busiest!.writes).toBe(1);
+});
+
+test('the API reference’s 429 example is what the server sends a Growth key over its rate', () => {
+  const example = contractAnswers().find((answer) => answer.title.startsWith('429'))!;
+  const sent = refused(SUBMISSIONS_PER_KEY, EXAMPLE_PLAN.ingestEventsPerSecond, EXAMPLE_RETRY_AFTER);
+  expect(EXAMPLE_PLAN.name).toBe('Growth');
+  expect(JSON.parse(example.answer.slice(example.answer.indexOf('{')))).toEqual({
+    success: false,
+    code: sent.code,
+    message: sent.message,
+  });
+  expect(sent.message).toBe('Too many submissions with this key: at most 1,000 events a second. Try again in 12 seconds.');
+  expect(example.answer).toContain(`Retry-After: ${sent.retryAfter}\n`);
 });
 
 describe('the website snippet and its publishable key', () => {

@@ -2,7 +2,7 @@ import acceptInvitation from '@/pages/api/acceptInvitation';
 import getPendingInvitation from '@/pages/api/getPendingInvitation';
 import getSentInvitation from '@/pages/api/getSentInvitation';
 import getTeamMembers from '@/pages/api/getTeamMembers';
-import invitationPreview from '@/pages/api/invitationPreview';
+import invitationPreview, { PREVIEWS_PER_ADDRESS_PER_MINUTE } from '@/pages/api/invitationPreview';
 import rejectInvitation from '@/pages/api/rejectInvitation';
 import removeMember from '@/pages/api/removeMemberFromOrganization';
 import sendInvitation from '@/pages/api/sendInvitation';
@@ -220,6 +220,40 @@ describe('invitationPreview (the signed-out invitation page)', () => {
     }
     // A malformed secret is refused by its form alone.
     expect((await preview({ invitationId, token: 'short' })).status).toBe(400);
+  });
+
+  test('a resent invitation still previews with the first email’s secret, and with the new one', async () => {
+    const email = freshEmail();
+    const invitationId = (await invite(admin, email)).body.invitationId as string;
+    expect((await post('resendInvitation', admin, undefined, { orgId, invitationId })).status).toBe(200);
+    const tokens = fake.messages
+      .filter((message) => message.to === email)
+      .map((message) => new URL(message.messageData.accept_url as string).searchParams.get('token')!);
+    expect(tokens).toHaveLength(2);
+    expect(tokens[0]).not.toBe(tokens[1]);
+    for (const token of tokens) {
+      const shown = await call(servers.invitationPreview, { method: 'POST', body: { invitationId, token } });
+      expect(shown.status).toBe(200);
+      expect(shown.body.invitation).toMatchObject({ email });
+    }
+  });
+
+  test(`one address gets ${PREVIEWS_PER_ADDRESS_PER_MINUTE} previews a minute, then 429 with Retry-After; another address is not held up`, async () => {
+    const from = (address: string) =>
+      call(servers.invitationPreview, {
+        method: 'POST',
+        body: { invitationId: 'nosuchinvitation', token: 'A'.repeat(43) },
+        headers: { 'X-Forwarded-For': address },
+      });
+    for (let i = 0; i < PREVIEWS_PER_ADDRESS_PER_MINUTE; i++) expect((await from('203.0.113.7')).status).toBe(404);
+    const refused = await from('203.0.113.7');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('Retry-After'))).toBeGreaterThanOrEqual(1);
+    expect(refused.body).toMatchObject({
+      code: 'rate_limited',
+      message: expect.stringMatching(/^Too many invitation previews from this address/),
+    });
+    expect((await from('203.0.113.8')).status).toBe(404);
   });
 });
 

@@ -129,9 +129,9 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
 
   const line = page.getByRole('list', { name: 'Delivery log' }).getByRole('listitem').filter({ hasText: 'Test' });
   await line.getByText('1 delivered').click();
-  const open = line.getByRole('button', { name: /^Show what was sent for test_/ });
+  const open = line.getByRole('button', { name: /^Sent \/ answer for event test_/ });
   await open.click();
-  await expect(line.getByRole('button', { name: /^Hide what was sent for test_/ })).toHaveAttribute('aria-expanded', 'true');
+  await expect(line.getByRole('button', { name: /^Hide for event test_/ })).toHaveAttribute('aria-expanded', 'true');
   const sent = line.getByTestId('row-sent');
   await expect(sent).toContainText('"event_name": "Lead"');
   await expect(sent).toContainText('"action_source": "website"');

@@ -176,8 +176,9 @@ export async function listPendingInvitations(invitee: Invitee, invitationId?: st
 
 /**
  * The invitation of an emailed link, for the signed-out landing page: its organization, who sent it and
- * to which email. Only with the link's secret, only while pending and live; every other case (no such
- * invitation, a wrong or older secret, expired, answered, organization gone) is the same not-found.
+ * to which email. Only with one of the link's secrets (a resend keeps the earlier ones valid), only while
+ * pending and live; every other case (no such invitation, a wrong secret, expired, answered, organization
+ * gone) is the same not-found.
  */
 export async function previewInvitation(invitationId: string, token: string): Promise<InvitationPreview> {
   const snap = await invitationsCollection().doc(invitationId).get();

@@ -20,7 +20,7 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishSyncJobs } from '@/lib/server/queue/pubsub';
-import { describeWait } from '@/lib/server/rateLimit';
+import { describeWait } from '@/lib/shared/rateLimitMessages';
 import * as repo from '@/lib/server/repos/connections';
 import * as ledger from '@/lib/server/repos/runs';
 import { getIntegration } from '@/lib/server/repos/integrations';

@@ -18,7 +18,6 @@ export async function runDetail(orgId: string, id: string, runId: string): Promi
     const totals = run.accounts[accountId];
     return {
       id: accountId,
-      name: connection.source.accounts.find((account) => account.id === accountId)?.name ?? '',
       rowsRead: totals?.rowsRead ?? 0,
       rowsWritten: totals?.rowsWritten ?? 0,
       calls: totals?.calls ?? 0,

@@ -145,10 +145,12 @@ export interface Run {
   error: string | null;
 }
 
-/** One account of an opened run: its jobs' sums (rows, calls, time) and its error once. */
+/**
+ * One account of an opened run: its jobs' sums (rows, calls, time) and its error once. Its name is the
+ * connection's (`RunDetail.connection.source`), shown as the page shows every account of the run.
+ */
 export interface RunAccount {
   id: string;
-  name: string;
   rowsRead: number;
   rowsWritten: number;
   calls: number;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ALERT_KINDS } from '@/lib/shared/alerts';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
+import { percentSchema } from '@/lib/shared/schemas/percent';
 
 /** Mark some notices read (by id), or every notice of the list. */
 export const markReadSchema = z.union([
@@ -19,7 +20,7 @@ export const slackWebhookSchema = z
 /** When a conversion's refused share alerts: a percentage of at least so many events over the last hour. */
 export const failureThresholdSchema = z
   .object({
-    percent: z.number('A number from 1 to 100').int('A whole number').min(1, 'At least 1 %').max(100, 'At most 100 %'),
+    percent: percentSchema,
     minEvents: z.number('A number of events').int('A whole number').min(1, 'At least 1 event').max(1_000_000, 'At most 1,000,000'),
   })
   .strict();

@@ -1,4 +1,6 @@
+import { planOf } from '@/lib/shared/billing/entitlements';
 import { issuesToFieldErrors } from '@/lib/shared/fieldErrors';
+import { tooManySubmissionsMessage } from '@/lib/shared/rateLimitMessages';
 import {
   MAX_EVENTS_PER_REQUEST,
   submittedEventSchema,
@@ -35,6 +37,10 @@ export function contractFields(): ContractField[] {
     meaning: schema.description ?? '',
   }));
 }
+
+/** The 429 example's numbers: the Growth plan's rate, and a wait the caller reads in Retry-After. */
+export const EXAMPLE_PLAN = planOf('growth')!;
+export const EXAMPLE_RETRY_AFTER = 12;
 
 export const EXAMPLE_EVENT = {
   event: 'Lead',
@@ -115,10 +121,10 @@ export function contractAnswers(): Array<{ title: string; when: string; answer: 
     {
       title: '429 Too Many Requests',
       when: 'Over the key’s rate limit: wait the seconds in Retry-After, then send again (the same eventId is the same event).',
-      answer: `HTTP/1.1 429 Too Many Requests\nRetry-After: 12\n\n${json({
+      answer: `HTTP/1.1 429 Too Many Requests\nRetry-After: ${EXAMPLE_RETRY_AFTER}\n\n${json({
         success: false,
         code: 'rate_limited',
-        message: 'Too many submissions with this key: at most 600 a minute. Try again in 12 seconds.',
+        message: tooManySubmissionsMessage('key', EXAMPLE_PLAN.ingestEventsPerSecond, EXAMPLE_RETRY_AFTER),
       })}`,
     },
   ];

@@ -146,7 +146,6 @@ export const reportTimeZoneOf = (timeZone: string | null | undefined): string | 
 export const ianaTimeZone = (timeZone: string | null | undefined): string | null => (timeZone && IANA_TIME_ZONES[timeZone]) || null;
 
 /** Re-exported for the tests that read "today" as Microsoft does; defined once in lib/shared/connections/windows.ts. */
-export { dayIn };
 
 const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: Number(date.slice(5, 7)), Year: Number(date.slice(0, 4)) });
 
