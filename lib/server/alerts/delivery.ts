@@ -109,3 +109,9 @@ export async function noteDeliveries(orgId: string, conversionId: string): Promi
   timer.unref?.();
   trailing.set(key, timer);
 }
+
+/** Cancels the evaluations waiting on their minute (a test file's end: none may run after it). */
+export function stopDeliveryAlertTimers(): void {
+  for (const timer of trailing.values()) clearTimeout(timer);
+  trailing.clear();
+}

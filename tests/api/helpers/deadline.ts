@@ -3,9 +3,14 @@
 // read by jest-circus, only the global one: hence here, for the API tests alone.)
 jest.setTimeout(30_000);
 
-// A digest of alerts waits on a timer (lib/server/alerts/notify.ts): one left behind would fire after this
-// file's tests, where Jest counts its log as a failure of the run.
+// A digest of alerts (lib/server/alerts/notify.ts) and a conversion's next alert evaluation
+// (lib/server/alerts/delivery.ts) wait on timers: one left behind would fire after this file's tests, where
+// Jest counts its log as a failure of the run.
 afterAll(async () => {
-  const { stopDigestTimers } = await import('@/lib/server/alerts/notify');
+  const [{ stopDigestTimers }, { stopDeliveryAlertTimers }] = await Promise.all([
+    import('@/lib/server/alerts/notify'),
+    import('@/lib/server/alerts/delivery'),
+  ]);
   stopDigestTimers();
+  stopDeliveryAlertTimers();
 });
