@@ -5,20 +5,13 @@ import { Title } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
 import { apiRequest, ApiRequestError } from '@/lib/client/apiClient';
-import { configurationPathOf, PLATFORM_LABELS, type IntegrationKind, type Platform } from '@/lib/shared/integrations/platforms';
-import type { OAuthCancelled } from '@/lib/shared/schemas/oauthReturn';
+import { configurationPathOf, PLATFORM_LABELS, type IntegrationKind } from '@/lib/shared/integrations/platforms';
+import type { OAuthCancelled, OAuthCompleted } from '@/lib/shared/schemas/oauth';
 import { layouts } from '@/layouts/index';
 import type { NextPageWithLayout } from '@/layouts/types';
 import { flowCleared, selectFlow } from '@/store/flowSlice';
 import { useAppDispatch, useAppSelector } from '@/store/hooks';
 import { selectUser } from '@/store/userSlice';
-
-interface Completed {
-  kind: IntegrationKind;
-  id: string;
-  platform: Platform;
-  reauthenticated: boolean;
-}
 
 /** What to tell someone who came back without a code: they cancelled (or the provider refused); nothing changed. */
 export function cancelledMessage(error: string, cancelled: OAuthCancelled | null): string {
@@ -79,7 +72,7 @@ export function oauthReturnPage(title: string): NextPageWithLayout {
         return;
       }
       finished.current = true;
-      apiRequest<Completed>(`/api/orgs/${encodeURIComponent(orgId)}/oauth/complete`, {
+      apiRequest<OAuthCompleted>(`/api/orgs/${encodeURIComponent(orgId)}/oauth/complete`, {
         method: 'POST',
         body: { state, code, returnPath: router.pathname },
       })

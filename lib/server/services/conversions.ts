@@ -1,3 +1,4 @@
+import { forgetAlerts } from '@/lib/server/alerts';
 import { entitlementsOf, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import {
   isWarehouseSource,
@@ -168,6 +169,27 @@ export async function conversionDetail(orgId: string, id: string) {
     parked: conversion.parked,
     last24h: sum(hours.filter((hour) => hour.hour >= new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 13))),
   };
+}
+
+/** Deletes a conversion with its delivery log, and the alerts about it. */
+export async function deleteConversion(orgId: string, id: string): Promise<void> {
+  await repo.deleteConversion(orgId, id);
+  await forgetAlerts(orgId, { type: 'conversion', id });
+}
+
+/** The conversion's delivery log: the latest platform calls, or those holding one event. */
+export async function listDeliveries(orgId: string, id: string, options: { eventId?: string; limit?: number }) {
+  await repo.getConversion(orgId, id);
+  const deliveries = await repo.listDeliveries(orgId, id, options);
+  // An event no delivery holds may have been left out by the conversion's event-name filter: say so.
+  const filtered = options.eventId && deliveries.length === 0 ? await repo.findFiltered(orgId, id, options.eventId) : null;
+  return { deliveries, ...(filtered ? { filtered } : {}) };
+}
+
+/** One row of a delivery record opened: what was sent for it (hashed, as on the wire) and what the platform answered. */
+export async function deliveryRow(orgId: string, id: string, deliveryId: string, eventId: string) {
+  await repo.getConversion(orgId, id);
+  return repo.deliveryRow(orgId, id, deliveryId, eventId);
 }
 
 /** Publishes a conversion's parked events again, for it alone (Retry, or after Reconnect). */

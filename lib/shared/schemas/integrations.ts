@@ -10,29 +10,16 @@ import {
   payloadUrlHasHost,
   type CustomFieldKey,
 } from '@/lib/shared/integrations/apps';
-import { AD_PLATFORMS, INTEGRATION_KINDS, MIXPANEL_RESIDENCIES, OAUTH_PLATFORMS, RETURN_PATHS } from '@/lib/shared/integrations/platforms';
+import { AD_PLATFORMS, MIXPANEL_RESIDENCIES } from '@/lib/shared/integrations/platforms';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
 
 export const orgRouteSchema = z.object({ orgId: documentIdSchema });
 export const objectRouteSchema = z.object({ orgId: documentIdSchema, id: documentIdSchema });
 
-export const oauthStartSchema = z.object({
-  platform: z.enum(OAUTH_PLATFORMS),
-  kind: z.enum(INTEGRATION_KINDS),
-  /** Set when replacing the credentials of an existing source or destination. */
-  objectId: documentIdSchema.optional(),
-});
-
 /** POST /api/orgs/{orgId}/integrations/reuse: a destination on the login of one of the organization's sources. */
 export const reuseLoginSchema = z.object({
   fromId: documentIdSchema,
   kind: z.literal('destination'),
-});
-
-export const oauthCompleteSchema = z.object({
-  state: z.string().min(1, 'Required').max(512),
-  code: z.string().min(1, 'Required').max(2048),
-  returnPath: z.enum(RETURN_PATHS),
 });
 
 export const updateIntegrationSchema = z

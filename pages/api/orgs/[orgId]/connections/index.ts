@@ -1,4 +1,25 @@
-import { connectionsRoutes } from '@/lib/server/routes/connections';
+import { createConnectionSchema } from '@/lib/shared/schemas/connections';
+import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { createConnection, listConnections } from '@/lib/server/services/connections';
 
 /** GET lists the organization's connections; POST creates one (its first run is due at once). */
-export default connectionsRoutes;
+export default createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    permission: ['connection', 'read'],
+    handle: async ({ org }) => ({ connections: await listConnections(org.id) }),
+  }),
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    body: createConnectionSchema,
+    permission: ['connection', 'create'],
+    handle: async ({ org, caller, body }) => ({
+      connection: await createConnection(org.id, org.data.subscription?.plan ?? null, caller.uid, body),
+    }),
+  }),
+});

@@ -1,4 +1,25 @@
-import { conversionsRoutes } from '@/lib/server/routes/conversions';
+import { createConversionSchema } from '@/lib/shared/schemas/conversions';
+import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { createConversion, listConversions } from '@/lib/server/services/conversions';
 
 /** GET lists the organization's conversions (with the last 24 hours); POST creates one. */
-export default conversionsRoutes;
+export default createHandler({
+  GET: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    permission: ['conversion', 'read'],
+    handle: async ({ org }) => ({ conversions: await listConversions(org.id) }),
+  }),
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: orgRouteSchema,
+    body: createConversionSchema,
+    permission: ['conversion', 'create'],
+    handle: async ({ org, caller, body }) => ({
+      conversion: await createConversion(org.id, org.data.subscription?.plan ?? null, caller.uid, body),
+    }),
+  }),
+});

@@ -1,4 +1,25 @@
-import { backfillRoutes } from '@/lib/server/routes/connections';
+import { backfillSchema } from '@/lib/shared/schemas/connections';
+import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { cancelBackfill, startBackfill } from '@/lib/server/services/connections';
 
 /** POST starts a historical backfill from a day; DELETE cancels the one in progress. */
-export default backfillRoutes;
+export default createHandler({
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    body: backfillSchema,
+    permission: ['connection', 'update'],
+    handle: ({ org, caller, query, body }) => startBackfill(org.id, org.data.subscription?.plan ?? null, caller.uid, query.id, body.from),
+  }),
+  DELETE: route({
+    access: 'orgMember',
+    query: objectRouteSchema,
+    permission: ['connection', 'update'],
+    handle: async ({ org, query }) => {
+      await cancelBackfill(org.id, query.id);
+      return { success: true };
+    },
+  }),
+});

@@ -1,4 +1,17 @@
-import { readRoutes } from '@/lib/server/routes/conversions';
+import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { createHandler, route } from '@/lib/server/http/createHandler';
+import { readNow } from '@/lib/server/services/warehouseSources';
 
 /** POST makes a BigQuery or Mixpanel conversion's next read due now (Read now). */
-export default readRoutes;
+export default createHandler({
+  POST: route({
+    access: 'orgMember',
+    subscription: 'required',
+    query: objectRouteSchema,
+    permission: ['conversion', 'update'],
+    handle: async ({ org, query }) => {
+      await readNow(org.id, query.id);
+      return { requested: true };
+    },
+  }),
+});
