@@ -55,9 +55,7 @@ test('registration shows the provider messages verbatim', async ({ signUpPage })
   await expect(signUpPage.alert).toHaveText('This email is already in use. Please try a different email or log in.');
   await signUpPage.goto();
   await signUpPage.submit({ name: 'Bad', email: 'not-an-email', password: 'secret123' });
-  await expect(signUpPage.alert).toHaveText(
-    'That email address does not look right. Please check it and try again.',
-  );
+  await expect(signUpPage.alert).toHaveText('That email address does not look right. Please check it and try again.');
 });
 
 test('a wrong password shows the provider message and stays on the login page', async ({ page, loginPage }) => {

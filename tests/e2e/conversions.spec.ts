@@ -100,7 +100,11 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 });
 
-test("another organization's conversion is not found, by its id or under its organization", async ({ page, loginPage, conversionsPage }) => {
+test("another organization's conversion is not found, by its id or under its organization", async ({
+  page,
+  loginPage,
+  conversionsPage,
+}) => {
   const stranger = await createTestUser();
   const otherOrg = await createTestOrganization([[stranger, 'owner']]);
   const conversion = await createConversion(otherOrg, {
@@ -150,7 +154,12 @@ test('a new organization: the empty list leads to the flow, whose empty steps li
   await expect(page).toHaveURL(`/${orgId}/destination`);
 });
 
-test('on Starter, the first step says which plans include conversions, with a link to them', async ({ page, loginPage, appsPage, newConversionPage }) => {
+test('on Starter, the first step says which plans include conversions, with a link to them', async ({
+  page,
+  loginPage,
+  appsPage,
+  newConversionPage,
+}) => {
   test.setTimeout(90_000);
   const user = await createTestUser();
   const subscription = { status: 'active', plan: 'starter', current_period_end: '2099-01-01T00:00:00.000Z' };
@@ -182,7 +191,11 @@ async function serveWebsite(snippet: () => string): Promise<{ origin: string; se
   return { origin: `http://127.0.0.1:${address.port}`, server };
 }
 
-test("a form sent on the app's website through the snippet is delivered to Meta hashed, and logged", async ({ page, loginPage, conversionsPage }) => {
+test("a form sent on the app's website through the snippet is delivered to Meta hashed, and logged", async ({
+  page,
+  loginPage,
+  conversionsPage,
+}) => {
   test.setTimeout(120_000);
   let snippetHtml = '';
   const website = await serveWebsite(() => snippetHtml);

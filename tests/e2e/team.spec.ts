@@ -116,7 +116,6 @@ test('a wrong or expired link secret shows the invitation page as it is for anyo
 });
 
 test('invited without the link: onboarding asks to verify the email, then lists the invitation to accept', async ({
-  page,
   browser,
   request,
   loginPage,
@@ -188,7 +187,7 @@ test('a revoked invitation link no longer works', async ({ page, browser, loginP
   await expect(inviteePage.getByRole('main').getByRole('alert')).toHaveText('No pending invitations found');
 });
 
-test('a removed member loses access at once, even with a page open', async ({ page, browser, loginPage, teamPage }) => {
+test('a removed member loses access at once, even with a page open', async ({ browser, loginPage, teamPage }) => {
   // Two users, two signed-in pages and a dozen navigations.
   test.slow();
   const owner = await createTestUser();

@@ -17,6 +17,8 @@ export class SourcesPage {
     await expect(this.page).toHaveURL(new RegExp(`/${orgId}/source/[^/]+/google/configuration\\?connected=1$`));
     for (const account of accounts) await this.page.getByRole('checkbox', { name: account }).check();
     await this.page.getByRole('button', { name: 'Save accounts' }).click();
-    await expect(this.page.getByText(`Saved: ${accounts.length} account${accounts.length === 1 ? '' : 's'}.`, { exact: true })).toBeVisible();
+    await expect(
+      this.page.getByText(`Saved: ${accounts.length} account${accounts.length === 1 ? '' : 's'}.`, { exact: true }),
+    ).toBeVisible();
   }
 }
