@@ -1,11 +1,11 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from '@playwright/test';
 import type { Result } from 'axe-core';
 import { DEMO } from '@/scripts/lib/demo';
-import { connectBigQueryDestination } from '@/tests/e2e/destinations';
-import { logIn } from '@/tests/e2e/helpers';
 import { realPath, richOrganization, type RichOrganization } from '@/tests/e2e/richOrganization';
 import { ROUTES } from '@/tests/e2e/routes';
+import { LoginPage } from '@/tests/e2e/support/authPages';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * The accessibility sweep: axe-core (WCAG 2.1 A and AA) over every page of the route list, signed in to an
@@ -117,7 +117,7 @@ async function signedOutFindings(browser: Browser, viewport: { width: number; he
   // The demo organization wears its marker on every page (a fresh browser: the invitation above is remembered).
   const demoContext = await browser.newContext({ viewport });
   const demo = await demoContext.newPage();
-  await logIn(demo, DEMO, { landing: `/${DEMO.orgId}/connection` });
+  await new LoginPage(demo).logIn(DEMO, { landing: `/${DEMO.orgId}/connection` });
   await settled(demo);
   await expect(demo.getByRole('note', { name: 'Demo data' })).toBeVisible();
   findings.push(await audit(demo, `${label} demo /${DEMO.orgId}/connection`, phone));
@@ -129,14 +129,16 @@ for (const { label, viewport } of WIDTHS) {
   test(`axe finds no WCAG 2.1 A/AA violation on any page at ${label}${viewport.width < 500 ? ', and none scrolls sideways' : ''}`, async ({
     page,
     browser,
+    loginPage,
+    destinationsPage,
   }) => {
     test.setTimeout(120_000 + ROUTES.length * PER_PAGE_MS);
     const phone = viewport.width < 500;
     const rich = await richOrganization();
     await page.setViewportSize(viewport);
-    await logIn(page, rich.user, { landing: `/${rich.orgId}/connection` });
+    await loginPage.logIn(rich.user, { landing: `/${rich.orgId}/connection` });
     // A BigQuery destination through its form, as a user connects one: the preview below reads its table.
-    await connectBigQueryDestination(page, rich.orgId);
+    await destinationsPage.connectBigQuery(rich.orgId);
 
     const findings: Finding[] = [];
     try {

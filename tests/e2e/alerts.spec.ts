@@ -1,11 +1,11 @@
-import { expect, test } from '@playwright/test';
 import { FieldValue } from 'firebase-admin/firestore';
 import { raiseAlert } from '@/lib/server/alerts';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 // The shell counts unread alert notices; the list links each one to its object and marks them read.
-test('the unread count in the shell, the notifications list with links, mark read, and email settings', async ({ page }) => {
+test('the unread count in the shell, the notifications list with links, mark read, and email settings', async ({ page, loginPage }) => {
   const user = await createTestUser();
   const orgId = await createTestOrganization([[user, 'owner']]);
   const destination = adminDb().collection('organizations').doc(orgId).collection('destinations').doc('meta-dest');
@@ -29,7 +29,7 @@ test('the unread count in the shell, the notifications list with links, mark rea
     message: 'Two connections were paused.',
   });
 
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByTestId('unread-count')).toHaveText('2');
 
@@ -59,10 +59,10 @@ test('the unread count in the shell, the notifications list with links, mark rea
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
 });
 
-test('an organization with no alerts says so', async ({ page }) => {
+test('an organization with no alerts says so', async ({ page, loginPage }) => {
   const user = await createTestUser();
   const orgId = await createTestOrganization([[user, 'owner']]);
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/notifications`);
   await expect(page.getByTestId('empty-state')).toContainText('Nothing has stopped');
   await expect(page.getByRole('navigation', { name: 'Main' }).getByTestId('unread-count')).toHaveCount(0);

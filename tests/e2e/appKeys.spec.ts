@@ -1,7 +1,7 @@
-import { expect, test } from '@playwright/test';
 import { createApp } from '@/lib/server/repos/apps';
-import { createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestUser, userWithOrganizations } from '@/tests/e2e/helpers';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * An app's keys on its custom-submission page: the website (publishable) key is replaced or revoked only
@@ -10,13 +10,13 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 
 const APP = { name: 'Key shop', websiteUrl: 'https://keys.example', gtmContainerId: 'GTM-KEYS1', payloadUrls: ['/thanks'] };
 
-test('the website key: replaced, then revoked, each after a confirmation; a new one made again', async ({ page }) => {
+test('the website key: replaced, then revoked, each after a confirmation; a new one made again', async ({ page, loginPage }) => {
   const {
     user,
     orgIds: [orgId],
   } = await userWithOrganizations(1, 'owner');
   const app = await createApp(orgId!, user.uid, APP);
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/app/${app.id}/custom-submission`);
   await page.getByRole('button', { name: 'Show the snippet' }).click();
   const snippet = page.getByTestId('capture-snippet');
@@ -45,7 +45,7 @@ test('the website key: replaced, then revoked, each after a confirmation; a new 
   await expect(snippet).toContainText('?key=sbp_');
 });
 
-test('a member sees the snippet but cannot replace or revoke either key', async ({ page }) => {
+test('a member sees the snippet but cannot replace or revoke either key', async ({ page, loginPage }) => {
   const {
     user: owner,
     orgIds: [orgId],
@@ -58,7 +58,7 @@ test('a member sees the snippet but cannot replace or revoke either key', async 
     .doc(member.uid)
     .set({ uid: member.uid, role: 'member', email: member.email, fullName: 'Member' });
   const app = await createApp(orgId!, owner.uid, APP);
-  await logIn(page, member, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(member, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/app/${app.id}/custom-submission`);
   await expect(page.getByText('Owners and admins make, replace and revoke keys.')).toBeVisible();
   await expect(page.getByRole('button', { name: /Create key|Replace key|Revoke key/ })).toHaveCount(0);
@@ -70,6 +70,7 @@ test('a member sees the snippet but cannot replace or revoke either key', async 
 test('a new app: the checklist leads to the key and the snippet, the whole API contract is on the page with working copy buttons, no sideways scroll', async ({
   page,
   context,
+  loginPage,
 }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   const {
@@ -77,7 +78,7 @@ test('a new app: the checklist leads to the key and the snippet, the whole API c
     orgIds: [orgId],
   } = await userWithOrganizations(1, 'owner');
   const app = await createApp(orgId!, user.uid, { ...APP, name: 'Checklist shop' });
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/app/${app.id}`);
   const checklist = page.getByTestId('app-checklist');
   await expect(checklist).toContainText('4 steps left.');

@@ -1,10 +1,10 @@
-import { expect, test } from '@playwright/test';
-import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
-test('subscribe → the gate opens; cancel in the portal → the gate closes', async ({ page }) => {
+test('subscribe → the gate opens; cancel in the portal → the gate closes', async ({ page, loginPage }) => {
   const owner = await createTestUser();
   const orgId = await createTestOrganization([[owner, 'owner']], { subscription: null, company_name: 'Gatekeepers' });
-  await logIn(page, owner, { landing: `/${orgId}/subscription` });
+  await loginPage.logIn(owner, { landing: `/${orgId}/subscription` });
   await expect(page.getByTestId('subscription-status')).toHaveText(
     'This organization has no active subscription. Choose a plan to open its pages.',
   );
@@ -56,7 +56,7 @@ test('subscribe → the gate opens; cancel in the portal → the gate closes', a
   await expect(page).toHaveURL(`/${orgId}/subscription`);
 });
 
-test('a member cannot start a checkout', async ({ page }) => {
+test('a member cannot start a checkout', async ({ page, loginPage }) => {
   const owner = await createTestUser();
   const member = await createTestUser();
   const orgId = await createTestOrganization(
@@ -66,25 +66,25 @@ test('a member cannot start a checkout', async ({ page }) => {
     ],
     { subscription: null },
   );
-  await logIn(page, member, { landing: `/${orgId}/subscription` });
+  await loginPage.logIn(member, { landing: `/${orgId}/subscription` });
   await expect(page.getByText('Only owners and admins of this organization can subscribe.')).toBeVisible();
   await expect(page.getByRole('list', { name: 'Plans' })).toContainText('Starter');
   await expect(page.getByRole('button', { name: /^Choose/ })).toHaveCount(0);
 });
 
-test('the global subscription pages lead to the selected organization’s', async ({ page }) => {
+test('the global subscription pages lead to the selected organization’s', async ({ page, loginPage }) => {
   const owner = await createTestUser();
   const orgId = await createTestOrganization([[owner, 'owner']], { subscription: null });
-  await logIn(page, owner, { landing: `/${orgId}/subscription` });
+  await loginPage.logIn(owner, { landing: `/${orgId}/subscription` });
   await page.goto('/subscription/failure');
   await expect(page).toHaveURL(`/${orgId}/subscription/failure`);
   await expect(page.getByRole('heading', { name: 'Subscription not completed' })).toBeVisible();
 });
 
-test('the checkout result says one true thing: a checkout that is not found is never "confirmed"', async ({ page }) => {
+test('the checkout result says one true thing: a checkout that is not found is never "confirmed"', async ({ page, loginPage }) => {
   const owner = await createTestUser();
   const orgId = await createTestOrganization([[owner, 'owner']], { subscription: null });
-  await logIn(page, owner, { landing: `/${orgId}/subscription` });
+  await loginPage.logIn(owner, { landing: `/${orgId}/subscription` });
   await page.goto(`/${orgId}/subscription/success?session_id=cs_test_notARealSession`);
   await expect(page.getByRole('heading', { name: 'Checkout not found' })).toBeVisible();
   await expect(page.getByRole('alert').filter({ hasText: 'We could not find a completed checkout for this organization.' })).toBeVisible();

@@ -1,6 +1,5 @@
-import { expect, test, type Page } from '@playwright/test';
-import { connectBigQueryDestination } from '@/tests/e2e/destinations';
-import { createTestOrganization, createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, userWithOrganizations } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Connections through the pages: the first-run guide of an empty organization, a Google Ads → BigQuery
@@ -11,91 +10,88 @@ import { createTestOrganization, createTestUser, logIn, userWithOrganizations } 
 
 const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
 
-/** A Google Ads source with Acme Shoes picked, through the sandbox's consent screen. */
-async function connectGoogleAdsSource(page: Page, orgId: string) {
-  await page.goto(`/${orgId}/source`);
-  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
-  await expect(page.getByRole('heading', { name: 'SignalBridge wants to access your Google account' })).toBeVisible();
-  await page.getByRole('button', { name: 'Allow' }).click();
-  await expect(page).toHaveURL(new RegExp(`/${orgId}/source/[^/]+/google/configuration\\?connected=1$`));
-  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
-  await page.getByRole('button', { name: 'Save accounts' }).click();
-  await expect(page.getByText(/^Saved: 1 account\.$/)).toBeVisible();
-}
-
-test('an empty organization sees the three-step guide, whose last step opens once a source and a destination exist', async ({ page }) => {
+test('an empty organization sees the three-step guide, whose last step opens once a source and a destination exist', async ({
+  page,
+  loginPage,
+  connectionsPage,
+  newConnectionPage,
+}) => {
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, user, { landing: `/${orgId}/connection` });
-  await expect(page.getByRole('heading', { name: 'Connections', level: 1 })).toBeVisible();
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  await expect(connectionsPage.heading).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Get started in three steps' })).toBeVisible();
-  const steps = page.getByRole('list', { name: 'Getting started' }).getByRole('listitem');
+  const steps = connectionsPage.guideSteps;
   await expect(steps).toHaveCount(3);
   await expect(steps.nth(0)).toContainText('Connect an ad platform (to do)');
   await expect(steps.nth(1)).toContainText('Connect a destination (to do)');
   await expect(steps.nth(2)).toContainText('Create the connection (waiting for the steps above)');
-  await expect(steps.nth(2).getByRole('link', { name: 'Create a connection' })).toHaveAttribute('aria-disabled', 'true');
+  await expect(connectionsPage.createLink).toHaveAttribute('aria-disabled', 'true');
   await expect(page.getByRole('link', { name: 'Connect a source' })).toHaveAttribute('href', `/${orgId}/source`);
   await page.getByRole('link', { name: 'Connect a destination' }).click();
   await expect(page).toHaveURL(`/${orgId}/destination`);
 
   // /createConnection without them says what to connect.
-  await page.goto(`/${orgId}/createConnection`);
+  await newConnectionPage.goto(orgId);
   await expect(page.getByText('Connect an ad platform as a source and BigQuery or Mixpanel as a destination first.')).toBeVisible();
   await expect(page.getByRole('link', { name: 'Go to sources' })).toHaveAttribute('href', `/${orgId}/source`);
 });
 
-test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill to 100 %, and the dry-run preview', async ({ page }) => {
+test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill to 100 %, and the dry-run preview', async ({
+  page,
+  loginPage,
+  appShell,
+  sourcesPage,
+  destinationsPage,
+  connectionsPage,
+  newConnectionPage,
+  connectionPage,
+}) => {
   test.setTimeout(240_000);
   const user = await createTestUser();
   const orgId = await createTestOrganization([[user, 'owner']], SCALE);
-  await logIn(page, user, { landing: `/${orgId}/connection` });
-  await connectGoogleAdsSource(page, orgId);
-  await connectBigQueryDestination(page, orgId);
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  await sourcesPage.connectGoogleAds(orgId);
+  await destinationsPage.connectBigQuery(orgId);
 
   // Both steps of the guide are done; the third leads to the form.
-  await page.goto(`/${orgId}/connection`);
-  const steps = page.getByRole('list', { name: 'Getting started' }).getByRole('listitem');
+  await connectionsPage.goto(orgId);
+  const steps = connectionsPage.guideSteps;
   await expect(steps.nth(0)).toContainText('(done)');
   await expect(steps.nth(1)).toContainText('(done)');
-  await page.getByRole('link', { name: 'Create a connection' }).click();
+  await connectionsPage.createLink.click();
   await expect(page).toHaveURL(`/${orgId}/createConnection`);
 
   // Create without choices names what is missing, on the fields.
-  await page.getByRole('button', { name: 'Create connection' }).click();
+  await newConnectionPage.submit();
   await expect(page.getByText('Choose a source')).toBeVisible();
   await expect(page.getByText('Choose a destination')).toBeVisible();
-  await expect(page.getByLabel('Source', { exact: true })).toBeFocused();
+  await expect(newConnectionPage.source).toBeFocused();
 
-  await page.getByLabel('Source', { exact: true }).selectOption({ index: 1 });
-  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
-  await expect(page.getByLabel('Lookback (days)')).toHaveValue('14');
-  await page.getByLabel('Destination', { exact: true }).selectOption({ index: 1 });
+  const name = `Ads to warehouse ${Date.now().toString(36)}`;
+  await newConnectionPage.choose({ accounts: [/Acme Shoes/], level: 'campaign', name });
+  await expect(newConnectionPage.lookback).toHaveValue('14');
   await expect(page.getByLabel('BigQuery project')).toHaveValue('acme-warehouse');
   await expect(page.getByLabel('Dataset')).toHaveValue('signalbridge');
   await expect(page.getByLabel('Table')).toHaveValue('ad_performance');
-  await page.getByLabel('Level of detail').selectOption('campaign');
   // Scale includes every schedule; daily keeps the test's worker quiet after the first run.
-  await expect(page.getByLabel('Schedule', { exact: true }).locator('option[value="15_minutes"]')).toBeEnabled();
+  await expect(newConnectionPage.fifteenMinutes).toBeEnabled();
   await expect(page.getByLabel('Time zone')).not.toHaveValue('');
-  const name = `Ads to warehouse ${Date.now().toString(36)}`;
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  await page.getByRole('button', { name: 'Create connection' }).click();
+  await newConnectionPage.submit();
 
   await expect(page).toHaveURL(new RegExp(`/${orgId}/connection/[^/]+/configuration$`));
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
   await expect(page.getByText('Google Ads (1 ad account) → BigQuery acme-warehouse.signalbridge.ad_performance')).toBeVisible();
 
   // The first run is due at once: the worker picks it up and the page shows its result without a reload.
-  const history = page.getByRole('table', { name: 'Run history' });
-  const firstRun = history.getByRole('row').filter({ hasText: 'Scheduled' });
+  const firstRun = connectionPage.runs('Scheduled');
   await expect(firstRun.filter({ hasText: 'Succeeded' })).toHaveCount(1, { timeout: 60_000 });
 
   // Run now: a second run, of kind "Run now", succeeds with rows written.
-  await expect(page.getByRole('button', { name: 'Run now' })).toBeEnabled({ timeout: 30_000 });
-  await page.getByRole('button', { name: 'Run now' }).click();
+  await expect(connectionPage.runNowButton).toBeEnabled({ timeout: 30_000 });
+  await connectionPage.runNowButton.click();
   await expect(page.getByRole('status').filter({ hasText: 'Run started.' })).toBeVisible();
-  const manual = history.getByRole('row').filter({ hasText: 'Run now' });
+  const manual = connectionPage.runs('Run now');
   await expect(manual.filter({ hasText: 'Succeeded' })).toHaveCount(1, { timeout: 60_000 });
   const rows = (await manual.getByRole('cell').nth(3).textContent())!;
   const [read, written] = rows.split('/').map((part) => Number(part.replace(/\D/g, '')));
@@ -105,14 +101,14 @@ test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill 
 
   // A backfill of about three months: its chunk count first, then the bar to 100 %.
   const from = new Date(Date.now() - 100 * 86_400_000).toISOString().slice(0, 10);
-  await page.getByLabel('Backfill from').fill(from);
+  await connectionPage.backfillFrom.fill(from);
   await expect(page.getByTestId('backfill-preview')).toContainText(/\d+ chunks of up to 30 days/);
-  await page.getByRole('button', { name: 'Start backfill' }).click();
+  await connectionPage.startBackfillButton.click();
   const bar = page.getByRole('progressbar', { name: 'Backfill progress' });
   await expect(bar).toBeVisible();
   await expect(bar).toHaveAttribute('aria-valuenow', '100', { timeout: 120_000 });
   await expect(page.getByText('Backfill complete:')).toBeVisible();
-  await expect(history.getByRole('row').filter({ hasText: 'Backfill' }).filter({ hasText: 'Succeeded' })).toHaveCount(1);
+  await expect(connectionPage.runs('Backfill').filter({ hasText: 'Succeeded' })).toHaveCount(1);
 
   // Settings: the edit form loads when it is asked for, and a saved change shows at once.
   await page.getByRole('button', { name: 'Edit settings' }).click();
@@ -139,34 +135,37 @@ test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill 
   );
 
   // The list shows it with its route, schedule and last run.
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
-  const row = page.getByRole('row', { name: new RegExp(name) });
+  await appShell.open('Connections');
+  const row = connectionsPage.row(name);
   await expect(row).toContainText('Google Ads (1 ad account) → BigQuery');
   await expect(row).toContainText('Daily at 06:00');
   await expect(row).toContainText('Active');
   await expect(row).toContainText('Succeeded');
 });
 
-test('on Growth, a backfill is disabled and names the plan that has it; the 15-minute schedule is too', async ({ page }) => {
+test('on Growth, a backfill is disabled and names the plan that has it; the 15-minute schedule is too', async ({
+  page,
+  loginPage,
+  sourcesPage,
+  destinationsPage,
+  newConnectionPage,
+  connectionPage,
+}) => {
   test.setTimeout(120_000);
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, user, { landing: `/${orgId}/connection` });
-  await connectGoogleAdsSource(page, orgId);
-  await connectBigQueryDestination(page, orgId);
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  await sourcesPage.connectGoogleAds(orgId);
+  await destinationsPage.connectBigQuery(orgId);
 
-  await page.goto(`/${orgId}/createConnection`);
-  const schedule = page.getByLabel('Schedule', { exact: true });
-  await expect(schedule.locator('option[value="15_minutes"]')).toBeDisabled();
-  await expect(schedule.locator('option[value="15_minutes"]')).toHaveText('Every 15 minutes (Scale plan)');
+  await newConnectionPage.goto(orgId);
+  await expect(newConnectionPage.fifteenMinutes).toBeDisabled();
+  await expect(newConnectionPage.fifteenMinutes).toHaveText('Every 15 minutes (Scale plan)');
   await expect(page.getByText('Every 15 minutes is included in Scale.')).toBeVisible();
-  await page.getByLabel('Source', { exact: true }).selectOption({ index: 1 });
-  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
-  await page.getByLabel('Destination', { exact: true }).selectOption({ index: 1 });
-  await page.getByRole('button', { name: 'Create connection' }).click();
+  await newConnectionPage.create({ accounts: [/Acme Shoes/] });
   await expect(page).toHaveURL(new RegExp(`/${orgId}/connection/[^/]+/configuration$`));
 
   await expect(page.getByText('Historical backfills are included in the Scale plan.')).toBeVisible();
-  await expect(page.getByLabel('Backfill from')).toBeDisabled();
-  await expect(page.getByRole('button', { name: 'Start backfill' })).toBeDisabled();
+  await expect(connectionPage.backfillFrom).toBeDisabled();
+  await expect(connectionPage.startBackfillButton).toBeDisabled();
 });

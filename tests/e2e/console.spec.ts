@@ -1,5 +1,6 @@
-import { expect, test, type Page } from '@playwright/test';
-import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { type Page } from '@playwright/test';
+import { userWithOrganizations } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Console errors, uncaught page errors and failed responses of this app, from now on; `settled()`
@@ -25,9 +26,9 @@ function watchForErrors(page: Page, origin: string) {
 
 const originOf = (page: Page) => new URL(page.url()).origin;
 
-test('/SourceSettings without parameters renders without a hydration error', async ({ page }) => {
+test('/SourceSettings without parameters renders without a hydration error', async ({ page, loginPage }) => {
   const { user, orgIds } = await userWithOrganizations(1);
-  await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
   const { errors, settled } = watchForErrors(page, originOf(page));
   await page.goto('/SourceSettings');
   await expect(page.getByText('Open a source or destination to pick the ad accounts it covers.')).toBeVisible();
@@ -36,10 +37,10 @@ test('/SourceSettings without parameters renders without a hydration error', asy
   expect(errors).toEqual([]);
 });
 
-test('signing out from the Apps page sends no request without a token', async ({ page }) => {
+test('signing out from the Apps page sends no request without a token', async ({ page, loginPage, appShell }) => {
   const { user, orgIds } = await userWithOrganizations(1);
-  await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Apps' }).click();
+  await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
+  await appShell.open('Apps');
   await expect(page.getByText('No apps yet.')).toBeVisible();
   const { errors, settled } = watchForErrors(page, originOf(page));
   await page.getByRole('button', { name: 'Sign out' }).click();

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { expect, test, type Page } from '@playwright/test';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
-import { ensureMetaDestination } from '@/tests/e2e/destinations';
-import { createTestOrganization, createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, userWithOrganizations } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Conversions through the pages: the step-by-step creation, the configuration page's test event and
@@ -15,38 +14,14 @@ import { createTestOrganization, createTestUser, logIn, userWithOrganizations } 
 
 const org = DEMO.orgId;
 
-/** An app named `name`, added through the form unless the organization has it already. */
-async function ensureApp(page: Page, orgId: string, name: string) {
-  await page.goto(`/${orgId}/app`);
-  await expect(page.getByRole('table', { name: 'Apps' }).or(page.getByText('No apps yet.'))).toBeVisible();
-  if ((await page.getByRole('row', { name: new RegExp(`^${name} `) }).count()) > 0) return;
-  await page.goto(`/${orgId}/app/connect`);
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Website URL').fill('https://store.example');
-  await page.getByLabel('Google Tag Manager container id').fill('GTM-E2E123');
-  await page.getByRole('button', { name: 'Add app' }).click();
-  await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
-}
-
-/** Source and destination steps of /createConversion: the app, then Meta's account 101 and its pixel. */
-async function chooseAppAndPixel(page: Page, appName: string) {
-  await expect(page.getByRole('heading', { name: 'Choose a source' })).toBeVisible();
-  await page.getByRole('radio', { name: new RegExp(`^${appName} Form submissions`) }).check();
-  await page.getByRole('button', { name: 'Continue' }).click();
-
-  await expect(page.getByRole('heading', { name: 'Choose a destination' })).toBeVisible();
-  await page
-    .getByRole('radio', { name: /Meta Ads · Sandbox Marketer/ })
-    .first()
-    .check();
-  await page.getByLabel('Ad account', { exact: true }).selectOption({ label: 'Acme Shoes (Meta) · 101' });
-  await page.getByLabel('Pixel', { exact: true }).selectOption({ label: 'Acme Shoes Pixel · 555000111' });
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await expect(page.getByRole('heading', { name: 'Map the events' })).toBeVisible();
-}
-
 test('a conversion from an app to a Meta pixel: created step by step, its test event is delivered and logged, and it is listed', async ({
   page,
+  loginPage,
+  appShell,
+  appsPage,
+  destinationsPage,
+  newConversionPage,
+  conversionsPage,
 }) => {
   test.setTimeout(120_000);
   // An app of its own: the demo's "Demo store" already sends every event to this pixel, and a second
@@ -54,16 +29,20 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   const suffix = Date.now().toString(36);
   const appName = `E2E store ${suffix}`;
   const name = `Leads to Meta ${suffix}`;
-  await logIn(page, DEMO, { landing: `/${org}/connection` });
-  await ensureApp(page, org, appName);
-  await ensureMetaDestination(page, org);
+  await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
+  await appsPage.ensureApp(org, appName);
+  await destinationsPage.ensureMeta(org);
 
-  await page.goto(`/${org}/createConversion`);
+  await newConversionPage.goto(org);
   await expect(page.getByRole('heading', { name: 'New conversion', level: 1 })).toBeVisible();
   // Continue without a choice says what is missing.
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await newConversionPage.continue();
   await expect(page.getByText('Choose where the events come from')).toBeVisible();
-  await chooseAppAndPixel(page, appName);
+  await expect(newConversionPage.step('Choose a source')).toBeVisible();
+  await newConversionPage.chooseApp(appName);
+  await expect(newConversionPage.step('Choose a destination')).toBeVisible();
+  await newConversionPage.chooseMetaPixel();
+  await expect(newConversionPage.step('Map the events')).toBeVisible();
 
   // The mapping is checked with the server's own rules before anything is sent.
   await page.getByLabel('Event names to send').fill('Lead');
@@ -72,12 +51,12 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   await page.getByRole('radio', { name: 'A fixed amount for every event' }).check();
   await page.getByLabel('Currency', { exact: true }).fill('eur');
   await expect(page.getByLabel('Currency', { exact: true })).toHaveValue('EUR');
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await newConversionPage.continue();
   await expect(page.getByText('A number', { exact: true })).toBeVisible();
   await page.getByLabel('Amount', { exact: true }).fill('25');
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await newConversionPage.continue();
 
-  await expect(page.getByRole('heading', { name: 'Review and create' })).toBeVisible();
+  await expect(newConversionPage.step('Review and create')).toBeVisible();
   const summary = page.getByRole('definition');
   await expect(summary.filter({ hasText: `Form submissions of the app “${appName}”` })).toBeVisible();
   await expect(summary.filter({ hasText: 'Acme Shoes Pixel · 555000111' })).toBeVisible();
@@ -96,7 +75,7 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   await expect(page.getByRole('status').filter({ hasText: 'Delivered.' })).toContainText(
     'Meta Ads accepted the test event for t***@signalbridge.example',
   );
-  const log = page.getByRole('list', { name: 'Delivery log' });
+  const log = conversionsPage.deliveryLog;
   const testLine = log.getByRole('listitem').filter({ hasText: 'Test' });
   await expect(testLine).toHaveCount(1);
   await expect(testLine).toContainText('1 delivered');
@@ -110,9 +89,9 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   await expect(page.getByText(`Platform calls that held the event “${eventId}”.`)).toBeVisible();
   await expect(log.getByRole('listitem')).toHaveCount(1);
 
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Conversions' }).click();
+  await appShell.open('Conversions');
   await expect(page).toHaveURL(`/${org}/conversion`);
-  const row = page.getByRole('row', { name: new RegExp(name) });
+  const row = conversionsPage.row(name);
   await expect(row).toContainText(`App “${appName}”`);
   await expect(row).toContainText('Meta Ads pixel “Acme Shoes Pixel”');
   await expect(row).toContainText('Active');
@@ -121,7 +100,11 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 });
 
-test("another organization's conversion is not found, by its id or under its organization", async ({ page }) => {
+test("another organization's conversion is not found, by its id or under its organization", async ({
+  page,
+  loginPage,
+  conversionsPage,
+}) => {
   const stranger = await createTestUser();
   const otherOrg = await createTestOrganization([[stranger, 'owner']]);
   const conversion = await createConversion(otherOrg, {
@@ -132,54 +115,64 @@ test("another organization's conversion is not found, by its id or under its org
     uid: stranger.uid,
   });
 
-  await logIn(page, DEMO, { landing: `/${org}/connection` });
-  await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
+  await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
+  await conversionsPage.open(org, conversion.id);
   await expect(page.getByRole('heading', { name: 'Conversion', level: 1 })).toBeVisible();
   await expect(page.getByRole('alert').filter({ hasText: 'Conversion not found.' })).toBeVisible();
   await expect(page.getByText('Secret conversion')).toHaveCount(0);
 
-  await page.goto(`/${otherOrg}/conversion/${conversion.id}/configuration`);
+  await conversionsPage.open(otherOrg, conversion.id);
   await expect(page).toHaveURL('/organizations');
   await expect(page.getByText('Secret conversion')).toHaveCount(0);
 });
 
-test('a new organization: the empty list leads to the flow, whose empty steps link to what to connect', async ({ page }) => {
+test('a new organization: the empty list leads to the flow, whose empty steps link to what to connect', async ({
+  page,
+  loginPage,
+  appsPage,
+  conversionsPage,
+  newConversionPage,
+}) => {
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, user, { landing: `/${orgId}/connection` });
-  await page.goto(`/${orgId}/conversion`);
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  await conversionsPage.goto(orgId);
   await expect(page.getByText('No conversions yet.')).toBeVisible();
   await page.getByRole('link', { name: 'New conversion' }).click();
   await expect(page).toHaveURL(`/${orgId}/createConversion`);
   await expect(page.getByText('No apps or payment accounts yet.')).toBeVisible();
   await expect(page.getByRole('link', { name: 'Connect Stripe' })).toHaveAttribute('href', `/${orgId}/payment`);
-  await expect(page.getByRole('button', { name: 'Continue' })).toHaveCount(0);
+  await expect(newConversionPage.continueButton).toHaveCount(0);
   await page.getByRole('link', { name: 'Add an app' }).click();
   await expect(page).toHaveURL(`/${orgId}/app/connect`);
 
-  await ensureApp(page, orgId, 'Empty store');
-  await page.goto(`/${orgId}/createConversion`);
-  await page.getByRole('radio', { name: /^Empty store Form submissions/ }).check();
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await appsPage.ensureApp(orgId, 'Empty store');
+  await newConversionPage.goto(orgId);
+  await newConversionPage.chooseApp('Empty store');
   await expect(page.getByText('No ad platform to send to yet.')).toBeVisible();
   await page.getByRole('link', { name: 'Go to destinations' }).click();
   await expect(page).toHaveURL(`/${orgId}/destination`);
 });
 
-test('on Starter, the first step says which plans include conversions, with a link to them', async ({ page }) => {
+test('on Starter, the first step says which plans include conversions, with a link to them', async ({
+  page,
+  loginPage,
+  appsPage,
+  newConversionPage,
+}) => {
   test.setTimeout(90_000);
   const user = await createTestUser();
   const subscription = { status: 'active', plan: 'starter', current_period_end: '2099-01-01T00:00:00.000Z' };
   const orgId = await createTestOrganization([[user, 'owner']], { subscription });
-  await logIn(page, user, { landing: `/${orgId}/connection` });
-  await ensureApp(page, orgId, 'Starter store');
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  await appsPage.ensureApp(orgId, 'Starter store');
 
-  await page.goto(`/${orgId}/createConversion`);
+  await newConversionPage.goto(orgId);
   // Said up front, before any choice: the wizard does not lead to a refusal at its last step.
   const refusal = page.getByRole('alert').filter({ hasText: 'Conversions are included in the Growth and Scale plans.' });
   await expect(refusal).toBeVisible();
-  await expect(page.getByRole('heading', { name: 'Choose a source' })).toBeVisible();
-  await expect(page.getByRole('button', { name: 'Continue' })).toHaveCount(0);
+  await expect(newConversionPage.step('Choose a source')).toBeVisible();
+  await expect(newConversionPage.continueButton).toHaveCount(0);
   await refusal.getByRole('link', { name: 'See the plans' }).click();
   await expect(page).toHaveURL(`/${orgId}/subscription`);
 });
@@ -198,7 +191,11 @@ async function serveWebsite(snippet: () => string): Promise<{ origin: string; se
   return { origin: `http://127.0.0.1:${address.port}`, server };
 }
 
-test("a form sent on the app's website through the snippet is delivered to Meta hashed, and logged", async ({ page }) => {
+test("a form sent on the app's website through the snippet is delivered to Meta hashed, and logged", async ({
+  page,
+  loginPage,
+  conversionsPage,
+}) => {
   test.setTimeout(120_000);
   let snippetHtml = '';
   const website = await serveWebsite(() => snippetHtml);
@@ -224,7 +221,7 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
       uid: DEMO.uid,
     });
 
-    await logIn(page, DEMO, { landing: `/${org}/connection` });
+    await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
     await page.goto(`/${org}/app/${site.id}/custom-submission`);
     await page.getByRole('button', { name: 'Show the snippet' }).click();
     snippetHtml = (await page.getByTestId('capture-snippet').textContent()) ?? '';
@@ -257,22 +254,18 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
     expect(everything).not.toContain(email);
 
     // And the conversion's log shows the row as delivered, the email masked.
-    await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
+    await conversionsPage.open(org, conversion.id);
     const masked = `v***@example.com`;
     await expect
       .poll(
         async () => {
           await page.getByRole('button', { name: 'Refresh' }).click();
-          return page
-            .getByRole('list', { name: 'Delivery log' })
-            .getByText(/1 delivered/)
-            .count();
+          return conversionsPage.deliveryLog.getByText(/1 delivered/).count();
         },
         { timeout: 30_000 },
       )
       .toBeGreaterThan(0);
-    await page
-      .getByRole('list', { name: 'Delivery log' })
+    await conversionsPage.deliveryLog
       .getByText(/1 delivered/)
       .first()
       .click();

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
-import { createTestOrganization, createTestUser, fakeCustomerIo, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, fakeCustomerIo, userWithOrganizations } from '@/tests/e2e/helpers';
 import type { RecordedEvent } from '@/sandbox/customerio';
 import { SANDBOX_MIXPANEL } from '@/sandbox/platforms';
+import { LoginPage } from '@/tests/e2e/support/authPages';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /** The platform sandbox `npm test` started; its consent pages are real pages on another origin. */
 const sandbox = () => process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
@@ -17,7 +19,7 @@ async function eventsOf(page: Page, uid: string) {
 async function signedInOwner(page: Page) {
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await new LoginPage(page).logIn(user, { landing: `/${orgId}/connection` });
   return { user, orgId };
 }
 
@@ -78,10 +80,11 @@ test.describe.serial('Google logins', () => {
 
   test("a payment made in the sandbox's Stripe arrives at Google Ads (Data Manager) with the email hashed, and is logged", async ({
     page,
+    loginPage,
   }) => {
     test.setTimeout(120_000);
     const org = DEMO.orgId;
-    await logIn(page, DEMO, { landing: `/${org}/connection` });
+    await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
     // A Google Ads destination through the sandbox's consent, with the direct account picked.
     await page.goto(`/${org}/destination`);
     await page.getByRole('button', { name: 'Connect Google Ads' }).click();
@@ -278,11 +281,14 @@ test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ 
   await expect(page.getByText('No payment accounts yet.')).toBeVisible();
 });
 
-test('Starter: the picker shows the ad accounts the plan includes, and a refused save says which plan has more', async ({ page }) => {
+test('Starter: the picker shows the ad accounts the plan includes, and a refused save says which plan has more', async ({
+  page,
+  loginPage,
+}) => {
   const user = await createTestUser();
   const subscription = { status: 'active', plan: 'starter', current_period_end: '2099-01-01T00:00:00.000Z' };
   const orgId = await createTestOrganization([[user, 'owner']], { subscription });
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/source`);
   await page.getByRole('button', { name: 'Connect Google Ads' }).click();
   await allowOnConsentScreen(page, 'Google');

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { expect, test, type Page } from '@playwright/test';
+import { type Page } from '@playwright/test';
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
-import { createTestOrganization, logIn } from '@/tests/e2e/helpers';
+import { createTestOrganization } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 const PHONE = { width: 390, height: 844 };
 const LONG_NAME = 'Averyveryverylongorganizationnamewithoutanyspacesthatwouldwidenthewholepageifnothingbrokeit';
@@ -46,10 +47,13 @@ async function expectNoWiderThan(page: Page, width: number) {
   expect(await pageWidth(page)).toBeLessThanOrEqual(width);
 }
 
-test('at 390 px nothing is wider than the screen: long names wrap, the email is cut, the list is a column of cards', async ({ page }) => {
+test('at 390 px nothing is wider than the screen: long names wrap, the email is cut, the list is a column of cards', async ({
+  page,
+  loginPage,
+}) => {
   const { user, orgId } = await crowdedOrganization();
   await page.setViewportSize(PHONE);
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/source`);
   const table = page.getByRole('table', { name: 'Sources' });
   await expect(table).toContainText('Needs reconnecting');
@@ -94,9 +98,9 @@ test('at 390 px nothing is wider than the screen: long names wrap, the email is 
   }
 });
 
-test('on a wide screen the long email stays inside the sidebar and the long name inside the page', async ({ page }) => {
+test('on a wide screen the long email stays inside the sidebar and the long name inside the page', async ({ page, loginPage }) => {
   const { user, orgId } = await crowdedOrganization();
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/source`);
   await expect(page.getByRole('table', { name: 'Sources' })).toContainText('Needs reconnecting');
   await expectNoWiderThan(page, page.viewportSize()!.width);

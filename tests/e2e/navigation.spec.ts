@@ -1,11 +1,16 @@
-import { expect, test } from '@playwright/test';
-import { createTestOrganization, createTestUser, logIn, persistedState, signOut, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, persistedState, userWithOrganizations } from '@/tests/e2e/helpers';
+import { LoginPage } from '@/tests/e2e/support/authPages';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /** A 1×1 PNG: an organization logo. */
 const LOGO = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 test.describe('signed out', () => {
-  test('the wanted page becomes the callback (and a cookie); after login the user is taken back to it', async ({ page, context }) => {
+  test('the wanted page becomes the callback (and a cookie); after login the user is taken back to it', async ({
+    page,
+    context,
+    loginPage,
+  }) => {
     const { user, orgIds } = await userWithOrganizations(2);
     const wanted = `/${orgIds[1]}/source`;
     await page.goto(wanted);
@@ -13,33 +18,33 @@ test.describe('signed out', () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'callbackUrl');
     expect(decodeURIComponent(cookie!.value)).toBe(wanted);
 
-    await logIn(page, user, { from: page.url(), landing: wanted });
+    await loginPage.logIn(user, { from: page.url(), landing: wanted });
     await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
   });
 
-  test('the callback cookie alone brings the user back', async ({ page }) => {
+  test('the callback cookie alone brings the user back', async ({ page, loginPage }) => {
     const { user, orgIds } = await userWithOrganizations(2);
     await page.goto(`/${orgIds[0]}/destination`);
-    await logIn(page, user, { from: '/login', landing: `/${orgIds[0]}/destination` });
+    await loginPage.logIn(user, { from: '/login', landing: `/${orgIds[0]}/destination` });
   });
 
-  test('a callback that leaves the site is ignored', async ({ page }) => {
+  test('a callback that leaves the site is ignored', async ({ page, appShell, loginPage }) => {
     const { user } = await userWithOrganizations(2);
     for (const evil of ['//evil.example/x', 'https://evil.example/x', '/\\evil.example']) {
       await test.step(evil, async () => {
         await page.context().clearCookies();
         await page.evaluate(() => window.localStorage.clear()).catch(() => undefined);
-        await logIn(page, user, { from: `/login?callback=${encodeURIComponent(evil)}`, landing: '/organizations' });
-        await signOut(page);
+        await loginPage.logIn(user, { from: `/login?callback=${encodeURIComponent(evil)}`, landing: '/organizations' });
+        await appShell.signOut();
       });
     }
   });
 });
 
 test.describe('signed in', () => {
-  test('the sign-in pages send a signed-in user to /organizations', async ({ page }) => {
+  test('the sign-in pages send a signed-in user to /organizations', async ({ page, loginPage }) => {
     const { user } = await userWithOrganizations(2);
-    await logIn(page, user, { landing: '/organizations' });
+    await loginPage.logIn(user, { landing: '/organizations' });
     for (const path of ['/login', '/signUp', '/forgotPassword', '/']) {
       await page.goto(path);
       await expect(page).toHaveURL('/organizations');
@@ -56,24 +61,26 @@ test.describe('signed in', () => {
       [none, '/onboarding'],
     ] as const) {
       const context = await browser.newContext();
-      await logIn(await context.newPage(), user, { landing });
+      await new LoginPage(await context.newPage()).logIn(user, { landing });
       await context.close();
     }
   });
 
-  test('the organizations list shows each organization; choosing one opens it', async ({ page }) => {
+  test('the organizations list shows each organization; choosing one opens it', async ({ page, loginPage, organizationsPage }) => {
     const { user, orgIds } = await userWithOrganizations(2);
-    await logIn(page, user, { landing: '/organizations' });
-    const list = page.getByRole('list', { name: 'Organizations' });
-    await expect(list.getByRole('button')).toHaveCount(2);
-    await expect(list.getByRole('button').first()).toContainText('0 connections');
-    await list.getByRole('button', { name: /E2E Org 2/ }).click();
+    await loginPage.logIn(user, { landing: '/organizations' });
+    await expect(organizationsPage.entries).toHaveCount(2);
+    await expect(organizationsPage.entries.first()).toContainText('0 connections');
+    await organizationsPage.open(/E2E Org 2/);
     await expect(page).toHaveURL(`/${orgIds[1]}/connection`);
   });
 
-  test('/settings → the selected organization’s settings; /onboarding with organizations → its connections', async ({ page }) => {
+  test('/settings → the selected organization’s settings; /onboarding with organizations → its connections', async ({
+    page,
+    loginPage,
+  }) => {
     const { user, orgIds } = await userWithOrganizations(2);
-    await logIn(page, user, { landing: '/organizations' });
+    await loginPage.logIn(user, { landing: '/organizations' });
     await page.goto(`/${orgIds[1]}/source`);
     await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
     await page.goto('/settings');
@@ -82,10 +89,10 @@ test.describe('signed in', () => {
     await expect(page).toHaveURL(`/${orgIds[1]}/connection`);
   });
 
-  test("another organization's pages send the user to /organizations", async ({ page }) => {
+  test("another organization's pages send the user to /organizations", async ({ page, loginPage }) => {
     const { user } = await userWithOrganizations(2);
     const stranger = await userWithOrganizations(1);
-    await logIn(page, user, { landing: '/organizations' });
+    await loginPage.logIn(user, { landing: '/organizations' });
     await page.goto(`/${stranger.orgIds[0]}/connection`);
     await expect(page).toHaveURL('/organizations');
     // and a client-side visit is caught too
@@ -96,9 +103,9 @@ test.describe('signed in', () => {
     await expect(page).toHaveURL('/organizations');
   });
 
-  test('entering connections clears the remembered flow keys', async ({ page }) => {
+  test('entering connections clears the remembered flow keys', async ({ page, loginPage, appShell }) => {
     const { user, orgIds } = await userWithOrganizations(1);
-    await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
+    await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
     // Remember flow keys, as an OAuth round trip would, before the app starts on the next load.
     await page.addInitScript(() => {
       if (window.sessionStorage.getItem('flowSeeded')) return;
@@ -111,18 +118,21 @@ test.describe('signed in', () => {
     await expect(page.getByRole('heading', { name: 'Sources' })).toBeVisible();
     expect((await persistedState(page)).flow).toEqual({ storedFrom: 'source', storedType: 'google', sourceKey: 'k1' });
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Connections' }).click();
+    await appShell.open('Connections');
     await expect(page).toHaveURL(`/${orgIds[0]}/connection`);
     await expect.poll(async () => (await persistedState(page)).flow).toEqual({ storedFrom: null, storedType: null, sourceKey: null });
   });
 
-  test('the sidebar names the organization (with its logo); a keyboard menu switches to another or to all of them', async ({ page }) => {
+  test('the sidebar names the organization (with its logo); a keyboard menu switches to another or to all of them', async ({
+    page,
+    loginPage,
+  }) => {
     const user = await createTestUser();
     const suffix = user.uid.slice(5, 11);
     const [first, second] = [`Switcher Alpha ${suffix}`, `Switcher Beta ${suffix}`];
     const firstId = await createTestOrganization([[user, 'owner']], { company_name: first, name: first, company_logo: LOGO, logo: LOGO });
     const secondId = await createTestOrganization([[user, 'owner']], { company_name: second, name: second });
-    await logIn(page, user, { landing: '/organizations' });
+    await loginPage.logIn(user, { landing: '/organizations' });
     await page.goto(`/${firstId}/source`);
     await expect(page.getByTestId('current-organization')).toHaveText(first);
     const switcher = page.getByRole('button', { name: new RegExp(`Organization ${first}`) });

@@ -1,10 +1,10 @@
-import { expect, test } from '@playwright/test';
-import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { userWithOrganizations } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
-test('Cancel on a consent page spends its state: Allow pressed later on the same page connects nothing', async ({ page }) => {
+test('Cancel on a consent page spends its state: Allow pressed later on the same page connects nothing', async ({ page, loginPage }) => {
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/source`);
   await expect(page.getByText('No sources yet.')).toBeVisible();
   await page.getByRole('button', { name: 'Connect Google Ads' }).click();

@@ -1,32 +1,29 @@
-import { expect, test } from '@playwright/test';
-import { createTestOrganization, createTestUser, logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, userWithOrganizations } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
-test('a second organization is created from the list, and opens', async ({ page }) => {
+test('a second organization is created from the list, and opens', async ({ page, loginPage, organizationsPage }) => {
   const { user } = await userWithOrganizations(2);
-  await logIn(page, user, { landing: '/organizations' });
-  await page.getByRole('button', { name: 'New organization' }).click();
-  const dialog = page.getByRole('dialog', { name: 'New organization' });
-  await dialog.getByRole('button', { name: 'Create organization' }).click();
-  await expect(dialog.getByText('Enter your organization name')).toBeVisible();
-  await dialog.getByLabel('Organization name').fill('Third Company');
-  await dialog.getByRole('button', { name: 'Create organization' }).click();
+  await loginPage.logIn(user, { landing: '/organizations' });
+  await organizationsPage.newOrganization();
+  await organizationsPage.createOrganization();
+  await expect(organizationsPage.newOrganizationDialog.getByText('Enter your organization name')).toBeVisible();
+  await organizationsPage.createOrganization('Third Company');
   await expect(page).toHaveURL(/^http:\/\/[^/]+\/[A-Za-z0-9]{20}\/subscription$/);
-  await page.goto('/organizations');
-  await expect(page.getByRole('list', { name: 'Organizations' }).getByRole('button')).toHaveCount(3);
+  await organizationsPage.goto();
+  await expect(organizationsPage.entries).toHaveCount(3);
 });
 
-test('a super admin sees every organization and finds one by name', async ({ page }) => {
+test('a super admin sees every organization and finds one by name', async ({ page, loginPage, organizationsPage, connectionsPage }) => {
   const admin = await createTestUser({ superAdmin: true });
   const owner = await createTestUser();
   const name = `Searchable ${Date.now()}`;
   await createTestOrganization([[owner, 'owner']], { company_name: name });
-  await logIn(page, admin, { landing: /\/(organizations|onboarding)$/ });
-  await page.goto('/organizations');
+  await loginPage.logIn(admin, { landing: /\/(organizations|onboarding)$/ });
+  await organizationsPage.goto();
   await expect(page.getByText('Every organization on SignalBridge (super admin).')).toBeVisible();
-  await page.getByLabel('Search by name').fill(name.toLowerCase());
-  const list = page.getByRole('list', { name: 'Organizations' });
-  await expect(list.getByRole('button')).toHaveCount(1);
-  await list.getByRole('button', { name: new RegExp(name) }).click();
+  await organizationsPage.search(name.toLowerCase());
+  await expect(organizationsPage.entries).toHaveCount(1);
+  await organizationsPage.open(new RegExp(name));
   await expect(page).toHaveURL(/\/connection$/);
-  await expect(page.getByRole('heading', { name: 'Connections' })).toBeVisible();
+  await expect(connectionsPage.heading).toBeVisible();
 });

@@ -1,6 +1,6 @@
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { logIn } from '@/tests/e2e/helpers';
+import { type Locator, type Page } from '@playwright/test';
 import { FAILED_RUN_MESSAGE, realPath, richOrganization } from '@/tests/e2e/richOrganization';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Every list at 390 px, in an organization with something in each: one card per row, the columns a
@@ -38,11 +38,11 @@ async function expectOnScreen(locator: Locator) {
 
 const scrollsSideways = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
 
-test('at 390 px every list is a column of cards whose status, role, next run and actions are on screen', async ({ page }) => {
+test('at 390 px every list is a column of cards whose status, role, next run and actions are on screen', async ({ page, loginPage }) => {
   test.setTimeout(180_000);
   const rich = await richOrganization();
   await page.setViewportSize(PHONE);
-  await logIn(page, rich.user, { landing: `/${rich.orgId}/connection` });
+  await loginPage.logIn(rich.user, { landing: `/${rich.orgId}/connection` });
   for (const list of LISTS) {
     await test.step(list.name, async () => {
       await page.goto(realPath(list.path, rich));
@@ -71,9 +71,9 @@ test('at 390 px every list is a column of cards whose status, role, next run and
   expect(await scrollsSideways(page)).toBe(false);
 });
 
-test('on a wide screen a list is a table again, its actions on the line of the other cells', async ({ page }) => {
+test('on a wide screen a list is a table again, its actions on the line of the other cells', async ({ page, loginPage }) => {
   const rich = await richOrganization();
-  await logIn(page, rich.user, { landing: `/${rich.orgId}/connection` });
+  await loginPage.logIn(rich.user, { landing: `/${rich.orgId}/connection` });
   await page.goto(`/${rich.orgId}/source`);
   const table = page.getByRole('table', { name: 'Sources' });
   await expect(table.locator('thead')).toBeVisible();

@@ -1,9 +1,9 @@
-import { expect, test } from '@playwright/test';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { saveReconciliation } from '@/lib/server/repos/reconciliation';
 import { explainDay, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
-import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { userWithOrganizations } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * "Counted by the platform" through the pages: a Microsoft conversion whose last read found a day where
@@ -15,7 +15,11 @@ import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
 const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 const today = new Date().toISOString().slice(0, 10);
 
-test('the counted section of a conversion, the Reconciliation page and the conversions list show the gap', async ({ page }) => {
+test('the counted section of a conversion, the Reconciliation page and the conversions list show the gap', async ({
+  page,
+  loginPage,
+  appShell,
+}) => {
   test.setTimeout(120_000);
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
@@ -64,7 +68,7 @@ test('the counted section of a conversion, the Reconciliation page and the conve
     new Date(),
   );
 
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/conversion/${gap.id}/configuration`);
   const section = page.getByRole('region', { name: 'Counted by the platform' });
   await expect(section.getByTestId('counted-share')).toContainText('80 %');
@@ -84,7 +88,7 @@ test('the counted section of a conversion, the Reconciliation page and the conve
   await expect(section.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   await expect(section.getByText('under the threshold')).toBeVisible();
 
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Reconciliation' }).click();
+  await appShell.open('Reconciliation');
   await expect(page.getByRole('heading', { name: 'Reconciliation', level: 1 })).toBeVisible();
   const rows = page.getByTestId('reconciliation-row');
   await expect(rows).toHaveCount(2);

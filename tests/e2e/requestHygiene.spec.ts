@@ -1,14 +1,14 @@
-import { expect, test } from '@playwright/test';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { userWithOrganizations } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Issue 12 against the real server (next start): redirects stay on our origin, malformed page paths
  * and ids are answered without a 500, and the session cookie works only for our own pages.
  */
-test('signed in with the session cookie: callbacks, page paths and ids the attacker chose', async ({ page, baseURL }) => {
+test('signed in with the session cookie: callbacks, page paths and ids the attacker chose', async ({ page, baseURL, loginPage }) => {
   const { user, orgIds } = await userWithOrganizations(1);
-  await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
   const noRedirect = { maxRedirects: 0 };
 
   for (const callback of ['%2F.%2F%2Fevil.example%2F', '%2F%252e%2F%2Fevil.example%2F', '%2Fx%2F..%2F%2Fevil.example%2F']) {
@@ -31,9 +31,9 @@ test('signed in with the session cookie: callbacks, page paths and ids the attac
   expect((await page.request.get('/api/orgs/a%2Fb/apps')).status()).toBe(404);
 });
 
-test('a form on another site cannot use the session cookie to invite someone', async ({ page }) => {
+test('a form on another site cannot use the session cookie to invite someone', async ({ page, loginPage }) => {
   const { user, orgIds } = await userWithOrganizations(1);
-  await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
   const email = `csrf-${Date.now()}@example.test`;
 
   const response = await page.request.post('/api/sendInvitation', {

@@ -1,7 +1,7 @@
-import { expect, test } from '@playwright/test';
 import { DEMO } from '@/scripts/lib/demo';
-import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { userWithOrganizations } from '@/tests/e2e/helpers';
 import { ROUTES } from '@/tests/e2e/routes';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 // Pages that send a signed-in user elsewhere by rule; navigation.spec.ts covers them.
 const REDIRECTING_WHEN_SIGNED_IN = new Set([
@@ -19,10 +19,10 @@ const REDIRECTING_WHEN_SIGNED_IN = new Set([
 // three times slower than a quiet one), and each assertion still fails on its own 15 s.
 const PER_ROUTE_MS = 15_000;
 
-test('signed in, every route of the spec renders with its layout', async ({ page }) => {
+test('signed in, every route of the spec renders with its layout', async ({ page, loginPage }) => {
   test.setTimeout(30_000 + ROUTES.length * PER_ROUTE_MS);
   const { user, orgIds } = await userWithOrganizations(1);
-  await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
   for (const [route, layout] of ROUTES) {
     if (REDIRECTING_WHEN_SIGNED_IN.has(route)) continue;
     const path = route.replace('{org}', orgIds[0]!);
@@ -50,8 +50,8 @@ test('signed out, every page but the sign-in pages and invitations sends to /log
   }
 });
 
-test("the demo organization's pages wear the Demo marker", async ({ page }) => {
-  await logIn(page, DEMO, { landing: `/${DEMO.orgId}/connection` });
+test("the demo organization's pages wear the Demo marker", async ({ page, loginPage }) => {
+  await loginPage.logIn(DEMO, { landing: `/${DEMO.orgId}/connection` });
   await page.goto(`/${DEMO.orgId}/connection`);
   await expect(page.locator('[data-layout="demo"]')).toBeVisible();
   await expect(page.getByRole('note', { name: 'Demo data' })).toContainText('Demo');
@@ -71,9 +71,9 @@ test('the 500 page says Internal Server Error', async ({ page }) => {
   await expect(page.getByRole('heading', { name: 'Internal Server Error' })).toBeVisible();
 });
 
-test('the organization navigation is keyboard reachable and marks the current page', async ({ page }) => {
+test('the organization navigation is keyboard reachable and marks the current page', async ({ page, loginPage }) => {
   const { user, orgIds } = await userWithOrganizations(1);
-  await logIn(page, user, { landing: `/${orgIds[0]}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
   await page.goto(`/${orgIds[0]}/source`);
   const nav = page.getByRole('navigation', { name: 'Main' });
   await expect(nav.getByRole('link', { name: 'Sources' })).toHaveAttribute('aria-current', 'page');

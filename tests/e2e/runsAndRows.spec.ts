@@ -1,10 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { expect, test, type Page } from '@playwright/test';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
-import { connectBigQueryDestination } from '@/tests/e2e/destinations';
-import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Issue 25, "Charts and runs" and "A per-row debugger": a connection of a USD and a EUR account gets one
@@ -15,43 +14,30 @@ import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpe
 
 const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
 
-/** A Google Ads source with Acme Shoes (USD) and Sandbox Direct Store (EUR) picked, through the sandbox's consent screen. */
-async function connectTwoCurrencies(page: Page, orgId: string) {
-  await page.goto(`/${orgId}/source`);
-  await page.getByRole('button', { name: 'Connect Google Ads' }).click();
-  await page.getByRole('button', { name: 'Allow' }).click();
-  await expect(page).toHaveURL(new RegExp(`/${orgId}/source/[^/]+/google/configuration\\?connected=1$`));
-  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
-  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
-  await page.getByRole('button', { name: 'Save accounts' }).click();
-  await expect(page.getByText(/^Saved: 2 accounts\.$/)).toBeVisible();
-}
-
 test('a USD and a EUR account: one spend chart per currency; a run opens with each account; the history downloads as CSV', async ({
   page,
+  loginPage,
+  sourcesPage,
+  destinationsPage,
+  newConnectionPage,
+  connectionPage,
 }) => {
   test.setTimeout(240_000);
   const user = await createTestUser();
   const orgId = await createTestOrganization([[user, 'owner']], SCALE);
-  await logIn(page, user, { landing: `/${orgId}/connection` });
-  await connectTwoCurrencies(page, orgId);
-  await connectBigQueryDestination(page, orgId);
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  // Acme Shoes spends in USD, Sandbox Direct Store in EUR.
+  const twoCurrencies = [/Acme Shoes/, /Sandbox Direct Store/];
+  await sourcesPage.connectGoogleAds(orgId, twoCurrencies);
+  await destinationsPage.connectBigQuery(orgId);
 
-  await page.goto(`/${orgId}/createConnection`);
-  await page.getByLabel('Source', { exact: true }).selectOption({ index: 1 });
-  await page.getByRole('checkbox', { name: /Acme Shoes/ }).check();
-  await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
-  await page.getByLabel('Destination', { exact: true }).selectOption({ index: 1 });
-  await page.getByLabel('Level of detail').selectOption('campaign');
-  await page.getByLabel('Lookback (days)').fill('5');
+  await newConnectionPage.goto(orgId);
   const name = `Two currencies ${Date.now().toString(36)}`;
-  await page.getByLabel('Name', { exact: true }).fill(name);
-  await page.getByRole('button', { name: 'Create connection' }).click();
+  await newConnectionPage.create({ accounts: twoCurrencies, level: 'campaign', lookbackDays: 5, name });
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
 
   // The first run (due at once) ends; its days are the 5 lookback days, both ends included.
-  const history = page.getByRole('table', { name: 'Run history' });
-  const run = history.getByRole('row').filter({ hasText: 'Scheduled' });
+  const run = connectionPage.runs('Scheduled');
   await expect(run.filter({ hasText: 'Succeeded' })).toHaveCount(1, { timeout: 90_000 });
   const days = (await run.getByRole('cell').nth(2).textContent())!.split(' – ');
   expect(days).toHaveLength(2);
@@ -91,6 +77,8 @@ test('a USD and a EUR account: one spend chart per currency; a run opens with ea
 
 test("a delivery log row opens to the event as sent (hashed) and Meta's answer; the test went with Meta's test event code", async ({
   page,
+  loginPage,
+  conversionsPage,
 }) => {
   test.setTimeout(120_000);
   const org = DEMO.orgId;
@@ -114,8 +102,8 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
     mapping: { events: ['Lead', 'Purchase'], value: { mode: 'event' }, identifiers: ['email', 'phone', 'clickIds', 'context'] },
     uid: DEMO.uid,
   });
-  await logIn(page, DEMO, { landing: `/${org}/connection` });
-  await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
+  await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
+  await conversionsPage.open(org, conversion.id);
   await expect(page.getByRole('heading', { name: `Debugger leads ${suffix}`, level: 1 })).toBeVisible();
 
   // A code Events Manager would never give is refused on its field.
@@ -127,7 +115,7 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
   await page.getByRole('button', { name: 'Send test event' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Delivered.' })).toBeVisible();
 
-  const line = page.getByRole('list', { name: 'Delivery log' }).getByRole('listitem').filter({ hasText: 'Test' });
+  const line = conversionsPage.deliveryLog.getByRole('listitem').filter({ hasText: 'Test' });
   await line.getByText('1 delivered').click();
   const open = line.getByRole('button', { name: /^Sent \/ answer for event test_/ });
   await open.click();

@@ -1,7 +1,7 @@
-import { expect, test } from '@playwright/test';
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Unticking an ad account a connection reads says which connection before anything is saved; Cancel
@@ -10,11 +10,11 @@ import { createTestOrganization, createTestUser, logIn } from '@/tests/e2e/helpe
 
 const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
 
-test('unticking an account a connection uses names the connection, and confirming takes it out of it', async ({ page }) => {
+test('unticking an account a connection uses names the connection, and confirming takes it out of it', async ({ page, loginPage }) => {
   test.setTimeout(120_000);
   const user = await createTestUser();
   const orgId = await createTestOrganization([[user, 'owner']], SCALE);
-  await logIn(page, user, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
   await page.goto(`/${orgId}/source`);
   await page.getByRole('button', { name: 'Connect Google Ads' }).click();
   await page.getByRole('button', { name: 'Allow' }).click();

@@ -1,6 +1,10 @@
-import { expect, test, type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createTestOrganization, createTestUser, fakeCustomerIo, logIn, userWithOrganizations, type TestUser } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, fakeCustomerIo, userWithOrganizations, type TestUser } from '@/tests/e2e/helpers';
+import { LoginPage, SignUpPage, type Landing } from '@/tests/e2e/support/authPages';
+import { expect, test } from '@/tests/e2e/support/fixtures';
+import { OnboardingPage, OrganizationsPage } from '@/tests/e2e/support/organizationsPages';
+import { TeamPage } from '@/tests/e2e/support/teamPage';
 
 const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
@@ -22,23 +26,6 @@ async function invitationLink(page: Page, email: string): Promise<string> {
   return link!;
 }
 
-async function invite(page: Page, orgId: string, email: string) {
-  await page.goto(`/${orgId}/settings`);
-  const form = page.getByRole('form', { name: 'Invite a teammate' });
-  await form.getByLabel('Email address').fill(email);
-  await form.getByRole('button', { name: 'Send invitation' }).click();
-  await expect(page.getByRole('status').filter({ hasText: `Invitation sent to ${email}` })).toBeVisible();
-}
-
-/** Signs up, and stays signed in: the route guard takes the new user to `landing`. */
-async function signUp(page: Page, email: string, landing: string) {
-  await page.getByLabel('Full name').fill('Ivy Invitee');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill('secret123');
-  await page.getByRole('button', { name: 'Create account' }).click();
-  await expect(page).toHaveURL(landing);
-}
-
 /** The newest email-verification link the Auth emulator would have sent to the address, once there are `count`. */
 async function verificationLink(request: APIRequestContext, email: string, count = 1): Promise<string> {
   const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
@@ -55,20 +42,25 @@ async function verificationLink(request: APIRequestContext, email: string, count
   return links.at(-1)!;
 }
 
-async function signedInPage(browser: Browser, user: TestUser, landing: string | RegExp) {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  await logIn(page, user, { landing });
+/** A second browser, signed in as `user`. */
+async function signedInPage(browser: Browser, user: TestUser, landing: Landing) {
+  const page = await (await browser.newContext()).newPage();
+  await new LoginPage(page).logIn(user, { landing });
   return page;
 }
 
-test('invite → the invitee signs up from the emailed link → accepts → works in the organization', async ({ page, browser }) => {
+test('invite → the invitee signs up from the emailed link → accepts → works in the organization', async ({
+  page,
+  browser,
+  loginPage,
+  teamPage,
+}) => {
   const { user: owner, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, owner, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
   const email = uniqueEmail('invitee');
-  await invite(page, orgId, email);
-  await expect(page.getByRole('table', { name: 'Invitations' })).toContainText(email);
+  await teamPage.invite(orgId, email);
+  await expect(teamPage.invitations).toContainText(email);
   const link = await invitationLink(page, email);
   expect(new URL(link).pathname).toMatch(new RegExp(`^/${orgId}/acceptInvitation/[A-Za-z0-9]+$`));
   expect(new URL(link).searchParams.get('token')).toMatch(/^[\w-]{43}$/);
@@ -82,28 +74,31 @@ test('invite → the invitee signs up from the emailed link → accepts → work
   await expect(invitee.getByTestId('invitation-preview')).toHaveText(`Test User invited you to join ${organizationName}.`);
   await expect(invitee.getByText(`Log in, or create an account with ${email}, to accept it.`)).toBeVisible();
   await invitee.getByRole('link', { name: 'Create an account' }).click();
-  await expect(invitee.getByLabel('Email')).toHaveValue(email);
+  const signUpPage = new SignUpPage(invitee);
+  await expect(signUpPage.email).toHaveValue(email);
   // Signed in by the sign-up itself, straight back to the invitation.
-  await signUp(invitee, email, new URL(link).pathname);
+  await signUpPage.signUp({ email }, new URL(link).pathname);
   await expect(invitee.getByText(`${owner.email} invited you to join`)).toBeVisible();
   await invitee.getByRole('button', { name: 'Accept invitation' }).click();
   await expect(invitee).toHaveURL(`/${orgId}/connection`);
   await expect(invitee.getByRole('heading', { name: 'Connections' })).toBeVisible();
 
   await page.reload();
-  await expect(page.getByRole('table', { name: 'Team members' })).toContainText(email);
-  await expect(page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(email) })).toContainText('accepted');
+  await expect(teamPage.members).toContainText(email);
+  await expect(teamPage.invitation(email)).toContainText('accepted');
 });
 
 test('a wrong or expired link secret shows the invitation page as it is for anyone: nothing about the invitation', async ({
   page,
   browser,
+  loginPage,
+  teamPage,
 }) => {
   const { user: owner, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, owner, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
   const email = uniqueEmail('wrong');
-  await invite(page, orgId, email);
+  await teamPage.invite(orgId, email);
   const link = new URL(await invitationLink(page, email));
   const token = link.searchParams.get('token')!;
   link.searchParams.set('token', `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`);
@@ -117,28 +112,31 @@ test('a wrong or expired link secret shows the invitation page as it is for anyo
   await expect(stranger.getByTestId('invitation-preview')).toHaveCount(0);
   await expect(stranger.locator('body')).not.toContainText(email);
   await stranger.getByRole('link', { name: 'Create an account' }).click();
-  await expect(stranger.getByLabel('Email')).toHaveValue('');
+  await expect(new SignUpPage(stranger).email).toHaveValue('');
 });
 
 test('invited without the link: onboarding asks to verify the email, then lists the invitation to accept', async ({
-  page,
   browser,
   request,
+  loginPage,
+  teamPage,
 }) => {
   const { user: owner, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, owner, { landing: `/${orgId}/connection` });
+  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
   const email = uniqueEmail('late');
-  await invite(page, orgId, email);
+  await teamPage.invite(orgId, email);
   // renamed after the invitation went out: the invitee reads the name it has now
   await adminDb().doc(`organizations/${orgId}`).update({ name: 'Renamed Rockets', company_name: 'Renamed Rockets' });
 
   const invitee = await (await browser.newContext()).newPage();
-  await invitee.goto('/signUp');
-  await signUp(invitee, email, '/onboarding');
-  const verify = invitee.getByRole('region', { name: 'Verify your email' });
+  const signUpPage = new SignUpPage(invitee);
+  await signUpPage.goto();
+  await signUpPage.signUp({ email }, '/onboarding');
+  const onboarding = new OnboardingPage(invitee);
+  const verify = onboarding.verifyEmail;
   await expect(verify).toContainText(`Verify your email address to see invitations sent to ${email}`);
-  await expect(invitee.getByRole('list', { name: 'Invitations for you' })).toHaveCount(0);
+  await expect(onboarding.invitations).toHaveCount(0);
 
   await verify.getByRole('button', { name: 'Resend verification email' }).click();
   await expect(verify.getByRole('status')).toHaveText(`We sent a new link to ${email}. Open it, then come back here.`);
@@ -146,53 +144,50 @@ test('invited without the link: onboarding asks to verify the email, then lists 
   expect((await request.get(link)).ok()).toBe(true);
 
   await verify.getByRole('button', { name: 'I have verified my email' }).click();
-  const invitations = invitee.getByRole('list', { name: 'Invitations for you' });
+  const invitations = onboarding.invitations;
   await expect(invitations).toContainText('Renamed Rockets');
   await expect(invitations).toContainText(`from ${owner.email}`);
   await invitations.getByRole('button', { name: 'Accept' }).click();
   await expect(invitee).toHaveURL(`/${orgId}/connection`);
 });
 
-test('an invitee declines from /organizations; the inviter sees it rejected', async ({ page, browser }) => {
+test('an invitee declines from /organizations; the inviter sees it rejected', async ({ page, browser, loginPage, teamPage }) => {
   const { user: owner, orgIds } = await userWithOrganizations(1);
   const invitee = await createTestUser();
   await createTestOrganization([[invitee, 'owner']]);
   await createTestOrganization([[invitee, 'owner']]);
-  await logIn(page, owner, { landing: `/${orgIds[0]}/connection` });
-  await invite(page, orgIds[0]!, invitee.email);
+  await loginPage.logIn(owner, { landing: `/${orgIds[0]}/connection` });
+  await teamPage.invite(orgIds[0]!, invitee.email);
 
   const inviteePage = await signedInPage(browser, invitee, '/organizations');
-  const invitations = inviteePage.getByRole('list', { name: 'Invitations for you' });
+  const invitations = new OrganizationsPage(inviteePage).invitations;
   await expect(invitations).toContainText(owner.email);
   await invitations.getByRole('button', { name: 'Decline' }).click();
   await expect(invitations).toHaveCount(0);
 
   await page.reload();
-  await expect(page.getByRole('table', { name: 'Invitations' })).toContainText('rejected');
+  await expect(teamPage.invitations).toContainText('rejected');
 });
 
-test('a revoked invitation link no longer works', async ({ page, browser }) => {
+test('a revoked invitation link no longer works', async ({ page, browser, loginPage, teamPage }) => {
   const { user: owner, orgIds } = await userWithOrganizations(1);
   const invitee = await createTestUser();
-  await logIn(page, owner, { landing: `/${orgIds[0]}/connection` });
-  await invite(page, orgIds[0]!, invitee.email);
+  await loginPage.logIn(owner, { landing: `/${orgIds[0]}/connection` });
+  await teamPage.invite(orgIds[0]!, invitee.email);
   const link = await invitationLink(page, invitee.email);
 
-  const row = page.getByRole('table', { name: 'Invitations' }).getByRole('row', { name: new RegExp(invitee.email) });
-  await row.getByRole('button', { name: 'Revoke' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Revoke this invitation?' });
-  await dialog.getByRole('button', { name: 'Revoke' }).click();
-  await expect(row).toContainText('revoked');
+  await teamPage.revokeInvitation(invitee.email);
+  await expect(teamPage.invitation(invitee.email)).toContainText('revoked');
 
   const inviteePage = await (await browser.newContext()).newPage();
   await inviteePage.goto(link);
   await inviteePage.getByRole('link', { name: 'Log in' }).click();
   await expect(inviteePage).toHaveURL('/login');
-  await logIn(inviteePage, invitee, { from: '/login', landing: new URL(link).pathname });
+  await new LoginPage(inviteePage).logIn(invitee, { from: '/login', landing: new URL(link).pathname });
   await expect(inviteePage.getByRole('main').getByRole('alert')).toHaveText('No pending invitations found');
 });
 
-test('a removed member loses access at once, even with a page open', async ({ page, browser }) => {
+test('a removed member loses access at once, even with a page open', async ({ browser, loginPage, teamPage }) => {
   // Two users, two signed-in pages and a dozen navigations.
   test.slow();
   const owner = await createTestUser();
@@ -205,18 +200,17 @@ test('a removed member loses access at once, even with a page open', async ({ pa
   await memberPage.goto(`/${orgId}/source`);
   await expect(memberPage.getByRole('heading', { name: 'Sources' })).toBeVisible();
   // a member sees the team but none of the controls they may not use
-  await memberPage.goto(`/${orgId}/settings`);
-  await expect(memberPage.getByRole('table', { name: 'Team members' })).toContainText(owner.email);
-  await expect(memberPage.getByRole('form', { name: 'Invite a teammate' })).toHaveCount(0);
+  const memberTeam = new TeamPage(memberPage);
+  await memberTeam.goto(orgId);
+  await expect(memberTeam.members).toContainText(owner.email);
+  await expect(memberTeam.inviteForm).toHaveCount(0);
   await expect(memberPage.getByRole('button', { name: 'Remove' })).toHaveCount(0);
   await memberPage.goto(`/${orgId}/source`);
 
-  await logIn(page, owner, { landing: `/${orgId}/connection` });
-  await page.goto(`/${orgId}/settings`);
-  const row = page.getByRole('table', { name: 'Team members' }).getByRole('row', { name: new RegExp(member.email) });
-  await row.getByRole('button', { name: 'Remove' }).click();
-  await page.getByRole('dialog', { name: 'Remove this member?' }).getByRole('button', { name: 'Remove' }).click();
-  await expect(row).toHaveCount(0);
+  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
+  await teamPage.goto(orgId);
+  await teamPage.removeMember(member.email);
+  await expect(teamPage.member(member.email)).toHaveCount(0);
 
   await expect(memberPage).toHaveURL('/organizations');
   await memberPage.goto(`/${orgId}/source`);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { expect, test } from '@playwright/test';
-import { connectBigQueryDestination, ensureMetaDestination, sandboxUrl } from '@/tests/e2e/destinations';
-import { logIn, userWithOrganizations } from '@/tests/e2e/helpers';
+import { userWithOrganizations } from '@/tests/e2e/helpers';
+import { sandboxUrl } from '@/tests/e2e/support/destinationsPage';
+import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * A conversion read from the warehouse, through the pages: the sandbox's demo CRM table
@@ -18,15 +18,19 @@ const NEWEST_LEAD = 'lead_0040';
 
 test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered, in the log and at the sandbox’s Meta; Read now sends nothing twice', async ({
   page,
+  loginPage,
+  destinationsPage,
+  newConversionPage,
+  conversionsPage,
 }) => {
   test.setTimeout(180_000);
   const { user, orgIds } = await userWithOrganizations(1);
   const orgId = orgIds[0]!;
-  await logIn(page, user, { landing: `/${orgId}/connection` });
-  await connectBigQueryDestination(page, orgId);
-  await ensureMetaDestination(page, orgId);
+  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  await destinationsPage.connectBigQuery(orgId);
+  await destinationsPage.ensureMeta(orgId);
 
-  await page.goto(`/${orgId}/createConversion`);
+  await newConversionPage.goto(orgId);
   await page.getByRole('radio', { name: /Rows of a BigQuery table/ }).check();
   const reading = page.getByRole('group', { name: 'What to read from BigQuery' });
   await expect(reading.getByLabel('BigQuery project (runs and bills the query)', { exact: true })).toHaveValue('acme-warehouse');
@@ -54,8 +58,8 @@ test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered,
   await expect(first).toContainText('Will be sent');
   await expect(page.getByText(FIRST_EMAIL)).toHaveCount(0);
 
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await expect(page.getByRole('heading', { name: 'Choose a destination' })).toBeVisible();
+  await newConversionPage.continue();
+  await expect(newConversionPage.step('Choose a destination')).toBeVisible();
   await page
     .getByRole('radio', { name: /Meta Ads · Sandbox Marketer/ })
     .first()
@@ -63,14 +67,14 @@ test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered,
   const account = page.getByLabel('Ad account', { exact: true });
   if (await account.isVisible()) await account.selectOption({ label: 'Acme Shoes (Meta) · 101' });
   await page.getByLabel('Pixel', { exact: true }).selectOption({ label: 'Acme Shoes Pixel · 555000111' });
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await newConversionPage.continue();
 
   // Rows are chosen by what the source reads: no event-name filter here.
-  await expect(page.getByRole('heading', { name: 'Map the events' })).toBeVisible();
+  await expect(newConversionPage.step('Map the events')).toBeVisible();
   await expect(page.getByLabel('Event names to send')).toHaveCount(0);
-  await page.getByRole('button', { name: 'Continue' }).click();
+  await newConversionPage.continue();
 
-  await expect(page.getByRole('heading', { name: 'Review and create' })).toBeVisible();
+  await expect(newConversionPage.step('Review and create')).toBeVisible();
   const summary = page.getByRole('definition');
   await expect(summary.filter({ hasText: `BigQuery table ${TABLE}` })).toBeVisible();
   await expect(summary.filter({ hasText: /^Every hour, rows with updated_at at or past the last read/ })).toBeVisible();
@@ -83,7 +87,7 @@ test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered,
   await expect(reads).toContainText(/40 rows read, 40 became events, 0 made none/, { timeout: 60_000 });
   await expect(reads).toContainText(/rows with updated_at ≥ \d{4}-\d{2}-\d{2}/);
 
-  const log = page.getByRole('list', { name: 'Delivery log' });
+  const log = conversionsPage.deliveryLog;
   await expect
     .poll(
       async () => {
