@@ -188,15 +188,75 @@ export function packEvents(events: ConversionEvent[]): Array<{ data: Buffer; cou
  */
 export const CONVERSIONS_BATCHING = { maxMessages: 1000, maxMilliseconds: 1 };
 
-/** Publishes events packed into messages (batched by the client into few requests); resolves once Pub/Sub has them all. */
+/**
+ * Publishes events packed into messages (batched by the client into few requests); resolves once Pub/Sub has
+ * them all. A small publish (a website's single event, a form's, a payment's) is gathered with the others of
+ * the same attributes published within GATHER_MS into one message (see gather).
+ */
 export async function publishConversions(events: ConversionEvent[], attributes: ConversionAttributes): Promise<void> {
   await ensureTopology();
   conversionsTopic ??= pubsub().topic(TOPICS.conversions, { batching: CONVERSIONS_BATCHING });
   const topic = conversionsTopic;
   const attrs = Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Record<string, string>;
+  if (events.length <= GATHERED_AT_MOST) return gather(topic, attrs, events);
   await Promise.all(
     packEvents(events).map(({ data, count }) => topic.publishMessage({ data, attributes: { ...attrs, events: String(count) } })),
   );
+}
+
+/** Publishes this small or smaller are gathered with their neighbours; larger ones are messages of their own. */
+const GATHERED_AT_MOST = 20;
+/** How long a gathered message waits for company after its first events. */
+const GATHER_MS = 1;
+
+/** A message being gathered: its events' JSON, their bytes, and the publish its callers wait for. */
+interface Gathering {
+  texts: string[];
+  bytes: number;
+  published: Promise<void>;
+  send: () => void;
+}
+const gatherings = new Map<string, Gathering>();
+
+/**
+ * Adds small publishes' events to the message gathering for their attributes (one organization's source, or
+ * one conversion's replay), sent GATHER_MS after its first events or when full. A flash sale's thousand
+ * single-event requests a second become a few messages: Pub/Sub, its Publish requests and the worker's
+ * Pulls and acks handle one message for many events. Each caller still resolves only once the message
+ * holding its events is published (a 202 means "durably queued"), and a failed publish fails them all.
+ */
+function gather(topic: Topic, attributes: Record<string, string>, events: ConversionEvent[]): Promise<void> {
+  const key = JSON.stringify(Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b)));
+  const texts = events.map((event) => JSON.stringify(event));
+  const bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text) + 1, 0);
+  let open = gatherings.get(key);
+  if (open && (open.texts.length + texts.length > EVENTS_PER_MESSAGE || open.bytes + bytes > MESSAGE_BYTES)) {
+    open.send();
+    open = undefined;
+  }
+  if (!open) {
+    let settle!: { resolve: () => void; reject: (error: unknown) => void };
+    const published = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    const gathering: Gathering = {
+      texts: [],
+      bytes: 1,
+      published,
+      send: () => {
+        clearTimeout(timer);
+        if (gatherings.get(key) === gathering) gatherings.delete(key);
+        const data = Buffer.from(`[${gathering.texts.join(',')}]`);
+        topic
+          .publishMessage({ data, attributes: { ...attributes, events: String(gathering.texts.length) } })
+          .then(() => settle.resolve(), settle.reject);
+      },
+    };
+    const timer = setTimeout(gathering.send, GATHER_MS);
+    gatherings.set(key, gathering);
+    open = gathering;
+  }
+  open.texts.push(...texts);
+  open.bytes += bytes;
+  return open.published;
 }
 
 /** An event of a message that does not follow the schema: its id (or a stand-in), its name if any, and why. */
