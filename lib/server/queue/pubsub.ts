@@ -191,7 +191,7 @@ export const CONVERSIONS_BATCHING = { maxMessages: 1000, maxMilliseconds: 1 };
 /**
  * Publishes events packed into messages (batched by the client into few requests); resolves once Pub/Sub has
  * them all. A small publish (a website's single event, a form's, a payment's) is gathered with the others of
- * the same attributes published within GATHER_MS into one message (see gather).
+ * the same attributes published in the same turn of the event loop into one message (see gather).
  */
 export async function publishConversions(events: ConversionEvent[], attributes: ConversionAttributes): Promise<void> {
   await ensureTopology();
@@ -206,8 +206,6 @@ export async function publishConversions(events: ConversionEvent[], attributes: 
 
 /** Publishes this small or smaller are gathered with their neighbours; larger ones are messages of their own. */
 const GATHERED_AT_MOST = 20;
-/** How long a gathered message waits for company after its first events. */
-const GATHER_MS = 1;
 
 /** A message being gathered: its events' JSON, their bytes, and the publish its callers wait for. */
 interface Gathering {
@@ -220,9 +218,10 @@ const gatherings = new Map<string, Gathering>();
 
 /**
  * Adds small publishes' events to the message gathering for their attributes (one organization's source, or
- * one conversion's replay), sent GATHER_MS after its first events or when full. A flash sale's thousand
- * single-event requests a second become a few messages: Pub/Sub, its Publish requests and the worker's
- * Pulls and acks handle one message for many events. Each caller still resolves only once the message
+ * one conversion's replay), sent once the event loop's turn that gathered it is over (setImmediate: the
+ * requests parsed in that turn; a lone request waits for nobody), or when full. Single-event requests that
+ * arrive together (a flash sale) become fewer messages: Pub/Sub and the worker's Pulls and acks handle one
+ * message for several events. Each caller still resolves only once the message
  * holding its events is published (a 202 means "durably queued"), and a failed publish fails them all.
  */
 function gather(topic: Topic, attributes: Record<string, string>, events: ConversionEvent[]): Promise<void> {
@@ -242,7 +241,7 @@ function gather(topic: Topic, attributes: Record<string, string>, events: Conver
       bytes: 1,
       published,
       send: () => {
-        clearTimeout(timer);
+        clearImmediate(timer);
         if (gatherings.get(key) === gathering) gatherings.delete(key);
         const data = Buffer.from(`[${gathering.texts.join(',')}]`);
         topic
@@ -250,7 +249,7 @@ function gather(topic: Topic, attributes: Record<string, string>, events: Conver
           .then(() => settle.resolve(), settle.reject);
       },
     };
-    const timer = setTimeout(gathering.send, GATHER_MS);
+    const timer = setImmediate(gathering.send);
     gatherings.set(key, gathering);
     open = gathering;
   }
