@@ -211,6 +211,9 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
     if (idle && Object.keys(state.parked).length === 0) states.delete(key);
   }
 
+  /** When the last flush ended: the one a stopping worker makes waits a whole interval after it. */
+  let flushedAt = 0;
+
   async function flushOnce(force: boolean) {
     const now = Date.now();
     await Promise.all(
@@ -225,6 +228,7 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
         }
       }),
     );
+    flushedAt = Date.now();
   }
 
   const flush = (force = false) => (flushing = flushing.then(() => flushOnce(force)));
@@ -255,6 +259,11 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
     flush: () => flush(true),
     async stop() {
       clearInterval(timer);
+      // The last write waits out the interval since the previous one ended: a document is written once a
+      // second at most, shutting down included.
+      await flushing;
+      const wait = flushedAt + hourEveryMs - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       await flush(true);
     },
   };
