@@ -171,6 +171,10 @@ describe('jsonArrayElements', () => {
       await expect(collect(jsonArrayElements(pieces(text, size)))).resolves.toEqual(tricky);
     }
     await expect(collect(jsonArrayElements(pieces('[]', 1)))).resolves.toEqual([]);
+    // Backslashes cut from their quote by a chunk, in a string between the elements (which are not kept).
+    for (const size of [1, 2, 3]) {
+      await expect(collect(jsonArrayElements(pieces('["a\\\\", "b\\"c", {"x": "\\\\"}]', size)))).resolves.toEqual([{ x: '\\' }]);
+    }
   });
 
   test('a stream that breaks off, or is not an array, is refused', async () => {

@@ -159,46 +159,69 @@ const IDLE_TIMEOUT_MS = 60_000;
 
 const unreachable = () => new PlatformError('google_ads', 'retryable', 'Google Ads could not be reached. Try again in a minute.');
 
+const [QUOTE, BACKSLASH, OPEN_BRACKET, CLOSE_BRACKET, OPEN_BRACE, CLOSE_BRACE] = ['"', '\\', '[', ']', '{', '}'].map((char) =>
+  char.charCodeAt(0),
+);
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+const JSON_WHITESPACE = new Set([32, 9, 10, 13]);
+
 /**
  * The elements of a streamed JSON array, each parsed as soon as its closing brace arrives: a scan of
- * string and nesting state over the chunks, so only the element being read is held.
+ * string and nesting state over the chunks, so only the element being read is held. Each chunk is scanned
+ * on its own (an element's earlier chunks are kept as pieces, joined once it closes: appending them to one
+ * growing string made every chunk copy the element so far), a string skipped with indexOf to its closing
+ * quote, the rest read a character code at a time.
  */
 export async function* jsonArrayElements(chunks: AsyncIterable<string>): AsyncGenerator<unknown> {
-  let buffer = '';
-  let scanned = 0;
   let depth = 0;
-  let start = -1;
   let inString = false;
-  let escaped = false;
+  /** Backslashes at the end of the text scanned so far, inside a string: they may escape the next chunk's quote. */
+  let slashesBefore = 0;
   let opened = false;
+  /** The element being read: its text from earlier chunks (empty when it began in this one or none is open). */
+  let pieces: string[] = [];
   for await (const chunk of chunks) {
-    buffer += chunk;
     const complete: string[] = [];
-    for (let index = scanned; index < buffer.length; index++) {
-      const char = buffer[index];
+    // Where the open element begins in this chunk: 0 when it began in an earlier one, -1 when none is open.
+    let start = depth >= 2 ? 0 : -1;
+    let index = 0;
+    while (index < chunk.length) {
       if (inString) {
-        if (escaped) escaped = false;
-        else if (char === '\\') escaped = true;
-        else if (char === '"') inString = false;
+        const quote = chunk.indexOf('"', index);
+        if (quote < 0) break;
+        // The quote ends the string unless an odd run of backslashes escapes it.
+        let back = quote - 1;
+        while (back >= index && chunk.charCodeAt(back) === BACKSLASH) back -= 1;
+        const slashes = quote - 1 - back + (back < 0 ? slashesBefore : 0);
+        if (slashes % 2 === 0) inString = false;
+        slashesBefore = 0;
+        index = quote + 1;
         continue;
       }
-      if (char === '"') inString = true;
-      else if (char === '[' || char === '{') {
-        if (depth === 0 && (char !== '[' || opened)) throw new SyntaxError('The answer is not a JSON array.');
+      const code = chunk.charCodeAt(index);
+      if (code === QUOTE) inString = true;
+      else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+        if (depth === 0 && (code !== OPEN_BRACKET || opened)) throw new SyntaxError('The answer is not a JSON array.');
         opened = true;
         depth += 1;
         if (depth === 2) start = index;
-      } else if (char === ']' || char === '}') {
+      } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
         depth -= 1;
         if (depth === 1 && start >= 0) {
-          complete.push(buffer.slice(start, index + 1));
+          complete.push(pieces.length > 0 ? pieces.join('') + chunk.slice(start, index + 1) : chunk.slice(start, index + 1));
+          pieces = [];
           start = -1;
         }
-      } else if (depth === 0 && !/\s/.test(char!)) throw new SyntaxError('The answer is not a JSON array.');
+      } else if (depth === 0 && !JSON_WHITESPACE.has(code)) throw new SyntaxError('The answer is not a JSON array.');
+      index += 1;
     }
-    buffer = start >= 0 ? buffer.slice(start) : '';
-    start = start >= 0 ? 0 : -1;
-    scanned = buffer.length;
+    if (inString) {
+      // The chunk ended inside a string: count the backslashes it ended with (all of it: add the earlier ones).
+      let back = chunk.length - 1;
+      while (back >= index && chunk.charCodeAt(back) === BACKSLASH) back -= 1;
+      slashesBefore = chunk.length - 1 - back + (back < index ? slashesBefore : 0);
+    }
+    if (start >= 0) pieces.push(chunk.slice(start));
     for (const element of complete) yield JSON.parse(element);
   }
   if (!opened || depth !== 0) throw new SyntaxError('The answer ended before its JSON array did.');
