@@ -17,6 +17,7 @@ import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from 
 import { connectWarehouse } from '@/tests/api/helpers/connections';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
+import { until } from '@/tests/api/helpers/until';
 
 // An app routed to BigQuery: the delivery worker (a process, against the Pub/Sub emulator and
 // Firestore) appends its events to `signalbridge.conversions` in the sandbox's BigQuery, once each,
@@ -74,14 +75,6 @@ function events(count: number, prefix: string): ConversionEvent[] {
     context: { actionSource: 'website', userAgent: 'Mozilla/5.0', ip: '203.0.113.5', pageUrl: 'https://shop.example/thanks' },
     maskedEmail: 'p***@example.com',
   }));
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 /** The table's rows of one app (tests share the sandbox's table; each app is its own source). */

@@ -11,6 +11,7 @@ import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type Fak
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { leadEvents, publishFromApp, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { until as untilHolds } from '@/tests/api/helpers/until';
 
 // The delivery worker as a process, against the Pub/Sub emulator, Firestore and the sandbox's
 // Meta: what arrives is counted at the sandbox by Meta's dedup key (pixel, event name, event id).
@@ -32,13 +33,9 @@ const publish = publishFromApp;
 /** The sandbox's Meta entries of these events: one per dedup key, however often each arrived. */
 const arrived = (prefix: string) => platforms.conversions.list('meta').filter((entry) => String(entry.key).includes(`|Lead|${prefix}-`));
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what} (${platforms.conversions.list('meta').length} at Meta)`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+/** Waits for `condition`; a timeout also says how many events Meta has. */
+const until = (condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) =>
+  untilHolds(condition, timeoutMs, () => `${what} (${platforms.conversions.list('meta').length} at Meta)`);
 
 const delivered = async (setup: ConversionSetup) =>
   (await deliveryHours(setup.orgId, setup.conversionId, new Date(Date.now() - 3600_000))).reduce(

@@ -3,6 +3,7 @@ import { createConversion } from '@/lib/server/services/conversions';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { connectDestination, leadEvents, publishFromApp, SANDBOX_TARGETS, setUpConversion } from '@/tests/api/helpers/conversions';
+import { until } from '@/tests/api/helpers/until';
 
 // Issue 24: delivery lanes, the shared Data Manager quota and two workers, with worker processes against the
 // Pub/Sub emulator, Firestore and the sandbox's platforms (arrivals counted there by each platform's dedup key).
@@ -28,14 +29,6 @@ const arrived = (platform: 'meta' | 'google', prefix: string) =>
   platforms.conversions
     .list(platform)
     .filter((entry) => (platform === 'meta' ? entry.key.includes(`|Lead|${prefix}-`) : entry.key.includes(`|${prefix}-`)));
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 test('Meta hangs: Google events are still delivered within seconds; once Meta answers, every Meta event arrives once', async () => {
   const meta = await setUpConversion('meta_ads');

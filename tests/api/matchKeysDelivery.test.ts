@@ -12,6 +12,7 @@ import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebas
 import { connectDestination, SANDBOX_TARGETS } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { workerProcesses } from '@/tests/api/helpers/workers';
+import { untilValue } from '@/tests/api/helpers/until';
 
 // An event with every identifier and consent, posted through POST /api/submissions and delivered by
 // the worker: each platform receives each identifier in its own form, and the delivery log says what
@@ -58,22 +59,17 @@ afterAll(async () => {
 
 const submit = (body: unknown) => call(s.submissions, { method: 'POST', token: key, body });
 
-async function until<T>(read: () => Promise<T | null>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-}
-
 /** The log's row of an event at a platform's conversion. */
 const rowOf = (platform: AdPlatform, eventId: string) =>
-  until(async () => {
-    const records = await listDeliveries(orgId, conversionIds[platform], { eventId });
-    return records.flatMap((record) => record.rows).find((row) => row.id === eventId) ?? null;
-  }, `${eventId} in the ${platform} log`);
+  untilValue(
+    async () => {
+      const records = await listDeliveries(orgId, conversionIds[platform], { eventId });
+      return records.flatMap((record) => record.rows).find((row) => row.id === eventId) ?? null;
+    },
+    (row) => row !== null,
+    60_000,
+    `${eventId} in the ${platform} log`,
+  ) as Promise<DeliveryRow>;
 
 /** Microsoft's ledger knows a conversion by its click id (32 hex, as Microsoft's are). */
 const CLICK = { full: `${'0'.repeat(31)}1`, nocountry: `${'0'.repeat(31)}2`, denied: `${'0'.repeat(31)}3` };

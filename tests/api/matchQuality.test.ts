@@ -12,6 +12,7 @@ import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conve
 import { tapConversions } from '@/tests/api/helpers/queue';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { until } from '@/tests/api/helpers/until';
 
 // Match quality counted by the worker from real events (posted to /api/submissions, queued, delivered
 // to the sandbox's platforms), read back through GET …/conversions/{id}/quality.
@@ -49,14 +50,6 @@ function leads(prefix: string) {
   }));
 }
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 /**
  * Posts the leads, lets a worker deliver them, and answers what matchKeysOf makes of them as queued
  * (mapped by the conversion): what the worker should have counted.
@@ -68,10 +61,14 @@ async function deliverLeads(setup: ConversionSetup, prefix: string): Promise<Mat
   const queued = (await tap.read()).filter((message) => message.attributes.source === `app:${setup.appId}`).map((message) => message.event);
   expect(queued).toHaveLength(10);
   worker();
-  await until(async () => {
-    const hours = await deliveryHours(setup.orgId, setup.conversionId, new Date(Date.now() - 3600_000));
-    return hours.reduce((total, hour) => total + hour.delivered + hour.failed, 0) >= 10;
-  }, 'the ten leads to be delivered');
+  await until(
+    async () => {
+      const hours = await deliveryHours(setup.orgId, setup.conversionId, new Date(Date.now() - 3600_000));
+      return hours.reduce((total, hour) => total + hour.delivered + hour.failed, 0) >= 10;
+    },
+    60_000,
+    'the ten leads to be delivered',
+  );
   const conversion = await getConversion(setup.orgId, setup.conversionId);
   return countMatchKeys(
     queued.map((event) => mapEvent(conversion.mapping, event)),

@@ -12,6 +12,7 @@ import { RESTRICTED_KEYS, startFakeStripe, stripeEnv, type FakeStripe } from '@/
 import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
 import { connectDestination, SANDBOX_TARGETS } from '@/tests/api/helpers/conversions';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
+import { until } from '@/tests/api/helpers/until';
 
 // Stripe payments as a conversion source, end to end: a payment made in the fake Stripe's customer
 // account is read by the worker process's poller, published, delivered to the sandbox's Google
@@ -87,14 +88,6 @@ const paymentDoc = async () => (await adminDb().doc(`organizations/${orgId}/paym
 const atGoogle = (chargeId: string) => platforms.conversions.list('google').find((entry) => entry.key.endsWith(`|${chargeId}`));
 /** Delivered to Google, and seen on the topic by the tap. */
 const arrived = (chargeId: string) => Boolean(atGoogle(chargeId)) && published.has(chargeId);
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /**
  * Published (seen on the tap), then delivered to Google. Delivery may wait for an ack deadline

@@ -10,6 +10,7 @@ import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebas
 import { connectDestination, SANDBOX_TARGETS } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { workerProcesses } from '@/tests/api/helpers/workers';
+import { until } from '@/tests/api/helpers/until';
 
 // 100 of the sandbox's known people, in the spellings people type, posted to POST /api/submissions
 // and delivered by the worker to Meta, Google and Microsoft: each platform must match every one of
@@ -59,14 +60,6 @@ afterAll(async () => {
 });
 
 const worker = workerProcesses({ DELIVERY_LINGER_MS: '500', DELIVERY_RETRY_BASE_MS: '100' });
-
-async function until(condition: () => boolean, timeoutMs: number, what: () => string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 test('100 known people posted as typed are matched by Meta, Google and Microsoft, each by its own rules', async () => {
   const owner = await createTestUser();

@@ -10,6 +10,7 @@ import { reconnectIntegration } from '@/lib/server/services/integrations';
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
+import { untilValue } from '@/tests/api/helpers/until';
 
 // Sessions of a login opened once and shared (lib/server/credentials.ts), and backfills shared fairly
 // between organizations (lib/server/sync/fairShare.ts), through worker processes against the sandbox.
@@ -28,18 +29,8 @@ afterEach(() => {
 });
 afterAll(() => platforms.close());
 
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 180_000) =>
-  until(
+  untilValue(
     () => getRun(setup.orgId, setup.connectionId, runId),
     (run) => run.outcome !== 'running',
     timeoutMs,
@@ -151,7 +142,7 @@ test('organizations take turns: B’s backfill queued behind A’s long one on s
   expect(long.chunks).toBeGreaterThanOrEqual(12);
   // Both queued before the worker starts: in the queue, every chunk of A comes before B's. One chunk at a time.
   worker({ SYNC_BACKFILL_CONCURRENCY: '1' });
-  const seen = await until(
+  const seen = await untilValue(
     async () => ({ a: await getRun(a.orgId, a.connectionId, long.runId), b: await getRun(b.orgId, b.connectionId, short.runId) }),
     ({ a: runA, b: runB }) => runB.jobsDone > 0 || runA.outcome !== 'running',
     180_000,

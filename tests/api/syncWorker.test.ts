@@ -13,6 +13,7 @@ import { readWindow } from '@/lib/server/sync/runner';
 import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
+import { untilValue } from '@/tests/api/helpers/until';
 
 // The sync worker as a process, against the Pub/Sub emulator, Firestore and the sandbox: what a run
 // wrote is read back from the sandbox's BigQuery and Mixpanel and compared, key by key, with what
@@ -32,18 +33,8 @@ afterEach(() => {
 });
 afterAll(() => platforms.close());
 
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-}
-
 const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 60_000) =>
-  until(
+  untilValue(
     () => getRun(setup.orgId, setup.connectionId, runId),
     (run) => run.outcome !== 'running',
     timeoutMs,
@@ -130,7 +121,7 @@ test('a two-year backfill killed mid-way (SIGKILL) resumes on another worker: ev
   expect(chunks).toBeGreaterThanOrEqual(24);
   // One chunk at a time on the first worker, so it is killed with most of the backfill still to come.
   const first = worker({ SYNC_BACKFILL_CONCURRENCY: '1' });
-  await until(
+  await untilValue(
     () => getRun(setup.orgId, setup.connectionId, runId),
     (run) => run.jobsDone >= 4,
     120_000,
@@ -159,7 +150,7 @@ test('a login revoked mid-backfill pauses the connection; Reconnect resumes wher
   const { runId } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -730));
   // One chunk at a time, so the login is revoked while most of the backfill is still to come.
   worker({ SYNC_BACKFILL_CONCURRENCY: '1' });
-  await until(
+  await untilValue(
     () => getRun(setup.orgId, setup.connectionId, runId),
     (run) => run.jobsDone >= 2,
     120_000,
@@ -229,7 +220,7 @@ test('a rate limit is retried and the run says when; once the platform answers, 
   platforms.adData.failAccount('5556667778', 429, 15);
   worker({ SYNC_JOB_ATTEMPTS: '15' });
   const runId = (await startRun(setup.orgId, setup.connectionId, 'manual'))!;
-  const noted = await until(
+  const noted = await untilValue(
     () => getRun(setup.orgId, setup.connectionId, runId),
     (run) => Boolean(run.accounts['5556667778']?.error) || run.outcome !== 'running',
     60_000,
