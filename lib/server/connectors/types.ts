@@ -1,4 +1,5 @@
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
+import type { MappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import type { AdAccount, AdPlatform, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
 
@@ -104,6 +105,11 @@ export type ReadCounted = (session: Session, request: CountedRequest) => Promise
 export interface Delivery {
   /** How many events the platform takes in one request. */
   maxBatch: number;
+  /**
+   * What a conversion's mapping must send for any event to pass `check`: a save without it is refused
+   * (`unmetMappingNeeds`). Absent: the destination keeps whatever it is given (BigQuery, Mixpanel).
+   */
+  needs?: MappingNeeds;
   /** Why the platform would refuse this event, or null when it may be sent. */
   check(event: ConversionEvent, now: Date): string | null;
   send(
