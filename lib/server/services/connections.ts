@@ -1,8 +1,6 @@
 import { forgetAlerts } from '@/lib/server/alerts';
 import { entitlementsOf, includesAdAccounts, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import {
-  DEFAULT_LOOKBACK_DAYS,
-  HISTORY_MONTHS,
   schedulesAllowed,
   SCHEDULE_LABELS,
   type Connection,
@@ -14,7 +12,14 @@ import type { CreateConnectionInput, UpdateConnectionInput } from '@/lib/shared/
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { addDays, chunksOf, earliestBackfillDay, lookbackWindow, nextRunAt, toDay } from '@/lib/shared/connections/windows';
 import { ANALYTICS_EVENTS } from '@/lib/shared/events';
-import { isAdPlatform, PLATFORM_LABELS, type Integration, type IntegrationKind } from '@/lib/shared/integrations/platforms';
+import {
+  DEFAULT_LOOKBACK_DAYS,
+  HISTORY_MONTHS,
+  isAdPlatform,
+  PLATFORM_LABELS,
+  type Integration,
+  type IntegrationKind,
+} from '@/lib/shared/integrations/platforms';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
