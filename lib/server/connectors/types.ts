@@ -39,6 +39,8 @@ export interface Connection<C extends StoredCredential> {
 
 /** OAuth 2.0 authorization code: the consent URL, then the code traded for a lasting credential. */
 export interface OAuthAuth<C extends StoredCredential> {
+  /** The scopes its consent asks for (the ones `authorizeUrl` names), so one login's grant can be checked against another kind's needs. */
+  scopes(): readonly string[];
   authorizeUrl(state: string, redirectUri: string): string;
   exchangeCode(code: string, redirectUri: string): Promise<Connection<C>>;
 }
