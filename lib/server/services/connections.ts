@@ -13,6 +13,7 @@ import type { AdRow } from '@/lib/shared/connections/rows';
 import { addDays, chunksOf, earliestBackfillDay, lookbackWindow, nextRunAt, toDay } from '@/lib/shared/connections/windows';
 import { ANALYTICS_EVENTS } from '@/lib/shared/events';
 import {
+  AD_PLATFORMS_IN_WORDS,
   DEFAULT_LOOKBACK_DAYS,
   HISTORY_MONTHS,
   isAdPlatform,
@@ -84,7 +85,7 @@ function accountsOf(source: Integration, accountIds: string[]) {
 
 export async function createConnection(orgId: string, plan: unknown, uid: string, input: CreateConnectionInput): Promise<Connection> {
   const source = await getIntegration(orgId, 'source', input.sourceId);
-  if (!isAdPlatform(source.platform)) throw invalidFields({ sourceId: ['Pick a Google Ads, Meta or Microsoft Advertising source'] });
+  if (!isAdPlatform(source.platform)) throw invalidFields({ sourceId: [`Pick a ${AD_PLATFORMS_IN_WORDS} source`] });
   const accounts = accountsOf(source, input.accountIds);
   const destination = await getIntegration(orgId, 'destination', input.destinationId);
   if (destination.platform !== 'bigquery' && destination.platform !== 'mixpanel')

@@ -12,7 +12,7 @@ import {
 import { unmetMappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import { AD_PLATFORMS_IN_WORDS, isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { sha256 } from '@/lib/server/conversions/normalize';
@@ -44,7 +44,7 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
   else await checkWarehouseSource(orgId, plan, input.source);
   const destination = await getIntegration(orgId, 'destination', input.destination.destinationId);
   if (!isAdPlatform(destination.platform))
-    throw invalidFields({ 'destination.destinationId': ['Pick a Google Ads, Meta or Microsoft Advertising destination'] });
+    throw invalidFields({ 'destination.destinationId': [`Pick a ${AD_PLATFORMS_IN_WORDS} destination`] });
   assertMappingDelivers(destination.platform, input.mapping, input.source);
   const targets = await targetsOf(orgId, destination.id, input.destination.accountId);
   const target = targets.find((candidate) => candidate.id === input.destination.targetId);

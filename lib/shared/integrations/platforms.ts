@@ -139,6 +139,10 @@ export const UTM_SOURCE = mapOf<AdPlatform, string>((entry) => entry.ad?.utmSour
 export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery', string>(
   (entry) => entry.ad?.targetLabel ?? entry.conversionTarget,
 );
+/** The ad platforms by name in a sentence: "Google Ads, Meta Ads or Microsoft Advertising". */
+export const AD_PLATFORMS_IN_WORDS = AD_PLATFORMS.map((platform) => PLATFORM_LABELS[platform])
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
 /** An ad platform: it has ad accounts, and conversions go to one of their targets. */
 export const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
 
