@@ -7,8 +7,10 @@
  */
 import type { ServerResponse } from 'node:http';
 import { json } from '@/sandbox/server';
+import type { OAuthProvider } from '@/lib/shared/integrations/platforms';
 
-export type ConversionPlatform = 'meta' | 'google' | 'microsoft' | 'mixpanel';
+/** Who received it: an OAuth provider's fake (sandbox/{provider}.ts) or Mixpanel's. */
+export type ConversionPlatform = OAuthProvider | 'mixpanel';
 
 export interface ReceivedConversion {
   platform: ConversionPlatform;

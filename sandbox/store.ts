@@ -6,13 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 // The redirect URIs registered with each platform: the app's return routes, nothing else.
-import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
+import { RETURN_PATHS, type OAuthProvider } from '@/lib/shared/integrations/platforms';
 import { createAdData } from '@/sandbox/adData';
 import { createConversionLedger } from '@/sandbox/conversions';
 import { createMatchLedger } from '@/sandbox/matching';
 import { createReporting } from '@/sandbox/reporting';
 
-export type Provider = 'google' | 'meta' | 'microsoft';
+/** Each OAuth provider of the catalogue is played by the sandbox module of its name (sandbox/{provider}.ts). */
+export type Provider = OAuthProvider;
 
 export interface Grant {
   provider: Provider;

@@ -7,7 +7,7 @@ import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
-import { APP_PLATFORM_SEGMENTS, type App, type AppPlatformSegment } from '@/lib/shared/integrations/apps';
+import type { App } from '@/lib/shared/integrations/apps';
 import { PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useIntegrationsQuery, useRouteAppMutation, useTargetsQuery } from '@/store/integrationsApi';
@@ -160,30 +160,36 @@ function WarehouseForm({
   );
 }
 
-/** `/{orgId}/app/{id}/{google|meta|microsoft|bigquery|mixpanel}/configuration`. */
-export function appPlatformPage(segment: AppPlatformSegment | 'bigquery' | 'mixpanel') {
-  function AppPlatformPage() {
-    const { orgId, role, data: app, isLoading, error } = useRouteApp();
-    if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
-    if (error || !app) return <LoadFailed title="App" error={error} fallback="App not found." />;
-    const platform = segment === 'bigquery' || segment === 'mixpanel' ? segment : APP_PLATFORM_SEGMENTS[segment];
-    const canEdit = can(role, 'app', 'update');
-    return (
-      <div className="stack" style={{ gap: '1.5rem' }}>
-        <Title>{`${app.name} · ${PLATFORM_LABELS[platform]}`}</Title>
-        <p>
-          <Link href={`/${encodeURIComponent(orgId)}/app/${app.id}`}>← {app.name}</Link>
-        </p>
-        <h1>
-          {PLATFORM_LABELS[platform]} for {app.name}
-        </h1>
-        {platform === 'bigquery' || platform === 'mixpanel' ? (
-          <WarehouseForm orgId={orgId} app={app} platform={platform} canEdit={canEdit} />
-        ) : (
-          <AdTargetForm orgId={orgId} app={app} platform={platform} canEdit={canEdit} />
-        )}
-      </div>
-    );
-  }
-  return AppPlatformPage;
+/**
+ * `/{orgId}/app/{id}/{segment}/configuration`: an ad platform's by its page segment (google, meta,
+ * microsoft: the dynamic page), BigQuery's and Mixpanel's by their own pages.
+ */
+export function AppPlatformPage({ platform }: { platform: AdPlatform | 'bigquery' | 'mixpanel' }) {
+  const { orgId, role, data: app, isLoading, error } = useRouteApp();
+  if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
+  if (error || !app) return <LoadFailed title="App" error={error} fallback="App not found." />;
+  const canEdit = can(role, 'app', 'update');
+  return (
+    <div className="stack" style={{ gap: '1.5rem' }}>
+      <Title>{`${app.name} · ${PLATFORM_LABELS[platform]}`}</Title>
+      <p>
+        <Link href={`/${encodeURIComponent(orgId)}/app/${app.id}`}>← {app.name}</Link>
+      </p>
+      <h1>
+        {PLATFORM_LABELS[platform]} for {app.name}
+      </h1>
+      {platform === 'bigquery' || platform === 'mixpanel' ? (
+        <WarehouseForm orgId={orgId} app={app} platform={platform} canEdit={canEdit} />
+      ) : (
+        <AdTargetForm orgId={orgId} app={app} platform={platform} canEdit={canEdit} />
+      )}
+    </div>
+  );
+}
+
+/** The page of BigQuery's or Mixpanel's routing. */
+export function appPlatformPage(platform: 'bigquery' | 'mixpanel') {
+  return function AppWarehousePage() {
+    return <AppPlatformPage platform={platform} />;
+  };
 }

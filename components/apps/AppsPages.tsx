@@ -12,8 +12,8 @@ import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
-import { APP_PLATFORM_SEGMENTS, type App } from '@/lib/shared/integrations/apps';
-import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import type { App } from '@/lib/shared/integrations/apps';
+import { AD_PLATFORMS, PLATFORM_LABELS, SEGMENT_OF } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import { useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
 
@@ -146,8 +146,8 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
   const [update, updating] = useUpdateAppMutation();
   const [notice, setNotice] = useState<NoticeValue | null>(null);
   const platforms = [
-    ...Object.entries(APP_PLATFORM_SEGMENTS).map(([segment, platform]) => ({
-      segment,
+    ...AD_PLATFORMS.map((platform) => ({
+      segment: SEGMENT_OF[platform],
       label: PLATFORM_LABELS[platform],
       status: app.targets[platform] ? `${app.targets[platform]!.targetName}` : 'Not set up',
     })),

@@ -8,7 +8,8 @@ import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import TextField from '@/components/ui/TextField';
 import { watchRun, type RunProgress } from '@/lib/client/firebase/runs';
-import { HISTORY_LABELS, type Run, plansWithBackfill } from '@/lib/shared/connections/connection';
+import { type Run, plansWithBackfill } from '@/lib/shared/connections/connection';
+import { HISTORY_LABELS } from '@/lib/shared/integrations/platforms';
 import { addDays, chunksOf, lookbackWindow, toDay } from '@/lib/shared/connections/windows';
 import { useCancelBackfillMutation, useStartBackfillMutation, type ConnectionDetail } from '@/store/connectionsApi';
 

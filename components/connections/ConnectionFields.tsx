@@ -7,7 +7,6 @@ import { browserTimeZone, timeZones } from '@/components/connections/validation'
 import TextField from '@/components/ui/TextField';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import {
-  DEFAULT_LOOKBACK_DAYS,
   SCHEDULE_LABELS,
   SCHEDULES,
   schedulesAllowed,
@@ -16,7 +15,7 @@ import {
   plansWith,
 } from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS, AD_LEVELS, type AdLevel } from '@/lib/shared/connections/rows';
-import { PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { DEFAULT_LOOKBACK_DAYS, PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /**
  * The fields the create form and the configuration page's edit form share: accounts, level, schedule

@@ -14,10 +14,17 @@ import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
 import { adAccountUsageLabel, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
-import { DEFAULT_LOOKBACK_DAYS, type Schedule } from '@/lib/shared/connections/connection';
+import type { Schedule } from '@/lib/shared/connections/connection';
 import type { CreateConnectionInput } from '@/lib/shared/schemas/connections';
 import type { AdLevel } from '@/lib/shared/connections/rows';
-import { configurationPathOf, isAdPlatform, PLATFORM_LABELS, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
+import {
+  configurationPathOf,
+  DEFAULT_LOOKBACK_DAYS,
+  isAdPlatform,
+  PLATFORM_LABELS,
+  type AdPlatform,
+  type Integration,
+} from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useConnectionsQuery, useCreateConnectionMutation } from '@/store/connectionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';

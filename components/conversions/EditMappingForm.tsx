@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import Alert from '@/components/ui/Alert';
 import { draftOf, mappingOf } from '@/components/conversions/mapping';
 import MappingFields from '@/components/conversions/MappingFields';
 import { FailureAlert, firstError, formFailureOf, useCheckedSubmit } from '@/components/ui/failures';
@@ -29,6 +30,8 @@ export default function EditMappingForm({
     () => onDone(true),
   );
   const failure = formFailureOf(saving.error);
+  // A warehouse conversion's mapping may be refused for its columns (`source.columns.msclkid`), not shown in this form.
+  const elsewhere = Object.entries(errors).flatMap(([key, messages]) => (key === 'name' || key.startsWith('mapping') ? [] : messages));
   return (
     <form
       className="stack card"
@@ -45,6 +48,7 @@ export default function EditMappingForm({
         error={firstError(errors, 'name')}
       />
       <MappingFields draft={mapping} onChange={setMapping} errors={errors} eventNames={!isWarehouseSource(conversion.source)} />
+      {elsewhere.length > 0 && <Alert>{elsewhere.join(' ')}</Alert>}
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the conversion." />}
       <SaveCancel busy={saving.isLoading} onCancel={() => onDone(false)} />
     </form>

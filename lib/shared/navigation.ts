@@ -2,7 +2,7 @@
  * Navigation rules of docs/PRODUCT.md §3 as pure functions, shared by middleware.ts (server) and the
  * route guard in _app (client).
  */
-import { RETURN_PATHS } from '@/lib/shared/integrations/platforms';
+import { RETURN_PATHS, START_ROUTES } from '@/lib/shared/integrations/platforms';
 import { isDocumentId } from '@/lib/shared/ids';
 
 export const CALLBACK_PARAM = 'callback';
@@ -11,8 +11,23 @@ export const CALLBACK_COOKIE = 'callbackUrl';
 export const PENDING_INVITATION_COOKIE = 'pendingInvitation';
 
 const AUTH_PAGES = new Set(['/login', '/signUp', '/forgotPassword']);
-const ORG_SECTIONS =
-  'app|connection|conversion|createConnection|createConversion|destination|source|GoogleAds|MetaAds|MicrosoftAds|notifications|payment|reconciliation|settings|subscription|acceptInvitation';
+/** The organization's pages by their first segment; the consents' start routes (GoogleAds, MetaAds, MicrosoftAds) come from CATALOGUE. */
+const ORG_SECTIONS = [
+  'app',
+  'connection',
+  'conversion',
+  'createConnection',
+  'createConversion',
+  'destination',
+  'source',
+  ...START_ROUTES,
+  'notifications',
+  'payment',
+  'reconciliation',
+  'settings',
+  'subscription',
+  'acceptInvitation',
+].join('|');
 const ORG_PATH = new RegExp(`^/([^/]+)/(?:${ORG_SECTIONS})(?:/|$)`);
 const ACCEPT_INVITATION_PATH = /^\/[^/]+\/acceptInvitation\/[^/]+\/?$/;
 const FLOW_CLEARING_PATH = /^\/[^/]+\/(?:connection|conversion|app)\/?$/;

@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { START_ROUTES } from '@/lib/shared/integrations/platforms';
 import {
   clearsFlowKeys,
   isOrganizationPath,
@@ -158,7 +159,11 @@ test('entering connections, conversions or apps clears the flow keys; their subp
 test('every page under pages/[orgId] is an organization page: the guard sends a signed-out visitor to /login', () => {
   // The guard's list of sections is written by hand (middleware runs where it cannot read the pages):
   // a page added without its section would open to anybody signed out.
-  const sections = readdirSync(path.join(__dirname, '../../pages/[orgId]')).map((entry) => entry.replace(/\.tsx?$/, ''));
+  // The one dynamic page there serves the consents' start routes (GoogleAds, MetaAds, MicrosoftAds).
+  const sections = readdirSync(path.join(__dirname, '../../pages/[orgId]'))
+    .map((entry) => entry.replace(/\.tsx?$/, ''))
+    .flatMap((section) => (section === '[startRoute]' ? [...START_ROUTES] : [section]));
+  expect(sections).toEqual(expect.arrayContaining(['GoogleAds', 'MetaAds', 'MicrosoftAds']));
   expect(sections.length).toBeGreaterThan(10);
   for (const section of sections) {
     expect({ section, organizationPage: isOrganizationPath(`/acme/${section}`), public: isPublicPage(`/acme/${section}`) }).toEqual({

@@ -1,4 +1,5 @@
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
+import type { MappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import type { AdAccount, AdPlatform, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
 
@@ -38,6 +39,8 @@ export interface Connection<C extends StoredCredential> {
 
 /** OAuth 2.0 authorization code: the consent URL, then the code traded for a lasting credential. */
 export interface OAuthAuth<C extends StoredCredential> {
+  /** The scopes its consent asks for (the ones `authorizeUrl` names), so one login's grant can be checked against another kind's needs. */
+  scopes(): readonly string[];
   authorizeUrl(state: string, redirectUri: string): string;
   exchangeCode(code: string, redirectUri: string): Promise<Connection<C>>;
 }
@@ -104,6 +107,11 @@ export type ReadCounted = (session: Session, request: CountedRequest) => Promise
 export interface Delivery {
   /** How many events the platform takes in one request. */
   maxBatch: number;
+  /**
+   * What a conversion's mapping must send for any event to pass `check`: a save without it is refused
+   * (`unmetMappingNeeds`). Absent: the destination keeps whatever it is given (BigQuery, Mixpanel).
+   */
+  needs?: MappingNeeds;
   /** Why the platform would refuse this event, or null when it may be sent. */
   check(event: ConversionEvent, now: Date): string | null;
   send(

@@ -1,8 +1,6 @@
 import { forgetAlerts } from '@/lib/server/alerts';
 import { entitlementsOf, includesAdAccounts, PLAN_ENTITLEMENTS } from '@/lib/shared/billing/entitlements';
 import {
-  DEFAULT_LOOKBACK_DAYS,
-  HISTORY_MONTHS,
   schedulesAllowed,
   SCHEDULE_LABELS,
   type Connection,
@@ -14,7 +12,15 @@ import type { CreateConnectionInput, UpdateConnectionInput } from '@/lib/shared/
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { addDays, chunksOf, earliestBackfillDay, lookbackWindow, nextRunAt, toDay } from '@/lib/shared/connections/windows';
 import { ANALYTICS_EVENTS } from '@/lib/shared/events';
-import { isAdPlatform, PLATFORM_LABELS, type Integration, type IntegrationKind } from '@/lib/shared/integrations/platforms';
+import {
+  AD_PLATFORMS_IN_WORDS,
+  DEFAULT_LOOKBACK_DAYS,
+  HISTORY_MONTHS,
+  isAdPlatform,
+  PLATFORM_LABELS,
+  type Integration,
+  type IntegrationKind,
+} from '@/lib/shared/integrations/platforms';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
@@ -79,7 +85,7 @@ function accountsOf(source: Integration, accountIds: string[]) {
 
 export async function createConnection(orgId: string, plan: unknown, uid: string, input: CreateConnectionInput): Promise<Connection> {
   const source = await getIntegration(orgId, 'source', input.sourceId);
-  if (!isAdPlatform(source.platform)) throw invalidFields({ sourceId: ['Pick a Google Ads, Meta or Microsoft Advertising source'] });
+  if (!isAdPlatform(source.platform)) throw invalidFields({ sourceId: [`Pick a ${AD_PLATFORMS_IN_WORDS} source`] });
   const accounts = accountsOf(source, input.accountIds);
   const destination = await getIntegration(orgId, 'destination', input.destinationId);
   if (destination.platform !== 'bigquery' && destination.platform !== 'mixpanel')

@@ -6,10 +6,15 @@ import {
   type WarehouseSource,
   type Conversion,
   type DeliveryCounts,
+  type ConversionMapping,
+  type ConversionPlatform,
+  type ConversionSource,
 } from '@/lib/shared/conversions/conversion';
+import { unmetMappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import { AD_PLATFORMS_IN_WORDS, isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import { connectorFor } from '@/lib/server/connectors/registry';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { DomainError, invalidFields } from '@/lib/server/errors';
@@ -40,7 +45,8 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
   else await checkWarehouseSource(orgId, plan, input.source);
   const destination = await getIntegration(orgId, 'destination', input.destination.destinationId);
   if (!isAdPlatform(destination.platform))
-    throw invalidFields({ 'destination.destinationId': ['Pick a Google Ads, Meta or Microsoft Advertising destination'] });
+    throw invalidFields({ 'destination.destinationId': [`Pick a ${AD_PLATFORMS_IN_WORDS} destination`] });
+  assertMappingDelivers(destination.platform, input.mapping, input.source);
   const targets = await targetsOf(orgId, destination.id, input.destination.accountId);
   const target = targets.find((candidate) => candidate.id === input.destination.targetId);
   if (!target)
@@ -106,19 +112,27 @@ const readKey = (source: WarehouseSource) =>
       : [source.destinationId, source.events],
   );
 
+/**
+ * Refuses (400, naming the field) a mapping from which the destination's connector could send nothing:
+ * its declared needs (`Delivery.needs`), e.g. Microsoft's click id.
+ */
+function assertMappingDelivers(platform: ConversionPlatform, mapping: Pick<ConversionMapping, 'identifiers'>, source: ConversionSource) {
+  const unmet = unmetMappingNeeds(connectorFor(platform).deliver?.needs, PLATFORM_LABELS[platform], mapping, source);
+  if (Object.keys(unmet).length > 0) throw invalidFields(unmet);
+}
+
 export async function updateConversion(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
   if (changes.status === 'active') assertConversionsIncluded(plan);
-  if (changes.mapping) {
-    const stored = await repo.getConversion(orgId, id);
-    if (!isWarehouseSource(stored.source))
-      await assertNoTwin(orgId, sourceKeyOf(stored.source), stored.destination, changes.mapping.events, id);
-  }
-  if (!changes.source) return repo.updateConversion(orgId, id, changes);
+  if (!changes.mapping && !changes.source) return repo.updateConversion(orgId, id, changes);
   const stored = await repo.getConversion(orgId, id);
   // A conversion keeps its kind of source: an app's stays an app's, a BigQuery read stays one.
-  if (stored.source.type !== changes.source.type || !isWarehouseSource(stored.source)) {
+  if (changes.source && (stored.source.type !== changes.source.type || !isWarehouseSource(stored.source))) {
     throw invalidFields({ 'source.type': ['A conversion keeps its kind of source. Create a new conversion to read from elsewhere.'] });
   }
+  assertMappingDelivers(stored.destination.platform, changes.mapping ?? stored.mapping, changes.source ?? stored.source);
+  if (changes.mapping && !isWarehouseSource(stored.source))
+    await assertNoTwin(orgId, sourceKeyOf(stored.source), stored.destination, changes.mapping.events, id);
+  if (!changes.source || !isWarehouseSource(stored.source)) return repo.updateConversion(orgId, id, changes);
   await checkWarehouseSource(orgId, plan, changes.source);
   return repo.updateConversion(orgId, id, changes, { restartRead: readKey(stored.source) !== readKey(changes.source) });
 }

@@ -1,5 +1,5 @@
-import { isAdPlatform } from '@/lib/shared/integrations/platforms';
-import { MATCH_KEYS_BY_PLATFORM, qualityAdvice, type ConversionQuality, type PlatformMeasure } from '@/lib/shared/conversions/quality';
+import { matchKeysTakenBy } from '@/lib/shared/conversions/matchKeys';
+import { qualityAdvice, type ConversionQuality, type PlatformMeasure } from '@/lib/shared/conversions/quality';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import { readRequestStatus } from '@/lib/server/connectors/google-ads/diagnostics';
 import { PlatformError } from '@/lib/server/connectors/errors';
@@ -18,7 +18,7 @@ export async function conversionQuality(orgId: string, id: string): Promise<Conv
   const platform = conversion.destination.platform;
   return {
     platform,
-    keys: MATCH_KEYS_BY_PLATFORM[platform] ?? [],
+    keys: matchKeysTakenBy(platform),
     day,
     week,
     advice: qualityAdvice(week.events > 0 ? week : day, platform, conversion.source.type, conversion.mapping.identifiers),
@@ -33,7 +33,8 @@ async function platformMeasureOf(
   lastRequest: { id: string; at: string } | null,
 ): Promise<PlatformMeasure> {
   const { platform, destinationId, targetId } = conversion.destination;
-  if (!isAdPlatform(platform) || platform === 'microsoft_ads')
+  // Meta and Google Ads report match quality of their own; any other platform is not asked.
+  if (platform !== 'meta_ads' && platform !== 'google_ads')
     return { status: 'not_reported', message: 'This platform reports no match quality of its own.' };
   if (platform === 'google_ads' && !lastRequest)
     return { status: 'not_reported', message: 'Google Ads reports on requests: none has been delivered yet.' };

@@ -1,5 +1,3 @@
-import type { AdPlatform } from '@/lib/shared/integrations/platforms';
-
 /**
  * Who runs next among the backfill chunks a worker holds: organizations take turns (round robin), and
  * no ad account has more jobs at once than its platform tolerates, counting the scheduled jobs running
@@ -7,9 +5,9 @@ import type { AdPlatform } from '@/lib/shared/integrations/platforms';
  */
 
 /**
- * Jobs of one ad account at once, per platform. Each platform meters an account, not our whole app,
- * and says so in its own way; two at once keeps a backfill well inside each while still overlapping
- * one chunk's read with another's write.
+ * Jobs of one ad account at once, whatever its platform. Each platform meters an account, not our
+ * whole app, and says so in its own way; two at once keeps a backfill well inside each while still
+ * overlapping one chunk's read with another's write (a new platform's limits are checked against it).
  * - Meta: the Marketing API's per-ad-account business-use-case limit, reported on every answer in
  *   `x-business-use-case-usage` (call count, CPU and time as % of the limit); insights are the heaviest calls.
  * - Google Ads: the developer token's daily operations budget (Basic access: 15,000 a day) and its
@@ -17,11 +15,7 @@ import type { AdPlatform } from '@/lib/shared/integrations/platforms';
  * - Microsoft Advertising: calls per minute per user and account (error 117 `CallRateExceeded`), and a
  *   report is submitted, polled and downloaded (three calls and a wait per chunk).
  */
-export const ACCOUNT_CONCURRENCY: Record<AdPlatform, number> = {
-  meta_ads: 2,
-  google_ads: 2,
-  microsoft_ads: 2,
-};
+export const ACCOUNT_CONCURRENCY = 2;
 
 /** The ad account a job reads: a backfill's key is `{account}_{first day}`, a scheduled job's the account itself. */
 export const accountOfJobKey = (key: string) => /^(.+)_\d{4}-\d{2}-\d{2}$/.exec(key)?.[1] ?? key;
@@ -31,7 +25,7 @@ export interface FairJob {
   org: string;
   /** The ad account it reads (`platform:id`): the platform's limit is per account, whoever connected it. */
   lane: string;
-  /** Jobs of this account at once (ACCOUNT_CONCURRENCY of its platform). */
+  /** Jobs of this account at once (ACCOUNT_CONCURRENCY). */
   limit: number;
   /** Runs the job; `release` gives its slot to the next one before the promise settles (only its recording is left). */
   run: (release: () => void) => Promise<void>;

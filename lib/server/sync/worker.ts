@@ -108,7 +108,7 @@ export function startSyncWorker({
             backfills.push({
               org: job.org,
               lane: laneOf(platform, job),
-              limit: platform ? ACCOUNT_CONCURRENCY[platform] : 1,
+              limit: platform ? ACCOUNT_CONCURRENCY : 1,
               run: (release) => settle(message, job, release).finally(resolve),
               cancel: () => {
                 message.nack();

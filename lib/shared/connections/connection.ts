@@ -42,18 +42,6 @@ export interface Schedule {
   timeZone: string;
 }
 
-/** Platforms restate recent days (late conversions, invalid clicks): each run re-reads this many. */
-export const DEFAULT_LOOKBACK_DAYS: Record<AdPlatform, number> = { google_ads: 14, meta_ads: 28, microsoft_ads: 30 };
-
-/** How far back each platform keeps daily performance (a backfill cannot start earlier). */
-export const HISTORY_MONTHS: Record<AdPlatform, number> = { google_ads: 132, meta_ads: 37, microsoft_ads: 36 };
-
-export const HISTORY_LABELS: Record<AdPlatform, string> = {
-  google_ads: 'Google Ads keeps daily figures for 11 years.',
-  meta_ads: 'Meta keeps insights for 37 months.',
-  microsoft_ads: 'Microsoft Advertising keeps daily reports for 36 months.',
-};
-
 export type DestinationPlatform = 'bigquery' | 'mixpanel';
 
 export interface ConnectionSource {

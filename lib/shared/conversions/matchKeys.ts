@@ -20,7 +20,13 @@ export const MATCH_KEY_LABELS: Record<MatchKey, string> = {
 
 type Has = (event: ConversionEvent) => boolean;
 
-/** Per platform, how each key is carried in the form it takes (docs/MATCH_KEYS.md); a key a platform cannot take is absent. */
+/** Consent counts wherever it is recorded: Google carries it, and Meta and Microsoft are not sent what was denied. */
+const hasConsent: Has = ({ consent }) => Boolean(consent?.adUserData || consent?.adPersonalization);
+
+/**
+ * Per platform, how each key is carried in the form it takes (docs/MATCH_KEYS.md); a key a platform
+ * cannot take is absent, and the match-quality section shows only the keys listed (consent where it is carried).
+ */
 const CARRIED: Partial<Record<Platform, Partial<Record<MatchKey, Has>>>> = {
   meta_ads: {
     email: ({ user }) => Boolean(user.email),
@@ -35,6 +41,7 @@ const CARRIED: Partial<Record<Platform, Partial<Record<MatchKey, Has>>>> = {
     address: ({ user, address }) => Boolean(address && user.firstName && user.lastName),
     clickId: ({ clickIds }) => Boolean(clickIds.gclid || clickIds.gbraid || clickIds.wbraid),
     ipUserAgent: ({ context }) => Boolean(context.ip && context.userAgent),
+    consent: hasConsent,
   },
   microsoft_ads: {
     email: ({ user }) => Boolean(user.email),
@@ -52,8 +59,11 @@ const ANY: Partial<Record<MatchKey, Has>> = {
   ipUserAgent: ({ context }) => Boolean(context.ip && context.userAgent),
 };
 
-/** Consent counts wherever it is recorded: Google carries it, and Meta and Microsoft are not sent what was denied. */
-const hasConsent: Has = ({ consent }) => Boolean(consent?.adUserData || consent?.adPersonalization);
+/** The keys a platform matches by (what its conversion endpoint takes); none listed for analytics and warehouses. */
+export function matchKeysTakenBy(platform: Platform): MatchKey[] {
+  const carried = CARRIED[platform];
+  return carried ? MATCH_KEYS.filter((key) => key in carried) : [];
+}
 
 /** Which match keys this event carries in the form the platform takes (after the conversion's mapping). */
 export function matchKeysOf(event: ConversionEvent, platform: Platform): MatchKey[] {

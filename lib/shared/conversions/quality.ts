@@ -1,6 +1,6 @@
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { ConversionPlatform, ConversionSource, Identifier } from '@/lib/shared/conversions/conversion';
-import { MATCH_KEY_LABELS, MATCH_KEYS, matchKeysOf, type MatchKey } from '@/lib/shared/conversions/matchKeys';
+import { MATCH_KEY_LABELS, MATCH_KEYS, matchKeysOf, matchKeysTakenBy, type MatchKey } from '@/lib/shared/conversions/matchKeys';
 
 /**
  * Match quality as we see it: of the events a conversion sent (or decided not to send), how many
@@ -38,16 +38,6 @@ export function addMatchCounts(total: MatchCounts, more: { events?: number; keys
   for (const key of MATCH_KEYS) total.keys[key] += more.keys?.[key] ?? 0;
   return total;
 }
-
-/**
- * The keys each platform matches by (what its conversion endpoint takes, docs/PRODUCT.md "Match
- * quality"): the page shows these only, so a platform is never blamed for a key it cannot carry.
- */
-export const MATCH_KEYS_BY_PLATFORM: Partial<Record<ConversionPlatform, MatchKey[]>> = {
-  meta_ads: ['email', 'phone', 'address', 'clickId', 'ipUserAgent'],
-  google_ads: ['email', 'phone', 'address', 'clickId', 'ipUserAgent', 'consent'],
-  microsoft_ads: ['email', 'phone', 'clickId'],
-};
 
 /** What an event lacking the key is said to have none of ("42 % of events have no phone"). */
 const MISSING: Record<MatchKey, string> = {
@@ -125,7 +115,7 @@ export function qualityAdvice(
 ): Advice[] {
   if (counts.events === 0) return [];
   const advice: Advice[] = [];
-  for (const key of MATCH_KEYS_BY_PLATFORM[platform] ?? []) {
+  for (const key of matchKeysTakenBy(platform)) {
     const share = counts.keys[key] / counts.events;
     if (share >= ADVICE_BELOW) continue;
     const missingPercent = Math.round((1 - share) * 100);

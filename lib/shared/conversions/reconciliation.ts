@@ -1,4 +1,4 @@
-import type { AdPlatform } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LAG_HOURS, SHORT_NAME_OF, type AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /**
  * "Did it count?": a conversion's funnel per day, our side (the hour counters the worker writes) beside
@@ -11,13 +11,6 @@ import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 /** How many days the funnel shows, and how many the counted share sums. */
 export const RECONCILE_DAYS = 30;
 export const SHARE_DAYS = 7;
-
-/**
- * Hours after a day ends until the platform's figures for it are final (docs/PLATFORMS.md): Microsoft
- * "can take up to six hours" to show offline conversions in reporting; Google's conversion data can
- * take up to 3 hours; Meta attributes conversions to ads with a delay of up to a day.
- */
-export const PLATFORM_LAG_HOURS: Record<AdPlatform, number> = { microsoft_ads: 6, google_ads: 3, meta_ads: 24 };
 
 /** The counted share under which a conversion alerts, unless the user set another. */
 export const DEFAULT_COUNTED_THRESHOLD = 80;
@@ -76,8 +69,6 @@ export const NOT_READ: ReconcileSummary = {
   week: { accepted: 0, attributed: 0, share: null },
 };
 
-const PLATFORM_NAMES: Record<AdPlatform, string> = { meta_ads: 'Meta', google_ads: 'Google', microsoft_ads: 'Microsoft' };
-
 /** Meta's insights action type for a pixel event (standard events by name, any other as a custom conversion). */
 export function metaActionType(eventName: string): string {
   const standard: Record<string, string> = {
@@ -114,7 +105,7 @@ export const dayLabel = (date: string) =>
 
 /** The plain explanations of a day's gaps, in the order of the funnel. */
 export function explainDay(platform: AdPlatform, day: Omit<ReconcileDay, 'notes'>, today: string): string[] {
-  const name = PLATFORM_NAMES[platform];
+  const name = SHORT_NAME_OF[platform];
   const when = day.date === today ? 'today' : dayLabel(day.date);
   const notes: string[] = [];
   if (gap(day.sent, day.received))

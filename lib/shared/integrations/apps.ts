@@ -39,9 +39,6 @@ export interface AppPlatformTarget {
   targetName: string;
 }
 
-export const APP_PLATFORM_SEGMENTS = { google: 'google_ads', meta: 'meta_ads', microsoft: 'microsoft_ads' } as const;
-export type AppPlatformSegment = keyof typeof APP_PLATFORM_SEGMENTS;
-
 /** The identifiers the website snippet reads from forms: the customer may name the form field of each. */
 export const CUSTOM_FIELD_KEYS = [
   'email',

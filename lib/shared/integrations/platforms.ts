@@ -8,19 +8,34 @@
 export const INTEGRATION_KINDS = ['source', 'destination'] as const;
 export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
 
-/** Ad platforms are authorized with OAuth; so is BigQuery (or with a service-account key). */
-export type OAuthProvider = 'google' | 'meta' | 'microsoft';
-
 interface CatalogueEntry {
   label: string;
   /** What it may be: a source of ad data, a destination (of ad data or conversions). */
   kinds: readonly IntegrationKind[];
-  /** An ad platform: ad accounts, conversion targets (named `targetLabel`), a source page segment. */
-  ad?: { targetLabel: string; sourceSegment: string };
+  /** An ad platform: ad accounts, conversion targets, reports; every per-platform fact the pages and workers use. */
+  ad?: {
+    /** What a conversion target is called (Pixel, Conversion action, Conversion goal). */
+    targetLabel: string;
+    /** Its page segment: /{orgId}/source/{id}/{segment}/configuration and /{orgId}/app/{id}/{segment}/configuration. */
+    sourceSegment: string;
+    /** Its short name in sentences ("Meta received 12 % fewer…"). */
+    shortName: string;
+    /** Days each run re-reads by default: how far back the platform restates recent days. */
+    lookbackDays: number;
+    /** How far back it keeps daily performance (a backfill cannot start earlier), and that in words. */
+    history: { months: number; label: string };
+    /** Hours after a day ends until its conversion figures are final (docs/PLATFORMS.md). */
+    lagHours: number;
+    /** `utm_source` of its ad-spend events in Mixpanel. */
+    utmSource: string;
+  };
   /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel, appended to a BigQuery table). */
   conversionTarget?: string;
-  /** Connected through an OAuth consent: whose, started at /{orgId}/{startRoute}, returning to `consentPath`. */
-  oauth?: { provider: OAuthProvider; startRoute: string; consentPath: Record<IntegrationKind, string> };
+  /**
+   * Connected through an OAuth consent: whose (a provider's reconnect returns to /{provider}Reauth),
+   * started at /{orgId}/{startRoute} (in the page layout `startLayout`), returning to `consentPath`.
+   */
+  oauth?: { provider: string; startRoute: string; startLayout: 'empty' | 'default'; consentPath: Record<IntegrationKind, string> };
 }
 
 const AD_CONSENT_PATHS: Record<IntegrationKind, string> = { source: '/addSource', destination: '/addConversionDestination' };
@@ -29,26 +44,58 @@ export const CATALOGUE = {
   google_ads: {
     label: 'Google Ads',
     kinds: ['source', 'destination'],
-    ad: { targetLabel: 'Conversion action', sourceSegment: 'google' },
-    oauth: { provider: 'google', startRoute: 'GoogleAds', consentPath: AD_CONSENT_PATHS },
+    ad: {
+      targetLabel: 'Conversion action',
+      sourceSegment: 'google',
+      shortName: 'Google',
+      lookbackDays: 14,
+      history: { months: 132, label: 'Google Ads keeps daily figures for 11 years.' },
+      // Google's conversion data can take up to 3 hours.
+      lagHours: 3,
+      utmSource: 'google',
+    },
+    oauth: { provider: 'google', startRoute: 'GoogleAds', startLayout: 'empty', consentPath: AD_CONSENT_PATHS },
   },
   meta_ads: {
     label: 'Meta Ads',
     kinds: ['source', 'destination'],
-    ad: { targetLabel: 'Pixel', sourceSegment: 'meta' },
-    oauth: { provider: 'meta', startRoute: 'MetaAds', consentPath: AD_CONSENT_PATHS },
+    ad: {
+      targetLabel: 'Pixel',
+      sourceSegment: 'meta',
+      shortName: 'Meta',
+      lookbackDays: 28,
+      history: { months: 37, label: 'Meta keeps insights for 37 months.' },
+      // Meta attributes conversions to ads with a delay of up to a day.
+      lagHours: 24,
+      utmSource: 'facebook',
+    },
+    oauth: { provider: 'meta', startRoute: 'MetaAds', startLayout: 'default', consentPath: AD_CONSENT_PATHS },
   },
   microsoft_ads: {
     label: 'Microsoft Advertising',
     kinds: ['source', 'destination'],
-    ad: { targetLabel: 'Conversion goal', sourceSegment: 'microsoft' },
-    oauth: { provider: 'microsoft', startRoute: 'MicrosoftAds', consentPath: AD_CONSENT_PATHS },
+    ad: {
+      targetLabel: 'Conversion goal',
+      sourceSegment: 'microsoft',
+      shortName: 'Microsoft',
+      lookbackDays: 30,
+      history: { months: 36, label: 'Microsoft Advertising keeps daily reports for 36 months.' },
+      // Microsoft "can take up to six hours" to show offline conversions in reporting.
+      lagHours: 6,
+      utmSource: 'bing',
+    },
+    oauth: { provider: 'microsoft', startRoute: 'MicrosoftAds', startLayout: 'empty', consentPath: AD_CONSENT_PATHS },
   },
   bigquery: {
     label: 'BigQuery',
     kinds: ['destination'],
     conversionTarget: 'Table',
-    oauth: { provider: 'google', startRoute: 'GoogleAds', consentPath: { source: '/bigquery', destination: '/bigquery' } },
+    oauth: {
+      provider: 'google',
+      startRoute: 'GoogleAds',
+      startLayout: 'empty',
+      consentPath: { source: '/bigquery', destination: '/bigquery' },
+    },
   },
   mixpanel: { label: 'Mixpanel', kinds: ['destination'], conversionTarget: 'Project' },
 } as const satisfies Record<string, CatalogueEntry>;
@@ -57,6 +104,8 @@ type Catalogue = typeof CATALOGUE;
 export type Platform = keyof Catalogue;
 export type AdPlatform = { [P in Platform]: Catalogue[P] extends { ad: object } ? P : never }[Platform];
 export type OAuthPlatform = { [P in Platform]: Catalogue[P] extends { oauth: object } ? P : never }[Platform];
+/** Whose consent a platform uses: Google's serves Google Ads and BigQuery. */
+export type OAuthProvider = Catalogue[OAuthPlatform]['oauth']['provider'];
 
 const entries = Object.entries(CATALOGUE) as Array<[Platform, CatalogueEntry]>;
 /** A non-empty tuple, as zod's enums want it. */
@@ -69,14 +118,31 @@ export const AD_PLATFORMS = tuple(entries.filter(([, entry]) => entry.ad).map(([
 export const OAUTH_PLATFORMS = tuple(entries.filter(([, entry]) => entry.oauth).map(([platform]) => platform as OAuthPlatform));
 
 export const PLATFORM_LABELS = mapOf<Platform, string>((entry) => entry.label);
-export const PROVIDER_OF = mapOf<OAuthPlatform, OAuthProvider>((entry) => entry.oauth?.provider);
+export const PROVIDER_OF = mapOf<OAuthPlatform, OAuthProvider>((entry) => entry.oauth?.provider as OAuthProvider | undefined);
 /** The start route of each platform's consent, under /{orgId}. */
 export const START_ROUTE_OF = mapOf<OAuthPlatform, string>((entry) => entry.oauth?.startRoute);
 export const TARGET_LABEL = mapOf<AdPlatform, string>((entry) => entry.ad?.targetLabel);
+/** The page segment of each ad platform's source and app pages (google, meta, microsoft). */
+export const SEGMENT_OF = mapOf<AdPlatform, string>((entry) => entry.ad?.sourceSegment);
+/** Each ad platform's short name in sentences. */
+export const SHORT_NAME_OF = mapOf<AdPlatform, string>((entry) => entry.ad?.shortName);
+/** Platforms restate recent days (late conversions, invalid clicks): each run re-reads this many. */
+export const DEFAULT_LOOKBACK_DAYS = mapOf<AdPlatform, number>((entry) => entry.ad?.lookbackDays);
+/** How far back each platform keeps daily performance (a backfill cannot start earlier). */
+export const HISTORY_MONTHS = mapOf<AdPlatform, number>((entry) => entry.ad?.history.months);
+export const HISTORY_LABELS = mapOf<AdPlatform, string>((entry) => entry.ad?.history.label);
+/** Hours after a day ends until the platform's figures for it are final (docs/PLATFORMS.md). */
+export const PLATFORM_LAG_HOURS = mapOf<AdPlatform, number>((entry) => entry.ad?.lagHours);
+/** `utm_source` of each ad platform's ad-spend events in Mixpanel. */
+export const UTM_SOURCE = mapOf<AdPlatform, string>((entry) => entry.ad?.utmSource);
 /** What a conversion's target is called on each platform that takes conversions. */
 export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery', string>(
   (entry) => entry.ad?.targetLabel ?? entry.conversionTarget,
 );
+/** The ad platforms by name in a sentence: "Google Ads, Meta Ads or Microsoft Advertising". */
+export const AD_PLATFORMS_IN_WORDS = AD_PLATFORMS.map((platform) => PLATFORM_LABELS[platform])
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
 /** An ad platform: it has ad accounts, and conversions go to one of their targets. */
 export const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
 
@@ -99,25 +165,46 @@ export function returnPathOf(kind: IntegrationKind, platform: OAuthPlatform, rea
   return reauth ? REAUTH_PATH_OF[PROVIDER_OF[platform]] : CATALOGUE[platform].oauth.consentPath[kind];
 }
 
-const REAUTH_PATH_OF: Record<OAuthProvider, string> = { google: '/googleReauth', meta: '/metaReauth', microsoft: '/microsoftReauth' };
+const reauthPathOf = (provider: OAuthProvider) => `/${provider}Reauth` as const;
+const REAUTH_PATH_OF = Object.fromEntries(Object.values(PROVIDER_OF).map((provider) => [provider, reauthPathOf(provider)])) as Record<
+  OAuthProvider,
+  ReturnType<typeof reauthPathOf>
+>;
 
-/** Every route a provider may return to; the server accepts no other redirect URI. */
-export const RETURN_PATHS = [
-  '/addSource',
-  '/addDestination',
-  '/addConversionSource',
-  '/addConversionDestination',
-  '/bigquery',
-  '/googleReauth',
-  '/metaReauth',
-  '/microsoftReauth',
-] as const;
+/**
+ * Every route a provider may return to; the server accepts no other redirect URI. /addDestination and
+ * /addConversionSource are registered return pages no record uses today (kept: the providers know them).
+ */
+export const RETURN_PATHS = tuple([
+  ...new Set([
+    ...entries.flatMap(([, entry]) => (entry.oauth ? Object.values(entry.oauth.consentPath) : [])),
+    '/addDestination',
+    '/addConversionSource',
+    ...Object.values(REAUTH_PATH_OF),
+  ]),
+]);
+
+/** The start routes of the consents, under /{orgId} (GoogleAds, MetaAds, MicrosoftAds). */
+export const START_ROUTES = tuple([...new Set(Object.values(START_ROUTE_OF))]);
+
+/** The platform a start route opens when no remembered flow names one (the first in the catalogue: Google Ads before BigQuery); null for no start route. */
+export function platformOfStartRoute(route: unknown): OAuthPlatform | null {
+  return OAUTH_PLATFORMS.find((platform) => START_ROUTE_OF[platform] === route) ?? null;
+}
+
+/** The page layout of a platform's consent start. */
+export const startLayoutOf = (platform: OAuthPlatform) => (CATALOGUE[platform] as CatalogueEntry).oauth!.startLayout;
+
+/** The ad platform of a source or app page segment (google, meta, microsoft); null for any other. */
+export function platformOfSegment(segment: unknown): AdPlatform | null {
+  return AD_PLATFORMS.find((platform) => SEGMENT_OF[platform] === segment) ?? null;
+}
 
 /** The configuration page of an object. */
 export function configurationPathOf(orgId: string, kind: IntegrationKind, id: string, platform: Platform): string {
   const org = `/${encodeURIComponent(orgId)}`;
   if (kind === 'destination') return `${org}/destination/${encodeURIComponent(id)}/configuration`;
-  const segment = (CATALOGUE[platform] as CatalogueEntry).ad?.sourceSegment;
+  const segment = isAdPlatform(platform) ? SEGMENT_OF[platform] : undefined;
   return `${org}/source/${encodeURIComponent(id)}/${segment}/configuration`;
 }
 

@@ -141,6 +141,16 @@ export function dataManagerError(status: number, body: Record<string, unknown>):
 
 export const googleAdsDelivery: Delivery = {
   maxBatch: 2000,
+  // What `check` matches by: a click id or a user identifier (an address only with the name).
+  needs: {
+    anyOf: [
+      { identifiers: ['clickIds'], columns: ['gclid'] },
+      { identifiers: ['email'], columns: ['email'] },
+      { identifiers: ['phone'], columns: ['phone'] },
+      { identifiers: ['name', 'address'] },
+    ],
+    why: 'Google Ads matches a conversion by its click id (gclid, gbraid, wbraid) or a user identifier (email, phone, name with address)',
+  },
   check(event, now) {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     if (event.time < nowSeconds - MAX_AGE_SECONDS) return 'Older than 90 days: Google Ads takes conversions from the last 90 days';

@@ -30,6 +30,8 @@ async function userEmail(platform: Platform, accessToken: string): Promise<strin
 /** The consent flow of one Google product, which differ only in the scopes they ask for. */
 export function googleOAuth(platform: Platform, scopes: readonly string[]): OAuthAuth<GoogleOAuthCredential> {
   return {
+    // Its own scopes: openid, email and profile are asked of every Google login.
+    scopes: () => scopes,
     authorizeUrl(state, redirectUri) {
       const config = googleConfig();
       const url = new URL(config.authorizeUrl);

@@ -61,6 +61,17 @@ export function toMetaEvent(event: ConversionEvent): Record<string, unknown> {
 
 export const metaDelivery: Delivery = {
   maxBatch: 1000,
+  // What `check` matches by: at least one customer information parameter it takes alone.
+  needs: {
+    anyOf: [
+      { identifiers: ['email'], columns: ['email'] },
+      { identifiers: ['phone'], columns: ['phone'] },
+      { identifiers: ['externalId'], columns: ['externalId'] },
+      { identifiers: ['clickIds'], columns: ['fbc', 'fbclid', 'fbp'] },
+      { identifiers: ['context'], columns: [] },
+    ],
+    why: 'Meta matches an event by its email, phone, external id, click cookie (fbc/fbp) or IP address with user agent',
+  },
   check(event, now) {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     if (event.time < nowSeconds - MAX_AGE_SECONDS) return 'Older than 7 days: Meta accepts events from the last 7 days';

@@ -69,6 +69,7 @@ export const meta: Connector<MetaCredential> = {
   id: 'meta_ads',
   auth: {
     oauth: {
+      scopes: () => metaConfig().scopes,
       authorizeUrl(state, redirectUri) {
         const config = metaConfig();
         const url = new URL(config.dialogUrl);

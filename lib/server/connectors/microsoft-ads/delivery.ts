@@ -77,6 +77,11 @@ const offlineConversion = (goalName: string) => (event: ConversionEvent) => ({
 
 export const microsoftDelivery: Delivery = {
   maxBatch: MAX_BATCH,
+  // `check` sends no offline conversion without its click id, hashed email and phone only add to it.
+  needs: {
+    anyOf: [{ identifiers: ['clickIds'], columns: ['msclkid'] }],
+    why: 'Microsoft Advertising matches offline conversions by the click (msclkid)',
+  },
   check,
   async send(session, account, target, events, options) {
     // Microsoft has no test mode: a test run sends nothing rather than count real conversions.

@@ -71,6 +71,7 @@ export const microsoftAds: Connector<MicrosoftCredential> = {
   id: 'microsoft_ads',
   auth: {
     oauth: {
+      scopes: () => microsoftConfig().scope.split(' '),
       authorizeUrl(state, redirectUri) {
         const config = microsoftConfig();
         const url = new URL(`${config.loginUrl}/authorize`);

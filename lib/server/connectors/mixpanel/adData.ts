@@ -4,7 +4,7 @@ import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { AdDataSlice, Session, WriteResult, WriteTarget } from '@/lib/server/connectors/types';
 import { adRowKey, type AdRow } from '@/lib/shared/connections/rows';
-import type { AdPlatform } from '@/lib/shared/integrations/platforms';
+import { UTM_SOURCE } from '@/lib/shared/integrations/platforms';
 
 /**
  * Ad performance into a Mixpanel project as `Ad Data` events (Mixpanel's ad-spend convention: one
@@ -18,7 +18,6 @@ import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 export const AD_DATA_EVENT = 'Ad Data';
 
 /** The utm_source visitors of each platform's ads usually arrive with, for Mixpanel's ad-spend attribution. */
-const UTM_SOURCE: Record<AdPlatform, string> = { google_ads: 'google', meta_ads: 'facebook', microsoft_ads: 'bing' };
 
 /**
  * The row's `$insert_id`: 36 hex digits of the SHA-256 of the connection id and the row's key

@@ -1,3 +1,0 @@
-import { oauthStartPage } from '@/components/integrations/OAuthStartPage';
-
-export default oauthStartPage('meta_ads', 'default');

@@ -1,3 +1,0 @@
-import { appPlatformPage } from '@/components/apps/AppRoutingPages';
-
-export default appPlatformPage('google');

@@ -1,3 +1,0 @@
-import { integrationConfigurationPage } from '@/components/integrations/IntegrationConfigurationPage';
-
-export default integrationConfigurationPage('source');
