@@ -1,6 +1,6 @@
-import { meta } from '@/lib/server/connectors/meta';
+import { meta } from '@/lib/server/connectors/meta-ads';
 import { dayIn } from '@/lib/shared/connections/windows';
-import { metaReportOptions } from '@/lib/server/connectors/meta/report';
+import { metaReportOptions } from '@/lib/server/connectors/meta-ads/report';
 import type { ReportRequest, Session } from '@/lib/server/connectors/types';
 import { type AdLevel, type AdRow, adRowKey } from '@/lib/shared/connections/rows';
 import type { AdDataLevel } from '@/sandbox/adData';

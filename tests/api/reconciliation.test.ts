@@ -19,7 +19,7 @@ import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandb
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
-import { metaReportOptions } from '@/lib/server/connectors/meta/report';
+import { metaReportOptions } from '@/lib/server/connectors/meta-ads/report';
 import { addDays, dayIn } from '@/lib/shared/connections/windows';
 import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';

@@ -1,6 +1,6 @@
 import { API_VERSIONS, KNOWN_SUNSETS, sunsetOf, type VersionedPlatform } from '@/lib/server/connectors/versions';
 import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
-import { metaConfig } from '@/lib/server/connectors/meta/config';
+import { metaConfig } from '@/lib/server/connectors/meta-ads/config';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 
 // A pinned platform version must be moved well before the platform stops serving it: this test fails

@@ -1,7 +1,7 @@
 /** @jest-environment node */
 import { UserData } from 'facebook-nodejs-business-sdk';
 import { toDataManagerEvent } from '@/lib/server/connectors/google-ads/delivery';
-import { metaDelivery, toMetaEvent } from '@/lib/server/connectors/meta/delivery';
+import { metaDelivery, toMetaEvent } from '@/lib/server/connectors/meta-ads/delivery';
 import { microsoftDelivery } from '@/lib/server/connectors/microsoft-ads/delivery';
 import { mapEvent, withheldNotes } from '@/lib/server/conversions/deliver';
 import { cleanPageUrl, hashPerson, sha256, toConversionEvent, type PersonInput } from '@/lib/server/conversions/normalize';

@@ -9,7 +9,7 @@ import {
   reportError,
   throttleOf,
   toAdRow,
-} from '@/lib/server/connectors/meta/report';
+} from '@/lib/server/connectors/meta-ads/report';
 
 const ACCOUNT = { id: '101', name: 'Acme Shoes (Meta)', currency: 'USD', timeZone: 'America/New_York' };
 const NOW = Date.parse('2026-03-01T12:00:00Z');

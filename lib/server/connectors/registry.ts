@@ -1,6 +1,6 @@
 import { bigQuery } from '@/lib/server/connectors/bigquery';
 import { googleAds } from '@/lib/server/connectors/google-ads';
-import { meta } from '@/lib/server/connectors/meta';
+import { meta } from '@/lib/server/connectors/meta-ads';
 import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
 import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { stripe } from '@/lib/server/connectors/stripe';

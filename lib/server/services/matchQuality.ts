@@ -3,7 +3,7 @@ import { qualityAdvice, type ConversionQuality, type PlatformMeasure } from '@/l
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import { readRequestStatus } from '@/lib/server/connectors/google-ads/diagnostics';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { readDatasetQuality } from '@/lib/server/connectors/meta/quality';
+import { readDatasetQuality } from '@/lib/server/connectors/meta-ads/quality';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/conversions';

@@ -1,8 +1,8 @@
-import { metaCounted } from '@/lib/server/connectors/meta/counted';
-import { metaConfig } from '@/lib/server/connectors/meta/config';
-import { metaDelivery } from '@/lib/server/connectors/meta/delivery';
-import { graphError } from '@/lib/server/connectors/meta/errors';
-import { metaReport } from '@/lib/server/connectors/meta/report';
+import { metaCounted } from '@/lib/server/connectors/meta-ads/counted';
+import { metaConfig } from '@/lib/server/connectors/meta-ads/config';
+import { metaDelivery } from '@/lib/server/connectors/meta-ads/delivery';
+import { graphError } from '@/lib/server/connectors/meta-ads/errors';
+import { metaReport } from '@/lib/server/connectors/meta-ads/report';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';

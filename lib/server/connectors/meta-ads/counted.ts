@@ -1,5 +1,5 @@
 import { metaActionType } from '@/lib/shared/conversions/reconciliation';
-import { graphPages, metaGraphClient, type MetaGraphClient } from '@/lib/server/connectors/meta/report';
+import { graphPages, metaGraphClient, type MetaGraphClient } from '@/lib/server/connectors/meta-ads/report';
 import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
 
 /**

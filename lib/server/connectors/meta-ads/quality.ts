@@ -1,5 +1,5 @@
-import { metaConfig } from '@/lib/server/connectors/meta/config';
-import { graphError } from '@/lib/server/connectors/meta/errors';
+import { metaConfig } from '@/lib/server/connectors/meta-ads/config';
+import { graphError } from '@/lib/server/connectors/meta-ads/errors';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import type { PlatformMeasure } from '@/lib/shared/conversions/quality';
 

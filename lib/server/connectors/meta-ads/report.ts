@@ -1,5 +1,5 @@
-import { metaConfig } from '@/lib/server/connectors/meta/config';
-import { graphError } from '@/lib/server/connectors/meta/errors';
+import { metaConfig } from '@/lib/server/connectors/meta-ads/config';
+import { graphError } from '@/lib/server/connectors/meta-ads/errors';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report, Session } from '@/lib/server/connectors/types';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
