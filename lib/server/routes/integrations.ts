@@ -1,12 +1,6 @@
 import type { IntegrationKind } from '@/lib/shared/integrations/platforms';
-import {
-  createDestinationSchema,
-  objectRouteSchema,
-  orgRouteSchema,
-  reuseLoginSchema,
-  targetsQuerySchema,
-  updateIntegrationSchema,
-} from '@/lib/shared/schemas/integrations';
+import { createDestinationSchema, reuseLoginSchema, targetsQuerySchema, updateIntegrationSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { COLLECTION_OF, getIntegration, listIntegrations, usageFieldOf, usageOf } from '@/lib/server/repos/integrations';
 import {

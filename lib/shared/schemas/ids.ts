@@ -9,3 +9,8 @@ export const documentIdSchema = z
   .min(1, 'Required')
   .max(DOCUMENT_ID_MAX_LENGTH, `At most ${DOCUMENT_ID_MAX_LENGTH} characters`)
   .refine(hasDocumentIdShape, 'Not a valid id');
+
+/** The query of a route under /api/orgs/{orgId}. */
+export const orgRouteSchema = z.object({ orgId: documentIdSchema });
+/** The query of a route of one object of an organization: /api/orgs/{orgId}/…/{id}. */
+export const objectRouteSchema = z.object({ orgId: documentIdSchema, id: documentIdSchema });

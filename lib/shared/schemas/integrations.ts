@@ -11,10 +11,7 @@ import {
   type CustomFieldKey,
 } from '@/lib/shared/integrations/apps';
 import { AD_PLATFORMS, MIXPANEL_RESIDENCIES } from '@/lib/shared/integrations/platforms';
-import { documentIdSchema } from '@/lib/shared/schemas/ids';
-
-export const orgRouteSchema = z.object({ orgId: documentIdSchema });
-export const objectRouteSchema = z.object({ orgId: documentIdSchema, id: documentIdSchema });
+import { documentIdSchema, objectRouteSchema } from '@/lib/shared/schemas/ids';
 
 /** POST /api/orgs/{orgId}/integrations/reuse: a destination on the login of one of the organization's sources. */
 export const reuseLoginSchema = z.object({

@@ -1,6 +1,6 @@
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { countDeadLetters } from '@/lib/server/repos/deadLetters';
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 
 /**
  * GET: what this organization's queues set aside after 20 attempts (messages carry an `org` attribute):

@@ -1,4 +1,4 @@
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { organizationProfileSchema } from '@/lib/shared/schemas/organization';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { updateOrganizationProfile } from '@/lib/server/repos/organizations';

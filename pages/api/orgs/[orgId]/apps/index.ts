@@ -1,4 +1,5 @@
-import { appFieldsSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { appFieldsSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { createApp, listApps } from '@/lib/server/repos/apps';
 

@@ -1,5 +1,5 @@
 import { createConnectionSchema } from '@/lib/shared/schemas/connections';
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { createConnection, listConnections } from '@/lib/server/services/connections';
 

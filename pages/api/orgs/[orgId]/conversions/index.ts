@@ -1,5 +1,5 @@
 import { createConversionSchema } from '@/lib/shared/schemas/conversions';
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { createConversion, listConversions } from '@/lib/server/services/conversions';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { previewSourceSchema } from '@/lib/shared/schemas/conversions';
-import { documentIdSchema } from '@/lib/shared/schemas/ids';
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { documentIdSchema, orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { assertConversionsIncluded } from '@/lib/server/services/conversions';
 import { previewWarehouseSource } from '@/lib/server/services/warehouseSources';

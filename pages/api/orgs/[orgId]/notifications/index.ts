@@ -1,4 +1,4 @@
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { listNotifications } from '@/lib/server/repos/alerts';
 

@@ -1,5 +1,5 @@
 import { markReadSchema } from '@/lib/shared/schemas/alerts';
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { markNotificationsRead } from '@/lib/server/repos/alerts';
 

@@ -1,4 +1,4 @@
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { oauthCancelSchema, type OAuthCancelled } from '@/lib/shared/schemas/oauth';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { consumeOAuthReturn } from '@/lib/server/services/oauth';

@@ -1,5 +1,5 @@
 import { can } from '@/lib/shared/permissions';
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { oauthCompleteSchema, type OAuthCompleted } from '@/lib/shared/schemas/oauth';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/errors';

@@ -1,6 +1,6 @@
 import { PLATFORMS_OF_KIND, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
-import { orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { oauthStartSchema } from '@/lib/shared/schemas/oauth';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { DomainError, forbidden } from '@/lib/server/errors';

@@ -1,4 +1,5 @@
-import { objectRouteSchema, updatePaymentSchema } from '@/lib/shared/schemas/integrations';
+import { updatePaymentSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { deletePayment, getPayment, updatePayment } from '@/lib/server/repos/payments';
 

@@ -1,4 +1,5 @@
-import { createPaymentSchema, orgRouteSchema } from '@/lib/shared/schemas/integrations';
+import { createPaymentSchema } from '@/lib/shared/schemas/integrations';
+import { orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { listPayments } from '@/lib/server/repos/payments';
 import { createPayment } from '@/lib/server/services/payments';

@@ -1,4 +1,5 @@
-import { objectRouteSchema, updateAppSchema } from '@/lib/shared/schemas/integrations';
+import { updateAppSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { getApp, updateApp } from '@/lib/server/repos/apps';
 import { deleteApp } from '@/lib/server/services/apps';

@@ -1,4 +1,4 @@
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { appUrl } from '@/lib/server/appUrl';
 import { captureSnippet } from '@/lib/server/conversions/snippet';
 import { createHandler, route } from '@/lib/server/http/createHandler';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AD_PLATFORMS } from '@/lib/shared/integrations/platforms';
-import { appTargetSchema, appWarehouseSchema, objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { appTargetSchema, appWarehouseSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { clearAppTarget, setAppTarget, setAppWarehouse } from '@/lib/server/services/apps';
 

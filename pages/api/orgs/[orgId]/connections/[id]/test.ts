@@ -1,5 +1,5 @@
 import { testConnectionSchema } from '@/lib/shared/schemas/connections';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { testConnection } from '@/lib/server/services/connections';
 

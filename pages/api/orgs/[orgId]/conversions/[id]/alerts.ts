@@ -1,5 +1,5 @@
 import { failureThresholdSchema } from '@/lib/shared/schemas/alerts';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { failureThreshold, saveFailureThreshold } from '@/lib/server/alerts/settings';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { listDeliveries } from '@/lib/server/services/conversions';
 

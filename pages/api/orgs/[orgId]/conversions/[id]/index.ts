@@ -1,5 +1,5 @@
 import { updateConversionSchema } from '@/lib/shared/schemas/conversions';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { conversionDetail, deleteConversion, updateConversion } from '@/lib/server/services/conversions';
 

@@ -1,4 +1,4 @@
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { readNow } from '@/lib/server/services/warehouseSources';
 

@@ -1,5 +1,5 @@
 import { countedThresholdSchema } from '@/lib/shared/schemas/reconciliation';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { conversionReconciliation, saveCountedThreshold } from '@/lib/server/repos/reconciliation';
 

@@ -1,5 +1,5 @@
 import { testEventSchema } from '@/lib/shared/schemas/conversions';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { consumeRateLimits, TEST_EVENTS_PER_CONVERSION } from '@/lib/server/rateLimit';
 import { sendTestEvent } from '@/lib/server/services/conversions';

@@ -1,5 +1,4 @@
-import { documentIdSchema } from '@/lib/shared/schemas/ids';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { documentIdSchema, objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { runDetail } from '@/lib/server/services/runs';
 

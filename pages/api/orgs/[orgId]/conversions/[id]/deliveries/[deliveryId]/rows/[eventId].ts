@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { documentIdSchema } from '@/lib/shared/schemas/ids';
-import { objectRouteSchema } from '@/lib/shared/schemas/integrations';
+import { documentIdSchema, objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { deliveryRow } from '@/lib/server/services/conversions';
 
