@@ -12,6 +12,7 @@ import { daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxA
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { META_KEYS, type ReceivedIdentifier } from '@/sandbox/matching';
+import { routeTable, type RouteHandler, type RouteParams } from '@/sandbox/routes';
 import { json, readBody } from '@/sandbox/server';
 import { token, type AccessToken, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 import { API_VERSIONS } from '@/lib/server/connectors/versions';
@@ -985,113 +986,142 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     return insights.answerList(res, accountId, data, url);
   }
 
-  async function meta(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
+  /** `GET /dialog/oauth` (Facebook Login): the consent screen, or Facebook's error page for an unknown app or redirect URI. */
+  function dialog(_req: IncomingMessage, res: ServerResponse, url: URL) {
     const params = url.searchParams;
-    if (req.method === 'GET' && path === `/meta/${GRAPH_VERSION}/dialog/oauth`) {
-      if (params.get('client_id') !== META_CLIENT.id)
-        return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
-      if (!store.registered.has(params.get('redirect_uri') ?? '')) {
-        return errorPage(
-          res,
-          META,
-          'URL blocked',
-          "This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
-        );
-      }
-      const scope = (params.get('scope') ?? '').split(',').filter(Boolean);
-      return consent(
+    if (params.get('client_id') !== META_CLIENT.id)
+      return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
+    if (!store.registered.has(params.get('redirect_uri') ?? '')) {
+      return errorPage(
         res,
-        store,
         META,
-        {
-          client_id: params.get('client_id')!,
-          redirect_uri: params.get('redirect_uri')!,
-          scope: scope.join(','),
-          state: params.get('state') ?? '',
-        },
-        ['Manage your ads (ads_management)', 'Read your ads performance (ads_read)', 'Manage your business (business_management)'].filter(
-          (_label, index) => scope.includes(['ads_management', 'ads_read', 'business_management'][index]!),
-        ),
+        'URL blocked',
+        "This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
       );
     }
-    if (req.method === 'POST' && path === '/meta/consent') return decide(req, res, store, META);
-    if (req.method === 'DELETE' && path === `${GRAPH}/me/permissions`) {
-      if (!store.bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
-      for (const [key, grant] of store.accessTokens) if (grant.provider === 'meta') store.accessTokens.delete(key);
-      return json(res, 200, { success: true });
-    }
-    const pixelEvents = new RegExp(`^${GRAPH_RE}/(\\d+)/events$`).exec(path);
-    if (req.method === 'POST' && pixelEvents) return events(req, res, url, pixelEvents[1]!);
-    if (req.method === 'POST' && path === '/__sandbox/meta/usage') return insights.setUsage(req, res);
-    if (req.method === 'POST' && new RegExp(`^${GRAPH_RE}/act_\\d+/insights$`).test(path)) {
-      if (!store.bearerToken(req, url, 'meta')) return invalidToken(res);
-      return insights.handle(req, res, url, path, (item) => item);
-    }
-    if (req.method !== 'GET') return graphError(res, 400, 100, 'Unsupported post request.');
-
-    if (path === `${GRAPH}/oauth/access_token`) {
-      if (params.get('client_id') !== META_CLIENT.id || params.get('client_secret') !== META_CLIENT.secret) {
-        return graphError(res, 400, 1, 'Error validating client secret.');
-      }
-      if (params.get('grant_type') === 'fb_exchange_token') {
-        const short = store.accessTokens.get(params.get('fb_exchange_token') ?? '');
-        if (!short || short.provider !== 'meta') return graphError(res, 400, 190, 'Invalid OAuth access token - Cannot parse access token');
-        const longToken = store.issue(short, null, 60 * 24 * 3600);
-        return json(res, 200, { access_token: longToken, token_type: 'bearer', expires_in: 5184000 });
-      }
-      const redeemed = store.redeem(params.get('code') ?? '', 'meta', params.get('client_id')!, params.get('redirect_uri') ?? '');
-      if (redeemed === 'used') return graphError(res, 400, 100, 'This authorization code has been used.', 36009);
-      if (redeemed === 'mismatch') {
-        return graphError(
-          res,
-          400,
-          100,
-          'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
-          36008,
-        );
-      }
-      if (!redeemed) return graphError(res, 400, 100, 'Invalid verification code format.', 36007);
-      return json(res, 200, { access_token: store.issue(redeemed, null, 2 * 3600), token_type: 'bearer', expires_in: 7200 });
-    }
-    const caller = store.bearerToken(req, url, 'meta');
-    if (!caller) return invalidToken(res);
-    if (path === `${GRAPH}/me`) return json(res, 200, META_USER);
-    if (path === `${GRAPH}/dataset_quality`) return datasetQuality(res, url);
-    const fields = (params.get('fields') ?? 'id').split(',');
-    const pick = (item: Json) => Object.fromEntries(Object.entries(item).filter(([key]) => key === 'id' || fields.includes(key)));
-    if (path === `${GRAPH}/me/adaccounts`) {
-      if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
-        return graphError(res, 403, 200, '(#200) Requires ads_read permission');
-      return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
-    }
-    const stats = new RegExp(`^${GRAPH_RE}/(\\d+)/stats$`).exec(path);
-    if (stats) return pixelStats(res, url, caller, stats[1]!);
-    const accountInsights = new RegExp(`^${GRAPH_RE}/act_(\\d+)/insights$`).exec(path);
-    if (accountInsights && params.get('fields') === 'actions') {
-      if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
-        return graphError(res, 403, 200, '(#200) Requires ads_read permission');
-      return attributedActions(res, url, accountInsights[1]!);
-    }
-    if (await insights.handle(req, res, url, path, pick)) return;
-    const pixels = new RegExp(`^${GRAPH_RE}/act_(\\d+)/adspixels$`).exec(path);
-    if (pixels) {
-      const list = META_PIXELS[pixels[1]!];
-      if (!list)
-        return graphError(
-          res,
-          400,
-          100,
-          `Unsupported get request. Object with ID 'act_${pixels[1]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-          33,
-        );
-      return json(res, 200, { data: list.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MAZDZD' } } });
-    }
-    return graphError(res, 400, 2500, 'Unknown path components');
+    const scope = (params.get('scope') ?? '').split(',').filter(Boolean);
+    return consent(
+      res,
+      store,
+      META,
+      {
+        client_id: params.get('client_id')!,
+        redirect_uri: params.get('redirect_uri')!,
+        scope: scope.join(','),
+        state: params.get('state') ?? '',
+      },
+      ['Manage your ads (ads_management)', 'Read your ads performance (ads_read)', 'Manage your business (business_management)'].filter(
+        (_label, index) => scope.includes(['ads_management', 'ads_read', 'business_management'][index]!),
+      ),
+    );
   }
+
+  /** `DELETE /me/permissions`: the user removes the app, and every Meta token dies with it. */
+  function removePermissions(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if (!store.bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
+    for (const [key, grant] of store.accessTokens) if (grant.provider === 'meta') store.accessTokens.delete(key);
+    return json(res, 200, { success: true });
+  }
+
+  /** `GET /oauth/access_token`: a code for a short-lived token, or (`fb_exchange_token`) a short-lived one for a 60-day one. */
+  function accessToken(_req: IncomingMessage, res: ServerResponse, url: URL) {
+    const params = url.searchParams;
+    if (params.get('client_id') !== META_CLIENT.id || params.get('client_secret') !== META_CLIENT.secret) {
+      return graphError(res, 400, 1, 'Error validating client secret.');
+    }
+    if (params.get('grant_type') === 'fb_exchange_token') {
+      const short = store.accessTokens.get(params.get('fb_exchange_token') ?? '');
+      if (!short || short.provider !== 'meta') return graphError(res, 400, 190, 'Invalid OAuth access token - Cannot parse access token');
+      const longToken = store.issue(short, null, 60 * 24 * 3600);
+      return json(res, 200, { access_token: longToken, token_type: 'bearer', expires_in: 5184000 });
+    }
+    const redeemed = store.redeem(params.get('code') ?? '', 'meta', params.get('client_id')!, params.get('redirect_uri') ?? '');
+    if (redeemed === 'used') return graphError(res, 400, 100, 'This authorization code has been used.', 36009);
+    if (redeemed === 'mismatch') {
+      return graphError(
+        res,
+        400,
+        100,
+        'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+        36008,
+      );
+    }
+    if (!redeemed) return graphError(res, 400, 100, 'Invalid verification code format.', 36007);
+    return json(res, 200, { access_token: store.issue(redeemed, null, 2 * 3600), token_type: 'bearer', expires_in: 7200 });
+  }
+
+  type GraphHandler = (req: IncomingMessage, res: ServerResponse, url: URL, params: RouteParams, caller: AccessToken) => unknown;
+  /** A Graph read that needs a live token (in the Authorization header or `access_token`): 190 without one. */
+  const withCaller =
+    (handler: GraphHandler): RouteHandler =>
+    (req, res, url, params) => {
+      const caller = store.bearerToken(req, url, 'meta');
+      return caller ? handler(req, res, url, params, caller) : invalidToken(res);
+    };
+  /** Graph's `fields`: an object's id, plus the fields asked for. */
+  const picker = (url: URL) => {
+    const fields = (url.searchParams.get('fields') ?? 'id').split(',');
+    return (item: Json) => Object.fromEntries(Object.entries(item).filter(([key]) => key === 'id' || fields.includes(key)));
+  };
+  const unknownPath = (res: ServerResponse) => graphError(res, 400, 2500, 'Unknown path components');
+
+  const adAccounts: GraphHandler = (_req, res, url, _params, caller) => {
+    if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+    return json(res, 200, { data: META_AD_ACCOUNTS.map(picker(url)), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
+  };
+
+  /** `GET act_{id}/insights`: the attributed pixel actions with `fields=actions`, else the Insights API's sync page. */
+  const accountInsights: GraphHandler = async (req, res, url, params, caller) => {
+    if (url.searchParams.get('fields') === 'actions') {
+      if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+      return attributedActions(res, url, params.account!);
+    }
+    return insightsRead(req, res, url);
+  };
+
+  /** The Insights API's reads (`act_{id}`, a report run and its results); an unknown run is an unknown path. */
+  async function insightsRead(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if (!(await insights.handle(req, res, url, url.pathname, picker(url)))) return unknownPath(res);
+  }
+
+  const adsPixels: GraphHandler = (_req, res, url, params) => {
+    const list = META_PIXELS[params.account!];
+    if (!list) return unreachable(res, `act_${params.account}`);
+    return json(res, 200, { data: list.map(picker(url)), paging: { cursors: { before: 'MAZDZD', after: 'MAZDZD' } } });
+  };
+
+  const handle = routeTable(
+    [
+      [`GET /meta/${GRAPH_VERSION}/dialog/oauth`, dialog],
+      ['POST /meta/consent', (req, res) => decide(req, res, store, META)],
+      [`DELETE ${GRAPH}/me/permissions`, removePermissions],
+      [`POST ${GRAPH}/:pixel(\\d+)/events`, (req, res, url, params) => events(req, res, url, params.pixel!)],
+      ['POST /__sandbox/meta/usage', (req, res) => insights.setUsage(req, res)],
+      [
+        `POST ${GRAPH}/act_:account(\\d+)/insights`,
+        withCaller((req, res, url) => insights.handle(req, res, url, url.pathname, (item) => item)),
+      ],
+      [`GET ${GRAPH}/oauth/access_token`, accessToken],
+      [`GET ${GRAPH}/me`, withCaller((_req, res) => json(res, 200, META_USER))],
+      [`GET ${GRAPH}/dataset_quality`, withCaller((_req, res, url) => datasetQuality(res, url))],
+      [`GET ${GRAPH}/me/adaccounts`, withCaller(adAccounts)],
+      [`GET ${GRAPH}/:pixel(\\d+)/stats`, withCaller((_req, res, url, params, caller) => pixelStats(res, url, caller, params.pixel!))],
+      [`GET ${GRAPH}/act_:account(\\d+)/insights`, withCaller(accountInsights)],
+      [`GET ${GRAPH}/act_:account(\\d+)`, withCaller(insightsRead)],
+      [`GET ${GRAPH}/:run(\\d+)`, withCaller(insightsRead)],
+      [`GET ${GRAPH}/:run(\\d+)/insights`, withCaller(insightsRead)],
+      [`GET ${GRAPH}/act_:account(\\d+)/adspixels`, withCaller(adsPixels)],
+    ],
+    // Graph refuses any other write as an unsupported post; any other read needs a live token first.
+    (req, res, url) =>
+      req.method !== 'GET'
+        ? graphError(res, 400, 100, 'Unsupported post request.')
+        : withCaller((_req, res) => unknownPath(res))(req, res, url, {}),
+  );
 
   return {
     owns: (path) => path.startsWith('/meta/') || path === '/__sandbox/meta/usage',
-    handle: (req, res, url) => meta(req, res, url, url.pathname),
+    handle,
   };
 }
 

@@ -1,0 +1,55 @@
+/**
+ * A fake platform's route table: each route a method and a path pattern, tried in order; the first whose
+ * method and path match answers, and a request none matches gets the platform's own not-found answer
+ * (each platform words it differently, and some check credentials before they say so).
+ *
+ * A pattern is `METHOD /path`, the method `GET`, `POST`, … or `*` for any. In the path, `:name` at the
+ * start of a segment is a parameter up to the next `/`; `:name(regex)` constrains it and may also follow
+ * literal text in a segment (`act_:account(\d+)`). Any other colon is literal, as in Google's custom
+ * methods (`/customers/:customer(\d+):uploadClickConversions`). Parameters are passed as sent (not
+ * percent-decoded), as the path was matched.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export type RouteParams = Record<string, string>;
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL, params: RouteParams) => unknown;
+
+/** `[pattern, handler]`: `['GET /meta/graph/:version/:pixel(\\d+)/stats', pixelStats]`. */
+export type Route = readonly [pattern: string, handler: RouteHandler];
+
+type NotFound = (req: IncomingMessage, res: ServerResponse, url: URL) => unknown;
+
+const PARAM = /:([A-Za-z_]\w*)(?:\(((?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*)\))?/g;
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The anchored regular expression of a path pattern, its parameters as named groups. */
+export function pathPattern(path: string): RegExp {
+  let source = '';
+  let last = 0;
+  for (const match of path.matchAll(PARAM)) {
+    const [text, name, constraint] = match;
+    const atSegmentStart = match.index === 0 || path[match.index - 1] === '/';
+    if (!atSegmentStart && constraint === undefined) continue;
+    source += `${escapeRegExp(path.slice(last, match.index))}(?<${name}>${constraint ?? '[^/]+'})`;
+    last = match.index + text.length;
+  }
+  return new RegExp(`^${source}${escapeRegExp(path.slice(last))}$`);
+}
+
+/** A platform's `handle` from its routes, tried in order, and its answer to a request none of them matches. */
+export function routeTable(table: readonly Route[], notFound: NotFound) {
+  const compiled = table.map(([pattern, handler]) => {
+    const space = pattern.indexOf(' ');
+    if (space < 1) throw new Error(`A route is "METHOD /path": ${pattern}`);
+    return { method: pattern.slice(0, space), path: pathPattern(pattern.slice(space + 1)), handler };
+  });
+  return (req: IncomingMessage, res: ServerResponse, url: URL): unknown => {
+    for (const route of compiled) {
+      if (route.method !== '*' && route.method !== req.method) continue;
+      const match = route.path.exec(url.pathname);
+      if (match) return route.handler(req, res, url, { ...match.groups });
+    }
+    return notFound(req, res, url);
+  };
+}
