@@ -1116,7 +1116,9 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     (req, res, url) =>
       req.method !== 'GET'
         ? graphError(res, 400, 100, 'Unsupported post request.')
-        : withCaller((_req, res) => unknownPath(res))(req, res, url, {}),
+        : store.bearerToken(req, url, 'meta')
+          ? unknownPath(res)
+          : invalidToken(res),
   );
 
   return {

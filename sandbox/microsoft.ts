@@ -499,8 +499,8 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
   /** An Ad API operation (a POST): its credentials are checked first. */
   const adApi =
     (handler: RouteHandler): RouteHandler =>
-    (req, res, url, params) =>
-      refusedCredentials(req, res, url) ? undefined : handler(req, res, url, params);
+    (req, res, url, params, context) =>
+      refusedCredentials(req, res, url) ? undefined : handler(req, res, url, params, context);
 
   /** `User/Query`: the sandbox user, a manager of the one sandbox customer. */
   const userQuery: RouteHandler = (_req, res) =>

@@ -7,18 +7,25 @@
  * start of a segment is a parameter up to the next `/`; `:name(regex)` constrains it and may also follow
  * literal text in a segment (`act_:account(\d+)`). Any other colon is literal, as in Google's custom
  * methods (`/customers/:customer(\d+):uploadClickConversions`). Parameters are passed as sent (not
- * percent-decoded), as the path was matched.
+ * percent-decoded), as the path was matched. A platform that works something out before it routes (Stripe:
+ * the key's checks and the parsed form) hands it to every handler as the context.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export type RouteParams = Record<string, string>;
 
-export type RouteHandler = (req: IncomingMessage, res: ServerResponse, url: URL, params: RouteParams) => unknown;
+export type RouteHandler<Context = undefined> = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  params: RouteParams,
+  context: Context,
+) => unknown;
 
 /** `[pattern, handler]`: `['GET /meta/graph/:version/:pixel(\\d+)/stats', pixelStats]`. */
-export type Route = readonly [pattern: string, handler: RouteHandler];
+export type Route<Context = undefined> = readonly [pattern: string, handler: RouteHandler<Context>];
 
-type NotFound = (req: IncomingMessage, res: ServerResponse, url: URL) => unknown;
+type NotFound<Context> = (req: IncomingMessage, res: ServerResponse, url: URL, context: Context) => unknown;
 
 const PARAM = /:([A-Za-z_]\w*)(?:\(((?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*)\))?/g;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -38,18 +45,18 @@ export function pathPattern(path: string): RegExp {
 }
 
 /** A platform's `handle` from its routes, tried in order, and its answer to a request none of them matches. */
-export function routeTable(table: readonly Route[], notFound: NotFound) {
+export function routeTable<Context = undefined>(table: readonly Route<Context>[], notFound: NotFound<Context>) {
   const compiled = table.map(([pattern, handler]) => {
     const space = pattern.indexOf(' ');
     if (space < 1) throw new Error(`A route is "METHOD /path": ${pattern}`);
     return { method: pattern.slice(0, space), path: pathPattern(pattern.slice(space + 1)), handler };
   });
-  return (req: IncomingMessage, res: ServerResponse, url: URL): unknown => {
+  return (req: IncomingMessage, res: ServerResponse, url: URL, context?: Context): unknown => {
     for (const route of compiled) {
       if (route.method !== '*' && route.method !== req.method) continue;
       const match = route.path.exec(url.pathname);
-      if (match) return route.handler(req, res, url, { ...match.groups });
+      if (match) return route.handler(req, res, url, { ...match.groups }, context as Context);
     }
-    return notFound(req, res, url);
+    return notFound(req, res, url, context as Context);
   };
 }
