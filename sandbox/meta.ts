@@ -23,7 +23,6 @@ type Json = Record<string, unknown>;
 /** The Graph API version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
 export const GRAPH_VERSION = API_VERSIONS.meta.version;
 const GRAPH = `/meta/graph/${GRAPH_VERSION}`;
-const GRAPH_RE = GRAPH.replace(/[.\/]/g, '\\$&');
 
 /** A long-lived Meta login the sandbox knows from the start: the demo organization's Meta destination uses it. */
 export const META_DEMO_TOKEN = 'EAABsandboxDemoLongLivedToken';
@@ -620,104 +619,101 @@ function createInsights(store: SandboxStore) {
       },
     });
 
-  /** `GET act_{id}`, `GET|POST act_{id}/insights`, `GET {report_run_id}` and `GET {report_run_id}/insights`; false when the path is none of them. */
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, path: string, pick: (item: Json) => Json): Promise<boolean> {
-    const accountPath = new RegExp(`^${GRAPH_RE}/act_(\\d+)(/insights)?$`).exec(path);
-    const runPath = new RegExp(`^${GRAPH_RE}/(\\d+)(/insights)?$`).exec(path);
-    if (accountPath) {
-      const [, accountId = '', insights] = accountPath;
-      if (req.method === 'POST' && !insights) return false;
-      const known = META_AD_ACCOUNTS.find((candidate) => candidate.account_id === accountId);
-      const account = metaSandboxAccount(accountId);
-      if (!known || !account) {
-        missingObject(res, `act_${accountId}`);
-        return true;
-      }
-      if (refused(res, accountId)) return true;
-      if (!insights) {
-        json(res, 200, pick(known), usageHeader(accountId));
-        return true;
-      }
-      const query = queryOf(await paramsOf(req, url), account);
-      if (typeof query === 'string') {
-        json(res, 400, invalid(query), usageHeader(accountId));
-        return true;
-      }
-      if (req.method === 'POST') {
-        runCounter += 1;
-        const id = `6${String(Date.now()).slice(-9)}${String(runCounter).padStart(5, '0')}`;
-        runs.set(id, { id, accountId, query, polls: 0, createdAt: Date.now() });
-        json(res, 200, { report_run_id: id }, usageHeader(accountId));
-        return true;
-      }
-      const days = clampedDays(account, query);
-      const size = query.daily ? (days?.count ?? 0) * rowsPerDay(query.level) : rowsPerDay(query.level);
-      if (size > SYNC_MAX_ROWS) {
-        json(
-          res,
-          500,
-          {
-            error: {
-              message: "Please reduce the amount of data you're asking for, then retry your request",
-              type: 'OAuthException',
-              code: 1,
-              fbtrace_id: token('A'),
-            },
+  /** `GET act_{id}` (the account), `GET act_{id}/insights` (a sync page) and `POST act_{id}/insights` (an async report run). */
+  async function adAccount(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    accountId: string,
+    insights: boolean,
+    pick: (item: Json) => Json,
+  ) {
+    const known = META_AD_ACCOUNTS.find((candidate) => candidate.account_id === accountId);
+    const account = metaSandboxAccount(accountId);
+    if (!known || !account) {
+      return missingObject(res, `act_${accountId}`);
+    }
+    if (refused(res, accountId)) return;
+    if (!insights) {
+      return json(res, 200, pick(known), usageHeader(accountId));
+    }
+    const query = queryOf(await paramsOf(req, url), account);
+    if (typeof query === 'string') {
+      return json(res, 400, invalid(query), usageHeader(accountId));
+    }
+    if (req.method === 'POST') {
+      runCounter += 1;
+      const id = `6${String(Date.now()).slice(-9)}${String(runCounter).padStart(5, '0')}`;
+      runs.set(id, { id, accountId, query, polls: 0, createdAt: Date.now() });
+      json(res, 200, { report_run_id: id }, usageHeader(accountId));
+      return;
+    }
+    const days = clampedDays(account, query);
+    const size = query.daily ? (days?.count ?? 0) * rowsPerDay(query.level) : rowsPerDay(query.level);
+    if (size > SYNC_MAX_ROWS) {
+      return json(
+        res,
+        500,
+        {
+          error: {
+            message: "Please reduce the amount of data you're asking for, then retry your request",
+            type: 'OAuthException',
+            code: 1,
+            fbtrace_id: token('A'),
           },
-          usageHeader(accountId),
-        );
-        return true;
-      }
-      const body = page(account, query, url);
-      json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(accountId));
+        },
+        usageHeader(accountId),
+      );
+    }
+    const body = page(account, query, url);
+    json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(accountId));
+    return;
+  }
+
+  /** `GET {report_run_id}` (its status) and `GET {report_run_id}/insights` (its results); false when there is no such run. */
+  function reportRun(res: ServerResponse, url: URL, runId: string, insights: boolean): boolean {
+    const run = runs.get(runId);
+    if (!run) return false;
+    const account = metaSandboxAccount(run.accountId)!;
+    if (refused(res, run.accountId)) return true;
+    if (!insights) {
+      run.polls += 1;
+      const done = run.polls >= 2;
+      json(
+        res,
+        200,
+        {
+          id: run.id,
+          account_id: run.accountId,
+          time_ref: Math.floor(run.createdAt / 1000),
+          async_status: done ? 'Job Completed' : 'Job Running',
+          async_percent_completion: done ? 100 : 50,
+          date_start: run.query.since,
+          date_stop: run.query.until,
+          ...(done ? { time_completed: Math.floor(Date.now() / 1000) } : {}),
+        },
+        usageHeader(run.accountId),
+      );
       return true;
     }
-    if (runPath && req.method === 'GET') {
-      const [, runId = '', insights] = runPath;
-      const run = runs.get(runId);
-      if (!run) return false;
-      const account = metaSandboxAccount(run.accountId)!;
-      if (refused(res, run.accountId)) return true;
-      if (!insights) {
-        run.polls += 1;
-        const done = run.polls >= 2;
-        json(
-          res,
-          200,
-          {
-            id: run.id,
-            account_id: run.accountId,
-            time_ref: Math.floor(run.createdAt / 1000),
-            async_status: done ? 'Job Completed' : 'Job Running',
-            async_percent_completion: done ? 100 : 50,
-            date_start: run.query.since,
-            date_stop: run.query.until,
-            ...(done ? { time_completed: Math.floor(Date.now() / 1000) } : {}),
-          },
-          usageHeader(run.accountId),
-        );
-        return true;
-      }
-      if (run.polls < 2) {
-        json(
-          res,
-          400,
-          invalid(`The report run ${run.id} has not completed yet: poll /${run.id} until async_status is 'Job Completed'`),
-          usageHeader(run.accountId),
-        );
-        return true;
-      }
-      const params = new URLSearchParams(url.searchParams);
-      const limit = params.get('limit');
-      const query = {
-        ...run.query,
-        limit: limit !== null && Number.isInteger(Number(limit)) && Number(limit) > 0 ? Math.min(Number(limit), MAX_PAGE) : 25,
-      };
-      const body = page(account, query, url);
-      json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(run.accountId));
+    if (run.polls < 2) {
+      json(
+        res,
+        400,
+        invalid(`The report run ${run.id} has not completed yet: poll /${run.id} until async_status is 'Job Completed'`),
+        usageHeader(run.accountId),
+      );
       return true;
     }
-    return false;
+    const params = new URLSearchParams(url.searchParams);
+    const limit = params.get('limit');
+    const query = {
+      ...run.query,
+      limit: limit !== null && Number.isInteger(Number(limit)) && Number(limit) > 0 ? Math.min(Number(limit), MAX_PAGE) : 25,
+    };
+    const body = page(account, query, url);
+    json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(run.accountId));
+    return true;
   }
 
   /** `POST /__sandbox/meta/usage` {accountId, percent}: sets an account's usage (0 clears it and its counted calls). */
@@ -739,7 +735,7 @@ function createInsights(store: SandboxStore) {
     return json(res, 200, { accountId, percent });
   }
 
-  return { handle, setUsage, refused, answerList };
+  return { adAccount, reportRun, setUsage, refused, answerList };
 }
 
 /** Meta's part of the sandbox. */
@@ -1076,13 +1072,14 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
       return attributedActions(res, url, params.account!);
     }
-    return insightsRead(req, res, url);
+    return insights.adAccount(req, res, url, params.account!, true, picker(url));
   };
 
-  /** The Insights API's reads (`act_{id}`, a report run and its results); an unknown run is an unknown path. */
-  async function insightsRead(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (!(await insights.handle(req, res, url, url.pathname, picker(url)))) return unknownPath(res);
-  }
+  /** A report run's status or results (`GET {report_run_id}[/insights]`); an unknown run is an unknown path. */
+  const reportRun =
+    (results: boolean): GraphHandler =>
+    (_req, res, url, params) =>
+      insights.reportRun(res, url, params.run!, results) ? undefined : unknownPath(res);
 
   const adsPixels: GraphHandler = (_req, res, url, params) => {
     const list = META_PIXELS[params.account!];
@@ -1099,7 +1096,7 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       ['POST /__sandbox/meta/usage', (req, res) => insights.setUsage(req, res)],
       [
         `POST ${GRAPH}/act_:account(\\d+)/insights`,
-        withCaller((req, res, url) => insights.handle(req, res, url, url.pathname, (item) => item)),
+        withCaller((req, res, url, params) => insights.adAccount(req, res, url, params.account!, true, (item) => item)),
       ],
       [`GET ${GRAPH}/oauth/access_token`, accessToken],
       [`GET ${GRAPH}/me`, withCaller((_req, res) => json(res, 200, META_USER))],
@@ -1107,9 +1104,12 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       [`GET ${GRAPH}/me/adaccounts`, withCaller(adAccounts)],
       [`GET ${GRAPH}/:pixel(\\d+)/stats`, withCaller((_req, res, url, params, caller) => pixelStats(res, url, caller, params.pixel!))],
       [`GET ${GRAPH}/act_:account(\\d+)/insights`, withCaller(accountInsights)],
-      [`GET ${GRAPH}/act_:account(\\d+)`, withCaller(insightsRead)],
-      [`GET ${GRAPH}/:run(\\d+)`, withCaller(insightsRead)],
-      [`GET ${GRAPH}/:run(\\d+)/insights`, withCaller(insightsRead)],
+      [
+        `GET ${GRAPH}/act_:account(\\d+)`,
+        withCaller((req, res, url, params) => insights.adAccount(req, res, url, params.account!, false, picker(url))),
+      ],
+      [`GET ${GRAPH}/:run(\\d+)`, withCaller(reportRun(false))],
+      [`GET ${GRAPH}/:run(\\d+)/insights`, withCaller(reportRun(true))],
       [`GET ${GRAPH}/act_:account(\\d+)/adspixels`, withCaller(adsPixels)],
     ],
     // Graph refuses any other write as an unsupported post; any other read needs a live token first.
