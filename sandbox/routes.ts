@@ -8,7 +8,7 @@
  * literal text in a segment (`act_:account(\d+)`). Any other colon is literal, as in Google's custom
  * methods (`/customers/:customer(\d+):uploadClickConversions`). Parameters are passed as sent (not
  * percent-decoded), as the path was matched. A platform that works something out before it routes (Stripe:
- * the key's checks and the parsed form) hands it to every handler as the context.
+ * the parsed form, after its key checks) hands it to every handler as the context.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -27,6 +27,7 @@ export type Route<Context = undefined> = readonly [pattern: string, handler: Rou
 
 type NotFound<Context> = (req: IncomingMessage, res: ServerResponse, url: URL, context: Context) => unknown;
 
+/** `:name`, then optionally `(regex)` (one level of inner parentheses, escapes allowed). */
 const PARAM = /:([A-Za-z_]\w*)(?:\(((?:[^()\\]|\\.|\((?:[^()\\]|\\.)*\))*)\))?/g;
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
