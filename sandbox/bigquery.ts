@@ -48,6 +48,7 @@ import {
   type Table,
   type Warehouse,
 } from '@/sandbox/bigquery/warehouse';
+import { routeTable, type RouteHandler, type RouteParams } from '@/sandbox/routes';
 import { escapeHtml, json } from '@/sandbox/server';
 import type { SandboxPlatform, SandboxStore } from '@/sandbox/store';
 
@@ -61,8 +62,8 @@ export {
   type SandboxQueryJob,
 } from '@/sandbox/bigquery/warehouse';
 
+/** A path of BigQuery's API under `projects` (and which project): a 404 of one names the method too. */
 const API = /^\/bigquery\/bigquery\/v2\/projects(?:\/([^/]+)(\/.*)?)?$/;
-const UPLOAD = /^\/bigquery\/upload\/bigquery\/v2\/projects\/([^/]+)\/jobs$/;
 
 /** What tests read: a table's metadata (as tables.get answers) and its rows. */
 export interface SandboxBigQuery {
@@ -414,174 +415,198 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     if (!dryRun) warehouse.jobs.set(`${job.projectId}/${job.jobId}`, job);
   }
 
-  async function api(req: IncomingMessage, res: ServerResponse, url: URL, projectId: string | undefined, rest: string) {
-    const method = req.method ?? 'GET';
-    if (projectId === undefined) {
-      if (method !== 'GET') throw notFound(url.pathname);
-      return json(res, 200, {
-        kind: 'bigquery#projectList',
-        etag: 'sandbox',
-        totalItems: BIGQUERY_PROJECTS.length,
-        projects: BIGQUERY_PROJECTS.map((project) => ({
-          kind: 'bigquery#project',
-          id: project.id,
-          numericId: '12345',
-          projectReference: { projectId: project.id },
-          friendlyName: project.friendlyName,
-        })),
-      });
-    }
-    let match: RegExpExecArray | null;
-    if (rest === '/datasets' && method === 'POST') {
-      const body = await jsonBody(req);
-      const reference = (body.datasetReference as { datasetId?: string; projectId?: string } | undefined) ?? {};
-      const datasetId = String(reference.datasetId ?? '');
-      if (!DATASET_ID.test(datasetId))
-        throw invalid(
-          `Invalid dataset ID "${datasetId}". Dataset IDs must be alphanumeric (plus underscores) and must be at most 1024 characters long.`,
-        );
-      if (reference.projectId && reference.projectId !== projectId)
-        throw invalid(`Dataset project ${reference.projectId} does not match the request's project ${projectId}`);
-      if (!BIGQUERY_PROJECTS.some((project) => project.id === projectId)) throw notFound(`Project ${projectId}`);
-      const key = `${projectId}:${datasetId}`;
-      if (warehouse.datasets.has(key)) throw new BigQueryError(409, 'duplicate', `Already Exists: Dataset ${key}`);
-      const now = Date.now();
-      const created: Dataset = {
-        projectId,
-        datasetId,
-        location: typeof body.location === 'string' ? body.location : LOCATION,
-        readOnly: false,
-        creationTime: now,
-        lastModifiedTime: now,
-        ...(typeof body.description === 'string' ? { description: body.description } : {}),
-        ...(body.labels ? { labels: body.labels as Record<string, string> } : {}),
-        tables: new Map(),
-      };
-      warehouse.datasets.set(key, created);
-      return json(res, 200, datasetResource(store, created));
-    }
-    if (rest === '/datasets' && method === 'GET') {
-      const list = [...warehouse.datasets.values()].filter((owner) => owner.projectId === projectId);
-      return json(res, 200, {
-        kind: 'bigquery#datasetList',
-        etag: 'sandbox',
-        datasets: list.map((owner) => ({
-          kind: 'bigquery#dataset',
-          id: `${projectId}:${owner.datasetId}`,
-          datasetReference: { projectId, datasetId: owner.datasetId },
-          location: owner.location,
-        })),
-      });
-    }
-    if ((match = /^\/datasets\/([^/]+)$/.exec(rest)) && method === 'GET')
-      return json(res, 200, datasetResource(store, warehouse.dataset(projectId, decodeURIComponent(match[1]!))));
-    if ((match = /^\/datasets\/([^/]+)\/tables$/.exec(rest))) {
-      const owner = warehouse.dataset(projectId, decodeURIComponent(match[1]!));
-      if (method === 'GET') {
-        const tables = warehouse
-          .liveTables()
-          .filter((candidate) => candidate.projectId === projectId && candidate.datasetId === owner.datasetId);
-        return json(res, 200, {
-          kind: 'bigquery#tableList',
-          etag: 'sandbox',
-          totalItems: tables.length,
-          tables: tables.map((found) => ({
-            kind: 'bigquery#table',
-            id: `${projectId}:${owner.datasetId}.${found.tableId}`,
-            tableReference: { projectId, datasetId: owner.datasetId, tableId: found.tableId },
-            type: 'TABLE',
-          })),
-        });
-      }
-      if (method === 'POST') {
-        const body = await jsonBody(req);
-        const tableId = String((body.tableReference as { tableId?: string } | undefined)?.tableId ?? '');
-        warehouse.writable(owner, 'bigquery.tables.create');
-        try {
-          warehouse.table(projectId, owner.datasetId, tableId);
-          throw new BigQueryError(409, 'duplicate', `Already Exists: Table ${projectId}:${owner.datasetId}.${tableId}`);
-        } catch (error) {
-          if (!(error instanceof BigQueryError) || error.code !== 404) throw error;
-        }
-        const created = newTable(projectId, owner.datasetId, tableId, body);
-        owner.tables.set(tableId, created);
-        return json(res, 200, tableResource(store, created));
-      }
-    }
-    if ((match = /^\/datasets\/([^/]+)\/tables\/([^/]+)$/.exec(rest))) {
-      const found = warehouse.table(projectId, decodeURIComponent(match[1]!), decodeURIComponent(match[2]!));
-      if (method === 'GET') return json(res, 200, tableResource(store, found));
-      if (method === 'DELETE') {
-        const owner = warehouse.dataset(projectId, found.datasetId);
-        warehouse.writable(owner, 'bigquery.tables.delete');
-        owner.tables.delete(found.tableId);
-        res.writeHead(204);
-        return res.end();
-      }
-    }
-    if ((match = /^\/datasets\/([^/]+)\/tables\/([^/]+)\/data$/.exec(rest)) && method === 'GET') {
-      const found = warehouse.table(projectId, decodeURIComponent(match[1]!), decodeURIComponent(match[2]!));
-      const selected = url.searchParams.get('selectedFields')?.split(',');
-      const fields = selected ? found.fields.filter((field) => selected.includes(field.name)) : found.fields;
-      const { page, pageToken } = pageOf(found.rows, url);
-      return json(res, 200, {
-        kind: 'bigquery#tableDataList',
-        etag: String(found.lastModifiedTime),
-        totalRows: String(found.rows.length),
-        ...(pageToken ? { pageToken } : {}),
-        rows: wireRows(page, fields, int64TimestampsOf(url)),
-      });
-    }
-    if (rest === '/jobs' && method === 'POST') {
-      const body = await jsonBody(req);
-      const job = newJob(projectId, body);
-      const configuration = job.configuration;
-      if (configuration.query) {
-        const dryRun = configuration.dryRun === true;
-        runQueryJob(job, configuration.query as Json, dryRun);
-        return json(res, 200, dryRun ? dryRunResource(job) : jobResource(store, job));
-      }
-      if (configuration.load) throw invalid('The sandbox loads data only through the upload endpoint (multipart), not from sourceUris');
-      throw invalid('The sandbox runs query and load jobs only');
-    }
-    if ((match = /^\/jobs\/([^/]+)$/.exec(rest)) && method === 'GET') {
-      const job = warehouse.jobs.get(`${projectId}/${decodeURIComponent(match[1]!)}`);
-      if (!job) throw notFound(`Job ${projectId}:${url.searchParams.get('location') ?? LOCATION}.${match[1]}`);
-      return json(res, 200, jobResource(store, job));
-    }
-    if (rest === '/queries' && method === 'POST') {
-      const body = await jsonBody(req);
-      const job = newJob(projectId, { jobReference: { location: body.location } });
-      const dryRun = body.dryRun === true;
-      const { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled } = body;
-      runQueryJob(job, { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled }, dryRun);
-      if (job.errors) throw jobError(job);
-      const statistics = job.statistics.query as Json;
-      if (dryRun) {
-        return json(res, 200, {
-          kind: 'bigquery#queryResponse',
-          jobReference: { projectId, location: job.location },
-          jobComplete: true,
-          cacheHit: false,
-          totalBytesProcessed: statistics.totalBytesProcessed,
-          ...(statistics.schema ? { schema: statistics.schema } : {}),
-        });
-      }
-      return json(res, 200, {
-        ...queryResponse(job, url, body),
-        kind: 'bigquery#queryResponse',
-        totalBytesBilled: statistics.totalBytesBilled,
-      });
-    }
-    if ((match = /^\/queries\/([^/]+)$/.exec(rest)) && method === 'GET') {
-      const job = warehouse.jobs.get(`${projectId}/${decodeURIComponent(match[1]!)}`);
-      if (!job) throw notFound(`Job ${projectId}:${url.searchParams.get('location') ?? LOCATION}.${match[1]}`);
-      if (job.errors) throw jobError(job);
-      if (!job.statementType) throw invalid(`Job ${job.jobId} is not a query job`);
-      return json(res, 200, queryResponse(job, url));
-    }
-    throw notFound(`${method} ${url.pathname}`);
+  type ProjectHandler = (req: IncomingMessage, res: ServerResponse, url: URL, projectId: string, params: RouteParams) => unknown;
+  /** A route under `projects/{projectId}`: the project id percent-decoded (a malformed one fails the request), the other parameters as sent. */
+  const inProject =
+    (handler: ProjectHandler): RouteHandler =>
+    (req, res, url, params) =>
+      handler(req, res, url, decodeURIComponent(params.project!), params);
+  /** What BigQuery answers a method a resource does not take. */
+  const unknownMethod = (req: IncomingMessage, url: URL) => notFound(`${req.method ?? 'GET'} ${url.pathname}`);
+
+  /** `GET projects`: the projects the sandbox account sees. */
+  function listProjects(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if ((req.method ?? 'GET') !== 'GET') throw notFound(url.pathname);
+    return json(res, 200, {
+      kind: 'bigquery#projectList',
+      etag: 'sandbox',
+      totalItems: BIGQUERY_PROJECTS.length,
+      projects: BIGQUERY_PROJECTS.map((project) => ({
+        kind: 'bigquery#project',
+        id: project.id,
+        numericId: '12345',
+        projectReference: { projectId: project.id },
+        friendlyName: project.friendlyName,
+      })),
+    });
   }
+
+  /** `POST datasets`: a new dataset (its id checked as BigQuery checks it), 409 when it exists. */
+  const createDataset: ProjectHandler = async (req, res, _url, projectId) => {
+    const body = await jsonBody(req);
+    const reference = (body.datasetReference as { datasetId?: string; projectId?: string } | undefined) ?? {};
+    const datasetId = String(reference.datasetId ?? '');
+    if (!DATASET_ID.test(datasetId))
+      throw invalid(
+        `Invalid dataset ID "${datasetId}". Dataset IDs must be alphanumeric (plus underscores) and must be at most 1024 characters long.`,
+      );
+    if (reference.projectId && reference.projectId !== projectId)
+      throw invalid(`Dataset project ${reference.projectId} does not match the request's project ${projectId}`);
+    if (!BIGQUERY_PROJECTS.some((project) => project.id === projectId)) throw notFound(`Project ${projectId}`);
+    const key = `${projectId}:${datasetId}`;
+    if (warehouse.datasets.has(key)) throw new BigQueryError(409, 'duplicate', `Already Exists: Dataset ${key}`);
+    const now = Date.now();
+    const created: Dataset = {
+      projectId,
+      datasetId,
+      location: typeof body.location === 'string' ? body.location : LOCATION,
+      readOnly: false,
+      creationTime: now,
+      lastModifiedTime: now,
+      ...(typeof body.description === 'string' ? { description: body.description } : {}),
+      ...(body.labels ? { labels: body.labels as Record<string, string> } : {}),
+      tables: new Map(),
+    };
+    warehouse.datasets.set(key, created);
+    return json(res, 200, datasetResource(store, created));
+  };
+
+  const listDatasets: ProjectHandler = (_req, res, _url, projectId) => {
+    const list = [...warehouse.datasets.values()].filter((owner) => owner.projectId === projectId);
+    return json(res, 200, {
+      kind: 'bigquery#datasetList',
+      etag: 'sandbox',
+      datasets: list.map((owner) => ({
+        kind: 'bigquery#dataset',
+        id: `${projectId}:${owner.datasetId}`,
+        datasetReference: { projectId, datasetId: owner.datasetId },
+        location: owner.location,
+      })),
+    });
+  };
+
+  const getDataset: ProjectHandler = (_req, res, _url, projectId, params) =>
+    json(res, 200, datasetResource(store, warehouse.dataset(projectId, decodeURIComponent(params.dataset!))));
+
+  /** `datasets/{id}/tables`: GET lists the live tables, POST creates one (409 when it exists); the dataset must exist first. */
+  const datasetTables: ProjectHandler = async (req, res, url, projectId, params) => {
+    const owner = warehouse.dataset(projectId, decodeURIComponent(params.dataset!));
+    if (req.method === 'GET') {
+      const tables = warehouse
+        .liveTables()
+        .filter((candidate) => candidate.projectId === projectId && candidate.datasetId === owner.datasetId);
+      return json(res, 200, {
+        kind: 'bigquery#tableList',
+        etag: 'sandbox',
+        totalItems: tables.length,
+        tables: tables.map((found) => ({
+          kind: 'bigquery#table',
+          id: `${projectId}:${owner.datasetId}.${found.tableId}`,
+          tableReference: { projectId, datasetId: owner.datasetId, tableId: found.tableId },
+          type: 'TABLE',
+        })),
+      });
+    }
+    if (req.method === 'POST') {
+      const body = await jsonBody(req);
+      const tableId = String((body.tableReference as { tableId?: string } | undefined)?.tableId ?? '');
+      warehouse.writable(owner, 'bigquery.tables.create');
+      try {
+        warehouse.table(projectId, owner.datasetId, tableId);
+        throw new BigQueryError(409, 'duplicate', `Already Exists: Table ${projectId}:${owner.datasetId}.${tableId}`);
+      } catch (error) {
+        if (!(error instanceof BigQueryError) || error.code !== 404) throw error;
+      }
+      const created = newTable(projectId, owner.datasetId, tableId, body);
+      owner.tables.set(tableId, created);
+      return json(res, 200, tableResource(store, created));
+    }
+    throw unknownMethod(req, url);
+  };
+
+  /** `datasets/{id}/tables/{id}`: GET reads the table, DELETE drops it; the table must exist first. */
+  const tableRoute: ProjectHandler = (req, res, url, projectId, params) => {
+    const found = warehouse.table(projectId, decodeURIComponent(params.dataset!), decodeURIComponent(params.table!));
+    if (req.method === 'GET') return json(res, 200, tableResource(store, found));
+    if (req.method === 'DELETE') {
+      const owner = warehouse.dataset(projectId, found.datasetId);
+      warehouse.writable(owner, 'bigquery.tables.delete');
+      owner.tables.delete(found.tableId);
+      res.writeHead(204);
+      return res.end();
+    }
+    throw unknownMethod(req, url);
+  };
+
+  /** `tabledata.list`: a page of the table's rows, in the fields asked for. */
+  const tableData: ProjectHandler = (_req, res, url, projectId, params) => {
+    const found = warehouse.table(projectId, decodeURIComponent(params.dataset!), decodeURIComponent(params.table!));
+    const selected = url.searchParams.get('selectedFields')?.split(',');
+    const fields = selected ? found.fields.filter((field) => selected.includes(field.name)) : found.fields;
+    const { page, pageToken } = pageOf(found.rows, url);
+    return json(res, 200, {
+      kind: 'bigquery#tableDataList',
+      etag: String(found.lastModifiedTime),
+      totalRows: String(found.rows.length),
+      ...(pageToken ? { pageToken } : {}),
+      rows: wireRows(page, fields, int64TimestampsOf(url)),
+    });
+  };
+
+  /** `jobs.insert`: query jobs run at once; loads come only through the upload endpoint. */
+  const insertJob: ProjectHandler = async (req, res, _url, projectId) => {
+    const body = await jsonBody(req);
+    const job = newJob(projectId, body);
+    const configuration = job.configuration;
+    if (configuration.query) {
+      const dryRun = configuration.dryRun === true;
+      runQueryJob(job, configuration.query as Json, dryRun);
+      return json(res, 200, dryRun ? dryRunResource(job) : jobResource(store, job));
+    }
+    if (configuration.load) throw invalid('The sandbox loads data only through the upload endpoint (multipart), not from sourceUris');
+    throw invalid('The sandbox runs query and load jobs only');
+  };
+
+  const getJob: ProjectHandler = (_req, res, url, projectId, params) => {
+    const job = warehouse.jobs.get(`${projectId}/${decodeURIComponent(params.job!)}`);
+    if (!job) throw notFound(`Job ${projectId}:${url.searchParams.get('location') ?? LOCATION}.${params.job}`);
+    return json(res, 200, jobResource(store, job));
+  };
+
+  /** `jobs.query`: a query answered in the response (its first page), or its dry run's estimate. */
+  const jobsQuery: ProjectHandler = async (req, res, url, projectId) => {
+    const body = await jsonBody(req);
+    const job = newJob(projectId, { jobReference: { location: body.location } });
+    const dryRun = body.dryRun === true;
+    const { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled } = body;
+    runQueryJob(job, { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled }, dryRun);
+    if (job.errors) throw jobError(job);
+    const statistics = job.statistics.query as Json;
+    if (dryRun) {
+      return json(res, 200, {
+        kind: 'bigquery#queryResponse',
+        jobReference: { projectId, location: job.location },
+        jobComplete: true,
+        cacheHit: false,
+        totalBytesProcessed: statistics.totalBytesProcessed,
+        ...(statistics.schema ? { schema: statistics.schema } : {}),
+      });
+    }
+    return json(res, 200, {
+      ...queryResponse(job, url, body),
+      kind: 'bigquery#queryResponse',
+      totalBytesBilled: statistics.totalBytesBilled,
+    });
+  };
+
+  /** `jobs.getQueryResults`: a page of a finished query job's rows. */
+  const queryResults: ProjectHandler = (_req, res, url, projectId, params) => {
+    const job = warehouse.jobs.get(`${projectId}/${decodeURIComponent(params.job!)}`);
+    if (!job) throw notFound(`Job ${projectId}:${url.searchParams.get('location') ?? LOCATION}.${params.job}`);
+    if (job.errors) throw jobError(job);
+    if (!job.statementType) throw invalid(`Job ${job.jobId} is not a query job`);
+    return json(res, 200, queryResponse(job, url));
+  };
 
   async function upload(req: IncomingMessage, res: ServerResponse, url: URL, projectId: string) {
     if (req.method !== 'POST') throw notFound(url.pathname);
@@ -657,17 +682,38 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       .join('');
   }
 
+  const PROJECT = '/bigquery/bigquery/v2/projects/:project';
+  const routes = routeTable(
+    [
+      ['* /bigquery/upload/bigquery/v2/projects/:project/jobs', inProject((req, res, url, projectId) => upload(req, res, url, projectId))],
+      ['* /bigquery/bigquery/v2/projects', listProjects],
+      [`POST ${PROJECT}/datasets`, inProject(createDataset)],
+      [`GET ${PROJECT}/datasets`, inProject(listDatasets)],
+      [`GET ${PROJECT}/datasets/:dataset`, inProject(getDataset)],
+      [`* ${PROJECT}/datasets/:dataset/tables`, inProject(datasetTables)],
+      [`* ${PROJECT}/datasets/:dataset/tables/:table`, inProject(tableRoute)],
+      [`GET ${PROJECT}/datasets/:dataset/tables/:table/data`, inProject(tableData)],
+      [`POST ${PROJECT}/jobs`, inProject(insertJob)],
+      [`GET ${PROJECT}/jobs/:job`, inProject(getJob)],
+      [`POST ${PROJECT}/queries`, inProject(jobsQuery)],
+      [`GET ${PROJECT}/queries/:job`, inProject(queryResults)],
+    ],
+    (req, _res, url) => {
+      const project = API.exec(url.pathname)?.[1];
+      if (project === undefined) throw notFound(url.pathname);
+      // The project id was decoded before the path was judged: a malformed one still fails the request.
+      decodeURIComponent(project);
+      throw unknownMethod(req, url);
+    },
+  );
+
   return {
     owns: (path) => path.startsWith('/bigquery/'),
     handle: async (req, res, url) => {
       const caller = store.bearerToken(req, url, 'google');
       if (!caller || !caller.scope.includes('/auth/bigquery')) return unauthenticated(res);
       try {
-        let match: RegExpExecArray | null;
-        if ((match = UPLOAD.exec(url.pathname))) return await upload(req, res, url, decodeURIComponent(match[1]!));
-        if ((match = API.exec(url.pathname)))
-          return await api(req, res, url, match[1] === undefined ? undefined : decodeURIComponent(match[1]), match[2] ?? '');
-        throw notFound(url.pathname);
+        return await routes(req, res, url);
       } catch (error) {
         if (error instanceof BigQueryError) return json(res, error.code, errorBody(error));
         throw error;

@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdDataLevel, AdFacts } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { ingestEvents, retrieveRequestStatus, type DataManagerWorld } from '@/sandbox/datamanager';
+import { routeTable, type RouteHandler } from '@/sandbox/routes';
 import { json, readBody, writable } from '@/sandbox/server';
 import { token, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 
@@ -617,36 +618,42 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     );
   }
 
-  async function google(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
-    if (req.method === 'GET' && path === '/google/o/oauth2/v2/auth') return googleAuthorize(res, url);
-    if (req.method === 'POST' && path === '/google/consent') return decide(req, res, store, GOOGLE);
-    if (req.method === 'POST' && path === '/google/token') return googleToken(req, res);
-    if (req.method === 'POST' && path === '/google/revoke') return googleRevoke(req, res, url);
-    if (req.method === 'POST' && path === `/datamanager/${DATA_MANAGER_VERSION}/events:ingest`)
-      return ingestEvents(req, res, url, store, dataManagerWorld);
-    if (req.method === 'GET' && path === `/datamanager/${DATA_MANAGER_VERSION}/requestStatus:retrieve`)
-      return retrieveRequestStatus(req, res, url, store);
-    const caller = store.bearerToken(req, url, 'google');
-    if (path === '/google/userinfo') return caller ? json(res, 200, { ...GOOGLE_USER, email_verified: true }) : googleUnauthenticated(res);
-    let match: RegExpExecArray | null;
-    if (path === `/googleads/${ADS_VERSION}/customers:listAccessibleCustomers` && req.method === 'GET') {
+  /** A Google Ads API call: it needs a live token with the adwords scope (UNAUTHENTICATED otherwise). */
+  const adsCall =
+    (handler: (req: IncomingMessage, res: ServerResponse, customerId: string) => unknown): RouteHandler =>
+    (req, res, url, params) => {
+      const caller = store.bearerToken(req, url, 'google');
       if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
-      return json(res, 200, { resourceNames: GOOGLE_DIRECT.map((id) => `customers/${id}`) });
-    }
-    if ((match = new RegExp(`^/googleads/${ADS_VERSION}/customers/(\\d+)/googleAds:search$`).exec(path)) && req.method === 'POST') {
-      if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
-      return googleAdsSearch(req, res, match[1]!);
-    }
-    if ((match = new RegExp(`^/googleads/${ADS_VERSION}/customers/(\\d+)/googleAds:searchStream$`).exec(path)) && req.method === 'POST') {
-      if (!caller || !caller.scope.includes('/auth/adwords')) return googleUnauthenticated(res);
-      return googleAdsSearchStream(req, res, match[1]!);
-    }
-    return json(res, 404, { error: { code: 404, message: `Not found: ${path}`, status: 'NOT_FOUND' } });
-  }
+      return handler(req, res, params.customer!);
+    };
+
+  const userinfo: RouteHandler = (req, res, url) =>
+    store.bearerToken(req, url, 'google') ? json(res, 200, { ...GOOGLE_USER, email_verified: true }) : googleUnauthenticated(res);
+
+  const ADS = `/googleads/${ADS_VERSION}`;
+  const DATA_MANAGER = `/datamanager/${DATA_MANAGER_VERSION}`;
+  const handle = routeTable(
+    [
+      ['GET /google/o/oauth2/v2/auth', (_req, res, url) => googleAuthorize(res, url)],
+      ['POST /google/consent', (req, res) => decide(req, res, store, GOOGLE)],
+      ['POST /google/token', googleToken],
+      ['POST /google/revoke', googleRevoke],
+      [`POST ${DATA_MANAGER}/events:ingest`, (req, res, url) => ingestEvents(req, res, url, store, dataManagerWorld)],
+      [`GET ${DATA_MANAGER}/requestStatus:retrieve`, (req, res, url) => retrieveRequestStatus(req, res, url, store)],
+      ['* /google/userinfo', userinfo],
+      [
+        `GET ${ADS}/customers:listAccessibleCustomers`,
+        adsCall((_req, res) => json(res, 200, { resourceNames: GOOGLE_DIRECT.map((id) => `customers/${id}`) })),
+      ],
+      [`POST ${ADS}/customers/:customer(\\d+)/googleAds:search`, adsCall(googleAdsSearch)],
+      [`POST ${ADS}/customers/:customer(\\d+)/googleAds:searchStream`, adsCall(googleAdsSearchStream)],
+    ],
+    (_req, res, url) => json(res, 404, { error: { code: 404, message: `Not found: ${url.pathname}`, status: 'NOT_FOUND' } }),
+  );
 
   return {
     owns: (path) => path.startsWith('/google/') || path.startsWith('/googleads/') || path.startsWith('/datamanager/'),
-    handle: (req, res, url) => google(req, res, url, url.pathname),
+    handle,
     serviceAccountKey: serviceAccountKeyOf,
   };
 }

@@ -12,6 +12,7 @@ import { daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxA
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
 import { META_KEYS, type ReceivedIdentifier } from '@/sandbox/matching';
+import { routeTable, type RouteHandler, type RouteParams } from '@/sandbox/routes';
 import { json, readBody } from '@/sandbox/server';
 import { token, type AccessToken, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 import { API_VERSIONS } from '@/lib/server/connectors/versions';
@@ -22,7 +23,6 @@ type Json = Record<string, unknown>;
 /** The Graph API version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
 export const GRAPH_VERSION = API_VERSIONS.meta.version;
 const GRAPH = `/meta/graph/${GRAPH_VERSION}`;
-const GRAPH_RE = GRAPH.replace(/[.\/]/g, '\\$&');
 
 /** A long-lived Meta login the sandbox knows from the start: the demo organization's Meta destination uses it. */
 export const META_DEMO_TOKEN = 'EAABsandboxDemoLongLivedToken';
@@ -619,104 +619,101 @@ function createInsights(store: SandboxStore) {
       },
     });
 
-  /** `GET act_{id}`, `GET|POST act_{id}/insights`, `GET {report_run_id}` and `GET {report_run_id}/insights`; false when the path is none of them. */
-  async function handle(req: IncomingMessage, res: ServerResponse, url: URL, path: string, pick: (item: Json) => Json): Promise<boolean> {
-    const accountPath = new RegExp(`^${GRAPH_RE}/act_(\\d+)(/insights)?$`).exec(path);
-    const runPath = new RegExp(`^${GRAPH_RE}/(\\d+)(/insights)?$`).exec(path);
-    if (accountPath) {
-      const [, accountId = '', insights] = accountPath;
-      if (req.method === 'POST' && !insights) return false;
-      const known = META_AD_ACCOUNTS.find((candidate) => candidate.account_id === accountId);
-      const account = metaSandboxAccount(accountId);
-      if (!known || !account) {
-        missingObject(res, `act_${accountId}`);
-        return true;
-      }
-      if (refused(res, accountId)) return true;
-      if (!insights) {
-        json(res, 200, pick(known), usageHeader(accountId));
-        return true;
-      }
-      const query = queryOf(await paramsOf(req, url), account);
-      if (typeof query === 'string') {
-        json(res, 400, invalid(query), usageHeader(accountId));
-        return true;
-      }
-      if (req.method === 'POST') {
-        runCounter += 1;
-        const id = `6${String(Date.now()).slice(-9)}${String(runCounter).padStart(5, '0')}`;
-        runs.set(id, { id, accountId, query, polls: 0, createdAt: Date.now() });
-        json(res, 200, { report_run_id: id }, usageHeader(accountId));
-        return true;
-      }
-      const days = clampedDays(account, query);
-      const size = query.daily ? (days?.count ?? 0) * rowsPerDay(query.level) : rowsPerDay(query.level);
-      if (size > SYNC_MAX_ROWS) {
-        json(
-          res,
-          500,
-          {
-            error: {
-              message: "Please reduce the amount of data you're asking for, then retry your request",
-              type: 'OAuthException',
-              code: 1,
-              fbtrace_id: token('A'),
-            },
+  /** `GET act_{id}` (the account), `GET act_{id}/insights` (a sync page) and `POST act_{id}/insights` (an async report run). */
+  async function adAccount(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    accountId: string,
+    insights: boolean,
+    pick: (item: Json) => Json,
+  ) {
+    const known = META_AD_ACCOUNTS.find((candidate) => candidate.account_id === accountId);
+    const account = metaSandboxAccount(accountId);
+    if (!known || !account) {
+      return missingObject(res, `act_${accountId}`);
+    }
+    if (refused(res, accountId)) return;
+    if (!insights) {
+      return json(res, 200, pick(known), usageHeader(accountId));
+    }
+    const query = queryOf(await paramsOf(req, url), account);
+    if (typeof query === 'string') {
+      return json(res, 400, invalid(query), usageHeader(accountId));
+    }
+    if (req.method === 'POST') {
+      runCounter += 1;
+      const id = `6${String(Date.now()).slice(-9)}${String(runCounter).padStart(5, '0')}`;
+      runs.set(id, { id, accountId, query, polls: 0, createdAt: Date.now() });
+      json(res, 200, { report_run_id: id }, usageHeader(accountId));
+      return;
+    }
+    const days = clampedDays(account, query);
+    const size = query.daily ? (days?.count ?? 0) * rowsPerDay(query.level) : rowsPerDay(query.level);
+    if (size > SYNC_MAX_ROWS) {
+      return json(
+        res,
+        500,
+        {
+          error: {
+            message: "Please reduce the amount of data you're asking for, then retry your request",
+            type: 'OAuthException',
+            code: 1,
+            fbtrace_id: token('A'),
           },
-          usageHeader(accountId),
-        );
-        return true;
-      }
-      const body = page(account, query, url);
-      json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(accountId));
+        },
+        usageHeader(accountId),
+      );
+    }
+    const body = page(account, query, url);
+    json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(accountId));
+    return;
+  }
+
+  /** `GET {report_run_id}` (its status) and `GET {report_run_id}/insights` (its results); false when there is no such run. */
+  function reportRun(res: ServerResponse, url: URL, runId: string, insights: boolean): boolean {
+    const run = runs.get(runId);
+    if (!run) return false;
+    const account = metaSandboxAccount(run.accountId)!;
+    if (refused(res, run.accountId)) return true;
+    if (!insights) {
+      run.polls += 1;
+      const done = run.polls >= 2;
+      json(
+        res,
+        200,
+        {
+          id: run.id,
+          account_id: run.accountId,
+          time_ref: Math.floor(run.createdAt / 1000),
+          async_status: done ? 'Job Completed' : 'Job Running',
+          async_percent_completion: done ? 100 : 50,
+          date_start: run.query.since,
+          date_stop: run.query.until,
+          ...(done ? { time_completed: Math.floor(Date.now() / 1000) } : {}),
+        },
+        usageHeader(run.accountId),
+      );
       return true;
     }
-    if (runPath && req.method === 'GET') {
-      const [, runId = '', insights] = runPath;
-      const run = runs.get(runId);
-      if (!run) return false;
-      const account = metaSandboxAccount(run.accountId)!;
-      if (refused(res, run.accountId)) return true;
-      if (!insights) {
-        run.polls += 1;
-        const done = run.polls >= 2;
-        json(
-          res,
-          200,
-          {
-            id: run.id,
-            account_id: run.accountId,
-            time_ref: Math.floor(run.createdAt / 1000),
-            async_status: done ? 'Job Completed' : 'Job Running',
-            async_percent_completion: done ? 100 : 50,
-            date_start: run.query.since,
-            date_stop: run.query.until,
-            ...(done ? { time_completed: Math.floor(Date.now() / 1000) } : {}),
-          },
-          usageHeader(run.accountId),
-        );
-        return true;
-      }
-      if (run.polls < 2) {
-        json(
-          res,
-          400,
-          invalid(`The report run ${run.id} has not completed yet: poll /${run.id} until async_status is 'Job Completed'`),
-          usageHeader(run.accountId),
-        );
-        return true;
-      }
-      const params = new URLSearchParams(url.searchParams);
-      const limit = params.get('limit');
-      const query = {
-        ...run.query,
-        limit: limit !== null && Number.isInteger(Number(limit)) && Number(limit) > 0 ? Math.min(Number(limit), MAX_PAGE) : 25,
-      };
-      const body = page(account, query, url);
-      json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(run.accountId));
+    if (run.polls < 2) {
+      json(
+        res,
+        400,
+        invalid(`The report run ${run.id} has not completed yet: poll /${run.id} until async_status is 'Job Completed'`),
+        usageHeader(run.accountId),
+      );
       return true;
     }
-    return false;
+    const params = new URLSearchParams(url.searchParams);
+    const limit = params.get('limit');
+    const query = {
+      ...run.query,
+      limit: limit !== null && Number.isInteger(Number(limit)) && Number(limit) > 0 ? Math.min(Number(limit), MAX_PAGE) : 25,
+    };
+    const body = page(account, query, url);
+    json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(run.accountId));
+    return true;
   }
 
   /** `POST /__sandbox/meta/usage` {accountId, percent}: sets an account's usage (0 clears it and its counted calls). */
@@ -738,7 +735,7 @@ function createInsights(store: SandboxStore) {
     return json(res, 200, { accountId, percent });
   }
 
-  return { handle, setUsage, refused, answerList };
+  return { adAccount, reportRun, setUsage, refused, answerList };
 }
 
 /** Meta's part of the sandbox. */
@@ -985,113 +982,148 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     return insights.answerList(res, accountId, data, url);
   }
 
-  async function meta(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
+  /** `GET /dialog/oauth` (Facebook Login): the consent screen, or Facebook's error page for an unknown app or redirect URI. */
+  function dialog(_req: IncomingMessage, res: ServerResponse, url: URL) {
     const params = url.searchParams;
-    if (req.method === 'GET' && path === `/meta/${GRAPH_VERSION}/dialog/oauth`) {
-      if (params.get('client_id') !== META_CLIENT.id)
-        return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
-      if (!store.registered.has(params.get('redirect_uri') ?? '')) {
-        return errorPage(
-          res,
-          META,
-          'URL blocked',
-          "This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
-        );
-      }
-      const scope = (params.get('scope') ?? '').split(',').filter(Boolean);
-      return consent(
+    if (params.get('client_id') !== META_CLIENT.id)
+      return errorPage(res, META, 'Invalid App ID', 'The provided app ID does not look like a valid app ID.');
+    if (!store.registered.has(params.get('redirect_uri') ?? '')) {
+      return errorPage(
         res,
-        store,
         META,
-        {
-          client_id: params.get('client_id')!,
-          redirect_uri: params.get('redirect_uri')!,
-          scope: scope.join(','),
-          state: params.get('state') ?? '',
-        },
-        ['Manage your ads (ads_management)', 'Read your ads performance (ads_read)', 'Manage your business (business_management)'].filter(
-          (_label, index) => scope.includes(['ads_management', 'ads_read', 'business_management'][index]!),
-        ),
+        'URL blocked',
+        "This redirect failed because the redirect URI is not whitelisted in the app's Client OAuth Settings.",
       );
     }
-    if (req.method === 'POST' && path === '/meta/consent') return decide(req, res, store, META);
-    if (req.method === 'DELETE' && path === `${GRAPH}/me/permissions`) {
-      if (!store.bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
-      for (const [key, grant] of store.accessTokens) if (grant.provider === 'meta') store.accessTokens.delete(key);
-      return json(res, 200, { success: true });
-    }
-    const pixelEvents = new RegExp(`^${GRAPH_RE}/(\\d+)/events$`).exec(path);
-    if (req.method === 'POST' && pixelEvents) return events(req, res, url, pixelEvents[1]!);
-    if (req.method === 'POST' && path === '/__sandbox/meta/usage') return insights.setUsage(req, res);
-    if (req.method === 'POST' && new RegExp(`^${GRAPH_RE}/act_\\d+/insights$`).test(path)) {
-      if (!store.bearerToken(req, url, 'meta')) return invalidToken(res);
-      return insights.handle(req, res, url, path, (item) => item);
-    }
-    if (req.method !== 'GET') return graphError(res, 400, 100, 'Unsupported post request.');
-
-    if (path === `${GRAPH}/oauth/access_token`) {
-      if (params.get('client_id') !== META_CLIENT.id || params.get('client_secret') !== META_CLIENT.secret) {
-        return graphError(res, 400, 1, 'Error validating client secret.');
-      }
-      if (params.get('grant_type') === 'fb_exchange_token') {
-        const short = store.accessTokens.get(params.get('fb_exchange_token') ?? '');
-        if (!short || short.provider !== 'meta') return graphError(res, 400, 190, 'Invalid OAuth access token - Cannot parse access token');
-        const longToken = store.issue(short, null, 60 * 24 * 3600);
-        return json(res, 200, { access_token: longToken, token_type: 'bearer', expires_in: 5184000 });
-      }
-      const redeemed = store.redeem(params.get('code') ?? '', 'meta', params.get('client_id')!, params.get('redirect_uri') ?? '');
-      if (redeemed === 'used') return graphError(res, 400, 100, 'This authorization code has been used.', 36009);
-      if (redeemed === 'mismatch') {
-        return graphError(
-          res,
-          400,
-          100,
-          'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
-          36008,
-        );
-      }
-      if (!redeemed) return graphError(res, 400, 100, 'Invalid verification code format.', 36007);
-      return json(res, 200, { access_token: store.issue(redeemed, null, 2 * 3600), token_type: 'bearer', expires_in: 7200 });
-    }
-    const caller = store.bearerToken(req, url, 'meta');
-    if (!caller) return invalidToken(res);
-    if (path === `${GRAPH}/me`) return json(res, 200, META_USER);
-    if (path === `${GRAPH}/dataset_quality`) return datasetQuality(res, url);
-    const fields = (params.get('fields') ?? 'id').split(',');
-    const pick = (item: Json) => Object.fromEntries(Object.entries(item).filter(([key]) => key === 'id' || fields.includes(key)));
-    if (path === `${GRAPH}/me/adaccounts`) {
-      if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
-        return graphError(res, 403, 200, '(#200) Requires ads_read permission');
-      return json(res, 200, { data: META_AD_ACCOUNTS.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
-    }
-    const stats = new RegExp(`^${GRAPH_RE}/(\\d+)/stats$`).exec(path);
-    if (stats) return pixelStats(res, url, caller, stats[1]!);
-    const accountInsights = new RegExp(`^${GRAPH_RE}/act_(\\d+)/insights$`).exec(path);
-    if (accountInsights && params.get('fields') === 'actions') {
-      if (!caller.scope.includes('ads_read') && !caller.scope.includes('ads_management'))
-        return graphError(res, 403, 200, '(#200) Requires ads_read permission');
-      return attributedActions(res, url, accountInsights[1]!);
-    }
-    if (await insights.handle(req, res, url, path, pick)) return;
-    const pixels = new RegExp(`^${GRAPH_RE}/act_(\\d+)/adspixels$`).exec(path);
-    if (pixels) {
-      const list = META_PIXELS[pixels[1]!];
-      if (!list)
-        return graphError(
-          res,
-          400,
-          100,
-          `Unsupported get request. Object with ID 'act_${pixels[1]}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-          33,
-        );
-      return json(res, 200, { data: list.map(pick), paging: { cursors: { before: 'MAZDZD', after: 'MAZDZD' } } });
-    }
-    return graphError(res, 400, 2500, 'Unknown path components');
+    const scope = (params.get('scope') ?? '').split(',').filter(Boolean);
+    return consent(
+      res,
+      store,
+      META,
+      {
+        client_id: params.get('client_id')!,
+        redirect_uri: params.get('redirect_uri')!,
+        scope: scope.join(','),
+        state: params.get('state') ?? '',
+      },
+      ['Manage your ads (ads_management)', 'Read your ads performance (ads_read)', 'Manage your business (business_management)'].filter(
+        (_label, index) => scope.includes(['ads_management', 'ads_read', 'business_management'][index]!),
+      ),
+    );
   }
+
+  /** `DELETE /me/permissions`: the user removes the app, and every Meta token dies with it. */
+  function removePermissions(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if (!store.bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
+    for (const [key, grant] of store.accessTokens) if (grant.provider === 'meta') store.accessTokens.delete(key);
+    return json(res, 200, { success: true });
+  }
+
+  /** `GET /oauth/access_token`: a code for a short-lived token, or (`fb_exchange_token`) a short-lived one for a 60-day one. */
+  function accessToken(_req: IncomingMessage, res: ServerResponse, url: URL) {
+    const params = url.searchParams;
+    if (params.get('client_id') !== META_CLIENT.id || params.get('client_secret') !== META_CLIENT.secret) {
+      return graphError(res, 400, 1, 'Error validating client secret.');
+    }
+    if (params.get('grant_type') === 'fb_exchange_token') {
+      const short = store.accessTokens.get(params.get('fb_exchange_token') ?? '');
+      if (!short || short.provider !== 'meta') return graphError(res, 400, 190, 'Invalid OAuth access token - Cannot parse access token');
+      const longToken = store.issue(short, null, 60 * 24 * 3600);
+      return json(res, 200, { access_token: longToken, token_type: 'bearer', expires_in: 5184000 });
+    }
+    const redeemed = store.redeem(params.get('code') ?? '', 'meta', params.get('client_id')!, params.get('redirect_uri') ?? '');
+    if (redeemed === 'used') return graphError(res, 400, 100, 'This authorization code has been used.', 36009);
+    if (redeemed === 'mismatch') {
+      return graphError(
+        res,
+        400,
+        100,
+        'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
+        36008,
+      );
+    }
+    if (!redeemed) return graphError(res, 400, 100, 'Invalid verification code format.', 36007);
+    return json(res, 200, { access_token: store.issue(redeemed, null, 2 * 3600), token_type: 'bearer', expires_in: 7200 });
+  }
+
+  type GraphHandler = (req: IncomingMessage, res: ServerResponse, url: URL, params: RouteParams, caller: AccessToken) => unknown;
+  /** A Graph read that needs a live token (in the Authorization header or `access_token`): 190 without one. */
+  const withCaller =
+    (handler: GraphHandler): RouteHandler =>
+    (req, res, url, params) => {
+      const caller = store.bearerToken(req, url, 'meta');
+      return caller ? handler(req, res, url, params, caller) : invalidToken(res);
+    };
+  /** Graph's `fields`: an object's id, plus the fields asked for. */
+  const picker = (url: URL) => {
+    const fields = (url.searchParams.get('fields') ?? 'id').split(',');
+    return (item: Json) => Object.fromEntries(Object.entries(item).filter(([key]) => key === 'id' || fields.includes(key)));
+  };
+  const unknownPath = (res: ServerResponse) => graphError(res, 400, 2500, 'Unknown path components');
+
+  const adAccounts: GraphHandler = (_req, res, url, _params, caller) => {
+    if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+    return json(res, 200, { data: META_AD_ACCOUNTS.map(picker(url)), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
+  };
+
+  /** `GET act_{id}/insights`: the attributed pixel actions with `fields=actions`, else the Insights API's sync page. */
+  const accountInsights: GraphHandler = async (req, res, url, params, caller) => {
+    if (url.searchParams.get('fields') === 'actions') {
+      if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+      return attributedActions(res, url, params.account!);
+    }
+    return insights.adAccount(req, res, url, params.account!, true, picker(url));
+  };
+
+  /** A report run's status or results (`GET {report_run_id}[/insights]`); an unknown run is an unknown path. */
+  const reportRun =
+    (results: boolean): GraphHandler =>
+    (_req, res, url, params) =>
+      insights.reportRun(res, url, params.run!, results) ? undefined : unknownPath(res);
+
+  const adsPixels: GraphHandler = (_req, res, url, params) => {
+    const list = META_PIXELS[params.account!];
+    if (!list) return unreachable(res, `act_${params.account}`);
+    return json(res, 200, { data: list.map(picker(url)), paging: { cursors: { before: 'MAZDZD', after: 'MAZDZD' } } });
+  };
+
+  const handle = routeTable(
+    [
+      [`GET /meta/${GRAPH_VERSION}/dialog/oauth`, dialog],
+      ['POST /meta/consent', (req, res) => decide(req, res, store, META)],
+      [`DELETE ${GRAPH}/me/permissions`, removePermissions],
+      [`POST ${GRAPH}/:pixel(\\d+)/events`, (req, res, url, params) => events(req, res, url, params.pixel!)],
+      ['POST /__sandbox/meta/usage', (req, res) => insights.setUsage(req, res)],
+      [
+        `POST ${GRAPH}/act_:account(\\d+)/insights`,
+        withCaller((req, res, url, params) => insights.adAccount(req, res, url, params.account!, true, (item) => item)),
+      ],
+      [`GET ${GRAPH}/oauth/access_token`, accessToken],
+      [`GET ${GRAPH}/me`, withCaller((_req, res) => json(res, 200, META_USER))],
+      [`GET ${GRAPH}/dataset_quality`, withCaller((_req, res, url) => datasetQuality(res, url))],
+      [`GET ${GRAPH}/me/adaccounts`, withCaller(adAccounts)],
+      [`GET ${GRAPH}/:pixel(\\d+)/stats`, withCaller((_req, res, url, params, caller) => pixelStats(res, url, caller, params.pixel!))],
+      [`GET ${GRAPH}/act_:account(\\d+)/insights`, withCaller(accountInsights)],
+      [
+        `GET ${GRAPH}/act_:account(\\d+)`,
+        withCaller((req, res, url, params) => insights.adAccount(req, res, url, params.account!, false, picker(url))),
+      ],
+      [`GET ${GRAPH}/:run(\\d+)`, withCaller(reportRun(false))],
+      [`GET ${GRAPH}/:run(\\d+)/insights`, withCaller(reportRun(true))],
+      [`GET ${GRAPH}/act_:account(\\d+)/adspixels`, withCaller(adsPixels)],
+    ],
+    // Graph refuses any other write as an unsupported post; any other read needs a live token first.
+    (req, res, url) =>
+      req.method !== 'GET'
+        ? graphError(res, 400, 100, 'Unsupported post request.')
+        : store.bearerToken(req, url, 'meta')
+          ? unknownPath(res)
+          : invalidToken(res),
+  );
 
   return {
     owns: (path) => path.startsWith('/meta/') || path === '/__sandbox/meta/usage',
-    handle: (req, res, url) => meta(req, res, url, url.pathname),
+    handle,
   };
 }
 

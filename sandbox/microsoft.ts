@@ -11,6 +11,7 @@ import { strToU8, zipSync } from 'fflate';
 import { type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
 import { consent, decide, errorPage, type Brand } from '@/sandbox/consent';
 import { answerFailure } from '@/sandbox/conversions';
+import { routeTable, type RouteHandler } from '@/sandbox/routes';
 import { json, readBody } from '@/sandbox/server';
 import { token, type Grant, type SandboxPlatform, type SandboxStore } from '@/sandbox/store';
 
@@ -393,146 +394,148 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
   const reports = new Map<string, SubmittedReport>();
   const downloads = new Map<string, { zip: Uint8Array; expiresAt: number }>();
 
-  async function microsoft(req: IncomingMessage, res: ServerResponse, url: URL, path: string) {
+  /** `GET /common/oauth2/v2.0/authorize`: the consent screen, or Entra ID's error page for an unknown app, redirect URI or scope. */
+  function authorize(_req: IncomingMessage, res: ServerResponse, url: URL) {
     const params = url.searchParams;
-    if (req.method === 'GET' && path === '/microsoft/common/oauth2/v2.0/authorize') {
-      if (params.get('client_id') !== MICROSOFT_CLIENT.id) {
-        return errorPage(
-          res,
-          MICROSOFT,
-          'unauthorized_client',
-          'AADSTS700016: Application with identifier was not found in the directory.',
-        );
-      }
-      if (!store.registered.has(params.get('redirect_uri') ?? '')) {
-        return errorPage(
-          res,
-          MICROSOFT,
-          'invalid_request',
-          'AADSTS50011: The redirect URI specified in the request does not match the redirect URIs configured for the application.',
-        );
-      }
-      const scope = params.get('scope') ?? '';
-      if (!scope.includes('https://ads.microsoft.com/msads.manage'))
-        return errorPage(res, MICROSOFT, 'invalid_scope', 'AADSTS70011: The provided value for the input parameter scope is not valid.');
-      return consent(
+    if (params.get('client_id') !== MICROSOFT_CLIENT.id) {
+      return errorPage(res, MICROSOFT, 'unauthorized_client', 'AADSTS700016: Application with identifier was not found in the directory.');
+    }
+    if (!store.registered.has(params.get('redirect_uri') ?? '')) {
+      return errorPage(
         res,
-        store,
         MICROSOFT,
-        {
-          client_id: params.get('client_id')!,
-          redirect_uri: params.get('redirect_uri')!,
-          scope,
-          state: params.get('state') ?? '',
-          offline: String(scope.split(' ').includes('offline_access')),
-        },
-        [
-          'Manage your Microsoft Advertising accounts',
-          ...(scope.includes('offline_access') ? ['Maintain access to data you have given it access to'] : []),
-        ],
+        'invalid_request',
+        'AADSTS50011: The redirect URI specified in the request does not match the redirect URIs configured for the application.',
       );
     }
-    if (req.method === 'POST' && path === '/microsoft/consent') return decide(req, res, store, MICROSOFT);
-    if (req.method === 'POST' && path === '/microsoft/common/oauth2/v2.0/token') {
-      const form = new URLSearchParams(await readBody(req));
-      if (form.get('client_id') !== MICROSOFT_CLIENT.id || form.get('client_secret') !== MICROSOFT_CLIENT.secret) {
-        return aadError(res, 401, 'invalid_client', 7000215, 'Invalid client secret provided.');
-      }
-      if (!form.get('scope'))
-        return aadError(res, 400, 'invalid_request', 900144, "The request body must contain the following parameter: 'scope'.");
-      let grant: Grant;
-      if (form.get('grant_type') === 'authorization_code') {
-        const redeemed = store.redeem(form.get('code') ?? '', 'microsoft', form.get('client_id')!, form.get('redirect_uri') ?? '');
-        if (redeemed === 'used')
-          return aadError(
-            res,
-            400,
-            'invalid_grant',
-            54005,
-            'OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.',
-          );
-        if (redeemed === 'mismatch')
-          return aadError(res, 400, 'invalid_grant', 50148, 'The redirect_uri does not match the one used in the authorization request.');
-        if (!redeemed)
-          return aadError(res, 400, 'invalid_grant', 70000, 'The provided authorization code or refresh token has expired or is invalid.');
-        grant = redeemed;
-      } else if (form.get('grant_type') === 'refresh_token') {
-        const old = form.get('refresh_token') ?? '';
-        const found = store.refreshTokens.get(old);
-        if (!found || found.provider !== 'microsoft') {
-          return aadError(res, 400, 'invalid_grant', 70000, 'The provided authorization code or refresh token has expired or is invalid.');
-        }
-        // A new refresh token comes with every refresh, and the redeemed one stays valid (Microsoft does not revoke it:
-        // learn.microsoft.com/entra/identity-platform/refresh-tokens); parallel refreshes of one login all work.
-        store.refreshes.note(found, 'microsoft');
-        grant = found;
-      } else {
-        return aadError(res, 400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');
-      }
-      const refreshToken = grant.offline ? token('M.C5_') : null;
-      if (refreshToken) store.refreshTokens.set(refreshToken, grant);
-      return json(res, 200, {
-        token_type: 'Bearer',
-        scope: grant.scope,
-        expires_in: 3600,
-        ext_expires_in: 3600,
-        access_token: store.issue(grant, refreshToken, 3600),
-        ...(refreshToken ? { refresh_token: refreshToken } : {}),
-      });
+    const scope = params.get('scope') ?? '';
+    if (!scope.includes('https://ads.microsoft.com/msads.manage'))
+      return errorPage(res, MICROSOFT, 'invalid_scope', 'AADSTS70011: The provided value for the input parameter scope is not valid.');
+    return consent(
+      res,
+      store,
+      MICROSOFT,
+      {
+        client_id: params.get('client_id')!,
+        redirect_uri: params.get('redirect_uri')!,
+        scope,
+        state: params.get('state') ?? '',
+        offline: String(scope.split(' ').includes('offline_access')),
+      },
+      [
+        'Manage your Microsoft Advertising accounts',
+        ...(scope.includes('offline_access') ? ['Maintain access to data you have given it access to'] : []),
+      ],
+    );
+  }
+
+  /** `POST /common/oauth2/v2.0/token`: a code or a refresh token for an access token (and a new refresh token when offline). */
+  async function tokenGrant(req: IncomingMessage, res: ServerResponse) {
+    const form = new URLSearchParams(await readBody(req));
+    if (form.get('client_id') !== MICROSOFT_CLIENT.id || form.get('client_secret') !== MICROSOFT_CLIENT.secret) {
+      return aadError(res, 401, 'invalid_client', 7000215, 'Invalid client secret provided.');
     }
-    const download = /^\/microsoft\/reportdownloads\/([A-Za-z0-9_-]+)\.zip$/.exec(path);
-    if (req.method === 'GET' && download) return downloadReport(res, download[1]!);
-    if (req.method !== 'POST') return adApiFault(res, 404, 0, 'NotFound', 'Not found');
-    if (req.headers.developertoken !== MICROSOFT_DEVELOPER_TOKEN)
-      return adApiFault(
+    if (!form.get('scope'))
+      return aadError(res, 400, 'invalid_request', 900144, "The request body must contain the following parameter: 'scope'.");
+    let grant: Grant;
+    if (form.get('grant_type') === 'authorization_code') {
+      const redeemed = store.redeem(form.get('code') ?? '', 'microsoft', form.get('client_id')!, form.get('redirect_uri') ?? '');
+      if (redeemed === 'used')
+        return aadError(
+          res,
+          400,
+          'invalid_grant',
+          54005,
+          'OAuth2 Authorization code was already redeemed, please retry with a new valid code or use an existing refresh token.',
+        );
+      if (redeemed === 'mismatch')
+        return aadError(res, 400, 'invalid_grant', 50148, 'The redirect_uri does not match the one used in the authorization request.');
+      if (!redeemed)
+        return aadError(res, 400, 'invalid_grant', 70000, 'The provided authorization code or refresh token has expired or is invalid.');
+      grant = redeemed;
+    } else if (form.get('grant_type') === 'refresh_token') {
+      const old = form.get('refresh_token') ?? '';
+      const found = store.refreshTokens.get(old);
+      if (!found || found.provider !== 'microsoft') {
+        return aadError(res, 400, 'invalid_grant', 70000, 'The provided authorization code or refresh token has expired or is invalid.');
+      }
+      // A new refresh token comes with every refresh, and the redeemed one stays valid (Microsoft does not revoke it:
+      // learn.microsoft.com/entra/identity-platform/refresh-tokens); parallel refreshes of one login all work.
+      store.refreshes.note(found, 'microsoft');
+      grant = found;
+    } else {
+      return aadError(res, 400, 'unsupported_grant_type', 70003, 'The app requested an unsupported grant type.');
+    }
+    const refreshToken = grant.offline ? token('M.C5_') : null;
+    if (refreshToken) store.refreshTokens.set(refreshToken, grant);
+    return json(res, 200, {
+      token_type: 'Bearer',
+      scope: grant.scope,
+      expires_in: 3600,
+      ext_expires_in: 3600,
+      access_token: store.issue(grant, refreshToken, 3600),
+      ...(refreshToken ? { refresh_token: refreshToken } : {}),
+    });
+  }
+
+  /** Answers the Ad API's fault to a call without a valid DeveloperToken header (105) or a live token (109); true when it did. */
+  function refusedCredentials(req: IncomingMessage, res: ServerResponse, url: URL) {
+    if (req.headers.developertoken !== MICROSOFT_DEVELOPER_TOKEN) {
+      adApiFault(
         res,
         401,
         105,
         'InvalidCredentials',
         'Authentication failed. Either supplied credentials are invalid or the account is inactive.',
       );
-    if (!store.bearerToken(req, url, 'microsoft'))
-      return adApiFault(
-        res,
-        401,
-        109,
-        'AuthenticationTokenExpired',
-        'Authentication token expired. Please renew it or obtain a new token.',
-      );
-    if (path === `/microsoft/clientcenter/CustomerManagement/${REST_VERSION}/User/Query`) {
-      return json(res, 200, {
-        User: { ...MICROSOFT_USER, Name: { FirstName: 'Sandbox', LastName: 'Marketer' } },
-        CustomerRoles: [{ CustomerId: 9001, RoleId: 41, AccountIds: null }],
-      });
+      return true;
     }
-    if (path === `/microsoft/clientcenter/CustomerManagement/${REST_VERSION}/Accounts/Search`) {
-      const body = JSON.parse((await readBody(req)) || '{}') as {
-        Predicates?: Array<{ Field: string; Value: string }>;
-        PageInfo?: unknown;
-      };
-      if (!body.PageInfo) return adApiFault(res, 400, 1001, 'NullParameter', 'PageInfo cannot be null.');
-      const userPredicate = body.Predicates?.find((predicate) => predicate.Field === 'UserId');
-      const accounts = !userPredicate || userPredicate.Value === String(MICROSOFT_USER.Id) ? MICROSOFT_ACCOUNTS : [];
-      return json(res, 200, { Accounts: accounts });
+    if (!store.bearerToken(req, url, 'microsoft')) {
+      adApiFault(res, 401, 109, 'AuthenticationTokenExpired', 'Authentication token expired. Please renew it or obtain a new token.');
+      return true;
     }
-    if (path === `/microsoft/clientcenter/CustomerManagement/${REST_VERSION}/Account/Query`) {
-      const body = JSON.parse((await readBody(req)) || '{}') as { AccountId?: unknown };
-      // Every sandbox account belongs to the one customer the sandbox user manages.
-      const account = MICROSOFT_ACCOUNTS.find((candidate) => String(candidate.Id) === String(body.AccountId));
-      if (!account) return adApiFault(res, 400, 1102, 'InvalidAccountId', 'The account ID is invalid.');
-      return json(res, 200, { Account: account });
-    }
-    if (path === `/microsoft/reporting/Reporting/${REST_VERSION}/GenerateReport/Submit`) return submitReport(req, res);
-    if (path === `/microsoft/reporting/Reporting/${REST_VERSION}/GenerateReport/Poll`) return pollReport(req, res);
-    if (path === `/microsoft/campaign/CampaignManagement/${REST_VERSION}/ConversionGoals/QueryByIds`) {
-      if (!accountOf(req, res)) return;
-      const body = JSON.parse((await readBody(req)) || '{}') as { ConversionGoalTypes?: string };
-      if (!body.ConversionGoalTypes) return adApiFault(res, 400, 1001, 'NullParameter', 'ConversionGoalTypes cannot be null.');
-      return json(res, 200, { ConversionGoals: MICROSOFT_GOALS, PartialErrors: null });
-    }
-    if (path === `/microsoft/campaign/CampaignManagement/${REST_VERSION}/OfflineConversions/Apply`)
-      return applyOfflineConversions(req, res);
-    return adApiFault(res, 404, 0, 'NotFound', `Not found: ${path}`);
+    return false;
+  }
+  /** An Ad API operation (a POST): its credentials are checked first. */
+  const adApi =
+    (handler: RouteHandler): RouteHandler =>
+    (req, res, url, params, context) =>
+      refusedCredentials(req, res, url) ? undefined : handler(req, res, url, params, context);
+
+  /** `User/Query`: the sandbox user, a manager of the one sandbox customer. */
+  const userQuery: RouteHandler = (_req, res) =>
+    json(res, 200, {
+      User: { ...MICROSOFT_USER, Name: { FirstName: 'Sandbox', LastName: 'Marketer' } },
+      CustomerRoles: [{ CustomerId: 9001, RoleId: 41, AccountIds: null }],
+    });
+
+  /** `Accounts/Search`: the user's accounts (PageInfo required). */
+  async function searchAccounts(req: IncomingMessage, res: ServerResponse) {
+    const body = JSON.parse((await readBody(req)) || '{}') as {
+      Predicates?: Array<{ Field: string; Value: string }>;
+      PageInfo?: unknown;
+    };
+    if (!body.PageInfo) return adApiFault(res, 400, 1001, 'NullParameter', 'PageInfo cannot be null.');
+    const userPredicate = body.Predicates?.find((predicate) => predicate.Field === 'UserId');
+    const accounts = !userPredicate || userPredicate.Value === String(MICROSOFT_USER.Id) ? MICROSOFT_ACCOUNTS : [];
+    return json(res, 200, { Accounts: accounts });
+  }
+
+  /** `Account/Query`: one account by id. */
+  async function queryAccount(req: IncomingMessage, res: ServerResponse) {
+    const body = JSON.parse((await readBody(req)) || '{}') as { AccountId?: unknown };
+    // Every sandbox account belongs to the one customer the sandbox user manages.
+    const account = MICROSOFT_ACCOUNTS.find((candidate) => String(candidate.Id) === String(body.AccountId));
+    if (!account) return adApiFault(res, 400, 1102, 'InvalidAccountId', 'The account ID is invalid.');
+    return json(res, 200, { Account: account });
+  }
+
+  /** `ConversionGoals/QueryByIds`: the account's offline conversion goals (ConversionGoalTypes required). */
+  async function conversionGoals(req: IncomingMessage, res: ServerResponse) {
+    if (!accountOf(req, res)) return;
+    const body = JSON.parse((await readBody(req)) || '{}') as { ConversionGoalTypes?: string };
+    if (!body.ConversionGoalTypes) return adApiFault(res, 400, 1001, 'NullParameter', 'ConversionGoalTypes cannot be null.');
+    return json(res, 200, { ConversionGoals: MICROSOFT_GOALS, PartialErrors: null });
   }
 
   /** The account named by the CustomerAccountId header, sent with its owner as CustomerId; else a fault is answered. */
@@ -856,7 +859,32 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     res.end(Buffer.from(found.zip));
   }
 
-  return { owns: (path) => path.startsWith('/microsoft/'), handle: (req, res, url) => microsoft(req, res, url, url.pathname) };
+  const CUSTOMERS = `/microsoft/clientcenter/CustomerManagement/${REST_VERSION}`;
+  const REPORTING = `/microsoft/reporting/Reporting/${REST_VERSION}`;
+  const CAMPAIGNS = `/microsoft/campaign/CampaignManagement/${REST_VERSION}`;
+  const handle = routeTable(
+    [
+      ['GET /microsoft/common/oauth2/v2.0/authorize', authorize],
+      ['POST /microsoft/consent', (req, res) => decide(req, res, store, MICROSOFT)],
+      ['POST /microsoft/common/oauth2/v2.0/token', tokenGrant],
+      ['GET /microsoft/reportdownloads/:key([A-Za-z0-9_-]+).zip', (_req, res, _url, params) => downloadReport(res, params.key!)],
+      [`POST ${CUSTOMERS}/User/Query`, adApi(userQuery)],
+      [`POST ${CUSTOMERS}/Accounts/Search`, adApi(searchAccounts)],
+      [`POST ${CUSTOMERS}/Account/Query`, adApi(queryAccount)],
+      [`POST ${REPORTING}/GenerateReport/Submit`, adApi(submitReport)],
+      [`POST ${REPORTING}/GenerateReport/Poll`, adApi(pollReport)],
+      [`POST ${CAMPAIGNS}/ConversionGoals/QueryByIds`, adApi(conversionGoals)],
+      [`POST ${CAMPAIGNS}/OfflineConversions/Apply`, adApi(applyOfflineConversions)],
+    ],
+    // Any other read is not found; any other write is checked as an Ad API call first, then not found by its path.
+    (req, res, url) => {
+      if (req.method !== 'POST') return adApiFault(res, 404, 0, 'NotFound', 'Not found');
+      if (refusedCredentials(req, res, url)) return;
+      return adApiFault(res, 404, 0, 'NotFound', `Not found: ${url.pathname}`);
+    },
+  );
+
+  return { owns: (path) => path.startsWith('/microsoft/'), handle };
 }
 
 /** The environment that points the app's Microsoft clients at the sandbox at `url`. */

@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { answerFailure } from '@/sandbox/conversions';
+import { routeTable, type RouteHandler, type RouteParams } from '@/sandbox/routes';
 import { escapeHtml, json, writable } from '@/sandbox/server';
 import type { SandboxPlatform, SandboxStore } from '@/sandbox/store';
 
@@ -476,19 +477,27 @@ export function createMixpanel(store: SandboxStore): SandboxPlatform & { events:
           .join('')}</table>`;
       })
       .join('');
+
+  /** The residency a path's prefix names (`/mixpanel/eu/…` is the EU data center's API). */
+  const residencyOf = (params: RouteParams) => params.residency!.toUpperCase() as Residency;
+  const exportRoute: RouteHandler = (req, res, url, params) => exportEvents(req, res, url, store, residencyOf(params), kept);
+  const handle = routeTable(
+    [
+      ['GET /mixpanel/:residency(us|eu|in)/api/app/me', (req, res, _url, params) => me(req, res, residencyOf(params))],
+      [
+        'POST /mixpanel/:residency(us|eu|in)/import',
+        (req, res, url, params) => importEvents(req, res, url, store, residencyOf(params), kept),
+      ],
+      ['GET /mixpanel/:residency(us|eu|in)/api/2.0/export', exportRoute],
+      ['GET /mixpanel/:residency(us|eu|in)/api/2.0/export/', exportRoute],
+    ],
+    (_req, res) => json(res, 404, { status: 'error', error: 'Not found' }),
+  );
   return {
     events: kept.api,
     page,
     owns: (path) => MIXPANEL_PATH.test(path),
-    handle: (req, res, url) => {
-      const [, prefix, path] = MIXPANEL_PATH.exec(url.pathname)!;
-      const residency = prefix!.toUpperCase() as Residency;
-      if (req.method === 'GET' && path === '/api/app/me') return me(req, res, residency);
-      if (req.method === 'POST' && path === '/import') return importEvents(req, res, url, store, residency, kept);
-      if (req.method === 'GET' && (path === '/api/2.0/export' || path === '/api/2.0/export/'))
-        return exportEvents(req, res, url, store, residency, kept);
-      return json(res, 404, { status: 'error', error: 'Not found' });
-    },
+    handle,
   };
 }
 

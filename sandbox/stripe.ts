@@ -12,6 +12,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pathPattern, routeTable, type RouteHandler } from '@/sandbox/routes';
 import { escapeHtml, readBody, serve } from '@/sandbox/server';
 
 type Json = Record<string, unknown>;
@@ -77,6 +78,8 @@ export const RESTRICTED_KEYS: Record<string, string[]> = {
 
 const id = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
 const now = () => Math.floor(Date.now() / 1000);
+/** One charge, as a restricted key reads it. */
+const CHARGE_PATH = pathPattern('/v1/charges/:charge');
 
 /** Parses Stripe's form encoding (`a[b][0][c]=v`) into nested objects and arrays. */
 export function parseStripeForm(body: string): Json {
@@ -360,7 +363,140 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   // Stripe replays the first answer to a POST with the same Idempotency-Key.
   const idempotent = new Map<string, { status: number; body: string }>();
 
-  async function api(req: IncomingMessage, res: ServerResponse, path: string) {
+  /** A Stripe API route: the parsed form of a POST (`{}` for a read) comes as its context. */
+  type StripeRoute = RouteHandler<Json>;
+
+  const createCustomer: StripeRoute = (_req, res, _url, _params, body) => {
+    const customer = { id: id('cus'), object: 'customer', email: body.email ?? null, metadata: body.metadata ?? {}, created: now() };
+    customers.set(customer.id, customer);
+    return json(res, 200, customer);
+  };
+
+  const getPrice: StripeRoute = (_req, res, _url, params) => {
+    const price = prices.get(params.price!);
+    return price
+      ? json(res, 200, {
+          ...price,
+          object: 'price',
+          active: true,
+          type: 'recurring',
+          recurring: { interval: 'month', interval_count: 1 },
+        })
+      : noSuch(res, 'price', params.price!);
+  };
+
+  /** `POST /v1/checkout/sessions`: a subscription checkout for known prices (and customer, when one is named). */
+  const createCheckoutSession: StripeRoute = (_req, res, _url, _params, body) => {
+    if (!body.mode) return missing(res, 'mode');
+    if (body.mode !== 'subscription') return stripeError(res, 400, 'This sandbox supports mode=subscription only.', 'mode');
+    if (!body.success_url) return missing(res, 'success_url');
+    const lineItems = body.line_items as Json[] | undefined;
+    if (!lineItems?.length) return missing(res, 'line_items');
+    for (const [index, item] of lineItems.entries()) {
+      if (!prices.has(item.price as string)) return stripeError(res, 400, `No such price: '${item.price}'`, `line_items[${index}][price]`);
+    }
+    if (body.customer && !customers.has(body.customer as string)) return noSuch(res, 'customer', body.customer as string);
+    const session: Json = {
+      id: id('cs_test'),
+      object: 'checkout.session',
+      mode: 'subscription',
+      status: 'open',
+      payment_status: 'unpaid',
+      customer: body.customer ?? null,
+      client_reference_id: body.client_reference_id ?? null,
+      metadata: body.metadata ?? {},
+      subscription: null,
+      success_url: body.success_url,
+      cancel_url: body.cancel_url ?? null,
+      line_items: lineItems,
+      subscription_data: body.subscription_data ?? {},
+      created: now(),
+    };
+    session.url = `${base}/checkout/${session.id}`;
+    checkoutSessions.set(session.id as string, session);
+    return json(res, 200, visible(session));
+  };
+
+  const getCheckoutSession: StripeRoute = (_req, res, _url, params) => {
+    const session = checkoutSessions.get(params.session!);
+    return session ? json(res, 200, visible(session)) : noSuch(res, 'checkout.session', params.session!);
+  };
+
+  /** `POST /v1/checkout/sessions/{id}/expire`: only an open session expires. */
+  const expireCheckoutSession: StripeRoute = (_req, res, _url, params) => {
+    const session = checkoutSessions.get(params.session!);
+    if (!session) return noSuch(res, 'checkout.session', params.session!);
+    if (session.status !== 'open') {
+      return stripeError(
+        res,
+        400,
+        `Only Checkout Sessions with a status of \`open\` can be expired. This session has a status of \`${session.status}\`.`,
+      );
+    }
+    Object.assign(session, { status: 'expired' });
+    return json(res, 200, visible(session));
+  };
+
+  /** `GET /v1/subscriptions`: a customer's (or every) subscription; canceled ones only with `status=canceled|all`. */
+  const listSubscriptions: StripeRoute = (_req, res, url) => {
+    const query = url.searchParams;
+    const status = query.get('status');
+    const listed = [...subscriptions.values()].filter(
+      (subscription) =>
+        (!query.get('customer') || subscription.customer === query.get('customer')) &&
+        (status === 'all' || (status ? subscription.status === status : subscription.status !== 'canceled')),
+    );
+    return json(res, 200, { object: 'list', url: '/v1/subscriptions', has_more: false, data: listed });
+  };
+
+  const getSubscription: StripeRoute = (_req, res, _url, params) => {
+    const subscription = subscriptions.get(params.subscription!);
+    return subscription ? json(res, 200, subscription) : noSuch(res, 'subscription', params.subscription!);
+  };
+
+  /** `POST /v1/billing_portal/sessions`: a portal session for a known customer. */
+  const createPortalSession: StripeRoute = (_req, res, _url, _params, body) => {
+    if (!body.customer) return missing(res, 'customer');
+    if (!customers.has(body.customer as string)) return noSuch(res, 'customer', body.customer as string);
+    const session = { id: id('bps'), object: 'billing_portal.session', customer: body.customer, return_url: body.return_url ?? null };
+    portalSessions.set(session.id, session);
+    return json(res, 200, { ...session, url: `${base}/portal/${session.id}` });
+  };
+
+  /** The API a secret key reaches, after the checks in `api`. */
+  const secretKeyRoutes = routeTable<Json>(
+    [
+      ['POST /v1/customers', createCustomer],
+      ['GET /v1/prices/:price', getPrice],
+      ['POST /v1/checkout/sessions', createCheckoutSession],
+      ['GET /v1/checkout/sessions/:session', getCheckoutSession],
+      ['POST /v1/checkout/sessions/:session/expire', expireCheckoutSession],
+      ['GET /v1/subscriptions', listSubscriptions],
+      ['GET /v1/subscriptions/:subscription', getSubscription],
+      ['POST /v1/billing_portal/sessions', createPortalSession],
+    ],
+    (req, res, url) => stripeError(res, 404, `Unrecognized request URL (${req.method}: ${url.pathname}).`),
+  );
+
+  /**
+   * `GET /v1/charges` and `GET /v1/charges/{id}` with a customer's restricted key (payments as a conversion
+   * source): read if the key has the permission, as slowly as `delayCharges` says.
+   */
+  async function readCharges(res: ServerResponse, url: URL, auth: string, permissions: readonly string[], chargeId: string | null) {
+    if (!permissions.includes('charges_read')) {
+      return stripeError(
+        res,
+        403,
+        `The provided key '${auth.slice(7, 19)}***' does not have the required permissions for this endpoint on account 'acct_sandbox'. Having the 'rak_charge_read' permission would allow this request to continue.`,
+      );
+    }
+    if (chargesDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, chargesDelayMs));
+    if (chargeId === null) return listCharges(res, url.searchParams);
+    const charge = charges.get(chargeId);
+    return charge ? json(res, 200, charge) : noSuch(res, 'charge', chargeId);
+  }
+
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL) {
     const key = req.headers['idempotency-key'];
     if (req.method === 'POST' && typeof key === 'string') {
       const seen = idempotent.get(key);
@@ -383,113 +519,16 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     }
     // A customer's restricted key (payments as a conversion source): it reads charges if allowed.
     const restricted = RESTRICTED_KEYS[token];
-    let match: RegExpExecArray | null;
-    if (restricted && req.method === 'GET' && (path === '/v1/charges' || (match = /^\/v1\/charges\/([^/]+)$/.exec(path)))) {
-      if (!restricted.includes('charges_read')) {
-        return stripeError(
-          res,
-          403,
-          `The provided key '${auth.slice(7, 19)}***' does not have the required permissions for this endpoint on account 'acct_sandbox'. Having the 'rak_charge_read' permission would allow this request to continue.`,
-        );
-      }
-      if (chargesDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, chargesDelayMs));
-      if (path === '/v1/charges') return listCharges(res, new URL(req.url ?? '/', 'http://localhost').searchParams);
-      const charge = charges.get(match![1]!);
-      return charge ? json(res, 200, charge) : noSuch(res, 'charge', match![1]!);
+    if (restricted && req.method === 'GET') {
+      const chargeId = url.pathname === '/v1/charges' ? null : CHARGE_PATH.exec(url.pathname)?.groups?.charge;
+      if (chargeId !== undefined) return readCharges(res, url, auth, restricted, chargeId);
     }
     if (auth !== `Bearer ${secretKey}`) {
       const shown = auth.replace(/^Bearer /, '').slice(0, 12);
       return stripeError(res, 401, `Invalid API Key provided: ${shown}***`, undefined, 'invalid_request_error');
     }
     const body = req.method === 'POST' ? parseStripeForm(await readBody(req)) : {};
-
-    if (req.method === 'POST' && path === '/v1/customers') {
-      const customer = { id: id('cus'), object: 'customer', email: body.email ?? null, metadata: body.metadata ?? {}, created: now() };
-      customers.set(customer.id, customer);
-      return json(res, 200, customer);
-    }
-    if (req.method === 'GET' && (match = /^\/v1\/prices\/([^/]+)$/.exec(path))) {
-      const price = prices.get(match[1]!);
-      return price
-        ? json(res, 200, {
-            ...price,
-            object: 'price',
-            active: true,
-            type: 'recurring',
-            recurring: { interval: 'month', interval_count: 1 },
-          })
-        : noSuch(res, 'price', match[1]!);
-    }
-    if (req.method === 'POST' && path === '/v1/checkout/sessions') {
-      if (!body.mode) return missing(res, 'mode');
-      if (body.mode !== 'subscription') return stripeError(res, 400, 'This sandbox supports mode=subscription only.', 'mode');
-      if (!body.success_url) return missing(res, 'success_url');
-      const lineItems = body.line_items as Json[] | undefined;
-      if (!lineItems?.length) return missing(res, 'line_items');
-      for (const [index, item] of lineItems.entries()) {
-        if (!prices.has(item.price as string))
-          return stripeError(res, 400, `No such price: '${item.price}'`, `line_items[${index}][price]`);
-      }
-      if (body.customer && !customers.has(body.customer as string)) return noSuch(res, 'customer', body.customer as string);
-      const session: Json = {
-        id: id('cs_test'),
-        object: 'checkout.session',
-        mode: 'subscription',
-        status: 'open',
-        payment_status: 'unpaid',
-        customer: body.customer ?? null,
-        client_reference_id: body.client_reference_id ?? null,
-        metadata: body.metadata ?? {},
-        subscription: null,
-        success_url: body.success_url,
-        cancel_url: body.cancel_url ?? null,
-        line_items: lineItems,
-        subscription_data: body.subscription_data ?? {},
-        created: now(),
-      };
-      session.url = `${base}/checkout/${session.id}`;
-      checkoutSessions.set(session.id as string, session);
-      return json(res, 200, visible(session));
-    }
-    if (req.method === 'GET' && (match = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path))) {
-      const session = checkoutSessions.get(match[1]!);
-      return session ? json(res, 200, visible(session)) : noSuch(res, 'checkout.session', match[1]!);
-    }
-    if (req.method === 'POST' && (match = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(path))) {
-      const session = checkoutSessions.get(match[1]!);
-      if (!session) return noSuch(res, 'checkout.session', match[1]!);
-      if (session.status !== 'open') {
-        return stripeError(
-          res,
-          400,
-          `Only Checkout Sessions with a status of \`open\` can be expired. This session has a status of \`${session.status}\`.`,
-        );
-      }
-      Object.assign(session, { status: 'expired' });
-      return json(res, 200, visible(session));
-    }
-    if (req.method === 'GET' && path === '/v1/subscriptions') {
-      const query = new URL(req.url ?? '/', 'http://localhost').searchParams;
-      const status = query.get('status');
-      const listed = [...subscriptions.values()].filter(
-        (subscription) =>
-          (!query.get('customer') || subscription.customer === query.get('customer')) &&
-          (status === 'all' || (status ? subscription.status === status : subscription.status !== 'canceled')),
-      );
-      return json(res, 200, { object: 'list', url: '/v1/subscriptions', has_more: false, data: listed });
-    }
-    if (req.method === 'GET' && (match = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
-      const subscription = subscriptions.get(match[1]!);
-      return subscription ? json(res, 200, subscription) : noSuch(res, 'subscription', match[1]!);
-    }
-    if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
-      if (!body.customer) return missing(res, 'customer');
-      if (!customers.has(body.customer as string)) return noSuch(res, 'customer', body.customer as string);
-      const session = { id: id('bps'), object: 'billing_portal.session', customer: body.customer, return_url: body.return_url ?? null };
-      portalSessions.set(session.id, session);
-      return json(res, 200, { ...session, url: `${base}/portal/${session.id}` });
-    }
-    return stripeError(res, 404, `Unrecognized request URL (${req.method}: ${path}).`);
+    return secretKeyRoutes(req, res, url, body);
   }
 
   /**
@@ -579,63 +618,85 @@ ${field('msclkid', 'msclkid (metadata, optional)', '')}
     return `<h1>Billing</h1>${body}${back}`;
   }
 
-  async function hostedPages(req: IncomingMessage, res: ServerResponse, path: string) {
-    let match: RegExpExecArray | null;
-    if (path === '/') return indexPage(res, { made: new URL(req.url ?? '/', 'http://localhost').searchParams.get('charge') ?? undefined });
-    if (path === '/__fake/charges') return makeCharge(req, res);
-    if ((match = /^\/checkout\/([^/]+)(\/pay)?$/.exec(path))) {
-      const session = checkoutSessions.get(match[1]!);
-      if (!session || session.status !== 'open') return html(res, '<h1>This checkout session is no longer available.</h1>');
-      const price = prices.get((session.line_items as Json[])[0]!.price as string)!;
-      if (!match[2]) {
-        return html(
-          res,
-          `<h1>Subscribe to ${escapeHtml(price.nickname)}</h1>
+  /** A checkout session that can still be paid. */
+  const openCheckout = (sessionId: string) => {
+    const session = checkoutSessions.get(sessionId);
+    return session && session.status === 'open' ? session : null;
+  };
+  const checkoutGone = (res: ServerResponse) => html(res, '<h1>This checkout session is no longer available.</h1>');
+  const priceOf = (session: Json) => prices.get((session.line_items as Json[])[0]!.price as string)!;
+
+  /** `/checkout/{id}`: the hosted checkout page of an open session. */
+  const checkoutPage: RouteHandler = (_req, res, _url, params) => {
+    const session = openCheckout(params.session!);
+    if (!session) return checkoutGone(res);
+    const price = priceOf(session);
+    return html(
+      res,
+      `<h1>Subscribe to ${escapeHtml(price.nickname)}</h1>
 <p>${(price.unit_amount / 100).toFixed(2)} ${price.currency.toUpperCase()} per month</p>
 <form method="post" action="/checkout/${escapeHtml(session.id)}/pay"><button type="submit">Pay</button></form>
 ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel and go back</a></p>` : ''}`,
-        );
+    );
+  };
+
+  /** `POST /checkout/{id}/pay`: the subscription starts, its webhooks are sent, and the buyer goes to the success URL. */
+  const payCheckout: RouteHandler = async (req, res, _url, params) => {
+    const session = openCheckout(params.session!);
+    if (!session) return checkoutGone(res);
+    if (req.method !== 'POST') return stripeError(res, 405, 'Use POST');
+    const subscription = subscriptionFor(session);
+    Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: subscription.id });
+    await sendWebhook('customer.subscription.created', subscription);
+    await sendWebhook('checkout.session.completed', visible(session));
+    res.writeHead(303, { Location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', String(session.id)) });
+    return res.end();
+  };
+
+  /** `/portal/{id}`: the portal page; `POST /portal/{id}/plan|cancel` changes or cancels the customer's live subscriptions. */
+  const portalRoute: RouteHandler = async (req, res, _url, params) => {
+    const portal = portalSessions.get(params.session!);
+    if (!portal) return html(res, '<h1>This portal session is no longer available.</h1>');
+    const live = [...subscriptions.values()].filter((s) => s.customer === portal.customer && s.status !== 'canceled');
+    if (!params.action) return html(res, portalPage(portal, live));
+    if (req.method !== 'POST') return stripeError(res, 405, 'Use POST');
+    if (params.action === 'plan') {
+      // Stripe's portal changes the plan of the subscription in place: still one subscription.
+      const price = prices.get(new URLSearchParams(await readBody(req)).get('price') ?? '');
+      if (!price) return stripeError(res, 400, 'Choose a plan.', 'price');
+      for (const subscription of live) {
+        const item = ((subscription.items as Json).data as Json[])[0]!;
+        item.price = { ...price, object: 'price' };
+        await sendWebhook('customer.subscription.updated', subscription);
       }
-      if (req.method !== 'POST') return stripeError(res, 405, 'Use POST');
-      const subscription = subscriptionFor(session);
-      Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: subscription.id });
-      await sendWebhook('customer.subscription.created', subscription);
-      await sendWebhook('checkout.session.completed', visible(session));
-      res.writeHead(303, { Location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', String(session.id)) });
-      return res.end();
-    }
-    if ((match = /^\/portal\/([^/]+)(?:\/(cancel|plan))?$/.exec(path))) {
-      const portal = portalSessions.get(match[1]!);
-      if (!portal) return html(res, '<h1>This portal session is no longer available.</h1>');
-      const live = [...subscriptions.values()].filter((s) => s.customer === portal.customer && s.status !== 'canceled');
-      if (!match[2]) return html(res, portalPage(portal, live));
-      if (req.method !== 'POST') return stripeError(res, 405, 'Use POST');
-      if (match[2] === 'plan') {
-        // Stripe's portal changes the plan of the subscription in place: still one subscription.
-        const price = prices.get(new URLSearchParams(await readBody(req)).get('price') ?? '');
-        if (!price) return stripeError(res, 400, 'Choose a plan.', 'price');
-        for (const subscription of live) {
-          const item = ((subscription.items as Json).data as Json[])[0]!;
-          item.price = { ...price, object: 'price' };
-          await sendWebhook('customer.subscription.updated', subscription);
-        }
-      } else {
-        for (const subscription of live) {
-          Object.assign(subscription, { status: 'canceled', canceled_at: now() });
-          await sendWebhook('customer.subscription.deleted', subscription);
-        }
+    } else {
+      for (const subscription of live) {
+        Object.assign(subscription, { status: 'canceled', canceled_at: now() });
+        await sendWebhook('customer.subscription.deleted', subscription);
       }
-      res.writeHead(303, { Location: String(portal.return_url ?? '/') });
-      return res.end();
     }
-    return html(res, '<h1>Not found</h1>');
-  }
+    res.writeHead(303, { Location: String(portal.return_url ?? '/') });
+    return res.end();
+  };
+
+  /** The pages a browser sees: the index, checkout and the billing portal. Any method reaches them, as before. */
+  const hostedPages = routeTable(
+    [
+      ['* /', (_req, res, url) => indexPage(res, { made: url.searchParams.get('charge') ?? undefined })],
+      ['* /__fake/charges', makeCharge],
+      ['* /checkout/:session', checkoutPage],
+      ['* /checkout/:session/pay', payCheckout],
+      ['* /portal/:session', portalRoute],
+      ['* /portal/:session/:action(cancel|plan)', portalRoute],
+    ],
+    (_req, res) => html(res, '<h1>Not found</h1>'),
+  );
 
   const served = await serve(
     'fake stripe',
     (req, res) => {
-      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      return path.startsWith('/v1/') ? api(req, res, path) : hostedPages(req, res, path);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      return url.pathname.startsWith('/v1/') ? api(req, res, url) : hostedPages(req, res, url);
     },
     { port: options.port, onError: (res) => stripeError(res, 500, 'Internal error in the fake', undefined, 'api_error') },
   );
