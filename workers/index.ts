@@ -24,8 +24,8 @@
 import { startPaymentsPoller } from '@/lib/server/conversions/payments';
 import { startReconcilePoller } from '@/lib/server/conversions/reconcile';
 import { startWarehousePoller } from '@/lib/server/conversions/warehouse';
-import { createConversionRouter } from '@/lib/server/conversions/router';
-import { MAX_OUTSTANDING, pull } from '@/lib/server/queue/pull';
+import { createConversionRouter, WORKER_MAX_EVENTS_DEFAULT } from '@/lib/server/conversions/router';
+import { pull } from '@/lib/server/queue/pull';
 import { startDeadLetterReader } from '@/lib/server/queue/deadLetters';
 import { ensureTopology, EVENTS_PER_MESSAGE, eventsInMessage, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
 import { startSyncWorker } from '@/lib/server/sync/worker';
@@ -35,7 +35,7 @@ async function main() {
   const router = createConversionRouter();
   // Enough events in hand to fill the largest platform batch (Data Manager: 2,000) while others are sent.
   const puller = pull(SUBSCRIPTIONS.delivery, router.handle, {
-    maxOutstanding: Number(process.env.WORKER_MAX_EVENTS || MAX_OUTSTANDING),
+    maxOutstanding: Number(process.env.WORKER_MAX_EVENTS || WORKER_MAX_EVENTS_DEFAULT),
     weigh: eventsInMessage,
     maxWeight: EVENTS_PER_MESSAGE,
   });

@@ -533,7 +533,7 @@ export async function benchConversions() {
     );
     // (c″) one-event messages (a website's single submissions) through the worker's own puller, whose Pulls
     // are bounded by what full messages would weigh; beside (c), which pulls 1,000 at a time.
-    const { MAX_OUTSTANDING: WORKER_MAX_EVENTS } = await import('@/lib/server/queue/pull');
+    const { WORKER_MAX_EVENTS_DEFAULT: WORKER_MAX_EVENTS } = await import('@/lib/server/conversions/router');
     const pullerOptions = { maxOutstanding: WORKER_MAX_EVENTS, weigh: queue.eventsInMessage, maxWeight: EVENTS_PER_MESSAGE };
     const lightCount = Math.min(count, 30_000);
     const light = await barePubSub(queue, lightCount, data, { org: setup.orgId, source, events: '1' }, ports, { puller: pullerOptions });

@@ -227,6 +227,8 @@ export async function deliverBatch(
     deferRetries?: boolean;
     /** Awaited before each request to the platform (a shared quota's turn: quota.ts). */
     beforeSend?: () => Promise<void>;
+    /** Called once the platform is done with the batch, before its record is written (the worker frees the platform's slot). */
+    afterSend?: () => void;
     /** Where the counters go (the worker's aggregator); none: written with the record. */
     counters?: CounterSink;
     /** Ids of parked events published again (Retry, Reconnect): counted as received once already. */
@@ -283,6 +285,7 @@ export async function deliverBatch(
     if (error instanceof RetryLater) throw error;
     rows = failed(error, unique, park);
   }
+  options.afterSend?.();
   await recordDelivery(
     orgId,
     conversion.id,

@@ -28,7 +28,7 @@ import type { QueueMessage } from '@/lib/server/queue/message';
  * it again after a backoff, then dead-letters it: at-least-once, and the platforms deduplicate by event id.
  *
  * Lanes: each destination (an organization's login to a platform) sends through its own small queue
- * (`DELIVERY_LANE_CONCURRENCY` calls at once), so a platform that hangs holds only its own lanes. A transient
+ * (a few calls at once: laneSlotsOf), so a platform that hangs holds only its own lanes. A transient
  * failure waits for its retry off the lane: a timer puts the batch back in line, its messages stay in hand
  * (their leases are extended) until its outcome is recorded. Platforms with a quota shared by every tenant
  * (Google's Data Manager) take a turn from a fair quota first (quota.ts).
@@ -116,11 +116,19 @@ export async function recordUnreadable(orgId: string, records: Array<{ conversio
   await batch.commit();
 }
 
+/**
+ * Events one delivery worker holds in hand at most, unless WORKER_MAX_EVENTS says otherwise: room for four
+ * lanes' full share each (below), about 20-40 MB of events.
+ */
+export const WORKER_MAX_EVENTS_DEFAULT = 20_000;
+/** Platform calls at once per lane, unless DELIVERY_LANE_CONCURRENCY says otherwise: at most this many, see laneSlotsOf. */
+const LANE_SLOTS_DEFAULT = 4;
+
 export function createConversionRouter(options: RouterOptions = {}) {
   const lingerMs = options.lingerMs ?? Number(process.env.DELIVERY_LINGER_MS || 1000);
-  const laneConcurrency = options.laneConcurrency ?? Number(process.env.DELIVERY_LANE_CONCURRENCY || 2);
+  const configuredSlots = options.laneConcurrency ?? (Number(process.env.DELIVERY_LANE_CONCURRENCY) || null);
   // A quarter of what the worker holds in hand (WORKER_MAX_EVENTS): a stuck lane leaves the rest to the others.
-  const laneMaxEvents = options.laneMaxEvents ?? Number(process.env.WORKER_MAX_EVENTS || 5000) / 4;
+  const laneMaxEvents = options.laneMaxEvents ?? Number(process.env.WORKER_MAX_EVENTS || WORKER_MAX_EVENTS_DEFAULT) / 4;
   const cacheMs = options.cacheMs ?? 5000;
   const deliver = options.deliver ?? deliverBatch;
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
@@ -165,6 +173,14 @@ export function createConversionRouter(options: RouterOptions = {}) {
   }
 
   const maxBatchOf = (conversion: Conversion) => connectorFor(conversion.destination.platform).deliver?.maxBatch ?? 100;
+  /**
+   * A lane's calls at once: as many full batches as fit in its share of the worker's room, at most
+   * LANE_SLOTS_DEFAULT (Meta's 1,000-event batches: 4 at the default room). Calls that hang together hold
+   * only that share; a platform slow to answer (each call waits on its latency) still gets several at once.
+   * A DELIVERY_LANE_CONCURRENCY set by hand is taken as it is.
+   */
+  const laneSlotsOf = (conversion: Conversion) =>
+    configuredSlots ?? Math.max(1, Math.min(LANE_SLOTS_DEFAULT, Math.floor(laneMaxEvents / maxBatchOf(conversion))));
 
   function settle(ticket: Ticket, ok: boolean) {
     if (!ok) ticket.failed = true;
@@ -199,7 +215,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
     let lane = lanes.get(key);
     if (!lane) {
       lane = {
-        queue: new PQueue({ concurrency: laneConcurrency }),
+        queue: new PQueue({ concurrency: laneSlotsOf(entry.conversion) }),
         events: 0,
         retrying: 0,
         sending: new Map(),
@@ -213,7 +229,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   }
 
   /** What a troubled lane may hold in hand: a full batch per slot, or its share of the worker's room, whichever is more. */
-  const laneCapOf = (entry: Pending) => Math.max(laneConcurrency * maxBatchOf(entry.conversion), Math.floor(laneMaxEvents));
+  const laneCapOf = (entry: Pending) => Math.max(laneSlotsOf(entry.conversion) * maxBatchOf(entry.conversion), Math.floor(laneMaxEvents));
 
   /** A lane in trouble: a batch waits for a retry, or one has been sending for longer than a platform should take. */
   const troubled = (lane: Lane) =>
@@ -255,13 +271,24 @@ export function createConversionRouter(options: RouterOptions = {}) {
       .add(async () => {
         // Taken out of line meanwhile (its lane got into trouble: sweep).
         if (!lane.queued.delete(batch)) return;
-        const next = await send(batch, lane);
-        const started = lane.sending.get(batch);
-        lane.sending.delete(batch);
-        // A batch the platform answered in good time: it answers again, the lane is out of trouble.
-        if (!next && started !== undefined && Date.now() - started < SLOW_SEND_MS) lane.troubledSince = null;
-        release(lane, key, batch.items.length);
-        if (next) wait(next.batch, next.delayMs);
+        let answeredIn: number | null = null;
+        let answered!: () => void;
+        const platformDone = new Promise<void>((resolve) => (answered = resolve));
+        const done = send(batch, lane, () => {
+          const started = lane.sending.get(batch);
+          lane.sending.delete(batch);
+          answeredIn = started === undefined ? null : Date.now() - started;
+          answered();
+        }).then((next) => {
+          lane.sending.delete(batch);
+          // A batch the platform answered in good time: it answers again, the lane is out of trouble.
+          if (!next && answeredIn !== null && answeredIn < SLOW_SEND_MS) lane.troubledSince = null;
+          release(lane, key, batch.items.length);
+          if (next) wait(next.batch, next.delayMs);
+        });
+        // The lane's slot is the platform's: the next batch goes out once this one is answered, while its record
+        // is written (the batch's events stay counted in the lane, and its messages unacked, until that is done).
+        await Promise.race([platformDone, done]);
       })
       .then(() => release(lane, key, 0));
   }
@@ -310,8 +337,11 @@ export function createConversionRouter(options: RouterOptions = {}) {
     waiting.set(timer, { batch, at: Date.now() + delayMs, lane });
   }
 
-  /** Sends one batch; a transient failure with attempts left comes back as the batch to retry and when. */
-  async function send(batch: Batch, lane: Lane): Promise<{ batch: Batch; delayMs: number } | null> {
+  /**
+   * Sends one batch; a transient failure with attempts left comes back as the batch to retry and when.
+   * `answered` is called once the platform is done with it (its record is still to be written).
+   */
+  async function send(batch: Batch, lane: Lane, answered: () => void): Promise<{ batch: Batch; delayMs: number } | null> {
     const { entry, items } = batch;
     try {
       // Read again just before sending (one read a batch): a conversion deleted since it was cached sends nothing.
@@ -338,6 +368,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
             if (quota) await quota.take(entry.orgId);
             lane.sending.set(batch, Date.now());
           },
+          afterSend: answered,
         },
       );
       items.forEach((item) => settle(item.ticket, true));
