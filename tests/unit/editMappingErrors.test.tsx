@@ -2,27 +2,14 @@ import { fireEvent, render, screen } from '@testing-library/react';
 import { Provider } from 'react-redux';
 import EditMappingForm from '@/components/conversions/EditMappingForm';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
+import { ApiRequestError } from '@/lib/client/apiClient';
 import { makeStore } from '@/store/index';
 
 // A mapping the destination cannot use is refused by the server (400 with fieldErrors): the edit form
 // shows why, under the identifiers or, for a warehouse's column it does not show, above its buttons.
-jest.mock('@/lib/client/apiClient', () => {
-  class ApiRequestError extends Error {
-    constructor(
-      readonly status: number,
-      readonly code: string,
-      message: string,
-      readonly fieldErrors: Record<string, string[]> = {},
-    ) {
-      super(message);
-    }
-  }
-  return { apiRequest: jest.fn(), ApiRequestError };
-});
-const { apiRequest, ApiRequestError } = jest.requireMock('@/lib/client/apiClient') as {
-  apiRequest: jest.Mock;
-  ApiRequestError: new (status: number, code: string, message: string, fieldErrors: Record<string, string[]>) => Error;
-};
+// Only the network call is stubbed: errors are the client's own ApiRequestError.
+jest.mock('@/lib/client/apiClient', () => ({ ...jest.requireActual('@/lib/client/apiClient'), apiRequest: jest.fn() }));
+const { apiRequest } = jest.requireMock('@/lib/client/apiClient') as { apiRequest: jest.Mock };
 
 const conversion = {
   id: 'c1',
@@ -33,7 +20,7 @@ const conversion = {
 } as unknown as Conversion;
 
 async function saveRefusedWith(fieldErrors: Record<string, string[]>) {
-  apiRequest.mockRejectedValue(new ApiRequestError(400, 'invalid', 'Check the highlighted fields', fieldErrors));
+  apiRequest.mockRejectedValue(new ApiRequestError(400, 'Check the highlighted fields', fieldErrors, 'invalid'));
   render(
     <Provider store={makeStore()}>
       <EditMappingForm orgId="acme" conversion={conversion} onDone={jest.fn()} />

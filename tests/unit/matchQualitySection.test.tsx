@@ -2,26 +2,13 @@ import { render, screen, within } from '@testing-library/react';
 import { Provider } from 'react-redux';
 import MatchQualitySection from '@/components/conversions/MatchQualitySection';
 import type { ConversionQuality, MatchCounts } from '@/lib/shared/conversions/quality';
+import { ApiRequestError } from '@/lib/client/apiClient';
 import { makeStore } from '@/store/index';
 
 // The section as a member sees it, with the API answer stubbed at the client's one network call.
-jest.mock('@/lib/client/apiClient', () => {
-  class ApiRequestError extends Error {
-    constructor(
-      readonly status: number,
-      readonly code: string,
-      message: string,
-      readonly fieldErrors: Record<string, string[]> = {},
-    ) {
-      super(message);
-    }
-  }
-  return { apiRequest: jest.fn(), ApiRequestError };
-});
-const { apiRequest, ApiRequestError } = jest.requireMock('@/lib/client/apiClient') as {
-  apiRequest: jest.Mock;
-  ApiRequestError: new (status: number, code: string, message: string) => Error;
-};
+// Only the network call is stubbed: errors are the client's own ApiRequestError.
+jest.mock('@/lib/client/apiClient', () => ({ ...jest.requireActual('@/lib/client/apiClient'), apiRequest: jest.fn() }));
+const { apiRequest } = jest.requireMock('@/lib/client/apiClient') as { apiRequest: jest.Mock };
 
 const counts = (events: number, keys: Partial<MatchCounts['keys']> = {}): MatchCounts => ({
   events,
@@ -113,7 +100,7 @@ test("Google's diagnostics of the last request, in words", async () => {
 });
 
 test('a failed load says so', async () => {
-  apiRequest.mockRejectedValue(new ApiRequestError(404, 'not_found', 'Conversion not found.'));
+  apiRequest.mockRejectedValue(new ApiRequestError(404, 'Conversion not found.', {}, 'not_found'));
   const section = show();
   expect(await within(section).findByRole('alert')).toHaveTextContent('Conversion not found.');
 });
