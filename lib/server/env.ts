@@ -80,6 +80,7 @@ const FORMATS: Record<string, z.ZodType<string>> = {
   RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: positiveInteger,
   RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_SECOND: positiveInteger,
   DELIVERY_LANE_CONCURRENCY: positiveInteger,
+  TRUSTED_PROXY_HOPS: z.string().regex(/^\d$/, 'must be a whole number from 0 to 9'),
   DATAMANAGER_REQUESTS_PER_MINUTE: positiveInteger,
   DELIVERY_COUNTERS_MS: positiveInteger,
   DELIVERY_CONVERSION_WRITE_MS: positiveInteger,

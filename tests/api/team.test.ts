@@ -254,6 +254,8 @@ describe('invitationPreview (the signed-out invitation page)', () => {
       message: expect.stringMatching(/^Too many invitation previews from this address/),
     });
     expect((await from('203.0.113.8')).status).toBe(404);
+    // An address made up by the client goes before the one our proxy appends: it does not start a fresh count.
+    expect((await from('198.51.100.99, 203.0.113.7')).status).toBe(429);
   });
 });
 
