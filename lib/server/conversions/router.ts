@@ -6,15 +6,7 @@ import PQueue from 'p-queue';
 import { deliverBatch, RetryLater, takesEvent } from '@/lib/server/conversions/deliver';
 import { createFairQuota, type FairQuota } from '@/lib/server/conversions/quota';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
-import {
-  addDelivery,
-  conversionById,
-  conversionsOfSource,
-  recordFiltered,
-  type CounterSink,
-  type NewDeliveryRecord,
-} from '@/lib/server/repos/conversions';
-import { adminDb } from '@/lib/server/firebaseAdmin';
+import { conversionById, conversionsOfSource, recordDeliveries, recordFiltered, type CounterSink } from '@/lib/server/repos/conversions';
 import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
@@ -101,19 +93,9 @@ export interface RouterOptions {
   /** Where a failed batch's events are published again for their conversion (Pub/Sub; a test gives its own). */
   setAside?: typeof publishConversions;
   /** Where events that cannot be read are logged as not sent, every conversion's record of a message at once (a test gives its own). */
-  recordUnreadable?: typeof recordUnreadable;
+  recordUnreadable?: typeof recordDeliveries;
   /** Where events a conversion's event-name filter leaves out are noted, so the log can say why (a test gives its own). */
   recordFiltered?: typeof recordFiltered;
-}
-
-/**
- * The records of a message's unreadable events, one per conversion, in one batch: all written or none, so a
- * failure nacks the message without leaving some conversions' records to be written again on its return.
- */
-export async function recordUnreadable(orgId: string, records: Array<{ conversionId: string; record: NewDeliveryRecord }>): Promise<void> {
-  const batch = adminDb().batch();
-  for (const { conversionId, record } of records) addDelivery(batch, orgId, conversionId, record);
-  await batch.commit();
 }
 
 /**
@@ -133,7 +115,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const deliver = options.deliver ?? deliverBatch;
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
   const setAside = options.setAside ?? publishConversions;
-  const recordNotSent = options.recordUnreadable ?? recordUnreadable;
+  const recordNotSent = options.recordUnreadable ?? recordDeliveries;
   // A router given its own delivery (a unit test) writes no counters of its own.
   const counters: DeliveryCounters | undefined = options.counters ?? (options.deliver ? undefined : createDeliveryCounters());
   const sink: CounterSink | undefined = counters;
@@ -391,49 +373,53 @@ export function createConversionRouter(options: RouterOptions = {}) {
    */
   async function setAsideLater(batch: Batch, delayMs: number) {
     const { entry, items } = batch;
-    try {
-      const { source } = items[0]!.ticket.message.attributes;
-      const attributes = {
-        org: entry.orgId,
-        source: source!,
-        conversion: entry.conversion.id,
-        attempt: String(batch.attempt),
-        not_before: String(Date.now() + delayMs),
-      };
-      // Parked events published again stay marked as such, so they are still not counted as received twice.
-      const replays = items.filter(isReplay);
-      const others = items.filter((item) => !isReplay(item));
-      await Promise.all([
-        replays.length > 0
-          ? setAside(
-              replays.map((item) => item.event),
-              { ...attributes, replay: 'parked' },
-            )
-          : null,
-        others.length > 0
-          ? setAside(
-              others.map((item) => item.event),
-              attributes,
-            )
-          : null,
-      ]);
-      items.forEach((item) => settle(item.ticket, true));
-    } catch (error) {
-      console.error('[worker] could not set a waiting batch aside; it waits in hand', {
-        conversion: entry.conversion.id,
-        error: error instanceof Error ? error.message : error,
-      });
-      const lane = laneOf(entry);
-      lane.events += items.length;
-      lane.retrying += 1;
-      const timer = setTimeout(() => {
-        waiting.delete(timer);
-        lane.retrying -= 1;
-        release(lane, laneKeyOf(entry), items.length);
-        inLine(lane, batch);
-      }, delayMs);
-      waiting.set(timer, { batch, at: Date.now() + delayMs, lane });
-    }
+    const { source } = items[0]!.ticket.message.attributes;
+    const attributes = {
+      org: entry.orgId,
+      source: source!,
+      conversion: entry.conversion.id,
+      attempt: String(batch.attempt),
+      not_before: String(Date.now() + delayMs),
+    };
+    // Parked events published again stay marked as such, so they are still not counted as received twice. A
+    // message is wholly a replay or not: each half is settled, or kept in hand, on its own (a half published and
+    // then kept with the other would be sent twice).
+    const halves = [
+      { items: items.filter(isReplay), attributes: { ...attributes, replay: 'parked' as const } },
+      { items: items.filter((item) => !isReplay(item)), attributes },
+    ].filter((half) => half.items.length > 0);
+    const published = await Promise.allSettled(
+      halves.map((half) =>
+        setAside(
+          half.items.map((item) => item.event),
+          half.attributes,
+        ),
+      ),
+    );
+    const kept = halves.flatMap((half, index) => {
+      const outcome = published[index]!;
+      if (outcome.status === 'rejected') {
+        console.error('[worker] could not set a waiting batch aside; it waits in hand', {
+          conversion: entry.conversion.id,
+          error: outcome.reason instanceof Error ? outcome.reason.message : outcome.reason,
+        });
+        return half.items;
+      }
+      half.items.forEach((item) => settle(item.ticket, true));
+      return [];
+    });
+    if (kept.length === 0) return;
+    const left: Batch = { ...batch, items: kept };
+    const lane = laneOf(entry);
+    lane.events += kept.length;
+    lane.retrying += 1;
+    const timer = setTimeout(() => {
+      waiting.delete(timer);
+      lane.retrying -= 1;
+      release(lane, laneKeyOf(entry), kept.length);
+      inLine(lane, left);
+    }, delayMs);
+    waiting.set(timer, { batch: left, at: Date.now() + delayMs, lane });
   }
 
   /** Sends what a conversion has gathered (up to its maximum), leaving the rest for the next batch. */
@@ -559,7 +545,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
           .map((item) => ({ id: item.id, status: 'not_sent' as const, reason: item.reason }));
         return rows.length > 0 ? [{ conversionId: conversion.id, record: { test: false, latencyMs: null, rows, parked: [] } }] : [];
       });
-      if (records.length > 0) await recordNotSent(attributes.org, records);
+      if (records.length > 0) await recordNotSent(attributes.org, records, sink);
     }
     // One ticket for the message: it is settled once every event has been recorded by every conversion it went to.
     const ticket: Ticket = { message, remaining: 0, failed: false };

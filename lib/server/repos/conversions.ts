@@ -560,22 +560,38 @@ export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: 
  * counters handed to the sink once that batch is written; resolves then, or, when it parked events, once the
  * sink has written their count too (the parked count never lags behind parked events a redelivery could not see).
  */
-export async function recordDelivery(orgId: string, conversionId: string, record: NewDeliveryRecord, sink?: CounterSink): Promise<void> {
+export function recordDelivery(orgId: string, conversionId: string, record: NewDeliveryRecord, sink?: CounterSink): Promise<void> {
+  return recordDeliveries(orgId, [{ conversionId, record }], sink);
+}
+
+/** Records deliveries of several conversions of an organization as recordDelivery does one, all in one batch: all or none. */
+export async function recordDeliveries(
+  orgId: string,
+  deliveries: Array<{ conversionId: string; record: NewDeliveryRecord }>,
+  sink?: CounterSink,
+): Promise<void> {
   const batch = adminDb().batch();
   if (!sink) {
-    addDelivery(batch, orgId, conversionId, record);
+    for (const { conversionId, record } of deliveries) addDelivery(batch, orgId, conversionId, record);
     return void (await batch.commit());
   }
-  const ref = conversions(orgId).doc(conversionId);
   const now = new Date();
-  const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
-  addRecord(batch, ref, data, record);
-  addParked(batch, ref, record.parked);
+  const written = deliveries.map(({ conversionId, record }) => {
+    const ref = conversions(orgId).doc(conversionId);
+    const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
+    addRecord(batch, ref, data, record);
+    addParked(batch, ref, record.parked);
+    return { conversionId, record, counts: data.counts };
+  });
   await batch.commit();
-  if (record.test) return;
-  const counted = sink.add(orgId, conversionId, countsOf(record, data.counts, now));
-  if ((record.parked ?? []).some((parked) => parked.events.length > 0)) await counted;
-  else counted.catch(() => undefined);
+  const parkedCounts: Array<Promise<void>> = [];
+  for (const { conversionId, record, counts } of written) {
+    if (record.test) continue;
+    const counted = sink.add(orgId, conversionId, countsOf(record, counts, now));
+    if ((record.parked ?? []).some((parked) => parked.events.length > 0)) parkedCounts.push(counted);
+    else counted.catch(() => undefined);
+  }
+  await Promise.all(parkedCounts);
 }
 
 function toRecord(snap: DocumentSnapshot): DeliveryRecord {
