@@ -184,10 +184,11 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
       }
       state.failures += 1;
       if (state.failures >= maxTries) {
-        // Still tried at the next flush, but the messages waiting for it are let go (nacked, redelivered).
+        // The messages waiting for it are let go (acknowledged: their records are written), and the counts stay
+        // here, tried at every flush. Let go as failed instead, they would come again and be sent, recorded and
+        // counted a second time once this write lands. A worker that dies meanwhile loses these counts, not events.
         state.failures = 0;
-        const waiters = [...state.hourWaiters.splice(0), ...state.parkWaiters.splice(0), ...(conversion?.waiters.splice(0) ?? [])];
-        waiters.forEach((waiter) => waiter.reject(error));
+        settle([...state.hourWaiters.splice(0), ...state.parkWaiters.splice(0), ...(conversion?.waiters.splice(0) ?? [])]);
       }
       throw error;
     }
