@@ -134,7 +134,7 @@ export async function openSessionOf(
   orgId: string,
   kind: IntegrationKind,
   id: string,
-): Promise<{ session: Session; integration: Integration; cached: boolean }> {
+): Promise<{ session: Session; integration: Integration; cached: boolean; forget: () => void }> {
   const { integration, credentialId } = await loadIntegration(orgId, kind, id);
   const key = `${orgId}/${credentialId}`;
   if (integration.status === 'needs_reauth') {
@@ -162,12 +162,17 @@ export async function openSessionOf(
       },
     );
   }
-  const session = await entry.opening;
+  const opened = entry;
+  const session = await opened.opening;
+  // Forgets this session only: a refresh another caller started since is kept (it is the one to share).
+  const forget = () => {
+    if (sessions.get(key) === opened) sessions.delete(key);
+  };
   // A rotated credential was saved by the refresh that got it: callers after it must not save it again.
-  return { session: session.rotated ? { ...session, rotated: null } : session, integration, cached };
+  return { session: session.rotated ? { ...session, rotated: null } : session, integration, cached, forget };
 }
 
-const refusedLogin = (error: unknown) => (error instanceof PlatformError || error instanceof DomainError) && error.code === 'needs_reauth';
+const refusedLogin = (error: unknown) => error instanceof DomainError && error.code === 'needs_reauth';
 
 /**
  * Runs `work` with a live session of the object's login. A login refused with a session from the cache
@@ -182,12 +187,13 @@ export async function workWithSession<T>(
   id: string,
   work: (session: Session, integration: Integration) => Promise<T>,
 ): Promise<T> {
-  const { session, integration, cached } = await openSessionOf(orgId, kind, id);
+  const { session, integration, cached, forget } = await openSessionOf(orgId, kind, id);
   try {
     return await work(session, integration);
   } catch (error) {
     if (!cached || !refusedLogin(error)) throw error;
-    forgetSessionsOf(orgId, kind, id);
+    // Jobs of the login refused at once share the one refresh the first of them starts.
+    forget();
     const fresh = await openSessionOf(orgId, kind, id);
     return work(fresh.session, fresh.integration);
   }
