@@ -73,4 +73,12 @@ describe('a warehouse source', () => {
   test('has no IP address and user agent to send', () => {
     expect(Object.keys(unmet(['context'], { email: '$email' }))).toEqual(['mapping.identifiers']);
   });
+
+  test('Google: a name with an address needs the name’s columns (the country may be the source’s default)', () => {
+    const google = connectorFor('google_ads').deliver!.needs;
+    const nameAndAddress = (columns: Record<string, string>) =>
+      unmetMappingNeeds(google, 'Google Ads', { identifiers: ['name', 'address'] }, source(columns));
+    expect(Object.keys(nameAndAddress({ postalCode: 'zip' }))).toEqual(['source.columns.firstName']);
+    expect(nameAndAddress({ firstName: 'first', lastName: 'last' })).toEqual({});
+  });
 });

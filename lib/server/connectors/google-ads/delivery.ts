@@ -147,7 +147,8 @@ export const googleAdsDelivery: Delivery = {
       { identifiers: ['clickIds'], columns: ['gclid'] },
       { identifiers: ['email'], columns: ['email'] },
       { identifiers: ['phone'], columns: ['phone'] },
-      { identifiers: ['name', 'address'] },
+      // The name comes only from columns (a warehouse row); the address's country may be the source's default.
+      { identifiers: ['name', 'address'], columns: ['firstName', 'lastName'] },
     ],
     why: 'Google Ads matches a conversion by its click id (gclid, gbraid, wbraid) or a user identifier (email, phone, name with address)',
   },
