@@ -61,8 +61,6 @@ function numericId(key: string, digits: number): string {
   return String((a * 4294967296 + b) % 10 ** digits).padStart(digits, '1');
 }
 
-/** The calendar day of `at` in `timeZone` (re-exported: the sandbox's platforms and tests take it from here). */
-
 const DAY_MS = 86_400_000;
 const toMs = (date: string) => Date.parse(`${date}T00:00:00Z`);
 const toDate = (ms: number) => new Date(ms).toISOString().slice(0, 10);

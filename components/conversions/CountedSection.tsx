@@ -2,6 +2,7 @@ import CountedShare from '@/components/conversions/CountedShare';
 import ThresholdForm, { type ThresholdField } from '@/components/conversions/ThresholdForm';
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
+import ScrollRegion from '@/components/ui/ScrollRegion';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { formatDateTime } from '@/components/ui/time';
@@ -99,7 +100,7 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
               <p>Nothing sent in the last 30 days, and nothing counted by {platform}.</p>
             </div>
           ) : (
-            <div style={{ overflowX: 'auto' }}>
+            <ScrollRegion label={`Counted by ${platform} per day (scrolls sideways)`}>
               <table className="table" aria-label={`Counted by ${platform}, per day`}>
                 <TableHead
                   columns={[
@@ -119,7 +120,7 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )}
           {/* Not keyed by the threshold: the refetch after a save must not remount the form and lose its "Saved." */}
           <ThresholdForm

@@ -52,7 +52,7 @@ const PULL_TIMEOUT_MS = 3000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What is in hand at most unless a caller says otherwise (the delivery worker's `WORKER_MAX_EVENTS`). */
+/** What is in hand at most when a caller says nothing (the delivery worker says WORKER_MAX_EVENTS: router.ts). */
 export const MAX_OUTSTANDING = 5000;
 
 /** What a Pull's size depends on: the limits, the weight seen lately, what is in hand and asked for. */

@@ -145,8 +145,6 @@ export const reportTimeZoneOf = (timeZone: string | null | undefined): string | 
 /** The IANA zone of a Microsoft TimeZone value, or null when it is not one we know. */
 export const ianaTimeZone = (timeZone: string | null | undefined): string | null => (timeZone && IANA_TIME_ZONES[timeZone]) || null;
 
-/** Re-exported for the tests that read "today" as Microsoft does; defined once in lib/shared/connections/windows.ts. */
-
 const reportDate = (date: string) => ({ Day: Number(date.slice(8, 10)), Month: Number(date.slice(5, 7)), Year: Number(date.slice(0, 4)) });
 
 /**

@@ -17,8 +17,6 @@ import { UTM_SOURCE } from '@/lib/shared/integrations/platforms';
 
 export const AD_DATA_EVENT = 'Ad Data';
 
-/** The utm_source visitors of each platform's ads usually arrive with, for Mixpanel's ad-spend attribution. */
-
 /**
  * The row's `$insert_id`: 36 hex digits of the SHA-256 of the connection id and the row's key
  * (Mixpanel's ≤ 36 characters of [A-Za-z0-9-]); the same for every run of the same row.
