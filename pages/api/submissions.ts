@@ -33,18 +33,26 @@ function keyOf(req: NextApiRequest): string {
   return key;
 }
 
-/** The raw body, refused as soon as it passes the limit (declared or counted). */
-async function rawBody(req: NextApiRequest): Promise<string> {
-  if (Number(req.headers['content-length']) > MAX_SUBMISSION_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
-    size += bytes.length;
-    if (size > MAX_SUBMISSION_BYTES) throw tooLarge();
-    chunks.push(bytes);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The raw body, refused as soon as it passes the limit (declared or counted); read by its events, the lightest way. */
+function rawBody(req: NextApiRequest): Promise<string> {
+  if (Number(req.headers['content-length']) > MAX_SUBMISSION_BYTES) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer | string) => {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.length;
+      if (size > MAX_SUBMISSION_BYTES) {
+        req.off('data', onData);
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(bytes);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
 }
 
 /** The body as JSON, whether sent as application/json or as text/plain (the snippet: no CORS preflight). */

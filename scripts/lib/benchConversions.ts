@@ -213,10 +213,13 @@ function pipelineCpu(ports: StackPorts, workers: number[] = []) {
 export type PubSubModule = typeof import('@/lib/server/queue/pubsub');
 
 /**
- * (c) The emulator's own publish → pull + ack rate, with the app's client and batching settings: `count`
+ * (c) The emulator's own publish → pull + ack rate, with the client library's batching (BARE_BATCHING): `count`
  * messages of `perMessage` events each, pulled by two bare loops of 1,000, or by the worker's puller
  * (lib/server/queue/pull.ts) with the given options.
  */
+/** The bare publisher batches as the client library does, with its shortest wait: up to 1,000 messages or 1 ms. */
+const BARE_BATCHING = { maxMessages: 1000, maxMilliseconds: 1 };
+
 export async function barePubSub(
   queue: PubSubModule,
   count: number,
@@ -229,7 +232,7 @@ export async function barePubSub(
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
   await topic.createSubscription(name, { ackDeadlineSeconds: 20 });
-  const publisher = client.topic(name, { batching: queue.CONVERSIONS_BATCHING });
+  const publisher = client.topic(name, { batching: BARE_BATCHING });
   const subscriber = queue.subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
@@ -383,7 +386,7 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
 }
 
 /** (a) Ingest beside the bare 202 route: each mode twice, bare and real alternating, after a warm-up. */
-async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) {
+async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string, ports: StackPorts) {
   const modes = [
     { label: 'single-event requests', perRequest: 1, concurrency: SINGLE_CONCURRENCY },
     { label: 'single-event requests', perRequest: 1, concurrency: SINGLE_CONCURRENCY_MANY },
@@ -403,13 +406,15 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) 
     await run(bareUrl, 1000, 'warmbare');
     await run(realUrl, 1000, 'warmreal');
     const totals = {
-      bare: { events: 0, ms: 0, requests: 0, latencies: [] as number[] },
-      real: { events: 0, ms: 0, requests: 0, latencies: [] as number[] },
+      bare: { events: 0, ms: 0, requests: 0, latencies: [] as number[], cpu: new Map<string, number>() },
+      real: { events: 0, ms: 0, requests: 0, latencies: [] as number[], cpu: new Map<string, number>() },
     };
     let failures = '';
     for (let round = 0; round < 2; round++) {
       for (const which of ['bare', 'real'] as const) {
+        const meter = cpuMeter({ 'bench process': [process.pid], ...emulatorProcesses(ports) });
         const result = await run(which === 'bare' ? bareUrl : realUrl, INGEST_RUN_MS, which);
+        for (const [name, seconds] of meter()) totals[which].cpu.set(name, (totals[which].cpu.get(name) ?? 0) + seconds);
         totals[which].events += result.events;
         totals[which].requests += result.requests;
         totals[which].ms += result.elapsedMs;
@@ -431,9 +436,15 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string) 
         99,
       ),
       failures,
+      cpu: { bare: cpuPerEvent(totals.bare), real: cpuPerEvent(totals.real) },
     });
   }
   return rows;
+}
+
+/** CPU µs per event of each process over a mode's runs: "bench process 61 µs, Pub/Sub 12 µs". */
+function cpuPerEvent({ cpu, events }: { cpu: Map<string, number>; events: number }): string {
+  return [...cpu].map(([name, seconds]) => `${name} ${fmt((seconds * 1e6) / events)} µs`).join(', ');
 }
 
 type IngestRow = Awaited<ReturnType<typeof ingestVersusBare>>[number];
@@ -452,6 +463,14 @@ function ingestRows([single, many, batched]: IngestRow[]): string[] {
 function printIngest(rows: IngestRow[]) {
   console.log(['| figure | this run | baseline (same run) | ratio | target |', '|---|---:|---:|---:|---|', ...ingestRows(rows)].join('\n'));
   console.log(`(a) real single-event route ${fmt(rows[0]!.realRequests)} req/s${rows.map((row) => row.failures).join('')}.`);
+  console.log(ingestCpu(rows));
+}
+
+/** Where each mode's CPU went per event, bare beside real (the bench process holds the route and the load thread). */
+function ingestCpu(rows: IngestRow[]): string {
+  return rows
+    .map((row) => `(a) CPU per event, ${row.label} × ${row.concurrency}: bare: ${row.cpu.bare}; real: ${row.cpu.real}.`)
+    .join('\n');
 }
 
 /** Runs (c), (b) and (a) on a stack of its own and prints their table. */
@@ -494,7 +513,7 @@ export async function benchConversions() {
     if (process.env.BENCH_CONVERSIONS_PART === 'ingest') {
       // (a) alone: what a change to the front door does, in a minute instead of ten.
       const from = Date.now();
-      const ingestOnly = await ingestVersusBare(setup, real.url, bare.url);
+      const ingestOnly = await ingestVersusBare(setup, real.url, bare.url, ports);
       await Promise.all([real.close(), bare.close(), platforms.close()]);
       printIngest(ingestOnly);
       await sleep(1500);
@@ -540,7 +559,7 @@ export async function benchConversions() {
     const lightBare = await barePubSub(queue, lightCount, data, { org: setup.orgId, source, events: '1' }, ports);
     const bareCpu = (bareBefore.cpuUse.perEvent + bareAfter.cpuUse.perEvent) / 2;
     // (a) last: no worker runs, so what it publishes waits on the subscription and costs (b) nothing.
-    const ingest = await ingestVersusBare(setup, real.url, bare.url);
+    const ingest = await ingestVersusBare(setup, real.url, bare.url, ports);
     await Promise.all([real.close(), bare.close(), platforms.close()]);
     await sleep(1500); // the tracers write each finished second
     const hottest = busiestDocument(traceDir, runStarted);
@@ -569,6 +588,7 @@ export async function benchConversions() {
     console.log(
       [
         `(a) bodies parsed by both routes alike (Next apiResolver, 1 MB limit); real single-event route ${fmt(single!.realRequests)} req/s${ingest.map((row) => row.failures).join('')}.`,
+        ingestCpu(ingest),
         `(b) ${fmt(e2e.delivered)} of ${fmt(e2e.ingested)} arrived${e2e.complete ? '' : ` — INCOMPLETE after ${DELIVERY_GRACE_MS / 1000} s of waiting`}, ${fmt(e2e.duplicates)} more than once; ` +
           `${(e2e.elapsedMs / 1000).toFixed(1)} s from the first request to the last arrival; ingest alone ran at ${fmt(e2e.ingestRate)} events/s meanwhile${e2e.ingestFailures}.`,
         `(b) p50 latency by quarter of the events sent: ${e2e.quarters.map((ms) => `${fmt(ms)} ms`).join(' → ')}. CPU: ${e2e.cpuUse.text}.`,
