@@ -83,7 +83,14 @@ function dailySums(rows: AdRow[]) {
  * run's next write, within about a second): the worker gives the job's slot to the next one then.
  */
 export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () => undefined): Promise<JobVerdict> {
-  const begun = await ledger.beginJob(message.org, message.connection, message.run, message.job);
+  // The job's ledger entry and its connection are read together: one round trip before the platform's.
+  const [begun, connectionRead] = await Promise.all([
+    ledger.beginJob(message.org, message.connection, message.run, message.job),
+    repo.getConnection(message.org, message.connection).then(
+      (connection) => ({ connection }),
+      (error: unknown) => ({ error }),
+    ),
+  ]);
   if (!begun) return 'ack';
   const { job, attempts } = begun;
   const started = Date.now();
@@ -107,7 +114,8 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
   };
   let settled = false;
   try {
-    const connection = await repo.getConnection(message.org, message.connection);
+    if ('error' in connectionRead) throw connectionRead.error;
+    const { connection } = connectionRead;
     platform = PLATFORM_LABELS[connection.source.platform];
     step = { kind: 'source', id: connection.source.sourceId, platform: connection.source.platform };
     // A token that expired during a long job is refreshed once before the login counts as dead (workWithSession).
