@@ -348,8 +348,8 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 /** `/{orgId}/connection/{id}/configuration`. */
 export function ConnectionConfigurationPage() {
   const { query } = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
+  const { orgId, role, plan } = useOrganizationContext();
   const id = typeof query.id === 'string' ? query.id : null;
   if (!orgId || !role || !id) return <Spinner label="Loading" />;
-  return <ConnectionConfiguration key={id} orgId={orgId} role={role} plan={document?.subscription?.plan ?? null} id={id} />;
+  return <ConnectionConfiguration key={id} orgId={orgId} role={role} plan={plan} id={id} />;
 }

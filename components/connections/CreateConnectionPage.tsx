@@ -62,7 +62,7 @@ function defaultProject(destination: Integration | undefined): string {
 export function CreateConnectionPage() {
   useSchemas();
   const router = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
+  const { orgId, role, plan } = useOrganizationContext();
   const [draft, setDraft] = useState<Draft>(() => ({
     name: null,
     sourceId: '',
@@ -94,7 +94,6 @@ export function CreateConnectionPage() {
     );
   }
 
-  const plan = document?.subscription?.plan ?? null;
   const adSources = (sources.data ?? []).filter(isAdSource);
   const dataDestinations = (destinations.data ?? []).filter(isDataDestination);
   const source = adSources.find((candidate) => candidate.id === draft.sourceId);

@@ -419,8 +419,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 /** `/{orgId}/conversion/{id}/configuration`. */
 export function ConversionConfigurationPage() {
   const { query } = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
+  const { orgId, role, plan } = useOrganizationContext();
   const id = typeof query.id === 'string' ? query.id : null;
   if (!orgId || !role || !id) return <Spinner label="Loading" />;
-  return <ConversionConfiguration key={id} orgId={orgId} role={role} plan={document?.subscription?.plan ?? null} id={id} />;
+  return <ConversionConfiguration key={id} orgId={orgId} role={role} plan={plan} id={id} />;
 }

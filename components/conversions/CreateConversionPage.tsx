@@ -241,8 +241,7 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
 export function CreateConversionPage() {
   useSchemas();
   const router = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
-  const plan = document?.subscription?.plan ?? null;
+  const { orgId, role, document, plan } = useOrganizationContext();
   const plans = usePlans();
   const [step, setStep] = useState<Step>(0);
   const [draft, setDraft] = useState<Draft>(EMPTY);
