@@ -1,6 +1,5 @@
 import Link from 'next/link';
 import DeadLettersNotice from '@/components/support/DeadLettersNotice';
-import { useRouter } from 'next/router';
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath, createConnectionPath } from '@/components/connections/paths';
 import {
@@ -15,7 +14,6 @@ import { RelativeTime, useNow } from '@/components/ui/time';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
-import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
@@ -24,6 +22,7 @@ import { can } from '@/lib/shared/permissions';
 import { connectionsApi, useConnectionsQuery } from '@/store/connectionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
 import guide from '@/components/ui/guide.module.css';
+import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 
 /** While a run is in progress or due the list refreshes, so its outcome shows without a reload. */
 const RUNNING_REFRESH_MS = 10_000;
@@ -131,7 +130,6 @@ function FirstRunGuide({
 
 /** `/{orgId}/connection`: every connection, its route, schedule and how its last run went; an empty organization gets the guide. */
 export function ConnectionsPage() {
-  const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const now = useNow();
   // What is cached decides the polling of the subscription below (no second request).
@@ -186,11 +184,7 @@ export function ConnectionsPage() {
           <tbody>
             {data.map((connection) => (
               <tr key={connection.id}>
-                <td>
-                  <Link className="cell-wrap" href={connectionPath(orgId, connection.id)}>
-                    {connection.name}
-                  </Link>
-                </td>
+                <NameCell href={connectionPath(orgId, connection.id)}>{connection.name}</NameCell>
                 <td data-label="From → to">
                   <span className="cell-wrap">
                     {sourceInWords(connection)} → {destinationInWords(connection)}
@@ -241,14 +235,7 @@ export function ConnectionsPage() {
                   )}
                 </td>
                 <td className="actions">
-                  <Button
-                    type="button"
-                    variant="secondary"
-                    className="button--small"
-                    onClick={() => void router.push(connectionPath(orgId, connection.id))}
-                  >
-                    Configure
-                  </Button>
+                  <ConfigureButton href={connectionPath(orgId, connection.id)} />
                 </td>
               </tr>
             ))}
