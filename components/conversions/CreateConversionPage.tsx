@@ -18,6 +18,7 @@ import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platfo
 import { can } from '@/lib/shared/permissions';
 import { useAppDispatch } from '@/store/hooks';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
+import FieldError from '@/components/ui/FieldError';
 
 // The first step is in the page; what a BigQuery or Mixpanel source reads and the later steps load beside it.
 const loading = () => <Spinner label="Loading the fields" />;
@@ -210,11 +211,7 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
             </ul>
           </>
         )}
-        {error && (
-          <span id="source-error" className="field__error">
-            {error}
-          </span>
-        )}
+        <FieldError id="source-error" error={error} />
         <p className="muted">
           Another source? <Link href={`${org}/app/connect`}>Add an app</Link>, <Link href={`${org}/payment`}>connect Stripe</Link>, or{' '}
           <Link href={`${org}/destination`}>connect BigQuery or Mixpanel</Link> to read from it.
