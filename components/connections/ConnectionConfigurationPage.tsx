@@ -21,6 +21,7 @@ import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
+import { Stat, Stats } from '@/components/ui/Stats';
 import { scheduleInWords, type Connection } from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS } from '@/lib/shared/connections/rows';
 import { configurationPathOf, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
@@ -268,42 +269,33 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       {canEdit && <Actions orgId={orgId} connection={connection} running={running} onNotice={setNotice} />}
       <Notice notice={notice} />
 
-      <div className={styles.stats} role="group" aria-label="Runs">
-        <div className={styles.stat}>
-          <span className={styles.statValue}>
-            {running ? (
-              <RunOutcomeBadge outcome="running" />
-            ) : lastRun ? (
-              <>
-                <RunOutcomeBadge outcome={lastRun.outcome} /> <RelativeTime iso={lastRun.at} now={now} />
-              </>
+      <Stats label="Runs">
+        <Stat label="Last run">
+          {running ? (
+            <RunOutcomeBadge outcome="running" />
+          ) : lastRun ? (
+            <>
+              <RunOutcomeBadge outcome={lastRun.outcome} /> <RelativeTime iso={lastRun.at} now={now} />
+            </>
+          ) : (
+            'Never'
+          )}
+        </Stat>
+        <Stat label="Next run">
+          {connection.status === 'paused' || connection.status === 'needs_reauth' ? (
+            '—'
+          ) : connection.nextRunAt ? (
+            new Date(connection.nextRunAt).getTime() <= now ? (
+              'Due now'
             ) : (
-              'Never'
-            )}
-          </span>
-          <span className={styles.statLabel}>Last run</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue}>
-            {connection.status === 'paused' || connection.status === 'needs_reauth' ? (
-              '—'
-            ) : connection.nextRunAt ? (
-              new Date(connection.nextRunAt).getTime() <= now ? (
-                'Due now'
-              ) : (
-                <RelativeTime iso={connection.nextRunAt} now={now} />
-              )
-            ) : (
-              '—'
-            )}
-          </span>
-          <span className={styles.statLabel}>Next run</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue}>{scheduleInWords(connection.schedule)}</span>
-          <span className={styles.statLabel}>Schedule</span>
-        </div>
-      </div>
+              <RelativeTime iso={connection.nextRunAt} now={now} />
+            )
+          ) : (
+            '—'
+          )}
+        </Stat>
+        <Stat label="Schedule">{scheduleInWords(connection.schedule)}</Stat>
+      </Stats>
 
       <PerformanceChart days={detail.days} connection={connection} />
       <RunHistory orgId={orgId} runs={detail.runs} connection={connection} now={now} />

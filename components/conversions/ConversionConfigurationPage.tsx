@@ -20,6 +20,7 @@ import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
+import { Stat, Stats } from '@/components/ui/Stats';
 import { DELIVERY_STATUS_LABELS, isWarehouseSource, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
@@ -336,24 +337,15 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       <Notice notice={notice} />
       {canEdit && <Actions orgId={orgId} conversion={conversion} onNotice={setNotice} />}
 
-      <div className={styles.stats} role="group" aria-label="Deliveries">
-        <div className={styles.stat}>
-          <span className={styles.statValue}>{last24h.delivered}</span>
-          <span className={styles.statLabel}>Delivered, last 24 h</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue} style={last24h.failed > 0 ? { color: 'var(--danger)' } : undefined}>
-            {last24h.failed}
-          </span>
-          <span className={styles.statLabel}>Failed, last 24 h</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue}>
-            {conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}
-          </span>
-          <span className={styles.statLabel}>Last delivery</span>
-        </div>
-      </div>
+      <Stats label="Deliveries" large>
+        <Stat label="Delivered, last 24 h">{last24h.delivered}</Stat>
+        <Stat label="Failed, last 24 h" valueStyle={last24h.failed > 0 ? { color: 'var(--danger)' } : undefined}>
+          {last24h.failed}
+        </Stat>
+        <Stat label="Last delivery">
+          {conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}
+        </Stat>
+      </Stats>
 
       {isWarehouseSource(conversion.source) && (
         <ReadSection orgId={orgId} plan={plan} conversion={{ ...conversion, source: conversion.source }} canEdit={canEdit} now={now} />
