@@ -22,6 +22,7 @@ import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import { Stat, Stats } from '@/components/ui/Stats';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { scheduleInWords, type Connection } from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS } from '@/lib/shared/connections/rows';
 import { configurationPathOf, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
@@ -183,9 +184,7 @@ function Settings({
   return (
     <section className="stack" aria-labelledby="settings-title">
       <div className="toolbar">
-        <h2 id="settings-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Settings
-        </h2>
+        <SectionTitle id="settings-title">Settings</SectionTitle>
         {canEdit && !editing && (
           <Button type="button" variant="secondary" className="button--small" onClick={() => setEditing(true)}>
             Edit settings
@@ -311,9 +310,7 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 
       {can(role, 'connection', 'delete') && (
         <section className="stack" aria-labelledby="danger-title">
-          <h2 id="danger-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-            Delete
-          </h2>
+          <SectionTitle id="danger-title">Delete</SectionTitle>
           <p className="muted" style={{ margin: 0 }}>
             Deleting stops the runs and removes the run history. What was written to {PLATFORM_LABELS[connection.destination.platform]}{' '}
             stays there.

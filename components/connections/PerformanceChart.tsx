@@ -4,6 +4,7 @@ import chart from '@/components/ui/chart.module.css';
 import { formatDay, formatMoney, formatNumber } from '@/components/connections/shared';
 import type { Connection, WrittenDay } from '@/lib/shared/connections/connection';
 import { niceMax, useChartFrame } from '@/components/ui/useSvgScale';
+import SectionTitle from '@/components/ui/SectionTitle';
 
 const WIDTH = 720;
 const HEIGHT = 170;
@@ -114,9 +115,7 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
   if (days.length === 0) {
     return (
       <section className="stack" aria-labelledby={captionId}>
-        <h2 id={captionId} style={{ margin: 0, fontSize: '1.1rem' }}>
-          Spend and clicks per day
-        </h2>
+        <SectionTitle id={captionId}>Spend and clicks per day</SectionTitle>
         <p className="empty-state">Nothing written yet. After the first run, the days it wrote are charted here by account.</p>
       </section>
     );
@@ -125,9 +124,7 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
   const currencyOf = new Map(groups.flatMap((group) => group.accounts.map((account) => [account, group.currency] as const)));
   return (
     <section className="stack" aria-labelledby={captionId}>
-      <h2 id={captionId} style={{ margin: 0, fontSize: '1.1rem' }}>
-        Spend and clicks per day
-      </h2>
+      <SectionTitle id={captionId}>Spend and clicks per day</SectionTitle>
       <ul className={styles.legendList} aria-label="Accounts">
         {accounts.map((account, index) => (
           <li key={account}>

@@ -13,6 +13,7 @@ import type { RunDetail } from '@/lib/shared/connections/connection';
 import { connectionsApi, useRunQuery } from '@/store/connectionsApi';
 import ScrollRegion from '@/components/ui/ScrollRegion';
 import TableHead from '@/components/ui/TableHead';
+import SectionTitle from '@/components/ui/SectionTitle';
 
 /** While the run lasts, the page refreshes so its accounts fill in. */
 const RUNNING_REFRESH_MS = 5_000;
@@ -30,9 +31,7 @@ function Accounts({ detail }: { detail: RunDetail }) {
   const connection = detail.connection;
   return (
     <section className="stack" aria-labelledby="run-accounts-title">
-      <h2 id="run-accounts-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Accounts
-      </h2>
+      <SectionTitle id="run-accounts-title">Accounts</SectionTitle>
       <ScrollRegion label="Accounts of the run (scrolls sideways)">
         <table className="table" aria-label="Accounts of the run">
           <TableHead columns={['Account', 'Rows read', 'Rows written', 'API calls', 'Time', 'Error']} actions={false} />
@@ -59,9 +58,7 @@ function Chunks({ detail }: { detail: RunDetail }) {
   const connection = detail.connection;
   return (
     <section className="stack" aria-labelledby="run-chunks-title">
-      <h2 id="run-chunks-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Chunks
-      </h2>
+      <SectionTitle id="run-chunks-title">Chunks</SectionTitle>
       <ScrollRegion label="Chunks of the backfill (scrolls sideways)">
         <table className="table" aria-label="Chunks of the backfill">
           <TableHead columns={['Account', 'Days', 'Status', 'Rows read / written', 'API calls', 'Time', 'Attempts']} actions={false} />

@@ -21,6 +21,7 @@ import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import { Stat, Stats } from '@/components/ui/Stats';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { DELIVERY_STATUS_LABELS, isWarehouseSource, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
@@ -171,9 +172,7 @@ function Settings({
   return (
     <section className="stack" aria-labelledby="settings-title">
       <div className="toolbar">
-        <h2 id="settings-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Source, destination and mapping
-        </h2>
+        <SectionTitle id="settings-title">Source, destination and mapping</SectionTitle>
         {canEdit && !editing && (
           <Button type="button" variant="secondary" className="button--small" onClick={() => setEditing(true)}>
             Edit name and mapping
@@ -378,9 +377,7 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 
       {can(role, 'conversion', 'delete') && (
         <section className="stack" aria-labelledby="danger-title">
-          <h2 id="danger-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-            Delete
-          </h2>
+          <SectionTitle id="danger-title">Delete</SectionTitle>
           <p className="muted" style={{ margin: 0 }}>
             Deleting stops sending to {platform} and removes the delivery log and any held or failed events.
           </p>
