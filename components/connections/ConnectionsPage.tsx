@@ -10,7 +10,7 @@ import {
   sourceInWords,
 } from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
-import { messageOf, Title } from '@/components/integrations/shared';
+import { cannotCreate, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
@@ -86,7 +86,7 @@ function FirstRunGuide({
       testId="empty-state"
       steps={steps}
     >
-      {!mayCreate && <p className="muted">Your role can see connections but not create them. Ask an owner or admin.</p>}
+      {!mayCreate && <p className="muted">{cannotCreate('connections')}</p>}
     </Guide>
   );
 }

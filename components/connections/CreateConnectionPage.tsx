@@ -6,7 +6,7 @@ import styles from '@/components/connections/connections.module.css';
 import { connectionPath, connectionsPath } from '@/components/connections/paths';
 import { createErrors, lookbackOf, useSchemas } from '@/components/connections/validation';
 import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
-import { messageOf, Title } from '@/components/integrations/shared';
+import { CannotCreatePage, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -85,13 +85,7 @@ export function CreateConnectionPage() {
   if (!orgId || !role) return <Spinner label="Loading" />;
 
   if (!can(role, 'connection', 'create')) {
-    return (
-      <div className="stack">
-        <Title>New connection</Title>
-        <h1>New connection</h1>
-        <p className="muted">Your role can see connections but not create them. Ask an owner or admin.</p>
-      </div>
-    );
+    return <CannotCreatePage title="New connection" things="connections" />;
   }
 
   const adSources = (sources.data ?? []).filter(isAdSource);

@@ -8,7 +8,7 @@ import { mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversi
 import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/paths';
 import type { WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { createErrors, useSchemas } from '@/components/conversions/validation';
-import { messageOf, Title } from '@/components/integrations/shared';
+import { CannotCreatePage, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -372,13 +372,7 @@ export function CreateConversionPage() {
   const blocked = planLacksConversions || (step === 0 && noSources) || (step === 1 && noDestinations);
 
   if (!can(role, 'conversion', 'create')) {
-    return (
-      <div className="stack">
-        <Title>New conversion</Title>
-        <h1>New conversion</h1>
-        <p className="muted">Your role can see conversions but not create them. Ask an owner or admin.</p>
-      </div>
-    );
+    return <CannotCreatePage title="New conversion" things="conversions" />;
   }
 
   return (
