@@ -13,6 +13,7 @@ import Button from '@/components/ui/Button';
 import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
+import NameField from '@/components/ui/NameField';
 import { adAccountUsageLabel, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
 import type { Schedule } from '@/lib/shared/connections/connection';
 import type { CreateConnectionInput } from '@/lib/shared/schemas/connections';
@@ -356,15 +357,12 @@ export function CreateConnectionPage() {
             />
           </fieldset>
 
-          <TextField
+          <NameField
             id="connection-name"
-            label="Name"
             value={name}
-            onChange={(event) => update({ name: event.target.value })}
-            maxLength={100}
-            required
+            onChange={(value) => update({ name: value })}
+            errors={errors}
             placeholder="Google Ads → BigQuery"
-            error={firstError(errors, 'name')}
           />
           {serverFailure && <FailureAlert orgId={orgId} error={serverFailure} fallback="Could not create the connection." />}
           <div className="actions" style={{ justifyContent: 'flex-start' }}>
