@@ -1,14 +1,6 @@
-import Link from 'next/link';
+import Guide, { type GuideStep } from '@/components/ui/Guide';
 import type { App } from '@/lib/shared/integrations/apps';
 import { useConversionsQuery } from '@/store/conversionsApi';
-import guide from '@/components/ui/guide.module.css';
-
-interface ChecklistStep {
-  title: string;
-  done: boolean;
-  detail: string;
-  action: { href: string; label: string };
-}
 
 /**
  * A new app's way to its first conversion, as the connections page guides a first connection: a key,
@@ -22,7 +14,7 @@ export default function AppChecklist({ orgId, app }: { orgId: string; app: App }
   const base = `/${encodeURIComponent(orgId)}/app/${encodeURIComponent(app.id)}`;
   const routed = ofApp.length > 0 || Object.keys(app.targets).length > 0 || Boolean(app.bigqueryDestinationId || app.mixpanelDestinationId);
   const delivered = ofApp.some((conversion) => conversion.lastDeliveryAt !== null);
-  const steps: ChecklistStep[] = [
+  const steps: GuideStep[] = [
     {
       title: 'Create a submission key',
       done: app.submissionKey !== null,
@@ -60,33 +52,13 @@ export default function AppChecklist({ orgId, app }: { orgId: string; app: App }
   if (conversions.isLoading || steps.every((step) => step.done)) return null;
   const left = steps.filter((step) => !step.done).length;
   return (
-    <section className="stack card" aria-labelledby="app-guide-title" data-testid="app-checklist">
-      <div>
-        <h2 id="app-guide-title" style={{ margin: 0, fontSize: '1.15rem' }}>
-          Get this app sending conversions
-        </h2>
-        <p className="muted" style={{ margin: '0.25rem 0 0' }}>
-          {left === 1 ? 'One step left.' : `${left} steps left.`}
-        </p>
-      </div>
-      <ol className={guide.guide} aria-label="Getting started with this app">
-        {steps.map((step) => (
-          <li key={step.title} className={`${guide.guideStep} ${step.done ? guide.guideDone : ''}`}>
-            <div className={guide.guideText}>
-              <strong>
-                {step.title}
-                <span className="sr-only">{step.done ? ' (done)' : ' (to do)'}</span>
-              </strong>
-              <p className="muted">{step.detail}</p>
-              <div>
-                <Link className={`button button--small ${step.done ? 'button--secondary' : ''}`.trim()} href={step.action.href}>
-                  {step.action.label}
-                </Link>
-              </div>
-            </div>
-          </li>
-        ))}
-      </ol>
-    </section>
+    <Guide
+      id="app-guide-title"
+      title="Get this app sending conversions"
+      summary={left === 1 ? 'One step left.' : `${left} steps left.`}
+      label="Getting started with this app"
+      testId="app-checklist"
+      steps={steps}
+    />
   );
 }

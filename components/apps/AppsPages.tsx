@@ -7,11 +7,11 @@ import { useRouteApp } from '@/components/apps/useRouteApp';
 import { LoadFailed, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
-import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
+import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 import type { App } from '@/lib/shared/integrations/apps';
 import { AD_PLATFORMS, PLATFORM_LABELS, SEGMENT_OF } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
@@ -54,7 +54,6 @@ function AppDeleteButton({ orgId, app, small, onDeleted }: { orgId: string; app:
 
 /** `/{orgId}/app`: the websites the organization tracks. */
 export function AppsPage() {
-  const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const { data = [], isLoading, error } = useAppsQuery(orgId ?? '', { skip: !orgId });
   return (
@@ -85,11 +84,7 @@ export function AppsPage() {
           <tbody>
             {data.map((app) => (
               <tr key={app.id}>
-                <td>
-                  <Link className="cell-wrap" href={appPath(orgId, app.id)}>
-                    {app.name}
-                  </Link>
-                </td>
+                <NameCell href={appPath(orgId, app.id)}>{app.name}</NameCell>
                 <td data-label="Website">
                   <span className="cell-wrap">{app.websiteUrl}</span>
                 </td>
@@ -98,14 +93,7 @@ export function AppsPage() {
                 </td>
                 <td data-label="Conversions go to">{routingSummary(app)}</td>
                 <td className="actions">
-                  <Button
-                    type="button"
-                    variant="secondary"
-                    className="button--small"
-                    onClick={() => void router.push(appPath(orgId, app.id))}
-                  >
-                    Configure
-                  </Button>
+                  <ConfigureButton href={appPath(orgId, app.id)} />
                   {can(role, 'app', 'delete') && <AppDeleteButton orgId={orgId} app={app} small onDeleted={() => undefined} />}
                 </td>
               </tr>

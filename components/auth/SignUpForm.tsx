@@ -4,21 +4,17 @@ import { useState } from 'react';
 import AuthCard from '@/components/auth/AuthCard';
 import CredentialFields from '@/components/auth/CredentialFields';
 import { useAuthSubmit } from '@/components/auth/useAuthSubmit';
-import { invitationTokenFor, useInvitationPreviewQuery } from '@/components/team/invitationLink';
+import { useStoredInvitationPreview } from '@/components/team/invitationLink';
 import TextField from '@/components/ui/TextField';
 import { loadAuthFlows } from '@/lib/client/auth/lazyFlows';
 import { PENDING_INVITATION_COOKIE, parsePendingInvitation } from '@/lib/shared/navigation';
 import { useAppDispatch } from '@/store/hooks';
 import { userSignedIn } from '@/store/userSlice';
 
-/** The invitation this browser came through (cookie + the link's secret), read with that secret: its email and organization. */
+/** The invitation this browser came through (the pending-invitation cookie), read with the link's secret: its email and organization. */
 function usePendingInvitationPreview() {
-  const [link] = useState(() => {
-    const invitationId = parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId;
-    const token = invitationId ? invitationTokenFor(invitationId) : undefined;
-    return invitationId && token ? { invitationId, token } : null;
-  });
-  return useInvitationPreviewQuery(link ?? { invitationId: '', token: '' }, { skip: !link }).data;
+  const [invitationId] = useState(() => parsePendingInvitation(Cookies.get(PENDING_INVITATION_COOKIE))?.invitationId);
+  return useStoredInvitationPreview(invitationId).data;
 }
 
 /**

@@ -7,6 +7,7 @@ import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failure
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import TextField from '@/components/ui/TextField';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { watchRun, type RunProgress } from '@/lib/client/firebase/runs';
 import { type Run, plansWithBackfill } from '@/lib/shared/connections/connection';
 import { HISTORY_LABELS } from '@/lib/shared/integrations/platforms';
@@ -194,9 +195,7 @@ export default function BackfillSection({
 
   return (
     <section className="stack" aria-labelledby="backfill-title">
-      <h2 id="backfill-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Historical backfill
-      </h2>
+      <SectionTitle id="backfill-title">Historical backfill</SectionTitle>
       <p className="muted" style={{ margin: 0 }}>
         Scheduled runs keep the last {connection.lookbackDays} days. A backfill reads the days before them once, a month at a time per
         account. {HISTORY_LABELS[platform]}

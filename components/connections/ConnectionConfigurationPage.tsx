@@ -21,6 +21,8 @@ import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
+import { Stat, Stats } from '@/components/ui/Stats';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { scheduleInWords, type Connection } from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS } from '@/lib/shared/connections/rows';
 import { configurationPathOf, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
@@ -182,9 +184,7 @@ function Settings({
   return (
     <section className="stack" aria-labelledby="settings-title">
       <div className="toolbar">
-        <h2 id="settings-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Settings
-        </h2>
+        <SectionTitle id="settings-title">Settings</SectionTitle>
         {canEdit && !editing && (
           <Button type="button" variant="secondary" className="button--small" onClick={() => setEditing(true)}>
             Edit settings
@@ -268,42 +268,33 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       {canEdit && <Actions orgId={orgId} connection={connection} running={running} onNotice={setNotice} />}
       <Notice notice={notice} />
 
-      <div className={styles.stats} role="group" aria-label="Runs">
-        <div className={styles.stat}>
-          <span className={styles.statValue}>
-            {running ? (
-              <RunOutcomeBadge outcome="running" />
-            ) : lastRun ? (
-              <>
-                <RunOutcomeBadge outcome={lastRun.outcome} /> <RelativeTime iso={lastRun.at} now={now} />
-              </>
+      <Stats label="Runs">
+        <Stat label="Last run">
+          {running ? (
+            <RunOutcomeBadge outcome="running" />
+          ) : lastRun ? (
+            <>
+              <RunOutcomeBadge outcome={lastRun.outcome} /> <RelativeTime iso={lastRun.at} now={now} />
+            </>
+          ) : (
+            'Never'
+          )}
+        </Stat>
+        <Stat label="Next run">
+          {connection.status === 'paused' || connection.status === 'needs_reauth' ? (
+            '—'
+          ) : connection.nextRunAt ? (
+            new Date(connection.nextRunAt).getTime() <= now ? (
+              'Due now'
             ) : (
-              'Never'
-            )}
-          </span>
-          <span className={styles.statLabel}>Last run</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue}>
-            {connection.status === 'paused' || connection.status === 'needs_reauth' ? (
-              '—'
-            ) : connection.nextRunAt ? (
-              new Date(connection.nextRunAt).getTime() <= now ? (
-                'Due now'
-              ) : (
-                <RelativeTime iso={connection.nextRunAt} now={now} />
-              )
-            ) : (
-              '—'
-            )}
-          </span>
-          <span className={styles.statLabel}>Next run</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue}>{scheduleInWords(connection.schedule)}</span>
-          <span className={styles.statLabel}>Schedule</span>
-        </div>
-      </div>
+              <RelativeTime iso={connection.nextRunAt} now={now} />
+            )
+          ) : (
+            '—'
+          )}
+        </Stat>
+        <Stat label="Schedule">{scheduleInWords(connection.schedule)}</Stat>
+      </Stats>
 
       <PerformanceChart days={detail.days} connection={connection} />
       <RunHistory orgId={orgId} runs={detail.runs} connection={connection} now={now} />
@@ -319,9 +310,7 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 
       {can(role, 'connection', 'delete') && (
         <section className="stack" aria-labelledby="danger-title">
-          <h2 id="danger-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-            Delete
-          </h2>
+          <SectionTitle id="danger-title">Delete</SectionTitle>
           <p className="muted" style={{ margin: 0 }}>
             Deleting stops the runs and removes the run history. What was written to {PLATFORM_LABELS[connection.destination.platform]}{' '}
             stays there.
@@ -348,8 +337,8 @@ function ConnectionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 /** `/{orgId}/connection/{id}/configuration`. */
 export function ConnectionConfigurationPage() {
   const { query } = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
+  const { orgId, role, plan } = useOrganizationContext();
   const id = typeof query.id === 'string' ? query.id : null;
   if (!orgId || !role || !id) return <Spinner label="Loading" />;
-  return <ConnectionConfiguration key={id} orgId={orgId} role={role} plan={document?.subscription?.plan ?? null} id={id} />;
+  return <ConnectionConfiguration key={id} orgId={orgId} role={role} plan={plan} id={id} />;
 }

@@ -16,6 +16,7 @@ import {
 } from '@/lib/shared/connections/connection';
 import { AD_LEVEL_LABELS, AD_LEVELS, type AdLevel } from '@/lib/shared/connections/rows';
 import { DEFAULT_LOOKBACK_DAYS, PLATFORM_LABELS, type AdAccount, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import FieldError from '@/components/ui/FieldError';
 
 /**
  * The fields the create form and the configuration page's edit form share: accounts, level, schedule
@@ -62,11 +63,7 @@ export function AccountChecklist({
           </li>
         ))}
       </ul>
-      {error && (
-        <span id={errorId} className="field__error">
-          {error}
-        </span>
-      )}
+      <FieldError id={errorId} error={error} />
     </fieldset>
   );
 }
@@ -101,11 +98,7 @@ export function LevelField({
       <span id={`${id}-hint`} className={`muted ${styles.hint}`}>
         One row per {AD_LEVEL_LABELS[value].toLowerCase()} and day. Finer levels write more rows.
       </span>
-      {error && (
-        <span id={`${id}-error`} className="field__error">
-          {error}
-        </span>
-      )}
+      <FieldError id={`${id}-error`} error={error} />
     </div>
   );
 }
@@ -164,11 +157,7 @@ export function ScheduleFields({
             <Link href={subscriptionPath(orgId)}>See the plans</Link>
           </span>
         )}
-        {everyError && (
-          <span id={`${everyId}-error`} className="field__error">
-            {everyError}
-          </span>
-        )}
+        <FieldError id={`${everyId}-error`} error={everyError} />
       </div>
       <div className={styles.row}>
         {value.every === 'daily' && (
@@ -241,11 +230,7 @@ export function LookbackField({
         again and replaces them.
         {platform && fallback ? ` ${PLATFORM_LABELS[platform]} settles within about ${fallback} days, the default.` : ''}
       </span>
-      {error && (
-        <span id={`${id}-error`} className="field__error">
-          {error}
-        </span>
-      )}
+      <FieldError id={`${id}-error`} error={error} />
     </div>
   );
 }

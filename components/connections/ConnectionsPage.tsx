@@ -1,7 +1,5 @@
 import Link from 'next/link';
 import DeadLettersNotice from '@/components/support/DeadLettersNotice';
-import { useRouter } from 'next/router';
-import styles from '@/components/connections/connections.module.css';
 import { connectionPath, createConnectionPath } from '@/components/connections/paths';
 import {
   ConnectionStatusBadge,
@@ -12,10 +10,9 @@ import {
   sourceInWords,
 } from '@/components/connections/shared';
 import { RelativeTime, useNow } from '@/components/ui/time';
-import { messageOf, Title } from '@/components/integrations/shared';
+import { cannotCreate, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
-import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
@@ -23,19 +20,13 @@ import { scheduleInWords } from '@/lib/shared/connections/connection';
 import { can } from '@/lib/shared/permissions';
 import { connectionsApi, useConnectionsQuery } from '@/store/connectionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
-import guide from '@/components/ui/guide.module.css';
+import Guide, { type GuideStep } from '@/components/ui/Guide';
+import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 
 /** While a run is in progress or due the list refreshes, so its outcome shows without a reload. */
 const RUNNING_REFRESH_MS = 10_000;
 
 const isDataDestination = (integration: Integration) => integration.platform === 'bigquery' || integration.platform === 'mixpanel';
-
-interface GuideStep {
-  title: string;
-  done: boolean;
-  detail: string;
-  action: { href: string; label: string } | null;
-}
 
 /**
  * The first-run guide of an organization without connections (users land here after login): connect a
@@ -83,55 +74,25 @@ function FirstRunGuide({
         ? 'Pick the accounts, the level of detail and a schedule. The first run starts at once.'
         : 'Once a source and a destination are connected, choose which accounts go where and how often.',
       action: mayCreate ? { href: createConnectionPath(orgId), label: 'Create a connection' } : null,
+      enabled: ready,
     },
   ];
   return (
-    <section className="stack card" aria-labelledby="guide-title" data-testid="empty-state">
-      <div>
-        <h2 id="guide-title" style={{ margin: 0, fontSize: '1.15rem' }}>
-          Get started in three steps
-        </h2>
-        <p className="muted" style={{ margin: '0.25rem 0 0' }}>
-          No connections yet. A connection copies your ad performance into your warehouse or analytics on a schedule.
-        </p>
-      </div>
-      <ol className={guide.guide} aria-label="Getting started">
-        {steps.map((step, index) => {
-          const enabled = index < 2 || ready;
-          return (
-            <li key={step.title} className={`${guide.guideStep} ${step.done ? guide.guideDone : ''}`}>
-              <div className={guide.guideText}>
-                <strong>
-                  {step.title}
-                  <span className="sr-only">{step.done ? ' (done)' : enabled ? ' (to do)' : ' (waiting for the steps above)'}</span>
-                </strong>
-                <p className="muted">{step.detail}</p>
-                {step.action && (
-                  <div>
-                    {enabled ? (
-                      <Link className={`button ${step.done ? 'button--secondary' : ''} button--small`.trim()} href={step.action.href}>
-                        {step.action.label}
-                      </Link>
-                    ) : (
-                      <span className={`button button--small ${styles.disabledLink}`} role="link" aria-disabled="true">
-                        {step.action.label}
-                      </span>
-                    )}
-                  </div>
-                )}
-              </div>
-            </li>
-          );
-        })}
-      </ol>
-      {!mayCreate && <p className="muted">Your role can see connections but not create them. Ask an owner or admin.</p>}
-    </section>
+    <Guide
+      id="guide-title"
+      title="Get started in three steps"
+      summary="No connections yet. A connection copies your ad performance into your warehouse or analytics on a schedule."
+      label="Getting started"
+      testId="empty-state"
+      steps={steps}
+    >
+      {!mayCreate && <p className="muted">{cannotCreate('connections')}</p>}
+    </Guide>
   );
 }
 
 /** `/{orgId}/connection`: every connection, its route, schedule and how its last run went; an empty organization gets the guide. */
 export function ConnectionsPage() {
-  const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const now = useNow();
   // What is cached decides the polling of the subscription below (no second request).
@@ -186,11 +147,7 @@ export function ConnectionsPage() {
           <tbody>
             {data.map((connection) => (
               <tr key={connection.id}>
-                <td>
-                  <Link className="cell-wrap" href={connectionPath(orgId, connection.id)}>
-                    {connection.name}
-                  </Link>
-                </td>
+                <NameCell href={connectionPath(orgId, connection.id)}>{connection.name}</NameCell>
                 <td data-label="From → to">
                   <span className="cell-wrap">
                     {sourceInWords(connection)} → {destinationInWords(connection)}
@@ -241,14 +198,7 @@ export function ConnectionsPage() {
                   )}
                 </td>
                 <td className="actions">
-                  <Button
-                    type="button"
-                    variant="secondary"
-                    className="button--small"
-                    onClick={() => void router.push(connectionPath(orgId, connection.id))}
-                  >
-                    Configure
-                  </Button>
+                  <ConfigureButton href={connectionPath(orgId, connection.id)} />
                 </td>
               </tr>
             ))}

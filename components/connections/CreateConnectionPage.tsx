@@ -6,13 +6,14 @@ import styles from '@/components/connections/connections.module.css';
 import { connectionPath, connectionsPath } from '@/components/connections/paths';
 import { createErrors, lookbackOf, useSchemas } from '@/components/connections/validation';
 import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
-import { messageOf, Title } from '@/components/integrations/shared';
+import { CannotCreatePage, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
+import NameField from '@/components/ui/NameField';
 import { adAccountUsageLabel, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
 import type { Schedule } from '@/lib/shared/connections/connection';
 import type { CreateConnectionInput } from '@/lib/shared/schemas/connections';
@@ -62,7 +63,7 @@ function defaultProject(destination: Integration | undefined): string {
 export function CreateConnectionPage() {
   useSchemas();
   const router = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
+  const { orgId, role, plan } = useOrganizationContext();
   const [draft, setDraft] = useState<Draft>(() => ({
     name: null,
     sourceId: '',
@@ -85,16 +86,9 @@ export function CreateConnectionPage() {
   if (!orgId || !role) return <Spinner label="Loading" />;
 
   if (!can(role, 'connection', 'create')) {
-    return (
-      <div className="stack">
-        <Title>New connection</Title>
-        <h1>New connection</h1>
-        <p className="muted">Your role can see connections but not create them. Ask an owner or admin.</p>
-      </div>
-    );
+    return <CannotCreatePage title="New connection" things="connections" />;
   }
 
-  const plan = document?.subscription?.plan ?? null;
   const adSources = (sources.data ?? []).filter(isAdSource);
   const dataDestinations = (destinations.data ?? []).filter(isDataDestination);
   const source = adSources.find((candidate) => candidate.id === draft.sourceId);
@@ -363,15 +357,12 @@ export function CreateConnectionPage() {
             />
           </fieldset>
 
-          <TextField
+          <NameField
             id="connection-name"
-            label="Name"
             value={name}
-            onChange={(event) => update({ name: event.target.value })}
-            maxLength={100}
-            required
+            onChange={(value) => update({ name: value })}
+            errors={errors}
             placeholder="Google Ads → BigQuery"
-            error={firstError(errors, 'name')}
           />
           {serverFailure && <FailureAlert orgId={orgId} error={serverFailure} fallback="Could not create the connection." />}
           <div className="actions" style={{ justifyContent: 'flex-start' }}>

@@ -5,7 +5,7 @@ import styles from '@/components/connections/connections.module.css';
 import { lookbackOf, updateErrors, useSchemas } from '@/components/connections/validation';
 import Button from '@/components/ui/Button';
 import { FailureAlert, fieldErrorsOf, firstError } from '@/components/ui/failures';
-import TextField from '@/components/ui/TextField';
+import NameField from '@/components/ui/NameField';
 import type { Connection, Schedule } from '@/lib/shared/connections/connection';
 import type { UpdateConnectionInput } from '@/lib/shared/schemas/connections';
 import type { AdLevel } from '@/lib/shared/connections/rows';
@@ -59,15 +59,7 @@ export default function EditConnectionForm({
   const failure = saving.error && Object.keys(fieldErrorsOf(saving.error)).length === 0 ? saving.error : null;
   return (
     <form className="stack card" onSubmit={submit} noValidate aria-label="Edit the connection">
-      <TextField
-        id="edit-name"
-        label="Name"
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        maxLength={100}
-        required
-        error={firstError(errors, 'name')}
-      />
+      <NameField id="edit-name" value={name} onChange={setName} errors={errors} />
       <AccountChecklist accounts={accounts} picked={accountIds} onChange={setAccountIds} error={firstError(errors, 'accountIds')} />
       {source && (
         <p className={`muted ${styles.hint}`}>

@@ -1,8 +1,10 @@
 import { useId } from 'react';
 import styles from '@/components/connections/connections.module.css';
+import chart from '@/components/ui/chart.module.css';
 import { formatDay, formatMoney, formatNumber } from '@/components/connections/shared';
 import type { Connection, WrittenDay } from '@/lib/shared/connections/connection';
 import { niceMax, useChartFrame } from '@/components/ui/useSvgScale';
+import SectionTitle from '@/components/ui/SectionTitle';
 
 const WIDTH = 720;
 const HEIGHT = 170;
@@ -41,8 +43,8 @@ function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts:
       </desc>
       {[0, top / 2, top].map((value) => (
         <g key={value}>
-          <line className={styles.grid} x1={pad.left} x2={WIDTH - pad.right} y1={y(value)} y2={y(value)} />
-          <text className={styles.axis} style={text} x={pad.left - px(6)} y={y(value) + px(4)} textAnchor="end">
+          <line className={chart.grid} x1={pad.left} x2={WIDTH - pad.right} y1={y(value)} y2={y(value)} />
+          <text className={chart.axis} style={text} x={pad.left - px(6)} y={y(value) + px(4)} textAnchor="end">
             {shortNumber(value)}
           </text>
         </g>
@@ -69,7 +71,7 @@ function Bars({ days, accounts, metric, title }: { days: WrittenDay[]; accounts:
               return rect;
             })}
             {index % labelEvery === 0 && (
-              <text className={styles.axis} style={text} x={pad.left + index * slot + slot / 2} y={height - px(6)} textAnchor="middle">
+              <text className={chart.axis} style={text} x={pad.left + index * slot + slot / 2} y={height - px(6)} textAnchor="middle">
                 {shortDay(day.date)}
               </text>
             )}
@@ -113,9 +115,7 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
   if (days.length === 0) {
     return (
       <section className="stack" aria-labelledby={captionId}>
-        <h2 id={captionId} style={{ margin: 0, fontSize: '1.1rem' }}>
-          Spend and clicks per day
-        </h2>
+        <SectionTitle id={captionId}>Spend and clicks per day</SectionTitle>
         <p className="empty-state">Nothing written yet. After the first run, the days it wrote are charted here by account.</p>
       </section>
     );
@@ -124,13 +124,11 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
   const currencyOf = new Map(groups.flatMap((group) => group.accounts.map((account) => [account, group.currency] as const)));
   return (
     <section className="stack" aria-labelledby={captionId}>
-      <h2 id={captionId} style={{ margin: 0, fontSize: '1.1rem' }}>
-        Spend and clicks per day
-      </h2>
+      <SectionTitle id={captionId}>Spend and clicks per day</SectionTitle>
       <ul className={styles.legendList} aria-label="Accounts">
         {accounts.map((account, index) => (
           <li key={account}>
-            <span className={styles.swatch} style={{ background: COLOURS[index % COLOURS.length] }} aria-hidden="true" />
+            <span className={chart.swatch} style={{ background: COLOURS[index % COLOURS.length] }} aria-hidden="true" />
             {nameOf(account)}
             {currencyOf.get(account) ? ` (${currencyOf.get(account)})` : ''}
           </li>
@@ -147,14 +145,14 @@ export default function PerformanceChart({ days, connection }: { days: WrittenDa
           // Accounts keep their colour (their place in the legend) in every chart.
           const members = accounts.map((account) => (group.accounts.includes(account) ? account : ''));
           return (
-            <figure key={group.currency} className={styles.chart} data-testid="spend-chart" data-currency={group.currency}>
-              <figcaption className={styles.chartTitle}>{label}</figcaption>
+            <figure key={group.currency} className={chart.chart} data-testid="spend-chart" data-currency={group.currency}>
+              <figcaption className={chart.chartTitle}>{label}</figcaption>
               <Bars days={days} accounts={members} metric="spend" title={`${label} per day, stacked by account`} />
             </figure>
           );
         })}
-        <figure className={styles.chart}>
-          <figcaption className={styles.chartTitle}>Clicks</figcaption>
+        <figure className={chart.chart}>
+          <figcaption className={chart.chartTitle}>Clicks</figcaption>
           <Bars days={days} accounts={accounts} metric="clicks" title="Clicks per day, stacked by account" />
         </figure>
       </div>

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
+import type { ReactNode } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath } from '@/components/connections/paths';
 import { accountName, errorsOf } from '@/components/connections/runErrors';
@@ -13,6 +14,7 @@ import type { RunDetail } from '@/lib/shared/connections/connection';
 import { connectionsApi, useRunQuery } from '@/store/connectionsApi';
 import ScrollRegion from '@/components/ui/ScrollRegion';
 import TableHead from '@/components/ui/TableHead';
+import SectionTitle from '@/components/ui/SectionTitle';
 
 /** While the run lasts, the page refreshes so its accounts fill in. */
 const RUNNING_REFRESH_MS = 5_000;
@@ -25,32 +27,54 @@ const JOB_STATUS_LABELS = {
   cancelled: 'Cancelled',
 } as const;
 
+/** A titled section of one table of figures, scrolled sideways when wider than the screen. */
+function FiguresSection({
+  id,
+  title,
+  label,
+  columns,
+  children,
+}: {
+  id: string;
+  title: string;
+  label: string;
+  columns: string[];
+  children: ReactNode;
+}) {
+  return (
+    <section className="stack" aria-labelledby={id}>
+      <SectionTitle id={id}>{title}</SectionTitle>
+      <ScrollRegion label={`${label} (scrolls sideways)`}>
+        <table className="table" aria-label={label}>
+          <TableHead columns={columns} actions={false} />
+          <tbody>{children}</tbody>
+        </table>
+      </ScrollRegion>
+    </section>
+  );
+}
+
 /** Each account of the run: rows read and written, API calls, time, and its error once. */
 function Accounts({ detail }: { detail: RunDetail }) {
   const connection = detail.connection;
   return (
-    <section className="stack" aria-labelledby="run-accounts-title">
-      <h2 id="run-accounts-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Accounts
-      </h2>
-      <ScrollRegion label="Accounts of the run (scrolls sideways)">
-        <table className="table" aria-label="Accounts of the run">
-          <TableHead columns={['Account', 'Rows read', 'Rows written', 'API calls', 'Time', 'Error']} actions={false} />
-          <tbody>
-            {detail.accounts.map((account) => (
-              <tr key={account.id}>
-                <th scope="row">{accountName(connection, account.id)}</th>
-                <td className={styles.numeric}>{formatNumber(account.rowsRead)}</td>
-                <td className={styles.numeric}>{formatNumber(account.rowsWritten)}</td>
-                <td className={styles.numeric}>{formatNumber(account.calls)}</td>
-                <td className={styles.numeric}>{durationInWords(account.durationMs)}</td>
-                <td>{account.error ?? <span className="muted">None</span>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollRegion>
-    </section>
+    <FiguresSection
+      id="run-accounts-title"
+      title="Accounts"
+      label="Accounts of the run"
+      columns={['Account', 'Rows read', 'Rows written', 'API calls', 'Time', 'Error']}
+    >
+      {detail.accounts.map((account) => (
+        <tr key={account.id}>
+          <th scope="row">{accountName(connection, account.id)}</th>
+          <td className={styles.numeric}>{formatNumber(account.rowsRead)}</td>
+          <td className={styles.numeric}>{formatNumber(account.rowsWritten)}</td>
+          <td className={styles.numeric}>{formatNumber(account.calls)}</td>
+          <td className={styles.numeric}>{durationInWords(account.durationMs)}</td>
+          <td>{account.error ?? <span className="muted">None</span>}</td>
+        </tr>
+      ))}
+    </FiguresSection>
   );
 }
 
@@ -58,31 +82,26 @@ function Accounts({ detail }: { detail: RunDetail }) {
 function Chunks({ detail }: { detail: RunDetail }) {
   const connection = detail.connection;
   return (
-    <section className="stack" aria-labelledby="run-chunks-title">
-      <h2 id="run-chunks-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Chunks
-      </h2>
-      <ScrollRegion label="Chunks of the backfill (scrolls sideways)">
-        <table className="table" aria-label="Chunks of the backfill">
-          <TableHead columns={['Account', 'Days', 'Status', 'Rows read / written', 'API calls', 'Time', 'Attempts']} actions={false} />
-          <tbody>
-            {detail.jobs.map((job) => (
-              <tr key={job.key}>
-                <th scope="row">{accountName(connection, job.accountId)}</th>
-                <td className={styles.numeric}>{daysInWords(job)}</td>
-                <td>{JOB_STATUS_LABELS[job.status]}</td>
-                <td className={styles.numeric}>
-                  {formatNumber(job.rowsRead)} / {formatNumber(job.rowsWritten)}
-                </td>
-                <td className={styles.numeric}>{formatNumber(job.calls)}</td>
-                <td className={styles.numeric}>{durationInWords(job.durationMs)}</td>
-                <td className={styles.numeric}>{job.attempts}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollRegion>
-    </section>
+    <FiguresSection
+      id="run-chunks-title"
+      title="Chunks"
+      label="Chunks of the backfill"
+      columns={['Account', 'Days', 'Status', 'Rows read / written', 'API calls', 'Time', 'Attempts']}
+    >
+      {detail.jobs.map((job) => (
+        <tr key={job.key}>
+          <th scope="row">{accountName(connection, job.accountId)}</th>
+          <td className={styles.numeric}>{daysInWords(job)}</td>
+          <td>{JOB_STATUS_LABELS[job.status]}</td>
+          <td className={styles.numeric}>
+            {formatNumber(job.rowsRead)} / {formatNumber(job.rowsWritten)}
+          </td>
+          <td className={styles.numeric}>{formatNumber(job.calls)}</td>
+          <td className={styles.numeric}>{durationInWords(job.durationMs)}</td>
+          <td className={styles.numeric}>{job.attempts}</td>
+        </tr>
+      ))}
+    </FiguresSection>
   );
 }
 

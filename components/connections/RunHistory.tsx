@@ -11,6 +11,7 @@ import type { Connection, Run } from '@/lib/shared/connections/connection';
 import { runDays } from '@/lib/shared/connections/windows';
 import ScrollRegion from '@/components/ui/ScrollRegion';
 import TableHead from '@/components/ui/TableHead';
+import SectionTitle from '@/components/ui/SectionTitle';
 
 /** Saves the run history as CSV (fetched as the signed-in user). */
 function CsvExport({ orgId, connection }: { orgId: string; connection: Connection }) {
@@ -39,9 +40,7 @@ export default function RunHistory({ orgId, runs, connection, now }: { orgId: st
   return (
     <section className="stack" aria-labelledby="history-title">
       <div className="toolbar">
-        <h2 id="history-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Run history
-        </h2>
+        <SectionTitle id="history-title">Run history</SectionTitle>
         {runs.length > 0 && <CsvExport orgId={orgId} connection={connection} />}
       </div>
       {runs.length === 0 ? (

@@ -2,6 +2,7 @@ import ThresholdForm, { type ThresholdField } from '@/components/conversions/Thr
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { DEFAULT_FAILURE_THRESHOLD, type FailureThreshold } from '@/lib/shared/alerts';
 import { useAlertThresholdQuery, useSaveAlertThresholdMutation } from '@/store/alertsApi';
 
@@ -16,9 +17,7 @@ export default function AlertThreshold({ orgId, id, canEdit }: { orgId: string; 
   const [save, saving] = useSaveAlertThresholdMutation();
   return (
     <section className="stack" aria-labelledby="alert-threshold-title">
-      <h2 id="alert-threshold-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Alerts
-      </h2>
+      <SectionTitle id="alert-threshold-title">Alerts</SectionTitle>
       <p className="muted" style={{ margin: 0 }}>
         The team is alerted when the events rejected, not sent or failed over the last hour reach this share (by default{' '}
         {DEFAULT_FAILURE_THRESHOLD.percent} % of at least {DEFAULT_FAILURE_THRESHOLD.minEvents} events), and once more when it falls back.

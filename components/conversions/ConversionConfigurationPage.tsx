@@ -20,6 +20,8 @@ import Button from '@/components/ui/Button';
 import DeleteButton from '@/components/ui/DeleteButton';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
+import { Stat, Stats } from '@/components/ui/Stats';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { DELIVERY_STATUS_LABELS, isWarehouseSource, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
@@ -170,9 +172,7 @@ function Settings({
   return (
     <section className="stack" aria-labelledby="settings-title">
       <div className="toolbar">
-        <h2 id="settings-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Source, destination and mapping
-        </h2>
+        <SectionTitle id="settings-title">Source, destination and mapping</SectionTitle>
         {canEdit && !editing && (
           <Button type="button" variant="secondary" className="button--small" onClick={() => setEditing(true)}>
             Edit name and mapping
@@ -336,24 +336,15 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       <Notice notice={notice} />
       {canEdit && <Actions orgId={orgId} conversion={conversion} onNotice={setNotice} />}
 
-      <div className={styles.stats} role="group" aria-label="Deliveries">
-        <div className={styles.stat}>
-          <span className={styles.statValue}>{last24h.delivered}</span>
-          <span className={styles.statLabel}>Delivered, last 24 h</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue} style={last24h.failed > 0 ? { color: 'var(--danger)' } : undefined}>
-            {last24h.failed}
-          </span>
-          <span className={styles.statLabel}>Failed, last 24 h</span>
-        </div>
-        <div className={styles.stat}>
-          <span className={styles.statValue}>
-            {conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}
-          </span>
-          <span className={styles.statLabel}>Last delivery</span>
-        </div>
-      </div>
+      <Stats label="Deliveries" large>
+        <Stat label="Delivered, last 24 h">{last24h.delivered}</Stat>
+        <Stat label="Failed, last 24 h" valueStyle={last24h.failed > 0 ? { color: 'var(--danger)' } : undefined}>
+          {last24h.failed}
+        </Stat>
+        <Stat label="Last delivery">
+          {conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}
+        </Stat>
+      </Stats>
 
       {isWarehouseSource(conversion.source) && (
         <ReadSection orgId={orgId} plan={plan} conversion={{ ...conversion, source: conversion.source }} canEdit={canEdit} now={now} />
@@ -386,9 +377,7 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 
       {can(role, 'conversion', 'delete') && (
         <section className="stack" aria-labelledby="danger-title">
-          <h2 id="danger-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-            Delete
-          </h2>
+          <SectionTitle id="danger-title">Delete</SectionTitle>
           <p className="muted" style={{ margin: 0 }}>
             Deleting stops sending to {platform} and removes the delivery log and any held or failed events.
           </p>
@@ -419,8 +408,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
 /** `/{orgId}/conversion/{id}/configuration`. */
 export function ConversionConfigurationPage() {
   const { query } = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
+  const { orgId, role, plan } = useOrganizationContext();
   const id = typeof query.id === 'string' ? query.id : null;
   if (!orgId || !role || !id) return <Spinner label="Loading" />;
-  return <ConversionConfiguration key={id} orgId={orgId} role={role} plan={document?.subscription?.plan ?? null} id={id} />;
+  return <ConversionConfiguration key={id} orgId={orgId} role={role} plan={plan} id={id} />;
 }

@@ -1,5 +1,4 @@
 import Link from 'next/link';
-import { useRouter } from 'next/router';
 import {
   conversionPath,
   ConversionStatusBadge,
@@ -12,9 +11,9 @@ import { RelativeTime, useNow } from '@/components/ui/time';
 import { messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
-import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
+import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 import { can } from '@/lib/shared/permissions';
 import { useConversionsQuery } from '@/store/conversionsApi';
 import DeadLettersNotice from '@/components/support/DeadLettersNotice';
@@ -25,7 +24,6 @@ import { useAppsQuery, usePaymentsQuery } from '@/store/integrationsApi';
 
 /** `/{orgId}/conversion`: every conversion, its state and how its last 24 hours went. */
 export function ConversionsPage() {
-  const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const now = useNow();
   const { data = [], isLoading, error } = useConversionsQuery(orgId ?? '', { skip: !orgId });
@@ -69,11 +67,7 @@ export function ConversionsPage() {
           <tbody>
             {data.map((conversion) => (
               <tr key={conversion.id}>
-                <td>
-                  <Link className="cell-wrap" href={conversionPath(orgId, conversion.id)}>
-                    {conversion.name}
-                  </Link>
-                </td>
+                <NameCell href={conversionPath(orgId, conversion.id)}>{conversion.name}</NameCell>
                 <td data-label="Source">
                   <span className="cell-wrap">{sourceLabel(conversion.source, apps, payments)}</span>
                 </td>
@@ -120,14 +114,7 @@ export function ConversionsPage() {
                   )}
                 </td>
                 <td className="actions">
-                  <Button
-                    type="button"
-                    variant="secondary"
-                    className="button--small"
-                    onClick={() => void router.push(conversionPath(orgId, conversion.id))}
-                  >
-                    Configure
-                  </Button>
+                  <ConfigureButton href={conversionPath(orgId, conversion.id)} />
                 </td>
               </tr>
             ))}

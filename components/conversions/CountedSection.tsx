@@ -6,6 +6,7 @@ import ScrollRegion from '@/components/ui/ScrollRegion';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { formatDateTime } from '@/components/ui/time';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { dayLabel, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { useConversionReconciliationQuery, useSaveCountedThresholdMutation } from '@/store/reconciliationApi';
@@ -63,9 +64,7 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
   const days = data ? [...data.days].reverse() : [];
   return (
     <section className="stack" id="counted" aria-labelledby="counted-title">
-      <h2 id="counted-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-        Counted by the platform
-      </h2>
+      <SectionTitle id="counted-title">Counted by the platform</SectionTitle>
       <p className="muted" style={{ margin: 0 }}>
         What we sent beside what {platform} says it received and attributed, per day (UTC). Read from {platform}&apos;s reports about once
         an hour.

@@ -8,7 +8,7 @@ import { mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversi
 import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/paths';
 import type { WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { createErrors, useSchemas } from '@/components/conversions/validation';
-import { messageOf, Title } from '@/components/integrations/shared';
+import { CannotCreatePage, messageOf, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -18,6 +18,7 @@ import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platfo
 import { can } from '@/lib/shared/permissions';
 import { useAppDispatch } from '@/store/hooks';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
+import FieldError from '@/components/ui/FieldError';
 
 // The first step is in the page; what a BigQuery or Mixpanel source reads and the later steps load beside it.
 const loading = () => <Spinner label="Loading the fields" />;
@@ -210,11 +211,7 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
             </ul>
           </>
         )}
-        {error && (
-          <span id="source-error" className="field__error">
-            {error}
-          </span>
-        )}
+        <FieldError id="source-error" error={error} />
         <p className="muted">
           Another source? <Link href={`${org}/app/connect`}>Add an app</Link>, <Link href={`${org}/payment`}>connect Stripe</Link>, or{' '}
           <Link href={`${org}/destination`}>connect BigQuery or Mixpanel</Link> to read from it.
@@ -241,8 +238,7 @@ function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse,
 export function CreateConversionPage() {
   useSchemas();
   const router = useRouter();
-  const { orgId, role, document } = useOrganizationContext();
-  const plan = document?.subscription?.plan ?? null;
+  const { orgId, role, document, plan } = useOrganizationContext();
   const plans = usePlans();
   const [step, setStep] = useState<Step>(0);
   const [draft, setDraft] = useState<Draft>(EMPTY);
@@ -376,13 +372,7 @@ export function CreateConversionPage() {
   const blocked = planLacksConversions || (step === 0 && noSources) || (step === 1 && noDestinations);
 
   if (!can(role, 'conversion', 'create')) {
-    return (
-      <div className="stack">
-        <Title>New conversion</Title>
-        <h1>New conversion</h1>
-        <p className="muted">Your role can see conversions but not create them. Ask an owner or admin.</p>
-      </div>
-    );
+    return <CannotCreatePage title="New conversion" things="conversions" />;
   }
 
   return (

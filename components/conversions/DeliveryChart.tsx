@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
+import chart from '@/components/ui/chart.module.css';
 import type { DeliveryHour } from '@/lib/shared/conversions/conversion';
 import { niceMax, useChartFrame } from '@/components/ui/useSvgScale';
 import { plural } from '@/lib/shared/plural';
@@ -50,15 +51,15 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
       : `Last 48 hours: ${delivered} delivered, ${failed} failed.${busiest ? ` Busiest hour: ${dayAndClock(busiest.hour)}, with ${plural(busiest.delivered + busiest.failed, 'event')}.` : ''}`;
 
   return (
-    <figure className={styles.chart}>
-      <figcaption id={titleId} className={styles.chartTitle}>
+    <figure className={chart.chart}>
+      <figcaption id={titleId} className={chart.chartTitle}>
         Deliveries, last 48 hours
       </figcaption>
       <svg ref={ref} viewBox={`0 0 ${WIDTH} ${height}`} role="img" aria-labelledby={titleId} aria-describedby={`${titleId}-summary`}>
         {[0, top / 2, top].map((value) => (
           <g key={value}>
-            <line className={styles.grid} x1={pad.left} x2={WIDTH - pad.right} y1={y(value)} y2={y(value)} />
-            <text className={styles.axis} style={text} x={pad.left - px(6)} y={y(value) + px(4)} textAnchor="end">
+            <line className={chart.grid} x1={pad.left} x2={WIDTH - pad.right} y1={y(value)} y2={y(value)} />
+            <text className={chart.axis} style={text} x={pad.left - px(6)} y={y(value) + px(4)} textAnchor="end">
               {value}
             </text>
           </g>
@@ -80,7 +81,7 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
                 />
               )}
               {index % 12 === 0 && (
-                <text className={styles.axis} style={text} x={pad.left + index * slotWidth} y={height - px(6)}>
+                <text className={chart.axis} style={text} x={pad.left + index * slotWidth} y={height - px(6)}>
                   {clock(slot.hour)}
                 </text>
               )}
@@ -90,11 +91,11 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
       </svg>
       <ul className={styles.chartLegend} aria-hidden="true">
         <li>
-          <span className={`${styles.swatch} ${styles.delivered}`} />
+          <span className={`${chart.swatch} ${styles.delivered}`} />
           Delivered
         </li>
         <li>
-          <span className={`${styles.swatch} ${styles.failed}`} />
+          <span className={`${chart.swatch} ${styles.failed}`} />
           Failed
         </li>
       </ul>

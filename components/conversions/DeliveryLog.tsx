@@ -7,6 +7,7 @@ import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import TextField from '@/components/ui/TextField';
+import SectionTitle from '@/components/ui/SectionTitle';
 import RowDebugger from '@/components/conversions/RowDebugger';
 import { DELIVERY_STATUS_LABELS, filteredInWords, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { useDeliveriesQuery } from '@/store/conversionsApi';
@@ -136,9 +137,7 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
   return (
     <section className="stack" aria-labelledby="log-title">
       <div className="toolbar">
-        <h2 id="log-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Delivery log
-        </h2>
+        <SectionTitle id="log-title">Delivery log</SectionTitle>
         <div className="actions" style={{ alignItems: 'center' }}>
           <label className="muted" style={{ display: 'flex', gap: '0.4rem', alignItems: 'center', fontSize: '0.9rem' }}>
             <input type="checkbox" checked={autoRefresh} onChange={(event) => onAutoRefreshChange(event.target.checked)} />

@@ -11,6 +11,7 @@ import { PLATFORM_LABELS, TARGET_LABEL } from '@/lib/shared/integrations/platfor
 import { useIntegrationsQuery, useTargetsQuery } from '@/store/integrationsApi';
 import { useConversionsQuery } from '@/store/conversionsApi';
 import type { ConversionSource } from '@/lib/shared/conversions/conversion';
+import FieldError from '@/components/ui/FieldError';
 
 /** A conversion's source as the wizard names it: 'app:{id}', 'payments:{id}'; null for a warehouse read. */
 const keyOf = (source: ConversionSource) =>
@@ -108,11 +109,7 @@ export default function DestinationStep({
             />
           ))}
         </ul>
-        {destinationError && (
-          <span id="destination-error" className="field__error">
-            {destinationError}
-          </span>
-        )}
+        <FieldError id="destination-error" error={destinationError} />
       </fieldset>
       {destination?.status === 'needs_reauth' && (
         <Alert>

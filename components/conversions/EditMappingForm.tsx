@@ -2,10 +2,10 @@ import { useState } from 'react';
 import Alert from '@/components/ui/Alert';
 import { draftOf, mappingOf } from '@/components/conversions/mapping';
 import MappingFields from '@/components/conversions/MappingFields';
-import { FailureAlert, firstError, formFailureOf, useCheckedSubmit } from '@/components/ui/failures';
+import { FailureAlert, formFailureOf, useCheckedSubmit } from '@/components/ui/failures';
 import { updateErrors, useSchemas } from '@/components/conversions/validation';
 import SaveCancel from '@/components/ui/SaveCancel';
-import TextField from '@/components/ui/TextField';
+import NameField from '@/components/ui/NameField';
 import { isWarehouseSource, type Conversion } from '@/lib/shared/conversions/conversion';
 import type { UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import { useUpdateConversionMutation } from '@/store/conversionsApi';
@@ -39,14 +39,7 @@ export default function EditMappingForm({
       noValidate
       aria-label="Edit the name and mapping"
     >
-      <TextField
-        label="Name"
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        maxLength={100}
-        required
-        error={firstError(errors, 'name')}
-      />
+      <NameField value={name} onChange={setName} errors={errors} />
       <MappingFields draft={mapping} onChange={setMapping} errors={errors} eventNames={!isWarehouseSource(conversion.source)} />
       {elsewhere.length > 0 && <Alert>{elsewhere.join(' ')}</Alert>}
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not save the conversion." />}

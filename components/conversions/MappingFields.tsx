@@ -5,6 +5,7 @@ import { withNames, type MappingDraft } from '@/components/conversions/mapping';
 import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
 import { IDENTIFIER_LABELS, IDENTIFIERS, type Identifier } from '@/lib/shared/conversions/conversion';
+import FieldError from '@/components/ui/FieldError';
 
 interface Props {
   draft: MappingDraft;
@@ -92,11 +93,7 @@ export function NamesField({
       <span id={`${id}-hint`} className={`muted ${styles.hint}`}>
         {hint}
       </span>
-      {error && (
-        <span id={`${id}-error`} className="field__error">
-          {error}
-        </span>
-      )}
+      <FieldError id={`${id}-error`} error={error} />
     </div>
   );
 }
@@ -186,11 +183,7 @@ export default function MappingFields({ draft, onChange, errors, eventNames = tr
             />
           </div>
         )}
-        {valueError && (
-          <span id={`${id}-value-error`} className="field__error">
-            {valueError}
-          </span>
-        )}
+        <FieldError id={`${id}-value-error`} error={valueError} />
       </fieldset>
 
       <fieldset
@@ -216,11 +209,7 @@ export default function MappingFields({ draft, onChange, errors, eventNames = tr
             </li>
           ))}
         </ul>
-        {identifiersError && (
-          <span id={`${id}-identifiers-error`} className="field__error">
-            {identifiersError}
-          </span>
-        )}
+        <FieldError id={`${id}-identifiers-error`} error={identifiersError} />
       </fieldset>
     </div>
   );

@@ -3,6 +3,7 @@ import { FailureAlert } from '@/components/ui/failures';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { formatDateTime } from '@/components/ui/time';
+import SectionTitle from '@/components/ui/SectionTitle';
 import { MATCH_KEY_LABELS as KEY_LABELS, type MatchKey } from '@/lib/shared/conversions/matchKeys';
 import type { MatchCounts, PlatformMeasure } from '@/lib/shared/conversions/quality';
 import { useMatchQualityQuery } from '@/store/conversionsApi';
@@ -123,9 +124,7 @@ export default function MatchQualitySection({ orgId, id, platform }: { orgId: st
   return (
     <section className="stack" aria-labelledby="quality-title" aria-busy={isFetching}>
       <div className="toolbar">
-        <h2 id="quality-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Match quality
-        </h2>
+        <SectionTitle id="quality-title">Match quality</SectionTitle>
         <Button type="button" variant="secondary" className="button--small" busy={isFetching} onClick={() => void refetch()}>
           Reload figures
         </Button>

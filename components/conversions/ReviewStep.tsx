@@ -1,7 +1,7 @@
 import type { ComponentProps } from 'react';
 import ReviewSummary from '@/components/conversions/ReviewSummary';
-import { FailureAlert, firstError, formFailureOf } from '@/components/ui/failures';
-import TextField from '@/components/ui/TextField';
+import { FailureAlert, formFailureOf } from '@/components/ui/failures';
+import NameField from '@/components/ui/NameField';
 
 interface ReviewStepProps {
   summary: ComponentProps<typeof ReviewSummary>;
@@ -19,14 +19,7 @@ export default function ReviewStep({ summary, orgId, name, onName, errors, error
   return (
     <>
       <ReviewSummary {...summary} />
-      <TextField
-        label="Name"
-        value={name}
-        onChange={(event) => onName(event.target.value)}
-        maxLength={100}
-        required
-        error={firstError(errors, 'name')}
-      />
+      <NameField value={name} onChange={onName} errors={errors} />
       {failure && <FailureAlert orgId={orgId} error={failure} fallback="Could not create the conversion." />}
     </>
   );

@@ -6,6 +6,7 @@ import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import { adAccountUsageLabel, countAdAccounts, entitlementsOf, includesAdAccounts } from '@/lib/shared/billing/entitlements';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import type { AdAccount, Integration } from '@/lib/shared/integrations/platforms';
 import { useAppSelector } from '@/store/hooks';
 import { useAccountsQuery, useIntegrationsQuery, useUpdateIntegrationMutation } from '@/store/integrationsApi';
@@ -37,7 +38,7 @@ function AdAccountAllowance({ orgId, integration, picked }: { orgId: string; int
   const { document } = useAppSelector(selectOrganization);
   const { data: sources } = useIntegrationsQuery({ orgId, kind: 'source' });
   if (!sources || document?.organization_id !== orgId) return null;
-  const plan = document.subscription?.plan ?? null;
+  const plan = subscribedPlan(document);
   const others = sources.filter((source) => source.id !== integration.id);
   const selected = countAdAccounts([...others, { platform: integration.platform, accounts: [...picked].map((id) => ({ id })) }]);
   const over = !includesAdAccounts(entitlementsOf(plan), selected);

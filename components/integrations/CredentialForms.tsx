@@ -5,6 +5,7 @@ import Button from '@/components/ui/Button';
 import TextField from '@/components/ui/TextField';
 import { MIXPANEL_RESIDENCIES, type Integration } from '@/lib/shared/integrations/platforms';
 import { useCreateDestinationMutation } from '@/store/integrationsApi';
+import FieldError from '@/components/ui/FieldError';
 
 interface FormProps {
   orgId: string;
@@ -104,11 +105,7 @@ export function BigQueryKeyForm({ orgId, onCreated }: FormProps) {
           aria-describedby={keyError ? 'bigquery-key-error' : undefined}
           placeholder='{"type": "service_account", …}'
         />
-        {keyError && (
-          <span id="bigquery-key-error" className="field__error">
-            {keyError}
-          </span>
-        )}
+        <FieldError id="bigquery-key-error" error={keyError} />
       </div>
       <div className="actions">
         <Button type="submit" busy={isLoading}>

@@ -1,4 +1,3 @@
-import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { BigQueryKeyForm, MixpanelForm } from '@/components/integrations/CredentialForms';
 import DeleteButton from '@/components/integrations/DeleteButton';
@@ -11,6 +10,7 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
+import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 import {
   configurationPathOf,
   isOAuthPlatform,
@@ -68,11 +68,7 @@ export function integrationsPage(kind: IntegrationKind) {
             <tbody>
               {data.map((integration) => (
                 <tr key={integration.id}>
-                  <td>
-                    <Link className="cell-wrap" href={configurationPathOf(orgId, kind, integration.id, integration.platform)}>
-                      {integration.name}
-                    </Link>
-                  </td>
+                  <NameCell href={configurationPathOf(orgId, kind, integration.id, integration.platform)}>{integration.name}</NameCell>
                   <td data-label="Platform">{PLATFORM_LABELS[integration.platform]}</td>
                   <td data-label="Login">
                     <span className="cell-wrap">{integration.accountName}</span>
@@ -84,9 +80,7 @@ export function integrationsPage(kind: IntegrationKind) {
                   <td data-label="Connected">{formatDate(integration.connectedAt)}</td>
                   <td className="actions">
                     {integration.status === 'needs_reauth' && <ReconnectButton orgId={orgId} integration={integration} small />}
-                    <Button type="button" variant="secondary" className="button--small" onClick={() => open(integration)}>
-                      Configure
-                    </Button>
+                    <ConfigureButton href={configurationPathOf(orgId, kind, integration.id, integration.platform)} />
                     {can(role, kind, 'delete') && (
                       <DeleteButton
                         orgId={orgId}

@@ -1,4 +1,3 @@
-import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
 import { fieldErrorOf, formatDate, LoadFailed, messageOf, Title } from '@/components/integrations/shared';
@@ -11,6 +10,7 @@ import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import TextField from '@/components/ui/TextField';
+import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 import type { Payment } from '@/lib/shared/integrations/apps';
 import { can } from '@/lib/shared/permissions';
 import {
@@ -92,7 +92,6 @@ function PaymentDeleteButton({
 
 /** `/{orgId}/payment`: Stripe accounts whose payments become conversions. */
 export function PaymentsPage() {
-  const router = useRouter();
   const { orgId, role } = useOrganizationContext();
   const { data = [], isLoading, error } = usePaymentsQuery(orgId ?? '', { skip: !orgId });
   return (
@@ -116,25 +115,14 @@ export function PaymentsPage() {
           <tbody>
             {data.map((payment) => (
               <tr key={payment.id}>
-                <td>
-                  <Link className="cell-wrap" href={paymentPath(orgId, payment.id)}>
-                    {payment.name}
-                  </Link>
-                </td>
+                <NameCell href={paymentPath(orgId, payment.id)}>{payment.name}</NameCell>
                 <td data-label="Key">
                   <code>{payment.keyPrefix}</code>
                 </td>
                 <td data-label="Mode">{payment.livemode ? 'Live' : 'Test'}</td>
                 <td data-label="Connected">{formatDate(payment.connectedAt)}</td>
                 <td className="actions">
-                  <Button
-                    type="button"
-                    variant="secondary"
-                    className="button--small"
-                    onClick={() => void router.push(paymentPath(orgId, payment.id))}
-                  >
-                    Configure
-                  </Button>
+                  <ConfigureButton href={paymentPath(orgId, payment.id)} />
                   {can(role, 'payment', 'delete') && (
                     <PaymentDeleteButton orgId={orgId} payment={payment} small onDeleted={() => undefined} />
                   )}

@@ -47,3 +47,17 @@ export function LoadFailed({ title, error, fallback }: { title: string; error: u
     </div>
   );
 }
+
+/** What a role that may read but not create is told (the server refuses it anyway). */
+export const cannotCreate = (things: string) => `Your role can see ${things} but not create them. Ask an owner or admin.`;
+
+/** A "New …" page for a role that may not create: its title and why, nothing to fill in. */
+export function CannotCreatePage({ title, things }: { title: string; things: string }) {
+  return (
+    <div className="stack">
+      <Title>{title}</Title>
+      <h1>{title}</h1>
+      <p className="muted">{cannotCreate(things)}</p>
+    </div>
+  );
+}

@@ -1,4 +1,3 @@
-import Link from 'next/link';
 import CountedShare from '@/components/conversions/CountedShare';
 import { conversionPath } from '@/components/conversions/shared';
 import { messageOf, Title } from '@/components/integrations/shared';
@@ -7,6 +6,7 @@ import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { RelativeTime, useNow } from '@/components/ui/time';
+import { NameCell } from '@/components/ui/ListRow';
 import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { useReconciliationQuery } from '@/store/reconciliationApi';
 
@@ -47,11 +47,7 @@ export function ReconciliationPage() {
           <tbody>
             {data.map((row) => (
               <tr key={row.id} data-testid="reconciliation-row">
-                <td>
-                  <Link className="cell-wrap" href={`${conversionPath(orgId, row.id)}#counted`}>
-                    {row.name}
-                  </Link>
-                </td>
+                <NameCell href={`${conversionPath(orgId, row.id)}#counted`}>{row.name}</NameCell>
                 <td>{PLATFORM_LABELS[row.platform]}</td>
                 <td>
                   <CountedShare summary={row.summary} threshold={row.threshold} />

@@ -10,7 +10,7 @@ import {
   invitationTokenFor,
   rememberInvitationToken,
   useInvitationByLinkQuery,
-  useInvitationPreviewQuery,
+  useStoredInvitationPreview,
 } from '@/components/team/invitationLink';
 import { useInvitationResponse } from '@/components/team/useInvitationResponse';
 import Alert from '@/components/ui/Alert';
@@ -78,8 +78,7 @@ function InvitationDecision({ invitationId, email, token }: { invitationId: stri
  * live invitation, exactly the page as it is for anyone: nothing about the invitation is said.
  */
 function SignedOutInvitation({ invitationId }: { invitationId: string }) {
-  const [token] = useState(() => invitationTokenFor(invitationId));
-  const preview = useInvitationPreviewQuery({ invitationId, token: token ?? '' }, { skip: !token });
+  const preview = useStoredInvitationPreview(invitationId);
   if (preview.isLoading) return <Spinner label="Checking your invitation" />;
   const invitation = preview.data;
   return (

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { InvitationPreview, PendingInvitation } from '@/lib/shared/team';
 import { api } from '@/store/api';
 
@@ -52,3 +53,13 @@ export const invitationLinkApi = api.injectEndpoints({
 });
 
 export const { useInvitationByLinkQuery, useInvitationPreviewQuery } = invitationLinkApi;
+
+/**
+ * Signed out: the preview of an invitation, read with the link's secret this browser kept (the secret is
+ * read once, on the first render); no request without an invitation or a secret.
+ */
+export function useStoredInvitationPreview(invitationId: string | undefined) {
+  const [token] = useState(() => (invitationId ? invitationTokenFor(invitationId) : undefined));
+  const link = invitationId && token ? { invitationId, token } : null;
+  return useInvitationPreviewQuery(link ?? { invitationId: '', token: '' }, { skip: !link });
+}

@@ -1,3 +1,5 @@
+import FieldError from '@/components/ui/FieldError';
+
 /** A labelled select with a placeholder option and its error under it (tied by aria-describedby). */
 export default function SelectField({
   id,
@@ -33,11 +35,7 @@ export default function SelectField({
           </option>
         ))}
       </select>
-      {error && (
-        <span id={`${id}-error`} className="field__error">
-          {error}
-        </span>
-      )}
+      <FieldError id={`${id}-error`} error={error} />
     </div>
   );
 }

@@ -1,4 +1,5 @@
 import { useId, type InputHTMLAttributes } from 'react';
+import FieldError from '@/components/ui/FieldError';
 
 interface TextFieldProps extends InputHTMLAttributes<HTMLInputElement> {
   label: string;
@@ -15,11 +16,7 @@ export default function TextField({ label, error, id, 'aria-describedby': hint, 
     <div className="field">
       <label htmlFor={inputId}>{label}</label>
       <input id={inputId} aria-invalid={Boolean(error)} aria-describedby={describedBy} {...input} />
-      {error && (
-        <span id={errorId} className="field__error">
-          {error}
-        </span>
-      )}
+      <FieldError id={errorId} error={error} />
     </div>
   );
 }

@@ -19,6 +19,11 @@ export function describeWait(seconds: number): string {
 
 const count = (n: number) => n.toLocaleString('en-US');
 
+/** The 429 message of POST /api/invitationPreview: previews one address may ask for a minute, and the whole seconds to wait. */
+export function tooManyInvitationPreviewsMessage(perMinute: number, retryAfterSeconds: number): string {
+  return `Too many invitation previews from this address: at most ${count(perMinute)} a minute. Try again in ${describeWait(retryAfterSeconds)}.`;
+}
+
 /** Who a submissions limit counts: one app key, or one client address of a publishable key. */
 export type SubmissionLimitScope = 'key' | 'address';
 

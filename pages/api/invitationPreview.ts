@@ -4,7 +4,7 @@ import { clientAddress } from '@/lib/server/http/clientAddress';
 import { touch } from '@/lib/server/memoryLimits';
 import { TokenBucket } from '@/lib/server/tokenBucket';
 import { previewInvitation } from '@/lib/server/repos/invitations';
-import { describeWait } from '@/lib/shared/rateLimitMessages';
+import { tooManyInvitationPreviewsMessage } from '@/lib/shared/rateLimitMessages';
 import { invitationPreviewSchema } from '@/lib/shared/schemas/team';
 
 /**
@@ -21,11 +21,7 @@ function admitPreview(address: string): void {
   const wait = bucket.take(1);
   if (wait > 0) {
     const retryAfter = Math.ceil(wait);
-    throw new DomainError(
-      'rate_limited',
-      `Too many invitation previews from this address: at most ${PREVIEWS_PER_ADDRESS_PER_MINUTE} a minute. Try again in ${describeWait(retryAfter)}.`,
-      { retryAfter },
-    );
+    throw new DomainError('rate_limited', tooManyInvitationPreviewsMessage(PREVIEWS_PER_ADDRESS_PER_MINUTE, retryAfter), { retryAfter });
   }
 }
 

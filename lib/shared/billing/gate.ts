@@ -5,6 +5,13 @@ export const PAST_DUE_GRACE_DAYS = 7;
 
 type Subscription = OrganizationDocument['subscription'];
 
+/**
+ * The plan an organization's subscription names, or null without one: what the entitlements table is
+ * read with (the browser's organization document and the server's stored one alike).
+ */
+export const subscribedPlan = (organization: { subscription?: { plan?: string | null } | null } | null | undefined): string | null =>
+  organization?.subscription?.plan ?? null;
+
 /** Active or trialing opens the organization; past_due does for the grace period; anything else closes it. */
 export function hasActiveSubscription(subscription: Subscription, now: Date = new Date()): boolean {
   if (!subscription) return false;

@@ -1,5 +1,6 @@
 import { createConnectionSchema } from '@/lib/shared/schemas/connections';
 import { orgRouteSchema } from '@/lib/shared/schemas/ids';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { createConnection, listConnections } from '@/lib/server/services/connections';
 
@@ -19,7 +20,7 @@ export default createHandler({
     body: createConnectionSchema,
     permission: ['connection', 'create'],
     handle: async ({ org, caller, body }) => ({
-      connection: await createConnection(org.id, org.data.subscription?.plan ?? null, caller.uid, body),
+      connection: await createConnection(org.id, subscribedPlan(org.data), caller.uid, body),
     }),
   }),
 });

@@ -1,5 +1,6 @@
 import { createConversionSchema } from '@/lib/shared/schemas/conversions';
 import { orgRouteSchema } from '@/lib/shared/schemas/ids';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { createConversion, listConversions } from '@/lib/server/services/conversions';
 
@@ -19,7 +20,7 @@ export default createHandler({
     body: createConversionSchema,
     permission: ['conversion', 'create'],
     handle: async ({ org, caller, body }) => ({
-      conversion: await createConversion(org.id, org.data.subscription?.plan ?? null, caller.uid, body),
+      conversion: await createConversion(org.id, subscribedPlan(org.data), caller.uid, body),
     }),
   }),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { previewSourceSchema } from '@/lib/shared/schemas/conversions';
 import { documentIdSchema, orgRouteSchema } from '@/lib/shared/schemas/ids';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { assertConversionsIncluded } from '@/lib/server/services/conversions';
 import { previewWarehouseSource } from '@/lib/server/services/warehouseSources';
@@ -19,7 +20,7 @@ export default createHandler({
     permission: ['conversion', 'create'],
     handle: ({ org, body }) => {
       // The preview runs a billed query: only for a plan that can then create the conversion.
-      assertConversionsIncluded(org.data.subscription?.plan ?? null);
+      assertConversionsIncluded(subscribedPlan(org.data));
       return previewWarehouseSource(org.id, body.source, { suggest: body.suggest, sendsTo: body.sendsTo });
     },
   }),

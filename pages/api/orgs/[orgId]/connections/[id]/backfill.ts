@@ -1,5 +1,6 @@
 import { backfillSchema } from '@/lib/shared/schemas/connections';
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { cancelBackfill, startBackfill } from '@/lib/server/services/connections';
 
@@ -11,7 +12,7 @@ export default createHandler({
     query: objectRouteSchema,
     body: backfillSchema,
     permission: ['connection', 'update'],
-    handle: ({ org, caller, query, body }) => startBackfill(org.id, org.data.subscription?.plan ?? null, caller.uid, query.id, body.from),
+    handle: ({ org, caller, query, body }) => startBackfill(org.id, subscribedPlan(org.data), caller.uid, query.id, body.from),
   }),
   DELETE: route({
     access: 'orgMember',

@@ -1,5 +1,6 @@
 import { updateConnectionSchema } from '@/lib/shared/schemas/connections';
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { connectionDetail, deleteConnection, updateConnection } from '@/lib/server/services/connections';
 
@@ -10,7 +11,7 @@ export default createHandler({
     subscription: 'required',
     query: objectRouteSchema,
     permission: ['connection', 'read'],
-    handle: ({ org, query }) => connectionDetail(org.id, org.data.subscription?.plan ?? null, query.id),
+    handle: ({ org, query }) => connectionDetail(org.id, subscribedPlan(org.data), query.id),
   }),
   PATCH: route({
     access: 'orgMember',
@@ -19,7 +20,7 @@ export default createHandler({
     body: updateConnectionSchema,
     permission: ['connection', 'update'],
     handle: async ({ org, query, body }) => ({
-      connection: await updateConnection(org.id, org.data.subscription?.plan ?? null, query.id, body),
+      connection: await updateConnection(org.id, subscribedPlan(org.data), query.id, body),
     }),
   }),
   DELETE: route({

@@ -1,5 +1,6 @@
 import { updateConversionSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { conversionDetail, deleteConversion, updateConversion } from '@/lib/server/services/conversions';
 
@@ -19,7 +20,7 @@ export default createHandler({
     body: updateConversionSchema,
     permission: ['conversion', 'update'],
     handle: async ({ org, query, body }) => ({
-      conversion: await updateConversion(org.id, org.data.subscription?.plan ?? null, query.id, body),
+      conversion: await updateConversion(org.id, subscribedPlan(org.data), query.id, body),
     }),
   }),
   DELETE: route({
