@@ -194,17 +194,21 @@ const adsFailure = (code: number, status: string, errors: unknown[], extra: unkn
   },
 });
 
+/** reportError of an answer with one GoogleAdsError, as Google Ads answers most refusals. */
+const oneErrorAnswer = (code: number, status: string, errorCode: Record<string, string>, message: string) =>
+  reportError(code, adsFailure(code, status, [{ errorCode, message }]));
+
 describe('reportError', () => {
   test('401 needs a new login; 403 is forbidden', () => {
     expect(reportError(401, { error: { status: 'UNAUTHENTICATED' } })).toMatchObject({
       code: 'needs_reauth',
       message: 'Google Ads stopped accepting this login — reconnect.',
     });
-    const denied = reportError(
+    const denied = oneErrorAnswer(
       403,
-      adsFailure(403, 'PERMISSION_DENIED', [
-        { errorCode: { authorizationError: 'USER_PERMISSION_DENIED' }, message: "User doesn't have permission to access customer." },
-      ]),
+      'PERMISSION_DENIED',
+      { authorizationError: 'USER_PERMISSION_DENIED' },
+      "User doesn't have permission to access customer.",
     );
     expect(denied.code).toBe('forbidden');
     expect(denied.message).toContain("User doesn't have permission");
@@ -232,19 +236,19 @@ describe('reportError', () => {
   });
 
   test('400 is invalid with Google’s words; metrics of a manager in plain words', () => {
-    const unknown = reportError(
+    const unknown = oneErrorAnswer(
       400,
-      adsFailure(400, 'INVALID_ARGUMENT', [
-        { errorCode: { queryError: 'UNRECOGNIZED_FIELD' }, message: "Unrecognized fields in the query: 'metrics.cost'." },
-      ]),
+      'INVALID_ARGUMENT',
+      { queryError: 'UNRECOGNIZED_FIELD' },
+      "Unrecognized fields in the query: 'metrics.cost'.",
     );
     expect(unknown.code).toBe('invalid');
     expect(unknown.message).toContain("UNRECOGNIZED_FIELD: Unrecognized fields in the query: 'metrics.cost'.");
-    const manager = reportError(
+    const manager = oneErrorAnswer(
       400,
-      adsFailure(400, 'INVALID_ARGUMENT', [
-        { errorCode: { queryError: 'REQUESTED_METRICS_FOR_MANAGER' }, message: 'Metrics cannot be requested for a manager account.' },
-      ]),
+      'INVALID_ARGUMENT',
+      { queryError: 'REQUESTED_METRICS_FOR_MANAGER' },
+      'Metrics cannot be requested for a manager account.',
     );
     expect(manager).toMatchObject({ code: 'invalid', message: expect.stringMatching(/manager account has no ads of its own/) });
   });
