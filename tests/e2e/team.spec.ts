@@ -1,13 +1,11 @@
 import { type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createTestOrganization, createTestUser, fakeCustomerIo, type TestUser } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, fakeCustomerIo, uniqueEmail, type TestUser } from '@/tests/e2e/helpers';
 import { LoginPage, SignUpPage, type Landing } from '@/tests/e2e/support/authPages';
 import { expect, test } from '@/tests/e2e/support/fixtures';
 import { OnboardingPage, OrganizationsPage } from '@/tests/e2e/support/organizationsPages';
 import { signedInOwner } from '@/tests/e2e/support/signedIn';
 import { TeamPage } from '@/tests/e2e/support/teamPage';
-
-const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
 interface RecordedEmail {
   to: string;
