@@ -22,20 +22,17 @@ import destinationAccounts from '@/pages/api/orgs/[orgId]/destinations/[id]/acco
 import sourceAccounts from '@/pages/api/orgs/[orgId]/sources/[id]/accounts';
 import sourceObject from '@/pages/api/orgs/[orgId]/sources/[id]/index';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo, type RecordedEmail } from '@/sandbox/customerio';
-import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeSlack, type FakeSlack } from '@/sandbox/slack';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { connectWarehouse, setUpConnection } from '@/tests/api/helpers/connections';
 import { connectDestination, SANDBOX_TARGETS, setUpConversion } from '@/tests/api/helpers/conversions';
-import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { connectThroughConsent } from '@/tests/api/helpers/oauth';
+import { callLoose as call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 // Alerts end to end: a failure noticed where it happens opens one incident, emails the owners and
 // admins once (Customer.io's fake records it), lists one notice in the app, posts to Slack; the
 // recovery sends one "resolved" notice. These tests read deep into response bodies.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
-const call = (...args: Parameters<typeof callRaw>) => callRaw(...args) as Promise<{ status: number; body: Loose }>;
-
 const APP_URL = 'http://app.test';
 const handlers = {
   conversionAlerts,
@@ -89,24 +86,15 @@ const alertEmails = (filter: (message: RecordedEmail) => boolean = () => true) =
   customerIo.messages.filter((message) => message.transactionalMessageId === 'alert' && filter(message));
 const about = (id: string) => (message: RecordedEmail) => String(message.messageData.link).includes(id);
 
-async function connectGoogleSource(user: TestUser, org: string, objectId?: string): Promise<string> {
-  const started = await call(s.start, {
-    method: 'POST',
-    token: user.token,
-    query: { orgId: org },
-    body: { platform: 'google_ads', kind: 'source', ...(objectId ? { objectId } : {}) },
-  });
-  expect(started.status).toBe(200);
-  const returned = await consentTo(started.body.url);
-  const done = await call(s.complete, {
-    method: 'POST',
-    token: user.token,
-    query: { orgId: org },
-    body: { ...completionOf(returned), ...(objectId ? { returnPath: '/googleReauth' } : {}) },
-  });
-  expect(done.status).toBe(200);
-  return done.body.id;
-}
+/** Connects Google Ads as a source, or reconnects the source `objectId` (which returns to /googleReauth). */
+const connectGoogleSource = (user: TestUser, org: string, objectId?: string) =>
+  connectThroughConsent(
+    s,
+    user,
+    org,
+    { platform: 'google_ads', kind: 'source', objectId },
+    objectId ? { returnPath: '/googleReauth' } : {},
+  );
 
 const openIncidents = async (org: string) =>
   (await adminDb().collection('organizations').doc(org).collection('incidents').where('status', '==', 'open').get()).docs;
@@ -148,7 +136,7 @@ describe('a login that needs reconnecting', () => {
     const resolved = alertEmails((message) => about(id)(message) && message.messageData.state === 'resolved');
     expect(resolved.map((message) => message.to).sort()).toEqual([owner.email, admin.email].sort());
     const after = await call(s.notifications, { token: owner.token, query: { orgId } });
-    expect(after.body.notifications.map((notice: Loose) => notice.state)).toEqual(['resolved', 'open']);
+    expect(after.body.notifications.map((notice: { state: string }) => notice.state)).toEqual(['resolved', 'open']);
     expect(after.body.unread).toBe(2);
 
     // Read marks are per person.
@@ -191,19 +179,7 @@ describe('a login that needs reconnecting', () => {
     // The owner's own settings are untouched.
     expect((await call(s.preferences, { token: owner.token, query: { orgId } })).body.email.needs_reauth).toBe(true);
 
-    const started = await call(s.start, {
-      method: 'POST',
-      token: owner.token,
-      query: { orgId },
-      body: { platform: 'microsoft_ads', kind: 'destination' },
-    });
-    const done = await call(s.complete, {
-      method: 'POST',
-      token: owner.token,
-      query: { orgId },
-      body: completionOf(await consentTo(started.body.url)),
-    });
-    const id = done.body.id as string;
+    const id = await connectThroughConsent(s, owner, orgId, { platform: 'microsoft_ads', kind: 'destination' });
     platforms.revokeAll('microsoft');
     expect((await call(s.destinationAccounts, { token: owner.token, query: { orgId, id } })).status).toBe(409);
     expect(alertEmails(about(id)).map((message) => message.to)).toEqual([owner.email]);

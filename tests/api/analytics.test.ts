@@ -8,9 +8,10 @@ import getOrSaveUser from '@/pages/api/getOrSaveUser';
 import identifyUserWithOrganization from '@/pages/api/identifyUserWithOrganization';
 import sendInvitation from '@/pages/api/sendInvitation';
 import { adminAuth } from '@/lib/server/firebaseAdmin';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
+import type { FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, signIn, type TestUser } from '@/tests/fixtures/firebase';
-import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { serveWithCustomerIo, stopServed } from '@/tests/api/helpers/customerIo';
+import { call, type TestServer } from '@/tests/api/helpers/server';
 
 const handlers = {
   identify,
@@ -31,16 +32,11 @@ let aliceOrg: string;
 let bobOrg: string;
 
 beforeAll(async () => {
-  fake = await startFakeCustomerIo();
-  Object.assign(process.env, customerIoEnv(fake), { INTERCOM_IDENTITY_SECRET: 'intercom-test-secret' });
-  servers = await serveHandlers(handlers);
+  ({ servers, fake } = await serveWithCustomerIo(handlers, { INTERCOM_IDENTITY_SECRET: 'intercom-test-secret' }));
   [alice, bob] = await Promise.all([createTestUser(), createTestUser()]);
   [aliceOrg, bobOrg] = await Promise.all([createTestOrganization([[alice, 'owner']]), createTestOrganization([[bob, 'owner']])]);
 });
-afterAll(async () => {
-  await closeAll(servers);
-  await fake.close();
-});
+afterAll(() => stopServed({ servers, fake }));
 
 const post = (name: Name, user: TestUser | { token: string }, body: unknown) =>
   call(servers[name], { method: 'POST', token: user.token, body });

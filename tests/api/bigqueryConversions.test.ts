@@ -6,7 +6,6 @@ import { CONVERSION_COLUMNS, conversionTableTargetId } from '@/lib/server/connec
 import type { Delivery } from '@/lib/server/connectors/types';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { createApp } from '@/lib/server/repos/apps';
 import { deliveryHours, getConversion, listDeliveries, parkedCounts, routingConversionId } from '@/lib/server/repos/conversions';
 import { loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
 import { sealCredential } from '@/lib/server/credentials';
@@ -15,7 +14,7 @@ import { releaseHeld } from '@/lib/server/services/conversions';
 import { createIntegration, updateIntegration } from '@/lib/server/services/integrations';
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
-import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
+import { ownerWithShopApp } from '@/tests/api/helpers/conversions';
 import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
 import { until } from '@/tests/api/helpers/until';
 
@@ -86,20 +85,8 @@ const rowsOf = (appId: string) => {
 const delivered = async (orgId: string, conversionId: string) =>
   (await deliveryHours(orgId, conversionId, new Date(Date.now() - 3600_000))).reduce((total, hour) => total + hour.delivered, 0);
 
-async function appWithOwner() {
-  const owner = await createTestUser();
-  const orgId = await createTestOrganization([[owner, 'owner']]);
-  const app = await createApp(orgId, owner.uid, {
-    name: 'Shop',
-    websiteUrl: 'https://shop.example',
-    gtmContainerId: 'GTM-SHOP1',
-    payloadUrls: [],
-  });
-  return { owner, orgId, app };
-}
-
 test('an app routed to BigQuery: each event is one row, hashed identifiers only, in a partitioned and clustered table, and logged', async () => {
-  const { owner, orgId, app } = await appWithOwner();
+  const { owner, orgId, app } = await ownerWithShopApp();
   const destinationId = await connectWarehouse(orgId, owner.uid, 'bigquery', platforms.serviceAccountKey);
   await setAppWarehouse(orgId, app.id, 'bigquery', destinationId, { plan: 'growth', uid: owner.uid });
 
@@ -209,7 +196,7 @@ test('a row the table refuses is rejected with BigQuery’s words; the others ar
 });
 
 test('a revoked BigQuery login → events held, not dropped; after Reconnect they are appended', async () => {
-  const { owner, orgId, app } = await appWithOwner();
+  const { owner, orgId, app } = await ownerWithShopApp();
   const oauth = bigQuery.auth.oauth!;
   const returned = await consentTo(oauth.authorizeUrl('test-state', REDIRECT_URI));
   const connection = await oauth.exchangeCode(returned.searchParams.get('code')!, REDIRECT_URI);

@@ -57,6 +57,12 @@ const windowRows = (campaigns: number[], overrides: Partial<AdRow> = {}) =>
   days.flatMap((date) => campaigns.map((campaign) => row(date, campaign, overrides)));
 
 const stored = (target: WriteTarget = TARGET) => platforms.bigquery.rows(target.projectId, target.dataset!, target.table!);
+/** The names of the sandbox's tables in a dataset (of any project). */
+const tablesIn = (datasetId: string) =>
+  platforms.bigquery
+    .tables()
+    .filter((table) => table.datasetId === datasetId)
+    .map((table) => table.tableId);
 const keyOf = (stored: Record<string, unknown>) =>
   [
     stored.connection_id,
@@ -103,12 +109,7 @@ describe('checking the destination', () => {
       /exists and is writable; table other will be created/,
     );
     // The probe table is gone again.
-    expect(
-      platforms.bigquery
-        .tables()
-        .filter((table) => table.datasetId === 'probe_me')
-        .map((table) => table.tableId),
-    ).toEqual(['t']);
+    expect(tablesIn('probe_me')).toEqual(['t']);
 
     const readOnly = await refusal(writer.check(session, { projectId: READ_ONLY_DATASET.projectId, dataset: READ_ONLY_DATASET.datasetId }));
     expect(readOnly.code).toBe('forbidden');
@@ -141,12 +142,7 @@ describe('replacing a slice', () => {
       TABLE_COLUMNS,
     );
     // The staging table was dropped.
-    expect(
-      platforms.bigquery
-        .tables()
-        .filter((entry) => entry.datasetId === 'marketing')
-        .map((entry) => entry.tableId),
-    ).toEqual(['ad_rows']);
+    expect(tablesIn('marketing')).toEqual(['ad_rows']);
 
     const back = stored();
     expect(back).toHaveLength(7);
@@ -277,12 +273,7 @@ describe('failures', () => {
     expect(error.message).toMatch(/Could not convert value 'double_value: 1.5' to integer\. Field: clicks/);
     // Nothing changed, and the staging table was dropped all the same.
     expect(storedFor('conn-a').filter((entry) => entry.date === '2026-03-01')).toEqual([expect.objectContaining({ clicks: 2 })]);
-    expect(
-      platforms.bigquery
-        .tables()
-        .filter((entry) => entry.datasetId === 'marketing')
-        .map((entry) => entry.tableId),
-    ).toEqual(['ad_rows']);
+    expect(tablesIn('marketing')).toEqual(['ad_rows']);
   });
 
   test('a load with an unknown column fails the job', async () => {

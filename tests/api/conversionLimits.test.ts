@@ -10,9 +10,10 @@ import { rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { parkedCounts, recordDelivery } from '@/lib/server/repos/conversions';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
-import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { bigqueryTableSource, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { tapConversions } from '@/tests/api/helpers/queue';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { until, windowWithTimeLeft } from '@/tests/api/helpers/until';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 
 // Conversions under pressure: Retries at once, Send test event in a burst, the billed warehouse preview on a
@@ -79,7 +80,7 @@ test('Send test event in a burst: 5 a minute reach the platform, the others → 
   const testsAtMeta = () => platforms.conversions.list('meta').filter((entry) => entry.target === 'test:555000111').length;
   const before = testsAtMeta();
   // Limits count in minutes of the clock: a burst across two minutes would meet two windows.
-  while (60_000 - (Date.now() % 60_000) < 15_000) await new Promise((resolve) => setTimeout(resolve, 250));
+  await windowWithTimeLeft(60, 15);
   const answers = await Promise.all(Array.from({ length: 8 }, () => call(s.test, { ...at(setup), method: 'POST' })));
   const passed = answers.filter((answer) => answer.status === 200);
   const refused = answers.filter((answer) => answer.status === 429);
@@ -95,17 +96,19 @@ test('Send test event in a burst: 5 a minute reach the platform, the others → 
 describe('the warehouse preview', () => {
   let setup: ConversionSetup;
   let bigqueryId: string;
-  const source = () => ({
-    type: 'bigquery',
-    destinationId: bigqueryId,
-    projectId: 'acme-warehouse',
-    mode: 'table',
-    table: 'acme-warehouse.crm.phones_as_values',
-    cursorColumn: 'updated_at',
-    // The phone column mapped as the value by mistake.
-    columns: { eventId: 'lead_id', eventTime: 'updated_at', value: 'phone', email: 'email' },
-    schedule: { every: 'hourly' },
-  });
+  /** Previews a read of the phones_as_values table with the phone column mapped as the value by mistake. */
+  const previewPhonesAsValues = () =>
+    call(s.preview, {
+      method: 'POST',
+      token: setup.owner.token,
+      query: { orgId: setup.orgId },
+      body: {
+        source: bigqueryTableSource(bigqueryId, {
+          table: 'acme-warehouse.crm.phones_as_values',
+          columns: { eventId: 'lead_id', eventTime: 'updated_at', value: 'phone', email: 'email' },
+        }),
+      },
+    });
 
   beforeAll(async () => {
     setup = await setUpConversion('meta_ads');
@@ -122,12 +125,7 @@ describe('the warehouse preview', () => {
   });
 
   test('a phone number mapped as the value is masked in the row’s reason', async () => {
-    const preview = await call(s.preview, {
-      method: 'POST',
-      token: setup.owner.token,
-      query: { orgId: setup.orgId },
-      body: { source: source() },
-    });
+    const preview = await previewPhonesAsValues();
     expect(preview.status).toBe(200);
     const [row] = preview.body.rows as Array<{ id: string; problem: string | null }>;
     expect(row).toMatchObject({ id: 'P-1', problem: 'The value is no amount: phone holds "+•• •• •••• ••••" (masked).' });
@@ -138,12 +136,7 @@ describe('the warehouse preview', () => {
     const jobs = platforms.bigquery.jobs().length;
     await adminDb().collection('organizations').doc(setup.orgId).update({ 'subscription.plan': 'starter' });
     try {
-      const preview = await call(s.preview, {
-        method: 'POST',
-        token: setup.owner.token,
-        query: { orgId: setup.orgId },
-        body: { source: source() },
-      });
+      const preview = await previewPhonesAsValues();
       expect(preview.status).toBe(403);
       expect(preview.body).toMatchObject({ code: 'plan_limit', message: expect.stringMatching(/Growth and Scale/) });
     } finally {
@@ -160,16 +153,9 @@ test('a conversion deleted: events posted a moment later are not sent', async ()
   const submit = (eventId: string) =>
     call(s.submissions, { method: 'POST', token: key, body: { event: 'Lead', eventId, email: 'deleted@example.com' } });
   const atMeta = (eventId: string) => platforms.conversions.list('meta').some((entry) => String(entry.key).endsWith(`|Lead|${eventId}`));
-  const until = async (condition: () => boolean, what: string) => {
-    const deadline = Date.now() + 60_000;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  };
   // The worker knows the conversion (and keeps it in hand for a few seconds).
   expect((await submit('before-delete')).status).toBe(202);
-  await until(() => atMeta('before-delete'), 'the first event at Meta');
+  await until(() => atMeta('before-delete'), 60_000, 'the first event at Meta', 200);
   expect((await call(s.item, { ...at(setup), method: 'DELETE' })).status).toBe(200);
   expect((await submit('after-delete')).status).toBe(202);
   // Long enough for the worker to have sent it (the linger is 200 ms), well within its cache of 5 s.

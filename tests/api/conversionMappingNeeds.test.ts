@@ -3,7 +3,13 @@ import conversionRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/index';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
-import { SANDBOX_TARGETS, connectDestination, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import {
+  connectDestination,
+  type ConversionSetup,
+  bigqueryTableSource,
+  SANDBOX_TARGETS,
+  setUpConversion,
+} from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 // What a destination needs of a mapping, checked on save: a mapping that can deliver nothing (Microsoft
@@ -73,16 +79,8 @@ test('an edit that drops the click id → 400, and the stored mapping stays', as
 
 test('a BigQuery read to Microsoft with no msclkid column → 400 on source.columns.msclkid; with one it saves', async () => {
   const bigqueryId = await connectWarehouse(microsoft.orgId, microsoft.owner.uid, 'bigquery', platforms.serviceAccountKey);
-  const source = (columns: Record<string, string>) => ({
-    type: 'bigquery',
-    destinationId: bigqueryId,
-    projectId: 'acme-warehouse',
-    mode: 'table',
-    table: 'acme-warehouse.crm.qualified_leads',
-    cursorColumn: 'updated_at',
-    columns: { eventId: 'lead_id', eventTime: 'updated_at', email: 'email', ...columns },
-    schedule: { every: 'hourly' },
-  });
+  const source = (columns: Record<string, string>) =>
+    bigqueryTableSource(bigqueryId, { columns: { eventId: 'lead_id', eventTime: 'updated_at', email: 'email', ...columns } });
   const before = await storedConversions(microsoft.orgId);
   const refused = await create(microsoft, toMicrosoft(['email', 'clickIds'], source({ gclid: 'gclid' })));
   expect(refused.status).toBe(400);

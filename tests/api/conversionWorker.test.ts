@@ -4,13 +4,11 @@ import { releaseHeld } from '@/lib/server/services/conversions';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { replaceCredential, loadIntegration } from '@/lib/server/repos/integrations';
 import { sealCredential } from '@/lib/server/credentials';
-import { createApp } from '@/lib/server/repos/apps';
 import { setAppWarehouse } from '@/lib/server/services/apps';
 import { createDestinationFromKey } from '@/lib/server/services/integrations';
 import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
-import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 import { workerProcesses } from '@/tests/api/helpers/workers';
-import { leadEvents, publishFromApp, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { leadEvents, ownerWithShopApp, publishFromApp, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { until as untilHolds } from '@/tests/api/helpers/until';
 
 // The delivery worker as a process, against the Pub/Sub emulator, Firestore and the sandbox's
@@ -112,14 +110,7 @@ test('a login revoked mid-stream → events held, not dropped; after Reconnect t
 });
 
 test('an app routed to Mixpanel: its events are imported into the project, hashed identifiers only, each once', async () => {
-  const owner = await createTestUser();
-  const orgId = await createTestOrganization([[owner, 'owner']]);
-  const app = await createApp(orgId, owner.uid, {
-    name: 'Shop',
-    websiteUrl: 'https://shop.example',
-    gtmContainerId: 'GTM-SHOP1',
-    payloadUrls: [],
-  });
+  const { owner, orgId, app } = await ownerWithShopApp();
   const project = SANDBOX_MIXPANEL.projects.US;
   const destination = await createDestinationFromKey(orgId, owner.uid, {
     platform: 'mixpanel',

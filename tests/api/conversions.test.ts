@@ -4,7 +4,7 @@ import deliveriesRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliverie
 import testRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/test';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
-import { createTestUser } from '@/tests/fixtures/firebase';
+import { createTestMember } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
@@ -33,8 +33,15 @@ const body = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/** Creates a conversion of `body(overrides)`, as the owner. */
+const create = (overrides: Record<string, unknown> = {}) =>
+  call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body(overrides) });
+/** A request to a route of the conversion, as the owner unless `token` says otherwise. */
+const onConversion = (route: TestServer, request: { method?: string; body?: unknown; token?: string } = {}) =>
+  call(route, { token: setup.owner.token, query: { orgId: setup.orgId, id: setup.conversionId }, ...request });
+
 test('create → list → detail; the target is checked with the platform', async () => {
-  const created = await call(s.list, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: body() });
+  const created = await create();
   expect(created.status).toBe(200);
   expect(created.body.conversion).toMatchObject({
     name: 'Purchases',
@@ -43,12 +50,7 @@ test('create → list → detail; the target is checked with the platform', asyn
   });
   const list = await call(s.list, { token: setup.owner.token, query: { orgId: setup.orgId } });
   expect((list.body.conversions as Array<{ name: string; last24h: unknown }>).map((conversion) => conversion.name)).toContain('Purchases');
-  const unknownTarget = await call(s.list, {
-    method: 'POST',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId },
-    body: body({ destination: { destinationId: setup.destinationId, accountId: '101', targetId: '999' } }),
-  });
+  const unknownTarget = await create({ destination: { destinationId: setup.destinationId, accountId: '101', targetId: '999' } });
   expect(unknownTarget.status).toBe(400);
   expect(unknownTarget.body.fieldErrors).toHaveProperty(['destination.targetId']);
 });
@@ -56,12 +58,7 @@ test('create → list → detail; the target is checked with the platform', asyn
 test('a plan without conversions → 403 naming the plans that have them; nothing created', async () => {
   await adminDb().collection('organizations').doc(setup.orgId).update({ 'subscription.plan': 'starter' });
   try {
-    const refused = await call(s.list, {
-      method: 'POST',
-      token: setup.owner.token,
-      query: { orgId: setup.orgId },
-      body: body({ name: 'Refused' }),
-    });
+    const refused = await create({ name: 'Refused' });
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({
       code: 'plan_limit',
@@ -75,7 +72,7 @@ test('a plan without conversions → 403 naming the plans that have them; nothin
 });
 
 test('Send test event → delivered to the pixel as a test, and logged as a test call', async () => {
-  const sent = await call(s.test, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId, id: setup.conversionId } });
+  const sent = await onConversion(s.test, { method: 'POST' });
   expect(sent.status).toBe(200);
   expect(sent.body.row).toMatchObject({ status: 'delivered', maskedEmail: 't***@signalbridge.example' });
   expect(platforms.conversions.list('meta').some((entry) => entry.target === 'test:555000111')).toBe(true);
@@ -90,29 +87,11 @@ test('Send test event → delivered to the pixel as a test, and logged as a test
 });
 
 test('pause and resume; a member may pause but not delete', async () => {
-  const member = await createTestUser();
-  await adminDb()
-    .collection('organizations')
-    .doc(setup.orgId)
-    .collection('members')
-    .doc(member.uid)
-    .set({ uid: member.uid, role: 'member', email: member.email, fullName: 'Member' });
-  const paused = await call(s.item, {
-    method: 'PATCH',
-    token: member.token,
-    query: { orgId: setup.orgId, id: setup.conversionId },
-    body: { status: 'paused' },
-  });
+  const member = await createTestMember(setup.orgId);
+  const paused = await onConversion(s.item, { method: 'PATCH', body: { status: 'paused' }, token: member.token });
   expect(paused.body.conversion).toMatchObject({ status: 'paused' });
-  expect(
-    (await call(s.item, { method: 'DELETE', token: member.token, query: { orgId: setup.orgId, id: setup.conversionId } })).status,
-  ).toBe(403);
-  const resumed = await call(s.item, {
-    method: 'PATCH',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId, id: setup.conversionId },
-    body: { status: 'active' },
-  });
+  expect((await onConversion(s.item, { method: 'DELETE', token: member.token })).status).toBe(403);
+  const resumed = await onConversion(s.item, { method: 'PATCH', body: { status: 'active' } });
   expect(resumed.body.conversion).toMatchObject({ status: 'active' });
 });
 

@@ -4,9 +4,10 @@ import sendInvitation from '@/pages/api/sendInvitation';
 import submissions from '@/pages/api/submissions';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
-import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import type { FakeCustomerIo } from '@/sandbox/customerio';
+import { createTestOrganization, createTestUser, uniqueEmail, type TestUser } from '@/tests/fixtures/firebase';
+import { serveWithCustomerIo, stopServed } from '@/tests/api/helpers/customerIo';
+import { call, type TestServer } from '@/tests/api/helpers/server';
 
 const handlers = { createOrganization, getOrganizationData, sendInvitation, submissions };
 let servers: Record<keyof typeof handlers, TestServer>;
@@ -19,20 +20,14 @@ const EVIL = 'http://evil.example';
 const APP_ORIGIN = 'http://app.test';
 
 beforeAll(async () => {
-  fake = await startFakeCustomerIo();
-  Object.assign(process.env, customerIoEnv(fake), { APP_URL: APP_ORIGIN });
-  servers = await serveHandlers(handlers);
+  ({ servers, fake } = await serveWithCustomerIo(handlers, { APP_URL: APP_ORIGIN }));
   owner = await createTestUser();
   session = await adminAuth().createSessionCookie(owner.token, { expiresIn: 60 * 60 * 1000 });
   orgId = await createTestOrganization([[owner, 'owner']]);
 });
-afterAll(async () => {
-  await closeAll(servers);
-  await fake.close();
-});
+afterAll(() => stopServed({ servers, fake }));
 
-let counter = 0;
-const freshEmail = () => `csrf-${Date.now()}-${counter++}@example.test`;
+const freshEmail = () => uniqueEmail('csrf');
 const invitation = (email: string) => ({
   email,
   organization_id: orgId,

@@ -3,13 +3,10 @@ import complete from '@/pages/api/orgs/[orgId]/oauth/complete';
 import start from '@/pages/api/orgs/[orgId]/oauth/start';
 import source from '@/pages/api/orgs/[orgId]/sources/[id]/index';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are read loosely
-type Loose = any;
-const call = (...args: Parameters<typeof callRaw>) => callRaw(...args) as Promise<{ status: number; body: Loose }>;
+import { connectThroughConsent } from '@/tests/api/helpers/oauth';
+import { callLoose as call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 const APP_URL = 'http://app.test';
 const GOOGLE = ['5556667778', '1234567890', '2345678901'];
@@ -33,18 +30,8 @@ const organizationOn = (plan: string | null) =>
   createTestOrganization([[owner, 'owner']], { subscription: { status: 'active', plan, current_period_end: '2099-01-01T00:00:00.000Z' } });
 
 /** Connects a platform through the sandbox's consent and returns the new object's id. */
-async function connect(orgId: string, platform: string, kind: 'source' | 'destination' = 'source', user = owner) {
-  const started = await call(s.start, { method: 'POST', token: user.token, query: { orgId }, body: { platform, kind } });
-  const returned = await consentTo(started.body.url);
-  const done = await call(s.complete, {
-    method: 'POST',
-    token: user.token,
-    query: { orgId },
-    body: completionOf(returned),
-  });
-  expect(done.status).toBe(200);
-  return done.body.id as string;
-}
+const connect = (orgId: string, platform: string, kind: 'source' | 'destination' = 'source', user = owner) =>
+  connectThroughConsent(s, user, orgId, { platform, kind });
 
 const pick = (orgId: string, id: string, accountIds: string[], user = owner, route: TestServer = s.source) =>
   call(route, { method: 'PATCH', token: user.token, query: { orgId, id }, body: { accountIds } });

@@ -23,13 +23,10 @@ import { createState, STATE_TTL_MS } from '@/lib/server/oauth/state';
 import { completionOf, consentTo, type FakePlatforms, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms } from '@/sandbox/platforms';
 import { startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { connectThroughConsent } from '@/tests/api/helpers/oauth';
+import { callLoose as call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 // These tests read deep into response bodies; a loose type keeps them readable.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
-const call = (...args: Parameters<typeof callRaw>) => callRaw(...args) as Promise<{ status: number; body: Loose }>;
-
 const APP_URL = 'http://app.test';
 const handlers = {
   deleteRoute,
@@ -90,17 +87,8 @@ async function startFlow(user: TestUser, org: string, body: Record<string, unkno
 }
 
 /** Connects a platform end to end and returns the created object's id. */
-async function connect(user: TestUser, platform: string, kind: 'source' | 'destination', org = orgId) {
-  const returned = await consentTo(await startFlow(user, org, { platform, kind }));
-  const response = await call(s.complete, {
-    method: 'POST',
-    token: user.token,
-    query: { orgId: org },
-    body: completionOf(returned),
-  });
-  expect(response.status).toBe(200);
-  return response.body.id as string;
-}
+const connect = (user: TestUser, platform: string, kind: 'source' | 'destination', org = orgId) =>
+  connectThroughConsent(s, user, org, { platform, kind });
 
 describe('OAuth consent flows', () => {
   test('Google Ads: consent, code exchange, a source with the login name and no credential in sight', async () => {

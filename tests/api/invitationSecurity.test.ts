@@ -4,9 +4,10 @@ import rejectInvitation from '@/pages/api/rejectInvitation';
 import sendInvitation from '@/pages/api/sendInvitation';
 import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/resend';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
-import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import type { FakeCustomerIo } from '@/sandbox/customerio';
+import { createTestOrganization, createTestUser, uniqueEmail, type TestUser } from '@/tests/fixtures/firebase';
+import { serveWithCustomerIo, stopServed } from '@/tests/api/helpers/customerIo';
+import { call, type TestServer } from '@/tests/api/helpers/server';
 
 const handlers = { sendInvitation, getPendingInvitation, acceptInvitation, rejectInvitation, resendInvitation };
 
@@ -17,22 +18,16 @@ let owner: TestUser;
 let orgId: string;
 
 beforeAll(async () => {
-  fake = await startFakeCustomerIo();
-  Object.assign(process.env, customerIoEnv(fake), { APP_URL: 'http://app.test' });
-  servers = await serveHandlers(handlers);
+  ({ servers, fake } = await serveWithCustomerIo(handlers, { APP_URL: 'http://app.test' }));
   owner = await createTestUser();
   orgId = await createTestOrganization([[owner, 'owner']], { company_name: 'Old Name Co' });
 });
-afterAll(async () => {
-  await closeAll(servers);
-  await fake.close();
-});
+afterAll(() => stopServed({ servers, fake }));
 
 const post = (name: Name, user: TestUser, body: unknown, query?: Record<string, string>) =>
   call(servers[name], { method: 'POST', token: user.token, body, query });
 
-let counter = 0;
-const freshEmail = () => `invited-${Date.now()}-${counter++}@example.test`;
+const freshEmail = () => uniqueEmail('invited');
 
 /** Invites the email as an admin; returns the invitation id. */
 async function invite(email: string): Promise<string> {

@@ -1,4 +1,3 @@
-import { FieldValue } from 'firebase-admin/firestore';
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
 import quality from '@/pages/api/orgs/[orgId]/conversions/[id]/quality';
 import { countMatchKeys, type ConversionQuality, type MatchCounts } from '@/lib/shared/conversions/quality';
@@ -7,7 +6,7 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { deliveryHours, getConversion } from '@/lib/server/repos/conversions';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
-import { createTestUser, type TestUser } from '@/tests/fixtures/firebase';
+import { createTestMember, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { tapConversions } from '@/tests/api/helpers/queue';
 import { workerProcesses } from '@/tests/api/helpers/workers';
@@ -123,13 +122,7 @@ describe('a Meta conversion', () => {
   });
 
   test('members may read it; another organization or a missing conversion → 404', async () => {
-    const member = await createTestUser();
-    await adminDb()
-      .collection('organizations')
-      .doc(setup.orgId)
-      .collection('members')
-      .doc(member.uid)
-      .set({ uid: member.uid, role: 'member', email: member.email, fullName: 'Member', created_at: FieldValue.serverTimestamp() });
+    const member = await createTestMember(setup.orgId);
     expect((await readQuality(setup, member)).status).toBe(200);
 
     const other = await setUpConversion('meta_ads');

@@ -55,9 +55,9 @@ const expectedRows = (level: 'campaign' | 'ad_group' | 'ad', from: string, to: s
   ...platforms.adData.rowsOf('microsoft', SANDBOX_ACCOUNT, level, from, to),
 ];
 
-/** A raw Submit, as Microsoft's REST API takes it. */
-const submit = (body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${process.env.MICROSOFT_ADS_REPORTING_URL}/GenerateReport/Submit`, {
+/** A raw call of the reporting service (`Submit`, `Poll`), as Microsoft's REST API takes it. */
+const reporting = (operation: 'Submit' | 'Poll', body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${process.env.MICROSOFT_ADS_REPORTING_URL}/GenerateReport/${operation}`, {
     method: 'POST',
     headers: {
       Authorization: `Bearer ${session.accessToken}`,
@@ -69,6 +69,7 @@ const submit = (body: unknown, headers: Record<string, string> = {}) =>
     },
     body: JSON.stringify(body),
   });
+const submit = (body: unknown, headers: Record<string, string> = {}) => reporting('Submit', body, headers);
 const operationError = async (response: Response) => {
   expect(response.status).toBe(400);
   const body = (await response.json()) as { Type: string; OperationErrors: Array<{ Code: number; ErrorCode: string }> };
@@ -218,17 +219,7 @@ test('the sandbox refuses what Microsoft refuses: an unknown column, no TimePeri
   const accepted = await submit(body);
   expect(accepted.status).toBe(200);
   expect(await accepted.json()).toEqual({ ReportRequestId: expect.any(String) });
-  const poll = await fetch(`${process.env.MICROSOFT_ADS_REPORTING_URL}/GenerateReport/Poll`, {
-    method: 'POST',
-    headers: {
-      Authorization: `Bearer ${session.accessToken}`,
-      DeveloperToken: MICROSOFT_DEVELOPER_TOKEN,
-      CustomerId: '9001',
-      CustomerAccountId: '301',
-      'Content-Type': 'application/json',
-    },
-    body: JSON.stringify({ ReportRequestId: 'nope' }),
-  });
+  const poll = await reporting('Poll', { ReportRequestId: 'nope' });
   expect(await operationError(poll)).toMatchObject({ Code: 2100 });
 });
 

@@ -2,12 +2,12 @@ import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { AD_DATA_EVENT, adDataInsertId } from '@/lib/server/connectors/mixpanel/adData';
 import type { AdDataSlice, AdDataWriter, Session, WriteTarget } from '@/lib/server/connectors/types';
 import { adRowKey, type AdRow } from '@/lib/shared/connections/rows';
-import { type FakePlatforms, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms } from '@/sandbox/platforms';
+import { type FakePlatforms, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
+import { closeMixpanelSandbox, connectMixpanel, openMixpanelSandbox } from '@/tests/api/helpers/mixpanel';
 
 // Ad performance as Mixpanel 'Ad Data' events through the Import API: 2,000 per call, one event
 // per row and day whose four dedup values never change, so a rerun replaces the earlier copies.
-const APP_URL = 'http://localhost:3999';
 const US = SANDBOX_MIXPANEL.projects.US;
 const TARGET: WriteTarget = { projectId: US.id, residency: 'US' };
 const SLICE: AdDataSlice = { connectionId: 'conn-mp', platform: 'meta_ads', accountId: 'act_42', from: '2026-03-01', to: '2026-03-03' };
@@ -45,21 +45,10 @@ const rows = (overrides: Partial<AdRow> = {}) => DAYS.flatMap((date) => Array.fr
 const adData = () => platforms.mixpanel.events(US.id, AD_DATA_EVENT);
 
 beforeAll(async () => {
-  logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  platforms = await startFakePlatforms({ appUrl: APP_URL });
-  Object.assign(process.env, platformsEnv(platforms));
-  const connection = await mixpanel.auth.key!.connect({
-    username: SANDBOX_MIXPANEL.username,
-    secret: SANDBOX_MIXPANEL.secret,
-    projectId: US.id,
-    residency: 'US',
-  });
-  session = await mixpanel.openSession(connection.credential);
+  ({ platforms, logged } = await openMixpanelSandbox());
+  ({ session } = await connectMixpanel(US.id, 'US'));
 });
-afterAll(async () => {
-  logged.mockRestore();
-  await platforms.close();
-});
+afterAll(() => closeMixpanelSandbox({ platforms, logged }));
 afterEach(() => {
   platforms.conversions.failures.delete('mixpanel');
 });

@@ -1,14 +1,13 @@
-import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { exportEvents, type ExportedEvent, type ExportInput } from '@/lib/server/connectors/mixpanel/export';
 import type { Session } from '@/lib/server/connectors/types';
 import { MIXPANEL_EXPORT_LIMIT, seedDemoMixpanelEvents } from '@/sandbox/mixpanel';
-import { type FakePlatforms, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms } from '@/sandbox/platforms';
+import { type FakePlatforms, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
+import { closeMixpanelSandbox, connectMixpanel, openMixpanelSandbox } from '@/tests/api/helpers/mixpanel';
 
 // A project's raw events read back through Mixpanel's Export API, through the connector and the
 // sandbox: whole UTC days, event-name filters, batches read off the stream, each project on its
 // residency's host, and every refusal classified (bad login, the hourly limit, a bad query, an outage).
-const APP_URL = 'http://localhost:3999';
 const US = SANDBOX_MIXPANEL.projects.US;
 const EU = SANDBOX_MIXPANEL.projects.EU;
 
@@ -48,20 +47,12 @@ const marchEvents = () =>
   ]);
 
 beforeAll(async () => {
-  // Refusals are logged for operators; here they are expected.
-  logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  platforms = await startFakePlatforms({ appUrl: APP_URL });
-  Object.assign(process.env, platformsEnv(platforms));
+  ({ platforms, logged } = await openMixpanelSandbox());
   eventsAtStart = platforms.mixpanel.events(US.id).length;
-  const connect = (projectId: string, residency: 'US' | 'EU') =>
-    mixpanel.auth.key!.connect({ username: SANDBOX_MIXPANEL.username, secret: SANDBOX_MIXPANEL.secret, projectId, residency });
-  us = await mixpanel.openSession((await connect(US.id, 'US')).credential);
-  eu = await mixpanel.openSession((await connect(EU.id, 'EU')).credential);
+  ({ session: us } = await connectMixpanel(US.id, 'US'));
+  ({ session: eu } = await connectMixpanel(EU.id, 'EU'));
 });
-afterAll(async () => {
-  logged.mockRestore();
-  await platforms.close();
-});
+afterAll(() => closeMixpanelSandbox({ platforms, logged }));
 beforeEach(() => {
   // Each test starts from empty projects and a fresh hourly export limit.
   platforms.mixpanel.reset();

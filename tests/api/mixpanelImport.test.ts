@@ -4,13 +4,13 @@ import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conver
 import { mixpanel, type MixpanelSession } from '@/lib/server/connectors/mixpanel';
 import { insertIdOf } from '@/lib/server/connectors/mixpanel/delivery';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
-import { type FakePlatforms, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms } from '@/sandbox/platforms';
+import { type FakePlatforms, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
+import { closeMixpanelSandbox, connectMixpanel, openMixpanelSandbox } from '@/tests/api/helpers/mixpanel';
 
 // Conversions imported into a Mixpanel project, through the connector and the sandbox's Import API:
 // batches of up to 2,000, Mixpanel's dedup by (event, distinct_id, time, $insert_id), strict mode's
 // partial success, and every whole-request failure classified.
-const APP_URL = 'http://localhost:3999';
 const US = SANDBOX_MIXPANEL.projects.US;
 const EU = SANDBOX_MIXPANEL.projects.EU;
 const PROJECT: { id: string; name: string } = { id: US.id, name: US.name };
@@ -92,23 +92,13 @@ function wireEvent(properties: Record<string, unknown> = {}, event: unknown = 'S
 }
 
 beforeAll(async () => {
-  // Refusals are logged for operators; here they are expected, and checked for secrets at the end.
-  logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-  platforms = await startFakePlatforms({ appUrl: APP_URL });
-  Object.assign(process.env, platformsEnv(platforms));
-  const connection = await mixpanel.auth.key!.connect({
-    username: SANDBOX_MIXPANEL.username,
-    secret: SANDBOX_MIXPANEL.secret,
-    projectId: US.id,
-    residency: 'US',
-  });
+  // Refusals are logged: checked for secrets at the end.
+  ({ platforms, logged } = await openMixpanelSandbox());
+  const connection = await connectMixpanel(US.id, 'US');
   expect(connection.accountName).toBe(US.name);
-  session = await mixpanel.openSession(connection.credential);
+  session = connection.session;
 });
-afterAll(async () => {
-  logged.mockRestore();
-  await platforms.close();
-});
+afterAll(() => closeMixpanelSandbox({ platforms, logged }));
 afterEach(() => {
   platforms.conversions.failures.delete('mixpanel');
 });

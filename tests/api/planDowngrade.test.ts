@@ -5,7 +5,6 @@ import connectionRoute from '@/pages/api/orgs/[orgId]/connections/[id]/index';
 import runRoute from '@/pages/api/orgs/[orgId]/connections/[id]/run';
 import * as alerts from '@/lib/server/alerts';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createApp } from '@/lib/server/repos/apps';
 import { createConnection } from '@/lib/server/services/connections';
 import { createConversion } from '@/lib/server/services/conversions';
 import { setAppTarget } from '@/lib/server/services/apps';
@@ -13,7 +12,7 @@ import { tick } from '@/lib/server/sync/scheduler';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
 import { connectSource, connectWarehouse, SANDBOX_AD_ACCOUNTS } from '@/tests/api/helpers/connections';
-import { connectDestination, SANDBOX_TARGETS } from '@/tests/api/helpers/conversions';
+import { connectDestination, createShopApp, SANDBOX_TARGETS } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 
@@ -89,12 +88,7 @@ test('a downgrade pauses by plan what Starter lacks, the scheduler skips it, and
   };
   const fast = await connectionOf('google_ads', '15_minutes', 'Every quarter hour');
   const meta = await connectionOf('meta_ads', 'daily', 'Meta daily');
-  const app = await createApp(orgId, owner.uid, {
-    name: 'Shop',
-    websiteUrl: 'https://shop.example',
-    gtmContainerId: 'GTM-SHOP1',
-    payloadUrls: [],
-  });
+  const app = await createShopApp(orgId, owner.uid);
   const destinationId = await connectDestination(orgId, owner.uid, 'meta_ads');
   const conversion = await createConversion(orgId, 'scale', owner.uid, {
     name: 'Leads',
@@ -173,12 +167,7 @@ test('an app routed to a pixel on Starter is paused by plan, and runs once the p
   const starterOrg = await createTestOrganization([[owner, 'owner']], { subscription: null });
   const response = await post('checkout', { organizationId: starterOrg, plan: 'starter' });
   expect((await fetch(`${response.body.url as string}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-  const app = await createApp(starterOrg, owner.uid, {
-    name: 'Shop',
-    websiteUrl: 'https://shop.example',
-    gtmContainerId: 'GTM-SHOP2',
-    payloadUrls: [],
-  });
+  const app = await createShopApp(starterOrg, owner.uid, { gtmContainerId: 'GTM-SHOP2' });
   const destinationId = await connectDestination(starterOrg, owner.uid, 'meta_ads');
   await setAppTarget(
     starterOrg,

@@ -4,10 +4,12 @@ import submissions from '@/pages/api/submissions';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp, ensurePublishableKey, rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { sharedCountsPath } from '@/lib/server/submissionLimits';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
-import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import type { FakeCustomerIo } from '@/sandbox/customerio';
+import { createTestOrganization, createTestUser, uniqueEmail, type TestUser } from '@/tests/fixtures/firebase';
+import { serveWithCustomerIo, stopServed } from '@/tests/api/helpers/customerIo';
+import { call, type TestServer } from '@/tests/api/helpers/server';
 import { tapConversions } from '@/tests/api/helpers/queue';
+import { windowWithTimeLeft } from '@/tests/api/helpers/until';
 
 jest.setTimeout(60_000);
 
@@ -23,23 +25,17 @@ let servers: Record<keyof typeof handlers, TestServer>;
 let fake: FakeCustomerIo;
 
 beforeAll(async () => {
-  fake = await startFakeCustomerIo();
-  Object.assign(process.env, customerIoEnv(fake), {
+  ({ servers, fake } = await serveWithCustomerIo(handlers, {
     APP_URL: 'http://app.test',
     RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: String(SUBMISSIONS),
     RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_SECOND: String(PER_ADDRESS),
     RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: String(PER_USER),
     RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY: String(PER_ORGANIZATION),
-  });
-  servers = await serveHandlers(handlers);
+  }));
 });
-afterAll(async () => {
-  await closeAll(servers);
-  await fake.close();
-});
+afterAll(() => stopServed({ servers, fake }));
 
-let counter = 0;
-const freshEmail = () => `limited-${Date.now()}-${counter++}@example.test`;
+const freshEmail = () => uniqueEmail('limited');
 const invite = (user: TestUser, orgId: string, email = freshEmail()) =>
   call(servers.sendInvitation, {
     method: 'POST',
@@ -48,19 +44,6 @@ const invite = (user: TestUser, orgId: string, email = freshEmail()) =>
   });
 const invitationsOf = async (orgId: string) => (await adminDb().collection('invitations').where('organization_id', '==', orgId).get()).size;
 const emailsSent = () => fake.messages.length;
-
-/**
- * Windows are aligned to the clock: a test that must stay inside one window first waits (polling,
- * with a deadline) until the current one has at least `seconds` left.
- */
-async function windowWithTimeLeft(windowSeconds: number, seconds = 20) {
-  const left = () => windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
-  const deadline = Date.now() + (seconds + 5) * 1000;
-  while (left() < seconds * 1000) {
-    if (Date.now() > deadline) throw new Error('the clock did not move on');
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 function expectRateLimited(response: Awaited<ReturnType<typeof call>>, maxSeconds: number, message: RegExp) {
   expect(response.status).toBe(429);

@@ -23,6 +23,7 @@ import { metaReportOptions } from '@/lib/server/connectors/meta-ads/report';
 import { addDays, dayIn } from '@/lib/shared/connections/windows';
 import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
+import { until } from '@/tests/api/helpers/until';
 
 // "Counted by the platform": conversions delivered to the sandbox's Microsoft, its goals report read
 // back by the reading job, and what the API answers about each day, the week's share and the alert.
@@ -41,8 +42,16 @@ const today = new Date().toISOString().slice(0, 10);
 const tomorrowMorning = () => new Date(Date.parse(`${today}T00:00:00Z`) + 31 * 3_600_000);
 
 let serial = 0;
-function purchases(count: number): ConversionEvent[] {
-  return Array.from({ length: count }, () => {
+/** A website's buyer with a Microsoft click: what most tests here send. */
+const buyerWithClick = (): Partial<ConversionEvent> => ({
+  user: { email: sha256(`buyer${serial}@example.com`) },
+  clickIds: { msclkid: randomBytes(16).toString('hex') },
+  context: { actionSource: 'website' },
+});
+
+/** `count` purchases of 20 USD ten minutes ago, ids `rec-{serial}`; `make` gives each its people and clicks (`serial` is its own). */
+function purchases(count: number, make: (index: number) => Partial<ConversionEvent> = buyerWithClick): ConversionEvent[] {
+  return Array.from({ length: count }, (_, index) => {
     serial += 1;
     return conversionEventSchema.parse({
       id: `rec-${serial}`,
@@ -50,15 +59,20 @@ function purchases(count: number): ConversionEvent[] {
       time: Math.floor(Date.now() / 1000) - 600,
       value: 20,
       currency: 'USD',
-      user: { email: sha256(`buyer${serial}@example.com`) },
-      clickIds: { msclkid: randomBytes(16).toString('hex') },
-      context: { actionSource: 'website' },
+      user: {},
+      clickIds: {},
+      context: { actionSource: 'system_generated' },
+      ...make(index),
     });
   });
 }
 
 const path = (orgId: string, conversionId?: string) =>
   conversionId ? `/api/orgs/${orgId}/conversions/${conversionId}/reconciliation` : `/api/orgs/${orgId}/reconciliation`;
+
+/** Saves the conversion's alert threshold, as `token`'s user. */
+const saveThreshold = (threshold: number, token = setup.owner.token) =>
+  call(s.one, { method: 'PUT', path: path(setup.orgId, setup.conversionId), token, body: { threshold } });
 
 async function read(token = setup.owner.token): Promise<ConversionReconciliation> {
   const response = await call(s.one, { path: path(setup.orgId, setup.conversionId), token });
@@ -141,12 +155,7 @@ testOnceMicrosoftHasToday('with nothing dropped, 100 % once the lag has passed',
 testOnceMicrosoftHasToday(
   'Microsoft dropping 20 %: the gap on the right day with its explanation, and the alert fires, then resolves',
   async () => {
-    const saved = await call(s.one, {
-      method: 'PUT',
-      path: path(setup.orgId, setup.conversionId),
-      token: setup.owner.token,
-      body: { threshold: 90 },
-    });
+    const saved = await saveThreshold(90);
     expect(saved.status).toBe(200);
     platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0.2 } });
     await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
@@ -184,12 +193,7 @@ testOnceMicrosoftHasToday('one goals report per account answers every conversion
 test('another organization sees neither the conversion nor the list; bad thresholds change nothing', async () => {
   expect((await call(s.one, { path: path(setup.orgId, setup.conversionId), token: outsider.token })).status).toBe(404);
   expect((await call(s.all, { path: path(setup.orgId), token: outsider.token })).status).toBe(404);
-  const put = await call(s.one, {
-    method: 'PUT',
-    path: path(setup.orgId, setup.conversionId),
-    token: outsider.token,
-    body: { threshold: 50 },
-  });
+  const put = await saveThreshold(50, outsider.token);
   expect(put.status).toBe(404);
   // The outsider's own organization has no such conversion.
   expect((await call(s.one, { path: path(otherOrg, setup.conversionId), token: outsider.token })).status).toBe(404);
@@ -197,12 +201,7 @@ test('another organization sees neither the conversion nor the list; bad thresho
   expect(own.body).toEqual({ conversions: [] });
 
   const before = (await read()).threshold;
-  const bad = await call(s.one, {
-    method: 'PUT',
-    path: path(setup.orgId, setup.conversionId),
-    token: setup.owner.token,
-    body: { threshold: 0 },
-  });
+  const bad = await saveThreshold(0);
   expect(bad.status).toBe(400);
   expect(bad.body.fieldErrors).toHaveProperty('threshold');
   expect((await read()).threshold).toBe(before);
@@ -276,8 +275,7 @@ test("the worker's poller reads every organization in its round", async () => {
   expect((await state.get()).exists).toBe(false);
   const poller = startReconcilePoller({ intervalMs: 300 });
   try {
-    const deadline = Date.now() + 30_000;
-    while (!(await state.get()).get('last_at') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    await until(async () => Boolean((await state.get()).get('last_at')), 30_000, "the poller's round to reach the other organization", 200);
   } finally {
     await poller.stop();
   }
@@ -285,27 +283,11 @@ test("the worker's poller reads every organization in its round", async () => {
 });
 
 describe('Google and Meta', () => {
-  const events = (count: number, make: (index: number) => Partial<ConversionEvent>) =>
-    Array.from({ length: count }, (_, index) => {
-      serial += 1;
-      return conversionEventSchema.parse({
-        id: `rec-${serial}`,
-        name: 'Purchase',
-        time: Math.floor(Date.now() / 1000) - 600,
-        value: 20,
-        currency: 'USD',
-        user: {},
-        clickIds: {},
-        context: { actionSource: 'system_generated' },
-        ...make(index),
-      });
-    });
-
   test('Google attributes only uploads that matched a click or customer: the unmatched share points to match quality', async () => {
     const google = await setUpConversion('google_ads');
     const conversion = await getConversion(google.orgId, google.conversionId);
     // Six with a click id; four from strangers (an email no Google customer has, no click id).
-    const sent = events(10, (index) =>
+    const sent = purchases(10, (index) =>
       index < 6 ? { clickIds: { gclid: `Cj0-rec-${serial}` } } : { user: { email: sha256(`stranger${serial}@example.com`) } },
     );
     const result = await deliverBatch(google.orgId, conversion, sent);
@@ -324,7 +306,7 @@ describe('Google and Meta', () => {
     const result = await deliverBatch(
       meta.orgId,
       conversion,
-      events(10, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
+      purchases(10, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
     );
     expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
 
@@ -347,7 +329,7 @@ describe('Google and Meta', () => {
     const meta = await setUpConversion('meta_ads');
     const conversion = await getConversion(meta.orgId, meta.conversionId);
     platforms.conversions.fail('meta', { status: 500, seconds: 60 });
-    const [event] = events(1, () => ({ user: { email: sha256(`parked${serial}@example.com`) } }));
+    const [event] = purchases(1, () => ({ user: { email: sha256(`parked${serial}@example.com`) } }));
     const first = await deliverBatch(meta.orgId, conversion, [event!], { retry: { attempts: 1, baseMs: 1, maxMs: 1 } });
     platforms.conversions.failures.delete('meta');
     expect(first.rows.map((row) => row.status)).toEqual(['failed']);
@@ -357,9 +339,8 @@ describe('Google and Meta', () => {
     const router = createConversionRouter({ lingerMs: 10 });
     const puller = pull(SUBSCRIPTIONS.delivery, router.handle);
     try {
-      const deadline = Date.now() + 30_000;
-      while (!platforms.conversions.list('meta').some((entry) => String(entry.key).endsWith(`|${event!.id}`)) && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      const atMeta = () => platforms.conversions.list('meta').some((entry) => String(entry.key).endsWith(`|${event!.id}`));
+      await until(atMeta, 30_000, 'the retried event at Meta', 100);
     } finally {
       await router.drain();
       await puller.stop();
@@ -380,7 +361,7 @@ describe('Google and Meta', () => {
     const result = await deliverBatch(
       meta.orgId,
       conversion,
-      events(30, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
+      purchases(30, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
     );
     expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(30);
     // The pixel received one of them on each of the last 30 days (today's at midnight, the others at noon).

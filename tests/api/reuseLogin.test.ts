@@ -7,13 +7,10 @@ import reuse from '@/pages/api/orgs/[orgId]/integrations/reuse';
 import source from '@/pages/api/orgs/[orgId]/sources/[id]/index';
 import sourceAccounts from '@/pages/api/orgs/[orgId]/sources/[id]/accounts';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { completionOf, consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
+import { type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call as callRaw, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Loose = any;
-const call = (...args: Parameters<typeof callRaw>) => callRaw(...args) as Promise<{ status: number; body: Loose }>;
+import { connectThroughConsent } from '@/tests/api/helpers/oauth';
+import { callLoose as call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 const APP_URL = 'http://app.test';
 const handlers = { complete, start, destinationAccounts, destination, targets, reuse, source, sourceAccounts };
@@ -42,14 +39,7 @@ afterAll(async () => {
 });
 
 /** Connects a source through the sandbox's consent, in `org` as `user`. */
-async function connectSource(user: TestUser, platform: string, org = orgId): Promise<string> {
-  const started = await call(s.start, { method: 'POST', token: user.token, query: { orgId: org }, body: { platform, kind: 'source' } });
-  expect(started.status).toBe(200);
-  const returned = await consentTo(started.body.url);
-  const done = await call(s.complete, { method: 'POST', token: user.token, query: { orgId: org }, body: completionOf(returned) });
-  expect(done.status).toBe(200);
-  return done.body.id as string;
-}
+const connectSource = (user: TestUser, platform: string, org = orgId) => connectThroughConsent(s, user, org, { platform, kind: 'source' });
 
 const reuseLogin = (user: TestUser | null, fromId: string, org = orgId) =>
   call(s.reuse, { method: 'POST', token: user?.token, query: { orgId: org }, body: { fromId, kind: 'destination' } });

@@ -11,9 +11,10 @@ import revokeInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId
 import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId]/resend';
 import changeRole from '@/pages/api/orgs/[orgId]/members/[memberId]';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
-import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
-import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import type { FakeCustomerIo } from '@/sandbox/customerio';
+import { createTestOrganization, createTestUser, uniqueEmail, type TestUser } from '@/tests/fixtures/firebase';
+import { serveWithCustomerIo, stopServed } from '@/tests/api/helpers/customerIo';
+import { call, type TestServer } from '@/tests/api/helpers/server';
 
 const handlers = {
   sendInvitation,
@@ -41,9 +42,7 @@ let superAdmin: TestUser;
 let orgId: string;
 
 beforeAll(async () => {
-  fake = await startFakeCustomerIo();
-  Object.assign(process.env, customerIoEnv(fake), { APP_URL: 'http://app.test' });
-  servers = await serveHandlers(handlers);
+  ({ servers, fake } = await serveWithCustomerIo(handlers, { APP_URL: 'http://app.test' }));
   [owner, admin, member, outsider, superAdmin] = await Promise.all([
     createTestUser(),
     createTestUser(),
@@ -58,16 +57,12 @@ beforeAll(async () => {
   ]);
   await createTestOrganization([[outsider, 'owner']]);
 });
-afterAll(async () => {
-  await closeAll(servers);
-  await fake.close();
-});
+afterAll(() => stopServed({ servers, fake }));
 
 const post = (name: Name, user: TestUser, body: unknown, query?: Record<string, string>) =>
   call(servers[name], { method: 'POST', token: user.token, body, query });
 
-let counter = 0;
-const freshEmail = () => `invitee-${Date.now()}-${counter++}@example.test`;
+const freshEmail = () => uniqueEmail('invitee');
 
 function invite(user: TestUser, email = freshEmail(), extra: Record<string, unknown> = {}) {
   return post('sendInvitation', user, {

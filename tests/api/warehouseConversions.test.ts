@@ -9,7 +9,7 @@ import { listDeliveries } from '@/lib/server/repos/conversions';
 import { claimRead, dueReads, saveReadCursor } from '@/lib/server/repos/reads';
 import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
-import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { type ConversionSetup, bigqueryTableSource, setUpConversion } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 // BigQuery and Mixpanel as conversion sources, through the routes: the dry-run checks (one SELECT,
@@ -34,28 +34,22 @@ afterAll(async () => {
   await platforms.close();
 });
 
-const bigquerySource = (overrides: Record<string, unknown> = {}) => ({
-  type: 'bigquery',
-  destinationId: bigqueryId,
-  projectId: 'acme-warehouse',
-  mode: 'table',
-  table: 'acme-warehouse.crm.qualified_leads',
-  cursorColumn: 'updated_at',
-  columns: {
-    eventId: 'lead_id',
-    eventTime: 'updated_at',
-    email: 'email',
-    phone: 'phone',
-    firstName: 'first_name',
-    lastName: 'last_name',
-    gclid: 'gclid',
-    fbclid: 'fbclid',
-    value: 'value',
-    currency: 'currency',
-  },
-  schedule: { every: 'hourly' },
-  ...overrides,
-});
+const bigquerySource = (overrides: Record<string, unknown> = {}) =>
+  bigqueryTableSource(bigqueryId, {
+    columns: {
+      eventId: 'lead_id',
+      eventTime: 'updated_at',
+      email: 'email',
+      phone: 'phone',
+      firstName: 'first_name',
+      lastName: 'last_name',
+      gclid: 'gclid',
+      fbclid: 'fbclid',
+      value: 'value',
+      currency: 'currency',
+    },
+    ...overrides,
+  });
 
 const mixpanelSource = (overrides: Record<string, unknown> = {}) => ({
   type: 'mixpanel',
@@ -73,6 +67,10 @@ const mixpanelSource = (overrides: Record<string, unknown> = {}) => ({
   schedule: { every: 'hourly' },
   ...overrides,
 });
+
+/** Previews what a draft `source` would send (the body's other fields, as `suggest`, from `extra`). */
+const previewOf = (source: Record<string, unknown>, extra: Record<string, unknown> = {}, orgSetup = setup) =>
+  call(s.preview, { method: 'POST', token: orgSetup.owner.token, query: { orgId: orgSetup.orgId }, body: { source, ...extra } });
 
 const create = (source: Record<string, unknown>, orgSetup = setup) =>
   call(s.list, {
@@ -98,12 +96,7 @@ type PreviewBody = {
 };
 
 test('the preview maps the first 20 rows as they will be sent: identifiers hashed, the email masked, a row that makes no event named', async () => {
-  const preview = await call(s.preview, {
-    method: 'POST',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId },
-    body: { source: bigquerySource() },
-  });
+  const preview = await previewOf(bigquerySource());
   expect(preview.status).toBe(200);
   const body = preview.body as unknown as PreviewBody;
   expect(body.columns.map((column) => column.name)).toEqual(expect.arrayContaining(['lead_id', 'email', 'updated_at']));
@@ -119,12 +112,7 @@ test('the preview maps the first 20 rows as they will be sent: identifiers hashe
 
 test('a source being set up previews too: no cursor and no event time yet give the columns and rows that say what is missing; saving it is refused', async () => {
   const draft = bigquerySource({ cursorColumn: '', columns: {} });
-  const preview = await call(s.preview, {
-    method: 'POST',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId },
-    body: { source: draft },
-  });
+  const preview = await previewOf(draft);
   expect(preview.status).toBe(200);
   const body = preview.body as unknown as PreviewBody;
   expect(body.columns.map((column) => column.name)).toEqual(expect.arrayContaining(['lead_id', 'updated_at']));
@@ -138,12 +126,7 @@ test('a source being set up previews too: no cursor and no event time yet give t
   });
 
   // Mixpanel without events: the project's events of the last days, whatever their names.
-  const everything = await call(s.preview, {
-    method: 'POST',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId },
-    body: { source: mixpanelSource({ events: [] }) },
-  });
+  const everything = await previewOf(mixpanelSource({ events: [] }));
   expect(everything.status).toBe(200);
   const names = new Set((everything.body as unknown as PreviewBody).rows.map((row) => (row.event as { name?: string } | null)?.name));
   expect([...names].sort()).toEqual(['Subscription Renewed', 'Trial Started']);
@@ -152,12 +135,7 @@ test('a source being set up previews too: no cursor and no event time yet give t
 test('with suggest, the empty fields are filled from the usual column names before the one billed query, and the rows mapped with them', async () => {
   const before = platforms.bigquery.jobs().length;
   const draft = bigquerySource({ cursorColumn: '', columns: { eventTime: 'updated_at', email: 'email' } });
-  const preview = await call(s.preview, {
-    method: 'POST',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId },
-    body: { source: draft, suggest: true },
-  });
+  const preview = await previewOf(draft, { suggest: true });
   expect(preview.status).toBe(200);
   const body = preview.body as unknown as PreviewBody & { mapping: { columns: Record<string, string>; cursorColumn: string } };
   // What was given stays; the empty fields take columns of their usual names.
@@ -177,7 +155,7 @@ test('with suggest, the empty fields are filled from the usual column names befo
   const jobs = platforms.bigquery.jobs().slice(before);
   expect(jobs.map((job) => job.dryRun)).toEqual([true, false]);
   // Without suggest, nothing is filled.
-  const plain = await call(s.preview, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: { source: draft } });
+  const plain = await previewOf(draft);
   expect((plain.body as unknown as { mapping: { columns: Record<string, string>; cursorColumn: string } }).mapping).toEqual({
     columns: { eventTime: 'updated_at', email: 'email' },
     cursorColumn: '',
@@ -207,18 +185,13 @@ test('a SELECT of the user’s own is read through a subquery; its columns are t
   // Its last line is a comment: the subquery the read wraps it in still closes.
   const sql =
     'SELECT lead_id, email, value, currency, updated_at\nFROM `acme-warehouse.crm.qualified_leads`\nWHERE stage = "won" -- closed deals only';
-  const preview = await call(s.preview, {
-    method: 'POST',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId },
-    body: {
-      source: bigquerySource({
-        mode: 'sql',
-        sql,
-        columns: { eventId: 'lead_id', eventTime: 'updated_at', email: 'email', value: 'value', currency: 'currency' },
-      }),
-    },
-  });
+  const preview = await previewOf(
+    bigquerySource({
+      mode: 'sql',
+      sql,
+      columns: { eventId: 'lead_id', eventTime: 'updated_at', email: 'email', value: 'value', currency: 'currency' },
+    }),
+  );
   expect(preview.status).toBe(200);
   expect((preview.body as unknown as PreviewBody).columns.map((column) => column.name)).toEqual([
     'lead_id',
@@ -260,12 +233,7 @@ test('create → detail shows the read; Read now makes it due; paused → 400; a
 test('another organization’s BigQuery destination cannot be read from, nor previewed', async () => {
   const foreign = await create(bigquerySource(), other);
   expect(foreign.status).toBe(404);
-  const preview = await call(s.preview, {
-    method: 'POST',
-    token: other.owner.token,
-    query: { orgId: other.orgId },
-    body: { source: bigquerySource() },
-  });
+  const preview = await previewOf(bigquerySource(), {}, other);
   expect(preview.status).toBe(404);
 });
 
@@ -360,7 +328,7 @@ test('an INT64 id past 2^53 keeps every digit: two orders one apart stay two eve
     cursorColumn: 'updated_at',
     columns: { eventId: 'order_id', eventTime: 'updated_at', email: 'email' },
   });
-  const preview = await call(s.preview, { method: 'POST', token: setup.owner.token, query: { orgId: setup.orgId }, body: { source } });
+  const preview = await previewOf(source);
   expect(preview.status).toBe(200);
   expect((preview.body as unknown as PreviewBody).rows.map((row) => row.id).sort()).toEqual(['9007199254740993', '9007199254740994']);
 });
@@ -391,12 +359,7 @@ test('a query edited only in its comments or layout keeps its cursor; a change t
 });
 
 test('Mixpanel: the preview reads the chosen events of the project through Export, mapped and hashed', async () => {
-  const preview = await call(s.preview, {
-    method: 'POST',
-    token: setup.owner.token,
-    query: { orgId: setup.orgId },
-    body: { source: mixpanelSource() },
-  });
+  const preview = await previewOf(mixpanelSource());
   expect(preview.status).toBe(200);
   const body = preview.body as unknown as PreviewBody;
   expect(body.rows.length).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import previewRoute from '@/pages/api/orgs/[orgId]/conversions/preview';
 import { DEMO_ANONYMOUS_LEAD } from '@/sandbox/bigquery';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
-import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { type ConversionSetup, bigqueryTableSource, setUpConversion } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 // The warehouse preview promises "Will be sent" only for rows the chosen destination would take: its own
@@ -28,16 +28,7 @@ afterAll(async () => {
   await platforms.close();
 });
 
-const source = (columns: Record<string, string>) => ({
-  type: 'bigquery',
-  destinationId: bigqueryId,
-  projectId: 'acme-warehouse',
-  mode: 'table',
-  table: 'acme-warehouse.crm.qualified_leads',
-  cursorColumn: '',
-  columns,
-  schedule: { every: 'hourly' },
-});
+const source = (columns: Record<string, string>) => bigqueryTableSource(bigqueryId, { cursorColumn: '', columns });
 
 type Rows = Array<{ id: string; problem: string | null; event: { time: number } | null }>;
 const preview = (body: Record<string, unknown>, token = setup.owner.token, orgId = setup.orgId) =>

@@ -6,6 +6,7 @@ import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms 
 import { connectWarehouse } from '@/tests/api/helpers/connections';
 import { connectDestination, SANDBOX_TARGETS } from '@/tests/api/helpers/conversions';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
+import { until } from '@/tests/api/helpers/until';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 
 // BigQuery rows → conversion events → Meta, through the worker as a process: the warehouse reader
@@ -94,14 +95,6 @@ async function setUp(table: string) {
 
 /** The sandbox's Meta entries of these rows: one per dedup key, however often each arrived. */
 const arrived = (prefix: string) => platforms.conversions.list('meta').filter((entry) => String(entry.key).includes(`|Lead|${prefix}-`));
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 const delivered = async (orgId: string, id: string) =>
   (await deliveryHours(orgId, id, new Date(Date.now() - 3600_000))).reduce((total, hour) => total + hour.delivered, 0);

@@ -3,7 +3,7 @@ import { type Browser, type Page } from '@playwright/test';
 import type { Result } from 'axe-core';
 import { DEMO } from '@/scripts/lib/demo';
 import { realPath, richOrganization, type RichOrganization } from '@/tests/e2e/richOrganization';
-import { ROUTES } from '@/tests/e2e/routes';
+import { REDIRECTING_WHEN_SIGNED_IN, ROUTES } from '@/tests/e2e/routes';
 import { LoginPage } from '@/tests/e2e/support/authPages';
 import { expect, test } from '@/tests/e2e/support/fixtures';
 
@@ -22,17 +22,7 @@ const WIDTHS = [
 
 const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
-// Pages that send a signed-in user elsewhere; they are swept signed out (or are the same page as another).
-const REDIRECTING_WHEN_SIGNED_IN = new Set([
-  '/login',
-  '/signUp',
-  '/forgotPassword',
-  '/onboarding',
-  '/payments',
-  '/subscription',
-  '/subscription/success',
-  '/subscription/failure',
-]);
+// Pages that send a signed-in user elsewhere (REDIRECTING_WHEN_SIGNED_IN) are swept signed out (or are the same page as another).
 const SIGNED_OUT = ['/login', '/signUp', '/forgotPassword'];
 
 const PER_PAGE_MS = 20_000;

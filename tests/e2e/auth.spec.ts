@@ -1,10 +1,8 @@
 import path from 'node:path';
 import { type APIRequestContext } from '@playwright/test';
 import { DEMO } from '@/scripts/lib/demo';
-import { createTestUser, persistedState } from '@/tests/e2e/helpers';
+import { createTestUser, persistedState, uniqueEmail } from '@/tests/e2e/helpers';
 import { expect, test } from '@/tests/e2e/support/fixtures';
-
-const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
 interface OobCode {
   email: string;

@@ -1,5 +1,5 @@
-import { createTestOrganization, createTestUser, userWithOrganizations } from '@/tests/e2e/helpers';
 import { expect, test } from '@/tests/e2e/support/fixtures';
+import { ON_SCALE, signedInOwner } from '@/tests/e2e/support/signedIn';
 
 /**
  * Connections through the pages: the first-run guide of an empty organization, a Google Ads → BigQuery
@@ -8,17 +8,13 @@ import { expect, test } from '@/tests/e2e/support/fixtures';
  * connected through the sandbox's consent page; BigQuery with the sandbox's service-account key.
  */
 
-const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
-
 test('an empty organization sees the three-step guide, whose last step opens once a source and a destination exist', async ({
   page,
   loginPage,
   connectionsPage,
   newConnectionPage,
 }) => {
-  const { user, orgIds } = await userWithOrganizations(1);
-  const orgId = orgIds[0]!;
-  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  const { orgId } = await signedInOwner(loginPage);
   await expect(connectionsPage.heading).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Get started in three steps' })).toBeVisible();
   const steps = connectionsPage.guideSteps;
@@ -48,9 +44,7 @@ test('Google Ads → BigQuery: created with the form, runs, Run now, a backfill 
   connectionPage,
 }) => {
   test.setTimeout(240_000);
-  const user = await createTestUser();
-  const orgId = await createTestOrganization([[user, 'owner']], SCALE);
-  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  const { orgId } = await signedInOwner(loginPage, ON_SCALE);
   await sourcesPage.connectGoogleAds(orgId);
   await destinationsPage.connectBigQuery(orgId);
 
@@ -152,9 +146,7 @@ test('on Growth, a backfill is disabled and names the plan that has it; the 15-m
   connectionPage,
 }) => {
   test.setTimeout(120_000);
-  const { user, orgIds } = await userWithOrganizations(1);
-  const orgId = orgIds[0]!;
-  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  const { orgId } = await signedInOwner(loginPage);
   await sourcesPage.connectGoogleAds(orgId);
   await destinationsPage.connectBigQuery(orgId);
 

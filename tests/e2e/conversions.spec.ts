@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
-import { createTestOrganization, createTestUser, userWithOrganizations } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
+import { demoAppConversion } from '@/tests/e2e/support/demoConversion';
 import { expect, test } from '@/tests/e2e/support/fixtures';
+import { signedInOwner } from '@/tests/e2e/support/signedIn';
 
 /**
  * Conversions through the pages: the step-by-step creation, the configuration page's test event and
@@ -133,9 +134,7 @@ test('a new organization: the empty list leads to the flow, whose empty steps li
   conversionsPage,
   newConversionPage,
 }) => {
-  const { user, orgIds } = await userWithOrganizations(1);
-  const orgId = orgIds[0]!;
-  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  const { orgId } = await signedInOwner(loginPage);
   await conversionsPage.goto(orgId);
   await expect(page.getByText('No conversions yet.')).toBeVisible();
   await page.getByRole('link', { name: 'New conversion' }).click();
@@ -201,28 +200,13 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
   const website = await serveWebsite(() => snippetHtml);
   try {
     // An app for that website and a conversion from it to the demo's Meta pixel (the seeded login).
-    const site = await createApp(org, DEMO.uid, {
-      name: `Website ${Date.now().toString(36)}`,
-      websiteUrl: website.origin,
-      gtmContainerId: 'GTM-SITE1',
-      payloadUrls: ['/thanks'],
-    });
-    const conversion = await createConversion(org, {
-      name: 'Website leads',
-      source: { type: 'app', appId: site.id },
-      destination: {
-        destinationId: 'demo-meta',
-        platform: 'meta_ads',
-        accountId: '101',
-        targetId: '555000111',
-        targetName: 'Acme Shoes Pixel',
-      },
-      mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'name', 'clickIds', 'context'] },
-      uid: DEMO.uid,
-    });
+    const { appId, conversionId } = await demoAppConversion(
+      { name: `Website ${Date.now().toString(36)}`, websiteUrl: website.origin, gtmContainerId: 'GTM-SITE1' },
+      { name: 'Website leads', events: [], identifiers: ['email', 'name', 'clickIds', 'context'] },
+    );
 
     await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
-    await page.goto(`/${org}/app/${site.id}/custom-submission`);
+    await page.goto(`/${org}/app/${appId}/custom-submission`);
     await page.getByRole('button', { name: 'Show the snippet' }).click();
     snippetHtml = (await page.getByTestId('capture-snippet').textContent()) ?? '';
     expect(snippetHtml).toContain('?key=sbp_');
@@ -254,7 +238,7 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
     expect(everything).not.toContain(email);
 
     // And the conversion's log shows the row as delivered, the email masked.
-    await conversionsPage.open(org, conversion.id);
+    await conversionsPage.open(org, conversionId);
     const masked = `v***@example.com`;
     await expect
       .poll(

@@ -1,8 +1,8 @@
 import { type Page } from '@playwright/test';
-import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
+import { createTestOrganization, createTestUser, uniqueEmail, type TestUser } from '@/tests/fixtures/firebase';
 import type { OrganizationRole } from '@/lib/shared/permissions';
 
-export { createTestOrganization, createTestUser, type TestUser };
+export { createTestOrganization, createTestUser, uniqueEmail, type TestUser };
 
 /** A new user who belongs to the given number of fresh organizations (named in order). */
 export async function userWithOrganizations(count: number, role: OrganizationRole = 'owner') {

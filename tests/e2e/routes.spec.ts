@@ -1,19 +1,7 @@
 import { DEMO } from '@/scripts/lib/demo';
 import { userWithOrganizations } from '@/tests/e2e/helpers';
-import { ROUTES } from '@/tests/e2e/routes';
+import { REDIRECTING_WHEN_SIGNED_IN, ROUTES } from '@/tests/e2e/routes';
 import { expect, test } from '@/tests/e2e/support/fixtures';
-
-// Pages that send a signed-in user elsewhere by rule; navigation.spec.ts covers them.
-const REDIRECTING_WHEN_SIGNED_IN = new Set([
-  '/login',
-  '/signUp',
-  '/forgotPassword',
-  '/onboarding',
-  '/payments',
-  '/subscription',
-  '/subscription/success',
-  '/subscription/failure',
-]);
 
 // One test walks every route, so its deadline grows with them: up to 15 s a route (a busy CI machine has been
 // three times slower than a quiet one), and each assertion still fails on its own 15 s.

@@ -55,3 +55,15 @@ export const ROUTES: Array<[path: string, layout: ExpectedLayout]> = [
   ['/subscription/success', 'default'],
   ['/subscription/failure', 'default'],
 ];
+
+/** Routes that send a signed-in user elsewhere by rule (navigation.spec.ts covers where to). */
+export const REDIRECTING_WHEN_SIGNED_IN = new Set([
+  '/login',
+  '/signUp',
+  '/forgotPassword',
+  '/onboarding',
+  '/payments',
+  '/subscription',
+  '/subscription/success',
+  '/subscription/failure',
+]);

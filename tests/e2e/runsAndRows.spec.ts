@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import { createApp } from '@/lib/server/repos/apps';
-import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
-import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
+import { demoAppConversion } from '@/tests/e2e/support/demoConversion';
 import { expect, test } from '@/tests/e2e/support/fixtures';
+import { ON_SCALE, signedInOwner } from '@/tests/e2e/support/signedIn';
 
 /**
  * Issue 25, "Charts and runs" and "A per-row debugger": a connection of a USD and a EUR account gets one
@@ -11,8 +10,6 @@ import { expect, test } from '@/tests/e2e/support/fixtures';
  * downloads as CSV; a delivery log row opens to the event as sent and Meta's answer, after a test event
  * sent with Meta's test event code.
  */
-
-const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
 
 test('a USD and a EUR account: one spend chart per currency; a run opens with each account; the history downloads as CSV', async ({
   page,
@@ -23,9 +20,7 @@ test('a USD and a EUR account: one spend chart per currency; a run opens with ea
   connectionPage,
 }) => {
   test.setTimeout(240_000);
-  const user = await createTestUser();
-  const orgId = await createTestOrganization([[user, 'owner']], SCALE);
-  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  const { orgId } = await signedInOwner(loginPage, ON_SCALE);
   // Acme Shoes spends in USD, Sandbox Direct Store in EUR.
   const twoCurrencies = [/Acme Shoes/, /Sandbox Direct Store/];
   await sourcesPage.connectGoogleAds(orgId, twoCurrencies);
@@ -83,27 +78,12 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
   test.setTimeout(120_000);
   const org = DEMO.orgId;
   const suffix = Date.now().toString(36);
-  const app = await createApp(org, DEMO.uid, {
-    name: `Debugger store ${suffix}`,
-    websiteUrl: 'https://debugger.example',
-    gtmContainerId: 'GTM-DEBUG1',
-    payloadUrls: ['/thanks'],
-  });
-  const conversion = await createConversion(org, {
-    name: `Debugger leads ${suffix}`,
-    source: { type: 'app', appId: app.id },
-    destination: {
-      destinationId: 'demo-meta',
-      platform: 'meta_ads',
-      accountId: '101',
-      targetId: '555000111',
-      targetName: 'Acme Shoes Pixel',
-    },
-    mapping: { events: ['Lead', 'Purchase'], value: { mode: 'event' }, identifiers: ['email', 'phone', 'clickIds', 'context'] },
-    uid: DEMO.uid,
-  });
+  const { conversionId } = await demoAppConversion(
+    { name: `Debugger store ${suffix}`, websiteUrl: 'https://debugger.example', gtmContainerId: 'GTM-DEBUG1' },
+    { name: `Debugger leads ${suffix}`, events: ['Lead', 'Purchase'], identifiers: ['email', 'phone', 'clickIds', 'context'] },
+  );
   await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
-  await conversionsPage.open(org, conversion.id);
+  await conversionsPage.open(org, conversionId);
   await expect(page.getByRole('heading', { name: `Debugger leads ${suffix}`, level: 1 })).toBeVisible();
 
   // A code Events Manager would never give is refused on its field.

@@ -1,20 +1,16 @@
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
 import { expect, test } from '@/tests/e2e/support/fixtures';
+import { ON_SCALE, signedInOwner } from '@/tests/e2e/support/signedIn';
 
 /**
  * Unticking an ad account a connection reads says which connection before anything is saved; Cancel
  * saves nothing, and confirming takes the account out of the connection too, so no run fails on it.
  */
 
-const SCALE = { subscription: { status: 'active', plan: 'scale', current_period_end: '2099-01-01T00:00:00.000Z', past_due_since: null } };
-
 test('unticking an account a connection uses names the connection, and confirming takes it out of it', async ({ page, loginPage }) => {
   test.setTimeout(120_000);
-  const user = await createTestUser();
-  const orgId = await createTestOrganization([[user, 'owner']], SCALE);
-  await loginPage.logIn(user, { landing: `/${orgId}/connection` });
+  const { user, orgId } = await signedInOwner(loginPage, ON_SCALE);
   await page.goto(`/${orgId}/source`);
   await page.getByRole('button', { name: 'Connect Google Ads' }).click();
   await page.getByRole('button', { name: 'Allow' }).click();

@@ -1,12 +1,11 @@
 import { type APIRequestContext, type Browser, type Page } from '@playwright/test';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { createTestOrganization, createTestUser, fakeCustomerIo, userWithOrganizations, type TestUser } from '@/tests/e2e/helpers';
+import { createTestOrganization, createTestUser, fakeCustomerIo, uniqueEmail, type TestUser } from '@/tests/e2e/helpers';
 import { LoginPage, SignUpPage, type Landing } from '@/tests/e2e/support/authPages';
 import { expect, test } from '@/tests/e2e/support/fixtures';
 import { OnboardingPage, OrganizationsPage } from '@/tests/e2e/support/organizationsPages';
+import { signedInOwner } from '@/tests/e2e/support/signedIn';
 import { TeamPage } from '@/tests/e2e/support/teamPage';
-
-const uniqueEmail = (label: string) => `${label}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.test`;
 
 interface RecordedEmail {
   to: string;
@@ -42,11 +41,23 @@ async function verificationLink(request: APIRequestContext, email: string, count
   return links.at(-1)!;
 }
 
+/** A second browser with no one signed in: the invitee, or a stranger with a link. */
+async function freshPage(browser: Browser) {
+  return (await browser.newContext()).newPage();
+}
+
 /** A second browser, signed in as `user`. */
 async function signedInPage(browser: Browser, user: TestUser, landing: Landing) {
-  const page = await (await browser.newContext()).newPage();
+  const page = await freshPage(browser);
   await new LoginPage(page).logIn(user, { landing });
   return page;
+}
+
+/** An owner of a fresh organization signs in and invites `email` from the team page (which stays open). */
+async function ownerInvites(loginPage: LoginPage, teamPage: TeamPage, email: string) {
+  const { user: owner, orgId } = await signedInOwner(loginPage);
+  await teamPage.invite(orgId, email);
+  return { owner, orgId };
 }
 
 test('invite → the invitee signs up from the emailed link → accepts → works in the organization', async ({
@@ -55,18 +66,15 @@ test('invite → the invitee signs up from the emailed link → accepts → work
   loginPage,
   teamPage,
 }) => {
-  const { user: owner, orgIds } = await userWithOrganizations(1);
-  const orgId = orgIds[0]!;
-  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
   const email = uniqueEmail('invitee');
-  await teamPage.invite(orgId, email);
+  const { owner, orgId } = await ownerInvites(loginPage, teamPage, email);
   await expect(teamPage.invitations).toContainText(email);
   const link = await invitationLink(page, email);
   expect(new URL(link).pathname).toMatch(new RegExp(`^/${orgId}/acceptInvitation/[A-Za-z0-9]+$`));
   expect(new URL(link).searchParams.get('token')).toMatch(/^[\w-]{43}$/);
 
   // A fresh account, not verified yet: the secret the link carries is its proof that the email reached it.
-  const invitee = await (await browser.newContext()).newPage();
+  const invitee = await freshPage(browser);
   await invitee.goto(link);
   await expect(invitee).toHaveURL(new URL(link).pathname); // the secret leaves the address bar
   // Signed out, the link's secret shows who invites to where; the sign-up form knows the invited email.
@@ -94,16 +102,13 @@ test('a wrong or expired link secret shows the invitation page as it is for anyo
   loginPage,
   teamPage,
 }) => {
-  const { user: owner, orgIds } = await userWithOrganizations(1);
-  const orgId = orgIds[0]!;
-  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
   const email = uniqueEmail('wrong');
-  await teamPage.invite(orgId, email);
+  await ownerInvites(loginPage, teamPage, email);
   const link = new URL(await invitationLink(page, email));
   const token = link.searchParams.get('token')!;
   link.searchParams.set('token', `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`);
 
-  const stranger = await (await browser.newContext()).newPage();
+  const stranger = await freshPage(browser);
   await stranger.goto(link.toString());
   await expect(stranger.getByRole('heading', { name: 'You are invited' })).toBeVisible();
   await expect(
@@ -121,15 +126,12 @@ test('invited without the link: onboarding asks to verify the email, then lists 
   loginPage,
   teamPage,
 }) => {
-  const { user: owner, orgIds } = await userWithOrganizations(1);
-  const orgId = orgIds[0]!;
-  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
   const email = uniqueEmail('late');
-  await teamPage.invite(orgId, email);
+  const { owner, orgId } = await ownerInvites(loginPage, teamPage, email);
   // renamed after the invitation went out: the invitee reads the name it has now
   await adminDb().doc(`organizations/${orgId}`).update({ name: 'Renamed Rockets', company_name: 'Renamed Rockets' });
 
-  const invitee = await (await browser.newContext()).newPage();
+  const invitee = await freshPage(browser);
   const signUpPage = new SignUpPage(invitee);
   await signUpPage.goto();
   await signUpPage.signUp({ email }, '/onboarding');
@@ -152,12 +154,10 @@ test('invited without the link: onboarding asks to verify the email, then lists 
 });
 
 test('an invitee declines from /organizations; the inviter sees it rejected', async ({ page, browser, loginPage, teamPage }) => {
-  const { user: owner, orgIds } = await userWithOrganizations(1);
   const invitee = await createTestUser();
   await createTestOrganization([[invitee, 'owner']]);
   await createTestOrganization([[invitee, 'owner']]);
-  await loginPage.logIn(owner, { landing: `/${orgIds[0]}/connection` });
-  await teamPage.invite(orgIds[0]!, invitee.email);
+  const { owner } = await ownerInvites(loginPage, teamPage, invitee.email);
 
   const inviteePage = await signedInPage(browser, invitee, '/organizations');
   const invitations = new OrganizationsPage(inviteePage).invitations;
@@ -170,16 +170,14 @@ test('an invitee declines from /organizations; the inviter sees it rejected', as
 });
 
 test('a revoked invitation link no longer works', async ({ page, browser, loginPage, teamPage }) => {
-  const { user: owner, orgIds } = await userWithOrganizations(1);
   const invitee = await createTestUser();
-  await loginPage.logIn(owner, { landing: `/${orgIds[0]}/connection` });
-  await teamPage.invite(orgIds[0]!, invitee.email);
+  await ownerInvites(loginPage, teamPage, invitee.email);
   const link = await invitationLink(page, invitee.email);
 
   await teamPage.revokeInvitation(invitee.email);
   await expect(teamPage.invitation(invitee.email)).toContainText('revoked');
 
-  const inviteePage = await (await browser.newContext()).newPage();
+  const inviteePage = await freshPage(browser);
   await inviteePage.goto(link);
   await inviteePage.getByRole('link', { name: 'Log in' }).click();
   await expect(inviteePage).toHaveURL('/login');

@@ -1,5 +1,6 @@
 import type { ConversionMapping } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import type { AppInput } from '@/lib/shared/integrations/apps';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { sha256 } from '@/lib/server/conversions/normalize';
@@ -40,18 +41,23 @@ export interface ConversionSetup {
   conversionId: string;
 }
 
+/** A shop's app (no payload URLs unless `fields` gives them), made through the repo the API uses. */
+export const createShopApp = (orgId: string, uid: string, fields: Partial<AppInput> = {}) =>
+  createApp(orgId, uid, { name: 'Shop', websiteUrl: 'https://shop.example', gtmContainerId: 'GTM-SHOP1', payloadUrls: [], ...fields });
+
+/** A new owner of a new organization that has one shop app. */
+export async function ownerWithShopApp(fields: Partial<AppInput> = {}) {
+  const owner = await createTestUser();
+  const orgId = await createTestOrganization([[owner, 'owner']]);
+  const app = await createShopApp(orgId, owner.uid, fields);
+  return { owner, orgId, app };
+}
+
 export async function setUpConversion(
   platform: AdPlatform = 'meta_ads',
   mapping: Partial<ConversionMapping> = {},
 ): Promise<ConversionSetup> {
-  const owner = await createTestUser();
-  const orgId = await createTestOrganization([[owner, 'owner']]);
-  const app = await createApp(orgId, owner.uid, {
-    name: 'Shop',
-    websiteUrl: 'https://shop.example',
-    gtmContainerId: 'GTM-SHOP1',
-    payloadUrls: ['/thanks'],
-  });
+  const { owner, orgId, app } = await ownerWithShopApp({ payloadUrls: ['/thanks'] });
   const destinationId = await connectDestination(orgId, owner.uid, platform);
   const conversion = await createConversion(orgId, 'growth', owner.uid, {
     name: 'Leads',
@@ -89,3 +95,19 @@ export async function publishFromApp(setup: Pick<ConversionSetup, 'orgId' | 'app
     await publishConversions(list.slice(start, start + 2000), { org: setup.orgId, source: `app:${setup.appId}` });
   }
 }
+
+/**
+ * A BigQuery conversion source reading a table of the sandbox hourly through the warehouse `destinationId`: its
+ * leads (`acme-warehouse.crm.qualified_leads`, 40 over the last 10 days) unless `fields` names another table;
+ * `fields` adds the columns and overrides the rest.
+ */
+export const bigqueryTableSource = (destinationId: string, fields: Record<string, unknown> = {}) => ({
+  type: 'bigquery',
+  destinationId,
+  projectId: 'acme-warehouse',
+  mode: 'table',
+  table: 'acme-warehouse.crm.qualified_leads',
+  cursorColumn: 'updated_at',
+  schedule: { every: 'hourly' },
+  ...fields,
+});

@@ -95,6 +95,11 @@ export async function call(
   return { status: response.status, headers: response.headers, body: json };
 }
 
+/** `call`, its answer's body read loosely: for tests that read deep into answers. */
+export const callLoose = (...args: Parameters<typeof call>) =>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are read loosely
+  call(...args) as Promise<{ status: number; headers: Headers; body: any }>;
+
 /** Serves each handler of a map on its own server (configs for routes that export one). */
 export async function serveHandlers<T extends Record<string, NextApiHandler>>(
   handlers: T,

@@ -32,3 +32,12 @@ export async function untilValue<T>(probe: () => Promise<T>, done: (value: T) =>
     await pause(250);
   }
 }
+
+/**
+ * Rate-limit windows are aligned to the clock: a test that must stay inside one window first waits until
+ * the current one (of `windowSeconds`) has at least `seconds` left.
+ */
+export async function windowWithTimeLeft(windowSeconds: number, seconds = 20): Promise<void> {
+  const left = () => windowSeconds * 1000 - (Date.now() % (windowSeconds * 1000));
+  await until(() => left() >= seconds * 1000, (seconds + 5) * 1000, `a ${windowSeconds} s window with ${seconds} s left`);
+}
