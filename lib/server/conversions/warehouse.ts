@@ -7,7 +7,7 @@ import type { RowSource } from '@/lib/server/connectors/types';
 import { takesEvent } from '@/lib/server/conversions/deliver';
 import { inLanes, startPoller } from '@/lib/server/conversions/poller';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
-import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credentials';
+import { deadLoginMessage, workWithSession } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
@@ -134,28 +134,39 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     return summary;
   };
   try {
-    const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
     const reader = rowSourceOf(source.type);
-    let cursor = claim.cursor;
-    // Rows that made no event are logged with the cursor that passes them, in its transaction.
-    let unsaved: DeliveryRow[] = [];
-    for await (const page of reader.read(session, source, claim.cursor?.value ?? null, { pageRows: options.pageRows })) {
-      if (leaseLost) return lost();
-      const { events, notSent, next } = takePage(conversion, source, reader, page.rows, claim.cursor, cursor);
-      summary.rows += page.rows.length;
-      if (summary.bytesBilled !== null) summary.bytesBilled += page.bytesBilled;
-      if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf(source), conversion: conversion.id });
-      if (unsaved.length < MAX_UNSAVED_NOT_SENT) unsaved.push(...notSent.slice(0, MAX_UNSAVED_NOT_SENT - unsaved.length));
-      summary.published += events.length;
-      summary.notSent += notSent.length;
-      cursor = next;
-      if (reader.ordered && cursor) {
-        if (!(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
-        unsaved = [];
-        extendedAt = Date.now();
+    // The cursor last saved, and the summary as of it: a read whose login was refused with a cached
+    // session runs again from there with a fresh one (workWithSession), as a read taken over would.
+    let saved = claim.cursor;
+    let summaryAtSave = { ...summary };
+    const outcome = await workWithSession(orgId, 'destination', source.destinationId, async (session) => {
+      Object.assign(summary, summaryAtSave);
+      const from = saved;
+      let cursor = from;
+      // Rows that made no event are logged with the cursor that passes them, in its transaction.
+      let unsaved: DeliveryRow[] = [];
+      for await (const page of reader.read(session, source, from?.value ?? null, { pageRows: options.pageRows })) {
+        if (leaseLost) return 'lost';
+        const { events, notSent, next } = takePage(conversion, source, reader, page.rows, from, cursor);
+        summary.rows += page.rows.length;
+        if (summary.bytesBilled !== null) summary.bytesBilled += page.bytesBilled;
+        if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf(source), conversion: conversion.id });
+        if (unsaved.length < MAX_UNSAVED_NOT_SENT) unsaved.push(...notSent.slice(0, MAX_UNSAVED_NOT_SENT - unsaved.length));
+        summary.published += events.length;
+        summary.notSent += notSent.length;
+        cursor = next;
+        if (reader.ordered && cursor) {
+          if (!(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return 'lost';
+          saved = cursor;
+          summaryAtSave = { ...summary };
+          unsaved = [];
+          extendedAt = Date.now();
+        }
       }
-    }
-    if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
+      if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return 'lost';
+      return 'read';
+    });
+    if (outcome === 'lost') return lost();
     await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
     await resolveAlert({ orgId, kind: 'read_failed', subject: { type: 'conversion', id, name: conversion.name } });
     if (summary.rows > 0)
@@ -166,11 +177,8 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     let { message } = readFailure(error);
     if (!(error instanceof PlatformError || error instanceof DomainError))
       console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
-    if (code === 'needs_reauth') {
-      const platform = source.type;
-      message = deadLoginMessage(platform);
-      await loginDied(orgId, 'destination', source.destinationId, platform).catch(() => undefined);
-    }
+    // A dead login is marked by workWithSession; the read says so in the one sentence.
+    if (code === 'needs_reauth') message = deadLoginMessage(source.type);
     const retryAt = error instanceof PlatformError && error.retryAt ? error.retryAt : null;
     // A passing failure is tried again within minutes; anything else waits for the schedule (or an edit).
     const dueAt = retryAt ?? (code === 'retryable' ? new Date(Math.min(nextDue().getTime(), Date.now() + 5 * 60_000)) : nextDue());
