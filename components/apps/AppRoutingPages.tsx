@@ -8,7 +8,7 @@ import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import type { App } from '@/lib/shared/integrations/apps';
-import { PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useIntegrationsQuery, useRouteAppMutation, useTargetsQuery } from '@/store/integrationsApi';
 
@@ -178,10 +178,10 @@ export function AppPlatformPage({ platform }: { platform: AdPlatform | 'bigquery
       <h1>
         {PLATFORM_LABELS[platform]} for {app.name}
       </h1>
-      {platform === 'bigquery' || platform === 'mixpanel' ? (
-        <WarehouseForm orgId={orgId} app={app} platform={platform} canEdit={canEdit} />
-      ) : (
+      {isAdPlatform(platform) ? (
         <AdTargetForm orgId={orgId} app={app} platform={platform} canEdit={canEdit} />
+      ) : (
+        <WarehouseForm orgId={orgId} app={app} platform={platform} canEdit={canEdit} />
       )}
     </div>
   );

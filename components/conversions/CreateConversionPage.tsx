@@ -14,7 +14,7 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import type { CreateConversionInput } from '@/lib/shared/schemas/conversions';
-import { TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
+import { isWarehousePlatform, TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useAppDispatch } from '@/store/hooks';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
@@ -58,9 +58,9 @@ interface Draft {
 
 const EMPTY: Draft = { source: '', warehouse: null, destinationId: '', accountId: '', targetId: '', mapping: NEW_MAPPING, name: null };
 
-/** BigQuery and Mixpanel destinations are also read from, with the same login. */
-const isWarehouse = (integration: Integration) => integration.platform === 'bigquery' || integration.platform === 'mixpanel';
-const isWarehouseKey = (source: string) => /^(bigquery|mixpanel):/.test(source);
+/** Destinations of a warehouse platform (the catalogue's `conversionSource`) are also read from, with the same login. */
+const isWarehouse = (integration: Integration) => isWarehousePlatform(integration.platform);
+const isWarehouseKey = (source: string) => isWarehousePlatform(source.split(':')[0] ?? '');
 
 /** The error key of each part of the draft ('mapping' covers all of the mapping's). */
 const FIELD_OF: Record<keyof Draft, string> = {

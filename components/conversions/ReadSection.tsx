@@ -13,7 +13,7 @@ import Spinner from '@/components/ui/Spinner';
 import { scheduleInWords } from '@/lib/shared/connections/connection';
 import type { Conversion, ReadState, WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { UpdateConversionInput } from '@/lib/shared/schemas/conversions';
-import type { Integration } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { useReadNowMutation, useUpdateConversionMutation } from '@/store/conversionsApi';
 import { useIntegrationsQuery } from '@/store/integrationsApi';
 
@@ -137,7 +137,7 @@ export default function ReadSection({
     <section className="stack" aria-labelledby="reads-title">
       <div className="toolbar">
         <h2 id="reads-title" style={{ margin: 0, fontSize: '1.1rem' }}>
-          Reads from {conversion.source.type === 'bigquery' ? 'BigQuery' : 'Mixpanel'}
+          Reads from {PLATFORM_LABELS[conversion.source.type]}
         </h2>
         {canEdit && (
           <div className="actions">

@@ -42,11 +42,11 @@ export const deadLoginMessage = (platform: Platform) =>
 const needsReauth = (platform: Platform) => new DomainError('needs_reauth', deadLoginMessage(platform));
 
 /**
- * The one place a login is declared dead: the object is marked "needs reconnecting" with the one
- * sentence, and the error to settle with says the same, whichever call noticed it first. The
- * process forgets the object's cached session, so nothing here uses it again.
+ * A login declared dead (by a refresh, or by workWithSession): the object is marked "needs
+ * reconnecting" with the one sentence, and the error to settle with says the same, whichever call
+ * noticed it first. The process forgets the object's cached session, so nothing here uses it again.
  */
-export async function loginDied(orgId: string, kind: IntegrationKind, id: string, platform: Platform): Promise<PlatformError> {
+async function loginDied(orgId: string, kind: IntegrationKind, id: string, platform: Platform): Promise<PlatformError> {
   forgetSessionsOf(orgId, kind, id);
   const error = new PlatformError(platform, 'needs_reauth', deadLoginMessage(platform));
   await markNeedsReauth(orgId, kind, id, error.message);
@@ -175,33 +175,50 @@ export async function openSessionOf(
 const refusedLogin = (error: unknown) => error instanceof DomainError && error.code === 'needs_reauth';
 
 /**
- * Runs `work` with a live session of the object's login. A login refused with a session from the cache
- * may only have had its token expire (during a long job, or ended early by the platform): the session is
- * forgotten and `work` runs once more with a fresh refresh, whose own refusal marks the login dead. A
- * refusal with a session just refreshed is thrown as it is (the caller declares the login dead). `work`
- * may run twice: a refused call did nothing at the platform.
+ * What a refusal of the login while it is used means: `dead_login` (the default) marks the object
+ * "needs reconnecting"; `no_access` only throws it (reconciliation: a login that may not read reporting
+ * still delivers).
+ */
+export type Refusal = 'dead_login' | 'no_access';
+
+/**
+ * Runs `work` with a live session of the object's login: the one place a login refused while it is used
+ * (PlatformError or DomainError `needs_reauth`) becomes "needs reconnecting". A login refused with a session
+ * from the cache may only have had its token expire (during a long job, or ended early by the platform):
+ * the session is forgotten and `work` runs once more with a fresh refresh. A login refused with a fresh
+ * session is dead: the object is marked and PlatformError('needs_reauth') thrown in the one sentence
+ * (with `refusal: 'no_access'`, the refusal is thrown as it is and nothing is marked). `work` may run
+ * twice: a refused call did nothing at the platform.
  */
 export async function workWithSession<T>(
   orgId: string,
   kind: IntegrationKind,
   id: string,
   work: (session: Session, integration: Integration) => Promise<T>,
+  { refusal = 'dead_login' }: { refusal?: Refusal } = {},
 ): Promise<T> {
   const { session, integration, cached, forget } = await openSessionOf(orgId, kind, id);
+  let fresh = !cached;
   try {
-    return await work(session, integration);
+    try {
+      return await work(session, integration);
+    } catch (error) {
+      if (fresh || !refusedLogin(error)) throw error;
+      // Jobs of the login refused at once share the one refresh the first of them starts.
+      forget();
+      const reopened = await openSessionOf(orgId, kind, id);
+      fresh = true;
+      return await work(reopened.session, reopened.integration);
+    }
   } catch (error) {
-    if (!cached || !refusedLogin(error)) throw error;
-    // Jobs of the login refused at once share the one refresh the first of them starts.
-    forget();
-    const fresh = await openSessionOf(orgId, kind, id);
-    return work(fresh.session, fresh.integration);
+    if (!fresh || !refusedLogin(error) || refusal === 'no_access') throw error;
+    throw await loginDied(orgId, kind, id, integration.platform);
   }
 }
 
 /**
- * Runs `work` with a live session. A credential the platform has killed marks the object
- * 'needs reauth' (the UI offers a one-click reconnect) and throws needs_reauth; any other refusal
+ * Runs `work` with a live session (workWithSession: a dead login marks the object 'needs reauth', and
+ * the UI offers a one-click reconnect) and throws needs_reauth in the one sentence; any other refusal
  * of the platform is a platform_error (retryable when the platform may answer later).
  */
 export async function withSession<T>(
@@ -211,17 +228,7 @@ export async function withSession<T>(
   work: (session: Session, integration: Integration) => Promise<T>,
 ): Promise<T> {
   try {
-    const used: { platform?: Platform } = {};
-    try {
-      return await workWithSession(orgId, kind, id, (session, integration) => {
-        used.platform = integration.platform;
-        return work(session, integration);
-      });
-    } catch (error) {
-      const { platform } = used;
-      if (platform && error instanceof PlatformError && error.code === 'needs_reauth') throw await loginDied(orgId, kind, id, platform);
-      throw error;
-    }
+    return await workWithSession(orgId, kind, id, work);
   } catch (error) {
     if (error instanceof PlatformError && error.code === 'needs_reauth') throw needsReauth(error.platform as Platform);
     if (error instanceof PlatformError) {

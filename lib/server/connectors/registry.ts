@@ -4,7 +4,7 @@ import { meta } from '@/lib/server/connectors/meta-ads';
 import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
 import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { stripe } from '@/lib/server/connectors/stripe';
-import type { Connector, ConnectorId, KeyAuth, OAuthAuth, StoredCredential } from '@/lib/server/connectors/types';
+import type { Connector, ConnectorId, KeyAuth, OAuthAuth, RowSource, StoredCredential } from '@/lib/server/connectors/types';
 
 /** Every connector by platform: the only place that knows which code serves which platform. */
 const CONNECTORS = {
@@ -41,4 +41,11 @@ export function keyAuthOf(id: ConnectorId): KeyAuth<Credential> {
   const key = connectorFor(id).auth.key;
   if (!key) throw new Error(`${id} is not connected with a key`);
   return key;
+}
+
+/** How a platform is read as a conversion source; a platform without one (not `conversionSource` in the catalogue) is a programming error. */
+export function rowSourceOf(id: ConnectorId): RowSource {
+  const source = connectorFor(id).source;
+  if (!source) throw new Error(`${id} is not read as a conversion source`);
+  return source;
 }

@@ -1,6 +1,7 @@
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 import type { MappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
+import type { WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { AdAccount, AdPlatform, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
 
 /**
@@ -168,6 +169,59 @@ export interface AdDataWriter {
   replace(session: Session, target: WriteTarget, slice: AdDataSlice, rows: AdRow[]): Promise<WriteResult>;
 }
 
+/** A column (or property) of what a conversion source reads, with its type as the platform names it. */
+export interface SourceColumn {
+  name: string;
+  type: string;
+}
+
+/** What a conversion source reads, known without reading its rows (a dry run). */
+export interface SourceDescription {
+  columns: SourceColumn[];
+  /** The columns that hold a point in time (suggested for the event time). */
+  timeColumns: string[];
+  /** What a read of everything would process now, as the platform says (BigQuery's dry run). */
+  bytesProcessed: number | null;
+}
+
+/** One page of a read: each row with its cursor value (as text), and the bytes the page billed (0 where none). */
+export interface SourcePage {
+  rows: Array<{ cursor: string; row: Record<string, unknown> }>;
+  bytesBilled: number;
+}
+
+/**
+ * Reading a platform as a conversion source (the catalogue's `conversionSource`), with the login of one
+ * of its destinations, as Airbyte's CDK source does: what it reads, its first rows, and pages of rows
+ * from a cursor value on. Methods throw a PlatformError as `report` does. Method syntax on purpose: a
+ * connector reads its own platform's settings (`S`).
+ */
+export interface RowSource<S extends WarehouseSource = WarehouseSource> {
+  /** Rows arrive in cursor order (the cursor may be saved after every page); else it is saved at the end. */
+  ordered: boolean;
+  /** The read reports bytes billed (BigQuery); else its summary has none. */
+  bills: boolean;
+  /** Orders two cursor values (unordered sources). */
+  compare(left: string, right: string): number;
+  /** The source's field a refusal of what it reads is reported on (BigQuery's table or SQL); none: thrown as it is. */
+  fieldOf?(source: S): string;
+  /** The account of the destination the read runs in (BigQuery's project): one of the destination's picked accounts. */
+  accountOf?(source: S): { field: string; id: string };
+  /**
+   * What it reads, checked without reading (free). Absent: only its rows say (Mixpanel's properties),
+   * and the preview's columns are the rows' own.
+   */
+  describe?(session: Session, source: S): Promise<SourceDescription>;
+  /** Why a column cannot be the cursor, or null when it can (sources whose cursor the user picks). */
+  cursorProblem?(columns: SourceColumn[], name: string): string | null;
+  /** The first rows, in cursor order where one is picked. */
+  preview(session: Session, source: S, limit: number): Promise<Array<Record<string, unknown>>>;
+  /** Rows whose cursor is at or past `from` (all when null), page by page; `pageRows` sizes pages where the platform pages. */
+  read(session: Session, source: S, from: string | null, options?: { pageRows?: number }): AsyncIterable<SourcePage>;
+  /** What a read covers: when it changes, the read starts over (an edit of anything else keeps the cursor). */
+  coverage(source: S): unknown[];
+}
+
 // Method syntax on purpose: a Connector<GoogleCredential> is used where a Connector of any credential is.
 export interface Connector<C extends StoredCredential = StoredCredential> {
   id: ConnectorId;
@@ -183,4 +237,6 @@ export interface Connector<C extends StoredCredential = StoredCredential> {
   counted?: ReadCounted;
   deliver?: Delivery;
   writer?: AdDataWriter;
+  /** Read as a conversion source (platforms with the catalogue's `conversionSource`). */
+  source?: RowSource;
 }

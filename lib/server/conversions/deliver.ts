@@ -2,10 +2,10 @@ import type { Conversion, ConversionMapping, DeliveryRow, Identifier } from '@/l
 import type { ConversionEvent, RowExchange, RowOutcome } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
-import type { Delivery, Session } from '@/lib/server/connectors/types';
-import { isAdPlatform, type AdAccount, type ConversionTarget } from '@/lib/shared/integrations/platforms';
+import type { Delivery } from '@/lib/server/connectors/types';
+import { isAdPlatform, type AdAccount, type ConversionTarget, type Integration } from '@/lib/shared/integrations/platforms';
 import { countMatchKeys } from '@/lib/shared/conversions/quality';
-import { loginDied, openSessionOf } from '@/lib/server/credentials';
+import { workWithSession } from '@/lib/server/credentials';
 import { recordDelivery, type CounterSink, type Parked } from '@/lib/server/repos/conversions';
 import { noteDeliveries } from '@/lib/server/alerts/delivery';
 
@@ -186,12 +186,8 @@ const rowOf = (
   };
 };
 
-/** The connector's delivery, the session and where to send: or why this conversion cannot send now. */
-async function prepare(
-  orgId: string,
-  conversion: Conversion,
-): Promise<{ delivery: Delivery; session: Session; account: AdAccount; target: ConversionTarget }> {
-  const { session, integration } = await openSessionOf(orgId, 'destination', conversion.destination.destinationId);
+/** The connector's delivery and where to send: or why this conversion cannot send now. */
+function prepare(integration: Integration, conversion: Conversion): { delivery: Delivery; account: AdAccount; target: ConversionTarget } {
   const delivery = connectorFor(integration.platform).deliver;
   if (!delivery) throw new PlatformError(integration.platform, 'invalid', 'This platform does not take conversions.');
   // An ad platform's account must still be picked in the destination; a Mixpanel destination is its project.
@@ -204,7 +200,7 @@ async function prepare(
       'invalid',
       'The account of this conversion is no longer picked in its destination. Pick it again, or edit the conversion.',
     );
-  return { delivery, session, account, target: { id: conversion.destination.targetId, name: conversion.destination.targetName } };
+  return { delivery, account, target: { id: conversion.destination.targetId, name: conversion.destination.targetName } };
 }
 
 /**
@@ -246,19 +242,24 @@ export async function deliverBatch(
     return events.map((event) => rowOf({ id: event.id, status, reason }, masked));
   };
 
-  let rows: DeliveryRow[];
+  let rows: DeliveryRow[] = [];
   let latencyMs: number | null = null;
   let requestId: string | undefined;
   const exchanges = new Map<string, RowExchange>();
+  // Events being sent when the login was refused (the rows before them stay as checked), and since when.
+  let sending: { events: ConversionEvent[]; started: number } | null = null;
   try {
-    const { delivery, session, account, target } = await prepare(orgId, conversion);
-    const now = new Date();
-    const checked = unique.map((event) => ({ event, reason: delivery.check(event, now) }));
-    const sendable = checked.filter((item) => item.reason === null).map((item) => item.event);
-    rows = checked
-      .filter((item) => item.reason !== null)
-      .map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked, notes));
-    if (sendable.length > 0) {
+    // A login refused while sending is marked dead by workWithSession (after one refresh of a cached session).
+    await workWithSession(orgId, 'destination', conversion.destination.destinationId, async (session, integration) => {
+      sending = null;
+      const { delivery, account, target } = prepare(integration, conversion);
+      const now = new Date();
+      const checked = unique.map((event) => ({ event, reason: delivery.check(event, now) }));
+      const sendable = checked.filter((item) => item.reason === null).map((item) => item.event);
+      rows = checked
+        .filter((item) => item.reason !== null)
+        .map((item) => rowOf({ id: item.event.id, status: 'not_sent', reason: item.reason! }, masked, notes));
+      if (sendable.length === 0) return;
       const started = Date.now();
       const send: Send = async (batch) => {
         await options.beforeSend?.();
@@ -272,18 +273,24 @@ export async function deliverBatch(
         rows.push(...outcomes.map((outcome) => rowOf(outcome, masked, notes)));
       } catch (error) {
         if (error instanceof RetryLater) throw error;
-        // The platform refused the login itself: the destination needs reconnecting (the UI offers it).
-        const died =
-          error instanceof PlatformError && error.code === 'needs_reauth'
-            ? await loginDied(orgId, 'destination', conversion.destination.destinationId, conversion.destination.platform)
-            : error;
-        rows.push(...failed(died, sendable, park));
+        // The platform refused the login itself: workWithSession decides (the UI then offers Reconnect).
+        if (error instanceof PlatformError && error.code === 'needs_reauth') {
+          sending = { events: sendable, started };
+          throw error;
+        }
+        rows.push(...failed(error, sendable, park));
       }
       latencyMs = Date.now() - started;
-    }
+    });
   } catch (error) {
     if (error instanceof RetryLater) throw error;
-    rows = failed(error, unique, park);
+    const refused = sending as { events: ConversionEvent[]; started: number } | null;
+    if (refused && error instanceof PlatformError && error.code === 'needs_reauth') {
+      rows.push(...failed(error, refused.events, park));
+      latencyMs = Date.now() - refused.started;
+    } else {
+      rows = failed(error, unique, park);
+    }
   }
   options.afterSend?.();
   await recordDelivery(

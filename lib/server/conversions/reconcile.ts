@@ -20,7 +20,7 @@ import {
 import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
 import { evaluateCounted } from '@/lib/server/alerts/counted';
 import { startPoller } from '@/lib/server/conversions/poller';
-import { openSessionOf } from '@/lib/server/credentials';
+import { workWithSession } from '@/lib/server/credentials';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { CountedRow } from '@/lib/server/connectors/types';
@@ -95,12 +95,25 @@ async function readAccount(
   let refused = false;
   for (const login of loginsFor(sources, platform as AdPlatform, accountId, destinationId)) {
     try {
-      const { session, integration } = await openSessionOf(orgId, login.kind, login.id);
-      const account: AdAccount = integration.accounts.find((candidate) => candidate.id === accountId) ?? { id: accountId, name: accountId };
-      return { rows: await counted(session, { account, targets, from, to, onCall }) };
+      // A login refused reporting is refreshed once (its cached token may have ended), then only skipped:
+      // a login without reporting (scope or access) is not dead for deliveries.
+      const rows = await workWithSession(
+        orgId,
+        login.kind,
+        login.id,
+        (session, integration) => {
+          const account: AdAccount = integration.accounts.find((candidate) => candidate.id === accountId) ?? {
+            id: accountId,
+            name: accountId,
+          };
+          return counted(session, { account, targets, from, to, onCall });
+        },
+        { refusal: 'no_access' },
+      );
+      return { rows };
     } catch (error) {
       const code = codeOf(error);
-      // A login without reporting (scope or access) is not dead for deliveries: the next login is tried.
+      // Refused (no reporting scope or access): the next login is tried.
       if (code === 'needs_reauth' || code === 'forbidden') {
         refused = true;
         continue;

@@ -1,21 +1,21 @@
 import { nextRunAt } from '@/lib/shared/connections/windows';
 import { sourceKeyOf, type Conversion, type DeliveryRow, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { describeSource, readRows } from '@/lib/server/connectors/bigquery/source';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
-import type { Session } from '@/lib/server/connectors/types';
+import { rowSourceOf } from '@/lib/server/connectors/registry';
+import type { RowSource } from '@/lib/server/connectors/types';
 import { takesEvent } from '@/lib/server/conversions/deliver';
 import { inLanes, startPoller } from '@/lib/server/conversions/poller';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
-import { deadLoginMessage, loginDied, openSessionOf } from '@/lib/server/credentials';
+import { deadLoginMessage, workWithSession } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type ReadCursor } from '@/lib/server/repos/reads';
 
 /**
- * Warehouse conversions: each due BigQuery or Mixpanel conversion is read from its cursor on, its
+ * Warehouse conversions: each due BigQuery or Mixpanel conversion is read from its cursor on (its
+ * platform's connector `source`), its
  * rows mapped to hashed conversion events and published to the conversions topic for that
  * conversion alone; the delivery worker sends them like any other event (docs/ARCHITECTURE.md,
  * "Conversions from the warehouse").
@@ -26,55 +26,9 @@ import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type R
  * ids, and the platforms deduplicate them; the rows of a saved page are never read again.
  */
 
-/** Rows of one source in cursor order, with the cursor value of each (as text). */
-interface Reader {
-  /** Rows arrive in cursor order (BigQuery): the cursor is saved after every page. Else at the end. */
-  ordered: boolean;
-  pages(from: ReadCursor | null): AsyncGenerator<{ rows: Array<{ cursor: string; row: Record<string, unknown> }>; bytesBilled: number }>;
-  /** Orders two cursor values (unordered readers only). */
-  compare(left: string, right: string): number;
-}
-
-/** Mixpanel: how far back a first read goes, and how much of the cursor's day is read again. */
-const MIXPANEL_FIRST_READ_DAYS = 7;
-const DAY_MS = 86_400_000;
-const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-function bigQueryReader(session: Session, source: WarehouseSource & { type: 'bigquery' }, pageRows?: number): Reader {
-  return {
-    ordered: true,
-    compare: () => 0,
-    async *pages(from) {
-      const { columns } = await describeSource(session, source);
-      for await (const page of readRows(session, source, from?.value ?? null, { columns, pageRows })) {
-        yield { rows: page.rows.map((row) => ({ cursor: String(row[source.cursorColumn]), row })), bytesBilled: page.bytesBilled };
-      }
-    },
-  };
-}
-
-function mixpanelReader(session: Session, source: WarehouseSource & { type: 'mixpanel' }): Reader {
-  return {
-    ordered: false,
-    compare: (left, right) => Number(left) - Number(right),
-    async *pages(from) {
-      const fromMs = from ? Number(from.value) * 1000 : Date.now() - MIXPANEL_FIRST_READ_DAYS * DAY_MS;
-      // Export is by day (the project's days): the day before the cursor's covers any time zone.
-      const batches = exportEvents(session, { fromDate: dayOf(fromMs - DAY_MS), toDate: dayOf(Date.now()), events: source.events });
-      for await (const batch of batches) {
-        const rows = batch
-          .map((exported): Record<string, unknown> => ({ ...exported.properties, event: exported.event }))
-          .filter((row) => from === null || Number(row.time) >= Number(from.value))
-          .map((row) => ({ cursor: String(row.time), row }));
-        yield { rows, bytesBilled: 0 };
-      }
-    },
-  };
-}
-
 export interface ReadOptions {
   leaseMs?: number;
-  /** BigQuery results page size (tests use small pages). */
+  /** Rows per results page where the platform pages (BigQuery; tests use small pages). */
   pageRows?: number;
 }
 
@@ -104,7 +58,7 @@ const MAX_CURSOR_IDS = 2000;
 function takePage(
   conversion: Conversion,
   source: WarehouseSource,
-  reader: Reader,
+  reader: RowSource,
   rows: Array<{ cursor: string; row: Record<string, unknown> }>,
   from: ReadCursor | null,
   cursor: ReadCursor | null,
@@ -143,7 +97,7 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
   if (!claim) return null;
   const { conversion, token } = claim;
   const source = conversion.source as WarehouseSource;
-  const summary: ReadSummary = { rows: 0, published: 0, notSent: 0, bytesBilled: source.type === 'bigquery' ? 0 : null };
+  const summary: ReadSummary = { rows: 0, published: 0, notSent: 0, bytesBilled: rowSourceOf(source.type).bills ? 0 : null };
   const nextDue = () => nextRunAt(source.schedule);
   // The lease is renewed when a third of it has passed since it was last extended (each saved page
   // extends it too), also while a query runs or an export streams: a slow read is not taken over, and
@@ -180,28 +134,39 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     return summary;
   };
   try {
-    const { session } = await openSessionOf(orgId, 'destination', source.destinationId);
-    const reader = source.type === 'bigquery' ? bigQueryReader(session, source, options.pageRows) : mixpanelReader(session, source);
-    let cursor = claim.cursor;
-    // Rows that made no event are logged with the cursor that passes them, in its transaction.
-    let unsaved: DeliveryRow[] = [];
-    for await (const page of reader.pages(claim.cursor)) {
-      if (leaseLost) return lost();
-      const { events, notSent, next } = takePage(conversion, source, reader, page.rows, claim.cursor, cursor);
-      summary.rows += page.rows.length;
-      if (summary.bytesBilled !== null) summary.bytesBilled += page.bytesBilled;
-      if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf(source), conversion: conversion.id });
-      if (unsaved.length < MAX_UNSAVED_NOT_SENT) unsaved.push(...notSent.slice(0, MAX_UNSAVED_NOT_SENT - unsaved.length));
-      summary.published += events.length;
-      summary.notSent += notSent.length;
-      cursor = next;
-      if (reader.ordered && cursor) {
-        if (!(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
-        unsaved = [];
-        extendedAt = Date.now();
+    const reader = rowSourceOf(source.type);
+    // The cursor last saved, and the summary as of it: a read whose login was refused with a cached
+    // session runs again from there with a fresh one (workWithSession), as a read taken over would.
+    let saved = claim.cursor;
+    let summaryAtSave = { ...summary };
+    const outcome = await workWithSession(orgId, 'destination', source.destinationId, async (session) => {
+      Object.assign(summary, summaryAtSave);
+      const from = saved;
+      let cursor = from;
+      // Rows that made no event are logged with the cursor that passes them, in its transaction.
+      let unsaved: DeliveryRow[] = [];
+      for await (const page of reader.read(session, source, from?.value ?? null, { pageRows: options.pageRows })) {
+        if (leaseLost) return 'lost';
+        const { events, notSent, next } = takePage(conversion, source, reader, page.rows, from, cursor);
+        summary.rows += page.rows.length;
+        if (summary.bytesBilled !== null) summary.bytesBilled += page.bytesBilled;
+        if (events.length > 0) await publishConversions(events, { org: orgId, source: sourceKeyOf(source), conversion: conversion.id });
+        if (unsaved.length < MAX_UNSAVED_NOT_SENT) unsaved.push(...notSent.slice(0, MAX_UNSAVED_NOT_SENT - unsaved.length));
+        summary.published += events.length;
+        summary.notSent += notSent.length;
+        cursor = next;
+        if (reader.ordered && cursor) {
+          if (!(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return 'lost';
+          saved = cursor;
+          summaryAtSave = { ...summary };
+          unsaved = [];
+          extendedAt = Date.now();
+        }
       }
-    }
-    if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return lost();
+      if (!reader.ordered && cursor && !(await saveReadCursor(orgId, id, token, cursor, leaseMs, unsaved))) return 'lost';
+      return 'read';
+    });
+    if (outcome === 'lost') return lost();
     await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
     await resolveAlert({ orgId, kind: 'read_failed', subject: { type: 'conversion', id, name: conversion.name } });
     if (summary.rows > 0)
@@ -212,11 +177,8 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     let { message } = readFailure(error);
     if (!(error instanceof PlatformError || error instanceof DomainError))
       console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
-    if (code === 'needs_reauth') {
-      const platform = source.type === 'bigquery' ? 'bigquery' : 'mixpanel';
-      message = deadLoginMessage(platform);
-      await loginDied(orgId, 'destination', source.destinationId, platform).catch(() => undefined);
-    }
+    // A dead login is marked by workWithSession; the read says so in the one sentence.
+    if (code === 'needs_reauth') message = deadLoginMessage(source.type);
     const retryAt = error instanceof PlatformError && error.retryAt ? error.retryAt : null;
     // A passing failure is tried again within minutes; anything else waits for the schedule (or an edit).
     const dueAt = retryAt ?? (code === 'retryable' ? new Date(Math.min(nextDue().getTime(), Date.now() + 5 * 60_000)) : nextDue());

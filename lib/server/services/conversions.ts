@@ -14,7 +14,7 @@ import { unmetMappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { AD_PLATFORMS_IN_WORDS, isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
-import { connectorFor } from '@/lib/server/connectors/registry';
+import { connectorFor, rowSourceOf } from '@/lib/server/connectors/registry';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
 import { sha256 } from '@/lib/server/conversions/normalize';
 import { DomainError, invalidFields } from '@/lib/server/errors';
@@ -92,25 +92,12 @@ export async function assertNoTwin(
   throw new DomainError('conflict', message, { reason: 'duplicate_target', fieldErrors: { 'destination.targetId': [message] } });
 }
 
-/** A statement as far as what it reads: without its comments, its white space folded. */
-const statementKey = (sql: string) =>
-  sql
-    .replace(/--[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\//g, ' ')
-    .replace(/\s+/g, ' ')
-    .replace(/\s*;?\s*$/, '')
-    .trim();
-
 /**
- * What a warehouse read covers: when it changes, the read starts over (and rows already sent are read
- * again). An edit of a query's comments or layout, the byte limit, the mapping or the schedule keeps
- * the cursor.
+ * What a warehouse read covers (its connector says: `RowSource.coverage`): when it changes, the read
+ * starts over (and rows already sent are read again). An edit of anything else (a query's comments or
+ * layout, the byte limit, the mapping, the schedule) keeps the cursor.
  */
-const readKey = (source: WarehouseSource) =>
-  JSON.stringify(
-    source.type === 'bigquery'
-      ? [source.destinationId, source.projectId, source.mode, source.table, statementKey(source.sql), source.cursorColumn]
-      : [source.destinationId, source.events],
-  );
+const readKey = (source: WarehouseSource) => JSON.stringify(rowSourceOf(source.type).coverage(source));
 
 /**
  * Refuses (400, naming the field) a mapping from which the destination's connector could send nothing:

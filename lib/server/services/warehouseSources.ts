@@ -8,10 +8,9 @@ import {
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { suggestMapping, type SuggestedMapping } from '@/lib/shared/conversions/suggest';
 import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
-import { cursorProblem, describeSource, previewRows, type Column } from '@/lib/server/connectors/bigquery/source';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { exportEvents } from '@/lib/server/connectors/mixpanel/export';
-import { connectorFor } from '@/lib/server/connectors/registry';
+import { connectorFor, rowSourceOf } from '@/lib/server/connectors/registry';
+import type { RowSource, SourceColumn } from '@/lib/server/connectors/types';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
@@ -21,17 +20,13 @@ import { requestRead } from '@/lib/server/repos/reads';
 import { assertSchedule } from '@/lib/server/services/connections';
 
 /**
- * BigQuery and Mixpanel as conversion sources, before the worker reads them: the source is checked
- * against what it reads (a dry run: one SELECT, its columns, the cursor), previewed (the first 20 rows
- * mapped and hashed, exactly as they will be sent), and read now on request.
+ * Warehouse platforms as conversion sources (their connector's `source`), before the worker reads
+ * them: the source is checked against what it reads (where the platform can say without reading: a
+ * dry run, its columns, the cursor), previewed (the first 20 rows mapped and hashed, exactly as they
+ * will be sent), and read now on request.
  */
 
 const PREVIEW_ROWS = 20;
-/** BigQuery types that hold a point in time: the one such column of a table is its event time. */
-const TIME_TYPES = new Set(['TIMESTAMP', 'DATETIME']);
-
-/** The preview of a Mixpanel source reads its events of the last days. */
-const MIXPANEL_PREVIEW_DAYS = 7;
 
 export interface PreviewRow {
   /** The event as it will be queued (identifiers hashed), or why the row makes none. */
@@ -41,24 +36,24 @@ export interface PreviewRow {
 }
 
 export interface Preview {
-  columns: Column[];
+  columns: SourceColumn[];
   /** The mapping the rows were mapped with: the one given, its empty fields filled when asked to suggest. */
   mapping: SuggestedMapping;
-  /** BigQuery: what a read of everything processes now (its dry run). */
+  /** What a read of everything processes now, where the platform says (BigQuery's dry run). */
   bytesProcessed: number | null;
   rows: PreviewRow[];
 }
 
-/** The destination a source reads with must be the organization's, of the source's platform (and project). */
+/** The cursor column a source's user picked; '' where the platform's own is used (Mixpanel's time). */
+const cursorColumnOf = (source: WarehouseSource) => ('cursorColumn' in source ? source.cursorColumn : '');
+
+/** The destination a source reads with must be the organization's, of the source's platform (and account). */
 function checkDestination(destination: Integration, source: WarehouseSource): void {
   if (destination.platform !== source.type)
     throw invalidFields({ 'source.destinationId': [`Pick a ${PLATFORM_LABELS[source.type]} destination`] });
-  if (
-    source.type === 'bigquery' &&
-    destination.accounts.length > 0 &&
-    !destination.accounts.some((account) => account.id === source.projectId)
-  ) {
-    throw invalidFields({ 'source.projectId': ['Pick one of the destination’s BigQuery projects'] });
+  const account = rowSourceOf(source.type).accountOf?.(source);
+  if (account && destination.accounts.length > 0 && !destination.accounts.some((candidate) => candidate.id === account.id)) {
+    throw invalidFields({ [account.field]: [`Pick one of the destination’s ${PLATFORM_LABELS[source.type]} projects`] });
   }
 }
 
@@ -70,7 +65,7 @@ async function readingSession(orgId: string, source: WarehouseSource) {
 }
 
 /** Field errors for mapped columns that what the source reads does not have. */
-function missingColumns(source: WarehouseSource, columns: Column[]): Record<string, string[]> {
+function missingColumns(source: WarehouseSource, columns: SourceColumn[]): Record<string, string[]> {
   const names = new Set(columns.map((column) => column.name));
   const errors: Record<string, string[]> = {};
   for (const field of COLUMN_FIELDS) {
@@ -84,41 +79,53 @@ function missingColumns(source: WarehouseSource, columns: Column[]): Record<stri
   return errors;
 }
 
-/** A BigQuery refusal of the query, as the error of the field that holds it. */
-function queryFieldError(source: WarehouseSource & { type: 'bigquery' }, error: unknown): never {
-  if (error instanceof PlatformError && (error.code === 'invalid' || error.code === 'forbidden')) {
-    throw invalidFields({ [source.mode === 'table' ? 'source.table' : 'source.sql']: [error.message] });
+/** A refusal of what the source reads (its query), as the error of the field that holds it. */
+function sourceFieldError(reader: RowSource, source: WarehouseSource, error: unknown): never {
+  const field = reader.fieldOf?.(source);
+  if (field && error instanceof PlatformError && (error.code === 'invalid' || error.code === 'forbidden')) {
+    throw invalidFields({ [field]: [error.message] });
   }
   throw error;
 }
 
-/** What a BigQuery source reads, checked by a dry run: its columns, or field errors. */
-async function describeChecked(orgId: string, given: WarehouseSource & { type: 'bigquery' }, suggest = false) {
+/**
+ * What a source reads, checked without reading (a dry run): its columns, or field errors. With
+ * `suggest`, empty fields are first filled from its columns (the dry run is free: before anything is billed).
+ */
+async function describeChecked(
+  orgId: string,
+  reader: RowSource & Required<Pick<RowSource, 'describe'>>,
+  given: WarehouseSource,
+  suggest = false,
+) {
   const session = await readingSession(orgId, given);
-  const described = await describeSource(session, given).catch((error) => queryFieldError(given, error));
-  // The dry run is free: empty fields are filled from its columns before anything is billed.
-  const source = suggest
+  const described = await reader.describe(session, given).catch((error) => sourceFieldError(reader, given, error));
+  const source: WarehouseSource = suggest
     ? {
         ...given,
         ...suggestMapping(
-          given,
+          { columns: given.columns, cursorColumn: cursorColumnOf(given) },
           described.columns.map((column) => column.name),
-          described.columns.filter((column) => TIME_TYPES.has(column.type)).map((column) => column.name),
+          described.timeColumns,
         ),
       }
     : given;
   const errors = missingColumns(source, described.columns);
   // A source being set up (its preview) may not have picked its cursor yet.
-  const cursor = source.cursorColumn === '' ? null : cursorProblem(described.columns, source.cursorColumn);
+  const cursorColumn = cursorColumnOf(source);
+  const cursor = cursorColumn === '' ? null : (reader.cursorProblem?.(described.columns, cursorColumn) ?? null);
   if (cursor) errors['source.cursorColumn'] = [cursor];
   if (Object.keys(errors).length > 0) throw invalidFields(errors);
   return { session, described, source };
 }
 
-/** Checks a warehouse source before it is saved: the plan's schedule, the destination, the columns. */
+const describable = (reader: RowSource): reader is RowSource & Required<Pick<RowSource, 'describe'>> => reader.describe !== undefined;
+
+/** Checks a warehouse source before it is saved: the plan's schedule, the destination, what it reads where the platform says. */
 export async function checkWarehouseSource(orgId: string, plan: unknown, source: WarehouseSource): Promise<void> {
   assertSchedule(plan, source.schedule.every);
-  if (source.type === 'bigquery') await describeChecked(orgId, source);
+  const reader = rowSourceOf(source.type);
+  if (describable(reader)) await describeChecked(orgId, reader, source);
   else checkDestination(await getIntegration(orgId, 'destination', source.destinationId), source);
 }
 
@@ -154,38 +161,29 @@ export async function previewWarehouseSource(
 }
 
 async function previewMapped(orgId: string, given: WarehouseSource, suggest: boolean): Promise<Preview> {
-  if (given.type === 'bigquery') {
-    const { session, described, source } = await describeChecked(orgId, given, suggest);
-    const rows = await previewRows(session, source, PREVIEW_ROWS).catch((error) => queryFieldError(source, error));
-    const mapping = { columns: source.columns, cursorColumn: source.cursorColumn };
+  const reader = rowSourceOf(given.type);
+  if (describable(reader)) {
+    const { session, described, source } = await describeChecked(orgId, reader, given, suggest);
+    const rows = await reader.preview(session, source, PREVIEW_ROWS).catch((error) => sourceFieldError(reader, source, error));
     return {
       columns: described.columns,
-      mapping,
+      mapping: { columns: source.columns, cursorColumn: cursorColumnOf(source) },
       bytesProcessed: described.bytesProcessed,
       rows: rows.map((row) => previewRow(row, source)),
     };
   }
-  const source = given;
-  const session = await readingSession(orgId, source);
-  const today = new Date();
-  const fromDate = new Date(today.getTime() - MIXPANEL_PREVIEW_DAYS * 86_400_000).toISOString().slice(0, 10);
-  const rows: Array<Record<string, unknown>> = [];
-  for await (const batch of exportEvents(session, {
-    fromDate,
-    toDate: today.toISOString().slice(0, 10),
-    events: source.events,
-    batchSize: PREVIEW_ROWS,
-  })) {
-    rows.push(...batch.map((exported) => ({ ...exported.properties, event: exported.event })));
-    if (rows.length >= PREVIEW_ROWS) break;
-  }
+  // Only the rows say what the source reads: its columns are the properties they have.
+  const session = await readingSession(orgId, given);
+  const rows = await reader.preview(session, given, PREVIEW_ROWS).catch((error) => sourceFieldError(reader, given, error));
   const names = [...new Set(rows.flatMap((row) => Object.keys(row)))].sort();
-  const mapped = suggest ? { ...source, columns: suggestMapping({ columns: source.columns, cursorColumn: '' }, names).columns } : source;
+  const source = suggest
+    ? { ...given, columns: suggestMapping({ columns: given.columns, cursorColumn: cursorColumnOf(given) }, names).columns }
+    : given;
   return {
     columns: names.map((name) => ({ name, type: 'PROPERTY' })),
-    mapping: { columns: mapped.columns, cursorColumn: '' },
+    mapping: { columns: source.columns, cursorColumn: cursorColumnOf(source) },
     bytesProcessed: null,
-    rows: rows.slice(0, PREVIEW_ROWS).map((row) => previewRow(row, mapped)),
+    rows: rows.map((row) => previewRow(row, source)),
   };
 }
 

@@ -4,7 +4,7 @@ import { PLATFORM_LABELS, type AdPlatform, type Platform } from '@/lib/shared/in
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { ReportRequest, Session, WriteTarget } from '@/lib/server/connectors/types';
-import { deadLoginMessage, loginDied, workWithSession } from '@/lib/server/credentials';
+import { deadLoginMessage, workWithSession } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
@@ -97,7 +97,7 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
   let calls = 0;
   let rowsRead = 0;
   let platform = 'The platform';
-  // Which object the job was using when it failed: a login that dies mid-job is marked on it.
+  // Which object the job was using when it failed: a dead login is named in the one sentence.
   let step: { kind: 'source' | 'destination'; id: string; platform: Platform } | null = null;
   const settle = async (result: Omit<ledger.JobResult, 'durationMs' | 'calls' | 'rowsRead'>, days: ledger.WrittenDays | null = null) => {
     const durationMs = Date.now() - started;
@@ -118,7 +118,8 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
     const { connection } = connectionRead;
     platform = PLATFORM_LABELS[connection.source.platform];
     step = { kind: 'source', id: connection.source.sourceId, platform: connection.source.platform };
-    // A token that expired during a long job is refreshed once before the login counts as dead (workWithSession).
+    // A token that expired during a long job is refreshed once before the login counts as dead, and a dead
+    // login is marked on its object (workWithSession), so its page offers Reconnect (which resumes the connection).
     const rows = await workWithSession(message.org, 'source', connection.source.sourceId, (sourceSession, source) =>
       readWindow(sourceSession, connection.source.platform, {
         account: source.accounts.find((candidate) => candidate.id === job.accountId) ?? { id: job.accountId, name: job.accountId },
@@ -175,9 +176,8 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
       return 'ack';
     }
     if (code === 'needs_reauth') {
-      // Wherever the login was refused (a refresh, the report, the write), the object is marked here too, so its
-      // page offers Reconnect (which resumes the connection), and the job says it in the one sentence.
-      if (step) await loginDied(message.org, step.kind, step.id, step.platform).catch(() => undefined);
+      // Wherever the login was refused (a refresh, the report, the write), workWithSession marked its object; the
+      // job says it in the one sentence.
       await settle({ status: 'paused', rowsWritten: 0, error: step ? deadLoginMessage(step.platform) : words });
       return 'ack';
     }

@@ -1,6 +1,6 @@
 import type { Schedule } from '@/lib/shared/connections/connection';
 import type { SourceSettings } from '@/lib/shared/integrations/apps';
-import type { AdPlatform } from '@/lib/shared/integrations/platforms';
+import { isWarehousePlatform, type AdPlatform, type WarehousePlatform } from '@/lib/shared/integrations/platforms';
 
 /**
  * A conversion: where events come from (an app's submissions, a payment account's successful
@@ -103,12 +103,17 @@ export interface MixpanelSource extends SourceSettings {
   schedule: Schedule;
 }
 
-export type WarehouseSource = BigQuerySource | MixpanelSource;
+/** The settings of each platform the catalogue marks `conversionSource`: a new one fails to compile until it has its own. */
+interface WarehouseSourceOf {
+  bigquery: BigQuerySource;
+  mixpanel: MixpanelSource;
+}
+/** A source read from a warehouse platform (BigQuery, Mixpanel), with one of its destinations' login. */
+export type WarehouseSource = WarehouseSourceOf[WarehousePlatform];
 
 export type ConversionSource = { type: 'app'; appId: string } | { type: 'payments'; paymentId: string } | WarehouseSource;
 
-export const isWarehouseSource = (source: ConversionSource): source is WarehouseSource =>
-  source.type === 'bigquery' || source.type === 'mixpanel';
+export const isWarehouseSource = (source: ConversionSource): source is WarehouseSource => isWarehousePlatform(source.type);
 
 /**
  * How the queue and the stored conversion name a source: "app:{id}", "payments:{id}",

@@ -32,6 +32,11 @@ interface CatalogueEntry {
   /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel, appended to a BigQuery table). */
   conversionTarget?: string;
   /**
+   * Its rows or events can be read as a conversion source, with the login of one of its destinations
+   * (its connector's `source`: describe, preview, read from a cursor).
+   */
+  conversionSource?: true;
+  /**
    * Connected through an OAuth consent: whose (a provider's reconnect returns to /{provider}Reauth),
    * started at /{orgId}/{startRoute} (in the page layout `startLayout`), returning to `consentPath`.
    */
@@ -90,6 +95,7 @@ export const CATALOGUE = {
     label: 'BigQuery',
     kinds: ['destination'],
     conversionTarget: 'Table',
+    conversionSource: true,
     oauth: {
       provider: 'google',
       startRoute: 'GoogleAds',
@@ -97,12 +103,14 @@ export const CATALOGUE = {
       consentPath: { source: '/bigquery', destination: '/bigquery' },
     },
   },
-  mixpanel: { label: 'Mixpanel', kinds: ['destination'], conversionTarget: 'Project' },
+  mixpanel: { label: 'Mixpanel', kinds: ['destination'], conversionTarget: 'Project', conversionSource: true },
 } as const satisfies Record<string, CatalogueEntry>;
 
 type Catalogue = typeof CATALOGUE;
 export type Platform = keyof Catalogue;
 export type AdPlatform = { [P in Platform]: Catalogue[P] extends { ad: object } ? P : never }[Platform];
+/** A platform whose rows or events can be read as a conversion source (BigQuery, Mixpanel). */
+export type WarehousePlatform = { [P in Platform]: Catalogue[P] extends { conversionSource: true } ? P : never }[Platform];
 export type OAuthPlatform = { [P in Platform]: Catalogue[P] extends { oauth: object } ? P : never }[Platform];
 /** Whose consent a platform uses: Google's serves Google Ads and BigQuery. */
 export type OAuthProvider = Catalogue[OAuthPlatform]['oauth']['provider'];
@@ -115,6 +123,9 @@ const mapOf = <K extends string, V>(pick: (entry: CatalogueEntry) => V | undefin
 
 export const PLATFORMS = tuple(entries.map(([platform]) => platform));
 export const AD_PLATFORMS = tuple(entries.filter(([, entry]) => entry.ad).map(([platform]) => platform as AdPlatform));
+export const WAREHOUSE_PLATFORMS = tuple(
+  entries.filter(([, entry]) => entry.conversionSource).map(([platform]) => platform as WarehousePlatform),
+);
 export const OAUTH_PLATFORMS = tuple(entries.filter(([, entry]) => entry.oauth).map(([platform]) => platform as OAuthPlatform));
 
 export const PLATFORM_LABELS = mapOf<Platform, string>((entry) => entry.label);
@@ -145,6 +156,10 @@ export const AD_PLATFORMS_IN_WORDS = AD_PLATFORMS.map((platform) => PLATFORM_LAB
   .replace(/, ([^,]*)$/, ' or $1');
 /** An ad platform: it has ad accounts, and conversions go to one of their targets. */
 export const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
+
+/** A platform that can be read as a conversion source (a warehouse source), with a destination's login. */
+export const isWarehousePlatform = (platform: string): platform is WarehousePlatform =>
+  (WAREHOUSE_PLATFORMS as readonly string[]).includes(platform);
 
 /** Which platforms each kind may be (destinations list warehouses and analytics first). */
 export const PLATFORMS_OF_KIND: Record<IntegrationKind, readonly Platform[]> = {

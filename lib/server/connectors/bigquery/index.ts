@@ -1,5 +1,6 @@
 import { createSign } from 'node:crypto';
 import { invalidFields } from '@/lib/server/errors';
+import { bigQueryRowSource } from '@/lib/server/connectors/bigquery/conversionSource';
 import { bigQueryConfig } from '@/lib/server/connectors/bigquery/config';
 import { googleConfig } from '@/lib/server/connectors/google/config';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
@@ -107,4 +108,5 @@ export const bigQuery: Connector<BigQueryCredential> = {
   listTargets: async () => [],
   deliver: bigQueryDelivery,
   writer: bigQueryWriter,
+  source: bigQueryRowSource,
 };

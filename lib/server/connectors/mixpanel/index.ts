@@ -1,4 +1,5 @@
 import { invalidFields } from '@/lib/server/errors';
+import { mixpanelRowSource } from '@/lib/server/connectors/mixpanel/conversionSource';
 import { replaceAdData } from '@/lib/server/connectors/mixpanel/adData';
 import { mixpanelConfig } from '@/lib/server/connectors/mixpanel/config';
 import { mixpanelDelivery } from '@/lib/server/connectors/mixpanel/delivery';
@@ -74,4 +75,5 @@ export const mixpanel: Connector<MixpanelCredential> = {
     },
     replace: replaceAdData,
   },
+  source: mixpanelRowSource,
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AD_PLATFORMS } from '@/lib/shared/integrations/platforms';
+import { AD_PLATFORMS, isAdPlatform } from '@/lib/shared/integrations/platforms';
 import { appTargetSchema, appWarehouseSchema } from '@/lib/shared/schemas/integrations';
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
@@ -18,10 +18,10 @@ export default createHandler({
     permission: ['app', 'update'],
     async handle({ org, caller, query, body }) {
       const options = { plan: org.data.subscription?.plan ?? null, uid: caller.uid };
-      if (body.platform === 'bigquery' || body.platform === 'mixpanel') {
-        return { app: await setAppWarehouse(org.id, query.id, body.platform, body.destinationId, options) };
-      }
-      return { app: await setAppTarget(org.id, query.id, body as z.infer<typeof appTargetSchema>, options) };
+      if (isAdPlatform(body.platform))
+        return { app: await setAppTarget(org.id, query.id, body as z.infer<typeof appTargetSchema>, options) };
+      const warehouse = body as z.infer<typeof appWarehouseSchema>;
+      return { app: await setAppWarehouse(org.id, query.id, warehouse.platform, warehouse.destinationId, options) };
     },
   }),
   DELETE: route({
