@@ -212,7 +212,8 @@ function conversionPublisher() {
     return groupCommit(
       async (messages) => {
         const { client, topic } = await ready;
-        await client.publish({ topic, messages });
+        // The generated client would bundle calls for up to 10 ms on its own: the group commit is the batching.
+        await client.publish({ topic, messages }, { isBundling: false });
       },
       { inFlight: CONVERSION_PUBLISHES_IN_FLIGHT, maxEvents: EVENTS_PER_MESSAGE, maxBytes: MESSAGE_BYTES },
     );
@@ -230,7 +231,14 @@ export async function publishConversions(events: ConversionEvent[], attributes: 
   const attrs = Object.fromEntries(Object.entries(attributes).filter(([, value]) => value !== undefined)) as Record<string, string>;
   const publisher = conversionPublisher();
   if (events.length <= GATHERED_AT_MOST) {
-    const key = JSON.stringify(Object.entries(attrs).sort(([a], [b]) => a.localeCompare(b)));
+    const key = [
+      attributes.org,
+      attributes.source,
+      attributes.conversion,
+      attributes.replay,
+      attributes.attempt,
+      attributes.not_before,
+    ].join('\n');
     return publisher.gather(
       key,
       attrs,
