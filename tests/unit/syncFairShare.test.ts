@@ -49,6 +49,23 @@ test('an ad account has at most its limit of jobs at once; the slots go to other
   expect(started).toEqual(['x1', 'x2', 'y1', 'x3']);
 });
 
+test("an organization's accounts advance together: a freed slot goes to its account with the fewest jobs running", async () => {
+  const { started, push, finish } = harness(4);
+  for (const account of ['a', 'b', 'c'])
+    for (let chunk = 1; chunk <= 4; chunk++) push(`${account}${chunk}`, 'A', `google_ads:${account}`, 2);
+  expect(started).toEqual(['a1', 'a2', 'b1', 'b2']);
+  // Account c has nothing running: it goes next, not a's next chunk (which would leave c alone at the end).
+  await finish('a1');
+  expect(started.at(-1)).toBe('c1');
+  await finish('a2');
+  expect(started.at(-1)).toBe('a3');
+  // One running on each account: a tie goes to the oldest job.
+  await finish('b1');
+  expect(started.at(-1)).toBe('a4');
+  await finish('a3');
+  expect(started.at(-1)).toBe('b3');
+});
+
 test('a scheduled job on an account counts against its limit, and is never held back itself', async () => {
   const { share, started, push, finish } = harness(4);
   let release!: () => void;

@@ -64,13 +64,32 @@ export function fairShare(concurrency: number): FairShare {
     else onLane.delete(lane);
   };
 
-  /** The next job: the first organization from `turn` on with a job whose account has room, its oldest such job. */
+  /**
+   * Of an organization's jobs, the oldest of an account with room and the fewest jobs running: its accounts
+   * advance together. Taking its oldest jobs instead, the accounts queued first filled the slots and the last
+   * one ran alone at the end, on its own account's limit, with slots left empty.
+   */
+  function nextOf(jobs: FairJob[]): number {
+    let best = -1;
+    let fewest = Infinity;
+    for (const [index, job] of jobs.entries()) {
+      const running = onLane.get(job.lane) ?? 0;
+      if (running < job.limit && running < fewest) {
+        best = index;
+        fewest = running;
+        if (running === 0) break;
+      }
+    }
+    return best;
+  }
+
+  /** The next job: the first organization from `turn` on with a job whose account has room (nextOf). */
   function take(): FairJob | null {
     for (let step = 0; step < ring.length; step++) {
       const index = (turn + step) % ring.length;
       const org = ring[index]!;
       const jobs = queues.get(org)!;
-      const at = jobs.findIndex((job) => (onLane.get(job.lane) ?? 0) < job.limit);
+      const at = nextOf(jobs);
       if (at < 0) continue;
       const [job] = jobs.splice(at, 1);
       if (jobs.length === 0) {
