@@ -39,10 +39,13 @@ export function rssSampler(pid: number) {
   };
 }
 
-/** CPU seconds used so far by a process (utime + stime of /proc/<pid>/stat; Linux only, else NaN). */
-export function cpuSeconds(pid: number): number {
+/** CPU seconds used so far by this process's main thread: where a route served in this process runs. */
+export const mainThreadCpuSeconds = () => cpuSeconds(process.pid, `/proc/${process.pid}/task/${process.pid}/stat`);
+
+/** CPU seconds used so far by a process (utime + stime of /proc/<pid>/stat, or of the given stat file; Linux only, else NaN). */
+export function cpuSeconds(pid: number, statFile = `/proc/${pid}/stat`): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const fields = readFileSync(statFile, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return NaN;
