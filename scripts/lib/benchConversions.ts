@@ -213,13 +213,10 @@ function pipelineCpu(ports: StackPorts, workers: number[] = []) {
 export type PubSubModule = typeof import('@/lib/server/queue/pubsub');
 
 /**
- * (c) The emulator's own publish → pull + ack rate, with the client library's batching (BARE_BATCHING): `count`
+ * (c) The emulator's own publish → pull + ack rate, with the app's client and batching settings: `count`
  * messages of `perMessage` events each, pulled by two bare loops of 1,000, or by the worker's puller
  * (lib/server/queue/pull.ts) with the given options.
  */
-/** The bare publisher batches as the client library does, with its shortest wait: up to 1,000 messages or 1 ms. */
-const BARE_BATCHING = { maxMessages: 1000, maxMilliseconds: 1 };
-
 export async function barePubSub(
   queue: PubSubModule,
   count: number,
@@ -232,7 +229,7 @@ export async function barePubSub(
   const name = `bench-bare-${Date.now()}`;
   const [topic] = await client.createTopic(name);
   await topic.createSubscription(name, { ackDeadlineSeconds: 20 });
-  const publisher = client.topic(name, { batching: BARE_BATCHING });
+  const publisher = client.topic(name, { batching: queue.CONVERSIONS_BATCHING });
   const subscriber = queue.subscriberClient();
   const path = `projects/${client.projectId}/subscriptions/${name}`;
 
