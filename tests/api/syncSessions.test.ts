@@ -137,9 +137,11 @@ test('organizations take turns: B’s backfill queued behind A’s long one on s
   const b = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, destination: 'mixpanel', accountIds: ['1234567890'] });
   // Heavier reports: a chunk takes long against the run's once-a-second write, so the counts below are exact enough.
   platforms.adData.configure({ campaigns: 30 });
-  const long = await startBackfill(a.orgId, 'scale', a.owner.uid, a.connectionId, addDays(toDay(Date.now()), -365));
+  // Two years on two accounts: B's chunk is recorded up to a second after it ran (the run's once-a-second write),
+  // and A goes on meanwhile, so A must be long enough for "before half" to mean "long before the end".
+  const long = await startBackfill(a.orgId, 'scale', a.owner.uid, a.connectionId, addDays(toDay(Date.now()), -730));
   const short = await startBackfill(b.orgId, 'scale', b.owner.uid, b.connectionId, addDays(toDay(Date.now()), -60));
-  expect(long.chunks).toBeGreaterThanOrEqual(12);
+  expect(long.chunks).toBeGreaterThanOrEqual(24);
   // Both queued before the worker starts: in the queue, every chunk of A comes before B's. One chunk at a time.
   worker({ SYNC_BACKFILL_CONCURRENCY: '1' });
   const seen = await untilValue(

@@ -147,8 +147,10 @@ test('a two-year backfill killed mid-way (SIGKILL) resumes on another worker: ev
 
 test('a login revoked mid-backfill pauses the connection; Reconnect resumes where it stopped', async () => {
   const setup = await setUpConnection({ serviceAccountKey: platforms.serviceAccountKey, accountIds: ['5556667778'] });
+  // Heavier reports, one chunk at a time: the login is revoked while most of the backfill is still to come (the run's
+  // count is written once a second, and light chunks could all be done by the time it shows two).
+  platforms.adData.configure({ campaigns: 30 });
   const { runId } = await startBackfill(setup.orgId, 'scale', setup.owner.uid, setup.connectionId, addDays(toDay(Date.now()), -730));
-  // One chunk at a time, so the login is revoked while most of the backfill is still to come.
   worker({ SYNC_BACKFILL_CONCURRENCY: '1' });
   await untilValue(
     () => getRun(setup.orgId, setup.connectionId, runId),

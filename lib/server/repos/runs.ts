@@ -286,8 +286,14 @@ export type JobSettlement = { finished: false } | { finished: true; outcome: Run
  * is acknowledged only after its outcome is recorded.
  */
 export const RUN_WRITE_INTERVAL_MS = Number(process.env.SYNC_RUN_WRITE_INTERVAL_MS || 1000);
-/** Jobs settled in one transaction at most, and their days written at most (Firestore takes 500 writes a transaction). */
-const SETTLES_PER_WRITE = 12;
+/**
+ * Jobs settled in one transaction at most, and their distinct chart days (one write each) at most. Firestore takes
+ * 500 writes a transaction (the days, the run, the connection) and 500 field transforms on a document (the run's
+ * increments: an attempt per job begun, the totals, a few per account). The days bound a backfill's write (the
+ * accounts of a month share its days); the jobs, a scheduled run's. At 12 jobs a write, a worker finishing four
+ * chunks a second fell behind its own settles: the last one was recorded seconds after the work was done.
+ */
+const SETTLES_PER_WRITE = 100;
 const DAYS_PER_WRITE = 400;
 
 interface PendingSettle {
