@@ -575,7 +575,7 @@ export async function benchSync() {
     const [usual, other] = [byKey('mixpanel', SHORT_DAYS), byKey('mixpanel', SHORT_DAYS, OTHER_CONCURRENCY)];
     console.log(
       `SYNC_CONCURRENCY does not change backfills: Mixpanel ${SHORT_DAYS} d took ${secs(usual.wallMs)} at ${CONCURRENCY} and ${secs(other.wallMs)} at ${OTHER_CONCURRENCY} ` +
-        `(backfill chunks come from their own subscription and run SYNC_BACKFILL_CONCURRENCY at once (default 4), organizations taking turns and at most 2 per ad account; SYNC_CONCURRENCY sizes only the scheduled and manual jobs' subscription). ` +
+        `(backfill chunks come from their own subscription and run SYNC_BACKFILL_CONCURRENCY at once (default 6), organizations taking turns and at most 2 per ad account; SYNC_CONCURRENCY sizes only the scheduled and manual jobs' subscription). ` +
         `At most ${Math.max(...runs.map((run) => run.maxInFlight))} backfill jobs were seen in flight at once in this run (run record; attempts are recorded with the run's next write, within a second).`,
     );
     console.log(`Section time: ${secs(performance.now() - sectionStarted)}.`);
