@@ -7,3 +7,12 @@ export const DEMO = {
   orgId: 'demo',
   orgName: 'Demo Company',
 } as const;
+
+/** Where the demo's conversions send: its Meta login's pixel (the sandbox's ad account 101). */
+export const DEMO_META_PIXEL = {
+  destinationId: 'demo-meta',
+  platform: 'meta_ads',
+  accountId: '101',
+  targetId: '555000111',
+  targetName: 'Acme Shoes Pixel',
+} as const;

@@ -6,7 +6,7 @@ import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { createConversion, deliveryRecordData } from '@/lib/server/repos/conversions';
 import { saveReconciliation } from '@/lib/server/repos/reconciliation';
 import { countedShare, explainDay, isFinal, windowDays } from '@/lib/shared/conversions/reconciliation';
-import { DEMO } from '@/scripts/lib/demo';
+import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { RESTRICTED_KEYS } from '@/sandbox/stripe';
@@ -218,13 +218,7 @@ async function seedDemoConversion() {
     id: 'demo-leads',
     name: 'Store leads → Meta',
     source: { type: 'app', appId: 'demo-store' },
-    destination: {
-      destinationId: 'demo-meta',
-      platform: 'meta_ads',
-      accountId: '101',
-      targetId: '555000111',
-      targetName: 'Acme Shoes Pixel',
-    },
+    destination: DEMO_META_PIXEL,
     mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'] },
     uid: DEMO.uid,
   });
@@ -333,13 +327,7 @@ async function seedDemoWarehouseConversion() {
       eventName: 'Purchase',
       schedule: { every: 'hourly', at: '06:00', timeZone: 'UTC' },
     },
-    destination: {
-      destinationId: 'demo-meta',
-      platform: 'meta_ads',
-      accountId: '101',
-      targetId: '555000111',
-      targetName: 'Acme Shoes Pixel',
-    },
+    destination: DEMO_META_PIXEL,
     mapping: { events: [], value: { mode: 'event' }, identifiers: ['email', 'externalId', 'clickIds'] },
     uid: DEMO.uid,
   });

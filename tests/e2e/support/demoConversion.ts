@@ -1,7 +1,7 @@
 import type { ConversionMapping } from '@/lib/shared/conversions/conversion';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/repos/conversions';
-import { DEMO } from '@/scripts/lib/demo';
+import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
 
 /**
  * A new app of the demo organization (the seeded login) and a conversion from it to the demo's Meta pixel:
@@ -16,13 +16,7 @@ export async function demoAppConversion(
   const { id } = await createConversion(DEMO.orgId, {
     name: conversion.name,
     source: { type: 'app', appId: created.id },
-    destination: {
-      destinationId: 'demo-meta',
-      platform: 'meta_ads',
-      accountId: '101',
-      targetId: '555000111',
-      targetName: 'Acme Shoes Pixel',
-    },
+    destination: DEMO_META_PIXEL,
     mapping: { events: conversion.events, value: { mode: 'event' }, identifiers: conversion.identifiers },
     uid: DEMO.uid,
   });
