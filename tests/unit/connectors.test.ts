@@ -1,5 +1,5 @@
 /** @jest-environment node */
-import { AD_PLATFORMS, isOAuthPlatform, PLATFORMS } from '@/lib/shared/integrations/platforms';
+import { AD_PLATFORMS, isOAuthPlatform, PLATFORMS, WAREHOUSE_PLATFORMS } from '@/lib/shared/integrations/platforms';
 import { CONNECTOR_IDS, connectorFor, keyAuthOf, oauthOf } from '@/lib/server/connectors/registry';
 
 describe('connector registry', () => {
@@ -8,6 +8,12 @@ describe('connector registry', () => {
       expect(connectorFor(platform).id).toBe(platform);
     }
     expect([...CONNECTOR_IDS].sort()).toEqual([...PLATFORMS, 'stripe'].sort());
+  });
+
+  test('exactly the platforms the catalogue marks as conversion sources have a connector that reads them as one', () => {
+    const readers = CONNECTOR_IDS.filter((id) => connectorFor(id).source !== undefined);
+    expect(readers.sort()).toEqual([...WAREHOUSE_PLATFORMS].sort());
+    expect(WAREHOUSE_PLATFORMS.length).toBeGreaterThan(0);
   });
 
   test('every OAuth platform of the catalogue has a consent flow', () => {

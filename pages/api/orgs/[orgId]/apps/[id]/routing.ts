@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AD_PLATFORMS, isAdPlatform } from '@/lib/shared/integrations/platforms';
 import { appTargetSchema, appWarehouseSchema } from '@/lib/shared/schemas/integrations';
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
+import { subscribedPlan } from '@/lib/shared/billing/gate';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { clearAppTarget, setAppTarget, setAppWarehouse } from '@/lib/server/services/apps';
 
@@ -17,7 +18,7 @@ export default createHandler({
     body: z.union([appTargetSchema, appWarehouseSchema]),
     permission: ['app', 'update'],
     async handle({ org, caller, query, body }) {
-      const options = { plan: org.data.subscription?.plan ?? null, uid: caller.uid };
+      const options = { plan: subscribedPlan(org.data), uid: caller.uid };
       if (isAdPlatform(body.platform))
         return { app: await setAppTarget(org.id, query.id, body as z.infer<typeof appTargetSchema>, options) };
       const warehouse = body as z.infer<typeof appWarehouseSchema>;
