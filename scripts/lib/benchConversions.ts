@@ -422,7 +422,7 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string, 
         totals[which].events += result.events;
         totals[which].requests += result.requests;
         totals[which].ms += result.elapsedMs;
-        totals[which].latencies.push(...result.latencies);
+        for (const latency of result.latencies) totals[which].latencies.push(latency);
         if (which === 'real') failures += failuresOf(result);
       }
     }
