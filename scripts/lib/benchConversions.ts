@@ -3,10 +3,12 @@
  * pipeline, each figure beside a bare baseline measured in the same run on the same stack.
  *
  * (a) Ingest: POST /api/submissions (the real handler: key lookup, rate-limit counter, zod, hashing,
- *     publish) with single-event requests and with 500-event batches, beside a bare route that parses
- *     the same body and answers 202. Both are served the same way, in this process, through Next's
- *     apiResolver (tests/api/helpers/server.ts), with the route's own body-parser config; the client
- *     runs in a worker thread (keep-alive node:http) so it does not share the servers' event loop.
+ *     publish) with single-event requests and with 500-event batches, beside a bare route that answers
+ *     202, and beside the floor a durable 202 sets: the bare route that reads the body as JSON and
+ *     publishes it as it came (no key, no checks, no hashing) through the same client and gathering
+ *     before it answers. All are served the same way, in this process, through Next's apiResolver
+ *     (tests/api/helpers/server.ts), with the route's own body-parser config; the client runs in a worker
+ *     thread (keep-alive node:http) so it does not share the servers' event loop.
  * (b) End to end: N events (BENCH_CONVERSION_EVENTS, default 100,000) ingested in 500-event batches
  *     while one worker process (scripts/lib/worker.ts) delivers them to the sandbox's Meta: events/s
  *     from the first request to the last arrival, 202 → arrival latency of every event (its request's
@@ -29,7 +31,7 @@
  * Targets (reported, not asserted): batched ingest ≥ 5,000 events/s on 2 cores; (b) ≥ 70 % of (c).
  */
 import { mkdtempSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +39,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import type { PageConfig } from 'next';
 import type { PullOptions } from '@/lib/server/queue/pull';
 import type { ConversionLedger } from '@/sandbox/conversions';
+import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { busiestDocument } from '@/lib/server/writeTrace';
 import { cpuMeter, emulatorProcesses, mainThreadCpuSeconds } from '@/scripts/lib/benchProcess';
 import { portsFromEnv, startStack, TEST_PORTS, type StackPorts } from '@/scripts/lib/stack';
@@ -167,6 +170,16 @@ function load(spec: LoadSpec): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
     worker.once('message', (result: LoadResult) => void worker.terminate().then(() => resolve(result)));
     worker.once('error', reject);
+  });
+}
+
+/** A request's body as text (the floor route reads it as the real route does: bodyParser is off). */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
   });
 }
 
@@ -382,8 +395,17 @@ async function endToEnd(setup: Setup, submissionsUrl: string, count: number, por
   }
 }
 
-/** (a) Ingest beside the bare 202 route: each mode twice, bare and real alternating, after a warm-up. */
-async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string, ports: StackPorts) {
+/** The three routes of (a): the real one, the bare 202, and the bare 202 after a durable publish (the floor). */
+interface IngestUrls {
+  real: string;
+  bare: string;
+  floor: string;
+}
+const INGEST_ROUTES = ['bare', 'floor', 'real'] as const;
+type IngestRoute = (typeof INGEST_ROUTES)[number];
+
+/** (a) Ingest beside the bare 202 route and the durable floor: each mode twice, the three alternating, after a warm-up. */
+async function ingestVersusBare(setup: Setup, urls: IngestUrls, ports: StackPorts) {
   const modes = [
     { label: 'single-event requests', perRequest: 1, concurrency: SINGLE_CONCURRENCY },
     { label: 'single-event requests', perRequest: 1, concurrency: SINGLE_CONCURRENCY_MANY },
@@ -400,18 +422,16 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string, 
         durationMs,
         prefix: `${tag}${mode.perRequest}x${Date.now()}`,
       });
-    await run(bareUrl, 1000, 'warmbare');
-    await run(realUrl, 1000, 'warmreal');
-    const totals = {
-      bare: { events: 0, ms: 0, requests: 0, latencies: [] as number[], cpu: new Map<string, number>() },
-      real: { events: 0, ms: 0, requests: 0, latencies: [] as number[], cpu: new Map<string, number>() },
-    };
+    for (const which of INGEST_ROUTES) await run(urls[which], 1000, `warm${which}`);
+    const totals = Object.fromEntries(
+      INGEST_ROUTES.map((which) => [which, { events: 0, ms: 0, requests: 0, latencies: [] as number[], cpu: new Map<string, number>() }]),
+    ) as Record<IngestRoute, { events: number; ms: number; requests: number; latencies: number[]; cpu: Map<string, number> }>;
     let failures = '';
     for (let round = 0; round < 2; round++) {
-      for (const which of ['bare', 'real'] as const) {
+      for (const which of INGEST_ROUTES) {
         const meter = cpuMeter({ 'bench process': [process.pid], ...emulatorProcesses(ports) });
         const routeThreadBefore = mainThreadCpuSeconds();
-        const result = await run(which === 'bare' ? bareUrl : realUrl, INGEST_RUN_MS, which);
+        const result = await run(urls[which], INGEST_RUN_MS, which);
         const [bench, ...emulators] = meter();
         const used: Array<[string, number]> = [
           ...(bench ? [bench] : []),
@@ -423,13 +443,14 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string, 
         totals[which].requests += result.requests;
         totals[which].ms += result.elapsedMs;
         for (const latency of result.latencies) totals[which].latencies.push(latency);
-        if (which === 'real') failures += failuresOf(result);
+        if (which !== 'bare') failures += failuresOf(result);
       }
     }
     rows.push({
       ...mode,
       real: rate(totals.real.events, totals.real.ms),
       bare: rate(totals.bare.events, totals.bare.ms),
+      floor: rate(totals.floor.events, totals.floor.ms),
       realRequests: rate(totals.real.requests, totals.real.ms),
       realP99: percentile(
         totals.real.latencies.sort((a, b) => a - b),
@@ -440,7 +461,7 @@ async function ingestVersusBare(setup: Setup, realUrl: string, bareUrl: string, 
         99,
       ),
       failures,
-      cpu: { bare: cpuPerEvent(totals.bare), real: cpuPerEvent(totals.real) },
+      cpu: { bare: cpuPerEvent(totals.bare), floor: cpuPerEvent(totals.floor), real: cpuPerEvent(totals.real) },
     });
   }
   return rows;
@@ -456,10 +477,14 @@ type IngestRow = Awaited<ReturnType<typeof ingestVersusBare>>[number];
 /** The (a) rows of the table: each mode's rate beside the bare route's, with both p99s. */
 function ingestRows([single, many, batched]: IngestRow[]): string[] {
   const p99 = (row: IngestRow) => `p99 ${fmt(row.realP99)} ms (bare ${fmt(row.bareP99)} ms)`;
+  const floorRow = (row: IngestRow, what: string) =>
+    `| (a) the floor of a durable 202, ${what}: the bare route + publishing the body as it came | ${fmt(row.floor)} events/s | bare 202 route ${fmt(row.bare)} | ${ratio(row.floor, row.bare)} | — (the real route is ${ratio(row.real, row.floor)} of it) |`;
   return [
     `| (a) ingest, single-event requests, ${SINGLE_CONCURRENCY} in flight | ${fmt(single!.real)} events/s, ${p99(single!)} | bare 202 route ${fmt(single!.bare)} req/s | ${ratio(single!.real, single!.bare)} | ≥ 0.50× |`,
     `| (a) ingest, single-event requests, ${SINGLE_CONCURRENCY_MANY} in flight | ${fmt(many!.real)} events/s, ${p99(many!)} | bare 202 route ${fmt(many!.bare)} req/s | ${ratio(many!.real, many!.bare)} | ≥ 0.50× |`,
     `| (a) ingest, ${BATCH}-event batches, ${BATCH_CONCURRENCY} in flight | ${fmt(batched!.real)} events/s, ${p99(batched!)} | bare 202 route ${fmt(batched!.bare)} events/s | ${ratio(batched!.real, batched!.bare)} | ≥ 5,000 events/s on 2 cores |`,
+    floorRow(single!, `single events, ${SINGLE_CONCURRENCY} in flight`),
+    floorRow(many!, `single events, ${SINGLE_CONCURRENCY_MANY} in flight`),
   ];
 }
 
@@ -473,7 +498,10 @@ function printIngest(rows: IngestRow[]) {
 /** Where each mode's CPU went per event, bare beside real (the bench process holds the route and the load thread). */
 function ingestCpu(rows: IngestRow[]): string {
   return rows
-    .map((row) => `(a) CPU per event, ${row.label} × ${row.concurrency}: bare: ${row.cpu.bare}; real: ${row.cpu.real}.`)
+    .map(
+      (row) =>
+        `(a) CPU per event, ${row.label} × ${row.concurrency}: bare: ${row.cpu.bare}; floor: ${row.cpu.floor}; real: ${row.cpu.real}.`,
+    )
     .join('\n');
 }
 
@@ -513,12 +541,20 @@ export async function benchConversions() {
     const config = submissions.config as PageConfig;
     const real = await serveHandler(submissions.default, config);
     const bare = await serveHandler((_req, res) => void res.status(202).json({ success: true }), config);
+    const floor = await serveHandler(async (req, res) => {
+      const body = JSON.parse(await readBody(req)) as { events?: unknown[] };
+      const events = (Array.isArray(body.events) ? body.events : [body]) as ConversionEvent[];
+      await queue.publishConversions(events, { org: setup.orgId, source: `floor:${setup.appId}` });
+      res.status(202).json({ success: true });
+    }, config);
+    const urls: IngestUrls = { real: real.url, bare: bare.url, floor: floor.url };
+    const closeRoutes = () => Promise.all([real.close(), bare.close(), floor.close(), platforms.close()]);
 
     if (process.env.BENCH_CONVERSIONS_PART === 'ingest') {
       // (a) alone: what a change to the front door does, in a minute instead of ten.
       const from = Date.now();
-      const ingestOnly = await ingestVersusBare(setup, real.url, bare.url, ports);
-      await Promise.all([real.close(), bare.close(), platforms.close()]);
+      const ingestOnly = await ingestVersusBare(setup, urls, ports);
+      await closeRoutes();
       printIngest(ingestOnly);
       await sleep(1500);
       const busiest = busiestDocument(traceDir, from);
@@ -563,8 +599,8 @@ export async function benchConversions() {
     const lightBare = await barePubSub(queue, lightCount, data, { org: setup.orgId, source, events: '1' }, ports);
     const bareCpu = (bareBefore.cpuUse.perEvent + bareAfter.cpuUse.perEvent) / 2;
     // (a) last: no worker runs, so what it publishes waits on the subscription and costs (b) nothing.
-    const ingest = await ingestVersusBare(setup, real.url, bare.url, ports);
-    await Promise.all([real.close(), bare.close(), platforms.close()]);
+    const ingest = await ingestVersusBare(setup, urls, ports);
+    await closeRoutes();
     await sleep(1500); // the tracers write each finished second
     const hottest = busiestDocument(traceDir, runStarted);
     // The front door's own writes: this process serves ingest (the workers write their counters).

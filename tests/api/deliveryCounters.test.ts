@@ -162,3 +162,25 @@ test('a write that keeps failing lets its waiting messages go after a few tries,
   await counters.stop();
   errors.mockRestore();
 });
+
+test('three workers eager to write one conversion: its document is written at most once a second, and every count lands', async () => {
+  const { orgId, id } = await conversionDocument();
+  // Each worker would write the conversion's document at every flush (ten a second) if it could.
+  const workers = ['w1', 'w2', 'w3'].map((worker) => createDeliveryCounters({ worker, hourEveryMs: 100, conversionEveryMs: 0 }));
+  const parked: Array<Promise<void>> = [];
+  const until = Date.now() + 3000;
+  for (let index = 0; Date.now() < until; index++) {
+    const counts = { hour: hourOf(new Date()), tally: { failed: 1 }, deliveredAt: new Date(), parked: { failed: 1 } };
+    parked.push(workers[index % 3]!.add(orgId, id, counts));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await Promise.all(workers.map((worker) => worker.stop()));
+  await Promise.all(parked);
+  const conversion = await conversionRef(orgId, id).get();
+  expect(conversion.get('parked.failed')).toBe(parked.length);
+  // Every write that carried parked counts made a marker in its commit: their times are the document's writes.
+  const markers = await conversionRef(orgId, id).collection('counter_writes').get();
+  const times = markers.docs.map((doc) => doc.createTime.toMillis()).sort((a, b) => a - b);
+  expect(times.length).toBeGreaterThanOrEqual(3);
+  for (let index = 1; index < times.length; index++) expect(times[index]! - times[index - 1]!).toBeGreaterThanOrEqual(1000);
+});

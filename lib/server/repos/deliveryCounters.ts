@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Timestamp, type UpdateData, type WriteBatch } from 'firebase-admin/firestore';
+import { Timestamp, type DocumentSnapshot, type UpdateData, type WriteBatch } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import {
   addTally,
@@ -23,7 +23,10 @@ import {
  * totals again. The worker keeps the totals of the current and the previous hour, then forgets them.
  *
  * The conversion's own document (last delivery, parked counts) is written at most once per
- * `conversionEveryMs` (5 s) per worker: five workers stay within a write a second. Its parked counts are
+ * `conversionEveryMs` (5 s) per worker, and by all workers together at most once a second however many run:
+ * a worker reads the document first and writes it only if its last write (any worker's, or an edit) is at
+ * least DOCUMENT_GAP_MS old, on the precondition that nobody wrote it since that read; otherwise the write
+ * waits for a later flush (and the messages that park events wait with it). Its parked counts are
  * increments (Retry takes them off); a write carrying one creates a marker document
  * (`counter_writes/{worker}-{n}`) in the same batch and is retried unchanged, so a retry whose first try
  * landed fails on the marker (ALREADY_EXISTS) and is known to be done: nothing is counted twice.
@@ -72,6 +75,10 @@ interface State {
 const NOT_FOUND = 5;
 /** Firestore's ALREADY_EXISTS: a write's marker is there, so an earlier try of it landed. */
 const ALREADY_EXISTS = 6;
+/** Firestore's FAILED_PRECONDITION: another worker wrote the conversion's document between our read and commit. */
+const FAILED_PRECONDITION = 9;
+/** Firestore sustains about one write a second on a document: the conversion's is written only when its last write is this old. */
+export const DOCUMENT_GAP_MS = 1000;
 /** Markers only need to outlive a write's retries. */
 const MARKER_RETENTION_MS = 24 * 3600 * 1000;
 
@@ -154,13 +161,26 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
       hours.push([totals, totals.version]);
     }
     if (!state.inflight && (force || now - (writtenAt.get(key) ?? 0) >= conversionEveryMs)) state.inflight = takeConversionWrite(state);
-    const conversion = state.inflight;
+    let conversion = state.inflight;
     if (conversion) {
-      if (conversion.marker)
-        batch.create(ref.collection('counter_writes').doc(conversion.marker), {
-          expires_at: Timestamp.fromMillis(now + MARKER_RETENTION_MS),
-        });
-      batch.update(ref, conversion.fields);
+      let snap: DocumentSnapshot;
+      try {
+        snap = await ref.get();
+      } catch (error) {
+        failed(state, conversion);
+        throw error;
+      }
+      if (!snap.exists) return drop(state, key);
+      if (snap.readTime.toMillis() - snap.updateTime!.toMillis() < DOCUMENT_GAP_MS) {
+        // Written less than a second ago (by another worker, or an edit): this write waits for a later flush.
+        conversion = null;
+      } else {
+        if (conversion.marker)
+          batch.create(ref.collection('counter_writes').doc(conversion.marker), {
+            expires_at: Timestamp.fromMillis(now + MARKER_RETENTION_MS),
+          });
+        batch.update(ref, conversion.fields, { lastUpdateTime: snap.updateTime });
+      }
     }
     const hourWaiters = state.hourWaiters.splice(0);
     if (hours.length === 0 && !conversion) return settle(hourWaiters);
@@ -168,13 +188,11 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
       await commit(batch);
     } catch (error) {
       const code = (error as { code?: number }).code;
-      if (code === NOT_FOUND && conversion) {
-        // The conversion is gone: what it counted goes with it.
-        settle([...hourWaiters, ...conversion.waiters, ...state.parkWaiters]);
-        states.delete(key);
-        return;
-      }
+      if (code === NOT_FOUND && conversion) return drop(state, key, hourWaiters);
       state.hourWaiters.unshift(...hourWaiters);
+      // Another worker wrote the conversion's document since we read it: nothing of this batch landed, and
+      // all of it goes again at a later flush (its hours are totals, its conversion write is kept).
+      if (code === FAILED_PRECONDITION && conversion) return;
       if (code === ALREADY_EXISTS && conversion?.marker) {
         // An earlier try of the conversion's write landed (its answer was lost): done; the hours go again.
         settle(conversion.waiters);
@@ -182,14 +200,7 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
         writtenAt.set(key, now);
         return write(state, now, false);
       }
-      state.failures += 1;
-      if (state.failures >= maxTries) {
-        // The messages waiting for it are let go (acknowledged: their records are written), and the counts stay
-        // here, tried at every flush. Let go as failed instead, they would come again and be sent, recorded and
-        // counted a second time once this write lands. A worker that dies meanwhile loses these counts, not events.
-        state.failures = 0;
-        settle([...state.hourWaiters.splice(0), ...state.parkWaiters.splice(0), ...(conversion?.waiters.splice(0) ?? [])]);
-      }
+      failed(state, conversion);
       throw error;
     }
     state.failures = 0;
@@ -201,6 +212,25 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
       writtenAt.set(key, now);
     }
     forget(state, key, now);
+  }
+
+  /**
+   * A write (or the read before it) failed. After `maxTries` in a row the messages waiting for it are let go
+   * (acknowledged: their records are written), and the counts stay here, tried at every flush. Let go as failed
+   * instead, they would come again and be sent, recorded and counted a second time once this write lands. A
+   * worker that dies meanwhile loses these counts, not events.
+   */
+  function failed(state: State, conversion: ConversionWrite | null) {
+    state.failures += 1;
+    if (state.failures < maxTries) return;
+    state.failures = 0;
+    settle([...state.hourWaiters.splice(0), ...state.parkWaiters.splice(0), ...(conversion?.waiters.splice(0) ?? [])]);
+  }
+
+  /** The conversion is gone: what it counted goes with it, and whoever waits for its writes is let go. */
+  function drop(state: State, key: string, waiters: Waiter[] = []) {
+    settle([...waiters, ...state.hourWaiters.splice(0), ...(state.inflight?.waiters ?? []), ...state.parkWaiters.splice(0)]);
+    states.delete(key);
   }
 
   /** Forgets hours before the previous one once written, and a conversion with nothing left to write. */
@@ -266,6 +296,12 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
       const wait = flushedAt + hourEveryMs - Date.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       await flush(true);
+      // A conversion's write another worker's had to wait for: tried again once the document's second has passed.
+      const unwritten = (state: State) => state.inflight || state.deliveredAt || Object.values(state.parked).some(Boolean);
+      for (let tries = 0; tries < 10 && [...states.values()].some(unwritten); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, DOCUMENT_GAP_MS));
+        await flush(true);
+      }
     },
   };
 }
