@@ -14,11 +14,21 @@ export interface RunningWorker {
 
 export function startWorker(env: Record<string, string | undefined>, { quiet = false } = {}): RunningWorker {
   // One process (node with tsx's loader, not tsx's CLI, which runs a second one): a SIGKILL kills the worker itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'workers/index.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      // WORKER_PROF_DIR: a CPU profile of each worker the benches start (node refuses --cpu-prof in NODE_OPTIONS).
+      ...(process.env.WORKER_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WORKER_PROF_DIR}`] : []),
+      '--import',
+      'tsx',
+      path.join(ROOT, 'workers/index.ts'),
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
+    },
+  );
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
