@@ -5,7 +5,7 @@
  * change between reads after `restate()`, as platforms restate the last days when late conversions
  * and invalid clicks are counted. A switch makes one account's reports fail for a while.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@/lib/server/sha256';
 import { dayIn } from '@/lib/shared/connections/windows';
 
 export type AdDataPlatform = 'google' | 'meta' | 'microsoft';
@@ -51,8 +51,9 @@ const DEFAULT_SHAPE: AdDataShape = { campaigns: 3, adGroupsPerCampaign: 2, adsPe
 const CAMPAIGN_KINDS = ['Search', 'Brand', 'Retargeting', 'Prospecting', 'Shopping', 'Video'];
 
 function hashInts(key: string): number[] {
-  const digest = createHash('sha256').update(key).digest();
-  return [digest.readUInt32BE(0), digest.readUInt32BE(4), digest.readUInt32BE(8), digest.readUInt32BE(12)];
+  // Hashed per object and day of every report: the one-shot hash, the same digest as createHash's.
+  const hex = sha256Hex(key);
+  return [0, 8, 16, 24].map((at) => parseInt(hex.slice(at, at + 8), 16));
 }
 
 /** A stable numeric id of `digits` digits for an object of an account. */

@@ -1,6 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { sha256Hex } from '@/lib/server/sha256';
 import { DomainError } from '@/lib/server/errors';
 import { touch } from '@/lib/server/memoryLimits';
 import { TokenBucket } from '@/lib/server/tokenBucket';
@@ -87,7 +88,7 @@ export function refused(limit: SubmissionLimit, perSecond: number, seconds: numb
   return new DomainError('rate_limited', tooManySubmissionsMessage(limit.scope, perSecond, retryAfter), { retryAfter });
 }
 
-const hashOf = (key: string) => createHash('sha256').update(key).digest('hex');
+const hashOf = sha256Hex;
 
 /** The collection of one key's shared counts in a window (one document per instance). */
 const sharedOf = (hash: string, window: number) =>

@@ -1,7 +1,7 @@
-import * as crypto from 'node:crypto';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { Consent, ConversionEvent, Withheld } from '@/lib/shared/conversions/event';
 import type { SubmittedEvent } from '@/lib/shared/schemas/submissions';
+import { sha256Hex } from '@/lib/server/sha256';
 
 /**
  * Personal identifiers are normalised by each platform's own rule, then SHA-256 hashed, before
@@ -13,11 +13,8 @@ import type { SubmittedEvent } from '@/lib/shared/schemas/submissions';
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 export const isSha256 = (value: string) => SHA256_HEX.test(value.trim());
 
-/** SHA-256 hex; Node's one-shot hash (20.12+) where it exists, a third of createHash's cost, as every event hashes several forms. */
-export const sha256: (value: string) => string =
-  typeof crypto.hash === 'function'
-    ? (value) => crypto.hash('sha256', value, 'hex')
-    : (value) => crypto.createHash('sha256').update(value, 'utf8').digest('hex');
+/** SHA-256 hex: every event hashes several forms. */
+export const sha256 = sha256Hex;
 
 /** Email for Meta and Microsoft: trimmed and lowercased. */
 export const normalizeEmail = (value: string) => value.trim().toLowerCase();

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { importEvents, MAX_IMPORT_EVENTS, type MixpanelEvent } from '@/lib/server/connectors/mixpanel/import';
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { AdDataSlice, Session, WriteResult, WriteTarget } from '@/lib/server/connectors/types';
 import { adRowKey, type AdRow } from '@/lib/shared/connections/rows';
 import { UTM_SOURCE } from '@/lib/shared/integrations/platforms';
+import { sha256Hex } from '@/lib/server/sha256';
 
 /**
  * Ad performance into a Mixpanel project as `Ad Data` events (Mixpanel's ad-spend convention: one
@@ -21,40 +21,35 @@ export const AD_DATA_EVENT = 'Ad Data';
  * The row's `$insert_id`: 36 hex digits of the SHA-256 of the connection id and the row's key
  * (Mixpanel's ≤ 36 characters of [A-Za-z0-9-]); the same for every run of the same row.
  */
-export const adDataInsertId = (connectionId: string, row: AdRow) =>
-  createHash('sha256')
-    .update(`${connectionId}\n${adRowKey(row)}`)
-    .digest('hex')
-    .slice(0, 36);
+export const adDataInsertId = (connectionId: string, row: AdRow, key = adRowKey(row)) => sha256Hex(`${connectionId}\n${key}`).slice(0, 36);
 
-/** One row as an `Ad Data` event: at 00:00 UTC of its day, without a user (distinct_id ''). */
-export function toAdDataEvent(connectionId: string, row: AdRow): MixpanelEvent {
-  const optional = (entries: Record<string, string | null>) =>
-    Object.fromEntries(Object.entries(entries).filter(([, value]) => value !== null));
-  return {
-    event: AD_DATA_EVENT,
-    properties: {
-      time: Date.parse(`${row.date}T00:00:00Z`),
-      distinct_id: '',
-      $insert_id: adDataInsertId(connectionId, row),
-      source: row.platform,
-      account_id: row.account_id,
-      account_name: row.account_name,
-      campaign_id: row.campaign_id,
-      campaign_name: row.campaign_name,
-      ...optional({ ad_group_id: row.ad_group_id, ad_group_name: row.ad_group_name, ad_id: row.ad_id, ad_name: row.ad_name }),
-      date: row.date,
-      currency: row.currency,
-      cost: row.spend,
-      clicks: row.clicks,
-      impressions: row.impressions,
-      conversions: row.conversions,
-      conversion_value: row.conversion_value,
-      utm_source: UTM_SOURCE[row.platform],
-      utm_campaign: row.campaign_name,
-      connection_id: connectionId,
-    },
+/** The parts of a row's object that only some levels have: left out of the event when the level has none. */
+const OPTIONAL_FIELDS = ['ad_group_id', 'ad_group_name', 'ad_id', 'ad_name'] as const;
+
+/** One row as an `Ad Data` event: at 00:00 UTC of its day, without a user (distinct_id ''). Runs per row: built field by field. */
+export function toAdDataEvent(connectionId: string, row: AdRow, key = adRowKey(row)): MixpanelEvent {
+  const properties: MixpanelEvent['properties'] = {
+    time: Date.parse(`${row.date}T00:00:00Z`),
+    distinct_id: '',
+    $insert_id: adDataInsertId(connectionId, row, key),
+    source: row.platform,
+    account_id: row.account_id,
+    account_name: row.account_name,
+    campaign_id: row.campaign_id,
+    campaign_name: row.campaign_name,
   };
+  for (const field of OPTIONAL_FIELDS) if (row[field] !== null) properties[field] = row[field];
+  properties.date = row.date;
+  properties.currency = row.currency;
+  properties.cost = row.spend;
+  properties.clicks = row.clicks;
+  properties.impressions = row.impressions;
+  properties.conversions = row.conversions;
+  properties.conversion_value = row.conversion_value;
+  properties.utm_source = UTM_SOURCE[row.platform];
+  properties.utm_campaign = row.campaign_name;
+  properties.connection_id = connectionId;
+  return { event: AD_DATA_EVENT, properties };
 }
 
 /**
@@ -73,17 +68,17 @@ export async function replaceAdData(session: Session, target: WriteTarget, slice
     );
   const byKey = new Map<string, AdRow>();
   for (const row of rows) byKey.set(adRowKey(row), row);
-  const unique = [...byKey.values()];
+  const unique = [...byKey];
   const result: WriteResult = { written: 0, calls: 0, failed: [] };
   for (let start = 0; start < unique.length; start += MAX_IMPORT_EVENTS) {
     const chunk = unique.slice(start, start + MAX_IMPORT_EVENTS);
     const refused = await importEvents(
       session,
-      chunk.map((row) => toAdDataEvent(slice.connectionId, row)),
+      chunk.map(([key, row]) => toAdDataEvent(slice.connectionId, row, key)),
     );
     result.calls += 1;
     result.written += chunk.length - refused.length;
-    result.failed.push(...refused.map((record) => ({ key: adRowKey(chunk[record.index]!), message: record.message })));
+    result.failed.push(...refused.map((record) => ({ key: chunk[record.index]![0], message: record.message })));
   }
   return result;
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '@/lib/server/sha256';
 import { importEvents, MAX_IMPORT_EVENTS, type MixpanelEvent } from '@/lib/server/connectors/mixpanel/import';
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
 import { PlatformError } from '@/lib/server/connectors/errors';
@@ -20,7 +20,7 @@ const EARLIEST_SECONDS = Date.UTC(1971, 0, 1) / 1000;
  * Mixpanel's `$insert_id` for an event: the first 32 hex digits of the SHA-256 of its id, so a
  * replayed event is the same Mixpanel event (fits Mixpanel's ≤ 36 characters of [A-Za-z0-9-]).
  */
-export const insertIdOf = (eventId: string) => createHash('sha256').update(eventId).digest('hex').slice(0, 32);
+export const insertIdOf = (eventId: string) => sha256Hex(eventId).slice(0, 32);
 
 /**
  * One conversion as a Mixpanel event. The user is the hashed external id, else the hashed email;
