@@ -26,7 +26,7 @@ export const adDataInsertId = (connectionId: string, row: AdRow, key = adRowKey(
 /** The parts of a row's object that only some levels have: left out of the event when the level has none. */
 const OPTIONAL_FIELDS = ['ad_group_id', 'ad_group_name', 'ad_id', 'ad_name'] as const;
 
-/** One row as an `Ad Data` event: at 00:00 UTC of its day, without a user (distinct_id ''). Runs per row: built field by field. */
+/** One row as an `Ad Data` event: at 00:00 UTC of its day, without a user (distinct_id ''). Runs per row: no entries arrays. */
 export function toAdDataEvent(connectionId: string, row: AdRow, key = adRowKey(row)): MixpanelEvent {
   const properties: MixpanelEvent['properties'] = {
     time: Date.parse(`${row.date}T00:00:00Z`),
@@ -37,18 +37,18 @@ export function toAdDataEvent(connectionId: string, row: AdRow, key = adRowKey(r
     account_name: row.account_name,
     campaign_id: row.campaign_id,
     campaign_name: row.campaign_name,
+    date: row.date,
+    currency: row.currency,
+    cost: row.spend,
+    clicks: row.clicks,
+    impressions: row.impressions,
+    conversions: row.conversions,
+    conversion_value: row.conversion_value,
+    utm_source: UTM_SOURCE[row.platform],
+    utm_campaign: row.campaign_name,
+    connection_id: connectionId,
   };
   for (const field of OPTIONAL_FIELDS) if (row[field] !== null) properties[field] = row[field];
-  properties.date = row.date;
-  properties.currency = row.currency;
-  properties.cost = row.spend;
-  properties.clicks = row.clicks;
-  properties.impressions = row.impressions;
-  properties.conversions = row.conversions;
-  properties.conversion_value = row.conversion_value;
-  properties.utm_source = UTM_SOURCE[row.platform];
-  properties.utm_campaign = row.campaign_name;
-  properties.connection_id = connectionId;
   return { event: AD_DATA_EVENT, properties };
 }
 
