@@ -32,9 +32,10 @@ import {
  * landed fails on the marker (ALREADY_EXISTS) and is known to be done: nothing is counted twice.
  *
  * What a crash loses: the counters not yet written (the last second's; the delivery records, written before
- * the ack, keep every outcome) and a last-delivery time up to 5 s old. A batch that parks events is
- * acknowledged only once their count is written; after `maxTries` failed writes its waiters are rejected
- * (the message is nacked, not held) while the count is still tried.
+ * the ack, keep every outcome) and a last-delivery time about 5 s old (a little more while other workers hold
+ * the document's second). A batch that parks events is acknowledged only once their count is written; after
+ * `maxTries` failed writes its waiters are let go (their messages acknowledged: the records are written) while
+ * the count is still tried.
  */
 
 interface Waiter {
