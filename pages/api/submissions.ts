@@ -1,10 +1,11 @@
+import { isIP } from 'node:net';
 import type { NextApiRequest, PageConfig } from 'next';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { clientAddress } from '@/lib/server/http/clientAddress';
 import { admitSubmissions } from '@/lib/server/submissionLimits';
 import { ingest, resolveSubmissionKey } from '@/lib/server/services/ingest';
-import { MAX_EVENTS_PER_REQUEST } from '@/lib/shared/schemas/submissions';
+import { MAX_EVENTS_PER_REQUEST, MAX_USER_AGENT } from '@/lib/shared/schemas/submissions';
 import { MAX_SUBMISSION_BYTES, SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
 
 // The body is read here, not by Next: a body too large or not JSON is answered in our JSON envelope.
@@ -105,8 +106,12 @@ export default createHandler({
         res.setHeader('Vary', 'Origin');
       }
       const address = clientAddress(req);
-      // A browser's own address and agent describe the person; a server's describe the server.
-      const browser = owner.kind === 'publishable' ? { ip: address, userAgent: req.headers['user-agent'] } : {};
+      // A browser's own address and agent describe the person; a server's describe the server. Headers are not
+      // checked as a body is: an address that is no IP is left out, an agent cut to what the queue keeps.
+      const browser =
+        owner.kind === 'publishable'
+          ? { ip: address && isIP(address) ? address : undefined, userAgent: req.headers['user-agent']?.slice(0, MAX_USER_AGENT) }
+          : {};
       const body = await jsonBody(req);
       // Counted in events, per key after the lookup (unknown keys count nothing), before anything is queued.
       admitSubmissions({

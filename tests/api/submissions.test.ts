@@ -218,6 +218,23 @@ describe('the website snippet and its publishable key', () => {
     expect(message!.event.clickIds.fbc).toMatch(/^fb\.1\.\d+\.IwAR9$/);
   });
 
+  test("a browser's overlong agent is cut to what the queue keeps, and an address that is no IP is left out: the event still goes", async () => {
+    const response = await fetch(`${s.submissions.url}/?key=${publishable}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'text/plain',
+        'User-Agent': `Mozilla/5.0 ${'x'.repeat(1500)}`,
+        'X-Forwarded-For': 'y'.repeat(100),
+        Origin: WEBSITE,
+      },
+      body: JSON.stringify({ event: 'Form Submitted', email: 'long@example.com' }),
+    });
+    expect(response.status).toBe(202);
+    const [message] = await queued();
+    expect(message!.event.context.userAgent).toBe(`Mozilla/5.0 ${'x'.repeat(1500)}`.slice(0, 1000));
+    expect(message!.event.context.ip).toBeUndefined();
+  });
+
   test('is refused from another origin or without one', async () => {
     expect((await fromBrowser('https://evil.example')).status).toBe(403);
     expect((await fromBrowser(null)).status).toBe(403);

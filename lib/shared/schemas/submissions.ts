@@ -7,6 +7,8 @@ import { describeField } from '@/lib/shared/schemas/submissionFields';
  * may come in clear or already SHA-256 hashed; the server hashes them before anything is kept.
  */
 export const MAX_EVENTS_PER_REQUEST = 500;
+/** The longest user agent kept (the queue's limit too). */
+export const MAX_USER_AGENT = 1000;
 
 const text = (max: number, notText = 'Text, in quotes') => z.string(notText).trim().min(1, 'Empty').max(max, `At most ${max} characters`);
 const SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -83,7 +85,7 @@ export const submittedEventSchema = z
     msclkid: text(200).optional().describe(describeField('msclkid')),
     pageUrl: z.string().trim().max(2000, 'At most 2,000 characters').optional().describe(describeField('pageUrl')),
     ip: z.union([z.ipv4(), z.ipv6()], 'An IP address').optional().describe(describeField('ip')),
-    userAgent: z.string().max(1000, 'At most 1,000 characters').optional().describe(describeField('userAgent')),
+    userAgent: z.string().max(MAX_USER_AGENT, 'At most 1,000 characters').optional().describe(describeField('userAgent')),
     actionSource: z.enum(['website', 'system_generated']).optional().describe(describeField('actionSource')),
   })
   .superRefine((event, ctx) => {
