@@ -148,7 +148,7 @@ export default function CustomSubmissionPage() {
             Paste this as a Custom HTML tag in {app.gtmContainerId} firing on all pages. On the payload URLs it sends form submissions with
             the email, phone, name, city, state, postal code, country, date of birth and gender it finds, the click ids (gclid, fbclid,
             msclkid), and the visitor&apos;s ad consent where the page uses Google consent mode; its publishable key only works from{' '}
-            {app.websiteUrl}.
+            {app.websiteUrl} (with or without www.).
           </p>
           <p className="muted" style={{ margin: 0 }}>
             It finds fields by the app&apos;s own field names first (

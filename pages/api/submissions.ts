@@ -4,7 +4,7 @@ import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { clientAddress } from '@/lib/server/http/clientAddress';
 import { admitSubmissions } from '@/lib/server/submissionLimits';
-import { ingest, resolveSubmissionKey } from '@/lib/server/services/ingest';
+import { ingest, originAllowed, resolveSubmissionKey } from '@/lib/server/services/ingest';
 import { MAX_EVENTS_PER_REQUEST, MAX_USER_AGENT } from '@/lib/shared/schemas/submissions';
 import { MAX_SUBMISSION_BYTES, SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
 
@@ -101,7 +101,8 @@ export default createHandler({
       if (!owner) throw new ApiError(401, 'invalid_key', SUBMISSION_MESSAGES.invalidKey);
       const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
       if (owner.kind === 'publishable') {
-        if (!origin || origin !== owner.origin) throw new ApiError(403, 'origin_not_allowed', "This key only works on the app's website.");
+        if (!origin || !originAllowed(origin, owner.origin))
+          throw new ApiError(403, 'origin_not_allowed', "This key only works on the app's website.");
         res.setHeader('Access-Control-Allow-Origin', origin);
         res.setHeader('Vary', 'Origin');
       }

@@ -237,8 +237,19 @@ describe('the website snippet and its publishable key', () => {
 
   test('is refused from another origin or without one', async () => {
     expect((await fromBrowser('https://evil.example')).status).toBe(403);
+    expect((await fromBrowser('https://www.evil.example')).status).toBe(403);
+    expect((await fromBrowser('https://wwwshop.example')).status).toBe(403);
+    expect((await fromBrowser('http://shop.example')).status).toBe(403);
+    expect((await fromBrowser('https://shop.example:8443')).status).toBe(403);
     expect((await fromBrowser(null)).status).toBe(403);
     expect(await queued()).toHaveLength(0);
+  });
+
+  test("works from the website's www. host too (one site, whichever host the app was given with)", async () => {
+    const response = await fromBrowser('https://www.shop.example');
+    expect(response.status).toBe(202);
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://www.shop.example');
+    expect(await queued()).toHaveLength(1);
   });
 
   test('a payload URL that would end the script is refused (400 naming it), and one stored before cannot break out', async () => {

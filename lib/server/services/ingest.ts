@@ -121,6 +121,19 @@ export function originOf(url: string): string | null {
   }
 }
 
+/** An origin without a leading "www." in its host: https://www.shop.example and https://shop.example are one site. */
+const withoutWww = (origin: string) => origin.replace(/^(https?:\/\/)www\./, '$1');
+
+/**
+ * Whether a browser's Origin may use an app's publishable key: the app's website origin, or the same with or
+ * without "www." (a site answers on both and redirects one to the other; which one the app was given with
+ * should not decide whether its conversions arrive). Scheme and port must match.
+ */
+export function originAllowed(origin: string, allowed: string | null): boolean {
+  if (!allowed) return false;
+  return origin === allowed || withoutWww(origin) === withoutWww(allowed);
+}
+
 export type IngestResult =
   | { index: number; id: string; warnings?: SubmissionWarning[] }
   | { index: number; error: { code: 'invalid'; fieldErrors: Record<string, string[]> } };
