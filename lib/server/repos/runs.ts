@@ -5,6 +5,7 @@ import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { isoOrNull, toConnection } from '@/lib/server/repos/connections';
 import { iso, notFound } from '@/lib/server/repos/integrations';
+import { planRunWrite } from '@/lib/server/repos/runWritePlan';
 
 /**
  * The run ledger of connections: `connections/{id}/runs/{runId}`. A run keeps its jobs (one per
@@ -286,15 +287,6 @@ export type JobSettlement = { finished: false } | { finished: true; outcome: Run
  * is acknowledged only after its outcome is recorded.
  */
 export const RUN_WRITE_INTERVAL_MS = Number(process.env.SYNC_RUN_WRITE_INTERVAL_MS || 1000);
-/**
- * Jobs settled in one transaction at most, and their distinct chart days (one write each) at most. Firestore takes
- * 500 writes a transaction (the days, the run, the connection) and 500 field transforms on a document (the run's
- * increments: an attempt per job begun, the totals, a few per account). The days bound a backfill's write (the
- * accounts of a month share its days); the jobs, a scheduled run's. At 12 jobs a write, a worker finishing four
- * chunks a second fell behind its own settles: the last one was recorded seconds after the work was done.
- */
-const SETTLES_PER_WRITE = 100;
-const DAYS_PER_WRITE = 400;
 
 interface PendingSettle {
   key: string;
@@ -362,17 +354,14 @@ function scheduleWrite(ledger: RunLedger) {
 }
 
 async function writeLedger(ledger: RunLedger) {
-  // As many as fit (one at least): a scheduled run's jobs share their days, a backfill's chunks are a month each.
-  let take = 0;
-  const dates = new Set<string>();
-  while (take < Math.min(SETTLES_PER_WRITE, ledger.settles.length)) {
-    for (const date of ledger.settles[take]!.days?.days.keys() ?? []) dates.add(date);
-    if (take > 0 && dates.size > DAYS_PER_WRITE) break;
-    take += 1;
-  }
-  const settles = ledger.settles.splice(0, take);
-  const attempts = ledger.attempts;
-  ledger.attempts = new Map();
+  // As many as fit (runWritePlan.ts): a scheduled run's jobs share their days, a backfill's chunks are a month each.
+  const plan = planRunWrite(
+    ledger.settles.map((settle) => ({ days: settle.days?.days.keys() ?? [] })),
+    ledger.attempts.size,
+  );
+  const settles = ledger.settles.splice(0, plan.settles);
+  const attempts = new Map([...ledger.attempts].slice(0, plan.attempts));
+  for (const key of attempts.keys()) ledger.attempts.delete(key);
   ledger.writingAttempts = attempts;
   const notes = ledger.notes;
   ledger.notes = new Map();
