@@ -6,7 +6,8 @@
  *     publish) with single-event requests and with 500-event batches, beside a bare route that answers
  *     202, and beside the floor a durable 202 sets: the bare route that reads the body as JSON and
  *     publishes it as it came (no key, no checks, no hashing) through the same client and gathering
- *     before it answers. All are served the same way, in this process, through Next's apiResolver
+ *     before it answers. Its requests carry their email and phone as 64-hex stand-ins for hashes, so that
+ *     nothing clear is queued even here (its bodies are some 80 bytes longer than the real route's). All are served the same way, in this process, through Next's apiResolver
  *     (tests/api/helpers/server.ts), with the route's own body-parser config; the client runs in a worker
  *     thread (keep-alive node:http) so it does not share the servers' event loop.
  * (b) End to end: N events (BENCH_CONVERSION_EVENTS, default 100,000) ingested in 500-event batches
@@ -72,6 +73,8 @@ interface LoadSpec {
   events?: number;
   durationMs?: number;
   prefix: string;
+  /** Identifiers as 64-hex stand-ins for their SHA-256 (the floor route queues bodies as they come: nothing clear may be queued). */
+  hashed?: boolean;
 }
 
 interface LoadResult {
@@ -86,13 +89,16 @@ interface LoadResult {
   latencies: number[];
 }
 
-/** One submitted event: clear identifiers (the server hashes them), a website event Meta accepts. */
-function submittedEvent(prefix: string, index: number) {
+/** A 64-hex stand-in for a SHA-256, of an index (as a client that hashes its identifiers sends them). */
+const hexOf = (kind: number, index: number) => `${kind}${index.toString(16)}`.padStart(64, '0');
+
+/** One submitted event: clear identifiers (the server hashes them), or stand-ins for their hashes; a website event Meta accepts. */
+function submittedEvent(prefix: string, index: number, hashed = false) {
   return {
     event: 'Lead',
     eventId: `${prefix}-${index}`,
-    email: `person${index}@example.com`,
-    phone: `+1 650 555 ${String(index % 10_000).padStart(4, '0')}`,
+    email: hashed ? hexOf(1, index) : `person${index}@example.com`,
+    phone: hashed ? hexOf(2, index) : `+1 650 555 ${String(index % 10_000).padStart(4, '0')}`,
     value: 10,
     currency: 'USD',
     fbp: `fb.1.1700000000000.${index}`,
@@ -135,7 +141,7 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
       const first = next;
       const count = Math.min(spec.perRequest, total - first);
       next += count;
-      const events = Array.from({ length: count }, (_, offset) => submittedEvent(spec.prefix, first + offset));
+      const events = Array.from({ length: count }, (_, offset) => submittedEvent(spec.prefix, first + offset, spec.hashed));
       let status: number;
       const sentAt = performance.now();
       try {
@@ -421,6 +427,7 @@ async function ingestVersusBare(setup: Setup, urls: IngestUrls, ports: StackPort
         concurrency: mode.concurrency,
         durationMs,
         prefix: `${tag}${mode.perRequest}x${Date.now()}`,
+        hashed: url === urls.floor,
       });
     for (const which of INGEST_ROUTES) await run(urls[which], 1000, `warm${which}`);
     const totals = Object.fromEntries(
