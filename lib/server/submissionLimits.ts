@@ -88,14 +88,12 @@ export function refused(limit: SubmissionLimit, perSecond: number, seconds: numb
   return new DomainError('rate_limited', tooManySubmissionsMessage(limit.scope, perSecond, retryAfter), { retryAfter });
 }
 
-const hashOf = sha256Hex;
-
 /** The collection of one key's shared counts in a window (one document per instance). */
 const sharedOf = (hash: string, window: number) =>
   adminDb().collection('rate_limits').doc(`${SUBMISSIONS_PER_KEY.name}_${hash}_${window}`).collection('rate_limit_instances');
 
 /** Where the instances' counts of a key's window at `at` are: what another instance writes (tests). */
-export const sharedCountsPath = (key: string, at: number) => sharedOf(hashOf(key), windowOf(at)).path;
+export const sharedCountsPath = (key: string, at: number) => sharedOf(sha256Hex(key), windowOf(at)).path;
 
 /**
  * Writes this instance's count of the window and reads the others': once the sum reaches the budget, the
@@ -148,7 +146,7 @@ export function admitSubmissions({ key, planPerSecond, events, address }: Submis
   const perSecond = perSecondOf(SUBMISSIONS_PER_KEY, planPerSecond);
   const state = touch(keys, key, () => ({
     bucket: new TokenBucket(perSecond),
-    hash: hashOf(key),
+    hash: sha256Hex(key),
     window: windowOf(now),
     admitted: 0,
     written: 0,

@@ -4,7 +4,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { bigQuery } from '@/lib/server/connectors/bigquery';
 import { CONVERSION_COLUMNS, conversionTableTargetId } from '@/lib/server/connectors/bigquery/delivery';
 import type { Delivery } from '@/lib/server/connectors/types';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { deliveryHours, getConversion, listDeliveries, parkedCounts, routingConversionId } from '@/lib/server/repos/conversions';
 import { loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
@@ -65,10 +65,10 @@ function events(count: number, prefix: string): ConversionEvent[] {
     value: index % 2 ? 19.99 : null,
     currency: index % 2 ? 'USD' : null,
     user: {
-      email: sha256(`person${index}@example.com`),
-      phone: sha256(`1555000${index}`),
-      firstName: sha256('ada'),
-      externalId: sha256(`customer-${index}`),
+      email: sha256Hex(`person${index}@example.com`),
+      phone: sha256Hex(`1555000${index}`),
+      firstName: sha256Hex('ada'),
+      externalId: sha256Hex(`customer-${index}`),
     },
     clickIds: { gclid: `gclid-${index}`, fbp: `fb.1.1700000000000.${index}` },
     context: { actionSource: 'website', userAgent: 'Mozilla/5.0', ip: '203.0.113.5', pageUrl: 'https://shop.example/thanks' },
@@ -125,11 +125,11 @@ test('an app routed to BigQuery: each event is one row, hashed identifiers only,
     event_time: new Date(list[1]!.time * 1000).toISOString(),
     value: '19.99',
     currency: 'USD',
-    email_sha256: sha256('person1@example.com'),
-    phone_sha256: sha256('15550001'),
-    first_name_sha256: sha256('ada'),
+    email_sha256: sha256Hex('person1@example.com'),
+    phone_sha256: sha256Hex('15550001'),
+    first_name_sha256: sha256Hex('ada'),
     last_name_sha256: null,
-    external_id_sha256: sha256('customer-1'),
+    external_id_sha256: sha256Hex('customer-1'),
     gclid: 'gclid-1',
     fbp: 'fb.1.1700000000000.1',
     msclkid: null,

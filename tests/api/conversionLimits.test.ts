@@ -4,7 +4,7 @@ import conversionRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/index';
 import previewRoute from '@/pages/api/orgs/[orgId]/conversions/preview';
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { parkedCounts, recordDelivery } from '@/lib/server/repos/conversions';
@@ -51,7 +51,7 @@ function events(count: number, prefix: string): ConversionEvent[] {
     time: now,
     value: null,
     currency: null,
-    user: { email: sha256(`person${index}@example.com`) },
+    user: { email: sha256Hex(`person${index}@example.com`) },
     clickIds: {},
     context: { actionSource: 'system_generated' },
   }));

@@ -3,7 +3,7 @@ import submissions, { config as submissionsConfig } from '@/pages/api/submission
 import { IDENTIFIERS } from '@/lib/shared/conversions/conversion';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { listDeliveries } from '@/lib/server/repos/conversions';
 import { createConversion } from '@/lib/server/services/conversions';
@@ -131,16 +131,16 @@ test('every new field and consent reach each platform in its form; the log names
   expect((await rowOf('meta_ads', 'mk-full')).status).toBe('delivered');
   const meta = received('meta', 'mk-full')!;
   expect(meta.user_data).toMatchObject({
-    em: [sha256('jane.doe+promo@gmail.com')],
-    ph: [sha256('16505551212')],
-    fn: sha256('mary ann'),
-    ln: sha256('smith'),
-    ct: sha256('mountainview'),
-    st: sha256('ca'),
-    zp: sha256('94035'),
-    country: sha256('us'),
-    db: sha256('19900115'),
-    ge: sha256('f'),
+    em: [sha256Hex('jane.doe+promo@gmail.com')],
+    ph: [sha256Hex('16505551212')],
+    fn: sha256Hex('mary ann'),
+    ln: sha256Hex('smith'),
+    ct: sha256Hex('mountainview'),
+    st: sha256Hex('ca'),
+    zp: sha256Hex('94035'),
+    country: sha256Hex('us'),
+    db: sha256Hex('19900115'),
+    ge: sha256Hex('f'),
   });
   expect(meta).toMatchObject({ data_processing_options: ['LDU'], data_processing_options_country: 0, data_processing_options_state: 0 });
   expect(meta.event_source_url).toBe('https://shop.example/thanks?utm_source=ads');
@@ -151,9 +151,9 @@ test('every new field and consent reach each platform in its form; the log names
   const google = received('google', 'mk-full')!;
   expect(google.userData).toEqual({
     userIdentifiers: [
-      { emailAddress: sha256('janedoe@gmail.com') },
-      { phoneNumber: sha256('+16505551212') },
-      { address: { givenName: sha256('mary ann'), familyName: sha256('smith'), regionCode: 'US', postalCode: '94035' } },
+      { emailAddress: sha256Hex('janedoe@gmail.com') },
+      { phoneNumber: sha256Hex('+16505551212') },
+      { address: { givenName: sha256Hex('mary ann'), familyName: sha256Hex('smith'), regionCode: 'US', postalCode: '94035' } },
     ],
   });
   expect(google.consent).toEqual({ adUserData: 'CONSENT_GRANTED', adPersonalization: 'CONSENT_DENIED' });
@@ -161,8 +161,8 @@ test('every new field and consent reach each platform in its form; the log names
   // Microsoft: email trimmed and lowercased, phone E.164 with +.
   expect((await rowOf('microsoft_ads', 'mk-full')).status).toBe('delivered');
   expect(received('microsoft', CLICK.full)).toMatchObject({
-    HashedEmailAddress: sha256('jane.doe+promo@gmail.com'),
-    HashedPhoneNumber: sha256('+16505551212'),
+    HashedEmailAddress: sha256Hex('jane.doe+promo@gmail.com'),
+    HashedPhoneNumber: sha256Hex('+16505551212'),
   });
 
   // A phone without its country: sent without the phone, and the log says why (Google also misses the address).
@@ -189,7 +189,7 @@ test('issue 23 §2: every id answered 202 — before 1970, a 495-character fbcli
     {
       event: fc.constantFrom('Lead', 'Purchase', 'Sign Up'),
       occurredAt: fc.integer({ min: Date.UTC(1969, 0, 1), max: Date.now() + day }).map((ms) => new Date(ms).toISOString()),
-      email: fc.constantFrom('a@example.com', 'Jane.Doe+x@GMail.com', sha256('b@example.com')),
+      email: fc.constantFrom('a@example.com', 'Jane.Doe+x@GMail.com', sha256Hex('b@example.com')),
       phone: fc.constantFrom('+1 650 555 1212', '(650) 555-1212', '+44 20 7946 0958', '0049 30 1234567'),
       firstName: fc
         .string({ minLength: 1, maxLength: 30, unit: fc.constantFrom('a', 'É', ' ', '-', "'", 'z') })

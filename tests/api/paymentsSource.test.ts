@@ -1,6 +1,6 @@
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { listChargesSince, type StripeCharge } from '@/lib/server/connectors/stripe/charges';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { nextCursor, unseenCharges, type PaymentsCursor } from '@/lib/server/conversions/payments';
 import { pull, type Puller } from '@/lib/server/queue/pull';
 import { ensureTopology, parseConversionMessage, pubsub, TOPICS } from '@/lib/server/queue/pubsub';
@@ -141,7 +141,7 @@ test('a payment arrives at Google within the poll interval, the charge id as tra
     eventSource: 'OTHER',
     eventTimestamp: new Date(paid.created * 1000).toISOString(),
     adIdentifiers: { gclid: 'test-gclid-1' },
-    userData: { userIdentifiers: [{ emailAddress: sha256('buyer@example.com') }] },
+    userData: { userIdentifiers: [{ emailAddress: sha256Hex('buyer@example.com') }] },
   });
   expect(JSON.stringify(received)).not.toContain('example.com');
 

@@ -2,7 +2,7 @@ import app from '@/pages/api/orgs/[orgId]/apps/[id]/index';
 import payment from '@/pages/api/orgs/[orgId]/payments/[id]';
 import payments from '@/pages/api/orgs/[orgId]/payments/index';
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { createApp, getApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { getPayment } from '@/lib/server/repos/payments';
 import { RESTRICTED_KEYS, startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
@@ -99,7 +99,7 @@ test("ingest reads a phone without + in the app's default country, and applies i
   expect(answer.status).toBe(202);
   const [message] = (await tap.read()).filter((entry) => entry.event.id === 'settings-1');
   expect(message!.event).toMatchObject({
-    user: { phone: sha256('16505551212'), phoneE164: sha256('+16505551212') },
+    user: { phone: sha256Hex('16505551212'), phoneE164: sha256Hex('+16505551212') },
     consent: { adUserData: 'granted', adPersonalization: 'granted' },
   });
   expect(message!.event).not.toHaveProperty('withheld');
@@ -113,7 +113,7 @@ test("ingest reads a phone without + in the app's default country, and applies i
   });
   expect(again.status).toBe(202);
   const [second] = (await tap.read()).filter((entry) => entry.event.id === 'settings-2');
-  expect(second!.event.user).toMatchObject({ phoneE164: sha256('+442079460958') });
+  expect(second!.event.user).toMatchObject({ phoneE164: sha256Hex('+442079460958') });
 });
 
 test("a payment account's default country: set on creation and by PATCH, validated, tenant-checked", async () => {

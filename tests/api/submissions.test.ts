@@ -4,7 +4,7 @@ import app from '@/pages/api/orgs/[orgId]/apps/[id]/index';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { busiestDocument } from '@/lib/server/writeTrace';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { refused, SUBMISSIONS_PER_KEY } from '@/lib/server/submissionLimits';
@@ -79,7 +79,7 @@ test('one event → 202 with its id; it is queued hashed, and nothing raw is sto
   expect(message!.event).toMatchObject({
     id: response.body.id,
     name: 'Lead',
-    user: { email: sha256('ada.lovelace@example.com'), phone: sha256('442079460958'), firstName: sha256('ada') },
+    user: { email: sha256Hex('ada.lovelace@example.com'), phone: sha256Hex('442079460958'), firstName: sha256Hex('ada') },
     clickIds: { gclid: 'Cj0KCQ' },
   });
   const everywhere = `${JSON.stringify(message)}\n${await organizationText()}`;

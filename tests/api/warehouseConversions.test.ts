@@ -2,7 +2,7 @@ import conversionsRoute from '@/pages/api/orgs/[orgId]/conversions/index';
 import previewRoute from '@/pages/api/orgs/[orgId]/conversions/preview';
 import conversionRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/index';
 import readRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/read';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { listDeliveries } from '@/lib/server/repos/conversions';
@@ -369,8 +369,8 @@ test('Mixpanel: the preview reads the chosen events of the project through Expor
     .events(SANDBOX_MIXPANEL.projects.US.id, 'Subscription Renewed')
     .find((event) => event.properties.$insert_id === first.id)!;
   expect(first.event!.user).toMatchObject({
-    email: sha256(String(stored.properties.$email).toLowerCase()),
-    externalId: sha256(String(stored.properties.distinct_id)),
+    email: sha256Hex(String(stored.properties.$email).toLowerCase()),
+    externalId: sha256Hex(String(stored.properties.distinct_id)),
   });
   expect(
     body.rows.every(

@@ -7,9 +7,9 @@ import {
   normalizeName,
   parsePhone,
   phoneForMeta,
-  sha256,
   toConversionEvent,
 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { submittedEventSchema } from '@/lib/shared/schemas/submissions';
 
 // Meta's documented examples (Conversions API, customer information parameters).
@@ -31,7 +31,7 @@ describe('normalising and hashing identifiers', () => {
     expect(e164('(650) 555-1212')).toBe('no_country');
     expect(e164('12', 'US')).toBe('unreadable');
     expect(phoneForMeta('+16505551212')).toBe('16505551212');
-    expect(sha256(phoneForMeta(e164('+1 234-567-8901')))).toBe('254aa248acb47dd654ca3ea53f48c2c26d641d23d7e2e93a1ec56258df7674c4');
+    expect(sha256Hex(phoneForMeta(e164('+1 234-567-8901')))).toBe('254aa248acb47dd654ca3ea53f48c2c26d641d23d7e2e93a1ec56258df7674c4');
   });
 
   test('names: lowercase without punctuation, inner spaces kept (one), other scripts kept', () => {
@@ -42,7 +42,7 @@ describe('normalising and hashing identifiers', () => {
   });
 
   test('a value that already is a SHA-256 is not hashed again (only lowercased)', () => {
-    const hash = sha256('joe@example.com');
+    const hash = sha256Hex('joe@example.com');
     expect(hashIdentifier(hash.toUpperCase(), normalizeEmail)).toBe(hash);
   });
 
@@ -52,7 +52,7 @@ describe('normalising and hashing identifiers', () => {
 
   test('the log shows a masked email, never the address or its hash', () => {
     expect(maskEmail(' John.Smith@Example.com')).toBe('j***@example.com');
-    expect(maskEmail(sha256('a@b.c'))).toBeUndefined();
+    expect(maskEmail(sha256Hex('a@b.c'))).toBeUndefined();
   });
 });
 
@@ -75,8 +75,8 @@ describe('the queued event', () => {
     );
     const text = JSON.stringify(event);
     expect(text).not.toMatch(/jane@example\.com|7946|Jane/i);
-    expect(event.user.email).toBe(sha256('jane@example.com'));
-    expect(event.user.phone).toBe(sha256('442079460958'));
+    expect(event.user.email).toBe(sha256Hex('jane@example.com'));
+    expect(event.user.phone).toBe(sha256Hex('442079460958'));
     expect(event.clickIds).toEqual({ gclid: 'Cj0abc', fbc: `fb.1.${receivedAt.getTime()}.IwAR1` });
     expect(event.context).toEqual({
       ip: '203.0.113.9',
@@ -130,6 +130,6 @@ describe('the submission schema', () => {
   });
 
   test('takes a hashed email as it is', () => {
-    expect(errors({ event: 'Lead', email: sha256('a@b.co') })).toEqual({});
+    expect(errors({ event: 'Lead', email: sha256Hex('a@b.co') })).toEqual({});
   });
 });

@@ -1,7 +1,7 @@
 /** @jest-environment node */
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { mapEvent } from '@/lib/server/conversions/deliver';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { IDENTIFIERS, type ConversionMapping, type Identifier } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { unmetMappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
@@ -10,7 +10,7 @@ import { AD_PLATFORMS, PLATFORM_LABELS } from '@/lib/shared/integrations/platfor
 // Each ad connector's declared mapping needs say exactly which mappings let its own `check` pass an
 // event that has every identifier: a save is refused if and only if nothing could ever be sent.
 const now = new Date();
-const hash = (value: string) => sha256(value);
+const hash = (value: string) => sha256Hex(value);
 const complete: ConversionEvent = {
   id: 'lead-1',
   name: 'Lead',

@@ -4,7 +4,8 @@ import { toDataManagerEvent } from '@/lib/server/connectors/google-ads/delivery'
 import { metaDelivery, toMetaEvent } from '@/lib/server/connectors/meta-ads/delivery';
 import { microsoftDelivery } from '@/lib/server/connectors/microsoft-ads/delivery';
 import { mapEvent, withheldNotes } from '@/lib/server/conversions/deliver';
-import { cleanPageUrl, hashPerson, sha256, toConversionEvent, type PersonInput } from '@/lib/server/conversions/normalize';
+import { cleanPageUrl, hashPerson, toConversionEvent, type PersonInput } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
 import { IDENTIFIERS } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
@@ -29,26 +30,26 @@ const eventOf = (input: Record<string, unknown>, defaults: { defaultCountry?: st
 describe('the vectors every platform must match', () => {
   test('phone +1 (650) 555-1212: Google and Microsoft E.164 with its +, Meta digits only', () => {
     const { user } = hashPerson({ phone: '+1 (650) 555-1212' });
-    expect(user.phoneE164).toBe(sha256('+16505551212'));
-    expect(user.phone).toBe(sha256('16505551212'));
+    expect(user.phoneE164).toBe(sha256Hex('+16505551212'));
+    expect(user.phone).toBe(sha256Hex('16505551212'));
   });
 
   test('Jane.Doe+Promo@GMail.com: Google janedoe@gmail.com, Meta and Microsoft jane.doe+promo@gmail.com', () => {
     const { user } = hashPerson({ email: 'Jane.Doe+Promo@GMail.com' });
-    expect(user.emailGoogle).toBe(sha256('janedoe@gmail.com'));
-    expect(user.email).toBe(sha256('jane.doe+promo@gmail.com'));
+    expect(user.emailGoogle).toBe(sha256Hex('janedoe@gmail.com'));
+    expect(user.email).toBe(sha256Hex('jane.doe+promo@gmail.com'));
     // googlemail.com too; any other domain keeps its dots and plus, and Google's form is then the same one.
-    expect(hashPerson({ email: 'a.b+c@googlemail.com' }).user.emailGoogle).toBe(sha256('ab@googlemail.com'));
-    expect(hashPerson({ email: 'User.Name+NYC@Example.com' }).user).toEqual({ email: sha256('user.name+nyc@example.com') });
+    expect(hashPerson({ email: 'a.b+c@googlemail.com' }).user.emailGoogle).toBe(sha256Hex('ab@googlemail.com'));
+    expect(hashPerson({ email: 'User.Name+NYC@Example.com' }).user).toEqual({ email: sha256Hex('user.name+nyc@example.com') });
   });
 
   test('Mary Ann → Meta "mary ann": inner spaces kept, runs collapsed, punctuation removed', () => {
-    expect(hashPerson({ firstName: 'Mary Ann' }).user.firstName).toBe(sha256('mary ann'));
-    expect(hashPerson({ firstName: '  Mary   Ann. ' }).user.firstName).toBe(sha256('mary ann'));
+    expect(hashPerson({ firstName: 'Mary Ann' }).user.firstName).toBe(sha256Hex('mary ann'));
+    expect(hashPerson({ firstName: '  Mary   Ann. ' }).user.firstName).toBe(sha256Hex('mary ann'));
   });
 
   test('a value already hashed goes as it is to every form', () => {
-    const hash = sha256('+16505551212');
+    const hash = sha256Hex('+16505551212');
     expect(hashPerson({ phone: hash.toUpperCase(), email: hash }).user).toEqual({ email: hash, phone: hash, phoneE164: hash });
   });
 });
@@ -169,8 +170,10 @@ describe("Meta: our hashes equal the official business SDK's", () => {
 
 describe('phones and their country', () => {
   test("a number without + or 00 is read in the event's country, else the source's default", () => {
-    expect(eventOf({ phone: '(650) 555-1212' }, { defaultCountry: 'US' }).user.phoneE164).toBe(sha256('+16505551212'));
-    expect(eventOf({ phone: '020 7946 0958', countryCode: 'GB' }, { defaultCountry: 'US' }).user.phoneE164).toBe(sha256('+442079460958'));
+    expect(eventOf({ phone: '(650) 555-1212' }, { defaultCountry: 'US' }).user.phoneE164).toBe(sha256Hex('+16505551212'));
+    expect(eventOf({ phone: '020 7946 0958', countryCode: 'GB' }, { defaultCountry: 'US' }).user.phoneE164).toBe(
+      sha256Hex('+442079460958'),
+    );
   });
 
   test('without either it is not sent, and the event says why; a number that cannot be one neither', () => {
@@ -200,8 +203,8 @@ describe('Google: address identifier and consent, as the protos take them', () =
     const wire = toDataManagerEvent(event, NOW);
     expect(wire.userData).toEqual({
       userIdentifiers: [
-        { emailAddress: sha256('janedoe@gmail.com') },
-        { address: { givenName: sha256('mary ann'), familyName: sha256('oneil'), regionCode: 'US', postalCode: '94035' } },
+        { emailAddress: sha256Hex('janedoe@gmail.com') },
+        { address: { givenName: sha256Hex('mary ann'), familyName: sha256Hex('oneil'), regionCode: 'US', postalCode: '94035' } },
       ],
     });
     expect(wire.consent).toEqual({ adUserData: 'CONSENT_GRANTED', adPersonalization: 'CONSENT_DENIED' });
@@ -309,13 +312,13 @@ describe('warehouse rows take the new columns too', () => {
     expect(mapped.ok).toBe(true);
     const event = (mapped as { event: ConversionEvent }).event;
     expect(event.user).toMatchObject({
-      phoneE164: sha256('+16505551212'),
-      city: sha256('newyork'),
-      state: sha256('ny'),
-      postalCode: sha256('10001'),
-      countryCode: sha256('us'),
-      dateOfBirth: sha256('19900115'),
-      gender: sha256('f'),
+      phoneE164: sha256Hex('+16505551212'),
+      city: sha256Hex('newyork'),
+      state: sha256Hex('ny'),
+      postalCode: sha256Hex('10001'),
+      countryCode: sha256Hex('us'),
+      dateOfBirth: sha256Hex('19900115'),
+      gender: sha256Hex('f'),
     });
     expect(event.consent).toEqual({ adUserData: 'granted' });
   });

@@ -1,7 +1,7 @@
 /** @jest-environment node */
 import { conversionEventSchema } from '@/lib/shared/conversions/event';
 import type { StripeCharge } from '@/lib/server/connectors/stripe/charges';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { chargeToEvent, chargeValue, nextCursor, unseenCharges } from '@/lib/server/conversions/payments';
 
 const charge = (id: string, created: number, overrides: Partial<StripeCharge> = {}): StripeCharge => ({
@@ -31,11 +31,11 @@ describe('a charge as a conversion event', () => {
       value: 49.99,
       currency: 'USD',
       user: {
-        email: sha256('ada@example.com'),
-        phone: sha256('442079460018'),
-        phoneE164: sha256('+442079460018'),
-        firstName: sha256('ada'),
-        lastName: sha256('king lovelace'),
+        email: sha256Hex('ada@example.com'),
+        phone: sha256Hex('442079460018'),
+        phoneE164: sha256Hex('+442079460018'),
+        firstName: sha256Hex('ada'),
+        lastName: sha256Hex('king lovelace'),
       },
       clickIds: {},
       context: { actionSource: 'system_generated' },
@@ -56,7 +56,7 @@ describe('a charge as a conversion event', () => {
     const receipt = chargeToEvent(
       charge('ch_2', 1, { billing_details: { email: null, name: null, phone: null }, receipt_email: 'receipt@example.com' }),
     );
-    expect(receipt.user).toEqual({ email: sha256('receipt@example.com') });
+    expect(receipt.user).toEqual({ email: sha256Hex('receipt@example.com') });
     const none = chargeToEvent(charge('ch_3', 1, { billing_details: null, receipt_email: null }));
     expect(none.user).toEqual({});
     expect(none.maskedEmail).toBeUndefined();

@@ -1,6 +1,6 @@
 /** @jest-environment node */
 import { rowToEvent, secondsOf } from '@/lib/server/conversions/warehouseRows';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { bigQuerySourceSchema } from '@/lib/shared/schemas/conversions';
 
 // A warehouse row → the conversion event it stands for: hashing, pass-through of hashes, times in
@@ -44,7 +44,12 @@ test('identifiers are normalised and hashed; click ids stay clear; fbclid become
       time: Date.parse('2026-11-20T10:00:00Z') / 1000,
       value: 250.5,
       currency: 'USD',
-      user: { email: sha256('jane.doe@example.com'), phone: sha256('16505551212'), firstName: sha256('jane'), lastName: sha256('obrien') },
+      user: {
+        email: sha256Hex('jane.doe@example.com'),
+        phone: sha256Hex('16505551212'),
+        firstName: sha256Hex('jane'),
+        lastName: sha256Hex('obrien'),
+      },
       clickIds: { gclid: 'Cj0KCQ', fbc: `fb.1.${Date.parse('2026-11-20T10:00:00Z')}.IwAR1` },
       context: { actionSource: 'system_generated' },
       maskedEmail: 'j***@example.com',
@@ -54,7 +59,7 @@ test('identifiers are normalised and hashed; click ids stay clear; fbclid become
 });
 
 test('a column already holding SHA-256 hex is passed through (lowercased), not hashed again', () => {
-  const hashed = sha256('jane.doe@example.com').toUpperCase();
+  const hashed = sha256Hex('jane.doe@example.com').toUpperCase();
   const mapped = rowToEvent({ ...row, email: hashed }, source, 'bigquery:d1');
   expect(mapped.ok && mapped.event.user.email).toBe(hashed.toLowerCase());
   expect(mapped.ok && mapped.event.maskedEmail).toBeUndefined();

@@ -13,9 +13,6 @@ import { sha256Hex } from '@/lib/server/sha256';
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 export const isSha256 = (value: string) => SHA256_HEX.test(value.trim());
 
-/** SHA-256 hex: every event hashes several forms. */
-export const sha256 = sha256Hex;
-
 /** Email for Meta and Microsoft: trimmed and lowercased. */
 export const normalizeEmail = (value: string) => value.trim().toLowerCase();
 
@@ -93,7 +90,7 @@ export function hashIdentifier(value: string | undefined, normalize: (value: str
   if (value === undefined) return undefined;
   if (isSha256(value)) return value.trim().toLowerCase();
   const normalized = normalize(value);
-  return normalized ? sha256(normalized) : undefined;
+  return normalized ? sha256Hex(normalized) : undefined;
 }
 
 /** A person as a source gives them: each value in clear or already SHA-256 hex. */
@@ -143,8 +140,8 @@ export function hashPerson(
       const country = input.countryCode && !isSha256(input.countryCode) ? input.countryCode.trim().toUpperCase() : defaults.defaultCountry;
       const parsed = parsePhone(input.phone, country);
       if ('e164' in parsed) {
-        phone = sha256(phoneForMeta(parsed.e164));
-        phoneE164 = sha256(parsed.e164);
+        phone = sha256Hex(phoneForMeta(parsed.e164));
+        phoneE164 = sha256Hex(parsed.e164);
       } else {
         withheld.push({
           field: 'phone',
@@ -280,7 +277,7 @@ function canonical(value: unknown): string {
  * that retries the same request sends the same event, and the platforms deduplicate it.
  */
 export function deriveEventId(source: string, content: Record<string, unknown>): string {
-  return `sb_${sha256(`${source}\n${canonical(content)}`).slice(0, 32)}`;
+  return `sb_${sha256Hex(`${source}\n${canonical(content)}`).slice(0, 32)}`;
 }
 
 export interface IngestContext extends SourceDefaults {

@@ -16,7 +16,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { AD_PLATFORMS_IN_WORDS, isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { connectorFor, rowSourceOf } from '@/lib/server/connectors/registry';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { getApp } from '@/lib/server/repos/apps';
@@ -231,7 +231,7 @@ export async function sendTestEvent(orgId: string, id: string, testEventCode?: s
     value: 1,
     currency: 'USD',
     // Each platform's form of the phone (docs/MATCH_KEYS.md): Meta's digits, E.164 with its + for Google and Microsoft.
-    user: { email: sha256(TEST_EMAIL), phone: sha256('15555550100'), phoneE164: sha256('+15555550100') },
+    user: { email: sha256Hex(TEST_EMAIL), phone: sha256Hex('15555550100'), phoneE164: sha256Hex('+15555550100') },
     clickIds: { gclid: 'TeSt-gclid-signalbridge', msclkid: '0123456789abcdef0123456789abcdef', fbp: `fb.1.${now * 1000}.1234567890` },
     context: {
       actionSource: 'website',

@@ -3,7 +3,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { AppInput } from '@/lib/shared/integrations/apps';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
-import { sha256 } from '@/lib/server/conversions/normalize';
+import { sha256Hex } from '@/lib/server/sha256';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/services/conversions';
@@ -82,7 +82,7 @@ export function leadEvents(count: number, prefix: string, extra?: (index: number
     time: now,
     value: 10,
     currency: 'USD',
-    user: { email: sha256(`person${index}@example.com`) },
+    user: { email: sha256Hex(`person${index}@example.com`) },
     clickIds: { fbp: `fb.1.1700000000000.${index}` },
     context: { actionSource: 'website', userAgent: 'Mozilla/5.0', ip: '203.0.113.5', pageUrl: 'https://shop.example/thanks' },
     ...extra?.(index),
