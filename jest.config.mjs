@@ -4,8 +4,8 @@ const createJestConfig = nextJest({ dir: './' });
 
 const moduleNameMapper = { '^@/(.*)$': '<rootDir>/$1' };
 
-// Packages published only as ES modules, which Jest (on Node 20) must compile to CommonJS like our own code.
-const esmOnly = ['p-queue', 'p-timeout', 'eventemitter3'];
+// Packages published only as ES modules, which Jest's module registry must compile to CommonJS like our own code.
+const esmOnly = ['p-queue', 'p-timeout', 'eventemitter3', 'jose'];
 // next/jest adds its own '/node_modules/' pattern, so the list is replaced once its config is built.
 const transformIgnorePatterns = [`/node_modules/(?!(${esmOnly.join('|')})/)`, '^.+\\.module\\.(css|sass|scss)$'];
 const compilingEsm = (project) => ({ ...project, transformIgnorePatterns });

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { DEMO } from '@/scripts/lib/demo';
+import { assertProjectNode } from '@/scripts/lib/projectNode';
 import { DEV_PORTS, portsFromEnv, ROOT, startStack, stopOnSignals } from '@/scripts/lib/stack';
 import { startWorker } from '@/scripts/lib/worker';
 import { customerIoEnv, startFakeCustomerIo } from '@/sandbox/customerio';
@@ -10,6 +11,7 @@ import { slackEnv, startFakeSlack } from '@/sandbox/slack';
 import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
 
 async function main() {
+  assertProjectNode();
   const port = Number(process.env.PORT || 3000);
   const ports = portsFromEnv(DEV_PORTS);
   console.log('Starting the Auth, Firestore and Pub/Sub emulators…');

@@ -9,7 +9,10 @@ const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'tools
 const installed = path.join(dir, 'node_modules', 'firebase-tools', 'package.json');
 const wanted = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')).dependencies['firebase-tools'];
 
-if (existsSync(installed) && JSON.parse(readFileSync(installed, 'utf8')).version === wanted) {
+if (process.env.SIGNALBRIDGE_SKIP_TOOLS) {
+  // An image's build (Dockerfile) runs no emulator.
+  console.log('SIGNALBRIDGE_SKIP_TOOLS is set: firebase-tools is not installed');
+} else if (existsSync(installed) && JSON.parse(readFileSync(installed, 'utf8')).version === wanted) {
   console.log(`firebase-tools ${wanted} is installed`);
 } else {
   console.log(`Installing firebase-tools ${wanted} into tools/firebase…`);

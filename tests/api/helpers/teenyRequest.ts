@@ -80,4 +80,4 @@ function mockTeenyRequest() {
   return { teenyRequest, RequestError: Error };
 }
 
-jest.mock('@google-cloud/common/node_modules/teeny-request', () => mockTeenyRequest());
+jest.mock('teeny-request', () => mockTeenyRequest());
