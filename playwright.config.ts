@@ -2,6 +2,7 @@ import { defineConfig, devices } from '@playwright/test';
 import { KEEP_ALIVE_MS } from './sandbox/server';
 
 const port = Number(process.env.E2E_PORT || 3100);
+const distDir = process.env.NEXT_DIST_DIR || '.next';
 
 /** Debian's Chromium, never a downloaded browser (this machine has no internet). */
 const chromium = {
@@ -36,10 +37,11 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], launchOptions: chromium } }],
   webServer: {
-    // `npm test` builds first (next build into NEXT_DIST_DIR) and starts the emulators. Idle connections
-    // stay open as long as the fakes' (sandbox/server.ts says why), so a pooled request never
-    // meets a socket the server is closing.
-    command: `npx next start -p ${port} -H 127.0.0.1 --keepAliveTimeout ${KEEP_ALIVE_MS}`,
+    // `npm test` builds first (`npm run build`'s standalone server, into NEXT_DIST_DIR) and starts the
+    // emulators: the e2e tests drive the server production runs. Idle connections stay open as long as
+    // the fakes' (sandbox/server.ts says why), so a pooled request never meets a socket the server is closing.
+    command: `node ${distDir}/standalone/server.js`,
+    env: { PORT: String(port), HOSTNAME: '127.0.0.1', KEEP_ALIVE_TIMEOUT: String(KEEP_ALIVE_MS) },
     url: `http://127.0.0.1:${port}/api/health`,
     timeout: 60_000,
     reuseExistingServer: !process.env.CI,

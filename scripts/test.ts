@@ -1,10 +1,13 @@
 /**
  * `npm test`: lint, typecheck, Jest unit tests, then — with the emulators this script starts and
- * stops — Jest API tests and Playwright e2e in Chromium against a production build.
- * `--only <step>` runs one step (lint, typecheck, unit, api, e2e).
+ * stops — Jest API tests, Playwright e2e in Chromium against a production build, and the production
+ * rehearsal of that build (scripts/lib/rehearsal.ts). `--only <step>` runs one step (lint, typecheck,
+ * unit, api, e2e, rehearsal).
  */
 import { spawn } from 'node:child_process';
 import { DEMO } from '@/scripts/lib/demo';
+import { assertProjectNode } from '@/scripts/lib/projectNode';
+import { hasBuild, rehearse } from '@/scripts/lib/rehearsal';
 import { portsFromEnv, ROOT, startStack, stopOnSignals, TEST_PORTS, type RunningStack } from '@/scripts/lib/stack';
 import { startWorker } from '@/scripts/lib/worker';
 import { customerIoEnv, startFakeCustomerIo } from '@/sandbox/customerio';
@@ -23,10 +26,11 @@ function run(label: string, command: string, env: Record<string, string> = {}): 
   });
 }
 
-type Step = 'lint' | 'typecheck' | 'unit' | 'api' | 'e2e';
-const STEPS: Step[] = ['lint', 'typecheck', 'unit', 'api', 'e2e'];
+type Step = 'lint' | 'typecheck' | 'unit' | 'api' | 'e2e' | 'rehearsal';
+const STEPS: Step[] = ['lint', 'typecheck', 'unit', 'api', 'e2e', 'rehearsal'];
 
 async function main() {
+  assertProjectNode();
   const onlyIndex = process.argv.indexOf('--only');
   const only = onlyIndex >= 0 ? (process.argv[onlyIndex + 1]?.split(',') as Step[]) : STEPS;
   const wants = (step: Step) => only.includes(step);
@@ -34,7 +38,7 @@ async function main() {
   if (wants('lint')) await run('lint', 'npm run lint');
   if (wants('typecheck')) await run('typecheck', 'npx tsc --noEmit');
   if (wants('unit')) await run('unit tests', 'npx jest --selectProjects unit');
-  if (!wants('api') && !wants('e2e')) return;
+  if (!wants('api') && !wants('e2e') && !wants('rehearsal')) return;
 
   console.log('\n▶ starting the emulators');
   const stack: RunningStack = await startStack(portsFromEnv(TEST_PORTS));
@@ -42,7 +46,7 @@ async function main() {
   try {
     const env = { ...stack.env, NEXT_TELEMETRY_DISABLED: '1' };
     if (wants('api')) await run('API tests', 'npx jest --selectProjects api', env);
-    if (wants('e2e')) {
+    if (wants('e2e') || wants('rehearsal')) {
       const customerIo = await startFakeCustomerIo();
       const fakeStripe = await startFakeStripe({ webhookUrl: `http://127.0.0.1:${E2E_PORT}/api/billing/webhook` });
       const platforms = await startFakePlatforms({ appUrl: `http://127.0.0.1:${E2E_PORT}` });
@@ -57,18 +61,23 @@ async function main() {
         E2E_PORT: String(E2E_PORT),
       };
       try {
-        await run('production build', 'npx next build', appEnv);
+        // The rehearsal alone reuses the e2e build when there is one.
+        if (wants('e2e') || !hasBuild(E2E_DIST_DIR)) await run('production build', 'npx tsx scripts/build.ts', appEnv);
         await run('seed', 'npx tsx scripts/seed.ts', appEnv);
-        // Payments are read every 2 s here (20 s by default), so a test payment arrives within the test's patience.
-        const worker = startWorker(
-          { ...appEnv, PAYMENTS_POLL_MS: '2000', WAREHOUSE_POLL_MS: '2000', SYNC_TICK_MS: '2000' },
-          { quiet: true },
-        );
-        try {
-          await run('e2e tests', `npx playwright test ${process.env.PLAYWRIGHT_ARGS ?? ''}`.trim(), appEnv);
-        } finally {
-          await worker.stop();
+        if (wants('e2e')) {
+          // Payments are read every 2 s here (20 s by default), so a test payment arrives within the test's patience.
+          const worker = startWorker(
+            { ...appEnv, PAYMENTS_POLL_MS: '2000', WAREHOUSE_POLL_MS: '2000', SYNC_TICK_MS: '2000' },
+            { quiet: true },
+          );
+          try {
+            await run('e2e tests', `npx playwright test ${process.env.PLAYWRIGHT_ARGS ?? ''}`.trim(), appEnv);
+          } finally {
+            await worker.stop();
+          }
         }
+        // After the e2e server and worker stopped: what the rehearsal sends, only its own processes handle.
+        if (wants('rehearsal')) await rehearse({ env: appEnv, distDir: E2E_DIST_DIR });
       } finally {
         await Promise.all([customerIo.close(), fakeStripe.close(), platforms.close()]);
       }
