@@ -29,8 +29,12 @@ import { pull } from '@/lib/server/queue/pull';
 import { startDeadLetterReader } from '@/lib/server/queue/deadLetters';
 import { ensureTopology, EVENTS_PER_MESSAGE, eventsInMessage, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
 import { startSyncWorker } from '@/lib/server/sync/worker';
+import { assertServerConfiguration } from '@/lib/server/env';
+import { errorFields, log } from '@/lib/server/log';
 
 async function main() {
+  // A malformed variable stops the worker here, named, instead of becoming a silent default below.
+  assertServerConfiguration();
   await ensureTopology();
   const router = createConversionRouter();
   // Enough events in hand to fill the largest platform batch (Data Manager: 2,000) while others are sent.
@@ -39,26 +43,26 @@ async function main() {
     weigh: eventsInMessage,
     maxWeight: EVENTS_PER_MESSAGE,
   });
-  console.log(`[worker] delivering conversions from ${SUBSCRIPTIONS.delivery}`);
+  log.info(`delivering conversions from ${SUBSCRIPTIONS.delivery}`);
   const intervalMs = Number(process.env.PAYMENTS_POLL_MS || 20_000);
   const poller = startPaymentsPoller({ intervalMs });
-  console.log(`[worker] reading new payments every ${intervalMs / 1000} s`);
+  log.info(`reading new payments every ${intervalMs / 1000} s`);
   const warehouseMs = Number(process.env.WAREHOUSE_POLL_MS || 30_000);
   const warehouse = startWarehousePoller({
     intervalMs: warehouseMs,
     leaseMs: Number(process.env.WAREHOUSE_LEASE_MS || 5 * 60_000),
     pageRows: Number(process.env.WAREHOUSE_PAGE_ROWS || 0) || undefined,
   });
-  console.log(`[worker] reading due BigQuery and Mixpanel conversions every ${warehouseMs / 1000} s`);
+  log.info(`reading due BigQuery and Mixpanel conversions every ${warehouseMs / 1000} s`);
   const reconcileMs = Number(process.env.RECONCILE_POLL_MS || 3_600_000);
   const reconcile = startReconcilePoller({ intervalMs: reconcileMs });
-  console.log(`[worker] reading what the ad platforms counted every ${reconcileMs / 60_000} min per organization`);
+  log.info(`reading what the ad platforms counted every ${reconcileMs / 60_000} min per organization`);
   const tickMs = Number(process.env.SYNC_TICK_MS || 0);
   const sync = startSyncWorker({ concurrency: Number(process.env.SYNC_CONCURRENCY || 4), tickMs: tickMs || undefined });
-  console.log(`[worker] running connection syncs${tickMs ? `, a scheduler tick every ${tickMs / 1000} s` : ''}`);
+  log.info(`running connection syncs${tickMs ? `, a scheduler tick every ${tickMs / 1000} s` : ''}`);
   const deadLetterMs = Number(process.env.DEAD_LETTER_POLL_MS || 60_000);
   const deadLetters = startDeadLetterReader({ intervalMs: deadLetterMs });
-  console.log(`[worker] counting dead letters every ${deadLetterMs / 1000} s`);
+  log.info(`counting dead letters every ${deadLetterMs / 1000} s`);
 
   let stopping = false;
   const stop = async () => {
@@ -79,6 +83,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error('[worker] could not start', error);
+  log.fatal(errorFields(error), 'the worker could not start');
   process.exit(1);
 });

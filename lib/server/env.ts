@@ -31,66 +31,153 @@ export function serverEnv(): ServerEnv {
   return cached;
 }
 
-/** Every server variable, checked once when the server starts (instrumentation.ts). */
+/**
+ * Every variable the server and the worker read, declared once: its shape when set, whether it is a
+ * secret (kept in Secret Manager in production: docs/DEPLOY.md), and whether a deployment cannot run
+ * without it. Both processes check it when they start (instrumentation.ts, workers/index.ts) and refuse
+ * to run with the full list of what is wrong, so a typo is never a silent default. `.env.example` and
+ * docs/DEPLOY.md are checked against it (tests/unit/env.test.ts).
+ */
 const url = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
 const positiveInteger = z.string().regex(/^[1-9]\d*$/, 'must be a positive whole number');
 const base64Key32 = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+const hostPort = z.string().regex(/^[\w.-]+:\d+$/, 'must be host:port');
+const flag = z.enum(['', '0', '1'], { message: 'must be 1 or empty' });
+const anyText = z.string();
+
+interface Variable {
+  /** The shape a set value must have. */
+  format: z.ZodType<string>;
+  /** A credential: read from Secret Manager in production, never logged. */
+  secret?: true;
+  /** A real deployment fails at its first sign-in, payment or consent without it: refuse to start instead. */
+  required?: true;
+}
+
+const text: Variable = { format: anyText };
+const link: Variable = { format: url };
+const count: Variable = { format: positiveInteger };
+const secret: Variable = { format: anyText, secret: true };
+const requiredSecret: Variable = { format: anyText, secret: true, required: true };
+const requiredText: Variable = { format: anyText, required: true };
+
+export const VARIABLES = {
+  // The browser's (inlined into the pages at build time).
+  NEXT_PUBLIC_FIREBASE_API_KEY: text,
+  NEXT_PUBLIC_FIREBASE_AUTH_DOMAIN: text,
+  NEXT_PUBLIC_FIREBASE_PROJECT_ID: text,
+  NEXT_PUBLIC_FIREBASE_APP_ID: text,
+  NEXT_PUBLIC_USE_EMULATORS: { format: flag },
+  NEXT_PUBLIC_AUTH_EMULATOR_URL: link,
+  NEXT_PUBLIC_FIRESTORE_EMULATOR_HOST: { format: hostPort },
+  NEXT_PUBLIC_DEMO_ORG_ID: text,
+  NEXT_PUBLIC_BILLING_API_URL: link,
+  NEXT_PUBLIC_PLATFORM_SANDBOX_URL: link,
+  NEXT_PUBLIC_INTERCOM_APP_ID: text,
+  // Firebase, Pub/Sub and the app itself.
+  FIREBASE_PROJECT_ID: text,
+  FIREBASE_SERVICE_ACCOUNT: secret,
+  FIREBASE_AUTH_EMULATOR_HOST: { format: hostPort },
+  FIRESTORE_EMULATOR_HOST: { format: hostPort },
+  PUBSUB_PROJECT_ID: text,
+  PUBSUB_EMULATOR_HOST: { format: hostPort },
+  APP_URL: { format: url, required: true },
+  CREDENTIALS_ENCRYPTION_KEY: { format: base64Key32, secret: true, required: true },
+  TRUSTED_PROXY_HOPS: { format: z.string().regex(/^\d$/, 'must be a whole number from 0 to 9') },
+  LOG_LEVEL: {
+    format: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be a pino level (info, warn …)' }),
+  },
+  // Abuse limits.
+  RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: count,
+  RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_SECOND: count,
+  RATE_LIMIT_TEST_EVENTS_PER_CONVERSION_PER_MINUTE: count,
+  RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: count,
+  RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY: count,
+  // Customer.io, alerts, Intercom.
+  CUSTOMERIO_APP_API_KEY: secret,
+  CUSTOMERIO_API_URL: link,
+  CUSTOMERIO_INVITATION_MESSAGE_ID: text,
+  CUSTOMERIO_ALERT_MESSAGE_ID: text,
+  CUSTOMERIO_ALERT_DIGEST_MESSAGE_ID: text,
+  CUSTOMERIO_SITE_ID: text,
+  CUSTOMERIO_API_KEY: secret,
+  CUSTOMERIO_TRACK_URL: link,
+  ALERTS_SLACK_HTTP_ORIGINS: text,
+  ALERT_DIGEST_AFTER: count,
+  ALERT_DIGEST_WINDOW_MS: count,
+  ALERT_DIGEST_DELAY_MS: count,
+  ALERT_EVALUATE_MS: count,
+  INTERCOM_IDENTITY_SECRET: secret,
+  // Stripe.
+  STRIPE_SECRET_KEY: requiredSecret,
+  STRIPE_WEBHOOK_SECRET: requiredSecret,
+  STRIPE_PRICE_STARTER: requiredText,
+  STRIPE_PRICE_GROWTH: requiredText,
+  STRIPE_PRICE_SCALE: requiredText,
+  STRIPE_API_URL: link,
+  STRIPE_PAYMENTS_API_URL: link,
+  // The platforms: credentials, then base URLs (unset = the real services).
+  GOOGLE_OAUTH_CLIENT_ID: requiredText,
+  GOOGLE_OAUTH_CLIENT_SECRET: requiredSecret,
+  META_APP_ID: requiredText,
+  META_APP_SECRET: requiredSecret,
+  MICROSOFT_OAUTH_CLIENT_ID: requiredText,
+  MICROSOFT_OAUTH_CLIENT_SECRET: requiredSecret,
+  MICROSOFT_ADS_DEVELOPER_TOKEN: requiredSecret,
+  GOOGLE_OAUTH_AUTHORIZE_URL: link,
+  GOOGLE_OAUTH_TOKEN_URL: link,
+  GOOGLE_USERINFO_URL: link,
+  GOOGLE_ADS_API_URL: link,
+  GOOGLE_DATA_MANAGER_API_URL: link,
+  BIGQUERY_API_URL: link,
+  META_OAUTH_DIALOG_URL: link,
+  META_GRAPH_API_URL: link,
+  MICROSOFT_LOGIN_URL: link,
+  MICROSOFT_CUSTOMER_MANAGEMENT_URL: link,
+  MICROSOFT_CAMPAIGN_MANAGEMENT_URL: link,
+  MICROSOFT_ADS_REPORTING_URL: link,
+  MIXPANEL_API_URL_US: link,
+  MIXPANEL_API_URL_EU: link,
+  MIXPANEL_API_URL_IN: link,
+  // The worker: delivery, polls and syncs.
+  WORKER_MAX_EVENTS: count,
+  DELIVERY_LINGER_MS: count,
+  DELIVERY_RETRY_ATTEMPTS: count,
+  DELIVERY_RETRY_BASE_MS: count,
+  DELIVERY_LANE_CONCURRENCY: count,
+  DATAMANAGER_REQUESTS_PER_MINUTE: count,
+  DELIVERY_COUNTERS_MS: count,
+  DELIVERY_CONVERSION_WRITE_MS: count,
+  PAYMENTS_POLL_MS: count,
+  DEAD_LETTER_POLL_MS: count,
+  WAREHOUSE_POLL_MS: count,
+  WAREHOUSE_LEASE_MS: count,
+  WAREHOUSE_PAGE_ROWS: count,
+  RECONCILE_POLL_MS: count,
+  SYNC_CONCURRENCY: count,
+  SYNC_BACKFILL_CONCURRENCY: count,
+  SYNC_BACKFILL_HELD: count,
+  SYNC_RUN_WRITE_INTERVAL_MS: count,
+  SYNC_JOB_ATTEMPTS: count,
+  SYNC_TICK_MS: count,
+  // Measuring only (npm run bench).
+  FIRESTORE_WRITE_TRACE_DIR: text,
+} as const satisfies Record<string, Variable>;
+
+export type VariableName = keyof typeof VARIABLES;
+
+const NAMES = Object.keys(VARIABLES) as VariableName[];
+const declared = (name: VariableName): Variable => VARIABLES[name];
 
 /** Without these a real deployment fails at its first sign-in, payment or consent: refuse to start instead. */
-export const REQUIRED_IN_PRODUCTION = [
-  'APP_URL',
-  'CREDENTIALS_ENCRYPTION_KEY',
-  'STRIPE_SECRET_KEY',
-  'STRIPE_WEBHOOK_SECRET',
-  'STRIPE_PRICE_STARTER',
-  'STRIPE_PRICE_GROWTH',
-  'STRIPE_PRICE_SCALE',
-  'GOOGLE_OAUTH_CLIENT_ID',
-  'GOOGLE_OAUTH_CLIENT_SECRET',
-  'META_APP_ID',
-  'META_APP_SECRET',
-  'MICROSOFT_OAUTH_CLIENT_ID',
-  'MICROSOFT_OAUTH_CLIENT_SECRET',
-  'MICROSOFT_ADS_DEVELOPER_TOKEN',
-] as const;
+export const REQUIRED_IN_PRODUCTION = NAMES.filter((name) => declared(name).required);
 
-/** Checked for their shape whenever they are set, locally too. */
-const FORMATS: Record<string, z.ZodType<string>> = {
-  APP_URL: url,
-  CREDENTIALS_ENCRYPTION_KEY: base64Key32,
-  CUSTOMERIO_API_URL: url,
-  CUSTOMERIO_TRACK_URL: url,
-  STRIPE_API_URL: url,
-  STRIPE_PAYMENTS_API_URL: url,
-  GOOGLE_OAUTH_AUTHORIZE_URL: url,
-  GOOGLE_OAUTH_TOKEN_URL: url,
-  GOOGLE_USERINFO_URL: url,
-  GOOGLE_ADS_API_URL: url,
-  GOOGLE_DATA_MANAGER_API_URL: url,
-  BIGQUERY_API_URL: url,
-  META_OAUTH_DIALOG_URL: url,
-  META_GRAPH_API_URL: url,
-  MICROSOFT_LOGIN_URL: url,
-  MICROSOFT_CUSTOMER_MANAGEMENT_URL: url,
-  MICROSOFT_CAMPAIGN_MANAGEMENT_URL: url,
-  MICROSOFT_ADS_REPORTING_URL: url,
-  MIXPANEL_API_URL_US: url,
-  MIXPANEL_API_URL_EU: url,
-  MIXPANEL_API_URL_IN: url,
-  RATE_LIMIT_SUBMISSIONS_PER_KEY_PER_SECOND: positiveInteger,
-  RATE_LIMIT_SUBMISSIONS_PER_ADDRESS_PER_SECOND: positiveInteger,
-  DELIVERY_LANE_CONCURRENCY: positiveInteger,
-  TRUSTED_PROXY_HOPS: z.string().regex(/^\d$/, 'must be a whole number from 0 to 9'),
-  DATAMANAGER_REQUESTS_PER_MINUTE: positiveInteger,
-  DELIVERY_COUNTERS_MS: positiveInteger,
-  DELIVERY_CONVERSION_WRITE_MS: positiveInteger,
-  RATE_LIMIT_TEST_EVENTS_PER_CONVERSION_PER_MINUTE: positiveInteger,
-  RATE_LIMIT_INVITATIONS_PER_USER_PER_HOUR: positiveInteger,
-  RATE_LIMIT_INVITATIONS_PER_ORGANIZATION_PER_DAY: positiveInteger,
-};
+/** The credentials: in Secret Manager in production (`npm run cloud:setup` makes a secret of each). */
+export const SECRET_VARIABLES = NAMES.filter((name) => declared(name).secret);
 
 /**
- * What is wrong with the server's configuration, one line per variable, named. Locally (an emulator
+ * What is wrong with the configuration (the server's and the worker's: one deployment, one set of
+ * variables), one line per variable, named. Locally (an emulator
  * host is set: `npm run dev`, `npm test`) the sandbox fills in the platforms, so only the shape of
  * what is set is checked; anywhere else every variable a real deployment needs must be there too.
  */
@@ -102,19 +189,21 @@ export function configurationProblems(env: Record<string, string | undefined> = 
     // Plain-http Slack webhooks are for the sandbox's fake receiver only (lib/server/alerts/slack.ts).
     if (env.ALERTS_SLACK_HTTP_ORIGINS) problems.push('ALERTS_SLACK_HTTP_ORIGINS is for the local sandbox only: unset it');
   }
-  for (const [name, schema] of Object.entries(FORMATS)) {
+  for (const name of NAMES) {
     const value = env[name];
     if (!value) continue;
-    const result = schema.safeParse(value);
+    const result = declared(name).format.safeParse(value);
     if (!result.success) problems.push(`${name} ${result.error.issues[0]?.message ?? 'is not valid'}`);
   }
   return problems;
 }
 
-/** Refuses to start a misconfigured server, naming every variable at fault (see .env.example). */
+/** Refuses to start a misconfigured server or worker, naming every variable at fault (see .env.example). */
 export function assertServerConfiguration(env: Record<string, string | undefined> = process.env): void {
   const problems = configurationProblems(env);
   if (problems.length) {
-    throw new Error(`SignalBridge cannot start: the server configuration is incomplete.\n- ${problems.join('\n- ')}\nSee .env.example.`);
+    throw new Error(
+      `SignalBridge cannot start: the configuration is incomplete or malformed.\n- ${problems.join('\n- ')}\nSee .env.example.`,
+    );
   }
 }
