@@ -59,6 +59,9 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([server.close(), routed.close()]));
 
+/** An answer as any caller would compare it: each carries its own request id. */
+const sansRequestId = (body: Record<string, unknown>) => ({ ...body, requestId: undefined });
+
 const noteCount = async () => (await notes(orgId).get()).size;
 
 describe('authentication', () => {
@@ -80,7 +83,13 @@ describe('tenant × role matrix', () => {
     const outsiderAnswer = await call(server, { query: { orgId }, token: outsider.token });
     const missingAnswer = await call(server, { query: { orgId: 'no-such-org' }, token: outsider.token });
     expect(outsiderAnswer.status).toBe(404);
-    expect(outsiderAnswer.body).toEqual(missingAnswer.body);
+    expect(sansRequestId(outsiderAnswer.body)).toEqual(sansRequestId(missingAnswer.body));
+  });
+
+  test("every error envelope carries its request's id, the one the logs file it under", async () => {
+    const response = await call(server, { query: { orgId }, token: outsider.token });
+    expect(response.body.requestId).toMatch(/^[\da-f-]{36}$/);
+    expect(response.headers.get('x-request-id')).toBe(response.body.requestId);
   });
 
   test.each(['__x__', '__proto__', 'a%2Fb', '%5F%5Fx%5F%5F'])(
@@ -89,7 +98,7 @@ describe('tenant × role matrix', () => {
       const missing = await call(routed, { path: '/api/orgs/no-such-org/notes', token: owner.token });
       const response = await call(routed, { path: `/api/orgs/${segment}/notes`, token: owner.token });
       expect(response.status).toBe(404);
-      expect(response.body).toEqual(missing.body);
+      expect(sansRequestId(response.body)).toEqual(sansRequestId(missing.body));
     },
   );
 

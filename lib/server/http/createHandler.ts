@@ -8,6 +8,7 @@ import { authenticate, type Caller } from '@/lib/server/http/authenticate';
 import { isDocumentId } from '@/lib/shared/schemas/ids';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { ApiError, forbidden, notFound, organizationNotFound, toApiError } from '@/lib/server/http/errors';
+import { errorFields, labels, log, traceFields, withLogContext } from '@/lib/server/log';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
 import { isSuperAdmin } from '@/lib/server/repos/users';
@@ -128,11 +129,12 @@ function sendError(res: NextApiResponse, requestId: string, thrown: unknown) {
       code: error.code,
       message: error.message,
       ...(error.fieldErrors ? { fieldErrors: error.fieldErrors } : {}),
+      requestId,
     });
     return;
   }
-  // Internals go to the log with the request id; the caller gets the id only.
-  console.error(`[api] request ${requestId} failed`, error);
+  // Internals go to the log under the request id; the caller gets the id only.
+  log.error(errorFields(error), 'a request failed');
   res.status(500).json({ success: false, code: 'internal', message: 'An unexpected error occurred', requestId });
 }
 
@@ -148,6 +150,10 @@ export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): N
   return async (req, res) => {
     const requestId = randomUUID();
     res.setHeader('x-request-id', requestId);
+    await withLogContext({ ...traceFields(req.headers), ...labels({ request: requestId }) }, () => handle(req, res, requestId));
+  };
+
+  async function handle(req: NextApiRequest, res: NextApiResponse, requestId: string): Promise<void> {
     res.setHeader('Cache-Control', 'no-store');
     const spec = methods[req.method as Method];
     if (!spec) {
@@ -173,7 +179,7 @@ export function createHandler(methods: Partial<Record<Method, AnyRouteSpec>>): N
       if (result !== undefined && !res.headersSent) res.status(200).json(result);
     } catch (error) {
       if (!res.headersSent) sendError(res, requestId, error);
-      else console.error(`[api] request ${requestId} failed after responding`, error);
+      else log.error(errorFields(error), 'a request failed after responding');
     }
-  };
+  }
 }
