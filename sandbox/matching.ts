@@ -216,6 +216,10 @@ const empty = (platform: MatchPlatform, target: string): MatchCounts => ({
 
 export function createMatchLedger() {
   const counts = new Map<string, MatchCounts>();
+  /** Reads of a target's own figure (Meta's Dataset Quality API): each spends the customer's quota. */
+  const reads = new Map<string, number>();
+  const countRead = (platform: MatchPlatform, target: string) => reads.set(`${platform}|${target}`, readsOf(platform, target) + 1);
+  const readsOf = (platform: MatchPlatform, target: string) => reads.get(`${platform}|${target}`) ?? 0;
 
   /** Judges one event's identifiers by the platform's rules and counts it under its target and event name. */
   function judge(
@@ -271,5 +275,5 @@ export function createMatchLedger() {
     return sum;
   }
 
-  return { judge, list, total, reset: () => counts.clear() };
+  return { judge, list, total, countRead, reads: readsOf, reset: () => counts.clear() };
 }

@@ -4,8 +4,9 @@
  * Slack answers `ok` in plain text; an unknown webhook is 404 `no_service`, a body that is not JSON
  * 400 `invalid_payload`, one without text 400 `no_text`. GET /__fake/slack lists what came in.
  *
- * Slack's webhooks are https only; this one speaks http, which the app accepts only for the origins
- * in ALERTS_SLACK_HTTP_ORIGINS (set by `npm run dev` and the tests, never in production).
+ * Slack's webhooks are https://hooks.slack.com only; this one speaks http on a local port, which the app
+ * accepts in place of hooks.slack.com only for the origins in ALERTS_SLACK_HTTP_ORIGINS (set by `npm run dev`
+ * and the tests), on the local stack and never in a production build (lib/server/alerts/slack.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readBody, serve } from '@/sandbox/server';

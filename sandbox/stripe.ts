@@ -43,6 +43,11 @@ export interface FakeStripe {
   restoreKey: (key: string) => void;
   /** Makes the charges listing answer this much later (a slow Stripe: polls that overlap). 0 undoes it. */
   delayCharges: (ms: number) => void;
+  /**
+   * Every read with a customer's restricted key, with the Stripe-Version it asked for (null: none, and
+   * Stripe would then answer in the account's default version, https://docs.stripe.com/api-versions).
+   */
+  chargeReads: Array<{ path: string; stripeVersion: string | null }>;
   /** Signs a payload as Stripe would: for tests that forge or replay events. */
   sign: (payload: string, timestamp?: number) => string;
   close: () => Promise<void>;
@@ -186,6 +191,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const portalSessions = new Map<string, Json>();
   const charges = new Map<string, Json>();
   const rolledKeys = new Set<string>();
+  const chargeReads: FakeStripe['chargeReads'] = [];
   let chargesDelayMs = 0;
   let base = '';
 
@@ -520,6 +526,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     // A customer's restricted key (payments as a conversion source): it reads charges if allowed.
     const restricted = RESTRICTED_KEYS[token];
     if (restricted && req.method === 'GET') {
+      const version = req.headers['stripe-version'];
+      chargeReads.push({ path: url.pathname, stripeVersion: typeof version === 'string' ? version : null });
       const chargeId = url.pathname === '/v1/charges' ? null : CHARGE_PATH.exec(url.pathname)?.groups?.charge;
       if (chargeId !== undefined) return readCharges(res, url, auth, restricted, chargeId);
     }
@@ -715,6 +723,7 @@ ${session.cancel_url ? `<p><a href="${escapeHtml(session.cancel_url)}">Cancel an
     delayCharges: (ms) => {
       chargesDelayMs = ms;
     },
+    chargeReads,
     sign,
     close: served.close,
   };

@@ -75,6 +75,14 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
         method: 'GET',
       }),
     }),
+    // The row with the visitor's IP address and browser in clear (owners and admins; the server notes each reveal).
+    revealDeliveryRow: build.mutation<DeliveryRowDetail, ConversionArgs & { deliveryId: string; eventId: string }>({
+      query: ({ orgId, id, deliveryId, eventId }) => ({
+        url: `${conversionUrl(orgId, id)}/deliveries/${encodeURIComponent(deliveryId)}/rows/${encodeURIComponent(eventId)}/reveal`,
+        method: 'POST',
+        body: {},
+      }),
+    }),
     // Match quality asks the platform for its own measure too: read on opening the page and on Refresh, not polled.
     matchQuality: build.query<ConversionQuality, ConversionArgs>({
       query: ({ orgId, id }) => ({ url: `${conversionUrl(orgId, id)}/quality`, method: 'GET' }),
@@ -120,6 +128,7 @@ export const {
   useConversionQuery,
   useDeliveriesQuery,
   useDeliveryRowQuery,
+  useRevealDeliveryRowMutation,
   useMatchQualityQuery,
   useCreateConversionMutation,
   useUpdateConversionMutation,

@@ -15,6 +15,8 @@ export interface DeadLetterSummary {
 export interface AllDeadLetters {
   total: DeadLetterSummary;
   byOrganization: Array<{ org: string | null; messages: number; events: number }>;
+  /** False when more letters wait than the split read (10,000). */
+  complete: boolean;
 }
 
 export const deadLettersApi = api.injectEndpoints({

@@ -19,7 +19,7 @@
  * (leased), what Meta, Google and Microsoft report they received and attributed of its conversions.
  *
  * Dead letters: every DEAD_LETTER_POLL_MS (60 s by default) it stores what the dead-letter subscriptions
- * hold in Firestore, where they are counted (`npm run dead-letters`, /api/health) and replayed.
+ * hold in Firestore, where they are counted (`npm run dead-letters`, /api/admin/health) and replayed.
  */
 import { startPaymentsPoller } from '@/lib/server/conversions/payments';
 import { startReconcilePoller } from '@/lib/server/conversions/reconcile';

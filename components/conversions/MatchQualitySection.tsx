@@ -189,6 +189,12 @@ export default function MatchQualitySection({ orgId, id, platform }: { orgId: st
           )}
           <h3 style={{ margin: 0, fontSize: '1rem' }}>What {platform} reports</h3>
           <PlatformFigure measure={data.platformMeasure} platform={platform} />
+          {data.platformMeasureReadAt && (
+            // Asked at most every few hours (each read spends the customer's API quota): Refresh shows the kept figure.
+            <p className="muted" style={{ margin: 0 }} data-testid="platform-measure-read-at">
+              Read from {platform} {formatDateTime(data.platformMeasureReadAt)}; asked again after a few hours.
+            </p>
+          )}
           {error && <FailureAlert orgId={orgId} error={error} fallback="Could not refresh match quality." />}
         </>
       )}

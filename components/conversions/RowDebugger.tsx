@@ -1,15 +1,19 @@
 import { messageOf } from '@/components/integrations/shared';
+import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
+import Button from '@/components/ui/Button';
 import CodeBlock from '@/components/ui/CodeBlock';
 import Spinner from '@/components/ui/Spinner';
-import { useDeliveryRowQuery } from '@/store/conversionsApi';
+import { canRevealPersonalData } from '@/lib/shared/permissions';
+import { useDeliveryRowQuery, useRevealDeliveryRowMutation } from '@/store/conversionsApi';
 
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
  * One row of the delivery log opened: the event exactly as it went to the platform (identifiers hashed,
  * as on the wire), what the platform answered about it alone (a refusal naming it), and its answer to the
- * whole call (kept once per record). Read when opened, from the payloads kept beside the record.
+ * whole call (kept once per record). Read when opened, from the payloads kept beside the record. The
+ * visitor's IP address and browser come hidden; an owner or admin may reveal them (the server notes it).
  */
 export default function RowDebugger({
   orgId,
@@ -22,10 +26,14 @@ export default function RowDebugger({
   deliveryId: string;
   eventId: string;
 }) {
-  const { data, error, isLoading } = useDeliveryRowQuery({ orgId, id, deliveryId, eventId });
+  const { role } = useOrganizationContext();
+  const { data: opened, error, isLoading } = useDeliveryRowQuery({ orgId, id, deliveryId, eventId });
+  const [reveal, revealed] = useRevealDeliveryRowMutation();
+  const data = revealed.data ?? opened;
   if (isLoading) return <Spinner label="Loading what was sent" />;
   if (error || !data) return <Alert>{messageOf(error, 'Could not load what was sent for this event.')}</Alert>;
   const { exchange, row } = data;
+  const hidden = data.hidden ?? [];
   if (!exchange) {
     return (
       <p className="muted" style={{ margin: 0 }} data-testid="row-debugger">
@@ -37,6 +45,26 @@ export default function RowDebugger({
   }
   return (
     <div className="stack" data-testid="row-debugger" style={{ gap: '0.75rem' }}>
+      {hidden.length > 0 && (
+        <div style={{ display: 'flex', flexWrap: 'wrap', gap: '0.5rem', alignItems: 'center' }}>
+          <p className="muted" style={{ margin: 0 }}>
+            The visitor’s IP address and browser are hidden
+            {role && canRevealPersonalData(role) ? '.' : ': an owner or admin may reveal them.'}
+          </p>
+          {role && canRevealPersonalData(role) && (
+            <Button
+              type="button"
+              variant="secondary"
+              className="button--small"
+              busy={revealed.isLoading}
+              onClick={() => void reveal({ orgId, id, deliveryId, eventId })}
+            >
+              Reveal IP address and browser
+            </Button>
+          )}
+        </div>
+      )}
+      {revealed.error && <Alert>{messageOf(revealed.error, 'Could not reveal them.')}</Alert>}
       {exchange.tooLarge ? (
         <p className="muted" style={{ margin: 0 }}>
           This event as sent was too large to keep.

@@ -11,6 +11,7 @@ export const ALERT_KINDS = [
   'events_parked',
   'paused_by_plan',
   'counted_share_low',
+  'counted_read_failed',
 ] as const;
 export type AlertKindName = (typeof ALERT_KINDS)[number];
 
@@ -26,6 +27,7 @@ export const ALERT_KIND_LABELS: Record<AlertKindName, string> = {
   events_parked: 'Events are held or failed',
   paused_by_plan: 'Something was paused by a plan change',
   counted_share_low: 'The platform counts fewer conversions than it accepted',
+  counted_read_failed: "The platforms' counts could not be read",
 };
 
 /** The words of a resolved notice, per kind. */
@@ -37,6 +39,7 @@ export const ALERT_RESOLVED_LABELS: Record<AlertKindName, string> = {
   events_parked: 'No events are held or failed any more',
   paused_by_plan: 'Running again',
   counted_share_low: 'The platform counts the conversions again',
+  counted_read_failed: "The platforms' counts are read again",
 };
 
 export const ALERT_SUBJECT_TYPES = ['connection', 'conversion', 'source', 'destination', 'app', 'organization'] as const;

@@ -53,6 +53,11 @@ export function isOrganizationRole(value: unknown): value is OrganizationRole {
   return typeof value === 'string' && (ORGANIZATION_ROLES as readonly string[]).includes(value);
 }
 
+/** Who may see a visitor's IP address and browser in clear in the row debugger (each reveal is noted). */
+export function canRevealPersonalData(role: Role): boolean {
+  return ROLE_RANK[role] >= ROLE_RANK.admin;
+}
+
 /** Nobody removes or demotes someone of a higher rank than their own. */
 export function canManageMember(actor: Role, target: OrganizationRole): boolean {
   return can(actor, 'member', 'delete') && ROLE_RANK[actor] >= ROLE_RANK[target];

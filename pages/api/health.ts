@@ -1,21 +1,18 @@
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { checkHealth } from '@/lib/server/health';
-import { countDeadLetters } from '@/lib/server/repos/deadLetters';
 
+/**
+ * GET (public): whether this instance is up: `{ status: 'ok' }` (200) when Firebase Auth and Firestore
+ * answer, `{ status: 'down' }` (503) otherwise. Nothing more: which service failed and the dead letters
+ * waiting are for super admins (`GET /api/admin/health`).
+ */
 export default createHandler({
   GET: route({
     access: 'public',
     async handle({ res }) {
-      const services = await checkHealth();
-      const ok = services.auth && services.firestore;
-      // Dead letters are reported, not a failure of this instance: null when they cannot be counted.
-      const deadLetters = ok
-        ? await countDeadLetters().then(
-            ({ conversions, sync }) => ({ conversions: conversions.messages, sync: sync.messages }),
-            () => null,
-          )
-        : null;
-      res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', services, deadLetters });
+      const { auth, firestore } = await checkHealth();
+      const up = auth && firestore;
+      res.status(up ? 200 : 503).json({ status: up ? 'ok' : 'down' });
     },
   }),
 });

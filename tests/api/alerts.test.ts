@@ -426,6 +426,80 @@ describe('Slack', () => {
     expect(https.body).toEqual({ configured: true, hint: 'https://hooks.slack.com/…1234' });
   });
 
+  test("any URL but Slack's incoming webhooks is a 400 that saves nothing (no internal host, other host or port)", async () => {
+    const before = await call(s.slack, { token: owner.token, query: { orgId } });
+    expect(before.body).toEqual({ configured: true, hint: 'https://hooks.slack.com/…1234' });
+    for (const webhookUrl of [
+      'https://localhost./services/T000/B000/abcdefgh9999',
+      'https://x.localhost/services/T000/B000/abcdefgh9999',
+      'https://127.0.0.1.nip.io/services/T000/B000/abcdefgh9999',
+      'https://metadata.google.internal/computeMetadata/v1/instance/service-accounts/default/token',
+      'https://host.internal/services/T000/B000/abcdefgh9999',
+      'https://evil.example/services/T000/B000/abcdefgh9999',
+      'https://hooks.slack.com:8443/services/T000/B000/abcdefgh9999',
+    ]) {
+      const refused = await call(s.slack, { method: 'PUT', token: owner.token, query: { orgId }, body: { webhookUrl } });
+      expect([webhookUrl, refused.status]).toEqual([webhookUrl, 400]);
+      expect(refused.body.fieldErrors.webhookUrl).toEqual([
+        'Enter the incoming-webhook URL Slack gave you: https://hooks.slack.com/services/…',
+      ]);
+    }
+    expect((await call(s.slack, { token: owner.token, query: { orgId } })).body).toEqual(before.body);
+  });
+
+  test("names people chose reach Slack as text (no channel ping, no disguised link) and the email's data HTML-escaped", async () => {
+    const evil = '<!channel> <https://evil.example/login|Reconnect Meta>';
+    // Slack's escaping and HTML's agree on & < >; HTML escapes quotes too.
+    const escaped = '&lt;!channel&gt; &lt;https://evil.example/login|Reconnect Meta&gt;';
+    const receiver = await startFakeSlack();
+    const origins = process.env.ALERTS_SLACK_HTTP_ORIGINS;
+    process.env.ALERTS_SLACK_HTTP_ORIGINS = receiver.url;
+    try {
+      const boss = await createTestUser();
+      const org = await createTestOrganization([[boss, 'owner']], { company_name: `Acme & "Co" ${evil}` });
+      const saved = await call(s.slack, {
+        method: 'PUT',
+        token: boss.token,
+        query: { orgId: org },
+        body: { webhookUrl: receiver.webhookUrl },
+      });
+      expect(saved.status).toBe(200);
+      expect((await call(s.slackTest, { method: 'POST', token: boss.token, query: { orgId: org } })).status).toBe(200);
+
+      // Five conversions of that name failing at once: three alerts alone, then one digest of the other two.
+      const conversions = adminDb().collection('organizations').doc(org).collection('conversions');
+      for (let i = 0; i < 5; i++) {
+        await conversions.doc(`named-${i}`).set({ name: evil, created_by: boss.uid });
+        await raiseAlert({ orgId: org, kind: 'delivery_failures', subject: { type: 'conversion', id: `named-${i}` }, message: 'Refused.' });
+      }
+      await eventually(() => receiver.messages.some((message) => /2 alerts/.test(message.text)), 10_000);
+      const texts = receiver.messages.map((message) => message.text);
+      expect(texts).toHaveLength(5);
+      for (const text of texts) {
+        expect(text).not.toMatch(/<!channel>|<https:\/\/evil/);
+        expect(text).toContain(`Acme &amp; "Co" ${escaped}`);
+      }
+      expect(texts.filter((text) => text.includes(`*Conversions are being refused: ${escaped}*`))).toHaveLength(3);
+      expect(texts.find((text) => /2 alerts/.test(text))!.split(escaped)).toHaveLength(4);
+
+      const emails = customerIo.messages.filter((message) => message.to === boss.email);
+      const single = emails.filter((message) => message.transactionalMessageId === 'alert');
+      expect(single).toHaveLength(3);
+      expect(single[0]!.messageData).toMatchObject({
+        organization_name: `Acme &amp; &quot;Co&quot; ${escaped}`,
+        title: `Conversions are being refused: ${escaped}`,
+      });
+      const digest = emails.find((message) => message.transactionalMessageId === 'alert_digest')!;
+      expect(digest.messageData.organization_name).toBe(`Acme &amp; &quot;Co&quot; ${escaped}`);
+      expect(String(digest.messageData.summary)).toContain(escaped);
+      expect(JSON.stringify(emails.map((message) => message.messageData))).not.toContain('<!channel>');
+    } finally {
+      if (origins === undefined) delete process.env.ALERTS_SLACK_HTTP_ORIGINS;
+      else process.env.ALERTS_SLACK_HTTP_ORIGINS = origins;
+      await receiver.close();
+    }
+  });
+
   test('the webhook receives the test message and alerts; members may not change it', async () => {
     process.env.ALERTS_SLACK_HTTP_ORIGINS = fakeSlack.url;
     expect(
@@ -455,6 +529,8 @@ describe('Slack', () => {
     const failed = await call(s.slackTest, { method: 'POST', token: admin.token, query: { orgId } });
     expect(failed.status).toBe(400);
     expect(failed.body.message).toMatch(/404/);
+    // What the receiver answered (`no_service`) is not passed on: only what its status means.
+    expect(failed.body.message).not.toContain('no_service');
     expect((await call(s.slack, { method: 'PUT', token: admin.token, query: { orgId }, body: { webhookUrl: null } })).body.configured).toBe(
       false,
     );

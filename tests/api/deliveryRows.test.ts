@@ -1,5 +1,6 @@
 import deliveriesRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliveries';
 import rowRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliveries/[deliveryId]/rows/[eventId]';
+import revealRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliveries/[deliveryId]/rows/[eventId]/reveal';
 import testRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/test';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
@@ -10,17 +11,18 @@ import { PAYLOAD_CHUNK_BYTES, recordDelivery } from '@/lib/server/repos/conversi
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { createTestMember } from '@/tests/fixtures/firebase';
 
 // The delivery log's per-row debugger (what was sent for a row, hashed, and the platform's answer), events
 // the event-name filter left out, and Meta's test event code.
-let s: Record<'deliveries' | 'row' | 'test', TestServer>;
+let s: Record<'deliveries' | 'row' | 'reveal' | 'test', TestServer>;
 let platforms: FakePlatforms;
 let setup: ConversionSetup;
 
 beforeAll(async () => {
   platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
   Object.assign(process.env, platformsEnv(platforms));
-  s = await serveHandlers({ deliveries: deliveriesRoute, row: rowRoute, test: testRoute });
+  s = await serveHandlers({ deliveries: deliveriesRoute, row: rowRoute, reveal: revealRoute, test: testRoute });
   setup = await setUpConversion('meta_ads', { events: ['Lead', 'Purchase'] });
 });
 afterAll(async () => {
@@ -111,6 +113,71 @@ test("a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, the c
   }
   const missing = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId: 'no-such-event' } });
   expect(missing.status).toBe(404);
+});
+
+test("a visitor's IP address and browser are hidden from members; an owner or admin may reveal them, and the reveal is noted", async () => {
+  const ip = '198.51.100.23';
+  const userAgent = 'Mozilla/5.0 (Macintosh; visitor 4711)';
+  const rows: DeliveryRow[] = [{ id: 'visitor-1', status: 'delivered' }];
+  const sent = {
+    event_id: 'visitor-1',
+    event_name: 'Lead',
+    user_data: { em: ['a'.repeat(64)], client_ip_address: ip, client_user_agent: userAgent },
+  };
+  const exchanges = new Map([['visitor-1', { sent, requestAnswer: { events_received: 1 } }]]);
+  await recordDelivery(setup.orgId, setup.conversionId, { test: false, latencyMs: 30, rows, parked: [], exchanges });
+  const row = { ...ids(), deliveryId: (await latestRecord()).id, eventId: 'visitor-1' };
+  const [member, admin] = await Promise.all([createTestMember(setup.orgId), createTestMember(setup.orgId, 'admin')]);
+  const notes = () => adminDb().collection(`organizations/${setup.orgId}/audit`).where('event_id', '==', 'visitor-1').get();
+
+  // Opened by anyone (an owner too): both hidden, named, the rest as sent.
+  for (const who of [member, setup.owner]) {
+    const opened = await call(s.row, { token: who.token, query: row });
+    expect(opened.status).toBe(200);
+    expect(JSON.stringify(opened.body)).not.toContain(ip);
+    expect(JSON.stringify(opened.body)).not.toContain('visitor 4711');
+    expect(opened.body.hidden).toEqual(['client_ip_address', 'client_user_agent']);
+    expect((opened.body.exchange as { sent: typeof sent }).sent.user_data).toEqual({
+      em: ['a'.repeat(64)],
+      client_ip_address: '(hidden)',
+      client_user_agent: '(hidden)',
+    });
+  }
+
+  // A member may not reveal them: 403, and nothing is noted.
+  const refused = await call(s.reveal, { method: 'POST', token: member.token, query: row, body: {} });
+  expect(refused.status).toBe(403);
+  expect(JSON.stringify(refused.body)).not.toContain(ip);
+  expect((await notes()).size).toBe(0);
+
+  // An admin may: in clear, and the reveal is noted (who, which row and fields, when).
+  const revealed = await call(s.reveal, { method: 'POST', token: admin.token, query: row, body: {} });
+  expect(revealed.status).toBe(200);
+  expect((revealed.body.exchange as { sent: unknown }).sent).toEqual(sent);
+  expect(revealed.body.hidden).toEqual([]);
+  const noted = (await notes()).docs.map((doc) => doc.data());
+  expect(noted).toEqual([
+    expect.objectContaining({
+      action: 'delivery_row.reveal',
+      by_uid: admin.uid,
+      by_role: 'admin',
+      conversion_id: setup.conversionId,
+      delivery_id: row.deliveryId,
+      event_id: 'visitor-1',
+      fields: ['client_ip_address', 'client_user_agent'],
+    }),
+  ]);
+  expect(Date.now() - (noted[0]!.at as { toMillis: () => number }).toMillis()).toBeLessThan(60_000);
+
+  // Another organization's owner: 404 opening or revealing it, under our organization or theirs; nothing noted.
+  const other = await setUpConversion('meta_ads');
+  for (const query of [row, { ...row, orgId: other.orgId }]) {
+    expect((await call(s.row, { token: other.owner.token, query })).status).toBe(404);
+    const outsider = await call(s.reveal, { method: 'POST', token: other.owner.token, query, body: {} });
+    expect(outsider.status).toBe(404);
+    expect(JSON.stringify(outsider.body)).not.toContain(ip);
+  }
+  expect((await notes()).size).toBe(1);
 });
 
 test("an event the event-name filter left out is found: 'filtered out', with its name and the names taken", async () => {

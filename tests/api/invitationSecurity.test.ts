@@ -194,3 +194,14 @@ test("the invitee reads the organization's name as it is now, in the list and in
   const resent = fake.messages.filter((message) => message.to === email).at(-1)!;
   expect(resent.messageData.organization_name).toBe('After Rename');
 });
+
+test("the invitation email carries the organization's name HTML-escaped, as every email's data", async () => {
+  const team = await createTestOrganization([[owner, 'owner']], { company_name: 'Acme <b>&</b> "Co"' });
+  const email = freshEmail();
+  expect(
+    (await post('sendInvitation', owner, { email, organization_id: team, inviter_user_id: owner.uid, inviter_email: owner.email })).status,
+  ).toBe(200);
+  const sent = fake.messages.filter((message) => message.to === email).at(-1)!;
+  expect(sent.messageData.organization_name).toBe('Acme &lt;b&gt;&amp;&lt;/b&gt; &quot;Co&quot;');
+  expect(sent.messageData.accept_url).toMatch(/^http/);
+});

@@ -7,7 +7,7 @@ import { deliveryHours, getConversion } from '@/lib/server/repos/conversions';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestMember, type TestUser } from '@/tests/fixtures/firebase';
-import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { SANDBOX_TARGETS, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { tapConversions } from '@/tests/api/helpers/queue';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
@@ -131,6 +131,27 @@ describe('a Meta conversion', () => {
     expect((await call(s.quality, { token: other.owner.token, query: { orgId: other.orgId, id: setup.conversionId } })).status).toBe(404);
     expect((await readQuality(setup, setup.owner, 'missing')).status).toBe(404);
   });
+});
+
+test("Meta's figure is read once per cooldown, whoever opens the page and however often: concurrent views share one read", async () => {
+  const setup = await setUpConversion('meta_ads');
+  const member = await createTestMember(setup.orgId);
+  const pixel = SANDBOX_TARGETS.meta_ads.targetId;
+  const before = platforms.matches.reads('meta', pixel);
+
+  const answers = await Promise.all(Array.from({ length: 24 }, (_, index) => readQuality(setup, index % 2 ? member : setup.owner)));
+  expect(answers.map((answer) => answer.status)).toEqual(Array(24).fill(200));
+  expect(platforms.matches.reads('meta', pixel) - before).toBe(1);
+  // The answer says when the figure was read: one read, so one time for all 24.
+  const readAt = new Set(answers.map((answer) => (answer.body as unknown as ConversionQuality).platformMeasureReadAt));
+  expect(readAt.size).toBe(1);
+  const [at] = [...readAt];
+  expect(Date.now() - Date.parse(at!)).toBeLessThan(60_000);
+
+  // Within the cooldown a member's page view asks Meta nothing, and says the same read time.
+  const again = await readQuality(setup, member);
+  expect((again.body as unknown as ConversionQuality).platformMeasureReadAt).toBe(at);
+  expect(platforms.matches.reads('meta', pixel) - before).toBe(1);
 });
 
 test('a Google Ads conversion keeps the id of the request Data Manager took, and shows its diagnostics or "not reported yet"', async () => {

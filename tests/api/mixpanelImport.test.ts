@@ -9,7 +9,7 @@ import { refusal } from '@/tests/api/helpers/delivery';
 import { closeMixpanelSandbox, connectMixpanel, openMixpanelSandbox } from '@/tests/api/helpers/mixpanel';
 
 // Conversions imported into a Mixpanel project, through the connector and the sandbox's Import API:
-// batches of up to 2,000, Mixpanel's dedup by (event, distinct_id, time, $insert_id), strict mode's
+// batches of up to 2,000 and 2 MB (a 413 split in halves), Mixpanel's dedup by (event, distinct_id, time, $insert_id), strict mode's
 // partial success, and every whole-request failure classified.
 const US = SANDBOX_MIXPANEL.projects.US;
 const EU = SANDBOX_MIXPANEL.projects.EU;
@@ -248,6 +248,89 @@ describe('strict mode: Mixpanel imports the valid rows and names the others', ()
   });
 });
 
+describe('size: Mixpanel takes 2 MB of uncompressed JSON a request', () => {
+  /** The import requests the connector makes (their bodies as sent), the sandbox still answering them. */
+  function watchImports(answer?: (events: unknown[]) => Response | null) {
+    const realFetch = globalThis.fetch;
+    const bodies: string[] = [];
+    const spy = jest.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      if (String(input).includes('/import?') && typeof init?.body === 'string') {
+        bodies.push(init.body);
+        const override = answer?.(JSON.parse(init.body) as unknown[]);
+        if (override) return override;
+      }
+      return realFetch(input, init);
+    });
+    return { bodies, restore: () => spy.mockRestore() };
+  }
+  const tooLarge = () =>
+    new Response(JSON.stringify({ code: 413, error: 'request exceeds max limit of 2097152 bytes', status: 'Request Entity Too Large' }), {
+      status: 413,
+      headers: { 'Content-Type': 'application/json' },
+    });
+  /** Events of about 2.5 KB each (a long page address): 2,000 of them are over 2 MB. */
+  const longEvents = (count: number, from: number) =>
+    Array.from({ length: count }, (_, i) =>
+      conversion(from + i, { context: { actionSource: 'website', pageUrl: `https://shop.example.com/${'p'.repeat(1900)}` } }),
+    );
+
+  test('2,000 events over 2 MB go in several requests, each at most 2 MB, and every one is delivered', async () => {
+    const events = longEvents(2000, 40_000);
+    expect(JSON.stringify(events).length).toBeGreaterThan(2 * 1024 * 1024);
+    const watched = watchImports();
+    try {
+      const outcomes = await deliver.send(session, PROJECT, PROJECT, events);
+      expect(outcomes.filter((outcome) => outcome.status === 'delivered')).toHaveLength(2000);
+    } finally {
+      watched.restore();
+    }
+    expect(watched.bodies.length).toBeGreaterThan(1);
+    for (const body of watched.bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect(events.every((event) => received().some((entry) => entry.key === keyOf(event)))).toBe(true);
+  });
+
+  test('a 413 splits the request in halves until Mixpanel takes them: nothing is lost', async () => {
+    // Mixpanel counting its limit otherwise than we do: it refuses any request of more than 250 events.
+    const watched = watchImports((sent) => (sent.length > 250 ? tooLarge() : null));
+    const events = batch(1000, 50_000);
+    try {
+      const outcomes = await deliver.send(session, PROJECT, PROJECT, events);
+      expect(outcomes.every((outcome) => outcome.status === 'delivered')).toBe(true);
+    } finally {
+      watched.restore();
+    }
+    // 1,000 → 500 + 500 → four of 250.
+    expect(watched.bodies.map((body) => (JSON.parse(body) as unknown[]).length)).toEqual([1000, 500, 250, 250, 500, 250, 250]);
+    expect(events.every((event) => received().some((entry) => entry.key === keyOf(event)))).toBe(true);
+  });
+
+  test('one event that is still 413 alone is rejected as too large; the others are delivered', async () => {
+    // Our events are far under 2 MB each (the event schema bounds every field): Mixpanel refusing one anyway.
+    const events = batch(5, 60_000);
+    const refusedId = insertIdOf('order-60003');
+    const holds = (sent: unknown[]) =>
+      sent.some((event) => (event as { properties: { $insert_id: string } }).properties.$insert_id === refusedId);
+    const watched = watchImports((sent) => (holds(sent) ? tooLarge() : null));
+    let outcomes;
+    try {
+      outcomes = await deliver.send(session, PROJECT, PROJECT, events);
+    } finally {
+      watched.restore();
+    }
+    expect(outcomes).toEqual([
+      { id: 'order-60000', status: 'delivered' },
+      { id: 'order-60001', status: 'delivered' },
+      { id: 'order-60002', status: 'delivered' },
+      { id: 'order-60003', status: 'rejected', reason: expect.stringMatching(/^Too large: Mixpanel refuses/) },
+      { id: 'order-60004', status: 'delivered' },
+    ]);
+    // 5 → 3 (imported) + 2 (413) → 1 (413, rejected) + 1 (imported).
+    expect(watched.bodies.map((body) => (JSON.parse(body) as unknown[]).length)).toEqual([5, 3, 2, 1, 1]);
+    expect(receivedWithInsertId(refusedId)).toEqual([]);
+    expect(events.filter((event) => received().some((entry) => entry.key === keyOf(event)))).toHaveLength(4);
+  });
+});
+
 describe('check holds back what Mixpanel would refuse', () => {
   test('an hour ahead or before 1971 is held back; a recent event, an old one and a little clock skew pass', () => {
     const now = new Date();
@@ -409,12 +492,17 @@ describe('the sandbox speaks Mixpanel’s Import API', () => {
     expect((await postImport(body, { residency: 'eu', query: `strict=1&project_id=${EU.id}` })).status).toBe(200);
   });
 
-  test('more than 10 MB is 413; an empty array or a body that is not JSON is 400', async () => {
-    const big = wireEvent({ padding: 'x'.repeat(11 * 1024 * 1024) });
+  test('more than 2 MB uncompressed is 413, gzipped or not; an empty array or a body that is not JSON is 400', async () => {
+    const big = wireEvent({ padding: 'x'.repeat(2 * 1024 * 1024) });
     expect(await postImport(JSON.stringify([big]))).toEqual({
       status: 413,
-      body: { code: 413, error: 'request exceeds max limit of 10485760 bytes', status: 'Request Entity Too Large' },
+      body: { code: 413, error: 'request exceeds max limit of 2097152 bytes', status: 'Request Entity Too Large' },
     });
+    // Just under the limit is imported.
+    const padded = wireEvent();
+    const under = wireEvent({ padding: 'x'.repeat(2 * 1024 * 1024 - JSON.stringify([padded]).length - 20) });
+    expect(JSON.stringify([under]).length).toBeLessThanOrEqual(2 * 1024 * 1024);
+    expect((await postImport(JSON.stringify([under]))).status).toBe(200);
     expect((await postImport(JSON.stringify([big]), { gzip: true })).status).toBe(413);
     expect(receivedWithInsertId(big.properties.$insert_id)).toEqual([]);
     expect((await postImport('[]')).status).toBe(400);

@@ -1,4 +1,7 @@
+import Stripe from 'stripe';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { stripe as stripeConnector } from '@/lib/server/connectors/stripe';
+import { API_VERSIONS } from '@/lib/server/connectors/versions';
 import { listChargesSince, type StripeCharge } from '@/lib/server/connectors/stripe/charges';
 import { sha256Hex } from '@/lib/server/sha256';
 import { nextCursor, unseenCharges, type PaymentsCursor } from '@/lib/server/conversions/payments';
@@ -225,6 +228,13 @@ test('a restarted worker resumes from the stored cursor: nothing is published ag
   expect(new Map([...published].filter(([id]) => id !== after.id))).toEqual(counts);
 });
 
+test("every charge read of the poller asks for the pinned Stripe-Version, not the account's default", () => {
+  // The version the stripe package pins (our billing client's), so both speak one version.
+  expect(API_VERSIONS.stripe.version).toBe(Stripe.API_VERSION);
+  expect(stripe.chargeReads.length).toBeGreaterThan(0);
+  expect(new Set(stripe.chargeReads.map((read) => read.stripeVersion))).toEqual(new Set([API_VERSIONS.stripe.version]));
+});
+
 describe('the fake Stripe and the connector', () => {
   let account: FakeStripe;
   const saved = process.env.STRIPE_PAYMENTS_API_URL;
@@ -313,6 +323,14 @@ describe('the fake Stripe and the connector', () => {
     }
     expect(seen).toHaveLength(made.length);
     expect(new Set(seen)).toEqual(new Set(made.map((charge) => charge.id)));
+  });
+
+  test('the key check and the listing send the pinned Stripe-Version', async () => {
+    account.chargeReads.length = 0;
+    await stripeConnector.auth.key!.connect({ apiKey: KEY });
+    await listChargesSince(session, BASE, { max: 5 });
+    expect(account.chargeReads.length).toBeGreaterThan(1);
+    expect(account.chargeReads.every((read) => read.path === '/v1/charges' && read.stripeVersion === '2026-10-28.endive')).toBe(true);
   });
 
   test('classifies refusals: a rolled key needs a new one, a key without charges is forbidden', async () => {

@@ -37,6 +37,16 @@ test('a version whose sunset is known counts for it when pinned (v25.0 of Meta s
   expect(API_VERSIONS.meta.version).toBe('v27.0');
 });
 
+test('Google Ads v26 carries its projected sunset (November 2027, its first day), so the 60-day test can fire', () => {
+  expect(API_VERSIONS.googleAds.version).toBe('v26');
+  expect(sunsetOf('googleAds')).toBe('2027-11-01');
+});
+
+test("Microsoft's REST v13 cites Microsoft's migrate-to-REST page (SOAP ends 2027-01-31, REST has no end)", () => {
+  expect(API_VERSIONS.microsoftAds.source).toBe('https://learn.microsoft.com/en-us/advertising/guides/migrate-to-rest');
+  expect(sunsetOf('microsoftAds')).toBeNull();
+});
+
 describe('every client builds its URLs from the one pinned version', () => {
   const saved = { ...process.env };
   beforeEach(() => {

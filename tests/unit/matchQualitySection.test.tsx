@@ -22,6 +22,7 @@ const answer = (overrides: Partial<ConversionQuality>): ConversionQuality => ({
   week: counts(0),
   advice: [],
   platformMeasure: { status: 'not_reported', message: 'Meta reports no Event Match Quality for this pixel yet.' },
+  platformMeasureReadAt: null,
   ...overrides,
 });
 

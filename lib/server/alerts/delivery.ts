@@ -2,8 +2,11 @@
  * Alerts from a conversion's deliveries, decided from what the worker already writes: the hourly
  * counters (`hours/{YYYY-MM-DDTHH}`, or one `{hour}~{worker}` shard per worker: delivered, and failed =
  * rejected + not sent + failed) and the parked counters on the conversion. Nothing is written per batch: a
- * conversion is evaluated at most once per ALERT_EVALUATE_MS (a minute) per process — the first batch at
+ * conversion is evaluated at most once per ALERT_EVALUATE_MS (a minute) per process — the first write at
  * once, later ones once the minute is over — with two reads (the conversion, its last two hours' documents).
+ * In the worker the evaluation follows the write of the counters (repos/deliveryCounters.ts `onWritten`), not
+ * the batch: evaluated before its hour was written, a lone burst of refusals read as nothing and, with no
+ * event after it, was never read again.
  */
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
@@ -83,8 +86,9 @@ export async function evaluateConversion(orgId: string, conversionId: string, no
 }
 
 /**
- * Called after each recorded batch of a conversion: evaluates now if the last evaluation is a minute
- * old, else once that minute is over (one timer per conversion). Never throws.
+ * Called once a conversion's outcomes are written (the worker: each write of its counters; elsewhere: each
+ * recorded batch): evaluates now if the last evaluation is a minute old, else once that minute is over (one
+ * timer per conversion, so what was written meanwhile is read then, events after it or not). Never throws.
  */
 export async function noteDeliveries(orgId: string, conversionId: string): Promise<void> {
   const key = `${orgId}/${conversionId}`;

@@ -24,7 +24,9 @@ export type AlertKind =
   /** The plan no longer includes something, which is paused until an upgrade or an edit. */
   | 'paused_by_plan'
   /** The share of accepted conversions the platform attributes (last 7 final days) fell under the user's threshold. */
-  | 'counted_share_low';
+  | 'counted_share_low'
+  /** The reading job of "Counted by the platform" failed for an organization (a round that threw). */
+  | 'counted_read_failed';
 
 export type AlertSubjectType = 'connection' | 'conversion' | 'source' | 'destination' | 'app' | 'organization';
 

@@ -6,7 +6,7 @@
  */
 import { ALERT_KIND_LABELS, notificationsPathOf } from '@/lib/shared/alerts';
 import { appUrl } from '@/lib/server/appUrl';
-import { postToSlack } from '@/lib/server/alerts/slack';
+import { postToSlack, slackText } from '@/lib/server/alerts/slack';
 import {
   admitNotice,
   alertRecipients,
@@ -77,7 +77,8 @@ async function sendNow(orgId: string, item: DigestItem): Promise<void> {
   );
   if (webhook) {
     const icon = item.state === 'resolved' ? ':white_check_mark:' : ':warning:';
-    const posted = await postToSlack(webhook, `${icon} *${item.title}* (${name})\n${item.message}\n<${link}|Open in SignalBridge>`);
+    const text = `${icon} *${slackText(item.title)}* (${slackText(name)})\n${slackText(item.message)}\n<${link}|Open in SignalBridge>`;
+    const posted = await postToSlack(webhook, text);
     if (!posted.ok) console.warn('[alerts] Slack refused an alert', { org: orgId, reason: posted.reason });
   }
 }
@@ -108,7 +109,8 @@ export async function flushDigest(orgId: string): Promise<number> {
     }),
   );
   if (webhook) {
-    const text = `:rotating_light: *${items.length} alerts* (${name})\n${items.map((item) => `• ${line(item)}`).join('\n')}\n<${link}|Open in SignalBridge>`;
+    const lines = items.map((item) => `• ${slackText(line(item))}`).join('\n');
+    const text = `:rotating_light: *${items.length} alerts* (${slackText(name)})\n${lines}\n<${link}|Open in SignalBridge>`;
     const posted = await postToSlack(webhook, text);
     if (!posted.ok) console.warn('[alerts] Slack refused a digest', { org: orgId, reason: posted.reason });
   }

@@ -3,7 +3,7 @@
  * with a test message) and a conversion's failure threshold.
  */
 import type { FailureThreshold } from '@/lib/shared/alerts';
-import { postToSlack, slackWebhookProblem, webhookHint } from '@/lib/server/alerts/slack';
+import { postToSlack, slackText, slackWebhookProblem, webhookHint } from '@/lib/server/alerts/slack';
 import { slackWebhookOf } from '@/lib/server/alerts/notify';
 import { DomainError, invalidFields, notFound } from '@/lib/server/errors';
 import { consumeRateLimits, type RateLimit } from '@/lib/server/rateLimit';
@@ -42,7 +42,10 @@ export async function sendSlackTest(orgId: string): Promise<{ sent: true }> {
   if (!webhook) throw new DomainError('invalid', 'Save a Slack webhook first.', { reason: 'no_webhook' });
   await consumeRateLimits([{ rule: SLACK_TESTS, key: orgId }]);
   const name = await repo.organizationName(orgId);
-  const posted = await postToSlack(webhook, `:wave: SignalBridge alerts for ${name} will arrive in this channel. (Test message)`);
+  const posted = await postToSlack(
+    webhook,
+    `:wave: SignalBridge alerts for ${slackText(name)} will arrive in this channel. (Test message)`,
+  );
   if (!posted.ok) throw new DomainError('invalid', `The test message was not accepted: ${posted.reason}`, { reason: 'slack_refused' });
   return { sent: true };
 }

@@ -27,8 +27,11 @@ export const API_VERSIONS = {
   googleAds: {
     api: 'Google Ads API (reports, accounts, conversion actions)',
     version: 'v26',
-    // Released October 2026; Google publishes each major's sunset in its deprecation schedule (majors live about a year).
-    sunset: null,
+    // Released October 2026; Google's published schedule projects its sunset for November 2027 (the 2026
+    // release table, https://developers.google.com/ads/blog/posts/2025/09/more-frequent-releases-coming-for;
+    // confirmed dates land in the sunset-dates page). Only the month is given: its first day is recorded, so
+    // the 60-day warning fires early rather than late.
+    sunset: '2027-11-01',
     source: 'https://developers.google.com/google-ads/api/docs/sunset-dates',
   },
   dataManager: {
@@ -40,9 +43,19 @@ export const API_VERSIONS = {
   microsoftAds: {
     api: 'Microsoft Advertising REST API (Customer Management, Campaign Management, Reporting)',
     version: 'v13',
-    // The SOAP endpoints of v13 end on 2027-01-31; we call REST only, which has no published end.
+    // The SOAP endpoints of v13 end on 2027-01-31 ("Migrate to REST"); we call REST only, which has no published end.
     sunset: null,
-    source: 'https://learn.microsoft.com/en-us/advertising/guides/migration-guide',
+    source: 'https://learn.microsoft.com/en-us/advertising/guides/migrate-to-rest',
+  },
+  stripe: {
+    api: "Stripe API (a customer's charges: payments as a conversion source)",
+    // The version the stripe package pins (node_modules/stripe/cjs/apiVersion.js; our billing client uses it),
+    // sent as Stripe-Version: without it each customer's account default decides a charge's shape
+    // (https://docs.stripe.com/api-versions: the header, else the SDK's pin, else the account's default).
+    version: '2026-10-28.endive',
+    // Stripe publishes no end for an API version.
+    sunset: null,
+    source: 'https://docs.stripe.com/api-versions',
   },
 } as const satisfies Record<string, PinnedVersion>;
 

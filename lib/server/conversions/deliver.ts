@@ -308,7 +308,8 @@ export async function deliverBatch(
     },
     options.counters,
   );
-  if (!options.test) await noteDeliveries(orgId, conversion.id);
+  // With the worker's counters the hour is not written yet: they note the deliveries once it is (router.ts).
+  if (!options.test && !options.counters) await noteDeliveries(orgId, conversion.id);
   return { rows, latencyMs };
 }
 

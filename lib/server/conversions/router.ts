@@ -8,6 +8,7 @@ import { createFairQuota, type FairQuota } from '@/lib/server/conversions/quota'
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
 import { conversionById, conversionsOfSource, recordDeliveries, recordFiltered, type CounterSink } from '@/lib/server/repos/conversions';
 import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
+import { noteDeliveries } from '@/lib/server/alerts/delivery';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
 /**
@@ -116,8 +117,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
   const lookup = options.lookup ?? { bySource: conversionsOfSource, byId: conversionById };
   const setAside = options.setAside ?? publishConversions;
   const recordNotSent = options.recordUnreadable ?? recordDeliveries;
-  // A router given its own delivery (a unit test) writes no counters of its own.
-  const counters: DeliveryCounters | undefined = options.counters ?? (options.deliver ? undefined : createDeliveryCounters());
+  // A router given its own delivery (a unit test) writes no counters of its own. A conversion's alerts are
+  // evaluated once its counters are written (a quiet burst of refusals is seen then, not missed before).
+  const counters: DeliveryCounters | undefined =
+    options.counters ?? (options.deliver ? undefined : createDeliveryCounters({ onWritten: noteDeliveries }));
   const sink: CounterSink | undefined = counters;
   const quotas = new Map<string, FairQuota>(
     Object.entries(options.sharedQuotas ?? { google_ads: Number(process.env.DATAMANAGER_REQUESTS_PER_MINUTE || 300) }).map(

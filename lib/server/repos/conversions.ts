@@ -21,8 +21,8 @@ import type {
   FilteredEvent,
 } from '@/lib/shared/conversions/conversion';
 import { isWarehouseSource, sourceKeyOf, type ReadState, type WarehouseSource } from '@/lib/shared/conversions/conversion';
-import type { MatchKey } from '@/lib/shared/conversions/matchKeys';
-import { addMatchCounts, emptyMatchCounts, type MatchCounts } from '@/lib/shared/conversions/quality';
+import { identifiersTakenBy, type MatchKey } from '@/lib/shared/conversions/matchKeys';
+import { addMatchCounts, emptyMatchCounts, type MatchCounts, type PlatformMeasure } from '@/lib/shared/conversions/quality';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 
@@ -62,6 +62,17 @@ function readStateOf(snap: DocumentSnapshot): ReadState {
 
 export const conversionRef = (orgId: string, id: string) => conversions(orgId).doc(id);
 
+/**
+ * The stored mapping, but a routing's identifiers are all its platform takes, read now: a routing saved
+ * before an identifier existed (its stored list frozen then) sends the new one too. Once someone picks
+ * its identifiers on the configuration page (`identifiers_chosen`), their list stands.
+ */
+function mappingOf(snap: DocumentSnapshot, platform: ConversionDestination['platform']): ConversionMapping {
+  const mapping = snap.get('mapping') as ConversionMapping;
+  const followsPlatform = snap.get('routing') === true && snap.get('identifiers_chosen') !== true;
+  return followsPlatform ? { ...mapping, identifiers: identifiersTakenBy(platform) } : mapping;
+}
+
 /** A stored conversion document as the app sees it. */
 export function toConversion(snap: DocumentSnapshot): Conversion {
   const source = sourceOf(snap.get('source') as StoredSource);
@@ -82,7 +93,7 @@ export function toConversion(snap: DocumentSnapshot): Conversion {
       targetId: destination.target_id,
       targetName: destination.target_name,
     },
-    mapping: snap.get('mapping') as ConversionMapping,
+    mapping: mappingOf(snap, destination.platform),
     status: snap.get('status'),
     statusReason: snap.get('status_reason') ?? null,
     pausedByPlan: snap.get('paused_by_plan') ?? null,
@@ -179,8 +190,8 @@ export async function createConversion(orgId: string, input: NewConversion & { i
 
 /**
  * The conversion behind an app's routing to one ad platform (the app's platform pages): every event of
- * the app, its own value, every identifier. Made, updated and removed with the routing; its id is
- * derived from the app and the platform.
+ * the app, its own value, every identifier its platform takes (identifiersTakenBy, read again at each
+ * load: mappingOf). Made, updated and removed with the routing; its id is derived from the app and the platform.
  */
 export async function saveRoutingConversion(
   orgId: string,
@@ -205,8 +216,11 @@ export async function saveRoutingConversion(
       mapping: {
         events: [],
         value: { mode: 'event' },
-        identifiers: ['email', 'phone', 'name', 'externalId', 'clickIds', 'context'],
+        // Stored for readers of the document; toConversion reads the platform's list afresh (mappingOf).
+        identifiers: identifiersTakenBy(destination.platform),
       } satisfies ConversionMapping,
+      // The routing page sets the whole mapping again: its identifiers follow the platform anew.
+      identifiers_chosen: false,
       status: options.active ? 'active' : 'paused',
       // Paused because the plan has no conversions: an upgrade resumes it (services/planLimits.ts).
       paused_by_plan: options.active ? null : (options.pausedByPlan ?? null),
@@ -273,6 +287,8 @@ export async function updateConversion(
   const { source, ...rest } = changes;
   const update: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
   if (source) Object.assign(update, sourceFields(source));
+  // Identifiers picked by hand stand, a routing's too (mappingOf).
+  if (changes.mapping) update.identifiers_chosen = true;
   // Paused or resumed by the user: no longer the plan's pause (an upgrade does not undo their pause).
   if (changes.status) update.paused_by_plan = null;
   // The lease goes too: a read of the old source under way can then neither move the new cursor nor
@@ -735,6 +751,70 @@ export async function matchQualityData(
   }
   const last = snap.get('last_request') as { id?: string; at?: Timestamp } | undefined;
   return { day, week, lastRequest: last?.id ? { id: last.id, at: last.at ? iso(last.at) : '' } : null };
+}
+
+/** The platform's own match-quality figure as kept on the conversion document (`platform_quality`). */
+export interface StoredPlatformMeasure {
+  measure: PlatformMeasure;
+  readAt: string;
+}
+
+/** The kept figure, when it is of `key` (the destination and target it was read for). */
+function storedMeasureOf(snap: DocumentSnapshot, key: string): (StoredPlatformMeasure & { freshUntil: number }) | null {
+  const kept = snap.get('platform_quality') as
+    { key?: string; measure_json?: string; read_at?: Timestamp; fresh_until?: Timestamp } | undefined;
+  if (!kept?.measure_json || kept.key !== key || !kept.read_at) return null;
+  return {
+    measure: JSON.parse(kept.measure_json) as PlatformMeasure,
+    readAt: iso(kept.read_at),
+    freshUntil: kept.fresh_until?.toMillis() ?? 0,
+  };
+}
+
+/**
+ * Whether this caller is the one to ask the platform for its figure: not while a kept figure is fresh, nor
+ * while another reader holds the claim (until `claimMs` after it took it). Taking the claim is one write in a
+ * transaction, so instances opening the page at once ask once between them.
+ */
+export async function claimPlatformMeasure(
+  orgId: string,
+  id: string,
+  key: string,
+  claimMs: number,
+  now = Date.now(),
+): Promise<{ stored: StoredPlatformMeasure | null; claimed: boolean }> {
+  const ref = conversions(orgId).doc(id);
+  return adminDb().runTransaction(async (transaction) => {
+    const snap = await transaction.get(ref);
+    if (!snap.exists) throw notFound('Conversion');
+    const kept = storedMeasureOf(snap, key);
+    const stored = kept ? { measure: kept.measure, readAt: kept.readAt } : null;
+    if (kept && kept.freshUntil > now) return { stored, claimed: false };
+    const claimedUntil = snap.get('platform_quality.claimed_until') as Timestamp | null | undefined;
+    if (claimedUntil && claimedUntil.toMillis() > now) return { stored, claimed: false };
+    transaction.update(ref, { 'platform_quality.claimed_until': Timestamp.fromMillis(now + claimMs) });
+    return { stored, claimed: true };
+  });
+}
+
+/** Keeps the figure just read (and ends the claim): the one write per cooldown besides the claim. */
+export async function savePlatformMeasure(
+  orgId: string,
+  id: string,
+  figure: { key: string; measure: PlatformMeasure; readAt: Date; freshUntil: Date },
+): Promise<void> {
+  await conversions(orgId)
+    .doc(id)
+    .update({
+      platform_quality: {
+        key: figure.key,
+        // As JSON: only ever read back whole, never queried, and no index entry per nested field.
+        measure_json: JSON.stringify(figure.measure),
+        read_at: Timestamp.fromDate(figure.readAt),
+        fresh_until: Timestamp.fromDate(figure.freshUntil),
+        claimed_until: null,
+      },
+    });
 }
 
 export type ParkReason = 'held' | 'failed';

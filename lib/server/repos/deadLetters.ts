@@ -55,11 +55,21 @@ export async function saveDeadLetters(letters: DeadLetter[]): Promise<void> {
   );
 }
 
-/** Messages and events set aside per queue, for one organization or (no orgId) all of them. */
-export async function countDeadLetters(orgId?: string): Promise<DeadLetterSummary> {
+/**
+ * How many dead letters the super admins' views count or read at most per query: an aggregation costs a
+ * read per 1,000 index entries and a page a read per document, so a flood must not make every view dear.
+ */
+export const DEAD_LETTER_COUNT_CAP = 10_000;
+
+/**
+ * Messages and events set aside per queue, for one organization or (no orgId) all of them; with `upTo`,
+ * counted over at most that many messages per queue (a count equal to it means at least that many).
+ */
+export async function countDeadLetters(orgId?: string, upTo?: number): Promise<DeadLetterSummary> {
   const count = async (queue: DeadLetterQueue): Promise<DeadLetterCounts> => {
     let query = collection().where('queue', '==', queue);
     if (orgId !== undefined) query = query.where('org', '==', orgId);
+    if (upTo !== undefined) query = query.limit(upTo);
     const snapshot = await query.aggregate({ messages: AggregateField.count(), events: AggregateField.sum('events') }).get();
     const { messages, events } = snapshot.data();
     return { messages, events: Number(events ?? 0) };
@@ -68,15 +78,27 @@ export async function countDeadLetters(orgId?: string): Promise<DeadLetterSummar
   return { conversions, sync };
 }
 
-/** Messages set aside per organization (null: not attributable), all queues together. For super admins. */
-export async function deadLettersByOrganization(): Promise<Array<{ org: string | null; messages: number; events: number }>> {
+/**
+ * Messages set aside per organization (null: not attributable), all queues together, over at most `upTo`
+ * documents in id order (`complete: false` when more wait). For super admins.
+ */
+export async function deadLettersByOrganization(upTo = DEAD_LETTER_COUNT_CAP): Promise<{
+  byOrganization: Array<{ org: string | null; messages: number; events: number }>;
+  complete: boolean;
+}> {
   const totals = new Map<string | null, { messages: number; events: number }>();
-  // Reads the small fields only (not the messages' data).
+  const answer = (complete: boolean) => ({
+    byOrganization: [...totals].map(([org, total]) => ({ org, ...total })).sort((a, b) => b.messages - a.messages),
+    complete,
+  });
   let cursor: string | undefined;
-  for (;;) {
-    let query = collection().orderBy(FieldPath.documentId()).select('org', 'events').limit(1000);
+  for (let read = 0; read < upTo;) {
+    const wanted = Math.min(1000, upTo - read);
+    // Reads the small fields only (not the messages' data).
+    let query = collection().orderBy(FieldPath.documentId()).select('org', 'events').limit(wanted);
     if (cursor) query = query.startAfter(cursor);
     const page = await query.get();
+    read += page.size;
     for (const doc of page.docs) {
       const org = (doc.get('org') as string | null) ?? null;
       const total = totals.get(org) ?? { messages: 0, events: 0 };
@@ -84,10 +106,13 @@ export async function deadLettersByOrganization(): Promise<Array<{ org: string |
       total.events += Number(doc.get('events') ?? 1);
       totals.set(org, total);
     }
-    if (page.size < 1000) break;
+    if (page.size < wanted) return answer(true);
     cursor = page.docs[page.size - 1]!.id;
   }
-  return [...totals].map(([org, total]) => ({ org, ...total })).sort((a, b) => b.messages - a.messages);
+  // Stopped at the cap: whether any letter lies beyond it.
+  let beyond = collection().orderBy(FieldPath.documentId()).select().limit(1);
+  if (cursor) beyond = beyond.startAfter(cursor);
+  return answer((await beyond.get()).empty);
 }
 
 /**

@@ -99,6 +99,11 @@ export interface DeliveryCountersOptions {
   maxTries?: number;
   /** Commits a batch (tests inject failures). */
   commit?: (batch: WriteBatch) => Promise<unknown>;
+  /**
+   * Told after a commit that wrote a conversion's counters (its hours or its document): what the alerts read
+   * has landed (the worker evaluates the conversion's alerts then, not before: alerts/delivery.ts).
+   */
+  onWritten?: (orgId: string, conversionId: string) => unknown;
 }
 
 export function createDeliveryCounters(options: DeliveryCountersOptions = {}): DeliveryCounters {
@@ -107,6 +112,17 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
   const worker = options.worker ?? randomBytes(4).toString('hex');
   const maxTries = options.maxTries ?? 5;
   const commit = options.commit ?? ((batch: WriteBatch) => batch.commit());
+  /** Tells `onWritten`; whatever it does, the counters go on. */
+  const written = (state: State) => {
+    try {
+      options.onWritten?.(state.orgId, state.conversionId);
+    } catch (error) {
+      console.error('[worker] told of written counters, and failed', {
+        conversion: state.conversionId,
+        error: (error as Error)?.message ?? error,
+      });
+    }
+  };
   const states = new Map<string, State>();
   /** When each conversion's document was last written by this worker. */
   const writtenAt = new Map<string, number>();
@@ -213,6 +229,7 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
       writtenAt.set(key, now);
     }
     forget(state, key, now);
+    written(state);
   }
 
   /**

@@ -9,6 +9,7 @@ import {
   type ConversionMapping,
   type ConversionPlatform,
   type ConversionSource,
+  type DeliveryRowDetail,
 } from '@/lib/shared/conversions/conversion';
 import { unmetMappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
@@ -16,10 +17,12 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { AD_PLATFORMS_IN_WORDS, isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { connectorFor, rowSourceOf } from '@/lib/server/connectors/registry';
 import { deliverBatch } from '@/lib/server/conversions/deliver';
+import { hidePersonalData } from '@/lib/server/conversions/personalData';
 import { sha256Hex } from '@/lib/server/sha256';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { getApp } from '@/lib/server/repos/apps';
+import { noteReveal, type RevealNote } from '@/lib/server/repos/audit';
 import * as repo from '@/lib/server/repos/conversions';
 import { getIntegration, listIntegrations } from '@/lib/server/repos/integrations';
 import { getPayment } from '@/lib/server/repos/payments';
@@ -187,10 +190,30 @@ export async function listDeliveries(orgId: string, id: string, options: { event
   return { deliveries, ...(filtered ? { filtered } : {}) };
 }
 
-/** One row of a delivery record opened: what was sent for it (hashed, as on the wire) and what the platform answered. */
-export async function deliveryRow(orgId: string, id: string, deliveryId: string, eventId: string) {
+/**
+ * One row of a delivery record opened: what was sent for it (hashed, as on the wire) and what the platform
+ * answered, the visitor's IP address and browser hidden (`hidden` names them).
+ */
+export async function deliveryRow(orgId: string, id: string, deliveryId: string, eventId: string): Promise<DeliveryRowDetail> {
   await repo.getConversion(orgId, id);
-  return repo.deliveryRow(orgId, id, deliveryId, eventId);
+  const detail = await repo.deliveryRow(orgId, id, deliveryId, eventId);
+  const { value: exchange, hidden } = hidePersonalData(detail.exchange);
+  return { ...detail, exchange, hidden };
+}
+
+/** The row with its personal data in clear, for an owner or admin; the reveal is noted first (who, what, when). */
+export async function revealDeliveryRow(
+  orgId: string,
+  id: string,
+  deliveryId: string,
+  eventId: string,
+  by: RevealNote['by'],
+): Promise<DeliveryRowDetail> {
+  await repo.getConversion(orgId, id);
+  const detail = await repo.deliveryRow(orgId, id, deliveryId, eventId);
+  const { hidden: fields } = hidePersonalData(detail.exchange);
+  if (fields.length > 0) await noteReveal(orgId, { by, conversionId: id, deliveryId, eventId, fields });
+  return { ...detail, hidden: [] };
 }
 
 /** Publishes a conversion's parked events again, for it alone (Retry, or after Reconnect). */

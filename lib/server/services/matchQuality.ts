@@ -9,6 +9,22 @@ import { DomainError } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/conversions';
 
 /**
+ * The platform's figure changes daily and each read spends the customer's API quota: it is kept on the
+ * conversion and asked again only after this cooldown, however often the page is opened and by whom.
+ */
+export const MEASURE_COOLDOWN_MS = 6 * 3600_000;
+/** A refusal or an outage is kept for less, so a reconnected login shows its figure within the half hour. */
+export const FAILED_MEASURE_COOLDOWN_MS = 30 * 60_000;
+/** How long a reader holds the claim while it asks; a reader that dies leaves it to the next after this. */
+const CLAIM_MS = 60_000;
+
+type MeasureRead = { measure: PlatformMeasure; readAt: string | null };
+type LastRequest = { id: string; at: string } | null;
+
+/** Reads under way in this instance, per conversion: concurrent page views share one. */
+const reading = new Map<string, Promise<MeasureRead>>();
+
+/**
  * A conversion's match quality: the share of its events carrying each match key (counted by the
  * worker into the hour documents), what would raise it, and the platform's own measure beside it.
  */
@@ -16,28 +32,59 @@ export async function conversionQuality(orgId: string, id: string): Promise<Conv
   const conversion = await repo.getConversion(orgId, id);
   const { day, week, lastRequest } = await repo.matchQualityData(orgId, id);
   const platform = conversion.destination.platform;
+  const { measure, readAt } = await platformMeasureOf(orgId, conversion, lastRequest);
   return {
     platform,
     keys: matchKeysTakenBy(platform),
     day,
     week,
     advice: qualityAdvice(week.events > 0 ? week : day, platform, conversion.source.type, conversion.mapping.identifiers),
-    platformMeasure: await platformMeasureOf(orgId, conversion, lastRequest),
+    platformMeasure: measure,
+    platformMeasureReadAt: readAt,
   };
 }
 
-/** Asks the platform for its own figure; a refusal or an outage becomes words on the page, never a failed page. */
-async function platformMeasureOf(
-  orgId: string,
-  conversion: Conversion,
-  lastRequest: { id: string; at: string } | null,
-): Promise<PlatformMeasure> {
-  const { platform, destinationId, targetId } = conversion.destination;
+/** The platform's figure: kept, or read once per cooldown (shared by concurrent page views). */
+async function platformMeasureOf(orgId: string, conversion: Conversion, lastRequest: LastRequest): Promise<MeasureRead> {
+  const { platform } = conversion.destination;
   // Meta and Google Ads report match quality of their own; any other platform is not asked.
   if (platform !== 'meta_ads' && platform !== 'google_ads')
-    return { status: 'not_reported', message: 'This platform reports no match quality of its own.' };
+    return { measure: { status: 'not_reported', message: 'This platform reports no match quality of its own.' }, readAt: null };
   if (platform === 'google_ads' && !lastRequest)
-    return { status: 'not_reported', message: 'Google Ads reports on requests: none has been delivered yet.' };
+    return { measure: { status: 'not_reported', message: 'Google Ads reports on requests: none has been delivered yet.' }, readAt: null };
+  const flight = `${orgId}/${conversion.id}`;
+  let pending = reading.get(flight);
+  if (!pending) {
+    pending = keptOrRead(orgId, conversion, lastRequest).finally(() => reading.delete(flight));
+    reading.set(flight, pending);
+  }
+  return pending;
+}
+
+/** The kept figure while fresh or while another instance reads it; otherwise this caller asks and keeps the answer. */
+async function keptOrRead(orgId: string, conversion: Conversion, lastRequest: LastRequest): Promise<MeasureRead> {
+  const { platform, destinationId, targetId } = conversion.destination;
+  // A figure is of one destination's target: a conversion moved to another pixel asks afresh.
+  const key = `${platform}:${destinationId}:${targetId}`;
+  const { stored, claimed } = await repo.claimPlatformMeasure(orgId, conversion.id, key, CLAIM_MS);
+  if (!claimed) {
+    return (
+      stored ?? {
+        measure: { status: 'not_reported', message: 'The platform is being asked for its figure: refresh in a minute.' },
+        readAt: null,
+      }
+    );
+  }
+  const measure = await askPlatform(orgId, conversion, lastRequest);
+  const readAt = new Date();
+  const cooldown = measure.status === 'unavailable' ? FAILED_MEASURE_COOLDOWN_MS : MEASURE_COOLDOWN_MS;
+  await repo.savePlatformMeasure(orgId, conversion.id, { key, measure, readAt, freshUntil: new Date(readAt.getTime() + cooldown) });
+  return { measure, readAt: readAt.toISOString() };
+}
+
+/** Asks the platform for its own figure; a refusal or an outage becomes words on the page, never a failed page. */
+async function askPlatform(orgId: string, conversion: Conversion, lastRequest: LastRequest): Promise<PlatformMeasure> {
+  const { platform, destinationId, targetId } = conversion.destination;
   try {
     const { session } = await openSessionOf(orgId, 'destination', destinationId);
     return platform === 'meta_ads'

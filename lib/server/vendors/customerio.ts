@@ -34,8 +34,21 @@ function trackClient(): TrackClient | null {
 export interface TransactionalEmail {
   to: string;
   messageId: string;
+  /** The template's data, as plain text: each value is HTML-escaped here, once, for every template. */
   data: Record<string, string>;
 }
+
+/**
+ * Customer.io's Liquid templates insert message data as it comes, and much of ours is text people chose
+ * (an organization's or a conversion's name, an inviter's address): every value goes HTML-escaped, so a
+ * template needs no `escape` filter (docs/PRODUCT.md, "Emails").
+ */
+export function htmlEscape(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+const escapedData = (data: Record<string, string>) =>
+  Object.fromEntries(Object.entries(data).map(([name, value]) => [name, htmlEscape(value)]));
 
 /** Sends a transactional email; false (and a log line) when it could not be sent or is not configured. */
 export async function sendTransactionalEmail({ to, messageId, data }: TransactionalEmail): Promise<boolean> {
@@ -45,7 +58,9 @@ export async function sendTransactionalEmail({ to, messageId, data }: Transactio
     return false;
   }
   try {
-    await api.sendEmail(new SendEmailRequest({ to, transactional_message_id: messageId, identifiers: { email: to }, message_data: data }));
+    await api.sendEmail(
+      new SendEmailRequest({ to, transactional_message_id: messageId, identifiers: { email: to }, message_data: escapedData(data) }),
+    );
     return true;
   } catch (error) {
     console.error('[customerio] sending failed', { to, messageId, error: error instanceof Error ? error.message : error });

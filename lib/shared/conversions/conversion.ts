@@ -245,6 +245,8 @@ export interface DeliveryRowDetail {
   test: boolean;
   /** The row as sent, the platform's answer about it alone, and its answer to the whole call (any may be absent). */
   exchange: { sent?: unknown; answer?: unknown; requestAnswer?: unknown; tooLarge?: boolean } | null;
+  /** Wire names of the fields shown hidden (the visitor's IP address, browser); an owner or admin may reveal them. */
+  hidden?: string[];
 }
 
 /** “filtered out: 'Form Submitted' is not one of Lead, Purchase”. */

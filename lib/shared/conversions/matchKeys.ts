@@ -1,3 +1,4 @@
+import { IDENTIFIERS, type Identifier } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { Platform } from '@/lib/shared/integrations/platforms';
 
@@ -69,4 +70,33 @@ export function matchKeysTakenBy(platform: Platform): MatchKey[] {
 export function matchKeysOf(event: ConversionEvent, platform: Platform): MatchKey[] {
   const carried = CARRIED[platform] ?? ANY;
   return MATCH_KEYS.filter((key) => (key === 'consent' ? hasConsent(event) : Boolean(carried[key]?.(event))));
+}
+
+/** The mapping choices that carry each key (consent travels with every event; Google's address needs the names). */
+const IDENTIFIERS_OF_KEY: Record<MatchKey, Identifier[]> = {
+  email: ['email'],
+  phone: ['phone'],
+  address: ['name', 'address'],
+  clickId: ['clickIds'],
+  ipUserAgent: ['context'],
+  consent: [],
+};
+
+/**
+ * What a platform takes beyond the keys counted above: Meta's Conversions API also matches by date of
+ * birth (db), gender (ge) and external id (docs/MATCH_KEYS.md). Google and Microsoft take nothing more.
+ */
+const ALSO_TAKEN: Partial<Record<Platform, Identifier[]>> = {
+  meta_ads: ['name', 'dateOfBirth', 'gender', 'externalId'],
+};
+
+/**
+ * Every identifier a platform takes: what an app's routing sends (it takes all its platform accepts,
+ * read at delivery, so an identifier added later reaches routings made before it). Analytics and
+ * warehouse destinations keep every identifier.
+ */
+export function identifiersTakenBy(platform: Platform): Identifier[] {
+  if (!CARRIED[platform]) return [...IDENTIFIERS];
+  const taken = new Set([...matchKeysTakenBy(platform).flatMap((key) => IDENTIFIERS_OF_KEY[key]), ...(ALSO_TAKEN[platform] ?? [])]);
+  return IDENTIFIERS.filter((identifier) => taken.has(identifier));
 }

@@ -166,4 +166,6 @@ export interface ConversionQuality {
   week: MatchCounts;
   advice: Advice[];
   platformMeasure: PlatformMeasure;
+  /** When the platform was asked for its figure (ISO; it is kept and asked again after a cooldown), null when not asked. */
+  platformMeasureReadAt: string | null;
 }

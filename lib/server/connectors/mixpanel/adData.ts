@@ -53,9 +53,10 @@ export function toAdDataEvent(connectionId: string, row: AdRow, key = adRowKey(r
 }
 
 /**
- * Imports the slice's rows, 2,000 per request (one row per key, the last given wins). Rows Mixpanel
- * refuses come back in `failed` with its words; a request refused as a whole throws the import's
- * PlatformError (needs_reauth, rate_limited, retryable, invalid), and running it again is safe.
+ * Imports the slice's rows, 2,000 per request or fewer when they pass 2 MB (one row per key, the last
+ * given wins). Rows Mixpanel refuses come back in `failed` with its words; a request refused as a
+ * whole throws the import's PlatformError (needs_reauth, rate_limited, retryable, invalid), and
+ * running it again is safe.
  */
 export async function replaceAdData(session: Session, target: WriteTarget, slice: AdDataSlice, rows: AdRow[]): Promise<WriteResult> {
   const { projectId } = mixpanelSessionOf(session);
@@ -72,11 +73,11 @@ export async function replaceAdData(session: Session, target: WriteTarget, slice
   const result: WriteResult = { written: 0, calls: 0, failed: [] };
   for (let start = 0; start < unique.length; start += MAX_IMPORT_EVENTS) {
     const chunk = unique.slice(start, start + MAX_IMPORT_EVENTS);
-    const refused = await importEvents(
+    const { failed: refused, requests } = await importEvents(
       session,
       chunk.map(([key, row]) => toAdDataEvent(slice.connectionId, row, key)),
     );
-    result.calls += 1;
+    result.calls += requests;
     result.written += chunk.length - refused.length;
     result.failed.push(...refused.map((record) => ({ key: chunk[record.index]![0], message: record.message })));
   }

@@ -60,9 +60,9 @@ export const mixpanelDelivery: Delivery = {
     return null;
   },
   /**
-   * One import per batch into the project of the session's service account (the caller's target
-   * is that project). Rows Mixpanel names in `failed_records` are rejected with its words; every
-   * other row was imported.
+   * One import per batch (more when it passes 2 MB, or Mixpanel answers 413) into the project of
+   * the session's service account (the caller's target is that project). Rows Mixpanel names in
+   * `failed_records` are rejected with its words; every other row was imported.
    */
   async send(session, _account, target, events) {
     const { projectId } = mixpanelSessionOf(session);
@@ -73,7 +73,8 @@ export const mixpanelDelivery: Delivery = {
         'forbidden',
         `This Mixpanel login is for project ${projectId}, not ${target.id}. Pick the destination of that project.`,
       );
-    const failed = new Map((await importEvents(session, events.map(toMixpanelEvent))).map((record) => [record.index, record.message]));
+    const { failed: refused } = await importEvents(session, events.map(toMixpanelEvent));
+    const failed = new Map(refused.map((record) => [record.index, record.message]));
     return events.map((event, index): RowOutcome => {
       const reason = failed.get(index);
       return reason === undefined ? { id: event.id, status: 'delivered' } : { id: event.id, status: 'rejected', reason };

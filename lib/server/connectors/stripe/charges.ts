@@ -1,5 +1,5 @@
-import { stripeConfig } from '@/lib/server/connectors/stripe/config';
-import { bearer, requestJson } from '@/lib/server/connectors/http';
+import { stripeConfig, stripeHeaders } from '@/lib/server/connectors/stripe/config';
+import { requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
 
@@ -85,7 +85,7 @@ async function collect(
     if (until !== null) query.set('created[lte]', String(until));
     if (after) query.set('starting_after', after);
     const { status, body } = await requestJson('stripe', `${stripeConfig().apiUrl}/v1/charges?${query}`, {
-      headers: bearer(session.accessToken),
+      headers: stripeHeaders(session.accessToken),
     });
     if (status !== 200) throw chargesError(status, body);
     const page = (body.data ?? []) as StripeCharge[];

@@ -1,4 +1,4 @@
-import { stripeConfig } from '@/lib/server/connectors/stripe/config';
+import { stripeConfig, stripeHeaders } from '@/lib/server/connectors/stripe/config';
 import { requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
@@ -15,7 +15,7 @@ export interface StripeCredential {
  */
 async function checkRestrictedKey(apiKey: string): Promise<void> {
   const { status, body } = await requestJson('stripe', `${stripeConfig().apiUrl}/v1/charges?limit=1`, {
-    headers: { Authorization: `Bearer ${apiKey}` },
+    headers: stripeHeaders(apiKey),
   });
   if (status === 200) return;
   if (status === 401)
