@@ -1,4 +1,5 @@
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
+import { pubsub, TOPICS } from '@/lib/server/queue/pubsub';
 
 const TIMEOUT_MS = 3000;
 
@@ -23,4 +24,16 @@ export async function checkHealth() {
     answers(() => adminDb().collection('health').doc('probe').get()),
   ]);
   return { auth, firestore };
+}
+
+/**
+ * Whether this instance can serve: Firestore answers and the conversions topic, where every accepted
+ * event is published before its 202, is reachable (a publish-side metadata read, no message).
+ */
+export async function checkReadiness() {
+  const [firestore, pubsubReachable] = await Promise.all([
+    answers(() => adminDb().collection('health').doc('probe').get()),
+    answers(() => pubsub().topic(TOPICS.conversions).getMetadata()),
+  ]);
+  return { firestore, pubsub: pubsubReachable };
 }

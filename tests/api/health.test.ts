@@ -1,23 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import handler from '@/pages/api/health';
+import readyHandler from '@/pages/api/health/ready';
 import adminHealthHandler from '@/pages/api/admin/health';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { ensureTopology } from '@/lib/server/queue/pubsub';
 import { countDeadLetters, deadLettersByOrganization, deleteDeadLetters, saveDeadLetters } from '@/lib/server/repos/deadLetters';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { createTestUser } from '@/tests/fixtures/firebase';
 
-let s: Record<'health' | 'admin', TestServer>;
+let s: Record<'health' | 'ready' | 'admin', TestServer>;
 beforeAll(async () => {
-  s = await serveHandlers({ health: handler, admin: adminHealthHandler });
+  s = await serveHandlers({ health: handler, ready: readyHandler, admin: adminHealthHandler });
   // A process's first Firestore read loads gRPC (seconds on a busy machine): not the 3 s the probe allows.
   await adminDb().collection('health').doc('probe').get();
+  // The topics exist, as cloud:setup leaves them in a real project (and loading Pub/Sub's client, too, takes seconds).
+  await ensureTopology();
 });
 afterAll(() => closeAll(s));
 
-test('public health says up, and nothing else: no services, no dead letters, no organization', async () => {
+test('liveness says the process answers, and nothing else: no services, no dead letters, no organization', async () => {
   const response = await call(s.health);
   expect(response.status).toBe(200);
   expect(response.body).toEqual({ status: 'ok' });
+});
+
+test('readiness says whether Firestore and Pub/Sub answer, without naming either', async () => {
+  const response = await call(s.ready);
+  expect(response.status).toBe(200);
+  expect(response.body).toEqual({ status: 'ready' });
 });
 
 test('refuses other methods with 405 and says which one to use', async () => {
@@ -36,7 +46,7 @@ test('the detail (services, dead letters waiting) is for super admins only: 401 
   expect(detail.status).toBe(200);
   expect(detail.body).toEqual({
     status: 'ok',
-    services: { auth: true, firestore: true },
+    services: { auth: true, firestore: true, pubsub: true },
     deadLetters: { conversions: expect.any(Number), sync: expect.any(Number), countedUpTo: 10_000 },
   });
 });

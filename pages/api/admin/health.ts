@@ -1,5 +1,5 @@
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { checkHealth } from '@/lib/server/health';
+import { checkHealth, checkReadiness } from '@/lib/server/health';
 import { countDeadLetters, DEAD_LETTER_COUNT_CAP } from '@/lib/server/repos/deadLetters';
 
 /**
@@ -11,8 +11,9 @@ export default createHandler({
   GET: route({
     access: 'superAdmin',
     async handle() {
-      const services = await checkHealth();
-      const up = services.auth && services.firestore;
+      const [{ auth, firestore }, { pubsub }] = await Promise.all([checkHealth(), checkReadiness()]);
+      const services = { auth, firestore, pubsub };
+      const up = auth && firestore && pubsub;
       // Dead letters are reported, not a failure of this instance.
       const deadLetters = up
         ? await countDeadLetters(undefined, DEAD_LETTER_COUNT_CAP).then(
