@@ -83,6 +83,7 @@ export const VARIABLES = {
   PUBSUB_EMULATOR_HOST: { format: hostPort },
   APP_URL: { format: url, required: true },
   CREDENTIALS_ENCRYPTION_KEY: { format: base64Key32, secret: true, required: true },
+  CREDENTIALS_ENCRYPTION_KEY_PREVIOUS: { format: base64Key32, secret: true },
   TRUSTED_PROXY_HOPS: { format: z.string().regex(/^\d$/, 'must be a whole number from 0 to 9') },
   LOG_LEVEL: {
     format: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { message: 'must be a pino level (info, warn …)' }),

@@ -7,12 +7,25 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
  */
 const VERSION = 'v1';
 
+function decodeKey(name: string, raw: string): Buffer {
+  const decoded = Buffer.from(raw, 'base64');
+  if (decoded.length !== 32) throw new Error(`${name} must be 32 bytes, base64-encoded`);
+  return decoded;
+}
+
 function key(): Buffer {
   const raw = process.env.CREDENTIALS_ENCRYPTION_KEY;
   if (!raw) throw new Error('CREDENTIALS_ENCRYPTION_KEY is not set (32 random bytes, base64)');
-  const decoded = Buffer.from(raw, 'base64');
-  if (decoded.length !== 32) throw new Error('CREDENTIALS_ENCRYPTION_KEY must be 32 bytes, base64-encoded');
-  return decoded;
+  return decodeKey('CREDENTIALS_ENCRYPTION_KEY', raw);
+}
+
+/**
+ * The keys a sealed value may open with: the current one, then (while a rotation is under way,
+ * docs/DEPLOY.md) CREDENTIALS_ENCRYPTION_KEY_PREVIOUS. Sealing always uses the current one.
+ */
+function openingKeys(): Buffer[] {
+  const previous = process.env.CREDENTIALS_ENCRYPTION_KEY_PREVIOUS;
+  return previous ? [key(), decodeKey('CREDENTIALS_ENCRYPTION_KEY_PREVIOUS', previous)] : [key()];
 }
 
 export function seal(plaintext: string, associatedData: string): string {
@@ -28,10 +41,19 @@ export function seal(plaintext: string, associatedData: string): string {
 export function open(sealed: string, associatedData: string): string {
   const [version, iv, tag, ciphertext] = sealed.split('.');
   if (version !== VERSION || !iv || !tag || ciphertext === undefined) throw new Error('Not a sealed credential');
-  const decipher = createDecipheriv('aes-256-gcm', key(), Buffer.from(iv, 'base64url'));
-  decipher.setAAD(Buffer.from(associatedData));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-  return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+  let failure: unknown;
+  // The authentication tag decides: a value sealed under the previous key fails under the current one.
+  for (const candidate of openingKeys()) {
+    const decipher = createDecipheriv('aes-256-gcm', candidate, Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(associatedData));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    try {
+      return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
 }
 
 /** A secret derived from the credentials key for another purpose (state signing), never the key itself. */

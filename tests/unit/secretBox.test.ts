@@ -28,3 +28,24 @@ test('a missing or short key is a configuration error, not a silent fallback', (
   process.env.CREDENTIALS_ENCRYPTION_KEY = Buffer.alloc(16).toString('base64');
   expect(() => seal('x', 'a')).toThrow('32 bytes');
 });
+
+test('a key rotation: values sealed under the previous key still open while it is configured, new ones use the new key', () => {
+  const oldKey = Buffer.alloc(32, 1).toString('base64');
+  process.env.CREDENTIALS_ENCRYPTION_KEY = oldKey;
+  const sealedBefore = seal('before', 'org-a/cred-1');
+  process.env.CREDENTIALS_ENCRYPTION_KEY = Buffer.alloc(32, 2).toString('base64');
+  try {
+    expect(() => open(sealedBefore, 'org-a/cred-1')).toThrow();
+    process.env.CREDENTIALS_ENCRYPTION_KEY_PREVIOUS = oldKey;
+    expect(open(sealedBefore, 'org-a/cred-1')).toBe('before');
+    const sealedAfter = seal('after', 'org-a/cred-1');
+    delete process.env.CREDENTIALS_ENCRYPTION_KEY_PREVIOUS;
+    expect(open(sealedAfter, 'org-a/cred-1')).toBe('after');
+    // Still bound to its document under either key.
+    process.env.CREDENTIALS_ENCRYPTION_KEY_PREVIOUS = oldKey;
+    expect(() => open(sealedBefore, 'org-b/cred-1')).toThrow();
+  } finally {
+    process.env.CREDENTIALS_ENCRYPTION_KEY = oldKey;
+    delete process.env.CREDENTIALS_ENCRYPTION_KEY_PREVIOUS;
+  }
+});
