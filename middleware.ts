@@ -13,8 +13,11 @@ import {
   sessionRedirect,
 } from '@/lib/shared/navigation';
 import { hasActiveSubscription, requiresSubscription } from '@/lib/shared/billing/gate';
+import { publicConfig } from '@/lib/shared/config';
 import { adminAuth } from '@/lib/server/firebaseAdmin';
 import { SESSION_COOKIE } from '@/lib/server/http/authenticate';
+import { pageScripts } from '@/lib/server/http/pageScripts';
+import { securityHeaders } from '@/lib/server/http/securityHeaders';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
 import { isSuperAdmin } from '@/lib/server/repos/users';
@@ -54,10 +57,12 @@ async function pageGate(pathname: string, uid: string): Promise<string | null> {
 }
 
 /** The navigation rules of docs/PRODUCT.md §3 for full page loads; RouteGuard applies them in the browser. */
-export async function middleware(request: NextRequest) {
+async function navigate(request: NextRequest): Promise<NextResponse> {
   // Client-side transitions (and prefetches, which would cache a redirect) are RouteGuard's.
   if (request.headers.has('x-nextjs-data')) return NextResponse.next();
   const { pathname, search } = request.nextUrl;
+  // The error pages, asked for by name, are open to anyone.
+  if (pathname === '/404' || pathname === '/500') return NextResponse.next();
   const uid = await sessionUid(request);
   const callback =
     safeCallback(request.nextUrl.searchParams.get(CALLBACK_PARAM)) ?? safeCallback(request.cookies.get(CALLBACK_COOKIE)?.value);
@@ -82,8 +87,25 @@ export async function middleware(request: NextRequest) {
   return gate ? NextResponse.redirect(new URL(gate, request.url)) : NextResponse.next();
 }
 
+/** Every page response carries the Content-Security-Policy (and, served over https, HSTS) of lib/server/http/securityHeaders.ts. */
+export async function middleware(request: NextRequest) {
+  const response = await navigate(request);
+  const headers = securityHeaders({
+    nodeEnv: process.env.NODE_ENV,
+    appUrl: process.env.APP_URL,
+    firebaseAuthDomain: publicConfig.firebase.authDomain,
+    authEmulatorUrl: publicConfig.useEmulators ? publicConfig.authEmulatorUrl : null,
+    firestoreEmulatorHost: publicConfig.useEmulators ? publicConfig.firestoreEmulatorHost : null,
+    billingApiUrl: publicConfig.billingApiUrl,
+    intercom: Boolean(publicConfig.intercomAppId),
+    scriptHashes: pageScripts().hashesFor(request.nextUrl.pathname),
+  });
+  for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
+  return response;
+}
+
 export const config = {
   runtime: 'nodejs',
   // Pages only: not the API (it authenticates itself), not Next's assets or public files.
-  matcher: ['/((?!api/|_next/|favicon.svg|404$|500$).*)'],
+  matcher: ['/((?!api/|_next/|favicon.svg).*)'],
 };

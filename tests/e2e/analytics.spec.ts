@@ -41,7 +41,9 @@ test('sign-up sends Account Created once; creating the organization sends Organi
 });
 
 test('a new deployment shows a non-blocking banner offering a reload', async ({ page }) => {
-  const buildIdFile = path.join(process.cwd(), process.env.NEXT_DIST_DIR || '.next', 'BUILD_ID');
+  // The e2e server is the standalone one: it reads the BUILD_ID inside its own folder (a deployment replaces it).
+  const distDir = process.env.NEXT_DIST_DIR || '.next';
+  const buildIdFile = path.join(process.cwd(), distDir, 'standalone', distDir, 'BUILD_ID');
   const original = readFileSync(buildIdFile, 'utf8');
   await page.goto('/login');
   await expect(page.getByRole('heading', { name: 'Log in to SignalBridge' })).toBeVisible();
