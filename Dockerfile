@@ -19,11 +19,8 @@ RUN npm run build
 FROM node:24.21.0-bookworm-slim AS worker-deps
 WORKDIR /app/worker
 COPY package.json package-lock.json ./
-# next names @playwright/test as an optional peer, so npm keeps it and playwright under --omit=dev (npm's
-# "devOptional"); nothing at run time loads them. scripts/lib/rehearsal.ts installs the same way and checks.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && rm -rf node_modules/@playwright node_modules/playwright node_modules/playwright-core \
- && npm cache clean --force
+# scripts/lib/rehearsal.ts installs the same way and checks that no dev tool comes along.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 
 # --- run: non-root, Node 24 slim
 FROM node:24.21.0-bookworm-slim

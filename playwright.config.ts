@@ -1,4 +1,4 @@
-import { defineConfig, devices } from '@playwright/test';
+import { defineConfig, devices } from 'playwright/test';
 import { KEEP_ALIVE_MS } from './sandbox/server';
 
 const port = Number(process.env.E2E_PORT || 3100);

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, type Page } from '@playwright/test';
+import { type Browser, type Page } from 'playwright/test';
 import type { Result } from 'axe-core';
 import { DEMO } from '@/scripts/lib/demo';
 import { realPath, richOrganization, type RichOrganization } from '@/tests/e2e/richOrganization';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext } from 'playwright/test';
 import { DEMO } from '@/scripts/lib/demo';
 import { createTestUser, persistedState, uniqueEmail } from '@/tests/e2e/helpers';
 import { expect, test } from '@/tests/e2e/support/fixtures';

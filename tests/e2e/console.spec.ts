@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type Page, type Response } from '@playwright/test';
+import { type Page, type Response } from 'playwright/test';
 import { uniqueEmail, userWithOrganizations } from '@/tests/e2e/helpers';
 import { realPath, richOrganization } from '@/tests/e2e/richOrganization';
 import { ROUTES } from '@/tests/e2e/routes';

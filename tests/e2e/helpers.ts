@@ -1,4 +1,4 @@
-import { type Page } from '@playwright/test';
+import { type Page } from 'playwright/test';
 import { createTestOrganization, createTestUser, uniqueEmail, type TestUser } from '@/tests/fixtures/firebase';
 import type { OrganizationRole } from '@/lib/shared/permissions';
 

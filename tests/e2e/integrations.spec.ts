@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Page } from '@playwright/test';
+import { type Page } from 'playwright/test';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { DEMO } from '@/scripts/lib/demo';
 import { createTestOrganization, createTestUser, fakeCustomerIo, userWithOrganizations } from '@/tests/e2e/helpers';

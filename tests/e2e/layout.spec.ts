@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Page } from '@playwright/test';
+import { type Page } from 'playwright/test';
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { createTestOrganization } from '@/tests/e2e/helpers';

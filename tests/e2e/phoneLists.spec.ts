@@ -1,4 +1,4 @@
-import { type Locator, type Page } from '@playwright/test';
+import { type Locator, type Page } from 'playwright/test';
 import { FAILED_RUN_MESSAGE, realPath, richOrganization } from '@/tests/e2e/richOrganization';
 import { expect, test } from '@/tests/e2e/support/fixtures';
 

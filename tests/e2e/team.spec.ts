@@ -1,4 +1,4 @@
-import { type APIRequestContext, type Browser, type Page } from '@playwright/test';
+import { type APIRequestContext, type Browser, type Page } from 'playwright/test';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createTestOrganization, createTestUser, fakeCustomerIo, uniqueEmail, type TestUser } from '@/tests/e2e/helpers';
 import { LoginPage, SignUpPage, type Landing } from '@/tests/e2e/support/authPages';

@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from 'playwright/test';
 import { persistedState, type TestUser } from '@/tests/e2e/helpers';
 
 /** Where a sign-in or sign-up leads: a path, or a pattern when the path is not known in advance. */

@@ -1,4 +1,4 @@
-import { type Locator, type Page } from '@playwright/test';
+import { type Locator, type Page } from 'playwright/test';
 
 /** /{org}/connection: the list, or the three-step guide of an organization without connections. */
 export class ConnectionsPage {

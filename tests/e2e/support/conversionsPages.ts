@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from 'playwright/test';
 
 /** /{org}/app: the websites whose form submissions become conversions. */
 export class AppsPage {

@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Page } from 'playwright/test';
 
 export const sandboxUrl = () => process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
 

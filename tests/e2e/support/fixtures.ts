@@ -1,4 +1,4 @@
-import { test as base } from '@playwright/test';
+import { test as base } from 'playwright/test';
 import { AppShell, ForgotPasswordPage, LoginPage, SignUpPage } from '@/tests/e2e/support/authPages';
 import { ConnectionPage, ConnectionsPage, NewConnectionPage } from '@/tests/e2e/support/connectionsPages';
 import { AppsPage, ConversionsPage, NewConversionPage } from '@/tests/e2e/support/conversionsPages';
@@ -7,7 +7,7 @@ import { OnboardingPage, OrganizationsPage } from '@/tests/e2e/support/organizat
 import { SourcesPage } from '@/tests/e2e/support/sourcesPage';
 import { TeamPage } from '@/tests/e2e/support/teamPage';
 
-export { expect } from '@playwright/test';
+export { expect } from 'playwright/test';
 
 interface PageObjects {
   loginPage: LoginPage;

@@ -1,4 +1,4 @@
-import { type Locator, type Page } from '@playwright/test';
+import { type Locator, type Page } from 'playwright/test';
 
 /** /onboarding: the first organization of a user who has none, and the invitations waiting for them. */
 export class OnboardingPage {

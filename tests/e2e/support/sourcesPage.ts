@@ -1,4 +1,4 @@
-import { expect, type Page } from '@playwright/test';
+import { expect, type Page } from 'playwright/test';
 
 /** /{org}/source: the ad platforms an organization reads from, connected through the sandbox's consent pages. */
 export class SourcesPage {

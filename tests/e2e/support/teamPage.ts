@@ -1,4 +1,4 @@
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from 'playwright/test';
 
 /** /{org}/settings, its team part: members, invitations and the invite form. */
 export class TeamPage {
