@@ -1,11 +1,11 @@
 /**
- * `npm run cloud:setup -- --project <id> [--location <region>]`: creates (or sets back) every Pub/Sub topic
- * and subscription the app and the workers use in a Google Cloud project, from the declarations in
- * lib/server/queue/pubsub.ts; safe to run again. Credentials: Application Default Credentials
- * (`gcloud auth application-default login`); with PUBSUB_EMULATOR_HOST set it talks to that emulator.
- * The Cloud Scheduler tick is printed as a gcloud command: @google-cloud/scheduler is not a dependency.
+ * `npm run cloud:setup -- --project <id> [--location <region>] [--dry-run]`: the Google Cloud project as
+ * code (docs/DEPLOY.md): Pub/Sub, the scheduler tick, Firestore indexes, TTL policies and rules, the secret
+ * containers, the services' accounts and their roles. Idempotent; --dry-run prints the change list and
+ * changes nothing. Credentials: Application Default Credentials. PUBSUB_EMULATOR_HOST sends Pub/Sub to that
+ * emulator, CLOUD_SETUP_API_URL every other API to one origin (the fake: `npx tsx sandbox/gcp.ts`).
  */
-import { schedulerCommand, setUpPubSub } from '@/lib/server/queue/cloudSetup';
+import { setUpProject } from '@/scripts/lib/cloud';
 
 function argument(name: string): string | undefined {
   const index = process.argv.indexOf(`--${name}`);
@@ -15,30 +15,25 @@ function argument(name: string): string | undefined {
 async function main() {
   const projectId = argument('project');
   if (!projectId || projectId.startsWith('--')) {
-    console.error('Usage: npm run cloud:setup -- --project <id> [--location <region, default us-central1>]');
+    console.error('Usage: npm run cloud:setup -- --project <id> [--location <region, default us-central1>] [--dry-run]');
     process.exit(2);
   }
-  const location = argument('location') ?? 'us-central1';
+  const dryRun = process.argv.includes('--dry-run');
+  const apiUrl = process.env.CLOUD_SETUP_API_URL;
+  console.log(`Project ${projectId}${dryRun ? ' (dry run: nothing is changed)' : ''}${apiUrl ? `, Google APIs at ${apiUrl}` : ''}`);
+  const { counts, todo } = await setUpProject({
+    projectId,
+    location: argument('location'),
+    dryRun,
+    log: (line) => console.log(line),
+  });
+  const [create, update] = dryRun ? ['to create', 'to update'] : ['created', 'updated'];
   console.log(
-    `Pub/Sub of project ${projectId}${process.env.PUBSUB_EMULATOR_HOST ? ` (emulator ${process.env.PUBSUB_EMULATOR_HOST})` : ''}:`,
+    `\n${counts.create} ${create}, ${counts.update} ${update}, ${counts.unchanged} already as declared, ${counts.problem} problems.` +
+      (dryRun ? ' Nothing was changed.' : ''),
   );
-  const report = await setUpPubSub(projectId, (line) => console.log(`  ${line}`));
-  console.log(`  ${report.created.length} created, ${report.updated.length} updated, ${report.unchanged.length} already as declared.`);
-  for (const problem of report.problems) console.error(`  PROBLEM: ${problem}`);
-  console.log(
-    [
-      '',
-      'Dead letters need the Pub/Sub service agent (service-<project number>@gcp-sa-pubsub.iam.gserviceaccount.com)',
-      'to publish to conversion-events-dead and sync-jobs-dead and to subscribe to the subscriptions that use them',
-      '(roles/pubsub.publisher on those topics, roles/pubsub.subscriber on conversion-delivery, sync-workers and',
-      'sync-backfill-workers): the console offers it on each subscription’s dead-lettering panel.',
-      '',
-      'The scheduler tick (once; @google-cloud/scheduler is not installed, so this step is a gcloud command —',
-      'if the job exists, run the same with `update` instead of `create`):',
-      `  ${schedulerCommand(projectId, location)}`,
-    ].join('\n'),
-  );
-  if (report.problems.length) process.exit(1);
+  if (todo.length) console.log(`\nLeft to do by hand:\n${todo.map((line) => `  - ${line}`).join('\n')}`);
+  if (counts.problem) process.exit(1);
 }
 
 main().catch((error) => {
