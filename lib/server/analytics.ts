@@ -1,12 +1,16 @@
 import type { AnalyticsEvent } from '@/lib/shared/events';
-import { identifyPerson, trackPersonEvent, type Traits } from '@/lib/server/vendors/customerio';
+import { customerioErrorFields, identifyPerson, trackPersonEvent, type Traits } from '@/lib/server/vendors/customerio';
+import { log } from '@/lib/server/log';
 
 let warnedNotConfigured = false;
 
 function notConfigured(): void {
   if (warnedNotConfigured || process.env.NODE_ENV === 'test') return;
   warnedNotConfigured = true;
-  console.warn('[analytics] Customer.io tracking is not configured (CUSTOMERIO_SITE_ID, CUSTOMERIO_API_KEY): events are dropped');
+  log.warn(
+    { component: 'analytics' },
+    'Customer.io tracking is not configured (CUSTOMERIO_SITE_ID, CUSTOMERIO_API_KEY): events are dropped',
+  );
 }
 
 /**
@@ -17,7 +21,10 @@ export async function trackEvent(userId: string, event: AnalyticsEvent, properti
   try {
     if (!(await trackPersonEvent(userId, event, properties))) notConfigured();
   } catch (error) {
-    console.error(`[analytics] could not record "${event}"`, { userId, error: error instanceof Error ? error.message : error });
+    log.error(
+      { component: 'analytics', userId, analyticsEvent: event, ...customerioErrorFields(error) },
+      'could not record an analytics event',
+    );
   }
 }
 
@@ -27,7 +34,7 @@ export async function identifyUser(userId: string, traits: Traits): Promise<bool
     if (!(await identifyPerson(userId, traits))) notConfigured();
     return true;
   } catch (error) {
-    console.error('[analytics] could not identify', { userId, error: error instanceof Error ? error.message : error });
+    log.error({ component: 'analytics', userId, ...customerioErrorFields(error) }, 'could not identify a person in Customer.io');
     return false;
   }
 }

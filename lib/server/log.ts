@@ -59,7 +59,9 @@ function createLog(): Logger {
         base: undefined,
         // A mixin, not a child's bindings: Google's config turns trace fields into the trace only in the entry itself.
         mixin: () => context.getStore() ?? {},
-        mixinMergeStrategy: (entry: Record<string, unknown>, mixed: Record<string, unknown>) => {
+        mixinMergeStrategy: (logged: object, mixedIn: object) => {
+          const entry = logged as Record<string, unknown>;
+          const mixed = mixedIn as Record<string, unknown>;
           const merged = { ...mixed, ...entry };
           if (mixed[LABELS_KEY] && entry[LABELS_KEY])
             merged[LABELS_KEY] = { ...(mixed[LABELS_KEY] as object), ...(entry[LABELS_KEY] as object) };
@@ -79,6 +81,19 @@ export function labels(ids: LogLabels): Record<string, Record<string, string>> {
   return defined.length ? { [LABELS_KEY]: Object.fromEntries(defined) } : {};
 }
 
+/** At most this many event ids go in one entry: a batch of 2,000 is followed by its first ids and its count. */
+export const MAX_LOGGED_EVENT_IDS = 100;
+
+/**
+ * The ids of a request's or a batch's events as an entry's fields (`eventIds`, the first MAX_LOGGED_EVENT_IDS,
+ * and `eventCount`): one event is followed from ingest to its delivery record by `jsonPayload.eventIds="…"`.
+ */
+export function eventIdsOf(events: ReadonlyArray<{ id: string }>): { eventIds: string[]; eventCount: number } {
+  const eventIds = new Array<string>(Math.min(events.length, MAX_LOGGED_EVENT_IDS));
+  for (let index = 0; index < eventIds.length; index += 1) eventIds[index] = events[index]!.id;
+  return { eventIds, eventCount: events.length };
+}
+
 /** An error as an entry's fields: its message, and its stack for errors that are ours to fix. */
 export function errorFields(error: unknown): { err?: Error; error?: string } {
   if (error instanceof Error) return { err: error };
@@ -92,8 +107,8 @@ export function errorFields(error: unknown): { err?: Error; error?: string } {
 export function traceFields(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const traceparent = String(headers.traceparent ?? '');
   const w3c = /^[\da-f]{2}-([\da-f]{32})-([\da-f]{16})-([\da-f]{2})$/.exec(traceparent);
-  if (w3c) return { trace_id: w3c[1], span_id: w3c[2], trace_flags: w3c[3] };
+  if (w3c) return { trace_id: w3c[1]!, span_id: w3c[2]!, trace_flags: w3c[3]! };
   const cloud = /^([\da-f]{32})(?:\/(\d+))?(?:;o=([01]))?$/.exec(String(headers['x-cloud-trace-context'] ?? ''));
-  if (cloud) return { trace_id: cloud[1], ...(cloud[2] ? { span_id: cloud[2] } : {}), ...(cloud[3] ? { trace_flags: cloud[3] } : {}) };
+  if (cloud) return { trace_id: cloud[1]!, ...(cloud[2] ? { span_id: cloud[2] } : {}), ...(cloud[3] ? { trace_flags: cloud[3] } : {}) };
   return {};
 }

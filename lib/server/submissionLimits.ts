@@ -3,6 +3,7 @@ import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { sha256Hex } from '@/lib/server/sha256';
 import { DomainError } from '@/lib/server/errors';
+import { errorFields, log } from '@/lib/server/log';
 import { touch } from '@/lib/server/memoryLimits';
 import { TokenBucket } from '@/lib/server/tokenBucket';
 import { tooManySubmissionsMessage, type SubmissionLimitScope } from '@/lib/shared/rateLimitMessages';
@@ -121,7 +122,7 @@ async function flush(state: KeyState, perSecond: number): Promise<void> {
     if (total >= perSecond * SHARED_WINDOW_SECONDS && state.window === window)
       state.blockedUntil = Math.max(state.blockedUntil, (window + 1) * windowMs);
   } catch (error) {
-    console.warn(`[submissions] the shared rate-limit count could not be written: ${(error as Error).message}`);
+    log.warn({ component: 'submissions', ...errorFields(error) }, 'shared rate-limit count not written');
   } finally {
     state.flushing = false;
   }

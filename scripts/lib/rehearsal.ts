@@ -51,24 +51,32 @@ async function until<T>(probe: () => Promise<T | null>, timeoutMs: number, lastS
   }
 }
 
-/** A child's output, the last 20,000 characters, for the failure message. */
+/** A child's output: the last 20,000 characters (both streams) for the failure message, and each stream whole. */
 interface Started {
   name: string;
   child: ChildProcess;
   output: () => string;
+  /** Everything it wrote on stdout (its log: one JSON line per entry), and on stderr. */
+  stdout: () => string;
+  stderr: () => string;
 }
+
+/** How much of a stream is kept whole: far more than a rehearsal writes. */
+const MAX_STREAM = 20_000_000;
 
 function start(name: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Started {
   // process.execPath: the project's Node (24), as the image's `node`; never tsx.
   const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  const collect = (chunk: Buffer) => {
+  const whole = { stdout: '', stderr: '' };
+  const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
+    if (whole[stream].length < MAX_STREAM) whole[stream] += chunk.toString();
   };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
+  child.stdout?.on('data', collect('stdout'));
+  child.stderr?.on('data', collect('stderr'));
   process.once('exit', () => child.kill('SIGKILL'));
-  return { name, child, output: () => output };
+  return { name, child, output: () => output, stdout: () => whole.stdout, stderr: () => whole.stderr };
 }
 
 /** SIGTERM (each drains what it holds), SIGKILL after 10 s. */
@@ -160,6 +168,9 @@ export async function rehearse({ env: appEnv, distDir }: RehearsalOptions): Prom
   let appKey = '';
   let conversionId = '';
   let eventIds: string[] = [];
+  /** What the posted events say of their person, which no log line may hold. */
+  let personal: string[] = [];
+  let connectionRun = '';
   const suffix = Date.now().toString(36);
   const api = (pathname: string, init: RequestInit & { body?: string } = {}) =>
     http(`${appUrl}${pathname}`, {
@@ -225,12 +236,12 @@ export async function rehearse({ env: appEnv, distDir }: RehearsalOptions): Prom
     await until(
       async () => {
         alive(worker);
-        return worker.output().includes('[worker] delivering conversions') ? true : null;
+        return worker.output().includes('delivering conversions') ? true : null;
       },
       60_000,
       () => `worker output: ${worker.output().slice(-2000)}`,
     );
-    return `/api/health ${JSON.stringify(health.json.services)}; worker pulling`;
+    return `/api/health ${health.status}, /api/health/ready ${(await http(`${appUrl}/api/health/ready`)).status}; worker pulling`;
   });
 
   step('sign in: an ID token, the session cookie, a page and its scripts', async () => {
@@ -310,6 +321,9 @@ export async function rehearse({ env: appEnv, distDir }: RehearsalOptions): Prom
       eventId: `rehearsal-${suffix}-${n}`,
       occurredAt: new Date().toISOString(),
       email: `rehearsal+${n}@signalbridge.example`,
+      phone: `+1 415 555 01${30 + n}`,
+      firstName: 'Ottoline',
+      lastName: `Quennell${'abc'[n - 1]}`,
       ip: '203.0.113.7',
       userAgent: 'Mozilla/5.0 (rehearsal)',
       pageUrl: 'https://rehearsal.example/thank-you',
@@ -329,6 +343,15 @@ export async function rehearse({ env: appEnv, distDir }: RehearsalOptions): Prom
     if (posted.json.accepted !== events.length)
       throw new Error(`accepted ${String(posted.json.accepted)} of ${events.length}: ${posted.text}`);
     eventIds = events.map((event) => event.eventId);
+    personal = events.flatMap((event) => [
+      event.email,
+      event.phone,
+      event.phone.replace(/\D/g, ''),
+      event.firstName,
+      event.lastName,
+      event.ip,
+      event.userAgent,
+    ]);
     return `202, ${events.length} accepted`;
   });
 
@@ -393,7 +416,74 @@ export async function rehearse({ env: appEnv, distDir }: RehearsalOptions): Prom
       2000,
     );
     if (!run || run.rowsWritten <= 0) throw new Error(`run ${runId} succeeded writing no rows: ${JSON.stringify(run)}`);
+    connectionRun = runId;
     return `${note}: run ${runId}, ${run.rowsWritten} rows written in ${run.calls} calls`;
+  });
+
+  step('the logs: JSON lines in Cloud Logging’s shape, one event followed from ingest to delivery, no personal value', async () => {
+    const [web, worker] = processes as [Started, Started];
+    const followed = eventIds[0]!;
+    type Entry = { severity?: unknown; message?: unknown; eventIds?: unknown; 'logging.googleapis.com/labels'?: Record<string, string> };
+    const parse = (started: Started) => {
+      // Whole lines only (the last may still be being written), blank ones aside.
+      const lines = started
+        .stdout()
+        .split('\n')
+        .slice(0, -1)
+        .filter((line) => line.trim() !== '');
+      // Next's own start-up banner (▲ Next.js …, - Local: …, ✓ Ready in …): plain text before the web server's first entry.
+      let skipped = 0;
+      if (started === web) while (skipped < lines.length && /^\s*(▲|-|✓)/u.test(lines[skipped]!)) skipped += 1;
+      const entries = lines.slice(skipped).map((line) => {
+        let entry: Entry;
+        try {
+          entry = JSON.parse(line) as Entry;
+        } catch {
+          throw new Error(`${started.name} wrote a line that is no JSON: ${line.slice(0, 300)}`);
+        }
+        if (typeof entry !== 'object' || entry === null || typeof entry.severity !== 'string' || typeof entry.message !== 'string')
+          throw new Error(`${started.name} wrote a line without a severity and a message: ${line.slice(0, 300)}`);
+        return entry;
+      });
+      return { entries, skipped };
+    };
+    const naming = (entries: Entry[]) => entries.filter((entry) => Array.isArray(entry.eventIds) && entry.eventIds.includes(followed));
+    // The delivery line is written just after the record the previous step saw: a moment's grace.
+    let seen = { web: parse(web), worker: parse(worker) };
+    await until(
+      async () => {
+        seen = { web: parse(web), worker: parse(worker) };
+        return naming(seen.web.entries).length > 0 && naming(seen.worker.entries).length > 0 ? true : null;
+      },
+      10_000,
+      () =>
+        `event ${followed}: web lines ${JSON.stringify(naming(seen.web.entries))}, worker lines ${JSON.stringify(naming(seen.worker.entries))}; ` +
+        `worker's last lines: ${worker.stdout().slice(-1500)}`,
+      250,
+    );
+    // The connection's run: its lines carry its organization, connection and run.
+    const runLines = seen.worker.entries.filter((entry) => entry['logging.googleapis.com/labels']?.run === connectionRun);
+    const unlabelled = runLines.filter(
+      (entry) => !entry['logging.googleapis.com/labels']?.org || !entry['logging.googleapis.com/labels']?.connection,
+    );
+    if (runLines.length === 0 || unlabelled.length > 0)
+      throw new Error(`run ${connectionRun}: ${runLines.length} worker lines, ${unlabelled.length} without org and connection labels`);
+    const ingest = naming(seen.web.entries)[0]!;
+    const delivery = naming(seen.worker.entries)[0]!;
+    const leaks = [web, worker].flatMap((started) =>
+      [...new Set(personal.flatMap((value) => [value, value.toLowerCase()]))]
+        .filter((value) => started.stdout().includes(value) || started.stderr().includes(value))
+        .map((value) => `${started.name}: ${value}`),
+    );
+    if (leaks.length) throw new Error(`personal values in the logs: ${leaks.join(', ')}`);
+    const lines = seen.web.entries.length + seen.worker.entries.length;
+    return (
+      `${lines} JSON lines (web ${seen.web.entries.length}${seen.web.skipped ? ` + ${seen.web.skipped} of Next's banner` : ''}, worker ${seen.worker.entries.length}); ` +
+      `${followed}: web “${String(ingest.message)}” ${JSON.stringify(ingest['logging.googleapis.com/labels'] ?? {})}, ` +
+      `worker “${String(delivery.message)}” ${JSON.stringify(delivery['logging.googleapis.com/labels'] ?? {})}; ` +
+      `run ${connectionRun}: ${runLines.length} lines labelled org + connection + run; ` +
+      `none of ${personal.length} personal values (email, phone, names, IP, agent; lowercased too) in either output`
+    );
   });
 
   let passed = 0;

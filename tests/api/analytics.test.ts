@@ -12,6 +12,7 @@ import type { FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, signIn, type TestUser } from '@/tests/fixtures/firebase';
 import { serveWithCustomerIo, stopServed } from '@/tests/api/helpers/customerIo';
 import { call, type TestServer } from '@/tests/api/helpers/server';
+import { spyOnLog } from '@/tests/fixtures/logSpy';
 
 const handlers = {
   identify,
@@ -119,11 +120,13 @@ describe('events at their moment, once', () => {
   test('a Customer.io failure never breaks the action', async () => {
     const key = process.env.CUSTOMERIO_API_KEY;
     process.env.CUSTOMERIO_API_KEY = 'revoked-key';
-    const spy = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const spy = spyOnLog();
     try {
       const response = await post('createOrganization', bob, { companyName: 'Still Works', userId: bob.uid, isDefault: true });
       expect(response.status).toBe(200);
-      expect(spy).toHaveBeenCalledWith(expect.stringContaining('Organization Created'), expect.anything());
+      expect(spy.entries).toContainEqual(
+        expect.objectContaining({ level: 'error', fields: expect.objectContaining({ analyticsEvent: 'Organization Created' }) }),
+      );
     } finally {
       spy.mockRestore();
       process.env.CUSTOMERIO_API_KEY = key;

@@ -7,6 +7,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
+import { spyOnLog } from '@/tests/fixtures/logSpy';
 
 // Conversions to Google Ads through the Data Manager API, against the sandbox's events:ingest, which
 // checks each request against the official protos of @google-ads/datamanager.
@@ -236,7 +237,7 @@ test('a test send is validated only: nothing is recorded or counted', async () =
 });
 
 test('while Google fails, sends are retryable; while it throttles, rate limited', async () => {
-  const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const logged = spyOnLog();
   platforms.conversions.fail('google', { status: 500, seconds: 5 });
   const down = await refusal(deliver().send(session, DIRECT, PURCHASE, batch(2)));
   expect(down.code).toBe('retryable');
@@ -245,7 +246,11 @@ test('while Google fails, sends are retryable; while it throttles, rate limited'
   expect(throttled.code).toBe('rate_limited');
   platforms.conversions.failures.delete('google');
   await expect(deliver().send(session, DIRECT, PURCHASE, batch(2))).resolves.toHaveLength(2);
-  expect(logged).toHaveBeenCalledWith('[platforms] google data manager error', { status: 500, error: 'INTERNAL' });
+  expect(logged.entries).toContainEqual({
+    level: 'warn',
+    fields: { component: 'platforms', platform: 'google_ads', status: 500, platformError: 'INTERNAL' },
+    message: 'Google Data Manager had a transient error',
+  });
   logged.mockRestore();
 });
 

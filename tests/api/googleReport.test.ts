@@ -8,6 +8,7 @@ import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { type AdDataLevel, RESTATED_DAYS, type SandboxAdAccount } from '@/sandbox/adData';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
+import { spyOnLog } from '@/tests/fixtures/logSpy';
 
 // Ad performance from Google Ads through googleAds:searchStream, against the sandbox, whose figures
 // come from the same deterministic generator the test reads (platforms.adData.rowsOf).
@@ -205,13 +206,13 @@ test('while Google throttles the account, rate limited until its retry delay; wh
   expect(throttled.retryAt!.getTime()).toBeGreaterThanOrEqual(startedAt + 58_000);
   expect(throttled.retryAt!.getTime()).toBeLessThanOrEqual(Date.now() + 61_000);
 
-  const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const logged = spyOnLog();
   platforms.adData.failAccount(CLIENT.id, 500, 60);
   expect((await refusal(report(CLIENT, 'campaign', lastDays(CLIENT, 3)))).code).toBe('retryable');
-  expect(logged).toHaveBeenCalledWith('[platforms] google ads report error', {
-    status: 500,
-    error: 'INTERNAL',
-    message: expect.any(String),
+  expect(logged.entries).toContainEqual({
+    level: 'warn',
+    fields: { component: 'platforms', platform: 'google_ads', status: 500, platformError: 'INTERNAL', detail: expect.any(String) },
+    message: 'Google Ads report error',
   });
   logged.mockRestore();
 

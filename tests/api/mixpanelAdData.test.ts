@@ -5,6 +5,7 @@ import { adRowKey, type AdRow } from '@/lib/shared/connections/rows';
 import { type FakePlatforms, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
 import { closeMixpanelSandbox, connectMixpanel, openMixpanelSandbox } from '@/tests/api/helpers/mixpanel';
+import type { LogSpy } from '@/tests/fixtures/logSpy';
 
 // Ad performance as Mixpanel 'Ad Data' events through the Import API: 2,000 per call, one event
 // per row and day whose four dedup values never change, so a rerun replaces the earlier copies.
@@ -15,7 +16,7 @@ const DAYS = ['2026-03-01', '2026-03-02', '2026-03-03'];
 
 let platforms: FakePlatforms;
 let session: Session;
-let logged: jest.SpyInstance;
+let logged: LogSpy;
 const writer = mixpanel.writer as AdDataWriter;
 
 function row(date: string, ad: number, overrides: Partial<AdRow> = {}): AdRow {

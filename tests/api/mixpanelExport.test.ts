@@ -4,6 +4,7 @@ import { MIXPANEL_EXPORT_LIMIT, seedDemoMixpanelEvents } from '@/sandbox/mixpane
 import { type FakePlatforms, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
 import { closeMixpanelSandbox, connectMixpanel, openMixpanelSandbox } from '@/tests/api/helpers/mixpanel';
+import type { LogSpy } from '@/tests/fixtures/logSpy';
 
 // A project's raw events read back through Mixpanel's Export API, through the connector and the
 // sandbox: whole UTC days, event-name filters, batches read off the stream, each project on its
@@ -14,7 +15,7 @@ const EU = SANDBOX_MIXPANEL.projects.EU;
 let platforms: FakePlatforms;
 let us: Session;
 let eu: Session;
-let logged: jest.SpyInstance;
+let logged: LogSpy;
 let eventsAtStart: number;
 
 const basic = (username: string, secret: string) => Buffer.from(`${username}:${secret}`).toString('base64');

@@ -13,6 +13,7 @@ import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { thresholdOf } from '@/lib/server/repos/alerts';
 import { hourOf, sumHours } from '@/lib/server/repos/conversions';
 import { plural } from '@/lib/shared/plural';
+import { errorFields, labels, log } from '@/lib/server/log';
 
 const evaluateEveryMs = () => Number(process.env.ALERT_EVALUATE_MS) || 60_000;
 
@@ -97,11 +98,10 @@ export async function noteDeliveries(orgId: string, conversionId: string): Promi
   const run = () => {
     lastEvaluated.set(key, Date.now());
     return evaluateConversion(orgId, conversionId).catch((error) =>
-      console.error('[alerts] a conversion could not be evaluated', {
-        org: orgId,
-        conversion: conversionId,
-        error: (error as Error)?.message ?? error,
-      }),
+      log.error(
+        { component: 'alerts', ...labels({ org: orgId, conversion: conversionId }), ...errorFields(error) },
+        'conversion could not be evaluated for alerts',
+      ),
     );
   };
   if (since >= every) return run();

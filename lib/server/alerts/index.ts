@@ -9,6 +9,7 @@ import { ALERT_KIND_LABELS, ALERT_RESOLVED_LABELS, alertLinkOf } from '@/lib/sha
 import { CATALOGUE } from '@/lib/shared/integrations/platforms';
 import { dispatch } from '@/lib/server/alerts/notify';
 import { closeIncident, closeIncidentsOf, openIncident } from '@/lib/server/repos/alerts';
+import { errorFields, labels, log } from '@/lib/server/log';
 
 export type AlertKind =
   /** A source or destination login was refused: it needs reconnecting. */
@@ -72,12 +73,7 @@ export async function raiseAlert(input: AlertInput): Promise<void> {
     });
     if (notice) await dispatch(orgId, notice);
   } catch (error) {
-    console.error('[alerts] an alert could not be raised', {
-      org: orgId,
-      kind,
-      subject: subject.id,
-      error: (error as Error)?.message ?? error,
-    });
+    log.error({ component: 'alerts', ...labels({ org: orgId }), kind, subject: subject.id, ...errorFields(error) }, 'alert not raised');
   }
 }
 
@@ -96,12 +92,7 @@ export async function resolveAlert(input: Omit<AlertInput, 'message'> & { messag
     }));
     if (notice) await dispatch(orgId, notice);
   } catch (error) {
-    console.error('[alerts] an alert could not be resolved', {
-      org: orgId,
-      kind,
-      subject: subject.id,
-      error: (error as Error)?.message ?? error,
-    });
+    log.error({ component: 'alerts', ...labels({ org: orgId }), kind, subject: subject.id, ...errorFields(error) }, 'alert not resolved');
   }
 }
 
@@ -110,10 +101,9 @@ export async function forgetAlerts(orgId: string, subject: Pick<AlertSubject, 't
   try {
     await closeIncidentsOf(orgId, subject.type, subject.id, Object.keys(ALERT_KIND_LABELS) as AlertKind[]);
   } catch (error) {
-    console.error('[alerts] the incidents of a deleted object could not be closed', {
-      org: orgId,
-      subject: subject.id,
-      error: (error as Error)?.message ?? error,
-    });
+    log.error(
+      { component: 'alerts', ...labels({ org: orgId }), subject: subject.id, ...errorFields(error) },
+      'incidents of a deleted object not closed',
+    );
   }
 }

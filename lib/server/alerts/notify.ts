@@ -18,6 +18,7 @@ import {
 } from '@/lib/server/repos/alerts';
 import { open } from '@/lib/server/secretBox';
 import { sendTransactionalEmail } from '@/lib/server/vendors/customerio';
+import { errorFields, labels, log } from '@/lib/server/log';
 
 const numberFromEnv = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -30,8 +31,8 @@ const digestRules = () => ({
   digestMs: numberFromEnv('ALERT_DIGEST_DELAY_MS', 2 * 60_000),
 });
 
-const log = (what: string, orgId: string, error: unknown) =>
-  console.error(`[alerts] ${what}`, { org: orgId, error: error instanceof Error ? error.message : error });
+const logFailure = (what: string, orgId: string, error: unknown) =>
+  log.error({ component: 'alerts', ...labels({ org: orgId }), ...errorFields(error) }, what);
 
 /** The organization's webhook, opened; null when none (or it cannot be opened). */
 export async function slackWebhookOf(orgId: string): Promise<string | null> {
@@ -40,7 +41,7 @@ export async function slackWebhookOf(orgId: string): Promise<string | null> {
   try {
     return open(sealed, `${orgId}/alert_settings/slack`);
   } catch (error) {
-    log('the Slack webhook could not be opened', orgId, error);
+    logFailure('Slack webhook could not be opened', orgId, error);
     return null;
   }
 }
@@ -79,7 +80,7 @@ async function sendNow(orgId: string, item: DigestItem): Promise<void> {
     const icon = item.state === 'resolved' ? ':white_check_mark:' : ':warning:';
     const text = `${icon} *${slackText(item.title)}* (${slackText(name)})\n${slackText(item.message)}\n<${link}|Open in SignalBridge>`;
     const posted = await postToSlack(webhook, text);
-    if (!posted.ok) console.warn('[alerts] Slack refused an alert', { org: orgId, reason: posted.reason });
+    if (!posted.ok) log.warn({ component: 'alerts', ...labels({ org: orgId }), reason: posted.reason }, 'Slack refused an alert');
   }
 }
 
@@ -112,7 +113,7 @@ export async function flushDigest(orgId: string): Promise<number> {
     const lines = items.map((item) => `• ${slackText(line(item))}`).join('\n');
     const text = `:rotating_light: *${items.length} alerts* (${slackText(name)})\n${lines}\n<${link}|Open in SignalBridge>`;
     const posted = await postToSlack(webhook, text);
-    if (!posted.ok) console.warn('[alerts] Slack refused a digest', { org: orgId, reason: posted.reason });
+    if (!posted.ok) log.warn({ component: 'alerts', ...labels({ org: orgId }), reason: posted.reason }, 'Slack refused an alert digest');
   }
   return items.length;
 }
@@ -124,7 +125,7 @@ function flushAt(orgId: string, dueAt: number) {
   const timer = setTimeout(
     () => {
       timers.delete(orgId);
-      flushDigest(orgId).catch((error) => log('a digest could not be sent', orgId, error));
+      flushDigest(orgId).catch((error) => logFailure('alert digest not sent', orgId, error));
     },
     Math.max(0, dueAt - Date.now()) + 50,
   );
@@ -146,6 +147,6 @@ export async function dispatch(orgId: string, item: DigestItem): Promise<void> {
     if (admitted.send) await sendNow(orgId, item);
     else flushAt(orgId, admitted.dueAt);
   } catch (error) {
-    log('an alert could not be sent', orgId, error);
+    logFailure('alert not sent', orgId, error);
   }
 }

@@ -1,5 +1,6 @@
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { ConnectorId } from '@/lib/server/connectors/types';
+import { errorFields, log } from '@/lib/server/log';
 
 interface PlatformResponse {
   status: number;
@@ -19,10 +20,7 @@ export async function requestJson(
   try {
     response = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    console.error(`[platforms] ${platform} unreachable`, {
-      url: new URL(url).origin,
-      error: error instanceof Error ? error.message : error,
-    });
+    log.warn({ component: 'platforms', platform, origin: new URL(url).origin, ...errorFields(error) }, 'platform unreachable');
     throw new PlatformError(platform, 'retryable', 'The platform could not be reached. Try again in a minute.');
   }
   const text = await response.text();

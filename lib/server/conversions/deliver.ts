@@ -8,6 +8,7 @@ import { countMatchKeys } from '@/lib/shared/conversions/quality';
 import { workWithSession } from '@/lib/server/credentials';
 import { recordDelivery, type CounterSink, type Parked } from '@/lib/server/repos/conversions';
 import { noteDeliveries } from '@/lib/server/alerts/delivery';
+import { eventIdsOf, labels, log } from '@/lib/server/log';
 
 /**
  * Delivering one batch of one conversion: map, check, send, and record what became of each row.
@@ -293,7 +294,7 @@ export async function deliverBatch(
     }
   }
   options.afterSend?.();
-  await recordDelivery(
+  const deliveryId = await recordDelivery(
     orgId,
     conversion.id,
     {
@@ -308,9 +309,36 @@ export async function deliverBatch(
     },
     options.counters,
   );
+  logBatch(orgId, conversion.id, deliveryId, rows, { test: Boolean(options.test), latencyMs, platformRequestId: requestId });
   // With the worker's counters the hour is not written yet: they note the deliveries once it is (router.ts).
   if (!options.test && !options.counters) await noteDeliveries(orgId, conversion.id);
   return { rows, latencyMs };
+}
+
+/**
+ * One line per recorded batch, named by its delivery record and listing its event ids (bounded), so one event is
+ * followed from its ingest line to its delivery: delivered (info), or refused or kept to send again (warn).
+ */
+function logBatch(
+  orgId: string,
+  conversionId: string,
+  deliveryId: string,
+  rows: DeliveryRow[],
+  fields: { test: boolean; latencyMs: number | null; platformRequestId?: string },
+) {
+  const counts: Partial<Record<DeliveryRow['status'], number>> = {};
+  for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
+  const kept = Boolean(counts.failed || counts.held);
+  const entry = {
+    component: 'worker',
+    ...labels({ org: orgId, conversion: conversionId, delivery: deliveryId, event: rows.length === 1 ? rows[0]!.id : undefined }),
+    ...eventIdsOf(rows),
+    counts,
+    ...fields,
+  };
+  if (kept) log.warn(entry, 'batch kept to send again');
+  else if (counts.delivered) log[counts.rejected ? 'warn' : 'info'](entry, 'batch delivered');
+  else log.warn(entry, 'batch refused');
 }
 
 /**

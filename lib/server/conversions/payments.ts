@@ -9,6 +9,7 @@ import { hashPerson, maskEmail, type SourceDefaults } from '@/lib/server/convers
 import { readCredential } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { errorFields, labels, log } from '@/lib/server/log';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { activePaymentConversions, conversionsOfSource, recordDelivery } from '@/lib/server/repos/conversions';
 
@@ -259,17 +260,26 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
       poll_error: FieldValue.delete(),
       polled_at: FieldValue.serverTimestamp(),
     });
-    if (!saved)
-      console.warn('[payments] the poll outlived its lease; the cursor was left to the next holder', { org: orgId, payment: paymentId });
-    if (events.length > 0) console.log(`[payments] ${events.length} payment(s) published`, { org: orgId, payment: paymentId });
-    if (claim.lastError) console.log('[payments] the payments of an account are read again', { org: orgId, payment: paymentId });
+    const ids = { ...labels({ org: orgId }), payment: paymentId };
+    if (!saved) log.warn({ component: 'payments', ...ids }, 'poll outlived its lease; the cursor is left to the next holder');
+    if (events.length > 0) log.info({ component: 'payments', ...ids, published: events.length }, 'payments published');
+    if (claim.lastError) log.info({ component: 'payments', ...ids }, 'payments of an account read again');
     return events.length;
   } catch (error) {
     const code = error instanceof DomainError ? error.code : 'internal';
     const message = error instanceof Error ? error.message : String(error);
     // Logged when it starts (a dead key fails every poll until the account is connected again); the payment account keeps the reason.
     if (code !== claim.lastError)
-      console.error('[payments] could not read the payments of an account', { org: orgId, payment: paymentId, code, error: message });
+      log[code === 'internal' ? 'error' : 'warn'](
+        {
+          component: 'payments',
+          ...labels({ org: orgId }),
+          payment: paymentId,
+          code,
+          ...(code === 'internal' ? errorFields(error) : { reason: message }),
+        },
+        'could not read the payments of an account',
+      );
     await finishClaim(orgId, paymentId, claim.token, { poll_error: { code, message, at: FieldValue.serverTimestamp() } }).catch(
       () => undefined,
     );

@@ -1,3 +1,5 @@
+import { errorFields, log } from '@/lib/server/log';
+
 /**
  * Runs `round` every `intervalMs` (the next round starts that long after one ends) until stopped;
  * `stop()` lets a round in progress finish. A failed round is logged and the next one runs as usual.
@@ -9,7 +11,7 @@ export function startPoller(label: string, intervalMs: number, round: () => Prom
   const tick = () => {
     timer = null;
     running = round()
-      .catch((error) => console.error(`[${label}] a poll round failed`, { error: error instanceof Error ? error.message : error }))
+      .catch((error) => log.error({ component: label, ...errorFields(error) }, 'poll round failed'))
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, intervalMs);
       });

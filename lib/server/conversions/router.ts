@@ -9,6 +9,7 @@ import { parseConversionMessage, publishConversions } from '@/lib/server/queue/p
 import { conversionById, conversionsOfSource, recordDeliveries, recordFiltered, type CounterSink } from '@/lib/server/repos/conversions';
 import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import { noteDeliveries } from '@/lib/server/alerts/delivery';
+import { errorFields, eventIdsOf, labels, log } from '@/lib/server/log';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
 /**
@@ -94,7 +95,7 @@ export interface RouterOptions {
   /** Where a failed batch's events are published again for their conversion (Pub/Sub; a test gives its own). */
   setAside?: typeof publishConversions;
   /** Where events that cannot be read are logged as not sent, every conversion's record of a message at once (a test gives its own). */
-  recordUnreadable?: typeof recordDeliveries;
+  recordUnreadable?: (...args: Parameters<typeof recordDeliveries>) => Promise<unknown>;
   /** Where events a conversion's event-name filter leaves out are noted, so the log can say why (a test gives its own). */
   recordFiltered?: typeof recordFiltered;
 }
@@ -332,7 +333,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
       // Read again just before sending (one read a batch): a conversion deleted since it was cached sends nothing.
       const [current] = await lookup.byId(entry.orgId, entry.conversion.id);
       if (!current) {
-        console.warn('[worker] events of a deleted conversion were not sent', { conversion: entry.conversion.id, events: items.length });
+        log.info(
+          { component: 'worker', ...labels({ org: entry.orgId, conversion: entry.conversion.id }), count: items.length },
+          'events of a deleted conversion not sent',
+        );
         items.forEach((item) => settle(item.ticket, true));
         return null;
       }
@@ -359,10 +363,15 @@ export function createConversionRouter(options: RouterOptions = {}) {
       items.forEach((item) => settle(item.ticket, true));
     } catch (error) {
       if (error instanceof RetryLater) return { batch: { ...batch, attempt: batch.attempt + 1 }, delayMs: error.delayMs };
-      console.error('[worker] delivery not recorded; its events go back on the queue', {
-        conversion: entry.conversion.id,
-        error: error instanceof Error ? error.message : error,
-      });
+      log.error(
+        {
+          component: 'worker',
+          ...labels({ org: entry.orgId, conversion: entry.conversion.id }),
+          ...eventIdsOf(items.map((item) => item.event)),
+          ...errorFields(error),
+        },
+        'delivery not recorded; its events go back on the queue',
+      );
       await setAsideFailed(entry, items);
     }
     return null;
@@ -402,10 +411,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
     const kept = halves.flatMap((half, index) => {
       const outcome = published[index]!;
       if (outcome.status === 'rejected') {
-        console.error('[worker] could not set a waiting batch aside; it waits in hand', {
-          conversion: entry.conversion.id,
-          error: outcome.reason instanceof Error ? outcome.reason.message : outcome.reason,
-        });
+        log.error(
+          { component: 'worker', ...labels({ org: entry.orgId, conversion: entry.conversion.id }), ...errorFields(outcome.reason) },
+          'could not set a waiting batch aside; it waits in hand',
+        );
         return half.items;
       }
       half.items.forEach((item) => settle(item.ticket, true));
@@ -457,10 +466,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
       );
     } catch (error) {
       published = false;
-      console.error('[worker] could not set the events aside; their messages will come again', {
-        conversion: entry.conversion.id,
-        error: error instanceof Error ? error.message : error,
-      });
+      log.error(
+        { component: 'worker', ...labels({ org: entry.orgId, conversion: entry.conversion.id }), ...errorFields(error) },
+        'could not set the events aside; their messages will come again',
+      );
     }
     routed.forEach((item) => settle(item.ticket, published));
   }
@@ -510,10 +519,10 @@ export function createConversionRouter(options: RouterOptions = {}) {
     recordFilteredNotes(notes.orgId, notes.conversionId, notes.events, notes.wanted, id).then(
       () => notes.tickets.forEach((ticket) => settle(ticket, true)),
       (error) => {
-        console.error('[worker] could not note the events a filter left out; their messages will come again', {
-          conversion: notes.conversionId,
-          error: error instanceof Error ? error.message : error,
-        });
+        log.error(
+          { component: 'worker', ...labels({ org: notes.orgId, conversion: notes.conversionId }), ...errorFields(error) },
+          'could not note the events a filter left out; their messages will come again',
+        );
         notes.tickets.forEach((ticket) => settle(ticket, false));
       },
     );
@@ -530,7 +539,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
     if (notBefore > Date.now() + 500) return message.nack(Math.ceil((notBefore - Date.now()) / 1000));
     const parsed = parseConversionMessage(message.data, message.attributes);
     if (!parsed) {
-      console.error('[worker] a message that holds no conversion events was dropped', { id: message.id });
+      log.error({ component: 'worker', messageId: message.id }, 'message holding no conversion events dropped');
       return message.ack();
     }
     const { events, unreadable, attributes } = parsed;
@@ -540,7 +549,16 @@ export function createConversionRouter(options: RouterOptions = {}) {
     );
     if (unreadable.length > 0) {
       // Never dropped in silence: each conversion that would take them logs them as not sent, before the message is acknowledged.
-      console.error('[worker] events that do not follow the schema are logged as not sent', { id: message.id, count: unreadable.length });
+      log.error(
+        {
+          component: 'worker',
+          ...labels({ org: attributes.org }),
+          messageId: message.id,
+          count: unreadable.length,
+          ...eventIdsOf(unreadable),
+        },
+        'events that do not follow the schema logged as not sent',
+      );
       const records = conversions.flatMap((conversion) => {
         // An event whose name cannot be read is logged by every conversion: none can tell it was not theirs.
         const rows = unreadable
@@ -581,10 +599,7 @@ export function createConversionRouter(options: RouterOptions = {}) {
     /** Takes one message; never throws (a message it cannot route now is nacked). */
     handle(message: QueueMessage) {
       route(message).catch((error) => {
-        console.error('[worker] could not route a message; it will come again', {
-          id: message.id,
-          error: error instanceof Error ? error.message : error,
-        });
+        log.error({ component: 'worker', messageId: message.id, ...errorFields(error) }, 'could not route a message; it will come again');
         message.nack();
       });
     },

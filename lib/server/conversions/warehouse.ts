@@ -9,6 +9,7 @@ import { inLanes, startPoller } from '@/lib/server/conversions/poller';
 import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
 import { deadLoginMessage, workWithSession } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
+import { errorFields, labels, log } from '@/lib/server/log';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type ReadCursor } from '@/lib/server/repos/reads';
@@ -114,11 +115,10 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
           else leaseLost = true;
         })
         .catch((error) =>
-          console.warn('[warehouse] could not renew a read lease', {
-            org: orgId,
-            conversion: id,
-            error: error instanceof Error ? error.message : error,
-          }),
+          log.warn(
+            { component: 'warehouse', ...labels({ org: orgId, conversion: id }), ...errorFields(error) },
+            'could not renew a read lease',
+          ),
         )
         .finally(() => {
           renewal = null;
@@ -127,10 +127,10 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     Math.max(250, leaseMs / 6),
   );
   const lost = () => {
-    console.warn('[warehouse] a read lost its lease (its source was edited, or it outlived it); it stops here', {
-      org: orgId,
-      conversion: id,
-    });
+    log.warn(
+      { component: 'warehouse', ...labels({ org: orgId, conversion: id }) },
+      'read lost its lease (its source was edited, or it outlived it); it stops here',
+    );
     return summary;
   };
   try {
@@ -170,19 +170,28 @@ export async function readConversion(orgId: string, id: string, options: ReadOpt
     await finishRead(orgId, id, token, { last: summary, dueAt: nextDue() });
     await resolveAlert({ orgId, kind: 'read_failed', subject: { type: 'conversion', id, name: conversion.name } });
     if (summary.rows > 0)
-      console.log(`[warehouse] ${summary.published} event(s) published from ${summary.rows} row(s)`, { org: orgId, conversion: id });
+      log.info(
+        {
+          component: 'warehouse',
+          ...labels({ org: orgId, conversion: id }),
+          rows: summary.rows,
+          published: summary.published,
+          notSent: summary.notSent,
+        },
+        'warehouse rows read',
+      );
     return summary;
   } catch (error) {
     const { code } = readFailure(error);
     let { message } = readFailure(error);
     if (!(error instanceof PlatformError || error instanceof DomainError))
-      console.error('[warehouse] a read failed unexpectedly', { org: orgId, conversion: id, error });
+      log.error({ component: 'warehouse', ...labels({ org: orgId, conversion: id }), ...errorFields(error) }, 'read failed unexpectedly');
     // A dead login is marked by workWithSession; the read says so in the one sentence.
     if (code === 'needs_reauth') message = deadLoginMessage(source.type);
     const retryAt = error instanceof PlatformError && error.retryAt ? error.retryAt : null;
     // A passing failure is tried again within minutes; anything else waits for the schedule (or an edit).
     const dueAt = retryAt ?? (code === 'retryable' ? new Date(Math.min(nextDue().getTime(), Date.now() + 5 * 60_000)) : nextDue());
-    console.error('[warehouse] a read failed', { org: orgId, conversion: id, code, error: message });
+    log.warn({ component: 'warehouse', ...labels({ org: orgId, conversion: id }), code, reason: message }, 'read failed');
     await finishRead(orgId, id, token, { error: { code, message }, dueAt }).catch(() => undefined);
     // A dead login is its destination's alert; a passing failure is tried again within minutes.
     if (!['needs_reauth', 'retryable', 'rate_limited'].includes(code))
@@ -212,11 +221,10 @@ export async function readDueOnce(options: ReadOptions & { concurrency?: number 
     // One conversion that cannot be claimed now (its document busy with deliveries) is tried next round;
     // the others of this round still are.
     const summary = await readConversion(orgId, id, options).catch((error) => {
-      console.warn('[warehouse] could not start a read; it is tried again next round', {
-        org: orgId,
-        conversion: id,
-        error: error instanceof Error ? error.message : error,
-      });
+      log.warn(
+        { component: 'warehouse', ...labels({ org: orgId, conversion: id }), ...errorFields(error) },
+        'could not start a read; it is tried again next round',
+      );
       return null;
     });
     if (summary) read += 1;

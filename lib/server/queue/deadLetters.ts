@@ -1,3 +1,4 @@
+import { errorFields, log } from '@/lib/server/log';
 import { ensureTopology, eventsInMessage, pubsub, subscriberClient, SUBSCRIPTIONS, TOPICS } from '@/lib/server/queue/pubsub';
 import {
   deleteDeadLetters,
@@ -107,11 +108,14 @@ export function startDeadLetterReader({ intervalMs }: { intervalMs: number }): {
     current = drainDeadLetters()
       .then((stored) => {
         if (stored > 0)
-          console.warn(
-            `[dead-letters] ${stored} message(s) set aside after 20 attempts; npm run dead-letters -- --replay sends them again`,
+          log.error(
+            { component: 'dead-letters', count: stored },
+            'messages set aside after 20 attempts; npm run dead-letters -- --replay sends them again',
           );
       })
-      .catch((error: Error) => console.error('[dead-letters] could not read the dead-letter subscriptions', error.message));
+      .catch((error: unknown) =>
+        log.error({ component: 'dead-letters', ...errorFields(error) }, 'could not read the dead-letter subscriptions'),
+      );
   };
   tick();
   const timer = setInterval(tick, intervalMs);

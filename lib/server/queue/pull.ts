@@ -1,3 +1,4 @@
+import { errorFields, log } from '@/lib/server/log';
 import { pubsub, subscriberClient } from '@/lib/server/queue/pubsub';
 import type { QueueMessage } from '@/lib/server/queue/message';
 
@@ -126,11 +127,12 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
   }
 
   const flushing = setInterval(
-    () => void flush().catch((error) => console.error('[queue] ack failed; the messages will come again', error.message)),
+    () =>
+      void flush().catch((error) => log.error({ component: 'queue', ...errorFields(error) }, 'ack failed; the messages will come again')),
     100,
   );
   const leasing = setInterval(
-    () => void extendLeases().catch((error) => console.error('[queue] lease extension failed', error.message)),
+    () => void extendLeases().catch((error) => log.error({ component: 'queue', ...errorFields(error) }, 'lease extension failed')),
     (deadline * 1000) / 3,
   );
 
@@ -157,7 +159,7 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
         reserved -= wanted;
         // 4 = DEADLINE_EXCEEDED: nothing came within the long-poll; ask again.
         if (running && (error as { code?: number }).code !== 4) {
-          console.error('[queue] pull failed; trying again', (error as Error).message);
+          log.error({ component: 'queue', ...errorFields(error) }, 'pull failed; trying again');
           await sleep(1000);
         }
         continue;
@@ -212,7 +214,8 @@ export function pull(subscription: string, handle: (message: QueueMessage) => vo
       // The last pulls end within their long-poll; what they bring is nacked (sent again at once).
       await Promise.all(loops);
       // The handler finishes what it holds (a drain): however long its platforms take, its acks still go out.
-      if (finish) await finish().catch((error) => console.error('[queue] finishing the messages in hand failed', (error as Error).message));
+      if (finish)
+        await finish().catch((error) => log.error({ component: 'queue', ...errorFields(error) }, 'finishing the messages in hand failed'));
       // What is in hand is being finished by its handler (a drain); wait for its acks, ten seconds at most.
       const until = Date.now() + 10_000;
       while (outstanding.size > 0 && Date.now() < until) await sleep(50);

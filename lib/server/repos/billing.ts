@@ -6,6 +6,7 @@ import { isStripeId } from '@/lib/shared/schemas/billing';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { priceIdOf, stripe } from '@/lib/server/vendors/stripe';
 import { organizationsCollection } from '@/lib/server/repos/organizations';
+import { labels, log } from '@/lib/server/log';
 
 // Customer → organization, written only when our server creates the customer: the webhook trusts nothing else.
 const customersCollection = () => adminDb().collection('stripe_customers');
@@ -185,7 +186,10 @@ async function changeOf(event: Stripe.Event, references: EventReferences): Promi
 }
 
 function ignored(event: Stripe.Event, reason: string, detail: Record<string, unknown> = {}): 'ignored' {
-  console.warn('[billing] webhook event acknowledged and ignored', { id: event.id, type: event.type, reason, ...detail });
+  log.info(
+    { component: 'billing', stripeEvent: event.id, type: event.type, reason, ...detail },
+    'Stripe webhook event acknowledged and ignored',
+  );
   return 'ignored';
 }
 
@@ -208,11 +212,16 @@ export async function applyStripeEvent(
   if (!orgId)
     return ignored(event, 'customer not created by this app', { customer: references.customerId, claimed: shown(references.claimedOrgId) });
   if (references.claimedOrgId !== undefined && references.claimedOrgId !== null && references.claimedOrgId !== orgId) {
-    console.warn('[billing] webhook event names another organization than its customer’s; the customer’s applies', {
-      id: event.id,
-      customer: references.customerId,
-      claimed: shown(references.claimedOrgId),
-    });
+    log.warn(
+      {
+        component: 'billing',
+        ...labels({ org: orgId }),
+        stripeEvent: event.id,
+        customer: references.customerId,
+        claimed: shown(references.claimedOrgId),
+      },
+      'Stripe webhook event names another organization than its customer’s; the customer’s applies',
+    );
   }
   const change = await changeOf(event, references);
   if (!change) return ignored(event, 'checkout subscription not found for its customer', { subscription: references.subscriptionId });
@@ -260,11 +269,10 @@ async function applyChange(event: Stripe.Event, orgId: string, references: Event
     const current = (org!.get('subscription') ?? {}) as Record<string, unknown>;
     const same = held === references.subscriptionId;
     if (!same && held && holdsLiveSubscription({ status: String(current.status) })) {
-      console.warn('[billing] an organization now has a second subscription; the one it held is still billed', {
-        organization: orgId,
-        held,
-        new: references.subscriptionId,
-      });
+      log.warn(
+        { component: 'billing', ...labels({ org: orgId }), held, new: references.subscriptionId },
+        'organization now has a second subscription; the one it held is still billed',
+      );
     }
     tx.update(orgRef, {
       subscription: summaryOf(event, change, current, same),

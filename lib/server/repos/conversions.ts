@@ -525,7 +525,12 @@ function countsOf(record: NewDeliveryRecord, counts: ReturnType<typeof deliveryR
 }
 
 /** Writes the record and, beside it in the same batch, its rows as sent (read only when a row is opened). */
-function addRecord(batch: DeliveryWrites, ref: DocumentReference, data: ReturnType<typeof deliveryRecordData>, record: NewDeliveryRecord) {
+function addRecord(
+  batch: DeliveryWrites,
+  ref: DocumentReference,
+  data: ReturnType<typeof deliveryRecordData>,
+  record: NewDeliveryRecord,
+): string {
   const recordRef = ref.collection('deliveries').doc();
   const payloads = payloadChunks(record.rows, record.exchanges ?? new Map());
   batch.set(recordRef, payloads.chunks.length > 0 ? { ...data, payload_starts: payloads.starts } : data);
@@ -536,6 +541,7 @@ function addRecord(batch: DeliveryWrites, ref: DocumentReference, data: ReturnTy
       expires_at: data.expires_at,
     }),
   );
+  return recordRef.id;
 }
 
 /** Writes the parked events of a record into `batch` (with the record: a redelivered message cannot park them twice). */
@@ -557,17 +563,18 @@ function addParked(batch: DeliveryWrites, ref: DocumentReference, parked: Parked
  * hour's document and the conversion's. For writers of a few records a second (a read's transaction, events
  * logged as unreadable); the delivery worker records with `recordDelivery` and a counter sink.
  */
-export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: string, record: NewDeliveryRecord): void {
+export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: string, record: NewDeliveryRecord): string {
   const ref = conversions(orgId).doc(conversionId);
   const now = new Date();
   const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
-  addRecord(batch, ref, data, record);
+  const id = addRecord(batch, ref, data, record);
   addParked(batch, ref, record.parked);
   const counts = countsOf(record, data.counts, now);
   if (!record.test)
     batch.set(ref.collection('hours').doc(counts.hour), hourDocument(counts.hour, counts.tally, data.expires_at), { merge: true });
   const fields = conversionDeliveryFields(record.test ? { ...counts, deliveredAt: null } : counts);
   if (Object.keys(fields).length > 0) batch.update(ref, fields);
+  return id;
 }
 
 /**
@@ -576,28 +583,33 @@ export function addDelivery(batch: DeliveryWrites, orgId: string, conversionId: 
  * counters handed to the sink once that batch is written; resolves then, or, when it parked events, once the
  * sink has written their count too (the parked count never lags behind parked events a redelivery could not see).
  */
-export function recordDelivery(orgId: string, conversionId: string, record: NewDeliveryRecord, sink?: CounterSink): Promise<void> {
-  return recordDeliveries(orgId, [{ conversionId, record }], sink);
+export async function recordDelivery(orgId: string, conversionId: string, record: NewDeliveryRecord, sink?: CounterSink): Promise<string> {
+  const [id] = await recordDeliveries(orgId, [{ conversionId, record }], sink);
+  return id!;
 }
 
-/** Records deliveries of several conversions of an organization as recordDelivery does one, all in one batch: all or none. */
+/**
+ * Records deliveries of several conversions of an organization as recordDelivery does one, all in one batch: all or
+ * none. Answers the records' ids (in the order given), which the log names them by.
+ */
 export async function recordDeliveries(
   orgId: string,
   deliveries: Array<{ conversionId: string; record: NewDeliveryRecord }>,
   sink?: CounterSink,
-): Promise<void> {
+): Promise<string[]> {
   const batch = adminDb().batch();
   if (!sink) {
-    for (const { conversionId, record } of deliveries) addDelivery(batch, orgId, conversionId, record);
-    return void (await batch.commit());
+    const ids = deliveries.map(({ conversionId, record }) => addDelivery(batch, orgId, conversionId, record));
+    await batch.commit();
+    return ids;
   }
   const now = new Date();
   const written = deliveries.map(({ conversionId, record }) => {
     const ref = conversions(orgId).doc(conversionId);
     const data = deliveryRecordData({ at: now, test: record.test, latencyMs: record.latencyMs, rows: record.rows });
-    addRecord(batch, ref, data, record);
+    const id = addRecord(batch, ref, data, record);
     addParked(batch, ref, record.parked);
-    return { conversionId, record, counts: data.counts };
+    return { id, conversionId, record, counts: data.counts };
   });
   await batch.commit();
   const parkedCounts: Array<Promise<void>> = [];
@@ -608,6 +620,7 @@ export async function recordDeliveries(
     else counted.catch(() => undefined);
   }
   await Promise.all(parkedCounts);
+  return written.map(({ id }) => id);
 }
 
 function toRecord(snap: DocumentSnapshot): DeliveryRecord {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Timestamp, type DocumentSnapshot, type UpdateData, type WriteBatch } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { errorFields, labels, log } from '@/lib/server/log';
 import {
   addTally,
   conversionDeliveryFields,
@@ -117,10 +118,10 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
     try {
       options.onWritten?.(state.orgId, state.conversionId);
     } catch (error) {
-      console.error('[worker] told of written counters, and failed', {
-        conversion: state.conversionId,
-        error: (error as Error)?.message ?? error,
-      });
+      log.error(
+        { component: 'worker', ...labels({ org: state.orgId, conversion: state.conversionId }), ...errorFields(error) },
+        'told of written counters, and failed',
+      );
     }
   };
   const states = new Map<string, State>();
@@ -270,10 +271,10 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
         try {
           await write(state, now, force);
         } catch (error) {
-          console.error('[worker] delivery counters not written; trying again', {
-            conversion: state.conversionId,
-            error: error instanceof Error ? error.message : error,
-          });
+          log.error(
+            { component: 'worker', ...labels({ org: state.orgId, conversion: state.conversionId }), ...errorFields(error) },
+            'delivery counters not written; trying again',
+          );
         }
       }),
     );
@@ -290,7 +291,10 @@ export function createDeliveryCounters(options: DeliveryCountersOptions = {}): D
       let totals = state.hours.get(counts.hour);
       if (!totals && counts.hour < hourOf(new Date(Date.now() - 3600_000))) {
         // Its totals are forgotten: starting them again would overwrite the shard with less.
-        console.error('[worker] delivery counters of a past hour not counted', { conversion: conversionId, hour: counts.hour });
+        log.error(
+          { component: 'worker', ...labels({ org: orgId, conversion: conversionId }), hour: counts.hour },
+          'delivery counters of a past hour not counted',
+        );
       } else {
         if (!totals) state.hours.set(counts.hour, (totals = { tally: {}, version: 0, written: 0 }));
         addTally(totals.tally, counts.tally);

@@ -6,6 +6,7 @@ import { submissionBatchSchema, submittedEventSchema, unknownFieldsOf, type Subm
 import { SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
 import { toConversionEvent } from '@/lib/server/conversions/normalize';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
+import { eventIdsOf, labels, log } from '@/lib/server/log';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { appOfSubmissionKey, getApp, type SubmissionKeyOwner } from '@/lib/server/repos/apps';
 import { planOfOrganization } from '@/lib/server/repos/planPauses';
@@ -197,6 +198,16 @@ export async function ingest(
     throw new DomainError('invalid', SUBMISSION_MESSAGES.invalid, { fieldErrors });
   }
   await publishConversions(events, { org: owner.orgId, source });
+  // One line a request, ids only (never the event's content): its events are followed from here to their delivery records.
+  log.info(
+    {
+      component: 'ingest',
+      ...labels({ org: owner.orgId, app: owner.appId, event: events.length === 1 ? events[0]!.id : undefined }),
+      ...eventIdsOf(events),
+      invalid: results.length - events.length,
+    },
+    'events accepted',
+  );
   return { batch, results };
 }
 

@@ -6,6 +6,7 @@ import { PlatformError } from '@/lib/server/connectors/errors';
 import type { ReportRequest, Session, WriteTarget } from '@/lib/server/connectors/types';
 import { deadLoginMessage, workWithSession } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
+import { errorFields, labels, log } from '@/lib/server/log';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
 import * as ledger from '@/lib/server/repos/runs';
@@ -111,6 +112,21 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
       days,
     );
     await alertRunSettled(message.org, message.connection, settlement);
+    // The worker's context labels the line with the run (sync/worker.ts); given here too for other callers.
+    log[result.status === 'done' ? 'info' : 'warn'](
+      {
+        component: 'sync',
+        ...labels({ org: message.org, connection: message.connection, run: message.run }),
+        job: message.job,
+        status: result.status,
+        rowsRead,
+        rowsWritten: result.rowsWritten,
+        calls,
+        durationMs,
+        ...(result.error ? { reason: result.error } : {}),
+      },
+      'sync job settled',
+    );
   };
   let settled = false;
   try {
@@ -183,7 +199,8 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
     }
     const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);
     if (transient && attempts < MAX_JOB_ATTEMPTS) {
-      if (!(error instanceof DomainError)) console.error('[sync] job failed; it will be retried', message, error);
+      if (!(error instanceof DomainError)) log.error({ attempts, ...errorFields(error) }, 'sync job failed; it will be retried');
+      else log.warn({ attempts, code }, 'sync job failed; it will be retried');
       ledger.noteJobError(message.org, message.connection, message.run, job, words);
       return { retryInSeconds: retryDelaySeconds(error, attempts) };
     }

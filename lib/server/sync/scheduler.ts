@@ -1,6 +1,7 @@
 import type { Connection } from '@/lib/shared/connections/connection';
 import { lookbackWindow, nextRunAt } from '@/lib/shared/connections/windows';
 import { publishSyncJobs } from '@/lib/server/queue/pubsub';
+import { errorFields, labels, log } from '@/lib/server/log';
 import * as repo from '@/lib/server/repos/connections';
 import * as ledger from '@/lib/server/repos/runs';
 
@@ -41,7 +42,7 @@ export async function tick(now = new Date()): Promise<number> {
   const started = await Promise.all(
     due.map(({ orgId, id }) =>
       startRun(orgId, id, 'scheduled', now).catch((error) => {
-        console.error('[sync] could not start a due run', { orgId, id }, error);
+        log.error({ component: 'sync', ...labels({ org: orgId, connection: id }), ...errorFields(error) }, 'could not start a due run');
         return null;
       }),
     ),

@@ -1,4 +1,5 @@
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
+import { errorFields, labels, log, withLogContext } from '@/lib/server/log';
 import { pull } from '@/lib/server/queue/pull';
 import { parseSyncJob, publishTick, SUBSCRIPTIONS, type SyncJob } from '@/lib/server/queue/pubsub';
 import type { QueueMessage } from '@/lib/server/queue/message';
@@ -76,18 +77,21 @@ export function startSyncWorker({
   };
   const laneOf = (platform: AdPlatform | null, job: SyncJob) => `${platform ?? 'unknown'}:${accountOfJobKey(job.job)}`;
 
+  // Every line a job logs (its platforms' too) carries its run's labels.
   const settle = (message: QueueMessage, job: SyncJob, onWorkDone?: () => void) =>
-    runSyncJob(job, onWorkDone)
-      .then((verdict) => (verdict === 'ack' ? message.ack() : message.nack(verdict.retryInSeconds)))
-      .catch((error) => {
-        console.error('[sync] job failed; it will come again', job, error);
-        message.nack();
-      });
+    withLogContext({ component: 'sync', ...labels({ org: job.org, connection: job.connection, run: job.run }), job: job.job }, () =>
+      runSyncJob(job, onWorkDone)
+        .then((verdict) => (verdict === 'ack' ? message.ack() : message.nack(verdict.retryInSeconds)))
+        .catch((error) => {
+          log.error(errorFields(error), 'sync job failed; it will come again');
+          message.nack();
+        }),
+    );
 
   const parse = (message: QueueMessage) => {
     const job = parseSyncJob(message.data);
     if (!job) {
-      console.error('[sync] dropping a message that is not a sync job', message.id);
+      log.error({ component: 'sync', messageId: message.id }, 'message that is not a sync job dropped');
       message.ack();
     }
     return job;
@@ -127,7 +131,7 @@ export function startSyncWorker({
       tick()
         .then(() => message.ack())
         .catch((error) => {
-          console.error('[sync] tick failed', error);
+          log.error({ component: 'sync', ...errorFields(error) }, 'scheduler tick failed');
           message.nack();
         }),
     );
@@ -139,7 +143,13 @@ export function startSyncWorker({
     pull(SUBSCRIPTIONS.scheduler, runTick, { batch: 10, maxOutstanding: 10, ackDeadlineSeconds: 30 }),
   ];
   const ticking = tickMs
-    ? setInterval(() => void publishTick().catch((error) => console.error('[sync] could not publish a tick', error.message)), tickMs)
+    ? setInterval(
+        () =>
+          void publishTick().catch((error) =>
+            log.error({ component: 'sync', ...errorFields(error) }, 'could not publish a scheduler tick'),
+          ),
+        tickMs,
+      )
     : null;
   if (tickMs) void publishTick().catch(() => undefined);
 

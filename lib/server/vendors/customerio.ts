@@ -1,5 +1,6 @@
 import { Agent as HttpAgent } from 'node:http';
 import { APIClient, SendEmailRequest, TrackClient } from 'customerio-node';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * Customer.io: the Track API (identify people, record events; site id + API key) and the
@@ -50,11 +51,21 @@ export function htmlEscape(value: string): string {
 const escapedData = (data: Record<string, string>) =>
   Object.fromEntries(Object.entries(data).map(([name, value]) => [name, htmlEscape(value)]));
 
+/**
+ * A Customer.io failure as log fields: its HTTP status only when Customer.io answered (its error keeps the raw
+ * answer, which may quote the address or the traits sent), else the error (the network's, or ours).
+ */
+export function customerioErrorFields(error: unknown): Record<string, unknown> {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof status === 'number' ? { status, error: 'Customer.io refused the request' } : errorFields(error);
+}
+
 /** Sends a transactional email; false (and a log line) when it could not be sent or is not configured. */
 export async function sendTransactionalEmail({ to, messageId, data }: TransactionalEmail): Promise<boolean> {
   const api = apiClient();
   if (!api) {
-    console.warn('[customerio] CUSTOMERIO_APP_API_KEY is not set: email not sent', { to, messageId });
+    // Never the address: the template's id (and the request's or job's labels, from its context).
+    log.warn({ component: 'customerio', messageId }, 'CUSTOMERIO_APP_API_KEY is not set: email not sent');
     return false;
   }
   try {
@@ -63,7 +74,7 @@ export async function sendTransactionalEmail({ to, messageId, data }: Transactio
     );
     return true;
   } catch (error) {
-    console.error('[customerio] sending failed', { to, messageId, error: error instanceof Error ? error.message : error });
+    log.error({ component: 'customerio', messageId, ...customerioErrorFields(error) }, 'transactional email not sent');
     return false;
   }
 }

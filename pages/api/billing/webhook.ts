@@ -3,6 +3,7 @@ import type Stripe from 'stripe';
 import { stripe } from '@/lib/server/vendors/stripe';
 import { applyStripeEvent } from '@/lib/server/repos/billing';
 import { applyPlan } from '@/lib/server/services/planLimits';
+import { errorFields, log } from '@/lib/server/log';
 
 // Stripe signs the exact bytes it sent: the body must stay raw.
 export const config: PageConfig = { api: { bodyParser: false } };
@@ -63,7 +64,7 @@ export default async function webhook(req: NextApiRequest, res: NextApiResponse)
     const outcome = await applyStripeEvent(event, { afterChange: (orgId) => applyPlan(orgId) });
     return res.status(200).json({ received: true, outcome });
   } catch (error) {
-    console.error('[billing] webhook failed', { id: event.id, type: event.type, error });
+    log.error({ component: 'billing', stripeEvent: event.id, type: event.type, ...errorFields(error) }, 'Stripe webhook failed');
     // 500 makes Stripe retry later; the event id keeps the retry from applying twice.
     return res.status(500).json({ success: false, message: 'An unexpected error occurred' });
   }

@@ -1,17 +1,18 @@
 import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { type FakePlatforms, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms } from '@/sandbox/platforms';
+import { spyOnLog, type LogSpy } from '@/tests/fixtures/logSpy';
 
 /**
  * The sandbox for a file of Mixpanel connector tests. Refusals are logged for operators and are expected
- * here: `logged` holds what went to console.error (a test may check it for secrets).
+ * here: `logged` holds what went to the log (a test may check it for secrets).
  */
 export interface MixpanelSandbox {
   platforms: FakePlatforms;
-  logged: jest.SpyInstance;
+  logged: LogSpy;
 }
 
 export async function openMixpanelSandbox(): Promise<MixpanelSandbox> {
-  const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const logged = spyOnLog();
   const platforms = await startFakePlatforms({ appUrl: 'http://localhost:3999' });
   Object.assign(process.env, platformsEnv(platforms));
   return { platforms, logged };

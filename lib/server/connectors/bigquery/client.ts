@@ -3,6 +3,7 @@ import { OAuth2Client } from 'google-auth-library';
 import { bigQueryConfig } from '@/lib/server/connectors/bigquery/config';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /**
  * What the BigQuery writer (ad performance) and delivery (an app's conversions) share: a client on our
@@ -86,7 +87,7 @@ export function bigQueryError(error: unknown): PlatformError {
     (status !== undefined && status >= 500) ||
     TRANSIENT_REASONS.has(reason)
   ) {
-    console.error('[platforms] bigquery transient error', { status, reason });
+    log.warn({ component: 'platforms', platform: 'bigquery', status, reason }, 'BigQuery had a transient error');
     return new PlatformError('bigquery', 'retryable', 'BigQuery had a temporary problem. Try again in a minute.');
   }
   // Two DML statements on the same partitions at once (accounts of a connection written side by side):
@@ -101,7 +102,7 @@ export function bigQueryError(error: unknown): PlatformError {
       `BigQuery refused access: ${detail ?? 'permission denied'}. Give this login the BigQuery Data Editor and Job User roles.`,
     );
   }
-  console.error('[platforms] bigquery refused', { status, reason, message: detail });
+  log.warn({ component: 'platforms', platform: 'bigquery', status, reason, detail: detail?.slice(0, 200) }, 'BigQuery refused a request');
   return new PlatformError('bigquery', 'invalid', `BigQuery refused the request: ${detail ?? 'unknown error'}`);
 }
 

@@ -17,6 +17,7 @@ import {
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 import { identifierFields, type ConversionEvent, type RowOutcome } from '@/lib/shared/conversions/event';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * An app's conversions appended to a BigQuery table, one row per event, idempotently: a batch is
@@ -276,7 +277,10 @@ export const bigQueryDelivery: Delivery = {
       await staging
         .delete()
         .catch((error: unknown) =>
-          console.error('[platforms] bigquery staging table not dropped', { table: stagingId, error: (error as ApiFailure).message }),
+          log.warn(
+            { component: 'platforms', platform: 'bigquery', table: stagingId, ...errorFields(error) },
+            'BigQuery staging table not dropped',
+          ),
         );
     }
     return events.map((event): RowOutcome => {

@@ -18,6 +18,7 @@ import {
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { AdDataSlice, AdDataWriter, WriteResult, WriteTarget } from '@/lib/server/connectors/types';
 import { AD_ROW_COLUMNS, AD_ROW_KEY, adRowKey, type AdRow } from '@/lib/shared/connections/rows';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * Ad performance into a BigQuery table, idempotently: the rows of one slice (a connection's account
@@ -223,7 +224,10 @@ export const bigQueryWriter: AdDataWriter = {
       await staging
         .delete()
         .catch((error: unknown) =>
-          console.error('[platforms] bigquery staging table not dropped', { table: stagingId, error: (error as ApiFailure).message }),
+          log.warn(
+            { component: 'platforms', platform: 'bigquery', table: stagingId, ...errorFields(error) },
+            'BigQuery staging table not dropped',
+          ),
         );
     }
     return { written: unique.length, calls: calls(), failed: [] };

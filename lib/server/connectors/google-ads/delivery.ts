@@ -3,6 +3,7 @@ import { bearer, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError, withExchange } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { log } from '@/lib/server/log';
 
 /**
  * Conversions to a Google Ads conversion action through the Data Manager API (`POST
@@ -130,7 +131,10 @@ export function dataManagerError(status: number, body: Record<string, unknown>):
   if (status === 429 || error?.status === 'RESOURCE_EXHAUSTED')
     return new PlatformError('google_ads', 'rate_limited', 'Google Ads asks us to slow down. The conversions will be sent again shortly.');
   if (status >= 500) {
-    console.error('[platforms] google data manager error', { status, error: error?.status });
+    log.warn(
+      { component: 'platforms', platform: 'google_ads', status, platformError: error?.status },
+      'Google Data Manager had a transient error',
+    );
     return new PlatformError('google_ads', 'retryable', 'Google Ads could not take the conversions. Try again in a minute.');
   }
   const destinationOnly =

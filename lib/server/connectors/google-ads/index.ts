@@ -7,6 +7,7 @@ import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/se
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /** Google Ads: a Google login, its customers (through managers too), their conversion actions, their ad performance (searchStream), and conversions to them (Data Manager). */
 
@@ -14,7 +15,10 @@ function adsError(status: number, body: Record<string, unknown>): PlatformError 
   const error = body.error as { status?: string; message?: string } | undefined;
   if (status === 401) return new PlatformError('google_ads', 'needs_reauth', 'Google Ads no longer accepts this login.');
   if (status === 403) return new PlatformError('google_ads', 'forbidden', 'This Google login has no access to that Google Ads account.');
-  console.error('[platforms] google ads error', { status, error: error?.status, message: error?.message });
+  log.warn(
+    { component: 'platforms', platform: 'google_ads', status, platformError: error?.status, detail: error?.message?.slice(0, 200) },
+    'Google Ads answered an error',
+  );
   return new PlatformError('google_ads', 'retryable', 'Google Ads could not answer. Try again in a minute.');
 }
 

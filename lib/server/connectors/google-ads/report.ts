@@ -4,6 +4,7 @@ import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
 import { bearer } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report } from '@/lib/server/connectors/types';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * Google Ads performance through googleAds:searchStream: one GAQL query per account and window, its
@@ -149,7 +150,10 @@ export function reportError(status: number, body: Fields, now = new Date()): Pla
       `Google Ads refused the report query: ${reasons.join('; ') || error.message || 'INVALID_ARGUMENT'}`,
     );
   }
-  console.error('[platforms] google ads report error', { status, error: error.status, message: error.message });
+  log.warn(
+    { component: 'platforms', platform: 'google_ads', status, platformError: error.status, detail: error.message?.slice(0, 200) },
+    'Google Ads report error',
+  );
   return new PlatformError('google_ads', 'retryable', 'Google Ads could not answer. Try again in a minute.');
 }
 
@@ -277,7 +281,7 @@ export const googleAdsReport: Report = async function* (session, request) {
       signal: controller.signal,
     });
   } catch (error) {
-    console.error('[platforms] google_ads unreachable', { error: error instanceof Error ? error.message : error });
+    log.warn({ component: 'platforms', platform: 'google_ads', ...errorFields(error) }, 'Google Ads unreachable');
     throw unreachable();
   } finally {
     clearTimeout(headersTimeout);
@@ -302,10 +306,7 @@ export const googleAdsReport: Report = async function* (session, request) {
     }
   } catch (error) {
     if (error instanceof PlatformError) throw error;
-    console.error('[platforms] google_ads stream broke off', {
-      account: account.id,
-      error: error instanceof Error ? error.message : error,
-    });
+    log.warn({ component: 'platforms', platform: 'google_ads', account: account.id, ...errorFields(error) }, 'Google Ads stream broke off');
     throw unreachable();
   } finally {
     // Stops reading when the caller stopped early; a finished response is not affected.

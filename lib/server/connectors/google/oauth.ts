@@ -3,6 +3,7 @@ import { googleConfig } from '@/lib/server/connectors/google/config';
 import { bearer, expiresAtOf, form, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError, retryableIf5xx } from '@/lib/server/connectors/errors';
 import type { OAuthAuth, Session } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /** Google OAuth 2.0 (authorization code, offline, consent), shared by Google Ads and BigQuery. */
 
@@ -17,7 +18,7 @@ function tokenError(platform: Platform, status: number, body: Record<string, unk
   if (body.error === 'invalid_grant') {
     return new PlatformError(platform, 'needs_reauth', 'Google no longer accepts this login: it was revoked or expired.');
   }
-  console.error('[platforms] google token error', { status, error: body.error });
+  log.warn({ component: 'platforms', platform, status, platformError: body.error }, 'Google refused a token request');
   return new PlatformError(platform, retryableIf5xx(status), 'Google refused the request. Try connecting again.');
 }
 

@@ -1,4 +1,5 @@
 import { PlatformError } from '@/lib/server/connectors/errors';
+import { log } from '@/lib/server/log';
 
 /** What Graph puts in `error` (the Conversions API adds the subcode and the words it shows a person). */
 interface GraphErrorBody {
@@ -35,19 +36,20 @@ export function graphError(status: number, body: Record<string, unknown>): Platf
     return new PlatformError('meta_ads', 'rate_limited', 'Meta is rate limiting this account. Try again in a few minutes.');
   }
   if (TRANSIENT.includes(code) || error.is_transient === true || status >= 500) {
-    console.error('[platforms] meta transient error', { status, code, subcode: error.error_subcode, fbtraceId: error.fbtrace_id });
+    log.warn(
+      { component: 'platforms', platform: 'meta_ads', status, code, subcode: error.error_subcode, fbtraceId: error.fbtrace_id },
+      'Meta had a transient error',
+    );
     return new PlatformError('meta_ads', 'retryable', 'Meta had a temporary problem. Try again in a minute.');
   }
   const words = [error.error_user_title, error.error_user_msg ?? error.message].filter(Boolean).join(': ') || `HTTP ${status}`;
   if ((code === 100 && error.error_subcode === 33) || isPermission(code)) {
     return new PlatformError('meta_ads', 'forbidden', `Meta refused access: ${words}`);
   }
-  console.error('[platforms] meta error', {
-    status,
-    code,
-    subcode: error.error_subcode,
-    message: error.message,
-    fbtraceId: error.fbtrace_id,
-  });
+  // Meta's own words may quote a parameter sent: its codes and trace id (which Meta's support reads) only.
+  log.warn(
+    { component: 'platforms', platform: 'meta_ads', status, code, subcode: error.error_subcode, fbtraceId: error.fbtrace_id },
+    'Meta answered an error',
+  );
   return new PlatformError('meta_ads', 'invalid', `Meta refused the request: ${words}`);
 }

@@ -4,6 +4,7 @@ import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report, Session } from '@/lib/server/connectors/types';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * Ad performance from Meta's Insights API (`act_{id}/insights`, one row per object per day with
@@ -215,7 +216,10 @@ export function reportError(response: GraphResponse, now: number): PlatformError
     );
   }
   if (response.status >= 500) {
-    console.error('[platforms] meta insights error', { status: response.status, code, subcode: error.error_subcode });
+    log.warn(
+      { component: 'platforms', platform: 'meta_ads', status: response.status, code, subcode: error.error_subcode },
+      'Meta insights had a transient error',
+    );
     return new PlatformError('meta_ads', 'retryable', 'Meta had a temporary problem reading the report. Try again in a minute.');
   }
   return graphError(response.status, response.body);
@@ -254,7 +258,7 @@ export function metaGraphClient(session: Session, request: { account: Pick<AdAcc
     try {
       response = await fetch(url, init);
     } catch (error) {
-      console.error('[platforms] meta_ads unreachable', { url: url.origin, error: error instanceof Error ? error.message : error });
+      log.warn({ component: 'platforms', platform: 'meta_ads', origin: url.origin, ...errorFields(error) }, 'Meta unreachable');
       throw new PlatformError('meta_ads', 'retryable', 'Meta could not be reached. Try again in a minute.');
     }
     const text = await response.text();

@@ -2,6 +2,7 @@ import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
+import { log } from '@/lib/server/log';
 
 /** Microsoft Advertising REST v13: one call with the headers every call carries, and its refusals classified. */
 
@@ -32,7 +33,10 @@ export function adsError(status: number, body: Record<string, unknown>): Platfor
       'Microsoft Advertising is limiting how often we call it. Try again in a minute.',
     );
   }
-  console.error('[platforms] microsoft ads error', { status, errors: errors.map((error) => error.ErrorCode) });
+  log.warn(
+    { component: 'platforms', platform: 'microsoft_ads', status, codes: errors.map((error) => error.ErrorCode) },
+    'Microsoft Advertising answered an error',
+  );
   // 106 UserIsNotAuthorized, 1102 CampaignServiceInvalidAccountId: this login cannot reach the account.
   if (codes.has(106) || codes.has(1102) || status === 403) {
     return new PlatformError('microsoft_ads', 'forbidden', 'This Microsoft Advertising login cannot reach the account any more.');

@@ -3,6 +3,7 @@ import { accountHeaders, msads } from '@/lib/server/connectors/microsoft-ads/api
 import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /**
  * Offline conversions to a Microsoft Advertising goal (ApplyOfflineConversions, REST
@@ -108,7 +109,10 @@ export const microsoftDelivery: Delivery = {
       const index = events.length === 1 ? 0 : error.Index;
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= events.length) {
         // Which row is unknown: refuse the request so the caller splits it (repeats of applied rows are ignored by Microsoft).
-        console.error('[platforms] microsoft offline conversion error without a row', { index: error.Index, error: error.ErrorCode });
+        log.warn(
+          { component: 'platforms', platform: 'microsoft_ads', index: error.Index, code: error.ErrorCode },
+          'Microsoft offline conversion error without a row',
+        );
         throw new PlatformError(
           'microsoft_ads',
           'invalid',

@@ -7,6 +7,7 @@ import { microsoftReport } from '@/lib/server/connectors/microsoft-ads/report';
 import { expiresAtOf, form, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError, retryableIf5xx } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /** Microsoft identity platform (v2.0) and the Microsoft Advertising REST API (v13). */
 
@@ -34,7 +35,10 @@ async function token(values: Record<string, string>): Promise<MicrosoftTokens> {
     if (body.error === 'invalid_grant') {
       throw new PlatformError('microsoft_ads', 'needs_reauth', 'Microsoft no longer accepts this login: it was revoked or expired.');
     }
-    console.error('[platforms] microsoft token error', { status, error: body.error, codes: body.error_codes });
+    log.warn(
+      { component: 'platforms', platform: 'microsoft_ads', status, platformError: body.error, codes: body.error_codes },
+      'Microsoft refused a token request',
+    );
     throw new PlatformError('microsoft_ads', retryableIf5xx(status), 'Microsoft refused the request. Try connecting again.');
   }
   return {

@@ -8,6 +8,7 @@ import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
 import { bearer } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report } from '@/lib/server/connectors/types';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * Ad performance from the Microsoft Advertising Reporting API (REST v13): one report per account and
@@ -226,7 +227,7 @@ function reportDay(value: string | undefined): string {
 }
 
 const unreadable = (what: string) => {
-  console.error('[platforms] microsoft report unreadable', { what });
+  log.error({ component: 'platforms', platform: 'microsoft_ads', what }, 'Microsoft Advertising report unreadable');
   return new PlatformError(
     'microsoft_ads',
     'retryable',
@@ -368,10 +369,10 @@ export function reportingClient(options: ReportOptions = {}) {
     try {
       return await (options.fetch ?? fetch)(url, { ...init, signal: AbortSignal.timeout(TIMEOUT_MS) });
     } catch (error) {
-      console.error('[platforms] microsoft_ads unreachable', {
-        url: new URL(url).origin,
-        error: error instanceof Error ? error.message : error,
-      });
+      log.warn(
+        { component: 'platforms', platform: 'microsoft_ads', origin: new URL(url).origin, ...errorFields(error) },
+        'Microsoft Advertising unreachable',
+      );
       throw new PlatformError('microsoft_ads', 'retryable', 'Microsoft Advertising could not be reached. Try again in a minute.');
     }
   }
@@ -426,7 +427,10 @@ export function reportingClient(options: ReportOptions = {}) {
         // The URL is signed: no Authorization header goes to the storage it points to.
         const response = await send(status.ReportDownloadUrl, { method: 'GET' }, onCall);
         if (!response.ok) {
-          console.error('[platforms] microsoft report download failed', { status: response.status });
+          log.warn(
+            { component: 'platforms', platform: 'microsoft_ads', status: response.status },
+            'Microsoft Advertising report download failed',
+          );
           throw new PlatformError(
             'microsoft_ads',
             'retryable',
@@ -435,7 +439,7 @@ export function reportingClient(options: ReportOptions = {}) {
         }
         return unzipReport(new Uint8Array(await response.arrayBuffer()));
       }
-      console.error('[platforms] microsoft report failed', { status: status.Status });
+      log.warn({ component: 'platforms', platform: 'microsoft_ads', reportStatus: status.Status }, 'Microsoft Advertising report failed');
       throw new PlatformError(
         'microsoft_ads',
         'retryable',
@@ -463,7 +467,8 @@ export function createMicrosoftReport(options: ReportOptions = {}): Report {
     );
     const details = (found.Account ?? {}) as { Name?: string; CurrencyCode?: string; TimeZone?: string };
     const iana = ianaTimeZone(details.TimeZone);
-    if (!iana) console.error('[platforms] microsoft time zone not mapped', { timeZone: details.TimeZone });
+    if (!iana)
+      log.error({ component: 'platforms', platform: 'microsoft_ads', timeZone: details.TimeZone }, 'Microsoft time zone not mapped');
     const timeZone = iana ?? 'UTC';
     // Microsoft refuses days after the account's today: a window in the future has no rows yet.
     const today = iana ? dayIn(iana) : null;

@@ -2,6 +2,7 @@ import { mixpanelExportUrl } from '@/lib/server/connectors/mixpanel/config';
 import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * Mixpanel's Export API (`GET /api/2.0/export?project_id=…&from_date=…&to_date=…[&event=…]` on the
@@ -66,10 +67,16 @@ export function exportError(status: number, error: string | undefined, retryAfte
     );
   }
   if (status >= 500) {
-    console.error('[platforms] mixpanel transient error', { status, error });
+    log.warn(
+      { component: 'platforms', platform: 'mixpanel', status, platformError: String(error ?? '').slice(0, 200) },
+      'Mixpanel had a transient error',
+    );
     return new PlatformError('mixpanel', 'retryable', 'Mixpanel had a temporary problem. Try again in a minute.');
   }
-  console.error('[platforms] mixpanel export refused', { status, error });
+  log.warn(
+    { component: 'platforms', platform: 'mixpanel', status, platformError: String(error ?? '').slice(0, 200) },
+    'Mixpanel refused an export',
+  );
   return new PlatformError('mixpanel', 'invalid', `Mixpanel refused the export: ${said}`);
 }
 
@@ -87,7 +94,7 @@ async function refusalText(response: Response): Promise<string | undefined> {
 
 /** The network failed mid-way (reset, timeout): the export may pass when run again. */
 function unreachable(error: unknown): PlatformError {
-  console.error('[platforms] mixpanel export unreachable', { error: error instanceof Error ? error.message : error });
+  log.warn({ component: 'platforms', platform: 'mixpanel', ...errorFields(error) }, 'Mixpanel export unreachable');
   return new PlatformError('mixpanel', 'retryable', 'Mixpanel could not be reached. Try again in a minute.');
 }
 

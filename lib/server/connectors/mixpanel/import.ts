@@ -3,6 +3,7 @@ import { mixpanelSessionOf } from '@/lib/server/connectors/mixpanel/session';
 import { requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /**
  * Mixpanel's Import API (`POST /import?strict=1&project_id=…`), shared by conversions and, next,
@@ -61,11 +62,17 @@ export function importError(status: number, body: ImportBody): PlatformError {
   if (status === 429)
     return new PlatformError('mixpanel', 'rate_limited', 'Mixpanel is rate limiting this project. Try again in a minute.');
   if (status >= 500) {
-    console.error('[platforms] mixpanel transient error', { status, error: body.error });
+    log.warn(
+      { component: 'platforms', platform: 'mixpanel', status, platformError: String(body.error ?? '').slice(0, 200) },
+      'Mixpanel had a transient error',
+    );
     return new PlatformError('mixpanel', 'retryable', 'Mixpanel had a temporary problem. Try again in a minute.');
   }
   if (status === 403) return new PlatformError('mixpanel', 'forbidden', `Mixpanel refused access: ${body.error ?? 'forbidden'}`);
-  console.error('[platforms] mixpanel import refused', { status, error: body.error });
+  log.warn(
+    { component: 'platforms', platform: 'mixpanel', status, platformError: String(body.error ?? '').slice(0, 200) },
+    'Mixpanel refused an import',
+  );
   return new PlatformError('mixpanel', 'invalid', `Mixpanel refused the request: ${body.error ?? `HTTP ${status}`}`);
 }
 

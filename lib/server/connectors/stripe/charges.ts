@@ -2,6 +2,7 @@ import { stripeConfig, stripeHeaders } from '@/lib/server/connectors/stripe/conf
 import { requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Session } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /**
  * Reading a customer's charges with their restricted key (payments as a conversion source).
@@ -65,7 +66,7 @@ export function chargesError(status: number, body: Record<string, unknown>): Pla
   if (status === 429)
     return new PlatformError('stripe', 'rate_limited', 'Stripe asks us to slow down. Payments will be read again shortly.');
   if (status >= 500) {
-    console.error('[platforms] stripe charges listing failed', { status, type: error?.type });
+    log.warn({ component: 'platforms', platform: 'stripe', status, platformError: error?.type }, 'Stripe charges listing failed');
     return new PlatformError('stripe', 'retryable', 'Stripe could not list the payments. They will be read again shortly.');
   }
   return new PlatformError('stripe', 'invalid', `Stripe refused the listing of payments: ${error?.message ?? `status ${status}`}`);

@@ -2,6 +2,7 @@ import { stripeConfig, stripeHeaders } from '@/lib/server/connectors/stripe/conf
 import { requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
+import { log } from '@/lib/server/log';
 
 /** A customer's Stripe account as a payments source (not our own billing account): a restricted key. */
 export interface StripeCredential {
@@ -26,7 +27,10 @@ async function checkRestrictedKey(apiKey: string): Promise<void> {
       'forbidden',
       'This key cannot read charges. In Stripe, give the restricted key “Charges: Read” access.',
     );
-  console.error('[platforms] stripe key check failed', { status, type: (body.error as { type?: string } | undefined)?.type });
+  log.warn(
+    { component: 'platforms', platform: 'stripe', status, platformError: (body.error as { type?: string } | undefined)?.type },
+    'Stripe key check failed',
+  );
   throw new PlatformError('stripe', 'retryable', 'Stripe could not be reached. Try again in a minute.');
 }
 
