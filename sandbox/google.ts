@@ -89,6 +89,15 @@ const GAQL_FIELDS: Record<string, { resources: readonly StreamResource[]; path: 
   },
 };
 
+/** The fields of `SELECT … FROM customer` the sandbox serves (the customer's settings, no metrics). */
+const CUSTOMER_FIELDS: Record<string, (id: string, customer: (typeof GOOGLE_CUSTOMERS)[string]) => unknown> = {
+  'customer.id': (id) => id,
+  'customer.descriptive_name': (_id, customer) => customer.name,
+  'customer.currency_code': (_id, customer) => customer.currency,
+  'customer.time_zone': (_id, customer) => customer.timeZone,
+  'customer.manager': (_id, customer) => customer.manager,
+};
+
 /** How many rows REST searchStream puts in one batch of its JSON array. */
 const STREAM_BATCH_ROWS = 10_000;
 
@@ -487,6 +496,7 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     if (failure) return adsOutage(res, failure, store.adData.failureEndsIn(customerId) ?? 30);
     if ((body.query ?? '').includes('metrics.all_conversions_by_conversion_date'))
       return conversionsByDate(res, customerId, body.query ?? '');
+    if (/\bFROM customer\s*$/i.test(body.query ?? '')) return customerSettings(res, customerId, body.query ?? '');
     const query = parseGaql(body.query ?? '');
     if ('queryError' in query) return adsFailure(res, 400, 'INVALID_ARGUMENT', { queryError: query.queryError }, query.message);
     const customer = GOOGLE_CUSTOMERS[customerId]!;
@@ -537,7 +547,8 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
         'Metrics cannot be requested for a manager account.',
       );
     const results: Json[] = [];
-    for (const [action, days] of store.reporting.googleActions(customerId)) {
+    // segments.date is the customer's day, in its time zone.
+    for (const [action, days] of store.reporting.googleActions(customerId, GOOGLE_CUSTOMERS[customerId]!.timeZone)) {
       for (const [date, count] of days) {
         if (date < range.from || date > range.to) continue;
         results.push({
@@ -548,6 +559,28 @@ export function createGoogle(store: SandboxStore): SandboxPlatform & { serviceAc
     }
     const fieldMask = CONVERSIONS_BY_DATE_FIELDS.map((field) => field.split('.').map(camelCase).join('.')).join(',');
     return json(res, 200, [{ ...(results.length ? { results } : {}), fieldMask, requestId: token('') }]);
+  }
+
+  /**
+   * `SELECT customer.… FROM customer`: the customer's own settings, one row (a manager's too: no metrics are
+   * asked). Its `time_zone` is the zone of the customer's `segments.date` (the conversions by date above).
+   */
+  function customerSettings(res: ServerResponse, customerId: string, text: string) {
+    const fields = (/^\s*SELECT (.+?) FROM customer\s*$/i.exec(text)?.[1] ?? '').split(',').map((field) => field.trim());
+    const unknown = fields.filter((field) => !CUSTOMER_FIELDS[field]);
+    if (unknown.length)
+      return adsFailure(
+        res,
+        400,
+        'INVALID_ARGUMENT',
+        { queryError: 'UNRECOGNIZED_FIELD' },
+        `Unrecognized fields in the query: ${unknown.map((field) => `'${field}'`).join(', ')}.`,
+      );
+    const customer = GOOGLE_CUSTOMERS[customerId]!;
+    const row: Json = { resourceName: `customers/${customerId}` };
+    for (const field of fields) row[camelCase(field.slice('customer.'.length))] = CUSTOMER_FIELDS[field]!(customerId, customer);
+    const fieldMask = fields.map((field) => field.split('.').map(camelCase).join('.')).join(',');
+    return json(res, 200, [{ results: [{ customer: row }], fieldMask, requestId: token('') }]);
   }
 
   /** The rows of a query: per day when segments.date is selected, else summed over the filter (all history without one). */

@@ -259,10 +259,16 @@ type ReportError = keyof typeof REPORT_ERRORS;
 const COMMON_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod', 'CampaignName', 'CampaignId', 'CurrencyCode'];
 /** Performance statistics: a report needs at least one (2017). Conversions is deprecated: Microsoft answers 0 in it, as here. */
 const MEASURE_COLUMNS = ['Impressions', 'Clicks', 'Ctr', 'AverageCpc', 'Spend', 'Conversions', 'ConversionsQualified', 'Revenue'];
+/**
+ * The goals report's statistics (GoalsAndFunnelsReportColumn, learn.microsoft.com/advertising/reporting-service/
+ * goalsandfunnelsreportcolumn): it has no Conversions column. AllConversions and ViewThroughConversions are
+ * deprecated and answer 0; AllConversionsQualified and ViewThroughConversionsQualified are decimals.
+ */
+const GOAL_MEASURES = ['AllConversions', 'AllConversionsQualified', 'Assists', 'ViewThroughConversions', 'ViewThroughConversionsQualified'];
+/** The goals report's columns the sandbox fills (a subset of GoalsAndFunnelsReportColumn); Goal and TimePeriod are required. */
+const GOAL_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod', 'Goal', 'GoalId', 'GoalType', ...GOAL_MEASURES];
+const GOAL_REQUIRED = ['Goal', 'TimePeriod'];
 /** The report types the sandbox serves, their level in sandbox/adData.ts and their columns (Campaign/AdGroup/AdPerformanceReportColumn). */
-/** The goals report's columns (GoalsAndFunnelsReportColumn) the sandbox fills, and its statistics. */
-const GOAL_MEASURES = ['Conversions', 'AllConversions'];
-const GOAL_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod', 'Goal', 'GoalId', ...GOAL_MEASURES];
 const REPORT_TYPES: Record<string, { level: AdDataLevel; columns: ReadonlySet<string>; goals?: true }> = {
   // Conversions per goal and day (offline conversions included), as sandbox/reporting.ts records them.
   GoalsAndFunnelsReportRequest: { level: 'campaign', columns: new Set(GOAL_COLUMNS), goals: true },
@@ -714,7 +720,9 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     if (duplicates.length) return reportFault(res, 'ReportingServiceDuplicateColumns', [...new Set(duplicates)].join(','));
     if (request.Aggregation !== 'Daily')
       return reportFault(res, 'ReportingServiceInvalidReportAggregation', 'The sandbox serves Daily aggregation only.');
-    if (!columns.includes('TimePeriod')) return reportFault(res, 'ReportingServiceRequiredColumnsNotSelected', 'TimePeriod');
+    const required = type.goals ? GOAL_REQUIRED : ['TimePeriod'];
+    const missing = required.filter((column) => !columns.includes(column));
+    if (missing.length) return reportFault(res, 'ReportingServiceRequiredColumnsNotSelected', missing.join(','));
     if (!columns.some((column) => (type.goals ? GOAL_MEASURES : MEASURE_COLUMNS).includes(column)))
       return reportFault(res, 'ReportingServiceNoMeasureSelected');
     if (request.Format !== undefined && request.Format !== null && request.Format !== 'Csv')
@@ -732,8 +740,10 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     const to = reportDate(time.CustomDateRangeEnd);
     if (!to) return reportFault(res, 'ReportingServiceInvalidCustomDateRangeEnd');
     if (to < from) return reportFault(res, 'ReportingServiceEndDateBeforeStartDate');
+    // "Today" at the reports' clock (sandbox/reporting.ts): a test may stand past a midnight.
+    const now = store.reporting.clock.now();
     const today = accounts
-      .map((account) => dayIn(adAccountOf(account).timeZone))
+      .map((account) => dayIn(adAccountOf(account).timeZone, now))
       .sort()
       .at(-1)!;
     if (from > today) return reportFault(res, 'ReportingServiceInvalidFutureStartDate');
@@ -782,18 +792,22 @@ export function createMicrosoft(store: SandboxStore): SandboxPlatform {
     });
   }
 
-  /** A goals report's rows: per account, goal and day, what Microsoft has recorded by now (sandbox/reporting.ts). */
+  /** A goals report's rows: per account, goal and day of its time zone, what Microsoft has recorded by now (sandbox/reporting.ts). */
   function goalLines(report: SubmittedReport): string[] {
     const lines: string[] = [];
     for (const account of report.accounts) {
-      for (const [goalName, days] of store.reporting.microsoftGoals(String(account.Id))) {
+      for (const [goalName, days] of store.reporting.microsoftGoals(String(account.Id), adAccountOf(account).timeZone)) {
         const goal = MICROSOFT_GOALS.find((candidate) => candidate.Name === goalName);
         for (const [date, count] of [...days].sort(([a], [b]) => (a < b ? -1 : 1))) {
           if (date < report.from || date > report.to) continue;
           const cell = (column: string) => {
             if (column === 'Goal') return goalName;
             if (column === 'GoalId') return String(goal?.Id ?? '');
-            if (column === 'Conversions' || column === 'AllConversions') return String(count);
+            if (column === 'GoalType') return goal?.Type ?? '';
+            // Deprecated: Microsoft answers 0 in them. The qualified columns are decimals; no assists, no views.
+            if (column === 'AllConversions' || column === 'ViewThroughConversions' || column === 'Assists') return '0';
+            if (column === 'AllConversionsQualified') return count.toFixed(2);
+            if (column === 'ViewThroughConversionsQualified') return '0.00';
             if (column === 'TimePeriod') return date;
             return cellOf(column, account, { date } as AdFacts);
           };

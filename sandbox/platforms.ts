@@ -191,7 +191,7 @@ function reportingPage(res: ServerResponse, store: SandboxStore) {
 <form method="post" action="${store.base}/__sandbox/reporting">
 <h2>Microsoft</h2>${field('microsoft.dropShare', 'Share of accepted offline conversions silently dropped (0–1)', microsoft.dropShare, '0.01')}${field('microsoft.lagHours', 'Hours after upload until a conversion is recorded', microsoft.lagHours, '0.1')}
 <h2>Google</h2><label><input type="checkbox" name="google.unmatchedUnattributed" value="true" ${google.unmatchedUnattributed ? 'checked' : ''}> Leave uploads that matched no click or customer unattributed</label><input type="hidden" name="google.unmatchedUnattributed" value="false">
-<h2>Meta</h2>${field('meta.attributionLagHours', 'Hours until insights attribute a received event', meta.attributionLagHours, '0.1')}${field('meta.missingShare', 'Share of accepted events that never reach the pixel stats (0–1)', meta.missingShare, '0.01')}
+<h2>Meta</h2>${field('meta.attributionLagHours', 'Hours until insights attribute a received event', meta.attributionLagHours, '0.1')}${field('meta.missingShare', 'Share of accepted events that never reach the pixel stats (0–1)', meta.missingShare, '0.01')}${field('meta.browserFires', "Browser-pixel fires per event we sent (the site's own pixel)", meta.browserFires, '0.1')}
 <p><button>Save</button></p></form>
 <form method="post" action="${store.base}/__sandbox/reporting/reset"><button>Back to the defaults</button></form>`,
   );
@@ -267,6 +267,19 @@ export async function startFakePlatforms(options: FakePlatformsOptions): Promise
     if (path === '/__sandbox/reporting/reset' && req.method === 'POST') {
       store.reporting.reset();
       return req.headers.accept?.includes('text/html') ? reportingPage(res, store) : json(res, 200, { switches: store.reporting.switches });
+    }
+    // Test-only: the reports' "now" (sandbox/reporting.ts), `{ "at": "2026-11-15T07:00:00Z" }` or `{ "at": null }`.
+    if (path === '/__sandbox/clock' && req.method === 'POST') {
+      let at: unknown = null;
+      try {
+        at = (JSON.parse((await readBody(req)) || '{}') as { at?: unknown }).at ?? null;
+      } catch {
+        return json(res, 400, { error: 'The body must be JSON: { "at": an ISO time or null }.' });
+      }
+      if (at !== null && (typeof at !== 'string' || Number.isNaN(Date.parse(at))))
+        return json(res, 400, { error: '"at" must be an ISO time or null.' });
+      const fixed = store.reporting.clock.set(at);
+      return json(res, 200, { at: fixed === null ? null : new Date(fixed).toISOString() });
     }
     if (path === '/__sandbox/reporting') return reportingPage(res, store);
     if (path === '/__sandbox/reporting.json') return json(res, 200, { switches: store.reporting.switches });

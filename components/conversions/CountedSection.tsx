@@ -53,7 +53,8 @@ const FIELDS: ReadonlyArray<ThresholdField<'threshold'>> = [
 ];
 
 /**
- * "Counted by the platform" on a conversion's page: per day (last 30 UTC days), the events we received,
+ * "Counted by the platform" on a conversion's page: per day (the last 30 days of the ad account, in the time
+ * zone its platform's read named), the events we received,
  * sent and had accepted, beside what the platform reports it received and attributed, with the ratio at
  * each step and what each gap means. The reading job fills it (hourly); nothing is read from here.
  */
@@ -61,13 +62,17 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
   const { data, isLoading, error, refetch } = useConversionReconciliationQuery({ orgId, id });
   const [save, saving] = useSaveCountedThresholdMutation();
   const platform = data ? PLATFORM_LABELS[data.platform as AdPlatform] : 'the platform';
+  // The read names the account's time zone its days are in (our counts are summed into them): said as the data says, whatever the platform.
+  const zone = data?.summary.timeZone ?? null;
+  const accountDays = zone !== null && zone !== 'UTC';
+  const dayZone = accountDays ? `the ad account's time zone, ${zone}` : 'UTC';
   const days = data ? [...data.days].reverse() : [];
   return (
     <section className="stack" id="counted" aria-labelledby="counted-title">
       <SectionTitle id="counted-title">Counted by the platform</SectionTitle>
       <p className="muted" style={{ margin: 0 }}>
-        What we sent beside what {platform} says it received and attributed, per day (UTC). Read from {platform}&apos;s reports about once
-        an hour.
+        What we sent beside what {platform} says it received and attributed, per day ({dayZone}). Read from {platform}&apos;s reports about
+        once an hour.
       </p>
       {isLoading ? (
         <Spinner label="Loading what the platform counted" />
@@ -103,7 +108,7 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
               <table className="table" aria-label={`Counted by ${platform}, per day`}>
                 <TableHead
                   columns={[
-                    'Day (UTC)',
+                    accountDays ? 'Day (account time)' : 'Day (UTC)',
                     'Received by SignalBridge',
                     'Sent',
                     'Accepted by the API',

@@ -3,7 +3,8 @@ import { dayIn } from '@/lib/shared/connections/windows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
-import { createMicrosoftReport, reportRequestBody } from '@/lib/server/connectors/microsoft-ads/report';
+import { countedRequestBody } from '@/lib/server/connectors/microsoft-ads/counted';
+import { createMicrosoftReport, parseCsv, reportRequestBody, unzipReport } from '@/lib/server/connectors/microsoft-ads/report';
 import type { Report, ReportRequest, Session } from '@/lib/server/connectors/types';
 import type { AdFacts } from '@/sandbox/adData';
 import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft';
@@ -239,6 +240,44 @@ test('ReportTimeZone takes only its own value set: the account spelling of Midwa
   const midway = reportRequestBody('campaign', '301', daysAgo(3), daysAgo(1), 'MidwayIslandAndSamoa');
   expect(midway.ReportRequest.Time.ReportTimeZone).toBe('MidwayIslandandSamoa');
   expect((await submit(midway)).status).toBe(200);
+});
+
+test("the goals report has Microsoft's columns: AllConversions answers 0, AllConversionsQualified the count; no Conversions column; Goal required", async () => {
+  platforms.reporting.set({ microsoft: { lagHours: 0 } });
+  try {
+    // Two offline conversions to goal 8001, arrived just now: the Eastern account's today.
+    for (const click of ['a', 'b']) {
+      platforms.conversions.record('microsoft', `301|Offline purchase|${click.repeat(32)}|now`, 'Offline purchase', {});
+    }
+    const body = countedRequestBody('301', daysAgo(2), today(), 'EasternTimeUSCanada');
+    const withColumns = (columns: string[]) => ({ ReportRequest: { ...body.ReportRequest, Columns: columns } });
+    expect(await operationError(await submit(withColumns(['TimePeriod', 'Goal', 'Conversions'])))).toMatchObject({
+      Code: 100,
+      ErrorCode: 'NullRequest',
+      Details: "Requested value 'Conversions' was not found in GoalsAndFunnelsReportColumn.",
+    });
+    expect(await operationError(await submit(withColumns(['TimePeriod', 'GoalId', 'AllConversionsQualified'])))).toMatchObject({
+      Code: 2015,
+      Details: 'Goal',
+    });
+
+    const columns = ['TimePeriod', 'GoalId', 'Goal', 'AllConversions', 'AllConversionsQualified'];
+    const submitted = await submit(withColumns(columns));
+    const { ReportRequestId } = (await submitted.json()) as { ReportRequestId: string };
+    let status: { Status: string; ReportDownloadUrl?: string } = { Status: 'Pending' };
+    for (let poll = 0; poll < 5 && status.Status !== 'Success'; poll++) {
+      status = ((await (await reporting('Poll', { ReportRequestId })).json()) as { ReportRequestStatus: typeof status })
+        .ReportRequestStatus;
+    }
+    const zip = new Uint8Array(await (await fetch(status.ReportDownloadUrl!)).arrayBuffer());
+    expect(parseCsv(unzipReport(zip)).filter((record) => record.length > 1)).toEqual([
+      columns,
+      [today(), '8001', 'Offline purchase', '0', '2.00'],
+    ]);
+  } finally {
+    platforms.reporting.reset();
+    platforms.conversions.reset();
+  }
 });
 
 test('an account the login cannot reach is forbidden', async () => {

@@ -20,7 +20,7 @@ import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from 
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { metaReportOptions } from '@/lib/server/connectors/meta-ads/report';
-import { addDays, dayIn } from '@/lib/shared/connections/windows';
+import { addDays, dayIn, instantOf } from '@/lib/shared/connections/windows';
 import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 import { until } from '@/tests/api/helpers/until';
@@ -38,8 +38,14 @@ let otherOrg: string;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const today = new Date().toISOString().slice(0, 10);
-/** Tomorrow 07:00 UTC: today's figures are final for every platform but Meta. */
-const tomorrowMorning = () => new Date(Date.parse(`${today}T00:00:00Z`) + 31 * 3_600_000);
+/** The sandbox's Microsoft account 301 keeps Eastern time: its reports' days are Eastern days. */
+const EASTERN = 'America/New_York';
+/** The sandbox's Google customer 5556667778 (SANDBOX_TARGETS) keeps Berlin time; its segments.date are Berlin days. */
+const BERLIN = 'Europe/Berlin';
+/** The Eastern day the conversions of beforeAll were sent on (the UTC day before between 00:00 UTC and Eastern midnight). */
+let sentDay: string;
+/** Seven hours after `sentDay` ended in Eastern time: past Microsoft's six-hour lag, at any hour the suite runs. */
+const afterMicrosoftLag = () => new Date(instantOf(addDays(sentDay, 1), '00:00', EASTERN) + 7 * 3_600_000);
 
 let serial = 0;
 /** A website's buyer with a Microsoft click: what most tests here send. */
@@ -80,7 +86,8 @@ async function read(token = setup.owner.token): Promise<ConversionReconciliation
   return response.body.reconciliation as unknown as ConversionReconciliation;
 }
 
-const todayOf = (reconciliation: ConversionReconciliation) => reconciliation.days.find((day) => day.date === today)!;
+/** The day the Microsoft conversions were sent on, as Microsoft's account counts days. */
+const todayOf = (reconciliation: ConversionReconciliation) => reconciliation.days.find((day) => day.date === sentDay)!;
 
 const openIncident = async () =>
   (
@@ -104,9 +111,12 @@ beforeAll(async () => {
   outsider = await createTestUser();
   otherOrg = await createTestOrganization([[outsider, 'owner']]);
   const conversion = await getConversion(setup.orgId, setup.conversionId);
+  sentDay = dayIn(EASTERN);
   const result = await deliverBatch(setup.orgId, conversion, purchases(10));
   expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
 });
+// Back to the wall clock after a test that moved the reports' clock.
+afterEach(() => platforms.reporting.clock.set(null));
 afterAll(async () => {
   await closeAll(s);
   await Promise.all([platforms.close(), customerIo.close()]);
@@ -123,7 +133,7 @@ test("within Microsoft's lag, today shows what we sent and says it is not final"
   const reconciliation = await read();
   expect(reconciliation.summary.state).toBe('read');
   expect(todayOf(reconciliation)).toEqual({
-    date: today,
+    date: sentDay,
     received: 10,
     sent: 10,
     accepted: 10,
@@ -137,57 +147,94 @@ test("within Microsoft's lag, today shows what we sent and says it is not final"
 });
 
 /**
- * Microsoft reports a day only once its account's own day has begun (the sandbox refuses a later end, as
- * Microsoft does, by the wall clock). Between 00:00 UTC and the Eastern account's midnight the conversions'
- * UTC day is still Microsoft's tomorrow, so the tests of a finished day can only run outside that window.
+ * Microsoft reports its account's days and refuses a day after the account's today (the sandbox too, by
+ * its reports' clock). The tests of a finished day stand seven hours after the Eastern day the conversions
+ * were sent on: the reading and the sandbox's clock both, so they run at any hour of the day.
  */
-const microsoftHasToday = dayIn('America/New_York') >= today;
-const testOnceMicrosoftHasToday = microsoftHasToday ? test : test.skip;
+const readAfterMicrosoftLag = (orgId: string, options: { onCall?: () => void } = {}) => {
+  const now = afterMicrosoftLag();
+  platforms.reporting.clock.set(now);
+  return reconcileOrganization(orgId, { now, ...options });
+};
 
-testOnceMicrosoftHasToday('with nothing dropped, 100 % once the lag has passed', async () => {
+test('with nothing dropped, 100 % once the lag has passed', async () => {
   platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0 } });
-  await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
+  await readAfterMicrosoftLag(setup.orgId);
   const reconciliation = await read();
   expect(todayOf(reconciliation)).toMatchObject({ accepted: 10, attributed: 10, final: true, notes: [] });
   expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 10, share: 1 });
 });
 
-testOnceMicrosoftHasToday(
-  'Microsoft dropping 20 %: the gap on the right day with its explanation, and the alert fires, then resolves',
-  async () => {
-    const saved = await saveThreshold(90);
-    expect(saved.status).toBe(200);
-    platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0.2 } });
-    await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
-    const reconciliation = await read();
-    expect(reconciliation.threshold).toBe(90);
-    const day = todayOf(reconciliation);
-    expect(day).toMatchObject({ accepted: 10, attributed: 8, final: true });
-    expect(day.notes).toHaveLength(1);
-    expect(day.notes[0]).toMatch(/^Microsoft counted 20 % fewer than it accepted on /);
-    // The days before hold nothing: the gap is on the day the conversions were sent.
-    expect(reconciliation.days.map((item) => item.date)).toEqual([today]);
-    expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 8, share: 0.8 });
-    expect(await openIncident()).toBe(1);
+test('Microsoft dropping 20 %: the gap on the right day with its explanation, and the alert fires, then resolves', async () => {
+  const saved = await saveThreshold(90);
+  expect(saved.status).toBe(200);
+  platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0.2 } });
+  await readAfterMicrosoftLag(setup.orgId);
+  const reconciliation = await read();
+  expect(reconciliation.threshold).toBe(90);
+  const day = todayOf(reconciliation);
+  expect(day).toMatchObject({ accepted: 10, attributed: 8, final: true });
+  expect(day.notes).toHaveLength(1);
+  expect(day.notes[0]).toMatch(/^Microsoft counted 20 % fewer than it accepted on /);
+  // The days before hold nothing: the gap is on the day the conversions were sent.
+  expect(reconciliation.days.map((item) => item.date)).toEqual([sentDay]);
+  expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 8, share: 0.8 });
+  expect(await openIncident()).toBe(1);
 
-    const list = await call(s.all, { path: path(setup.orgId), token: setup.owner.token });
-    expect(list.status).toBe(200);
-    const rows = list.body.conversions as ReconciliationRow[];
-    expect(rows.map((row) => [row.id, row.summary.week.share])).toEqual([[setup.conversionId, 0.8]]);
+  const list = await call(s.all, { path: path(setup.orgId), token: setup.owner.token });
+  expect(list.status).toBe(200);
+  const rows = list.body.conversions as ReconciliationRow[];
+  expect(rows.map((row) => [row.id, row.summary.week.share])).toEqual([[setup.conversionId, 0.8]]);
 
-    platforms.reporting.set({ microsoft: { dropShare: 0 } });
-    await reconcileOrganization(setup.orgId, { now: tomorrowMorning() });
-    expect((await read()).summary.week.share).toBe(1);
-    expect(await openIncident()).toBe(0);
-  },
-);
+  platforms.reporting.set({ microsoft: { dropShare: 0 } });
+  await readAfterMicrosoftLag(setup.orgId);
+  expect((await read()).summary.week.share).toBe(1);
+  expect(await openIncident()).toBe(0);
+});
 
-testOnceMicrosoftHasToday('one goals report per account answers every conversion of it', async () => {
+test('one goals report per account answers every conversion of it', async () => {
   let calls = 0;
-  const result = await reconcileOrganization(setup.orgId, { now: tomorrowMorning(), onCall: () => (calls += 1) });
+  const result = await readAfterMicrosoftLag(setup.orgId, { onCall: () => (calls += 1) });
   expect(result).toMatchObject({ conversions: 1, accounts: 1 });
   // Account/Query, Submit, Poll (Pending), Poll (Success), download.
   expect(calls).toBe(5);
+});
+
+test("Microsoft's days are its account's: conversions sent at 02:00 UTC count on the Eastern day before, and so do ours", async () => {
+  const eastern = await setUpConversion('microsoft_ads');
+  const conversion = await getConversion(eastern.orgId, eastern.conversionId);
+  platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0 } });
+  const sent = purchases(4);
+  const result = await deliverBatch(eastern.orgId, conversion, sent);
+  expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(4);
+
+  // Sent, as far as both sides know, at 02:00 UTC three days ago: 21:00 or 22:00 the day before in Eastern
+  // time (clear of the days beforeAll's conversions, to the same account and goal, were sent on).
+  const utcDay = addDays(today, -3);
+  const hour = `${utcDay}T02`;
+  const easternDay = addDays(today, -4);
+  const clicks = new Set(sent.map((event) => event.clickIds.msclkid));
+  for (const entry of platforms.conversions.list('microsoft')) {
+    if (clicks.has(String(entry.event.MicrosoftClickId))) entry.receivedAt = Date.parse(`${hour}:00:00Z`);
+  }
+  const hours = adminDb()
+    .collection('organizations')
+    .doc(eastern.orgId)
+    .collection('conversions')
+    .doc(eastern.conversionId)
+    .collection('hours');
+  for (const doc of (await hours.get()).docs) {
+    await hours.doc(doc.id.replace(String(doc.get('hour')), hour)).set({ ...doc.data(), hour });
+    await doc.ref.delete();
+  }
+
+  await reconcileOrganization(eastern.orgId);
+  const response = await call(s.one, { path: path(eastern.orgId, eastern.conversionId), token: eastern.owner.token });
+  const { days, summary } = response.body.reconciliation as unknown as ConversionReconciliation;
+  // The account's day holds both sides; our UTC day is not a day of its own with nothing attributed.
+  expect(days.find((day) => day.date === easternDay)).toMatchObject({ received: 4, accepted: 4, attributed: 4, final: true, notes: [] });
+  expect(days.find((day) => day.date === utcDay)).toBeUndefined();
+  expect(summary.week).toEqual({ accepted: 4, attributed: 4, share: 1 });
 });
 
 test('another organization sees neither the conversion nor the list; bad thresholds change nothing', async () => {
@@ -282,6 +329,38 @@ test("the worker's poller reads every organization in its round", async () => {
   expect((await state.get()).get('last_at')).toBeTruthy();
 });
 
+/** One GET of the sandbox's Graph API as the demo login. */
+async function graph(path: string, params: Record<string, string>) {
+  const url = new URL(`${platforms.url}/meta/graph/${GRAPH_VERSION}${path}`);
+  url.search = new URLSearchParams({ ...params, access_token: META_DEMO_TOKEN }).toString();
+  return (await (await fetch(url)).json()) as {
+    data: Array<{ data?: Array<{ value: string; count: number }> }>;
+    paging?: { next?: string };
+    error?: { code: number };
+  };
+}
+
+/** Dates a conversion's hour counters at `hour` (YYYY-MM-DDTHH, UTC), as if everything had been sent then. */
+async function moveHoursTo(orgId: string, conversionId: string, hour: string) {
+  const hours = adminDb().collection('organizations').doc(orgId).collection('conversions').doc(conversionId).collection('hours');
+  for (const doc of (await hours.get()).docs) {
+    await hours.doc(doc.id.replace(String(doc.get('hour')), hour)).set({ ...doc.data(), hour });
+    await doc.ref.delete();
+  }
+}
+
+/** Reads at `now`, the sandbox's reports at the same instant (its clock moved there). */
+const readAt = (orgId: string, now: Date, options: { onCall?: () => void } = {}) => {
+  platforms.reporting.clock.set(now);
+  return reconcileOrganization(orgId, { now, ...options });
+};
+
+async function reconciliationOf(setup: ConversionSetup) {
+  const response = await call(s.one, { path: path(setup.orgId, setup.conversionId), token: setup.owner.token });
+  expect(response.status).toBe(200);
+  return response.body.reconciliation as unknown as ConversionReconciliation;
+}
+
 describe('Google and Meta', () => {
   test('Google attributes only uploads that matched a click or customer: the unmatched share points to match quality', async () => {
     const google = await setUpConversion('google_ads');
@@ -290,11 +369,14 @@ describe('Google and Meta', () => {
     const sent = purchases(10, (index) =>
       index < 6 ? { clickIds: { gclid: `Cj0-rec-${serial}` } } : { user: { email: sha256(`stranger${serial}@example.com`) } },
     );
+    const berlinDay = dayIn(BERLIN);
     const result = await deliverBatch(google.orgId, conversion, sent);
     expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
-    await reconcileOrganization(google.orgId, { now: tomorrowMorning() });
-    const response = await call(s.one, { path: path(google.orgId, google.conversionId), token: google.owner.token });
-    const day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    // Four hours after the customer's day ended: past Google's three-hour lag.
+    await readAt(google.orgId, new Date(instantOf(addDays(berlinDay, 1), '00:00', BERLIN) + 4 * 3_600_000));
+    const reconciliation = await reconciliationOf(google);
+    expect(reconciliation.summary.timeZone).toBe(BERLIN);
+    const day = reconciliation.days.find((item) => item.date === berlinDay)!;
     expect(day).toMatchObject({ accepted: 10, platformReceived: null, attributed: 6, final: true });
     expect(day.notes).toEqual(['40 % of Google uploads matched no click or customer: see match quality.']);
   });
@@ -303,6 +385,7 @@ describe('Google and Meta', () => {
     const meta = await setUpConversion('meta_ads');
     const conversion = await getConversion(meta.orgId, meta.conversionId);
     platforms.reporting.set({ meta: { missingShare: 0.2, attributionLagHours: 0 } });
+    const accountDay = dayIn(EASTERN);
     const result = await deliverBatch(
       meta.orgId,
       conversion,
@@ -311,18 +394,48 @@ describe('Google and Meta', () => {
     expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
 
     await reconcileOrganization(meta.orgId);
-    let response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
-    let day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    let day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
     expect(day).toMatchObject({ accepted: 10, platformReceived: 8, attributed: 8, final: false });
     expect(day.notes).toEqual(['Meta attributes conversions to ads up to a day later: today is not final yet.']);
 
-    // Two days on, Meta's figures for today are final: the shortfall is named.
-    await reconcileOrganization(meta.orgId, { now: new Date(Date.parse(`${today}T00:00:00Z`) + 49 * 3_600_000) });
-    response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
-    day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    // A day and an hour after the account's day ended, Meta's figures for it are final: the shortfall is named.
+    await readAt(meta.orgId, new Date(instantOf(addDays(accountDay, 1), '00:00', EASTERN) + 25 * 3_600_000));
+    day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
     expect(day.final).toBe(true);
     expect(day.notes[0]).toMatch(/^Meta received 20 % fewer than we sent on .+: look for a dedup or pixel problem\.$/);
     platforms.reporting.reset();
+  });
+
+  test("the site's browser pixel fires beside our events: Meta's received counts our server events only", async () => {
+    const meta = await setUpConversion('meta_ads');
+    const conversion = await getConversion(meta.orgId, meta.conversionId);
+    platforms.conversions.reset();
+    // The site's own pixel fires for every purchase too, and 2 of our 10 never reach the stats: all
+    // sources together, the stats show 18, more than we sent, and would hide the loss.
+    platforms.reporting.set({ meta: { browserFires: 1, missingShare: 0.2, attributionLagHours: 0 } });
+    const accountDay = dayIn(EASTERN);
+    try {
+      const result = await deliverBatch(
+        meta.orgId,
+        conversion,
+        purchases(10, () => ({ user: { email: sha256(`browser${serial}@example.com`) } })),
+      );
+      expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
+      const purchasesIn = async (params: Record<string, string>) => {
+        const stats = await graph('/555000111/stats', { aggregation: 'event', ...params });
+        return stats.data.flatMap((hour) => hour.data ?? []).reduce((sum, item) => sum + (item.value === 'Purchase' ? item.count : 0), 0);
+      };
+      expect(await purchasesIn({})).toBe(18);
+      expect(await purchasesIn({ event_source: 'WEB_ONLY' })).toBe(10);
+      expect(await purchasesIn({ event_source: 'SERVER_ONLY' })).toBe(8);
+      expect((await graph('/555000111/stats', { aggregation: 'event', event_source: 'BOTH' })).error?.code).toBe(100);
+
+      await reconcileOrganization(meta.orgId);
+      const day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
+      expect(day).toMatchObject({ sent: 10, accepted: 10, platformReceived: 8 });
+    } finally {
+      platforms.reporting.reset();
+    }
   });
 
   test('an event parked as failed, then retried and delivered, counts once as received and once as accepted', async () => {
@@ -330,6 +443,7 @@ describe('Google and Meta', () => {
     const conversion = await getConversion(meta.orgId, meta.conversionId);
     platforms.conversions.fail('meta', { status: 500, seconds: 60 });
     const [event] = purchases(1, () => ({ user: { email: sha256(`parked${serial}@example.com`) } }));
+    const accountDay = dayIn(EASTERN);
     const first = await deliverBatch(meta.orgId, conversion, [event!], { retry: { attempts: 1, baseMs: 1, maxMs: 1 } });
     platforms.conversions.failures.delete('meta');
     expect(first.rows.map((row) => row.status)).toEqual(['failed']);
@@ -348,8 +462,7 @@ describe('Google and Meta', () => {
     expect((await parkedCounts(meta.orgId, meta.conversionId)).failed).toBe(0);
 
     await reconcileOrganization(meta.orgId);
-    const response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
-    const day = (response.body.reconciliation as unknown as ConversionReconciliation).days.find((item) => item.date === today)!;
+    const day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
     expect(day).toMatchObject({ received: 1, sent: 1, accepted: 1 });
   });
 
@@ -364,20 +477,17 @@ describe('Google and Meta', () => {
       purchases(30, () => ({ user: { email: sha256(`meta${serial}@example.com`) } })),
     );
     expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(30);
-    // The pixel received one of them on each of the last 30 days (today's at midnight, the others at noon).
+    // The pixel received one of them on each of the ad account's last 30 days (today's at its midnight, the
+    // others at its noon).
+    const accountToday = dayIn(EASTERN);
     const received = platforms.conversions.list('meta');
     expect(received).toHaveLength(30);
     received.forEach((entry, index) => {
-      entry.receivedAt = Date.parse(`${addDays(today, -index)}T00:00:00Z`) + (index === 0 ? 0 : 12 * 3_600_000);
+      entry.receivedAt = instantOf(addDays(accountToday, -index), index === 0 ? '00:00' : '12:00', EASTERN);
     });
 
     // Graph pages every edge, 25 rows by default: one page holds neither 30 days nor 30 hours.
-    const graph = async (path: string, params: Record<string, string>) => {
-      const url = new URL(`${platforms.url}/meta/graph/${GRAPH_VERSION}${path}`);
-      url.search = new URLSearchParams({ ...params, access_token: META_DEMO_TOKEN }).toString();
-      return (await (await fetch(url)).json()) as { data: unknown[]; paging?: { next?: string }; error?: { code: number } };
-    };
-    const start = String(Date.parse(`${addDays(today, -29)}T00:00:00Z`) / 1000);
+    const start = String(instantOf(addDays(accountToday, -29), '00:00', EASTERN) / 1000);
     const firstStats = await graph('/555000111/stats', { aggregation: 'event', start_time: start });
     expect(firstStats.data).toHaveLength(25);
     expect(firstStats.paging?.next).toBeTruthy();
@@ -385,7 +495,7 @@ describe('Google and Meta', () => {
       fields: 'actions',
       level: 'account',
       time_increment: '1',
-      time_range: JSON.stringify({ since: addDays(today, -29), until: today }),
+      time_range: JSON.stringify({ since: addDays(accountToday, -29), until: accountToday }),
     });
     expect(firstInsights.data).toHaveLength(25);
     expect(firstInsights.paging?.next).toBeTruthy();
@@ -401,11 +511,80 @@ describe('Google and Meta', () => {
       metaReportOptions.pageSize = realPageSize;
       platforms.reporting.reset();
     }
-    // Three pages of insights (30 days), three of the pixel's stats (30 hours).
-    expect(calls).toBe(6);
-    const response = await call(s.one, { path: path(meta.orgId, meta.conversionId), token: meta.owner.token });
-    const { days } = response.body.reconciliation as unknown as ConversionReconciliation;
-    expect(days.map((day) => day.date)).toEqual(Array.from({ length: 30 }, (_, index) => addDays(today, index - 29)));
+    // The ad account's time zone, three pages of insights (30 days), three of the pixel's stats (30 hours).
+    expect(calls).toBe(7);
+    const { days } = await reconciliationOf(meta);
+    expect(days.map((day) => day.date)).toEqual(Array.from({ length: 30 }, (_, index) => addDays(accountToday, index - 29)));
     for (const day of days) expect(day).toMatchObject({ platformReceived: 1, attributed: 1 });
+  });
+
+  test("Meta's days are its ad account's: conversions sent at 02:00 UTC count on the Eastern day before, beside what Meta received and attributed", async () => {
+    const meta = await setUpConversion('meta_ads');
+    const conversion = await getConversion(meta.orgId, meta.conversionId);
+    platforms.conversions.reset();
+    platforms.reporting.set({ meta: { attributionLagHours: 0, missingShare: 0 } });
+    try {
+      const result = await deliverBatch(
+        meta.orgId,
+        conversion,
+        purchases(4, () => ({ user: { email: sha256(`eastern${serial}@example.com`) } })),
+      );
+      expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(4);
+
+      // Sent, as far as both sides know, at 02:00 UTC three days ago: 21:00 or 22:00 the day before in New York.
+      const utcDay = addDays(today, -3);
+      const easternDay = addDays(today, -4);
+      for (const entry of platforms.conversions.list('meta')) entry.receivedAt = Date.parse(`${utcDay}T02:00:00Z`);
+      await moveHoursTo(meta.orgId, meta.conversionId, `${utcDay}T02`);
+
+      // Noon in New York two days later: past Meta's day of lag, at whatever hour the suite runs.
+      await readAt(meta.orgId, new Date(instantOf(addDays(easternDay, 2), '12:00', EASTERN)));
+      const { days, summary } = await reconciliationOf(meta);
+      expect(days.find((day) => day.date === easternDay)).toMatchObject({
+        received: 4,
+        accepted: 4,
+        platformReceived: 4,
+        attributed: 4,
+        final: true,
+        notes: [],
+      });
+      expect(days.find((day) => day.date === utcDay)).toBeUndefined();
+      expect(summary.week).toEqual({ accepted: 4, attributed: 4, share: 1 });
+      // The page says which days these are.
+      expect(summary.timeZone).toBe(EASTERN);
+    } finally {
+      platforms.reporting.reset();
+    }
+  });
+
+  test("Google's days are its customer's: conversions sent at 02:00 UTC count on the Eastern day before, beside what Google attributed", async () => {
+    // Acme Shoes (1234567890, under the sandbox's manager) keeps Eastern time.
+    const google = await setUpConversion('google_ads', {}, { accountId: '1234567890', targetId: '9001' });
+    const conversion = await getConversion(google.orgId, google.conversionId);
+    const sent = purchases(4, () => ({ clickIds: { gclid: `Cj0-eastern-${serial}` } }));
+    const result = await deliverBatch(google.orgId, conversion, sent);
+    expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(4);
+
+    const utcDay = addDays(today, -3);
+    const easternDay = addDays(today, -4);
+    for (const entry of platforms.conversions.list('google')) {
+      if (entry.key.startsWith('1234567890/')) entry.receivedAt = Date.parse(`${utcDay}T02:00:00Z`);
+    }
+    await moveHoursTo(google.orgId, google.conversionId, `${utcDay}T02`);
+
+    await readAt(google.orgId, new Date(instantOf(addDays(easternDay, 2), '12:00', EASTERN)));
+    const { days, summary } = await reconciliationOf(google);
+    expect(days.find((day) => day.date === easternDay)).toMatchObject({
+      received: 4,
+      accepted: 4,
+      platformReceived: null,
+      attributed: 4,
+      final: true,
+      notes: [],
+    });
+    expect(days.find((day) => day.date === utcDay)).toBeUndefined();
+    expect(summary.week).toEqual({ accepted: 4, attributed: 4, share: 1 });
+    // The page says which days these are.
+    expect(summary.timeZone).toBe(EASTERN);
   });
 });

@@ -1,5 +1,6 @@
 /** @jest-environment node */
 import { PlatformError } from '@/lib/server/connectors/errors';
+import { countedQuery, googleAdsCounted, TIME_ZONE_QUERY, timeZoneOf } from '@/lib/server/connectors/google-ads/counted';
 import {
   googleAdsReport,
   jsonArrayElements,
@@ -338,5 +339,54 @@ describe('googleAdsReport', () => {
       collect(googleAdsReport(session, { account: ACCOUNT, level: 'ad', from: '2026-02-27', to: '2026-02-28' })),
     ).rejects.toMatchObject({ code: 'retryable' });
     logged.mockRestore();
+  });
+});
+
+describe('googleAdsCounted', () => {
+  const session = { accessToken: 'ya29.test', rotated: null };
+  let fetchMock: jest.SpyInstance;
+  afterEach(() => fetchMock?.mockRestore());
+
+  const answer = (batches: unknown[]) => new Response(JSON.stringify(batches), { status: 200 });
+
+  test("days are the customer's: its time_zone read first, the days asked end on its today, a 02:00 UTC day is the Eastern day before", async () => {
+    fetchMock = jest
+      .spyOn(global, 'fetch')
+      .mockResolvedValueOnce(answer([{ results: [{ customer: { resourceName: 'customers/1234567890', timeZone: 'America/New_York' } }] }]))
+      .mockResolvedValueOnce(
+        answer([
+          {
+            results: [
+              {
+                segments: { conversionAction: 'customers/1234567890/conversionActions/9001', date: '2026-11-14' },
+                metrics: { allConversionsByConversionDate: 4 },
+              },
+            ],
+          },
+        ]),
+      );
+    const onCall = jest.fn();
+    // 02:00 UTC on Nov 15 is still Nov 14 in New York: the 8 days asked end there, not on Nov 15.
+    const read = await googleAdsCounted(session, {
+      account: ACCOUNT,
+      targets: [{ id: '9001', name: 'Purchase', events: [] }],
+      from: '2026-11-08',
+      to: '2026-11-15',
+      now: new Date('2026-11-15T02:00:00Z'),
+      onCall,
+    });
+    expect(read).toEqual({
+      timeZone: 'America/New_York',
+      rows: [{ targetId: '9001', events: null, date: '2026-11-14', received: null, attributed: 4 }],
+    });
+    expect(onCall).toHaveBeenCalledTimes(2);
+    const queries = fetchMock.mock.calls.map(([, init]) => JSON.parse(String((init as RequestInit).body)).query);
+    expect(queries).toEqual([TIME_ZONE_QUERY, countedQuery('2026-11-07', '2026-11-14')]);
+    expect((fetchMock.mock.calls[0] as [string, RequestInit])[1].headers).toMatchObject({ 'login-customer-id': '1112223334' });
+  });
+
+  test('a customer whose zone Google does not name keeps UTC days', () => {
+    expect(timeZoneOf([{ results: [{ customer: { timeZone: 'Not/AZone' } }] }])).toBe('UTC');
+    expect(timeZoneOf([{ fieldMask: 'customer.timeZone' }])).toBe('UTC');
   });
 });

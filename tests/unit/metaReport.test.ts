@@ -1,5 +1,6 @@
 /** @jest-environment node */
 import { PlatformError } from '@/lib/server/connectors/errors';
+import { metaCounted, receivedByDay } from '@/lib/server/connectors/meta-ads/counted';
 import {
   conversionsOf,
   type InsightsRow,
@@ -200,5 +201,67 @@ describe('refusals', () => {
     ).toBe(true);
     expect(isTooBig({ body: { error: { code: 100, error_subcode: 1504018, message: 'Your request timed out' } } })).toBe(true);
     expect(isTooBig({ body: { error: { code: 1, message: 'An unknown error occurred' } } })).toBe(false);
+  });
+});
+
+describe('what Meta counted', () => {
+  const session = { accessToken: 'EAAB.test', rotated: null };
+  let fetchMock: jest.SpyInstance;
+  afterEach(() => fetchMock?.mockRestore());
+
+  const answer = (body: unknown) => new Response(JSON.stringify(body), { status: 200 });
+
+  test("days are the ad account's: its timezone_name read first, insights asked for days ending on its today, stats hours summed into them", async () => {
+    fetchMock = jest.spyOn(global, 'fetch').mockImplementation(async (input) => {
+      const url = new URL(String(input));
+      if (url.pathname.endsWith('/act_101')) return answer({ id: 'act_101', timezone_name: 'America/New_York' });
+      if (url.pathname.endsWith('/act_101/insights'))
+        return answer({
+          data: [
+            {
+              date_start: '2026-11-14',
+              date_stop: '2026-11-14',
+              actions: [{ action_type: 'offsite_conversion.fb_pixel_purchase', value: '3' }],
+            },
+          ],
+        });
+      // Sent at 02:00 UTC on Nov 15: 21:00 on Nov 14 in New York.
+      return answer({ data: [{ start_time: '2026-11-15T02:00:00+0000', aggregation: 'event', data: [{ value: 'Purchase', count: 4 }] }] });
+    });
+    const onCall = jest.fn();
+    const read = await metaCounted(session, {
+      account: ACCOUNT,
+      targets: [{ id: '555000111', name: 'Shop pixel', events: ['Purchase'] }],
+      from: '2026-11-08',
+      to: '2026-11-15',
+      now: new Date('2026-11-15T03:00:00Z'),
+      onCall,
+    });
+    expect(read).toEqual({
+      timeZone: 'America/New_York',
+      rows: [{ targetId: '555000111', events: ['Purchase'], date: '2026-11-14', received: 4, attributed: 3 }],
+    });
+    expect(onCall).toHaveBeenCalledTimes(3);
+    const [, insights, stats] = fetchMock.mock.calls.map(([input]) => new URL(String(input)).searchParams);
+    expect(JSON.parse(insights!.get('time_range')!)).toEqual({ since: '2026-11-07', until: '2026-11-14' });
+    // From New York's midnight of Nov 7 (05:00 UTC) to its midnight after Nov 14.
+    expect([stats!.get('start_time'), stats!.get('end_time')]).toEqual([
+      String(Date.parse('2026-11-07T05:00:00Z') / 1000),
+      String(Date.parse('2026-11-15T05:00:00Z') / 1000),
+    ]);
+  });
+
+  test('hourly stats buckets fall on the day of the zone, whatever offset Graph writes', () => {
+    const buckets = [
+      { start_time: '2026-11-15T02:00:00+0000', data: [{ value: 'Purchase', count: 2 }] },
+      { start_time: '2026-11-15T05:00:00+0000', data: [{ value: 'Purchase', count: 1 }] },
+    ];
+    expect(receivedByDay(buckets, 'America/New_York').get('Purchase')).toEqual(
+      new Map([
+        ['2026-11-14', 2],
+        ['2026-11-15', 1],
+      ]),
+    );
+    expect(receivedByDay(buckets).get('Purchase')).toEqual(new Map([['2026-11-15', 3]]));
   });
 });

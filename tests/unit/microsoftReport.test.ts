@@ -1,5 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import { PlatformError } from '@/lib/server/connectors/errors';
+import { createMicrosoftCounted } from '@/lib/server/connectors/microsoft-ads/counted';
 import {
   ACCOUNT_TIME_ZONES,
   adRowsOf,
@@ -259,4 +260,38 @@ test('a report still Pending past the wait limit is retryable; a future window a
     [],
   );
   expect(future.calls).toEqual(['/CustomerManagement/v13/Account/Query']);
+});
+
+test("what Microsoft counted: the goals report's AllConversionsQualified (AllConversions answers 0), days ending on the account's today", async () => {
+  const csv = [
+    '"TimePeriod","AccountId","GoalId","Goal","AllConversionsQualified"',
+    '"2026-11-14","301","8001","Offline purchase","7.50"',
+    '"2026-11-14","301","8002","Qualified lead","3.00"',
+  ].join('\r\n');
+  const { fetch } = fakeMicrosoft(
+    [{ Status: 'Success', ReportDownloadUrl: 'https://blob.example/g.zip' }],
+    zipSync({ 'g.csv': strToU8(csv) }),
+  );
+  const counted = createMicrosoftCounted({ fetch, sleep: async () => undefined });
+  // 02:00 UTC on Nov 15 is still Nov 14 for the Eastern account: the 8 days asked end there, not on Nov 15.
+  const read = await counted(session, {
+    account,
+    targets: [{ id: '8001', name: 'Offline purchase', events: [] }],
+    from: '2026-11-08',
+    to: '2026-11-15',
+    now: new Date('2026-11-15T02:00:00Z'),
+  });
+  expect(read).toEqual({
+    timeZone: 'America/New_York',
+    rows: [{ targetId: '8001', events: null, date: '2026-11-14', received: null, attributed: 7.5 }],
+  });
+  const [, init] = (fetch as unknown as jest.Mock).mock.calls.find(([url]) => String(url).endsWith('/Submit'))!;
+  const request = JSON.parse(String((init as RequestInit).body)).ReportRequest;
+  expect(request.Type).toBe('GoalsAndFunnelsReportRequest');
+  expect(request.Columns).toEqual(['TimePeriod', 'AccountId', 'GoalId', 'Goal', 'AllConversionsQualified']);
+  expect(request.Time).toEqual({
+    CustomDateRangeStart: { Day: 7, Month: 11, Year: 2026 },
+    CustomDateRangeEnd: { Day: 14, Month: 11, Year: 2026 },
+    ReportTimeZone: 'EasternTimeUSCanada',
+  });
 });

@@ -79,9 +79,15 @@ export interface CountedRequest {
   account: AdAccount;
   /** The targets (pixel, conversion action, goal) and the event names each conversion sends there (none: all). */
   targets: Array<{ id: string; name: string; events: string[] }>;
-  /** First and last day, inclusive, YYYY-MM-DD (UTC days). */
+  /**
+   * First and last day, inclusive, YYYY-MM-DD: UTC days ending on `now`'s. A read that knows its
+   * account's time zone reads as many days ending on the account's own today instead, and says so
+   * (CountedRead).
+   */
   from: string;
   to: string;
+  /** The reading's "now" (the account's today is taken at it); the wall clock unless given. */
+  now?: Date;
   onCall?: () => void;
 }
 
@@ -95,8 +101,17 @@ export interface CountedRow {
   attributed: number;
 }
 
-/** Reads counted conversions; throws a PlatformError as `report` does (`needs_reauth`: the login lacks reporting). */
-export type ReadCounted = (session: Session, request: CountedRequest) => Promise<CountedRow[]>;
+/** Rows whose days are the account's days in `timeZone` (IANA), the days the platform reports in. */
+export interface CountedRead {
+  timeZone: string;
+  rows: CountedRow[];
+}
+
+/**
+ * Reads counted conversions; throws a PlatformError as `report` does (`needs_reauth`: the login lacks
+ * reporting). Plain rows are UTC days; a CountedRead names the account's time zone its rows' days are in.
+ */
+export type ReadCounted = (session: Session, request: CountedRequest) => Promise<CountedRow[] | CountedRead>;
 
 /**
  * Conversions to one target (a Meta pixel, a Google Ads conversion action, a Microsoft goal).

@@ -7,7 +7,7 @@
  * it never holds up a delivery.
  */
 import type { DocumentSnapshot } from 'firebase-admin/firestore';
-import type { Conversion } from '@/lib/shared/conversions/conversion';
+import type { Conversion, ConversionMapping } from '@/lib/shared/conversions/conversion';
 import {
   countedShare,
   explainDay,
@@ -18,6 +18,7 @@ import {
   type ReconcileDay,
 } from '@/lib/shared/conversions/reconciliation';
 import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
+import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { evaluateCounted } from '@/lib/server/alerts/counted';
 import { startPoller } from '@/lib/server/conversions/poller';
 import { workWithSession } from '@/lib/server/credentials';
@@ -27,7 +28,6 @@ import type { CountedRow } from '@/lib/server/connectors/types';
 import { DomainError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { listIntegrations } from '@/lib/server/repos/integrations';
-import { toConversion } from '@/lib/server/repos/conversions';
 import {
   claimReconcile,
   finishReconcile,
@@ -56,11 +56,52 @@ export interface ReconcileResult {
   accounts: number;
   /** Days read per account (the window of this read). */
   days: number;
+  /** Ad conversions that cannot be read, each with the reason (also stored as their summary's message). */
+  skipped: Array<{ id: string; reason: string }>;
+}
+
+/** What the reading job needs of a conversion: its destination and the events it sends. */
+interface ReadTarget {
+  id: string;
+  name: string;
+  destination: Conversion['destination'];
+  mapping: Pick<ConversionMapping, 'events'>;
 }
 
 interface Member {
-  conversion: Conversion;
+  conversion: ReadTarget;
   snap: DocumentSnapshot;
+}
+
+const filled = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * A stored conversion as the reading job needs it, read field by field: null when it sends to no ad platform
+ * (a warehouse or Mixpanel destination, or none: nothing to count), a reason when it cannot be read. Any shape
+ * the product stored (an app's routing conversion, a warehouse source, a document older than some field) is
+ * read or skipped, never thrown on: one throw used to skip every conversion of its organization.
+ */
+export function readTargetOf(snap: DocumentSnapshot): ReadTarget | { skipped: string } | null {
+  const platform = snap.get('destination.platform') as unknown;
+  if (typeof platform !== 'string' || !isAdPlatform(platform)) return null;
+  const [destinationId, accountId, targetId] = [
+    snap.get('destination_id'),
+    snap.get('destination.account_id'),
+    snap.get('destination.target_id'),
+  ];
+  if (!filled(destinationId) || !filled(accountId) || !filled(targetId))
+    return {
+      skipped: `This conversion names no ${PLATFORM_LABELS[platform]} login, account or ${platform === 'meta_ads' ? 'pixel' : 'goal'}: edit it and pick its destination again.`,
+    };
+  const events = snap.get('mapping.events') as unknown;
+  const targetName = snap.get('destination.target_name') as unknown;
+  return {
+    id: snap.id,
+    name: filled(snap.get('name')) ? String(snap.get('name')) : snap.id,
+    destination: { destinationId, platform, accountId, targetId, targetName: filled(targetName) ? targetName : targetId },
+    // None listed: every event (as the delivery reads it).
+    mapping: { events: Array.isArray(events) ? events.map(String) : [] },
+  };
 }
 
 const codeOf = (error: unknown) => (error instanceof PlatformError || error instanceof DomainError ? error.code : null);
@@ -82,8 +123,9 @@ async function readAccount(
   members: Member[],
   from: string,
   to: string,
+  now: Date,
   onCall?: () => void,
-): Promise<{ rows: CountedRow[] } | { state: 'needs_scope' | 'failed'; message: string }> {
+): Promise<{ rows: CountedRow[]; timeZone: string } | { state: 'needs_scope' | 'failed'; message: string }> {
   const { platform, accountId, destinationId } = members[0]!.conversion.destination;
   const counted = connectorFor(platform).counted;
   if (!counted) return { state: 'failed', message: 'This platform reports no conversions back.' };
@@ -97,7 +139,7 @@ async function readAccount(
     try {
       // A login refused reporting is refreshed once (its cached token may have ended), then only skipped:
       // a login without reporting (scope or access) is not dead for deliveries.
-      const rows = await workWithSession(
+      const read = await workWithSession(
         orgId,
         login.kind,
         login.id,
@@ -106,11 +148,12 @@ async function readAccount(
             id: accountId,
             name: accountId,
           };
-          return counted(session, { account, targets, from, to, onCall });
+          return counted(session, { account, targets, from, to, now, onCall });
         },
         { refusal: 'no_access' },
       );
-      return { rows };
+      // Plain rows are UTC days; a read that knows its account's zone says which days its rows are.
+      return Array.isArray(read) ? { rows: read, timeZone: 'UTC' } : read;
     } catch (error) {
       const code = codeOf(error);
       // Refused (no reporting scope or access): the next login is tried.
@@ -130,11 +173,18 @@ async function readAccount(
   };
 }
 
-/** One conversion's days over the window: our counters beside what the platform counted. */
-async function daysOf(orgId: string, member: Member, rows: CountedRow[], window: string[], now: Date): Promise<ReconcileDay[]> {
+/** One conversion's days over the window (days of `timeZone`, the account's): our counters beside what the platform counted. */
+async function daysOf(
+  orgId: string,
+  member: Member,
+  rows: CountedRow[],
+  window: string[],
+  now: Date,
+  timeZone: string,
+): Promise<ReconcileDay[]> {
   const { conversion } = member;
   const platform = conversion.destination.platform as AdPlatform;
-  const ours = await ourDays(orgId, conversion.id, window[0]!);
+  const ours = await ourDays(orgId, conversion.id, window[0]!, timeZone);
   const theirs = new Map<string, { received: number | null; attributed: number }>();
   for (const row of rows) {
     if (row.targetId !== conversion.destination.targetId) continue;
@@ -155,7 +205,7 @@ async function daysOf(orgId: string, member: Member, rows: CountedRow[], window:
       ...our,
       platformReceived: their ? their.received : platform === 'meta_ads' ? 0 : null,
       attributed: their?.attributed ?? 0,
-      final: isFinal(platform, date, now),
+      final: isFinal(platform, date, now, timeZone),
     };
     days.push({ ...day, notes: explainDay(platform, day, today) });
   }
@@ -170,12 +220,21 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   const now = options.now ?? new Date();
   const snapshot = await adminDb().collection('organizations').doc(orgId).collection('conversions').limit(500).get();
   const groups = new Map<string, Member[]>();
+  const skipped: ReconcileResult['skipped'] = [];
   for (const snap of snapshot.docs) {
-    const conversion = toConversion(snap);
-    if (!isAdPlatform(conversion.destination.platform)) continue;
+    const conversion = readTargetOf(snap);
+    if (!conversion) continue;
+    if ('skipped' in conversion) {
+      skipped.push({ id: snap.id, reason: conversion.skipped });
+      continue;
+    }
     const { platform, destinationId, accountId } = conversion.destination;
     const key = `${platform}|${destinationId}|${accountId}`;
     groups.set(key, [...(groups.get(key) ?? []), { conversion, snap }]);
+  }
+  for (const { id, reason } of skipped) {
+    console.warn('[reconcile] a conversion skipped', { org: orgId, conversion: id, reason });
+    await saveReconciliation(orgId, id, [], { state: 'failed', message: reason, week: null }, now);
   }
   let conversions = 0;
   let widest = 0;
@@ -184,21 +243,23 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   for (const members of groups.values()) {
     if (options.renew && !(await options.renew())) break;
     const first = members.some(({ snap }) => summaryOf(snap).readAt === null);
-    const window = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
-    widest = Math.max(widest, window.length);
-    const read = await readAccount(orgId, sources, members, window[0]!, window.at(-1)!, options.onCall);
+    const asked = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
+    widest = Math.max(widest, asked.length);
+    const read = await readAccount(orgId, sources, members, asked[0]!, asked.at(-1)!, now, options.onCall);
+    // The same number of days, ending on the account's today: the days the platform answered in.
+    const window = 'rows' in read ? windowDays(now, asked.length, read.timeZone) : asked;
     for (const member of members) {
       conversions += 1;
       if (!('rows' in read)) {
         await saveReconciliation(orgId, member.conversion.id, [], { state: read.state, message: read.message, week: null }, now);
         continue;
       }
-      const days = await daysOf(orgId, member, read.rows, window, now);
+      const days = await daysOf(orgId, member, read.rows, window, now, read.timeZone);
       // Days read before and not read again (nothing of ours or theirs this time) still count in the week.
       const fresh = new Set(days.map((day) => day.date));
-      const kept = (await storedDays(orgId, member.conversion.id, now)).filter((day) => !fresh.has(day.date));
-      const week = countedShare([...kept, ...days], now);
-      await saveReconciliation(orgId, member.conversion.id, days, { state: 'read', message: null, week }, now);
+      const kept = (await storedDays(orgId, member.conversion.id, now, read.timeZone)).filter((day) => !fresh.has(day.date));
+      const week = countedShare([...kept, ...days], now, read.timeZone);
+      await saveReconciliation(orgId, member.conversion.id, days, { state: 'read', message: null, week, timeZone: read.timeZone }, now);
       const subject = {
         type: 'conversion' as const,
         id: member.conversion.id,
@@ -214,7 +275,7 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
       );
     }
   }
-  return { conversions, accounts: groups.size, days: widest };
+  return { conversions, accounts: groups.size, days: widest, skipped };
 }
 
 /**
@@ -222,6 +283,9 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
  * report polled up to 15 minutes (microsoft-ads/report.ts), with room to spare.
  */
 const LEASE_MS = 20 * 60_000;
+
+/** The alerts' subject for a failed round of an organization: its reading job, not one conversion. */
+const readingJobOf = (orgId: string) => ({ type: 'organization' as const, id: orgId, name: 'Counted by the platform' });
 
 /**
  * In the worker: every `intervalMs` (RECONCILE_POLL_MS, an hour by default) each organization whose
@@ -250,8 +314,17 @@ export function startReconcilePoller({ intervalMs, leaseMs = LEASE_MS }: { inter
       if (!owner) continue;
       try {
         await reconcileOrganization(orgId, { renew: () => renewReconcile(orgId, owner, leaseMs) });
+        await resolveAlert({ orgId, kind: 'counted_read_failed', subject: readingJobOf(orgId) });
       } catch (error) {
         console.error('[reconcile] an organization could not be read', { org: orgId, error: (error as Error)?.message ?? error });
+        await raiseAlert({
+          orgId,
+          kind: 'counted_read_failed',
+          subject: readingJobOf(orgId),
+          link: `/${encodeURIComponent(orgId)}/reconciliation`,
+          message:
+            'What the ad platforms counted could not be read for this organization. It is read again at the next round; if this stays, contact support.',
+        });
       } finally {
         await finishReconcile(orgId, owner);
       }

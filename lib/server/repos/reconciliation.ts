@@ -4,11 +4,13 @@ import {
   DEFAULT_COUNTED_THRESHOLD,
   NOT_READ,
   RECONCILE_DAYS,
+  dayOfHour,
   windowDays,
   type ReconcileDay,
   type ReconcileSummary,
   type ReconciliationRow,
 } from '@/lib/shared/conversions/reconciliation';
+import { instantOf } from '@/lib/shared/connections/windows';
 import { isAdPlatform } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { conversionRef } from '@/lib/server/repos/conversions';
@@ -23,20 +25,27 @@ import { iso, notFound } from '@/lib/server/repos/integrations';
 
 const RETENTION_MS = (RECONCILE_DAYS + 5) * 86_400_000;
 
-/** Our side per UTC day since `from` (YYYY-MM-DD), from the conversion's hour documents. */
+/**
+ * Our side per day of `timeZone` (the platform account's; UTC unless said) since `from` (YYYY-MM-DD, a
+ * day of that zone), from the conversion's hour documents (UTC hours, each summed into its local day).
+ */
 export async function ourDays(
   orgId: string,
   conversionId: string,
   from: string,
+  timeZone = 'UTC',
 ): Promise<Map<string, { received: number; sent: number; accepted: number }>> {
+  // The UTC hour holding the local day's first minute (a half-hour zone's starts inside one).
+  const firstHour = new Date(instantOf(from, '00:00', timeZone)).toISOString().slice(0, 13);
   const snapshot = await conversionRef(orgId, conversionId)
     .collection('hours')
-    .where('hour', '>=', `${from}T00`)
+    .where('hour', '>=', firstHour)
     .select('hour', 'delivered', 'failed', 'received', 'sent', 'not_sent', 'held')
     .get();
   const days = new Map<string, { received: number; sent: number; accepted: number }>();
   for (const doc of snapshot.docs) {
-    const date = String(doc.get('hour')).slice(0, 10);
+    const date = dayOfHour(String(doc.get('hour')), timeZone);
+    if (date < from) continue;
     const delivered = Number(doc.get('delivered') ?? 0);
     const failed = Number(doc.get('failed') ?? 0);
     // Hours written before `received` was counted: every row then was delivered or failed.
@@ -65,12 +74,21 @@ const toDay = (snap: DocumentSnapshot): ReconcileDay => ({
 
 export function summaryOf(snap: DocumentSnapshot): ReconcileSummary {
   const stored = snap.get('reconcile') as
-    { state?: ReconcileSummary['state']; message?: string | null; read_at?: Timestamp | null; week?: ReconcileSummary['week'] } | undefined;
+    | {
+        state?: ReconcileSummary['state'];
+        message?: string | null;
+        read_at?: Timestamp | null;
+        time_zone?: string | null;
+        week?: ReconcileSummary['week'];
+      }
+    | undefined;
   if (!stored?.state) return NOT_READ;
   return {
     state: stored.state,
     message: stored.message ?? null,
     readAt: stored.read_at ? iso(stored.read_at) : null,
+    // Summaries read before the days were the account's were UTC days.
+    timeZone: stored.read_at ? (stored.time_zone ?? 'UTC') : null,
     week: stored.week ?? NOT_READ.week,
   };
 }
@@ -82,7 +100,7 @@ export async function saveReconciliation(
   orgId: string,
   conversionId: string,
   days: ReconcileDay[],
-  summary: { state: ReconcileSummary['state']; message: string | null; week: ReconcileSummary['week'] | null },
+  summary: { state: ReconcileSummary['state']; message: string | null; week: ReconcileSummary['week'] | null; timeZone?: string },
   now: Date,
 ): Promise<void> {
   const ref = conversionRef(orgId, conversionId);
@@ -103,14 +121,16 @@ export async function saveReconciliation(
   batch.update(ref, {
     'reconcile.state': summary.state,
     'reconcile.message': summary.message,
-    ...(summary.week ? { 'reconcile.week': summary.week, 'reconcile.read_at': Timestamp.fromDate(now) } : {}),
+    ...(summary.week
+      ? { 'reconcile.week': summary.week, 'reconcile.read_at': Timestamp.fromDate(now), 'reconcile.time_zone': summary.timeZone ?? 'UTC' }
+      : {}),
   });
   await batch.commit();
 }
 
-/** A conversion's stored days over the window ending on `now`'s day (days never read are left out). */
-export async function storedDays(orgId: string, conversionId: string, now = new Date()): Promise<ReconcileDay[]> {
-  const [from] = windowDays(now);
+/** A conversion's stored days over the window ending on `now`'s day in `timeZone` (the account's; days never read are left out). */
+export async function storedDays(orgId: string, conversionId: string, now = new Date(), timeZone = 'UTC'): Promise<ReconcileDay[]> {
+  const [from] = windowDays(now, RECONCILE_DAYS, timeZone);
   const snapshot = await conversionRef(orgId, conversionId)
     .collection('reconciliation')
     .where('__name__', '>=', conversionRef(orgId, conversionId).collection('reconciliation').doc(from!))
@@ -122,10 +142,11 @@ export async function storedDays(orgId: string, conversionId: string, now = new 
 export async function conversionReconciliation(orgId: string, conversionId: string, now = new Date()) {
   const snap = await conversionRef(orgId, conversionId).get();
   if (!snap.exists) throw notFound('Conversion');
-  const days = await storedDays(orgId, conversionId, now);
+  const summary = summaryOf(snap);
+  const days = await storedDays(orgId, conversionId, now, summary.timeZone ?? 'UTC');
   return {
     platform: snap.get('destination.platform'),
-    summary: summaryOf(snap),
+    summary,
     threshold: thresholdOf(snap),
     days,
   };

@@ -67,7 +67,7 @@ function offsetMinutes(timeZone: string, at: number): number {
 }
 
 /** The instant a local wall-clock time of `day` (YYYY-MM-DD) happens in `timeZone`. */
-function instantOf(day: string, hhmm: string, timeZone: string): number {
+export function instantOf(day: string, hhmm: string, timeZone: string): number {
   const [hours = 0, minutes = 0] = hhmm.split(':').map(Number);
   const wall = dayMs(day) + (hours * 60 + minutes) * 60_000;
   const first = wall - offsetMinutes(timeZone, wall) * 60_000;
@@ -93,6 +93,17 @@ export function nextRunAt(schedule: Schedule, after: Date = new Date()): Date {
   const step = schedule.every === 'daily' ? EVERY_MS.hourly : EVERY_MS[schedule.every];
   const offset = offsetMinutes(schedule.timeZone, now) * 60_000;
   return new Date(Math.floor((now + offset) / step) * step + step - offset);
+}
+
+/** Whether `value` is a time zone Intl knows (an IANA name such as America/New_York, or UTC). */
+export function isKnownTimeZone(value: unknown): value is string {
+  if (typeof value !== 'string' || !value) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The calendar day (YYYY-MM-DD) of the instant `at` (now by default) in `timeZone`; UTC's for a zone Intl does not know. */

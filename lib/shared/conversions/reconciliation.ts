@@ -1,11 +1,13 @@
+import { addDays, dayIn, instantOf } from '@/lib/shared/connections/windows';
 import { PLATFORM_LAG_HOURS, SHORT_NAME_OF, type AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /**
  * "Did it count?": a conversion's funnel per day, our side (the hour counters the worker writes) beside
  * what the platform reports it received and attributed. Pure: the server computes with it, pages show it.
  *
- * Days are UTC days (the hour documents are UTC hours). A platform reports its account's days: for an
- * account far from UTC a few hours of a day fall on the neighbouring one (docs/PRODUCT.md).
+ * Days are the platform account's days: a platform reports its account's days (Microsoft's reports, Google's
+ * segments.date, Meta's insights), so our UTC hour counters are summed into the account's days to sit beside
+ * them. A platform read that reports UTC days says nothing of a time zone and keeps UTC (docs/PRODUCT.md).
  */
 
 /** How many days the funnel shows, and how many the counted share sums. */
@@ -44,6 +46,8 @@ export interface ReconcileSummary {
   state: ReconcileState;
   message: string | null;
   readAt: string | null;
+  /** The IANA zone of the days (the platform account's, as its read named it; 'UTC' for a read that names none); null before a read. */
+  timeZone: string | null;
   week: { accepted: number; attributed: number; share: number | null };
 }
 
@@ -66,6 +70,7 @@ export const NOT_READ: ReconcileSummary = {
   state: 'not_read',
   message: null,
   readAt: null,
+  timeZone: null,
   week: { accepted: 0, attributed: 0, share: null },
 };
 
@@ -85,15 +90,21 @@ export function metaActionType(eventName: string): string {
   return `offsite_conversion.fb_pixel_${standard[eventName] ?? 'custom'}`;
 }
 
-/** The days of the window ending on `now`'s UTC day, oldest first. */
-export function windowDays(now: Date, days = RECONCILE_DAYS): string[] {
-  const end = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, index) => new Date(end - (days - 1 - index) * 86_400_000).toISOString().slice(0, 10));
+/** The days of the window ending on `now`'s day in `timeZone` (an IANA zone; UTC unless said), oldest first. */
+export function windowDays(now: Date, days = RECONCILE_DAYS, timeZone = 'UTC'): string[] {
+  const end = dayIn(timeZone, now);
+  return Array.from({ length: days }, (_, index) => addDays(end, index - (days - 1)));
 }
 
-/** Whether the platform's figures for `date` are final at `now`. */
-export function isFinal(platform: AdPlatform, date: string, now: Date): boolean {
-  return now.getTime() >= Date.parse(`${date}T00:00:00Z`) + 86_400_000 + PLATFORM_LAG_HOURS[platform] * 3_600_000;
+/**
+ * The account's day an hour counter ('YYYY-MM-DDTHH', a UTC hour) falls on. In a zone off UTC by a
+ * half or quarter hour the counter's first minutes decide: the hour is not split.
+ */
+export const dayOfHour = (hour: string, timeZone = 'UTC'): string => dayIn(timeZone, Date.parse(`${hour}:00:00Z`));
+
+/** Whether the platform's figures for `date` (a day of `timeZone`) are final at `now`: its lag after the day's end has passed. */
+export function isFinal(platform: AdPlatform, date: string, now: Date, timeZone = 'UTC'): boolean {
+  return now.getTime() >= instantOf(addDays(date, 1), '00:00', timeZone) + PLATFORM_LAG_HOURS[platform] * 3_600_000;
 }
 
 const percent = (part: number, whole: number) => Math.round((part / whole) * 100);
@@ -144,9 +155,9 @@ export function explainDay(platform: AdPlatform, day: Omit<ReconcileDay, 'notes'
   return notes;
 }
 
-/** The counted share of the last SHARE_DAYS days whose figures are final: attributed ÷ accepted. */
-export function countedShare(days: ReconcileDay[], now: Date): ReconcileSummary['week'] {
-  const recent = new Set(windowDays(now, SHARE_DAYS + 1));
+/** The counted share of the last SHARE_DAYS days (of `timeZone`) whose figures are final: attributed ÷ accepted. */
+export function countedShare(days: ReconcileDay[], now: Date, timeZone = 'UTC'): ReconcileSummary['week'] {
+  const recent = new Set(windowDays(now, SHARE_DAYS + 1, timeZone));
   let accepted = 0;
   let attributed = 0;
   for (const day of days) {

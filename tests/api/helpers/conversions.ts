@@ -24,12 +24,17 @@ export const SANDBOX_TARGETS: Record<AdPlatform, { accountId: string; targetId: 
 
 const REDIRECT_URI = 'http://localhost:3999/addConversionDestination';
 
-export async function connectDestination(orgId: string, uid: string, platform: AdPlatform): Promise<string> {
+export async function connectDestination(
+  orgId: string,
+  uid: string,
+  platform: AdPlatform,
+  accountId = SANDBOX_TARGETS[platform].accountId,
+): Promise<string> {
   const oauth = connectorFor(platform).auth.oauth!;
   const returned = await consentTo(oauth.authorizeUrl('test-state', REDIRECT_URI));
   const connection = await oauth.exchangeCode(returned.searchParams.get('code')!, REDIRECT_URI);
   const destination = await createIntegration(orgId, { kind: 'destination', platform, connection, uid });
-  await updateIntegration(orgId, 'destination', destination.id, { accountIds: [SANDBOX_TARGETS[platform].accountId] });
+  await updateIntegration(orgId, 'destination', destination.id, { accountIds: [accountId] });
   return destination.id;
 }
 
@@ -53,16 +58,18 @@ export async function ownerWithShopApp(fields: Partial<AppInput> = {}) {
   return { owner, orgId, app };
 }
 
+/** `target`: another sandbox account and target of the platform than SANDBOX_TARGETS' (an account in another time zone). */
 export async function setUpConversion(
   platform: AdPlatform = 'meta_ads',
   mapping: Partial<ConversionMapping> = {},
+  target: { accountId: string; targetId: string } = SANDBOX_TARGETS[platform],
 ): Promise<ConversionSetup> {
   const { owner, orgId, app } = await ownerWithShopApp({ payloadUrls: ['/thanks'] });
-  const destinationId = await connectDestination(orgId, owner.uid, platform);
+  const destinationId = await connectDestination(orgId, owner.uid, platform, target.accountId);
   const conversion = await createConversion(orgId, 'growth', owner.uid, {
     name: 'Leads',
     source: { type: 'app', appId: app.id },
-    destination: { destinationId, ...SANDBOX_TARGETS[platform] },
+    destination: { destinationId, ...target },
     mapping: {
       events: [],
       value: { mode: 'event' },

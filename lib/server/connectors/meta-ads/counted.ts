@@ -1,16 +1,22 @@
+import { addDays, dayIn, daysInclusive, instantOf, isKnownTimeZone } from '@/lib/shared/connections/windows';
 import { metaActionType } from '@/lib/shared/conversions/reconciliation';
 import { graphPages, metaGraphClient, type MetaGraphClient } from '@/lib/server/connectors/meta-ads/report';
 import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
 
 /**
  * What Meta counted of the events sent to some pixels of one ad account (docs/PLATFORMS.md): per
- * pixel, `GET /{pixel}/stats?aggregation=event` (events received per hour and event name, summed per
- * UTC day), and for the account one `GET act_{id}/insights?fields=actions&time_increment=1` (the
+ * pixel, `GET /{pixel}/stats?aggregation=event&event_source=SERVER_ONLY` (events received per hour and
+ * event name, summed per day of the account; server events only, since the site's own browser pixel fires beside
+ * ours and, counted in, would let "received" exceed what we sent and hide a loss), and for the account one `GET act_{id}/insights?fields=actions&time_increment=1` (the
  * attributed pixel actions per day, `offsite_conversion.fb_pixel_*`). Insights are per ad account, not
  * per pixel: two pixels of one account sending the same event name share its attributed count.
  * Both are Graph edges read page by page (a day per insights row, an hour per stats bucket: a 30-day
  * window is more than Graph's default page), through the report's client (meta/report.ts), which
  * counts each call and spaces them out by the account's usage.
+ *
+ * Days are the ad account's: insights report days of its `timezone_name` (read first, `GET act_{id}`), so the
+ * read asks for as many days as the request, ending on the account's own today at `request.now`, sums the
+ * hourly stats (unix-time buckets) into the same days, and names the zone (CountedRead).
  */
 
 /** Every row of an edge, all its pages. */
@@ -25,13 +31,17 @@ interface StatsBucket {
   data?: Array<{ value?: string; count?: number }>;
 }
 
-/** Events received per event name and UTC day, from hourly stats buckets ("2026-11-14T13:00:00+0000"). */
-export function receivedByDay(buckets: StatsBucket[]): Map<string, Map<string, number>> {
+/**
+ * Events received per event name and day of `timeZone` (the account's), from hourly stats buckets
+ * ("2026-11-14T13:00:00+0000": an hour falls whole on one day of a zone a whole number of hours off UTC).
+ */
+export function receivedByDay(buckets: StatsBucket[], timeZone = 'UTC'): Map<string, Map<string, number>> {
   const days = new Map<string, Map<string, number>>();
   for (const bucket of buckets) {
-    const at = Date.parse((bucket.start_time ?? '').replace(/\+0000$/, 'Z'));
+    // Graph writes the offset without a colon (+0000), which Date.parse does not read.
+    const at = Date.parse((bucket.start_time ?? '').replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
     if (Number.isNaN(at)) continue;
-    const date = new Date(at).toISOString().slice(0, 10);
+    const date = dayIn(timeZone, at);
     for (const item of bucket.data ?? []) {
       const name = String(item.value ?? '');
       const counts = days.get(name) ?? new Map<string, number>();
@@ -42,9 +52,19 @@ export function receivedByDay(buckets: StatsBucket[]): Map<string, Map<string, n
   return days;
 }
 
+/** The ad account's time zone (IANA, `timezone_name`); UTC if Meta names none we know. */
+async function accountZone(client: MetaGraphClient, accountId: string): Promise<string> {
+  const settings = await client.ok('GET', `/act_${accountId}`, { fields: 'timezone_name' });
+  return isKnownTimeZone(settings.timezone_name) ? settings.timezone_name : 'UTC';
+}
+
 export const metaCounted: ReadCounted = async (session, request) => {
-  const { account, from, to } = request;
+  const { account } = request;
   const client = metaGraphClient(session, request);
+  const timeZone = await accountZone(client, account.id);
+  // As many days as asked, ending on the account's own today: the days its insights are dated in.
+  const to = dayIn(timeZone, request.now ?? new Date());
+  const from = addDays(to, 1 - daysInclusive(request.from, request.to));
   const insights = await allRows<{ date_start?: string; actions?: Array<{ action_type?: string; value?: string }> }>(
     client,
     `/act_${account.id}/insights`,
@@ -65,15 +85,21 @@ export const metaCounted: ReadCounted = async (session, request) => {
     }
   }
   const rows: CountedRow[] = [];
-  const start = String(Date.parse(`${from}T00:00:00Z`) / 1000);
-  const end = String(Date.parse(`${to}T00:00:00Z`) / 1000 + 86_400);
+  // The stats' window in unix time: from the account's first midnight to the end of its today.
+  const start = String(instantOf(from, '00:00', timeZone) / 1000);
+  const end = String(instantOf(addDays(to, 1), '00:00', timeZone) / 1000);
   // One stats read per pixel, however many conversions send to it.
   const statsOf = new Map<string, Map<string, Map<string, number>>>();
   for (const target of request.targets) {
     let received = statsOf.get(target.id);
     if (!received) {
-      const buckets = await allRows<StatsBucket>(client, `/${target.id}/stats`, { aggregation: 'event', start_time: start, end_time: end });
-      statsOf.set(target.id, (received = receivedByDay(buckets)));
+      const buckets = await allRows<StatsBucket>(client, `/${target.id}/stats`, {
+        aggregation: 'event',
+        event_source: 'SERVER_ONLY',
+        start_time: start,
+        end_time: end,
+      });
+      statsOf.set(target.id, (received = receivedByDay(buckets, timeZone)));
     }
     const names = target.events.length ? target.events : [...received.keys()];
     const dates = new Set<string>();
@@ -90,5 +116,5 @@ export const metaCounted: ReadCounted = async (session, request) => {
       });
     }
   }
-  return rows;
+  return { timeZone, rows };
 };
