@@ -27,6 +27,7 @@ import { connectorFor } from '@/lib/server/connectors/registry';
 import type { CountedRow } from '@/lib/server/connectors/types';
 import { DomainError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { errorFields, labels, log } from '@/lib/server/log';
 import { listIntegrations } from '@/lib/server/repos/integrations';
 import {
   claimReconcile,
@@ -161,7 +162,7 @@ async function readAccount(
         refused = true;
         continue;
       }
-      console.error('[reconcile] a platform read failed', { org: orgId, account: accountId, error: (error as Error)?.message ?? error });
+      log.error({ component: 'reconcile', ...labels({ org: orgId }), account: accountId, ...errorFields(error) }, 'a platform read failed');
       const message = error instanceof Error ? error.message : 'The platform could not be read.';
       return { state: 'failed', message: `${message} The figures are read again at the next round.` };
     }
@@ -233,7 +234,7 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
     groups.set(key, [...(groups.get(key) ?? []), { conversion, snap }]);
   }
   for (const { id, reason } of skipped) {
-    console.warn('[reconcile] a conversion skipped', { org: orgId, conversion: id, reason });
+    log.warn({ component: 'reconcile', ...labels({ org: orgId, conversion: id }), reason }, 'a conversion skipped');
     await saveReconciliation(orgId, id, [], { state: 'failed', message: reason, week: null }, now);
   }
   let conversions = 0;
@@ -316,7 +317,7 @@ export function startReconcilePoller({ intervalMs, leaseMs = LEASE_MS }: { inter
         await reconcileOrganization(orgId, { renew: () => renewReconcile(orgId, owner, leaseMs) });
         await resolveAlert({ orgId, kind: 'counted_read_failed', subject: readingJobOf(orgId) });
       } catch (error) {
-        console.error('[reconcile] an organization could not be read', { org: orgId, error: (error as Error)?.message ?? error });
+        log.error({ component: 'reconcile', ...labels({ org: orgId }), ...errorFields(error) }, 'an organization could not be read');
         await raiseAlert({
           orgId,
           kind: 'counted_read_failed',

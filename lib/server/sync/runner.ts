@@ -199,8 +199,14 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
     }
     const transient = code === 'retryable' || code === 'rate_limited' || !(error instanceof DomainError);
     if (transient && attempts < MAX_JOB_ATTEMPTS) {
-      if (!(error instanceof DomainError)) log.error({ attempts, ...errorFields(error) }, 'sync job failed; it will be retried');
-      else log.warn({ attempts, code }, 'sync job failed; it will be retried');
+      const fields = {
+        component: 'sync',
+        ...labels({ org: message.org, connection: message.connection, run: message.run }),
+        job: message.job,
+        attempts,
+      };
+      if (!(error instanceof DomainError)) log.error({ ...fields, ...errorFields(error) }, 'sync job failed; it will be retried');
+      else log.warn({ ...fields, code }, 'sync job failed; it will be retried');
       ledger.noteJobError(message.org, message.connection, message.run, job, words);
       return { retryInSeconds: retryDelaySeconds(error, attempts) };
     }

@@ -5,6 +5,7 @@ import { bearer } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { CountedRow, ReadCounted, Session } from '@/lib/server/connectors/types';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
+import { errorFields, log } from '@/lib/server/log';
 
 /**
  * What Google Ads counted per conversion action and day (docs/PLATFORMS.md): one searchStream per
@@ -65,7 +66,7 @@ async function searchStream(session: Session, account: AdAccount, query: string,
       signal: AbortSignal.timeout(30_000),
     });
   } catch (error) {
-    console.error('[platforms] google_ads unreachable', { error: error instanceof Error ? error.message : error });
+    log.error({ component: 'platforms', platform: 'google_ads', ...errorFields(error) }, 'Google Ads unreachable');
     throw new PlatformError('google_ads', 'retryable', 'Google Ads could not be reached. Try again in a minute.');
   }
   const text = await response.text();
