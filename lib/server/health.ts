@@ -17,23 +17,24 @@ async function answers(probe: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-/** Whether Firebase Auth and Firestore answer, each within a few seconds. */
-export async function checkHealth() {
-  const [auth, firestore] = await Promise.all([
-    answers(() => adminAuth().listUsers(1)),
-    answers(() => adminDb().collection('health').doc('probe').get()),
-  ]);
-  return { auth, firestore };
-}
+const firestoreAnswers = () => answers(() => adminDb().collection('health').doc('probe').get());
+const pubsubAnswers = () => answers(() => pubsub().topic(TOPICS.conversions).getMetadata());
 
 /**
  * Whether this instance can serve: Firestore answers and the conversions topic, where every accepted
  * event is published before its 202, is reachable (a publish-side metadata read, no message).
  */
 export async function checkReadiness() {
-  const [firestore, pubsubReachable] = await Promise.all([
-    answers(() => adminDb().collection('health').doc('probe').get()),
-    answers(() => pubsub().topic(TOPICS.conversions).getMetadata()),
-  ]);
+  const [firestore, pubsubReachable] = await Promise.all([firestoreAnswers(), pubsubAnswers()]);
   return { firestore, pubsub: pubsubReachable };
+}
+
+/** Each service the app needs, for the super admins' detail: Auth, Firestore and Pub/Sub, each asked once. */
+export async function checkServices() {
+  const [auth, firestore, pubsubReachable] = await Promise.all([
+    answers(() => adminAuth().listUsers(1)),
+    firestoreAnswers(),
+    pubsubAnswers(),
+  ]);
+  return { auth, firestore, pubsub: pubsubReachable };
 }

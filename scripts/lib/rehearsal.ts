@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
 import { ROOT } from '@/scripts/lib/stack';
+import { stopChild } from '@/scripts/lib/worker';
 
 /** devDependencies that must never reach the image (issue 36: `npm ls --omit=dev` names none of them). */
 const DEV_ONLY = ['tsx', 'typescript', 'jest', '@playwright/test', 'playwright', 'playwright-core'];
@@ -77,16 +78,6 @@ function start(name: string, args: string[], cwd: string, env: NodeJS.ProcessEnv
   child.stderr?.on('data', collect('stderr'));
   process.once('exit', () => child.kill('SIGKILL'));
   return { name, child, output: () => output, stdout: () => whole.stdout, stderr: () => whole.stderr };
-}
-
-/** SIGTERM (each drains what it holds), SIGKILL after 10 s. */
-async function stop({ child }: Started): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(force);
 }
 
 function runNpm(args: string[], cwd: string): Promise<string> {
@@ -503,7 +494,7 @@ export async function rehearse({ env: appEnv, distDir }: RehearsalOptions): Prom
       }
     }
   } finally {
-    await Promise.all(processes.map(stop));
+    await Promise.all(processes.map(({ child }) => stopChild(child)));
     rmSync(folder, { recursive: true, force: true });
   }
   const notRun = steps.length - passed - failed;

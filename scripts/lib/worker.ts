@@ -29,14 +29,16 @@ export function startWorker(env: Record<string, string | undefined>, { quiet = f
       stdio: ['ignore', quiet ? 'ignore' : 'inherit', 'inherit'],
     },
   );
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(force);
-  };
   process.once('exit', () => child.kill('SIGKILL'));
-  return { child, stop };
+  return { child, stop: () => stopChild(child) };
+}
+
+/** SIGTERM (a worker or server drains what it holds, then exits), SIGKILL after 10 s; resolves once it has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(force);
 }

@@ -797,14 +797,21 @@ export async function claimPlatformMeasure(
   now = Date.now(),
 ): Promise<{ stored: StoredPlatformMeasure | null; claimed: boolean }> {
   const ref = conversions(orgId).doc(id);
-  return adminDb().runTransaction(async (transaction) => {
-    const snap = await transaction.get(ref);
+  /** What the document says: the kept figure, and whether nobody need (or may) ask the platform now. */
+  const decide = (snap: DocumentSnapshot) => {
     if (!snap.exists) throw notFound('Conversion');
     const kept = storedMeasureOf(snap, key);
     const stored = kept ? { measure: kept.measure, readAt: kept.readAt } : null;
-    if (kept && kept.freshUntil > now) return { stored, claimed: false };
     const claimedUntil = snap.get('platform_quality.claimed_until') as Timestamp | null | undefined;
-    if (claimedUntil && claimedUntil.toMillis() > now) return { stored, claimed: false };
+    const settled = Boolean((kept && kept.freshUntil > now) || (claimedUntil && claimedUntil.toMillis() > now));
+    return { stored, settled };
+  };
+  // Most views find a fresh figure: a plain read, no transaction on a document the worker writes too.
+  const seen = decide(await ref.get());
+  if (seen.settled) return { stored: seen.stored, claimed: false };
+  return adminDb().runTransaction(async (transaction) => {
+    const { stored, settled } = decide(await transaction.get(ref));
+    if (settled) return { stored, claimed: false };
     transaction.update(ref, { 'platform_quality.claimed_until': Timestamp.fromMillis(now + claimMs) });
     return { stored, claimed: true };
   });

@@ -1,5 +1,5 @@
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { checkHealth, checkReadiness } from '@/lib/server/health';
+import { checkServices } from '@/lib/server/health';
 import { countDeadLetters, DEAD_LETTER_COUNT_CAP } from '@/lib/server/repos/deadLetters';
 
 /**
@@ -11,11 +11,10 @@ export default createHandler({
   GET: route({
     access: 'superAdmin',
     async handle() {
-      const [{ auth, firestore }, { pubsub }] = await Promise.all([checkHealth(), checkReadiness()]);
-      const services = { auth, firestore, pubsub };
-      const up = auth && firestore && pubsub;
+      const services = await checkServices();
+      const up = services.auth && services.firestore && services.pubsub;
       // Dead letters are reported, not a failure of this instance.
-      const deadLetters = up
+      const deadLetters = services.firestore
         ? await countDeadLetters(undefined, DEAD_LETTER_COUNT_CAP).then(
             ({ conversions, sync }) => ({ conversions: conversions.messages, sync: sync.messages, countedUpTo: DEAD_LETTER_COUNT_CAP }),
             () => null,
