@@ -16,7 +16,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|tools|\\.next|\\.bench|\\.stack|test-results|playwright-report)' },
+    exclude: { path: '^(node_modules|tools|dist|\\.next|\\.bench|\\.stack|test-results|playwright-report)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

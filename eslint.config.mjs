@@ -28,6 +28,7 @@ const config = [
       '.next-bench/**',
       '.bench-bare/**',
       '.stack/**',
+      'dist/**',
       'test-results/**',
       'playwright-report/**',
       'next-env.d.ts',
