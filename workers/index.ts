@@ -21,10 +21,10 @@
  * Dead letters: every DEAD_LETTER_POLL_MS (60 s by default) it stores what the dead-letter subscriptions
  * hold in Firestore, where they are counted (`npm run dead-letters`, /api/admin/health) and replayed.
  */
-import { startPaymentsPoller } from '@/lib/server/conversions/payments';
-import { startReconcilePoller } from '@/lib/server/conversions/reconcile';
-import { startWarehousePoller } from '@/lib/server/conversions/warehouse';
-import { createConversionRouter, WORKER_MAX_EVENTS_DEFAULT } from '@/lib/server/conversions/router';
+import { startPaymentsPoller } from '@/lib/server/delivery/payments';
+import { startReconcilePoller } from '@/lib/server/counted/reconcile';
+import { startWarehousePoller } from '@/lib/server/delivery/warehouse';
+import { createConversionRouter, WORKER_MAX_EVENTS_DEFAULT } from '@/lib/server/delivery/router';
 import { pull } from '@/lib/server/queue/pull';
 import { startDeadLetterReader } from '@/lib/server/queue/deadLetters';
 import { ensureTopology, EVENTS_PER_MESSAGE, eventsInMessage, SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';

@@ -1,15 +1,15 @@
 import { DomainError } from '@/lib/server/errors';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { clientAddress } from '@/lib/server/http/clientAddress';
-import { touch } from '@/lib/server/memoryLimits';
-import { TokenBucket } from '@/lib/server/tokenBucket';
+import { touch } from '@/lib/server/limits/memoryLimits';
+import { TokenBucket } from '@/lib/server/limits/tokenBucket';
 import { previewInvitation } from '@/lib/server/repos/invitations';
 import { tooManyInvitationPreviewsMessage } from '@/lib/shared/rateLimitMessages';
 import { invitationPreviewSchema } from '@/lib/shared/schemas/team';
 
 /**
  * Previews one address may ask for a minute: an invitee opens their link a few times, a script guessing
- * secrets is stopped. Counted in this instance's memory (lib/server/memoryLimits.ts): a public route
+ * secrets is stopped. Counted in this instance's memory (lib/server/limits/memoryLimits.ts): a public route
  * must not make a flood cost a Firestore write per request.
  */
 export const PREVIEWS_PER_ADDRESS_PER_MINUTE = 30;

@@ -2,7 +2,7 @@ import { sendInvitationSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { forbidden } from '@/lib/server/http/errors';
 import { emailInvitation } from '@/lib/server/invitationEmail';
-import { consumeRateLimits, invitationLimits } from '@/lib/server/rateLimit';
+import { consumeRateLimits, invitationLimits } from '@/lib/server/limits/rateLimit';
 import { createInvitation } from '@/lib/server/repos/invitations';
 import { canAssignRole } from '@/lib/shared/permissions';
 

@@ -3,7 +3,7 @@ import type { NextApiRequest, PageConfig } from 'next';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { clientAddress } from '@/lib/server/http/clientAddress';
-import { admitSubmissions } from '@/lib/server/submissionLimits';
+import { admitSubmissions } from '@/lib/server/limits/submissionLimits';
 import { ingest, originAllowed, resolveSubmissionKey } from '@/lib/server/services/ingest';
 import { MAX_EVENTS_PER_REQUEST, MAX_USER_AGENT } from '@/lib/shared/schemas/submissions';
 import { MAX_SUBMISSION_BYTES, SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';

@@ -537,7 +537,7 @@ export async function benchConversions() {
     const { serveHandler } = await import('@/tests/api/helpers/server');
     const submissions = await import('@/pages/api/submissions');
     const queue = await import('@/lib/server/queue/pubsub');
-    const { toConversionEvent } = await import('@/lib/server/conversions/normalize');
+    const { toConversionEvent } = await import('@/lib/server/delivery/normalize');
     const { submittedEventSchema } = await import('@/lib/shared/schemas/submissions');
 
     const conversion = await setUpConversion('meta_ads');
@@ -599,7 +599,7 @@ export async function benchConversions() {
     );
     // (c″) one-event messages (a website's single submissions) through the worker's own puller, whose Pulls
     // are bounded by what full messages would weigh; beside (c), which pulls 1,000 at a time.
-    const { WORKER_MAX_EVENTS_DEFAULT: WORKER_MAX_EVENTS } = await import('@/lib/server/conversions/router');
+    const { WORKER_MAX_EVENTS_DEFAULT: WORKER_MAX_EVENTS } = await import('@/lib/server/delivery/router');
     const pullerOptions = { maxOutstanding: WORKER_MAX_EVENTS, weigh: queue.eventsInMessage, maxWeight: EVENTS_PER_MESSAGE };
     const lightCount = Math.min(count, 30_000);
     const light = await barePubSub(queue, lightCount, data, { org: setup.orgId, source, events: '1' }, ports, { puller: pullerOptions });

@@ -52,7 +52,7 @@ export async function benchReconcile() {
     const { createConversion, recordDelivery } = await import('@/lib/server/repos/conversions');
     const { openSessionOf } = await import('@/lib/server/credentials');
     const { connectorFor } = await import('@/lib/server/connectors/registry');
-    const { reconcileOrganization } = await import('@/lib/server/conversions/reconcile');
+    const { reconcileOrganization } = await import('@/lib/server/counted/reconcile');
     const { windowDays } = await import('@/lib/shared/conversions/reconciliation');
 
     const owner = await createTestUser();

@@ -208,7 +208,7 @@ interface Measured {
 type Modules = {
   setUpConnection: typeof import('@/tests/api/helpers/connections').setUpConnection;
   repo: typeof import('@/lib/server/repos/connections');
-  ledger: typeof import('@/lib/server/repos/runs');
+  ledger: typeof import('@/lib/server/repos/ledger');
   services: typeof import('@/lib/server/services/connections');
   scheduler: typeof import('@/lib/server/sync/scheduler');
   runner: typeof import('@/lib/server/sync/runner');
@@ -223,7 +223,7 @@ async function modules(): Promise<Modules> {
   return {
     setUpConnection: (await import('@/tests/api/helpers/connections')).setUpConnection,
     repo: await import('@/lib/server/repos/connections'),
-    ledger: await import('@/lib/server/repos/runs'),
+    ledger: await import('@/lib/server/repos/ledger'),
     services: await import('@/lib/server/services/connections'),
     scheduler: await import('@/lib/server/sync/scheduler'),
     runner: await import('@/lib/server/sync/runner'),

@@ -99,7 +99,7 @@ export async function benchWarehouse() {
     const { createConversion } = await import('@/lib/server/services/conversions');
     const { openSessionOf } = await import('@/lib/server/credentials');
     const { describeSource, readRows } = await import('@/lib/server/connectors/bigquery/source');
-    const { rowToEvent } = await import('@/lib/server/conversions/warehouseRows');
+    const { rowToEvent } = await import('@/lib/server/delivery/warehouseRows');
     const queue = await import('@/lib/server/queue/pubsub');
     const { barePubSub } = await import('@/scripts/lib/benchConversions');
     const { startWorker } = await import('@/scripts/lib/worker');

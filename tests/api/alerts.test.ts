@@ -1,11 +1,11 @@
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert } from '@/lib/server/alerts';
 import { evaluateConversion } from '@/lib/server/alerts/delivery';
-import { deliverBatch } from '@/lib/server/conversions/deliver';
+import { deliverBatch } from '@/lib/server/delivery/deliver';
 import { getConversion, retryParked } from '@/lib/server/repos/conversions';
-import { getRun } from '@/lib/server/repos/runs';
+import { getRun } from '@/lib/server/repos/ledger';
 import { requestRead } from '@/lib/server/repos/reads';
-import { readConversion } from '@/lib/server/conversions/warehouse';
+import { readConversion } from '@/lib/server/delivery/warehouse';
 import { createConversion } from '@/lib/server/services/conversions';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';

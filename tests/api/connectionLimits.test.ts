@@ -4,7 +4,7 @@ import backfillRoute from '@/pages/api/orgs/[orgId]/connections/[id]/backfill';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { deadLoginMessage } from '@/lib/server/credentials';
 import { getConnection } from '@/lib/server/repos/connections';
-import { abandonRun, getRun, listRuns, settleJob } from '@/lib/server/repos/runs';
+import { abandonRun, getRun, listRuns, settleJob } from '@/lib/server/repos/ledger';
 import { deleteConnection } from '@/lib/server/services/connections';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';

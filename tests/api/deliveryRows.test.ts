@@ -4,7 +4,7 @@ import revealRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliveries/[d
 import testRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/test';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { createConversionRouter } from '@/lib/server/conversions/router';
+import { createConversionRouter } from '@/lib/server/delivery/router';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { packEvents } from '@/lib/server/queue/pubsub';
 import { PAYLOAD_CHUNK_BYTES, recordDelivery } from '@/lib/server/repos/conversions';

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { googleAds } from '@/lib/server/connectors/google-ads';
-import { dataManagerError, toDataManagerEvent } from '@/lib/server/connectors/google-ads/delivery';
+import { googleAds } from '@/lib/server/connectors/google_ads';
+import { dataManagerError, toDataManagerEvent } from '@/lib/server/connectors/google_ads/delivery';
 import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import type { Session } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';

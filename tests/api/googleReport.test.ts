@@ -1,6 +1,6 @@
-import { googleAds } from '@/lib/server/connectors/google-ads';
+import { googleAds } from '@/lib/server/connectors/google_ads';
 import { dayIn } from '@/lib/shared/connections/windows';
-import { reportError } from '@/lib/server/connectors/google-ads/report';
+import { reportError } from '@/lib/server/connectors/google_ads/report';
 import type { ReportRequest, Session } from '@/lib/server/connectors/types';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import { adRowKey } from '@/lib/shared/connections/rows';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { meta } from '@/lib/server/connectors/meta-ads';
+import { meta } from '@/lib/server/connectors/meta_ads';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';

@@ -1,10 +1,10 @@
-import { meta } from '@/lib/server/connectors/meta-ads';
+import { meta } from '@/lib/server/connectors/meta_ads';
 import { dayIn } from '@/lib/shared/connections/windows';
-import { metaReportOptions } from '@/lib/server/connectors/meta-ads/report';
+import { metaReportOptions } from '@/lib/server/connectors/meta_ads/report';
 import type { ReportRequest, Session } from '@/lib/server/connectors/types';
 import { type AdLevel, type AdRow, adRowKey } from '@/lib/shared/connections/rows';
 import type { AdDataLevel } from '@/sandbox/adData';
-import { META_PURCHASE_ACTION_TYPES, metaSandboxAccount, USAGE_CALLS_PER_HOUR } from '@/sandbox/meta';
+import { META_PURCHASE_ACTION_TYPES, metaSandboxAccount, USAGE_CALLS_PER_HOUR } from '@/sandbox/meta_ads';
 import { type FakePlatforms, META_DEMO_TOKEN, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
 

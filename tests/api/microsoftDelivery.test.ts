@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import type { AdAccount, ConversionTarget } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
+import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 

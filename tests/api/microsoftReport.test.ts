@@ -2,12 +2,12 @@ import type { AdRow } from '@/lib/shared/connections/rows';
 import { dayIn } from '@/lib/shared/connections/windows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
-import { countedRequestBody } from '@/lib/server/connectors/microsoft-ads/counted';
-import { createMicrosoftReport, parseCsv, reportRequestBody, unzipReport } from '@/lib/server/connectors/microsoft-ads/report';
+import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
+import { countedRequestBody } from '@/lib/server/connectors/microsoft_ads/counted';
+import { createMicrosoftReport, parseCsv, reportRequestBody, unzipReport } from '@/lib/server/connectors/microsoft_ads/report';
 import type { Report, ReportRequest, Session } from '@/lib/server/connectors/types';
 import type { AdFacts } from '@/sandbox/adData';
-import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft';
+import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft_ads';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 
 // Ad performance from Microsoft Advertising's Reporting API (Submit → Poll → zipped CSV), through the connector, against the sandbox.

@@ -4,7 +4,7 @@ import { stripe as stripeConnector } from '@/lib/server/connectors/stripe';
 import { API_VERSIONS } from '@/lib/server/connectors/versions';
 import { listChargesSince, type StripeCharge } from '@/lib/server/connectors/stripe/charges';
 import { sha256Hex } from '@/lib/server/sha256';
-import { nextCursor, unseenCharges, type PaymentsCursor } from '@/lib/server/conversions/payments';
+import { nextCursor, unseenCharges, type PaymentsCursor } from '@/lib/server/delivery/payments';
 import { pull, type Puller } from '@/lib/server/queue/pull';
 import { ensureTopology, parseConversionMessage, pubsub, TOPICS } from '@/lib/server/queue/pubsub';
 import { updateConversion } from '@/lib/server/repos/conversions';

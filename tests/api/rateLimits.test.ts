@@ -3,7 +3,7 @@ import resendInvitation from '@/pages/api/orgs/[orgId]/invitations/[invitationId
 import submissions from '@/pages/api/submissions';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { createApp, ensurePublishableKey, rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { sharedCountsPath } from '@/lib/server/submissionLimits';
+import { sharedCountsPath } from '@/lib/server/limits/submissionLimits';
 import type { FakeCustomerIo } from '@/sandbox/customerio';
 import { createTestOrganization, createTestUser, uniqueEmail, type TestUser } from '@/tests/fixtures/firebase';
 import { serveWithCustomerIo, stopServed } from '@/tests/api/helpers/customerIo';
@@ -13,8 +13,8 @@ import { windowWithTimeLeft } from '@/tests/api/helpers/until';
 
 jest.setTimeout(60_000);
 
-// Small limits, so that N + 1 requests are few; the production numbers live in lib/server/rateLimit.ts,
-// lib/server/submissionLimits.ts and the plans table.
+// Small limits, so that N + 1 requests are few; the production numbers live in lib/server/limits/rateLimit.ts,
+// lib/server/limits/submissionLimits.ts and the plans table.
 const SUBMISSIONS = 3;
 const PER_ADDRESS = 2;
 const PER_USER = 3;

@@ -1,7 +1,7 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import orgReconciliation from '@/pages/api/orgs/[orgId]/reconciliation';
 import type { ReconciliationRow } from '@/lib/shared/conversions/reconciliation';
-import { reconcileOrganization } from '@/lib/server/conversions/reconcile';
+import { reconcileOrganization } from '@/lib/server/counted/reconcile';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { setUpConversion } from '@/tests/api/helpers/conversions';

@@ -3,15 +3,15 @@ import conversionReconciliation from '@/pages/api/orgs/[orgId]/conversions/[id]/
 import orgReconciliation from '@/pages/api/orgs/[orgId]/reconciliation';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import type { ConversionReconciliation, ReconciliationRow } from '@/lib/shared/conversions/reconciliation';
-import { deliverBatch } from '@/lib/server/conversions/deliver';
-import { reconcileOrganization, startReconcilePoller } from '@/lib/server/conversions/reconcile';
+import { deliverBatch } from '@/lib/server/delivery/deliver';
+import { reconcileOrganization, startReconcilePoller } from '@/lib/server/counted/reconcile';
 import { claimReconcile, finishReconcile, renewReconcile } from '@/lib/server/repos/reconciliation';
 import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import { sealCredential } from '@/lib/server/credentials';
 import { getIntegration, loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { getConversion, parkedCounts } from '@/lib/server/repos/conversions';
-import { createConversionRouter } from '@/lib/server/conversions/router';
+import { createConversionRouter } from '@/lib/server/delivery/router';
 import { pull } from '@/lib/server/queue/pull';
 import { SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
 import { retryParked } from '@/lib/server/services/conversions';
@@ -19,9 +19,9 @@ import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandb
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
-import { metaReportOptions } from '@/lib/server/connectors/meta-ads/report';
+import { metaReportOptions } from '@/lib/server/connectors/meta_ads/report';
 import { addDays, dayIn, instantOf } from '@/lib/shared/connections/windows';
-import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
+import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta_ads';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 import { until } from '@/tests/api/helpers/until';
 

@@ -1,7 +1,7 @@
 import runRoute from '@/pages/api/orgs/[orgId]/connections/[id]/run';
 import runDetailRoute from '@/pages/api/orgs/[orgId]/connections/[id]/runs/[runId]';
 import runsCsvRoute from '@/pages/api/orgs/[orgId]/connections/[id]/runs.csv';
-import { settleJob } from '@/lib/server/repos/runs';
+import { settleJob } from '@/lib/server/repos/ledger';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';

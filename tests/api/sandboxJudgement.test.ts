@@ -1,9 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { googleAds } from '@/lib/server/connectors/google-ads';
-import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
+import { googleAds } from '@/lib/server/connectors/google_ads';
+import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
 import { emailGoogle, emailTrimmedLowercase, nameForm, phoneE164, phoneMeta } from '@/sandbox/matching';
-import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta';
-import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft';
+import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta_ads';
+import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft_ads';
 import { KNOWN_PEOPLE } from '@/sandbox/people';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { sha256Hex } from '@/lib/server/sha256';
 import { busiestDocument } from '@/lib/server/writeTrace';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { refused, SUBMISSIONS_PER_KEY } from '@/lib/server/submissionLimits';
+import { refused, SUBMISSIONS_PER_KEY } from '@/lib/server/limits/submissionLimits';
 import { contractAnswers, EXAMPLE_PLAN, EXAMPLE_RETRY_AFTER } from '@/lib/shared/schemas/submissionContract';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';

@@ -2,7 +2,7 @@ import { addDays, daysInclusive, lookbackWindow, toDay } from '@/lib/shared/conn
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { forgetAllSessions, openSessionOf } from '@/lib/server/credentials';
 import { writtenDays } from '@/lib/server/repos/connections';
-import { cancelRun, claimRun, getRun } from '@/lib/server/repos/runs';
+import { cancelRun, claimRun, getRun } from '@/lib/server/repos/ledger';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { startBackfill } from '@/lib/server/services/connections';

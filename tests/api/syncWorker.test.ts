@@ -4,7 +4,7 @@ import { addDays, daysInclusive, toDay } from '@/lib/shared/connections/windows'
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { openSessionOf } from '@/lib/server/credentials';
 import { getConnection } from '@/lib/server/repos/connections';
-import { getRun } from '@/lib/server/repos/runs';
+import { getRun } from '@/lib/server/repos/ledger';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { resumeConnections, startBackfill } from '@/lib/server/services/connections';
 import { reconnectIntegration } from '@/lib/server/services/integrations';

@@ -170,7 +170,7 @@ export async function richOrganization(): Promise<RichOrganization> {
       const date = new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
       days.set(date, { spend: 40 + index * 15 + daysAgo, clicks: 120 + daysAgo, impressions: 4000 + daysAgo * 10 });
     }
-    // The chart's days, as a settled job leaves them (repos/runs.ts).
+    // The chart's days, as a settled job leaves them (repos/ledger.ts).
     const daysOf = adminDb().collection(`organizations/${orgId}/connections/${connection.id}/days`);
     await Promise.all(
       [...days].map(([date, figures]) => daysOf.doc(date).set({ date, accounts: { [account.id]: figures } }, { merge: true })),

@@ -1,7 +1,7 @@
 import { API_VERSIONS, KNOWN_SUNSETS, sunsetOf, type VersionedPlatform } from '@/lib/server/connectors/versions';
-import { googleAdsConfig } from '@/lib/server/connectors/google-ads/config';
-import { metaConfig } from '@/lib/server/connectors/meta-ads/config';
-import { microsoftConfig } from '@/lib/server/connectors/microsoft-ads/config';
+import { googleAdsConfig } from '@/lib/server/connectors/google_ads/config';
+import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
+import { microsoftConfig } from '@/lib/server/connectors/microsoft_ads/config';
 
 // A pinned platform version must be moved well before the platform stops serving it: this test fails
 // 60 days ahead of any published sunset, on the real date, so the move is planned, not forced overnight.

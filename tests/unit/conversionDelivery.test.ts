@@ -2,7 +2,7 @@
 import type { ConversionMapping } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { backoffMs, mapEvent, sendIsolating, takesEvent } from '@/lib/server/conversions/deliver';
+import { backoffMs, mapEvent, sendIsolating, takesEvent } from '@/lib/server/delivery/deliver';
 
 const event = (id: string, overrides: Partial<ConversionEvent> = {}): ConversionEvent => ({
   id,

@@ -1,7 +1,7 @@
 /** @jest-environment node */
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { createConversionRouter } from '@/lib/server/conversions/router';
+import { createConversionRouter } from '@/lib/server/delivery/router';
 import type { QueueMessage } from '@/lib/server/queue/message';
 import { EVENTS_PER_MESSAGE, eventsInMessage, packEvents, parseConversionMessage } from '@/lib/server/queue/pubsub';
 import { messagesToPull } from '@/lib/server/queue/pull';

@@ -8,7 +8,7 @@ import {
   parsePhone,
   phoneForMeta,
   toConversionEvent,
-} from '@/lib/server/conversions/normalize';
+} from '@/lib/server/delivery/normalize';
 import { sha256Hex } from '@/lib/server/sha256';
 import { submittedEventSchema } from '@/lib/shared/schemas/submissions';
 

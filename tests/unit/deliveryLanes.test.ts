@@ -2,9 +2,9 @@
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { RetryLater } from '@/lib/server/conversions/deliver';
-import { createFairQuota } from '@/lib/server/conversions/quota';
-import { createConversionRouter } from '@/lib/server/conversions/router';
+import { RetryLater } from '@/lib/server/delivery/deliver';
+import { createFairQuota } from '@/lib/server/delivery/quota';
+import { createConversionRouter } from '@/lib/server/delivery/router';
 import type { QueueMessage } from '@/lib/server/queue/message';
 import { packEvents } from '@/lib/server/queue/pubsub';
 

@@ -1,6 +1,6 @@
 /** @jest-environment node */
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { countedQuery, googleAdsCounted, TIME_ZONE_QUERY, timeZoneOf } from '@/lib/server/connectors/google-ads/counted';
+import { countedQuery, googleAdsCounted, TIME_ZONE_QUERY, timeZoneOf } from '@/lib/server/connectors/google_ads/counted';
 import {
   googleAdsReport,
   jsonArrayElements,
@@ -8,7 +8,7 @@ import {
   reportQuery,
   type SearchStreamBatch,
   toAdRows,
-} from '@/lib/server/connectors/google-ads/report';
+} from '@/lib/server/connectors/google_ads/report';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 

@@ -1,17 +1,17 @@
 /** @jest-environment node */
 import { UserData } from 'facebook-nodejs-business-sdk';
-import { toDataManagerEvent } from '@/lib/server/connectors/google-ads/delivery';
-import { metaDelivery, toMetaEvent } from '@/lib/server/connectors/meta-ads/delivery';
-import { microsoftDelivery } from '@/lib/server/connectors/microsoft-ads/delivery';
-import { mapEvent, withheldNotes } from '@/lib/server/conversions/deliver';
-import { cleanPageUrl, hashPerson, toConversionEvent, type PersonInput } from '@/lib/server/conversions/normalize';
+import { toDataManagerEvent } from '@/lib/server/connectors/google_ads/delivery';
+import { metaDelivery, toMetaEvent } from '@/lib/server/connectors/meta_ads/delivery';
+import { microsoftDelivery } from '@/lib/server/connectors/microsoft_ads/delivery';
+import { mapEvent, withheldNotes } from '@/lib/server/delivery/deliver';
+import { cleanPageUrl, hashPerson, toConversionEvent, type PersonInput } from '@/lib/server/delivery/normalize';
 import { sha256Hex } from '@/lib/server/sha256';
-import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
+import { rowToEvent } from '@/lib/server/delivery/warehouseRows';
 import { IDENTIFIERS } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { matchKeysOf } from '@/lib/shared/conversions/matchKeys';
 import { submittedEventSchema } from '@/lib/shared/schemas/submissions';
-import { dataManagerProtos, readProtoJson } from '@/sandbox/datamanager';
+import { dataManagerProtos, readProtoJson } from '@/sandbox/google_ads/delivery';
 
 // Each platform's own form of each identifier (docs/MATCH_KEYS.md): the vectors, Meta's
 // official business SDK as the oracle for every Meta field, Google's formatting guide for Google.

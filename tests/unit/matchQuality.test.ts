@@ -6,8 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import type { MatchKey } from '@/lib/shared/conversions/matchKeys';
 import { countMatchKeys, qualityAdvice } from '@/lib/shared/conversions/quality';
-import { readRequestStatus } from '@/lib/server/connectors/google-ads/diagnostics';
-import { readDatasetQuality } from '@/lib/server/connectors/meta-ads/quality';
+import { readRequestStatus } from '@/lib/server/connectors/google_ads/diagnostics';
+import { readDatasetQuality } from '@/lib/server/connectors/meta_ads/quality';
 
 // Counting with a local stand-in for matchKeysOf (the per-platform rules are issue 28's other part),
 // the advice in words, and the two platform readers against a tiny server speaking the documented shapes.

@@ -1,6 +1,6 @@
 /** @jest-environment node */
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { metaCounted, receivedByDay } from '@/lib/server/connectors/meta-ads/counted';
+import { metaCounted, receivedByDay } from '@/lib/server/connectors/meta_ads/counted';
 import {
   conversionsOf,
   type InsightsRow,
@@ -10,7 +10,7 @@ import {
   reportError,
   throttleOf,
   toAdRow,
-} from '@/lib/server/connectors/meta-ads/report';
+} from '@/lib/server/connectors/meta_ads/report';
 
 const ACCOUNT = { id: '101', name: 'Acme Shoes (Meta)', currency: 'USD', timeZone: 'America/New_York' };
 const NOW = Date.parse('2026-03-01T12:00:00Z');

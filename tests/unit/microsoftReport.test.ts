@@ -1,6 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { createMicrosoftCounted } from '@/lib/server/connectors/microsoft-ads/counted';
+import { createMicrosoftCounted } from '@/lib/server/connectors/microsoft_ads/counted';
 import {
   ACCOUNT_TIME_ZONES,
   adRowsOf,
@@ -12,8 +12,8 @@ import {
   reportRequestBody,
   reportTimeZoneOf,
   unzipReport,
-} from '@/lib/server/connectors/microsoft-ads/report';
-import { REPORT_TIME_ZONES } from '@/sandbox/microsoft';
+} from '@/lib/server/connectors/microsoft_ads/report';
+import { REPORT_TIME_ZONES } from '@/sandbox/microsoft_ads';
 import type { AdRow } from '@/lib/shared/connections/rows';
 
 // Microsoft Advertising reports, without a network: the request body, the CSV, the zip, the errors.

@@ -2,7 +2,7 @@
 import { conversionEventSchema } from '@/lib/shared/conversions/event';
 import type { StripeCharge } from '@/lib/server/connectors/stripe/charges';
 import { sha256Hex } from '@/lib/server/sha256';
-import { chargeToEvent, chargeValue, nextCursor, unseenCharges } from '@/lib/server/conversions/payments';
+import { chargeToEvent, chargeValue, nextCursor, unseenCharges } from '@/lib/server/delivery/payments';
 
 const charge = (id: string, created: number, overrides: Partial<StripeCharge> = {}): StripeCharge => ({
   id,

@@ -2,7 +2,7 @@
  * @jest-environment node
  */
 import { JSDOM } from 'jsdom';
-import { captureSnippet, inlineScriptJson } from '@/lib/server/conversions/snippet';
+import { captureSnippet, inlineScriptJson } from '@/lib/server/delivery/snippet';
 
 // The website snippet run as a browser runs it: a page of the customer's with a form, the GTM tag
 // pasted in, the form sent; what the snippet posts (its fetch, the network boundary) is what we check.

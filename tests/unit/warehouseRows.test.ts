@@ -1,5 +1,5 @@
 /** @jest-environment node */
-import { rowToEvent, secondsOf } from '@/lib/server/conversions/warehouseRows';
+import { rowToEvent, secondsOf } from '@/lib/server/delivery/warehouseRows';
 import { sha256Hex } from '@/lib/server/sha256';
 import { bigQuerySourceSchema } from '@/lib/shared/schemas/conversions';
 

@@ -6,7 +6,7 @@ import type { FailureThreshold } from '@/lib/shared/alerts';
 import { postToSlack, slackText, slackWebhookProblem, webhookHint } from '@/lib/server/alerts/slack';
 import { slackWebhookOf } from '@/lib/server/alerts/notify';
 import { DomainError, invalidFields, notFound } from '@/lib/server/errors';
-import { consumeRateLimits, type RateLimit } from '@/lib/server/rateLimit';
+import { consumeRateLimits, type RateLimit } from '@/lib/server/limits/rateLimit';
 import * as repo from '@/lib/server/repos/alerts';
 import { seal } from '@/lib/server/secretBox';
 

@@ -1,7 +1,7 @@
 import { bigQuery } from '@/lib/server/connectors/bigquery';
-import { googleAds } from '@/lib/server/connectors/google-ads';
-import { meta } from '@/lib/server/connectors/meta-ads';
-import { microsoftAds } from '@/lib/server/connectors/microsoft-ads';
+import { googleAds } from '@/lib/server/connectors/google_ads';
+import { meta } from '@/lib/server/connectors/meta_ads';
+import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
 import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { stripe } from '@/lib/server/connectors/stripe';
 import type { Connector, ConnectorId, KeyAuth, OAuthAuth, RowSource, StoredCredential } from '@/lib/server/connectors/types';

@@ -15,7 +15,7 @@ import { iso, notFound, updateExisting } from '@/lib/server/repos/integrations';
 /**
  * Connections and what their runs wrote: `days/{date}` keeps the written spend and clicks per account
  * for the chart. `connections_count` on the organization follows creations and deletions. The runs
- * and their jobs are the ledger of repos/runs.ts.
+ * and their jobs are the ledger of repos/ledger.ts.
  */
 
 const organization = (orgId: string) => adminDb().collection('organizations').doc(orgId);

@@ -1,5 +1,5 @@
 /**
- * How much of a run's ledger one write of the run document takes (repos/runs.ts). Firestore takes 500 writes in a
+ * How much of a run's ledger one write of the run document takes (repos/ledger.ts). Firestore takes 500 writes in a
  * transaction (the chart's days, the run, the connection) and applies 500 field transforms to one document: each
  * attempt counted is one (`jobs.{key}.attempts`), a write that settles jobs adds the run's 4 totals and
  * `finished_at`, and each settled job up to 4 on its account (rows read and written, calls, failed; counted per

@@ -28,7 +28,7 @@ import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishSyncJobs } from '@/lib/server/queue/pubsub';
 import { describeWait } from '@/lib/shared/rateLimitMessages';
 import * as repo from '@/lib/server/repos/connections';
-import * as ledger from '@/lib/server/repos/runs';
+import * as ledger from '@/lib/server/repos/ledger';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { readWindow, writeTargetOf } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';

@@ -16,8 +16,8 @@ import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { AD_PLATFORMS_IN_WORDS, isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
 import { connectorFor, rowSourceOf } from '@/lib/server/connectors/registry';
-import { deliverBatch } from '@/lib/server/conversions/deliver';
-import { hidePersonalData } from '@/lib/server/conversions/personalData';
+import { deliverBatch } from '@/lib/server/delivery/deliver';
+import { hidePersonalData } from '@/lib/server/delivery/personalData';
 import { sha256Hex } from '@/lib/server/sha256';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { publishConversions } from '@/lib/server/queue/pubsub';

@@ -4,7 +4,7 @@ import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import type { App } from '@/lib/shared/integrations/apps';
 import { submissionBatchSchema, submittedEventSchema, unknownFieldsOf, type SubmissionWarning } from '@/lib/shared/schemas/submissions';
 import { SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
-import { toConversionEvent } from '@/lib/server/conversions/normalize';
+import { toConversionEvent } from '@/lib/server/delivery/normalize';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { eventIdsOf, labels, log } from '@/lib/server/log';
 import { publishConversions } from '@/lib/server/queue/pubsub';

@@ -1,9 +1,9 @@
 import { matchKeysTakenBy } from '@/lib/shared/conversions/matchKeys';
 import { qualityAdvice, type ConversionQuality, type PlatformMeasure } from '@/lib/shared/conversions/quality';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
-import { readRequestStatus } from '@/lib/server/connectors/google-ads/diagnostics';
+import { readRequestStatus } from '@/lib/server/connectors/google_ads/diagnostics';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { readDatasetQuality } from '@/lib/server/connectors/meta-ads/quality';
+import { readDatasetQuality } from '@/lib/server/connectors/meta_ads/quality';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/conversions';

@@ -1,7 +1,7 @@
 import type { RunAccount, RunDetail } from '@/lib/shared/connections/connection';
 import { runDays } from '@/lib/shared/connections/windows';
 import * as repo from '@/lib/server/repos/connections';
-import * as ledger from '@/lib/server/repos/runs';
+import * as ledger from '@/lib/server/repos/ledger';
 
 /**
  * One run opened (the run page) and the run history as CSV. Read from the run ledger: a job records its

@@ -11,7 +11,7 @@ import { PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/pla
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor, rowSourceOf } from '@/lib/server/connectors/registry';
 import type { RowSource, SourceColumn } from '@/lib/server/connectors/types';
-import { rowToEvent } from '@/lib/server/conversions/warehouseRows';
+import { rowToEvent } from '@/lib/server/delivery/warehouseRows';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import { getIntegration } from '@/lib/server/repos/integrations';

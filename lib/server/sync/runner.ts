@@ -9,7 +9,7 @@ import { DomainError } from '@/lib/server/errors';
 import { errorFields, labels, log } from '@/lib/server/log';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
-import * as ledger from '@/lib/server/repos/runs';
+import * as ledger from '@/lib/server/repos/ledger';
 import { alertRunSettled } from '@/lib/server/alerts/runs';
 
 /**

@@ -3,7 +3,7 @@ import { lookbackWindow, nextRunAt } from '@/lib/shared/connections/windows';
 import { publishSyncJobs } from '@/lib/server/queue/pubsub';
 import { errorFields, labels, log } from '@/lib/server/log';
 import * as repo from '@/lib/server/repos/connections';
-import * as ledger from '@/lib/server/repos/runs';
+import * as ledger from '@/lib/server/repos/ledger';
 
 /**
  * The scheduler: on each tick (Cloud Scheduler → Pub/Sub in production, the worker's dev tick

@@ -21,7 +21,7 @@ export interface Entitlements {
   /**
    * Events a second one app key may submit (POST /api/submissions, all instances together): sized for a
    * busy shop's sale, not for the average day. A website's publishable key is also limited per visitor
-   * address (lib/server/submissionLimits.ts).
+   * address (lib/server/limits/submissionLimits.ts).
    */
   ingestEventsPerSecond: number;
 }

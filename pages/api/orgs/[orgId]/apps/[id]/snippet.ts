@@ -1,6 +1,6 @@
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { appUrl } from '@/lib/server/appUrl';
-import { captureSnippet } from '@/lib/server/conversions/snippet';
+import { captureSnippet } from '@/lib/server/delivery/snippet';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ensurePublishableKey, getApp } from '@/lib/server/repos/apps';
 

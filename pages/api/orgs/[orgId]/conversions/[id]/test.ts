@@ -1,7 +1,7 @@
 import { testEventSchema } from '@/lib/shared/schemas/conversions';
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { consumeRateLimits, TEST_EVENTS_PER_CONVERSION } from '@/lib/server/rateLimit';
+import { consumeRateLimits, TEST_EVENTS_PER_CONVERSION } from '@/lib/server/limits/rateLimit';
 import { sendTestEvent } from '@/lib/server/services/conversions';
 
 /** POST sends one test event through the conversion now and answers its outcome. */

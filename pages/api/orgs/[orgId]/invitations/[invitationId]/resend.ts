@@ -1,7 +1,7 @@
 import { invitationRouteSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { emailInvitation } from '@/lib/server/invitationEmail';
-import { consumeRateLimits, invitationLimits } from '@/lib/server/rateLimit';
+import { consumeRateLimits, invitationLimits } from '@/lib/server/limits/rateLimit';
 import { getOrganizationInvitation, renewInvitation } from '@/lib/server/repos/invitations';
 
 /** POST sends a pending invitation again, valid for another 7 days. */

@@ -1,0 +1,342 @@
+/**
+ * The reading job of "Counted by the platform" (docs/ARCHITECTURE.md): per organization, its ad
+ * conversions are grouped by platform account, and one `counted` read per account answers all of them
+ * (the cost floor: one report per account per read, whatever the number of conversions). Each
+ * conversion's days are our hour counters beside the platform's figures, explained, stored one document
+ * per day, and its counted share of the week decides the alert. Runs in the worker on its own timer:
+ * it never holds up a delivery.
+ */
+import type { DocumentSnapshot } from 'firebase-admin/firestore';
+import type { Conversion, ConversionMapping } from '@/lib/shared/conversions/conversion';
+import {
+  countedShare,
+  explainDay,
+  isFinal,
+  RECONCILE_DAYS,
+  SHARE_DAYS,
+  windowDays,
+  type ReconcileDay,
+} from '@/lib/shared/conversions/reconciliation';
+import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
+import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
+import { evaluateCounted } from '@/lib/server/alerts/counted';
+import { startPoller } from '@/lib/server/delivery/poller';
+import { workWithSession } from '@/lib/server/credentials';
+import { PlatformError } from '@/lib/server/connectors/errors';
+import { connectorFor } from '@/lib/server/connectors/registry';
+import type { CountedRow } from '@/lib/server/connectors/types';
+import { DomainError } from '@/lib/server/errors';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { errorFields, labels, log } from '@/lib/server/log';
+import { listIntegrations } from '@/lib/server/repos/integrations';
+import {
+  claimReconcile,
+  finishReconcile,
+  organizationIds,
+  ourDays,
+  renewReconcile,
+  saveReconciliation,
+  storedDays,
+  summaryOf,
+  thresholdOf,
+} from '@/lib/server/repos/reconciliation';
+
+export interface ReconcileOptions {
+  now?: Date;
+  /** Counts each request made to a platform (the bench's report calls). */
+  onCall?: () => void;
+  /**
+   * Called before each account is read (the poller renews its lease); false stops the read: another
+   * worker holds the organization now and reads it itself.
+   */
+  renew?: () => Promise<boolean>;
+}
+
+export interface ReconcileResult {
+  conversions: number;
+  accounts: number;
+  /** Days read per account (the window of this read). */
+  days: number;
+  /** Ad conversions that cannot be read, each with the reason (also stored as their summary's message). */
+  skipped: Array<{ id: string; reason: string }>;
+}
+
+/** What the reading job needs of a conversion: its destination and the events it sends. */
+interface ReadTarget {
+  id: string;
+  name: string;
+  destination: Conversion['destination'];
+  mapping: Pick<ConversionMapping, 'events'>;
+}
+
+interface Member {
+  conversion: ReadTarget;
+  snap: DocumentSnapshot;
+}
+
+const filled = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * A stored conversion as the reading job needs it, read field by field: null when it sends to no ad platform
+ * (a warehouse or Mixpanel destination, or none: nothing to count), a reason when it cannot be read. Any shape
+ * the product stored (an app's routing conversion, a warehouse source, a document older than some field) is
+ * read or skipped, never thrown on: one throw used to skip every conversion of its organization.
+ */
+export function readTargetOf(snap: DocumentSnapshot): ReadTarget | { skipped: string } | null {
+  const platform = snap.get('destination.platform') as unknown;
+  if (typeof platform !== 'string' || !isAdPlatform(platform)) return null;
+  const [destinationId, accountId, targetId] = [
+    snap.get('destination_id'),
+    snap.get('destination.account_id'),
+    snap.get('destination.target_id'),
+  ];
+  if (!filled(destinationId) || !filled(accountId) || !filled(targetId))
+    return {
+      skipped: `This conversion names no ${PLATFORM_LABELS[platform]} login, account or ${platform === 'meta_ads' ? 'pixel' : 'goal'}: edit it and pick its destination again.`,
+    };
+  const events = snap.get('mapping.events') as unknown;
+  const targetName = snap.get('destination.target_name') as unknown;
+  return {
+    id: snap.id,
+    name: filled(snap.get('name')) ? String(snap.get('name')) : snap.id,
+    destination: { destinationId, platform, accountId, targetId, targetName: filled(targetName) ? targetName : targetId },
+    // None listed: every event (as the delivery reads it).
+    mapping: { events: Array.isArray(events) ? events.map(String) : [] },
+  };
+}
+
+const codeOf = (error: unknown) => (error instanceof PlatformError || error instanceof DomainError ? error.code : null);
+const sameEvents = (a: string[] | null, b: string[]) => (a ?? []).slice().sort().join('\u0000') === b.slice().sort().join('\u0000');
+
+/** The logins that may read an account's reporting: the organization's sources holding it, then the destination's own. */
+function loginsFor(sources: Integration[], platform: AdPlatform, accountId: string, destinationId: string) {
+  const holding = sources.filter(
+    (source) =>
+      source.platform === platform && source.status !== 'needs_reauth' && source.accounts.some((account) => account.id === accountId),
+  );
+  return [...holding.map((source) => ({ kind: 'source' as const, id: source.id })), { kind: 'destination' as const, id: destinationId }];
+}
+
+/** Reads the account with the first login that may; `needs_scope` when none may read its reporting. */
+async function readAccount(
+  orgId: string,
+  sources: Integration[],
+  members: Member[],
+  from: string,
+  to: string,
+  now: Date,
+  onCall?: () => void,
+): Promise<{ rows: CountedRow[]; timeZone: string } | { state: 'needs_scope' | 'failed'; message: string }> {
+  const { platform, accountId, destinationId } = members[0]!.conversion.destination;
+  const counted = connectorFor(platform).counted;
+  if (!counted) return { state: 'failed', message: 'This platform reports no conversions back.' };
+  const targets = members.map(({ conversion }) => ({
+    id: conversion.destination.targetId,
+    name: conversion.destination.targetName,
+    events: conversion.mapping.events,
+  }));
+  let refused = false;
+  for (const login of loginsFor(sources, platform as AdPlatform, accountId, destinationId)) {
+    try {
+      // A login refused reporting is refreshed once (its cached token may have ended), then only skipped:
+      // a login without reporting (scope or access) is not dead for deliveries.
+      const read = await workWithSession(
+        orgId,
+        login.kind,
+        login.id,
+        (session, integration) => {
+          const account: AdAccount = integration.accounts.find((candidate) => candidate.id === accountId) ?? {
+            id: accountId,
+            name: accountId,
+          };
+          return counted(session, { account, targets, from, to, now, onCall });
+        },
+        { refusal: 'no_access' },
+      );
+      // Plain rows are UTC days; a read that knows its account's zone says which days its rows are.
+      return Array.isArray(read) ? { rows: read, timeZone: 'UTC' } : read;
+    } catch (error) {
+      const code = codeOf(error);
+      // Refused (no reporting scope or access): the next login is tried.
+      if (code === 'needs_reauth' || code === 'forbidden') {
+        refused = true;
+        continue;
+      }
+      log.error({ component: 'reconcile', ...labels({ org: orgId }), account: accountId, ...errorFields(error) }, 'a platform read failed');
+      const message = error instanceof Error ? error.message : 'The platform could not be read.';
+      return { state: 'failed', message: `${message} The figures are read again at the next round.` };
+    }
+  }
+  const label = PLATFORM_LABELS[platform as AdPlatform];
+  return {
+    state: refused ? 'needs_scope' : 'failed',
+    message: `The ${label} login of this conversion's destination cannot read reporting for account ${accountId}. Reconnect the destination and allow reading reports (or connect a ${label} source with this account).`,
+  };
+}
+
+/** One conversion's days over the window (days of `timeZone`, the account's): our counters beside what the platform counted. */
+async function daysOf(
+  orgId: string,
+  member: Member,
+  rows: CountedRow[],
+  window: string[],
+  now: Date,
+  timeZone: string,
+): Promise<ReconcileDay[]> {
+  const { conversion } = member;
+  const platform = conversion.destination.platform as AdPlatform;
+  const ours = await ourDays(orgId, conversion.id, window[0]!, timeZone);
+  const theirs = new Map<string, { received: number | null; attributed: number }>();
+  for (const row of rows) {
+    if (row.targetId !== conversion.destination.targetId) continue;
+    if (row.events !== null && !sameEvents(row.events, conversion.mapping.events)) continue;
+    const day = theirs.get(row.date) ?? { received: row.received === null ? null : 0, attributed: 0 };
+    if (row.received !== null) day.received = (day.received ?? 0) + row.received;
+    day.attributed += row.attributed;
+    theirs.set(row.date, day);
+  }
+  const today = window.at(-1)!;
+  const days: ReconcileDay[] = [];
+  for (const date of window) {
+    const our = ours.get(date) ?? { received: 0, sent: 0, accepted: 0 };
+    const their = theirs.get(date);
+    if (!their && our.received === 0) continue;
+    const day = {
+      date,
+      ...our,
+      platformReceived: their ? their.received : platform === 'meta_ads' ? 0 : null,
+      attributed: their?.attributed ?? 0,
+      final: isFinal(platform, date, now, timeZone),
+    };
+    days.push({ ...day, notes: explainDay(platform, day, today) });
+  }
+  return days;
+}
+
+/**
+ * Reads what the platforms counted for every ad conversion of an organization. The first read of an
+ * account covers RECONCILE_DAYS; later ones the last SHARE_DAYS + 1 (older days are final and kept).
+ */
+export async function reconcileOrganization(orgId: string, options: ReconcileOptions = {}): Promise<ReconcileResult> {
+  const now = options.now ?? new Date();
+  const snapshot = await adminDb().collection('organizations').doc(orgId).collection('conversions').limit(500).get();
+  const groups = new Map<string, Member[]>();
+  const skipped: ReconcileResult['skipped'] = [];
+  for (const snap of snapshot.docs) {
+    const conversion = readTargetOf(snap);
+    if (!conversion) continue;
+    if ('skipped' in conversion) {
+      skipped.push({ id: snap.id, reason: conversion.skipped });
+      continue;
+    }
+    const { platform, destinationId, accountId } = conversion.destination;
+    const key = `${platform}|${destinationId}|${accountId}`;
+    groups.set(key, [...(groups.get(key) ?? []), { conversion, snap }]);
+  }
+  for (const { id, reason } of skipped) {
+    log.warn({ component: 'reconcile', ...labels({ org: orgId, conversion: id }), reason }, 'a conversion skipped');
+    await saveReconciliation(orgId, id, [], { state: 'failed', message: reason, week: null }, now);
+  }
+  let conversions = 0;
+  let widest = 0;
+  // The organization's sources, read once for all its accounts (a source login may read any of them).
+  const sources = groups.size > 0 ? await listIntegrations(orgId, 'source') : [];
+  for (const members of groups.values()) {
+    if (options.renew && !(await options.renew())) break;
+    const first = members.some(({ snap }) => summaryOf(snap).readAt === null);
+    const asked = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
+    widest = Math.max(widest, asked.length);
+    const read = await readAccount(orgId, sources, members, asked[0]!, asked.at(-1)!, now, options.onCall);
+    // The same number of days, ending on the account's today: the days the platform answered in.
+    const window = 'rows' in read ? windowDays(now, asked.length, read.timeZone) : asked;
+    for (const member of members) {
+      conversions += 1;
+      if (!('rows' in read)) {
+        await saveReconciliation(orgId, member.conversion.id, [], { state: read.state, message: read.message, week: null }, now);
+        continue;
+      }
+      const days = await daysOf(orgId, member, read.rows, window, now, read.timeZone);
+      // Days read before and not read again (nothing of ours or theirs this time) still count in the week.
+      const fresh = new Set(days.map((day) => day.date));
+      const kept = (await storedDays(orgId, member.conversion.id, now, read.timeZone)).filter((day) => !fresh.has(day.date));
+      const week = countedShare([...kept, ...days], now, read.timeZone);
+      await saveReconciliation(orgId, member.conversion.id, days, { state: 'read', message: null, week, timeZone: read.timeZone }, now);
+      const subject = {
+        type: 'conversion' as const,
+        id: member.conversion.id,
+        name: member.conversion.name,
+        ...(member.snap.get('created_by') ? { createdBy: String(member.snap.get('created_by')) } : {}),
+      };
+      await evaluateCounted(
+        orgId,
+        subject,
+        week,
+        thresholdOf(member.snap),
+        PLATFORM_LABELS[member.conversion.destination.platform as AdPlatform],
+      );
+    }
+  }
+  return { conversions, accounts: groups.size, days: widest, skipped };
+}
+
+/**
+ * How long a lease lasts from its last renewal: one account's read, whose longest is a Microsoft goals
+ * report polled up to 15 minutes (microsoft-ads/report.ts), with room to spare.
+ */
+const LEASE_MS = 20 * 60_000;
+
+/** The alerts' subject for a failed round of an organization: its reading job, not one conversion. */
+const readingJobOf = (orgId: string) => ({ type: 'organization' as const, id: orgId, name: 'Counted by the platform' });
+
+/**
+ * In the worker: every `intervalMs` (RECONCILE_POLL_MS, an hour by default) each organization whose
+ * last read is that old is leased (so two workers never read one organization at once) and read; the
+ * lease is renewed before each account, and only its owner ends it.
+ */
+export function startReconcilePoller({ intervalMs, leaseMs = LEASE_MS }: { intervalMs: number; leaseMs?: number }) {
+  // The first round waits a few minutes: a worker that restarts often (deploys, tests) does not read at each start.
+  let first = true;
+  let stopped = false;
+  const firstDelayMs = Math.min(intervalMs, 5 * 60_000);
+  let wait: NodeJS.Timeout | null = null;
+  let wake: (() => void) | null = null;
+  const poller = startPoller('reconcile', intervalMs, async () => {
+    if (first) {
+      first = false;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        wait = setTimeout(resolve, firstDelayMs);
+      });
+      if (stopped) return;
+    }
+    for await (const orgId of organizationIds()) {
+      if (stopped) return;
+      const owner = await claimReconcile(orgId, leaseMs, intervalMs);
+      if (!owner) continue;
+      try {
+        await reconcileOrganization(orgId, { renew: () => renewReconcile(orgId, owner, leaseMs) });
+        await resolveAlert({ orgId, kind: 'counted_read_failed', subject: readingJobOf(orgId) });
+      } catch (error) {
+        log.error({ component: 'reconcile', ...labels({ org: orgId }), ...errorFields(error) }, 'an organization could not be read');
+        await raiseAlert({
+          orgId,
+          kind: 'counted_read_failed',
+          subject: readingJobOf(orgId),
+          link: `/${encodeURIComponent(orgId)}/reconciliation`,
+          message:
+            'What the ad platforms counted could not be read for this organization. It is read again at the next round; if this stays, contact support.',
+        });
+      } finally {
+        await finishReconcile(orgId, owner);
+      }
+    }
+  });
+  return {
+    async stop() {
+      stopped = true;
+      if (wait) clearTimeout(wait);
+      wake?.();
+      await poller.stop();
+    },
+  };
+}
