@@ -187,8 +187,8 @@ export function AppPlatformPage({ platform }: { platform: AdPlatform | 'bigquery
   );
 }
 
-/** The page of BigQuery's or Mixpanel's routing. */
-export function appPlatformPage(platform: 'bigquery' | 'mixpanel') {
+/** The page of one platform's routing: /{orgId}/app/{id}/{segment}/configuration (one page file per route). */
+export function appPlatformPage(platform: AdPlatform | 'bigquery' | 'mixpanel') {
   return function AppWarehousePage() {
     return <AppPlatformPage platform={platform} />;
   };

@@ -89,3 +89,10 @@ function OAuthStartPage({ defaultPlatform }: OAuthStartProps) {
 // Each platform's start page has its own layout (CATALOGUE's startLayout).
 OAuthStartPage.getLayout = ((page) => layouts[startLayoutOf((page.props as OAuthStartProps).defaultPlatform)](page)) satisfies GetLayout;
 export default OAuthStartPage;
+
+/** The start page of one platform's consent (/{orgId}/GoogleAds, /MetaAds, /MicrosoftAds: one page file per route). */
+export function oauthStartPage(defaultPlatform: OAuthPlatform) {
+  const StartPage = () => <OAuthStartPage defaultPlatform={defaultPlatform} />;
+  StartPage.getLayout = layouts[startLayoutOf(defaultPlatform)] satisfies GetLayout;
+  return StartPage;
+}

@@ -1,0 +1,3 @@
+import { oauthStartPage } from '@/components/integrations/OAuthStartPage';
+
+export default oauthStartPage('google_ads');

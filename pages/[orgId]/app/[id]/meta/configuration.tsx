@@ -1,0 +1,3 @@
+import { appPlatformPage } from '@/components/apps/AppRoutingPages';
+
+export default appPlatformPage('meta_ads');

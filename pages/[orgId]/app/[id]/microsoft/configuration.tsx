@@ -1,0 +1,3 @@
+import { appPlatformPage } from '@/components/apps/AppRoutingPages';
+
+export default appPlatformPage('microsoft_ads');

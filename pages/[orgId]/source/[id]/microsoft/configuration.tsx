@@ -1,0 +1,3 @@
+import { integrationConfigurationPage } from '@/components/integrations/IntegrationConfigurationPage';
+
+export default integrationConfigurationPage('source');
