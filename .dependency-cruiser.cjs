@@ -7,6 +7,39 @@
 module.exports = {
   forbidden: [
     {
+      name: 'firestore-only-in-repos',
+      severity: 'error',
+      comment:
+        'Firestore is read and written only under lib/server/repos/ (docs/architecture/overview.md, "Layers"): a service asks a repo. ' +
+        'firebaseAdmin.ts initialises the SDK and writeTrace.ts instruments its commits for the bench; scripts, tests and the sandbox are not the product.',
+      from: { path: '^(lib|pages|workers|components|store|layouts|middleware\\.ts)', pathNot: '^lib/server/(repos/|firebaseAdmin\\.ts$|writeTrace\\.ts$)' },
+      to: { path: '^node_modules/(@google-cloud/firestore|firebase-admin/lib/firestore)' },
+    },
+    {
+      name: 'admin-sdk-only-in-repos-and-auth',
+      severity: 'error',
+      comment:
+        'firebaseAdmin.ts hands out the Firestore client as well as Auth: besides the repos, only the modules that verify callers ' +
+        '(http/authenticate.ts, http/session.ts, middleware.ts) and the health check (its Auth probe) may import it.',
+      from: {
+        path: '^(lib|pages|workers|components|store|layouts|middleware\\.ts)',
+        pathNot: '^(lib/server/repos/|lib/server/http/(authenticate|session)\\.ts$|lib/server/health\\.ts$|middleware\\.ts$|lib/server/firebaseAdmin\\.ts$)',
+      },
+      to: { path: '^lib/server/firebaseAdmin\\.ts$' },
+    },
+    {
+      name: 'repos-are-the-bottom',
+      severity: 'error',
+      comment:
+        'A repo reads and writes documents and nothing else: it never calls a service, raises an alert, calls a vendor or a platform, ' +
+        'or runs a pipeline. Whatever follows a write (an alert, an email, a Stripe call) belongs to the service that made it.',
+      from: { path: '^lib/server/repos/' },
+      to: {
+        path: '^lib/server/(services|alerts|vendors|connectors|delivery|counted|sync|queue|oauth|analytics\\.ts|intercom\\.ts|invitationEmail\\.ts|credentials\\.ts)',
+        pathNot: '^lib/server/connectors/[^/]+/platform\\.ts$',
+      },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'A module that another imports must not import it back, not even its types: move the shared part into its own module.',
@@ -16,7 +49,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|tools|dist|\\.next|\\.bench|\\.stack|test-results|playwright-report)' },
+    exclude: { path: '^(tools|dist|\\.next|\\.bench|\\.stack|test-results|playwright-report)' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

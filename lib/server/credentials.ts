@@ -1,8 +1,8 @@
-import { FieldValue } from 'firebase-admin/firestore';
 import { PLATFORM_LABELS, type Integration, type IntegrationKind, type Platform } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor, keyAuthOf, oauthOf, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection, ConnectorId, Session } from '@/lib/server/connectors/types';
+import { raiseAlert } from '@/lib/server/alerts';
 import { DomainError } from '@/lib/server/errors';
 import {
   loadIntegration,
@@ -24,7 +24,6 @@ export function sealCredential(orgId: string, credentialId: string, credential: 
   return {
     sealed: seal(JSON.stringify(credential), `${orgId}/${credentialId}`),
     type: credential.type,
-    updated_at: FieldValue.serverTimestamp(),
   };
 }
 
@@ -50,6 +49,7 @@ async function loginDied(orgId: string, kind: IntegrationKind, id: string, platf
   forgetSessionsOf(orgId, kind, id);
   const error = new PlatformError(platform, 'needs_reauth', deadLoginMessage(platform));
   await markNeedsReauth(orgId, kind, id, error.message);
+  await raiseAlert({ orgId, kind: 'needs_reauth', subject: { type: kind, id }, message: error.message });
   return error;
 }
 

@@ -1,4 +1,5 @@
-import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
+import { adminAuth } from '@/lib/server/firebaseAdmin';
+import { readProbe } from '@/lib/server/repos/probe';
 import { pubsub, TOPICS } from '@/lib/server/queue/pubsub';
 
 const TIMEOUT_MS = 3000;
@@ -17,7 +18,7 @@ async function answers(probe: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-const firestoreAnswers = () => answers(() => adminDb().collection('health').doc('probe').get());
+const firestoreAnswers = () => answers(readProbe);
 const pubsubAnswers = () => answers(() => pubsub().topic(TOPICS.conversions).getMetadata());
 
 /**

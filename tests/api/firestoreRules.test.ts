@@ -4,7 +4,7 @@ import { assertFails, assertSucceeds, initializeTestEnvironment, type RulesTestE
 import { collection, deleteDoc, doc, getDoc, getDocs, setDoc, setLogLevel } from 'firebase/firestore';
 import type Stripe from 'stripe';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { applyStripeEvent, getOrCreateCustomer } from '@/lib/server/repos/billing';
+import { applyStripeEvent, getOrCreateCustomer } from '@/lib/server/services/billing';
 import { startFakeStripe, stripeEnv } from '@/sandbox/stripe';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 

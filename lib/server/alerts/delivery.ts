@@ -8,10 +8,8 @@
  * the batch: evaluated before its hour was written, a lone burst of refusals read as nothing and, with no
  * event after it, was never read again.
  */
-import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
-import { thresholdOf } from '@/lib/server/repos/alerts';
-import { hourOf, sumHours } from '@/lib/server/repos/conversions';
+import { deliveryHealthOf } from '@/lib/server/repos/alerts';
 import { plural } from '@/lib/shared/plural';
 import { errorFields, labels, log } from '@/lib/server/log';
 
@@ -37,23 +35,16 @@ export function lastHourCounts(
 
 /** Reads the counters of one conversion and raises or resolves its delivery and parked alerts. */
 export async function evaluateConversion(orgId: string, conversionId: string, now = new Date()): Promise<void> {
-  const ref = adminDb().collection('organizations').doc(orgId).collection('conversions').doc(conversionId);
-  const [currentHour, previousHour] = [hourOf(now), hourOf(new Date(now.getTime() - 3_600_000))];
-  const [conversion, hours] = await Promise.all([
-    ref.get(),
-    ref.collection('hours').where('hour', 'in', [currentHour, previousHour]).get(),
-  ]);
-  if (!conversion.exists) return;
-  const sums = sumHours(hours.docs);
-  const sumOf = (hour: string) => ({ delivered: sums.get(hour)?.delivered ?? 0, failed: sums.get(hour)?.failed ?? 0 });
+  const conversion = await deliveryHealthOf(orgId, conversionId, now);
+  if (!conversion) return;
   const subject = {
     type: 'conversion' as const,
     id: conversionId,
-    name: String(conversion.get('name') ?? conversionId),
-    ...(conversion.get('created_by') ? { createdBy: String(conversion.get('created_by')) } : {}),
+    name: conversion.name,
+    ...(conversion.createdBy ? { createdBy: conversion.createdBy } : {}),
   };
-  const threshold = thresholdOf(conversion);
-  const { total, failed } = lastHourCounts(sumOf(currentHour), sumOf(previousHour), now);
+  const { threshold } = conversion;
+  const { total, failed } = lastHourCounts(conversion.currentHour, conversion.previousHour, now);
   const percent = total > 0 ? (failed / total) * 100 : 0;
   const over = total >= threshold.minEvents && percent >= threshold.percent;
   if (over) {
@@ -72,9 +63,7 @@ export async function evaluateConversion(orgId: string, conversionId: string, no
       message: `${failed} of ${plural(total, 'event')} in the last hour (${Math.round(percent)} %) ${failed === 1 ? 'was' : 'were'} refused: under the threshold again.`,
     });
   }
-  const parked = (conversion.get('parked') ?? {}) as { held?: number; failed?: number };
-  const held = Number(parked.held ?? 0);
-  const failedParked = Number(parked.failed ?? 0);
+  const { held, failed: failedParked } = conversion.parked;
   if (held + failedParked > 0) {
     const parts = [
       held && `${held} held until the destination is reconnected`,

@@ -6,8 +6,6 @@
  * per day, and its counted share of the week decides the alert. Runs in the worker on its own timer:
  * it never holds up a delivery.
  */
-import type { DocumentSnapshot } from 'firebase-admin/firestore';
-import type { Conversion, ConversionMapping } from '@/lib/shared/conversions/conversion';
 import {
   countedShare,
   explainDay,
@@ -17,7 +15,7 @@ import {
   windowDays,
   type ReconcileDay,
 } from '@/lib/shared/conversions/reconciliation';
-import { isAdPlatform, PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { evaluateCounted } from '@/lib/server/alerts/counted';
 import { startPoller } from '@/lib/server/delivery/poller';
@@ -26,7 +24,6 @@ import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { CountedRow } from '@/lib/server/connectors/types';
 import { DomainError } from '@/lib/server/errors';
-import { adminDb } from '@/lib/server/firebaseAdmin';
 import { errorFields, labels, log } from '@/lib/server/log';
 import { listIntegrations } from '@/lib/server/repos/integrations';
 import {
@@ -34,11 +31,11 @@ import {
   finishReconcile,
   organizationIds,
   ourDays,
+  readTargets,
   renewReconcile,
   saveReconciliation,
   storedDays,
-  summaryOf,
-  thresholdOf,
+  type ReadTarget,
 } from '@/lib/server/repos/reconciliation';
 
 export interface ReconcileOptions {
@@ -61,48 +58,12 @@ export interface ReconcileResult {
   skipped: Array<{ id: string; reason: string }>;
 }
 
-/** What the reading job needs of a conversion: its destination and the events it sends. */
-interface ReadTarget {
-  id: string;
-  name: string;
-  destination: Conversion['destination'];
-  mapping: Pick<ConversionMapping, 'events'>;
-}
-
 interface Member {
   conversion: ReadTarget;
-  snap: DocumentSnapshot;
-}
-
-const filled = (value: unknown): value is string => typeof value === 'string' && value !== '';
-
-/**
- * A stored conversion as the reading job needs it, read field by field: null when it sends to no ad platform
- * (a warehouse or Mixpanel destination, or none: nothing to count), a reason when it cannot be read. Any shape
- * the product stored (an app's routing conversion, a warehouse source, a document older than some field) is
- * read or skipped, never thrown on: one throw used to skip every conversion of its organization.
- */
-export function readTargetOf(snap: DocumentSnapshot): ReadTarget | { skipped: string } | null {
-  const platform = snap.get('destination.platform') as unknown;
-  if (typeof platform !== 'string' || !isAdPlatform(platform)) return null;
-  const [destinationId, accountId, targetId] = [
-    snap.get('destination_id'),
-    snap.get('destination.account_id'),
-    snap.get('destination.target_id'),
-  ];
-  if (!filled(destinationId) || !filled(accountId) || !filled(targetId))
-    return {
-      skipped: `This conversion names no ${PLATFORM_LABELS[platform]} login, account or ${platform === 'meta_ads' ? 'pixel' : 'goal'}: edit it and pick its destination again.`,
-    };
-  const events = snap.get('mapping.events') as unknown;
-  const targetName = snap.get('destination.target_name') as unknown;
-  return {
-    id: snap.id,
-    name: filled(snap.get('name')) ? String(snap.get('name')) : snap.id,
-    destination: { destinationId, platform, accountId, targetId, targetName: filled(targetName) ? targetName : targetId },
-    // None listed: every event (as the delivery reads it).
-    mapping: { events: Array.isArray(events) ? events.map(String) : [] },
-  };
+  /** Never read before: its first read covers RECONCILE_DAYS. */
+  firstRead: boolean;
+  createdBy: string | null;
+  threshold: number;
 }
 
 const codeOf = (error: unknown) => (error instanceof PlatformError || error instanceof DomainError ? error.code : null);
@@ -219,19 +180,17 @@ async function daysOf(
  */
 export async function reconcileOrganization(orgId: string, options: ReconcileOptions = {}): Promise<ReconcileResult> {
   const now = options.now ?? new Date();
-  const snapshot = await adminDb().collection('organizations').doc(orgId).collection('conversions').limit(500).get();
   const groups = new Map<string, Member[]>();
   const skipped: ReconcileResult['skipped'] = [];
-  for (const snap of snapshot.docs) {
-    const conversion = readTargetOf(snap);
-    if (!conversion) continue;
-    if ('skipped' in conversion) {
-      skipped.push({ id: snap.id, reason: conversion.skipped });
+  for (const { id, target, ...member } of await readTargets(orgId)) {
+    if (!target) continue;
+    if ('skipped' in target) {
+      skipped.push({ id, reason: target.skipped });
       continue;
     }
-    const { platform, destinationId, accountId } = conversion.destination;
+    const { platform, destinationId, accountId } = target.destination;
     const key = `${platform}|${destinationId}|${accountId}`;
-    groups.set(key, [...(groups.get(key) ?? []), { conversion, snap }]);
+    groups.set(key, [...(groups.get(key) ?? []), { conversion: target, ...member }]);
   }
   for (const { id, reason } of skipped) {
     log.warn({ component: 'reconcile', ...labels({ org: orgId, conversion: id }), reason }, 'a conversion skipped');
@@ -243,7 +202,7 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   const sources = groups.size > 0 ? await listIntegrations(orgId, 'source') : [];
   for (const members of groups.values()) {
     if (options.renew && !(await options.renew())) break;
-    const first = members.some(({ snap }) => summaryOf(snap).readAt === null);
+    const first = members.some((member) => member.firstRead);
     const asked = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
     widest = Math.max(widest, asked.length);
     const read = await readAccount(orgId, sources, members, asked[0]!, asked.at(-1)!, now, options.onCall);
@@ -265,13 +224,13 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
         type: 'conversion' as const,
         id: member.conversion.id,
         name: member.conversion.name,
-        ...(member.snap.get('created_by') ? { createdBy: String(member.snap.get('created_by')) } : {}),
+        ...(member.createdBy ? { createdBy: member.createdBy } : {}),
       };
       await evaluateCounted(
         orgId,
         subject,
         week,
-        thresholdOf(member.snap),
+        member.threshold,
         PLATFORM_LABELS[member.conversion.destination.platform as AdPlatform],
       );
     }

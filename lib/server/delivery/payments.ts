@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import { stripe, type StripeCredential } from '@/lib/server/connectors/stripe';
@@ -8,10 +6,12 @@ import { inLanes, startPoller } from '@/lib/server/delivery/poller';
 import { hashPerson, maskEmail, type SourceDefaults } from '@/lib/server/delivery/normalize';
 import { readCredential } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
-import { adminDb } from '@/lib/server/firebaseAdmin';
 import { errorFields, labels, log } from '@/lib/server/log';
 import { publishConversions } from '@/lib/server/queue/pubsub';
 import { activePaymentConversions, conversionsOfSource, recordDelivery } from '@/lib/server/repos/conversions';
+import { claimPaymentPoll, finishPaymentPoll, type PaymentsCursor } from '@/lib/server/repos/payments';
+
+export type { PaymentsCursor };
 
 /**
  * Payments as a conversion source: every interval, each payment account that feeds an active
@@ -31,16 +31,6 @@ import { activePaymentConversions, conversionsOfSource, recordDelivery } from '@
  * platforms deduplicate them by event id (the charge id). The cursor is saved only by the lease's
  * holder, so a worker whose lease ran out never moves it.
  */
-
-export interface PaymentsCursor {
-  /** Unix seconds: charges before it are done. */
-  created: number;
-  /** The charges created in exactly that second that are done. */
-  ids: string[];
-}
-
-const payment = (orgId: string, paymentId: string) =>
-  adminDb().collection('organizations').doc(orgId).collection('payments').doc(paymentId);
 
 /** Stripe's amounts are in the smallest unit: cents, but yen as is and thousandths of a dinar. */
 const ZERO_DECIMAL = new Set([
@@ -148,54 +138,6 @@ export function nextCursor(cursor: PaymentsCursor | null, since: number, listing
   return { created, ids: [...new Set([...kept, ...ids])] };
 }
 
-function parseCursor(value: unknown): PaymentsCursor | null {
-  const cursor = value as Partial<PaymentsCursor> | undefined;
-  return cursor && typeof cursor.created === 'number' && Array.isArray(cursor.ids)
-    ? { created: cursor.created, ids: cursor.ids.map(String) }
-    : null;
-}
-
-interface Claim {
-  token: string;
-  credentialId: string;
-  cursor: PaymentsCursor | null;
-  /** The code of the error the previous poll recorded, if it failed. */
-  lastError: string | null;
-  /** The account's default country, for billing phones written without one. */
-  defaultCountry?: string;
-}
-
-/** Takes the account's poll lease when nobody holds a live one; null when it is taken or gone. */
-async function claimAccount(orgId: string, paymentId: string, leaseMs: number): Promise<Claim | null> {
-  const ref = payment(orgId, paymentId);
-  const token = randomUUID();
-  return adminDb().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists) return null;
-    const until = snap.get('poll_lease_until') as Timestamp | null | undefined;
-    if (until && until.toMillis() > Date.now()) return null;
-    tx.update(ref, { poll_lease_until: Timestamp.fromMillis(Date.now() + leaseMs), poll_lease_token: token });
-    return {
-      token,
-      credentialId: snap.get('credential_id') as string,
-      cursor: parseCursor(snap.get('poll_cursor')),
-      lastError: (snap.get('poll_error.code') as string | undefined) ?? null,
-      defaultCountry: (snap.get('default_country') as string | null | undefined) ?? undefined,
-    };
-  });
-}
-
-/** Writes the poll's outcome and frees the lease, if this claim still holds it (else writes nothing). */
-async function finishClaim(orgId: string, paymentId: string, token: string, changes: Record<string, unknown>): Promise<boolean> {
-  const ref = payment(orgId, paymentId);
-  return adminDb().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists || snap.get('poll_lease_token') !== token) return false;
-    tx.update(ref, { ...changes, poll_lease_until: null, poll_lease_token: null });
-    return true;
-  });
-}
-
 interface Account {
   orgId: string;
   paymentId: string;
@@ -222,7 +164,7 @@ async function accountsToPoll(): Promise<Account[]> {
 /** Polls one account if it can be claimed; answers how many payments it published. */
 async function pollAccount(account: Account, leaseMs: number): Promise<number> {
   const { orgId, paymentId } = account;
-  const claim = await claimAccount(orgId, paymentId, leaseMs);
+  const claim = await claimPaymentPoll(orgId, paymentId, leaseMs);
   if (!claim) return 0;
   try {
     const credential = (await readCredential(orgId, claim.credentialId)) as StripeCredential;
@@ -255,11 +197,7 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
         ),
       );
     }
-    const saved = await finishClaim(orgId, paymentId, claim.token, {
-      poll_cursor: nextCursor(claim.cursor, since, listing),
-      poll_error: FieldValue.delete(),
-      polled_at: FieldValue.serverTimestamp(),
-    });
+    const saved = await finishPaymentPoll(orgId, paymentId, claim.token, { cursor: nextCursor(claim.cursor, since, listing) });
     const ids = { ...labels({ org: orgId }), payment: paymentId };
     if (!saved) log.warn({ component: 'payments', ...ids }, 'poll outlived its lease; the cursor is left to the next holder');
     if (events.length > 0) log.info({ component: 'payments', ...ids, published: events.length }, 'payments published');
@@ -280,9 +218,7 @@ async function pollAccount(account: Account, leaseMs: number): Promise<number> {
         },
         'could not read the payments of an account',
       );
-    await finishClaim(orgId, paymentId, claim.token, { poll_error: { code, message, at: FieldValue.serverTimestamp() } }).catch(
-      () => undefined,
-    );
+    await finishPaymentPoll(orgId, paymentId, claim.token, { error: { code, message } }).catch(() => undefined);
     return 0;
   }
 }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { NextApiHandler, NextApiRequest, NextApiResponse } from 'next';
-import type { DocumentData } from 'firebase-admin/firestore';
 import { z } from 'zod';
 import { hasActiveSubscription } from '@/lib/shared/billing/gate';
 import { can, SUPER_ADMIN, type Action, type Resource, type Role } from '@/lib/shared/permissions';
@@ -9,7 +8,7 @@ import { isDocumentId } from '@/lib/shared/schemas/ids';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
 import { ApiError, forbidden, notFound, organizationNotFound, toApiError } from '@/lib/server/http/errors';
 import { errorFields, labels, log, traceFields, withLogContext } from '@/lib/server/log';
-import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
+import { getOrganizationWithMembership, type OrganizationData } from '@/lib/server/repos/organizations';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
 import { isSuperAdmin } from '@/lib/server/repos/users';
 
@@ -29,7 +28,7 @@ interface BaseContext<Q, B> {
 export interface OrganizationContext {
   id: string;
   role: Role;
-  data: DocumentData;
+  data: OrganizationData;
 }
 
 export type RouteContext<A extends Access, Q, B, P = undefined> = BaseContext<Q, B> &

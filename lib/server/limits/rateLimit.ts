@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { FieldValue, Timestamp, type DocumentSnapshot } from 'firebase-admin/firestore';
-import { adminDb } from '@/lib/server/firebaseAdmin';
 import { DomainError } from '@/lib/server/errors';
 import { describeWait } from '@/lib/shared/rateLimitMessages';
+import { addToCounters, readCounts } from '@/lib/server/repos/rateLimits';
 
 /**
  * Abuse limits, kept in Firestore so that every app instance counts against the same numbers:
@@ -72,8 +71,6 @@ function limitOf(rule: RateLimit): number {
   return Number.isInteger(override) && override > 0 ? override : rule.limit;
 }
 
-const counters = () => adminDb().collection('rate_limits');
-
 /** One counter document per limit, key and window; windows are aligned to the clock (whole minutes, hours, days). */
 function counterOf({ rule, key }: RateLimitHit, now: number) {
   const windowMs = rule.windowSeconds * 1000;
@@ -81,33 +78,20 @@ function counterOf({ rule, key }: RateLimitHit, now: number) {
   return {
     rule,
     limit: limitOf(rule),
-    ref: counters().doc(`${rule.name}_${createHash('sha256').update(key).digest('hex')}_${index}`),
-    startsAt: Timestamp.fromMillis(index * windowMs),
-    endsAt: Timestamp.fromMillis((index + 1) * windowMs),
+    id: `${rule.name}_${createHash('sha256').update(key).digest('hex')}_${index}`,
+    name: rule.name,
+    startsAt: index * windowMs,
+    endsAt: (index + 1) * windowMs,
   };
 }
 
 type Counter = ReturnType<typeof counterOf>;
 
-const countIn = (snap: DocumentSnapshot) => Number(snap.get('count')) || 0;
-
 function refusal(full: Counter[]): DomainError {
   const now = Date.now();
-  const longest = full.reduce((a, b) => (b.endsAt.toMillis() > a.endsAt.toMillis() ? b : a));
-  const retryAfter = Math.max(1, Math.ceil((longest.endsAt.toMillis() - now) / 1000));
+  const longest = full.reduce((a, b) => (b.endsAt > a.endsAt ? b : a));
+  const retryAfter = Math.max(1, Math.ceil((longest.endsAt - now) / 1000));
   return new DomainError('rate_limited', longest.rule.message(longest.limit, describeWait(retryAfter)), { retryAfter });
-}
-
-async function addToCounters(list: Counter[], delta: 1 | -1): Promise<void> {
-  const batch = adminDb().batch();
-  for (const counter of list) {
-    batch.set(
-      counter.ref,
-      { limit_name: counter.rule.name, count: FieldValue.increment(delta), window_start: counter.startsAt, expires_at: counter.endsAt },
-      { merge: true },
-    );
-  }
-  await batch.commit();
 }
 
 /**
@@ -121,14 +105,13 @@ async function addToCounters(list: Counter[], delta: 1 | -1): Promise<void> {
 export async function consumeRateLimits(hits: RateLimitHit[]): Promise<void> {
   const now = Date.now();
   const list = hits.map((hit) => counterOf(hit, now));
-  const refs = list.map((counter) => counter.ref);
-  const before = await adminDb().getAll(...refs);
-  const full = list.filter((counter, index) => countIn(before[index]!) >= counter.limit);
+  const before = await readCounts(list);
+  const full = list.filter((counter, index) => before[index]! >= counter.limit);
   if (full.length) throw refusal(full);
 
   await addToCounters(list, 1);
-  const after = await adminDb().getAll(...refs);
-  const over = list.filter((counter, index) => countIn(after[index]!) > counter.limit);
+  const after = await readCounts(list);
+  const over = list.filter((counter, index) => after[index]! > counter.limit);
   if (over.length) {
     await addToCounters(list, -1);
     throw refusal(over);

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Timestamp } from 'firebase-admin/firestore';
-import { adminDb } from '@/lib/server/firebaseAdmin';
 import { sha256Hex } from '@/lib/server/sha256';
 import { DomainError } from '@/lib/server/errors';
 import { errorFields, log } from '@/lib/server/log';
 import { touch } from '@/lib/server/limits/memoryLimits';
 import { TokenBucket } from '@/lib/server/limits/tokenBucket';
 import { tooManySubmissionsMessage, type SubmissionLimitScope } from '@/lib/shared/rateLimitMessages';
+import { instanceCountsPath, sumInstanceCounts, writeInstanceCount } from '@/lib/server/repos/rateLimits';
 
 /**
  * The limits of POST /api/submissions, enforced without a Firestore write per request (a counter document
@@ -89,12 +88,11 @@ export function refused(limit: SubmissionLimit, perSecond: number, seconds: numb
   return new DomainError('rate_limited', tooManySubmissionsMessage(limit.scope, perSecond, retryAfter), { retryAfter });
 }
 
-/** The collection of one key's shared counts in a window (one document per instance). */
-const sharedOf = (hash: string, window: number) =>
-  adminDb().collection('rate_limits').doc(`${SUBMISSIONS_PER_KEY.name}_${hash}_${window}`).collection('rate_limit_instances');
+/** The id of one key's shared counts in a window (one document per instance under it). */
+const sharedIdOf = (hash: string, window: number) => `${SUBMISSIONS_PER_KEY.name}_${hash}_${window}`;
 
 /** Where the instances' counts of a key's window at `at` are: what another instance writes (tests). */
-export const sharedCountsPath = (key: string, at: number) => sharedOf(sha256Hex(key), windowOf(at)).path;
+export const sharedCountsPath = (key: string, at: number) => instanceCountsPath(sharedIdOf(sha256Hex(key), windowOf(at)));
 
 /**
  * Writes this instance's count of the window and reads the others': once the sum reaches the budget, the
@@ -107,18 +105,17 @@ async function flush(state: KeyState, perSecond: number): Promise<void> {
   state.flushing = true;
   state.lastFlush = Date.now();
   try {
-    const instances = sharedOf(state.hash, window);
-    await instances.doc(INSTANCE).set({
-      limit_name: SUBMISSIONS_PER_KEY.name,
+    const shared = sharedIdOf(state.hash, window);
+    await writeInstanceCount(shared, INSTANCE, {
+      name: SUBMISSIONS_PER_KEY.name,
       count: admitted,
-      window_start: Timestamp.fromMillis(window * windowMs),
-      expires_at: Timestamp.fromMillis((window + 1) * windowMs),
+      startsAt: window * windowMs,
+      endsAt: (window + 1) * windowMs,
     });
     state.written = Math.max(state.written, admitted);
     // The next write waits a second from this one's end, not its start: a slow commit does not bring two together.
     state.lastFlush = Date.now();
-    const all = await instances.get();
-    const total = all.docs.reduce((sum, doc) => sum + (Number(doc.get('count')) || 0), 0);
+    const total = await sumInstanceCounts(shared);
     if (total >= perSecond * SHARED_WINDOW_SECONDS && state.window === window)
       state.blockedUntil = Math.max(state.blockedUntil, (window + 1) * windowMs);
   } catch (error) {

@@ -11,6 +11,7 @@ import {
 import { isOrganizationRole, type OrganizationRole } from '@/lib/shared/permissions';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { notFound } from '@/lib/server/errors';
+import { conversionRef, hourOf, sumHours } from '@/lib/server/repos/conversions';
 
 /**
  * Alerts in Firestore, under each organization: `incidents/{kind:type:id}` (one per object and kind:
@@ -351,4 +352,30 @@ export async function takeDueDigest(orgId: string, perWindow: number): Promise<D
     transaction.set(ref, { window_start: Date.now(), sent: perWindow, pending: [], digest_due: null });
     return pending;
   });
+}
+
+/**
+ * What a conversion's delivery alerts are decided from (alerts/delivery.ts), in two reads: the conversion
+ * (name, maker, threshold, parked counters) and the hourly counters of `now`'s hour and the one before; null
+ * when the conversion is gone.
+ */
+export async function deliveryHealthOf(orgId: string, conversionId: string, now: Date) {
+  const ref = conversionRef(orgId, conversionId);
+  const [currentHour, previousHour] = [hourOf(now), hourOf(new Date(now.getTime() - 3_600_000))];
+  const [conversion, hours] = await Promise.all([
+    ref.get(),
+    ref.collection('hours').where('hour', 'in', [currentHour, previousHour]).get(),
+  ]);
+  if (!conversion.exists) return null;
+  const sums = sumHours(hours.docs);
+  const sumOf = (hour: string) => ({ delivered: sums.get(hour)?.delivered ?? 0, failed: sums.get(hour)?.failed ?? 0 });
+  const parked = (conversion.get('parked') ?? {}) as { held?: number; failed?: number };
+  return {
+    name: String(conversion.get('name') ?? conversionId),
+    createdBy: conversion.get('created_by') ? String(conversion.get('created_by')) : null,
+    threshold: thresholdOf(conversion),
+    currentHour: sumOf(currentHour),
+    previousHour: sumOf(previousHour),
+    parked: { held: Number(parked.held ?? 0), failed: Number(parked.failed ?? 0) },
+  };
 }

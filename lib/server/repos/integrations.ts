@@ -16,7 +16,6 @@ import {
   type Platform,
   type Usage,
 } from '@/lib/shared/integrations/platforms';
-import { raiseAlert } from '@/lib/server/alerts';
 import { DomainError, notFound as notFoundError } from '@/lib/server/errors';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 
@@ -86,8 +85,14 @@ export async function getIntegration(orgId: string, kind: IntegrationKind, id: s
 export interface SealedCredential {
   sealed: string;
   type: string;
-  updated_at: FieldValue;
 }
+
+/** A sealed credential as stored: with when it was written. */
+export const storedCredential = (sealed: SealedCredential, owner?: string) => ({
+  ...sealed,
+  ...(owner ? { owner } : {}),
+  updated_at: FieldValue.serverTimestamp(),
+});
 
 /** An id for a credential about to be written (it is part of what the seal binds to). */
 export const newCredentialId = (orgId: string) => credentials(orgId).doc().id;
@@ -100,9 +105,7 @@ export async function readSealedCredential(orgId: string, credentialId: string):
 
 /** Replaces a credential in place (a platform rotated it). */
 export async function updateSealedCredential(orgId: string, credentialId: string, sealed: SealedCredential): Promise<void> {
-  await credentials(orgId)
-    .doc(credentialId)
-    .update({ ...sealed });
+  await credentials(orgId).doc(credentialId).update(storedCredential(sealed));
 }
 
 interface NewIntegration {
@@ -123,7 +126,7 @@ export async function createIntegration(orgId: string, input: NewIntegration): P
   const ref = integrations(orgId, input.kind).doc();
   const credentialRef = credentials(orgId).doc(input.credentialId);
   const batch = db.batch();
-  batch.set(credentialRef, { ...input.sealedCredential, owner: `${COLLECTION_OF[input.kind]}/${ref.id}` });
+  batch.set(credentialRef, storedCredential(input.sealedCredential, `${COLLECTION_OF[input.kind]}/${ref.id}`));
   batch.set(ref, {
     platform: input.platform,
     name: input.name ?? `${PLATFORM_LABELS[input.platform]} · ${input.accountName}`,
@@ -149,7 +152,7 @@ export async function replaceCredential(
 ): Promise<void> {
   const { credentialId, sealedCredential, accountName, uid } = change;
   const batch = adminDb().batch();
-  batch.set(credentials(orgId).doc(credentialId), { ...sealedCredential, owner: `${COLLECTION_OF[kind]}/${id}` });
+  batch.set(credentials(orgId).doc(credentialId), storedCredential(sealedCredential, `${COLLECTION_OF[kind]}/${id}`));
   batch.update(integrations(orgId, kind).doc(id), {
     status: 'active',
     account_name: accountName,
@@ -160,17 +163,11 @@ export async function replaceCredential(
   await batch.commit();
 }
 
-/** The login behind an object is dead: the UI offers a one-click reconnect, and the team is alerted (once). */
+/** The login behind an object is dead: the UI offers a one-click reconnect (credentials.ts alerts the team). */
 export async function markNeedsReauth(orgId: string, kind: IntegrationKind, id: string, reason: string): Promise<void> {
   await integrations(orgId, kind)
     .doc(id)
     .update({ status: 'needs_reauth', reauth_reason: reason, reauth_at: FieldValue.serverTimestamp() });
-  await raiseAlert({
-    orgId,
-    kind: 'needs_reauth',
-    subject: { type: kind, id },
-    message: /reconnect/i.test(reason) ? reason : `${reason} Reconnect it to keep data flowing.`,
-  });
 }
 
 const named = (snap: DocumentSnapshot) => ({ id: snap.id, name: String(snap.get('name') ?? snap.id) });

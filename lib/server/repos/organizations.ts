@@ -4,6 +4,9 @@ import { isOrganizationRole, type OrganizationRole } from '@/lib/shared/permissi
 import type { OrganizationListEntry } from '@/lib/shared/schemas/organization';
 import { isDocumentId } from '@/lib/shared/ids';
 
+/** An organization's document as stored (handlers receive it loaded: createHandler). */
+export type OrganizationData = DocumentData;
+
 export const organizationsCollection = () => adminDb().collection('organizations');
 export const membersCollection = (orgId: string) => organizationsCollection().doc(orgId).collection('members');
 

@@ -11,7 +11,8 @@ import {
   type ReconciliationRow,
 } from '@/lib/shared/conversions/reconciliation';
 import { instantOf } from '@/lib/shared/connections/windows';
-import { isAdPlatform } from '@/lib/shared/integrations/platforms';
+import type { Conversion, ConversionMapping } from '@/lib/shared/conversions/conversion';
+import { isAdPlatform, PLATFORM_LABELS, TARGET_LABEL } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { conversionRef } from '@/lib/server/repos/conversions';
 import { iso, notFound } from '@/lib/server/repos/integrations';
@@ -174,6 +175,60 @@ export async function reconciliationRows(orgId: string): Promise<ReconciliationR
     if (!isAdPlatform(platform)) return [];
     return [{ id: doc.id, name: String(doc.get('name') ?? doc.id), platform, summary: summaryOf(doc), threshold: thresholdOf(doc) }];
   });
+}
+
+/** What the reading job needs of a conversion: its destination and the events it sends. */
+export interface ReadTarget {
+  id: string;
+  name: string;
+  destination: Conversion['destination'];
+  mapping: Pick<ConversionMapping, 'events'>;
+}
+
+const filled = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/**
+ * A stored conversion as the reading job needs it, read field by field: null when it sends to no ad platform
+ * (a warehouse or Mixpanel destination, or none: nothing to count), a reason when it cannot be read. Any shape
+ * the product stored (an app's routing conversion, a warehouse source, a document older than some field) is
+ * read or skipped, never thrown on: one throw used to skip every conversion of its organization.
+ */
+function readTargetOf(snap: DocumentSnapshot): ReadTarget | { skipped: string } | null {
+  const platform = snap.get('destination.platform') as unknown;
+  if (typeof platform !== 'string' || !isAdPlatform(platform)) return null;
+  const [destinationId, accountId, targetId] = [
+    snap.get('destination_id'),
+    snap.get('destination.account_id'),
+    snap.get('destination.target_id'),
+  ];
+  if (!filled(destinationId) || !filled(accountId) || !filled(targetId))
+    return {
+      skipped: `This conversion names no ${PLATFORM_LABELS[platform]} login, account or ${TARGET_LABEL[platform].toLowerCase()}: edit it and pick its destination again.`,
+    };
+  const events = snap.get('mapping.events') as unknown;
+  const targetName = snap.get('destination.target_name') as unknown;
+  return {
+    id: snap.id,
+    name: filled(snap.get('name')) ? String(snap.get('name')) : snap.id,
+    destination: { destinationId, platform, accountId, targetId, targetName: filled(targetName) ? targetName : targetId },
+    // None listed: every event (as the delivery reads it).
+    mapping: { events: Array.isArray(events) ? events.map(String) : [] },
+  };
+}
+
+/**
+ * The organization's conversions as the reading job groups them: each one's target (null: nothing to count;
+ * a reason when it cannot be read), whether it was ever read, who made it and its counted threshold.
+ */
+export async function readTargets(orgId: string) {
+  const snapshot = await adminDb().collection('organizations').doc(orgId).collection('conversions').limit(500).get();
+  return snapshot.docs.map((snap) => ({
+    id: snap.id,
+    target: readTargetOf(snap),
+    firstRead: summaryOf(snap).readAt === null,
+    createdBy: snap.get('created_by') ? String(snap.get('created_by')) : null,
+    threshold: thresholdOf(snap),
+  }));
 }
 
 const stateRef = (orgId: string) => adminDb().collection('organizations').doc(orgId).collection('reconcile').doc('state');

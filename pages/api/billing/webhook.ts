@@ -1,7 +1,7 @@
 import type { NextApiRequest, NextApiResponse, PageConfig } from 'next';
 import type Stripe from 'stripe';
 import { stripe } from '@/lib/server/vendors/stripe';
-import { applyStripeEvent } from '@/lib/server/repos/billing';
+import { applyStripeEvent } from '@/lib/server/services/billing';
 import { applyPlan } from '@/lib/server/services/planLimits';
 import { errorFields, log } from '@/lib/server/log';
 
