@@ -1,5 +1,5 @@
 /**
- * The import graph has no circle, type-only imports included (docs/ARCHITECTURE.md, "Import rules").
+ * The import graph has no circle, type-only imports included (docs/architecture/overview.md, "Layers the import checker holds").
  * ESLint's import/no-cycle skips `import type`; dependency-cruiser reads the TypeScript before it is
  * compiled (tsPreCompilationDeps), so a circle made of types alone is found too.
  */

@@ -35,7 +35,7 @@ const config = [
     ],
   },
   {
-    // The browser side, and the rest of lib/, never reach server code (docs/ARCHITECTURE.md, "Layers").
+    // The browser side, and the rest of lib/, never reach server code (docs/architecture/overview.md, "Layers").
     files: ['components/**', 'layouts/**', 'store/**', 'pages/**', 'lib/**'],
     ignores: ['pages/api/**', 'lib/server/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [ADMIN, SERVER, SANDBOX] }] },
@@ -66,7 +66,7 @@ const config = [
     rules: { 'no-restricted-imports': ['error', { patterns: [NEXT, SANDBOX, BROWSER, ADMIN, STORAGE] }] },
   },
   {
-    // The import graph has no circle, type-only imports included (docs/ARCHITECTURE.md, "Layers").
+    // The import graph has no circle, type-only imports included (docs/architecture/overview.md, "Layers").
     files: ['lib/**', 'components/**', 'layouts/**', 'store/**', 'pages/**', 'workers/**', 'sandbox/**'],
     rules: { 'import/no-cycle': ['error', { ignoreExternal: true }] },
   },

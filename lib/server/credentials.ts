@@ -125,7 +125,7 @@ async function refreshSession(
  * object 'needs reauth' and throws the connector's PlatformError('needs_reauth') as it is, so a
  * worker can tell it from the other failures.
  *
- * Sessions are cached per credential in this process (docs/ARCHITECTURE.md, the request path's step 4): the object
+ * Sessions are cached per credential in this process (docs/architecture/overview.md, the request path's step 4): the object
  * is read every time (one point read: its status and `connected_at`), the credential and the refresh
  * only when no fresh session of that same connection of the login is held. Two callers that find none
  * share one refresh.

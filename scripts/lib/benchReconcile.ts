@@ -49,7 +49,8 @@ export async function benchReconcile() {
     const { connectDestination } = await import('@/tests/api/helpers/conversions');
     const { createTestOrganization, createTestUser } = await import('@/tests/fixtures/firebase');
     const { createApp } = await import('@/lib/server/repos/apps');
-    const { createConversion, recordDelivery } = await import('@/lib/server/repos/conversions');
+    const { createConversion } = await import('@/lib/server/repos/conversions');
+    const { recordDelivery } = await import('@/lib/server/repos/deliveryLog');
     const { openSessionOf } = await import('@/lib/server/credentials');
     const { connectorFor } = await import('@/lib/server/connectors/registry');
     const { reconcileOrganization } = await import('@/lib/server/counted/reconcile');

@@ -3,13 +3,14 @@ import { adminAuth, adminDb } from '@/lib/server/firebaseAdmin';
 import { sealCredential } from '@/lib/server/credentials';
 import { createConnection } from '@/lib/server/repos/connections';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
-import { createConversion, deliveryRecordData } from '@/lib/server/repos/conversions';
+import { createConversion } from '@/lib/server/repos/conversions';
 import { saveReconciliation } from '@/lib/server/repos/reconciliation';
 import { countedShare, explainDay, isFinal, windowDays } from '@/lib/shared/conversions/reconciliation';
 import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { RESTRICTED_KEYS } from '@/sandbox/stripe';
+import { deliveryRecordData } from '@/lib/server/repos/deliveryLog';
 
 async function ensureDemoUser() {
   const auth = adminAuth();

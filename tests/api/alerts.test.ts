@@ -2,7 +2,7 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { raiseAlert } from '@/lib/server/alerts';
 import { evaluateConversion } from '@/lib/server/alerts/delivery';
 import { deliverBatch } from '@/lib/server/delivery/deliver';
-import { getConversion, retryParked } from '@/lib/server/repos/conversions';
+import { getConversion } from '@/lib/server/repos/conversions';
 import { getRun } from '@/lib/server/repos/ledger';
 import { requestRead } from '@/lib/server/repos/reads';
 import { readConversion } from '@/lib/server/delivery/warehouse';
@@ -29,6 +29,7 @@ import { connectWarehouse, setUpConnection } from '@/tests/api/helpers/connectio
 import { connectDestination, SANDBOX_TARGETS, setUpConversion } from '@/tests/api/helpers/conversions';
 import { connectThroughConsent } from '@/tests/api/helpers/oauth';
 import { callLoose as call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { retryParked } from '@/lib/server/repos/parkedEvents';
 
 // Alerts end to end: a failure noticed where it happens opens one incident, emails the owners and
 // admins once (Customer.io's fake records it), lists one notice in the app, posts to Slack; the

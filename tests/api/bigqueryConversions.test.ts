@@ -6,7 +6,7 @@ import { CONVERSION_COLUMNS, conversionTableTargetId } from '@/lib/server/connec
 import type { Delivery } from '@/lib/server/connectors/types';
 import { sha256Hex } from '@/lib/server/sha256';
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { deliveryHours, getConversion, listDeliveries, parkedCounts, routingConversionId } from '@/lib/server/repos/conversions';
+import { getConversion, routingConversionId } from '@/lib/server/repos/conversions';
 import { loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
 import { sealCredential } from '@/lib/server/credentials';
 import { setAppWarehouse } from '@/lib/server/services/apps';
@@ -17,6 +17,9 @@ import { connectWarehouse } from '@/tests/api/helpers/connections';
 import { ownerWithShopApp } from '@/tests/api/helpers/conversions';
 import { startWorker, type RunningWorker } from '@/scripts/lib/worker';
 import { until } from '@/tests/api/helpers/until';
+import { deliveryHours } from '@/lib/server/repos/hourTallies';
+import { listDeliveries } from '@/lib/server/repos/deliveryLog';
+import { parkedCounts } from '@/lib/server/repos/parkedEvents';
 
 // An app routed to BigQuery: the delivery worker (a process, against the Pub/Sub emulator and
 // Firestore) appends its events to `signalbridge.conversions` in the sandbox's BigQuery, once each,

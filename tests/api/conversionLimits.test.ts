@@ -7,7 +7,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { sha256Hex } from '@/lib/server/sha256';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { parkedCounts, recordDelivery } from '@/lib/server/repos/conversions';
+
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
 import { bigqueryTableSource, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
@@ -15,6 +15,8 @@ import { tapConversions } from '@/tests/api/helpers/queue';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { until, windowWithTimeLeft } from '@/tests/api/helpers/until';
 import { workerProcesses } from '@/tests/api/helpers/workers';
+import { parkedCounts } from '@/lib/server/repos/parkedEvents';
+import { recordDelivery } from '@/lib/server/repos/deliveryLog';
 
 // Conversions under pressure: Retries at once, Send test event in a burst, the billed warehouse preview on a
 // plan without conversions, a phone number in a refusal, and a conversion deleted while events still come.

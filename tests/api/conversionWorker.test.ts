@@ -1,5 +1,5 @@
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { deliveryHours, parkedCounts } from '@/lib/server/repos/conversions';
+
 import { releaseHeld } from '@/lib/server/services/conversions';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { replaceCredential, loadIntegration } from '@/lib/server/repos/integrations';
@@ -10,6 +10,8 @@ import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type Fak
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { leadEvents, ownerWithShopApp, publishFromApp, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { until as untilHolds } from '@/tests/api/helpers/until';
+import { deliveryHours } from '@/lib/server/repos/hourTallies';
+import { parkedCounts } from '@/lib/server/repos/parkedEvents';
 
 // The delivery worker as a process, against the Pub/Sub emulator, Firestore and the sandbox's
 // Meta: what arrives is counted at the sandbox by Meta's dedup key (pixel, event name, event id).

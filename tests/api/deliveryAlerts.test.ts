@@ -1,11 +1,12 @@
 import notifications from '@/pages/api/orgs/[orgId]/notifications/index';
 import type { AlertNotification } from '@/lib/shared/alerts';
-import { deliveryHours } from '@/lib/server/repos/conversions';
+
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { leadEvents, publishFromApp, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 import { until } from '@/tests/api/helpers/until';
 import { workerProcesses } from '@/tests/api/helpers/workers';
+import { deliveryHours } from '@/lib/server/repos/hourTallies';
 
 // Issue 35 §2: a conversion's refused share alerts from the worker's counters. One burst of refusals and
 // nothing after it (a quiet conversion) must alert as well as a busy one: the worker evaluates a conversion

@@ -1,9 +1,12 @@
 import { FieldValue } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { conversionRef, deliveryHours, hourOf, matchQualityData, recordDelivery } from '@/lib/server/repos/conversions';
+import { conversionRef } from '@/lib/server/repos/conversions';
 import { createDeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import { evaluateConversion } from '@/lib/server/alerts/delivery';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
+import { deliveryHours, hourOf } from '@/lib/server/repos/hourTallies';
+import { matchQualityData } from '@/lib/server/repos/matchQuality';
+import { recordDelivery } from '@/lib/server/repos/deliveryLog';
 
 // Issue 24 §2: a busy conversion's counters are summed in the worker and written about once a second, to the
 // worker's own shard of the hour; readers sum the shards. Against the Firestore emulator.

@@ -1,9 +1,9 @@
-import { deliveryHours } from '@/lib/server/repos/conversions';
 import { createConversion } from '@/lib/server/services/conversions';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { connectDestination, leadEvents, publishFromApp, SANDBOX_TARGETS, setUpConversion } from '@/tests/api/helpers/conversions';
 import { until } from '@/tests/api/helpers/until';
+import { deliveryHours } from '@/lib/server/repos/hourTallies';
 
 // Issue 24: delivery lanes, the shared Data Manager quota and two workers, with worker processes against the
 // Pub/Sub emulator, Firestore and the sandbox's platforms (arrivals counted there by each platform's dedup key).

@@ -7,11 +7,12 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { createConversionRouter } from '@/lib/server/delivery/router';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { packEvents } from '@/lib/server/queue/pubsub';
-import { PAYLOAD_CHUNK_BYTES, recordDelivery } from '@/lib/server/repos/conversions';
+
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { createTestMember } from '@/tests/fixtures/firebase';
+import { PAYLOAD_CHUNK_BYTES, recordDelivery } from '@/lib/server/repos/deliveryLog';
 
 // The delivery log's per-row debugger (what was sent for a row, hashed, and the platform's answer), events
 // the event-name filter left out, and Meta's test event code.

@@ -5,7 +5,7 @@ import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 import { sha256Hex } from '@/lib/server/sha256';
 import { createApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { listDeliveries } from '@/lib/server/repos/conversions';
+
 import { createConversion } from '@/lib/server/services/conversions';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
@@ -13,6 +13,7 @@ import { connectDestination, SANDBOX_TARGETS } from '@/tests/api/helpers/convers
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { untilValue } from '@/tests/api/helpers/until';
+import { listDeliveries } from '@/lib/server/repos/deliveryLog';
 
 // An event with every identifier and consent, posted through POST /api/submissions and delivered by
 // the worker: each platform receives each identifier in its own form, and the delivery log says what

@@ -3,7 +3,7 @@ import quality from '@/pages/api/orgs/[orgId]/conversions/[id]/quality';
 import { countMatchKeys, type ConversionQuality, type MatchCounts } from '@/lib/shared/conversions/quality';
 import { mapEvent } from '@/lib/server/delivery/deliver';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { deliveryHours, getConversion } from '@/lib/server/repos/conversions';
+import { getConversion } from '@/lib/server/repos/conversions';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestMember, type TestUser } from '@/tests/fixtures/firebase';
@@ -12,6 +12,7 @@ import { tapConversions } from '@/tests/api/helpers/queue';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { until } from '@/tests/api/helpers/until';
+import { deliveryHours } from '@/lib/server/repos/hourTallies';
 
 // Match quality counted by the worker from real events (posted to /api/submissions, queued, delivered
 // to the sandbox's platforms), read back through GET …/conversions/{id}/quality.

@@ -10,7 +10,7 @@ import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import { sealCredential } from '@/lib/server/credentials';
 import { getIntegration, loadIntegration, replaceCredential } from '@/lib/server/repos/integrations';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { getConversion, parkedCounts } from '@/lib/server/repos/conversions';
+import { getConversion } from '@/lib/server/repos/conversions';
 import { createConversionRouter } from '@/lib/server/delivery/router';
 import { pull } from '@/lib/server/queue/pull';
 import { SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
@@ -24,6 +24,7 @@ import { addDays, dayIn, instantOf } from '@/lib/shared/connections/windows';
 import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta_ads';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 import { until } from '@/tests/api/helpers/until';
+import { parkedCounts } from '@/lib/server/repos/parkedEvents';
 
 // "Counted by the platform": conversions delivered to the sandbox's Microsoft, its goals report read
 // back by the reading job, and what the API answers about each day, the week's share and the alert.

@@ -4,7 +4,7 @@ import routing from '@/pages/api/orgs/[orgId]/apps/[id]/routing';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { getConversion, listDeliveries, routingConversionId } from '@/lib/server/repos/conversions';
+import { getConversion, routingConversionId } from '@/lib/server/repos/conversions';
 import { updateConversion } from '@/lib/server/services/conversions';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectDestination, ownerWithShopApp, SANDBOX_TARGETS } from '@/tests/api/helpers/conversions';
@@ -12,6 +12,7 @@ import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/help
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { untilValue } from '@/tests/api/helpers/until';
 import type { TestUser } from '@/tests/fixtures/firebase';
+import { listDeliveries } from '@/lib/server/repos/deliveryLog';
 
 // Issue 35 §3: an app routed to Meta on its routing page sends every identifier Meta takes — the
 // address (ct, st, zp, country), date of birth, gender — hashed as Meta's business SDK hashes them;

@@ -5,12 +5,13 @@ import readRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/read';
 import { sha256Hex } from '@/lib/server/sha256';
 import { Timestamp } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { listDeliveries } from '@/lib/server/repos/conversions';
+
 import { claimRead, dueReads, saveReadCursor } from '@/lib/server/repos/reads';
 import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { connectWarehouse } from '@/tests/api/helpers/connections';
 import { type ConversionSetup, bigqueryTableSource, setUpConversion } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { listDeliveries } from '@/lib/server/repos/deliveryLog';
 
 // BigQuery and Mixpanel as conversion sources, through the routes: the dry-run checks (one SELECT,
 // columns that exist, a cursor), the preview (hashed as it will be sent), Read now, another tenant.

@@ -1,5 +1,5 @@
 import type { BigQuerySource } from '@/lib/shared/conversions/conversion';
-import { deliveryHours, getConversion, listDeliveries } from '@/lib/server/repos/conversions';
+import { getConversion } from '@/lib/server/repos/conversions';
 import { requestRead } from '@/lib/server/repos/reads';
 import { createConversion } from '@/lib/server/services/conversions';
 import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
@@ -8,6 +8,8 @@ import { connectDestination, SANDBOX_TARGETS } from '@/tests/api/helpers/convers
 import { createTestOrganization, createTestUser } from '@/tests/fixtures/firebase';
 import { until } from '@/tests/api/helpers/until';
 import { workerProcesses } from '@/tests/api/helpers/workers';
+import { deliveryHours } from '@/lib/server/repos/hourTallies';
+import { listDeliveries } from '@/lib/server/repos/deliveryLog';
 
 // BigQuery rows → conversion events → Meta, through the worker as a process: the warehouse reader
 // pages through the sandbox's BigQuery from a cursor and publishes to the Pub/Sub emulator, the

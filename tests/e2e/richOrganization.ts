@@ -3,13 +3,14 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { sealCredential } from '@/lib/server/credentials';
 import { createApp } from '@/lib/server/repos/apps';
 import { createConnection } from '@/lib/server/repos/connections';
-import { createConversion, recordDelivery } from '@/lib/server/repos/conversions';
+import { createConversion } from '@/lib/server/repos/conversions';
 import { createInvitation } from '@/lib/server/repos/invitations';
 import { createPayment } from '@/lib/server/repos/payments';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { RESTRICTED_KEYS } from '@/sandbox/stripe';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/e2e/helpers';
+import { recordDelivery } from '@/lib/server/repos/deliveryLog';
 
 /**
  * An organization with something in every list (sources of each ad platform, destinations, a connection

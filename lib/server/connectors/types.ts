@@ -5,7 +5,7 @@ import type { WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { AdAccount, AdPlatform, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
 
 /**
- * The one interface every platform implements (docs/ARCHITECTURE.md, "add a platform"): how a login
+ * The one interface every platform implements (docs/architecture/recipes.md, "Add a platform"): how a login
  * is made (OAuth consent or a pasted key), how a stored credential becomes a session, what it can
  * reach, and — declared now, implemented by the pipelines later — reading ad data, delivering
  * conversions and writing rows. Connectors import neither firebase-admin nor repos.

@@ -1,5 +1,5 @@
 /**
- * The reading job of "Counted by the platform" (docs/ARCHITECTURE.md): per organization, its ad
+ * The reading job of "Counted by the platform" (docs/architecture/counted.md): per organization, its ad
  * conversions are grouped by platform account, and one `counted` read per account answers all of them
  * (the cost floor: one report per account per read, whatever the number of conversions). Each
  * conversion's days are our hour counters beside the platform's figures, explained, stored one document

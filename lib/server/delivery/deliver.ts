@@ -6,13 +6,14 @@ import type { Delivery } from '@/lib/server/connectors/types';
 import { isAdPlatform, type AdAccount, type ConversionTarget, type Integration } from '@/lib/shared/integrations/platforms';
 import { countMatchKeys } from '@/lib/shared/conversions/quality';
 import { workWithSession } from '@/lib/server/credentials';
-import { recordDelivery, type CounterSink, type Parked } from '@/lib/server/repos/conversions';
+
 import { noteDeliveries } from '@/lib/server/alerts/delivery';
 import { eventIdsOf, labels, log } from '@/lib/server/log';
+import { recordDelivery, CounterSink, Parked } from '@/lib/server/repos/deliveryLog';
 
 /**
  * Delivering one batch of one conversion: map, check, send, and record what became of each row.
- * The three failure classes (docs/ARCHITECTURE.md, "data plane"): transient failures retry with
+ * The three failure classes (docs/architecture/ingest-and-delivery.md): transient failures retry with
  * exponential backoff and full jitter, then park the events as failed (Retry sends them again); a
  * dead login parks them as held (Reconnect sends them again); a request the platform refuses as a
  * whole is split in halves until the rows it refuses are alone, and those are rejected.

@@ -8,8 +8,9 @@ import { readCredential } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import { errorFields, labels, log } from '@/lib/server/log';
 import { publishConversions } from '@/lib/server/queue/pubsub';
-import { activePaymentConversions, conversionsOfSource, recordDelivery } from '@/lib/server/repos/conversions';
+import { activePaymentConversions, conversionsOfSource } from '@/lib/server/repos/conversions';
 import { claimPaymentPoll, finishPaymentPoll, type PaymentsCursor } from '@/lib/server/repos/payments';
+import { recordDelivery } from '@/lib/server/repos/deliveryLog';
 
 export type { PaymentsCursor };
 

@@ -6,11 +6,12 @@ import PQueue from 'p-queue';
 import { deliverBatch, RetryLater, takesEvent } from '@/lib/server/delivery/deliver';
 import { createFairQuota, type FairQuota } from '@/lib/server/delivery/quota';
 import { parseConversionMessage, publishConversions } from '@/lib/server/queue/pubsub';
-import { conversionById, conversionsOfSource, recordDeliveries, recordFiltered, type CounterSink } from '@/lib/server/repos/conversions';
+import { conversionById, conversionsOfSource } from '@/lib/server/repos/conversions';
 import { createDeliveryCounters, type DeliveryCounters } from '@/lib/server/repos/deliveryCounters';
 import { noteDeliveries } from '@/lib/server/alerts/delivery';
 import { errorFields, eventIdsOf, labels, log } from '@/lib/server/log';
 import type { QueueMessage } from '@/lib/server/queue/message';
+import { recordDeliveries, recordFiltered, CounterSink } from '@/lib/server/repos/deliveryLog';
 
 /**
  * The delivery worker's core, between Pub/Sub messages and platform calls. Each message (up to 500

@@ -18,7 +18,7 @@ import { claimRead, dueReads, finishRead, renewReadLease, saveReadCursor, type R
  * Warehouse conversions: each due BigQuery or Mixpanel conversion is read from its cursor on (its
  * platform's connector `source`), its
  * rows mapped to hashed conversion events and published to the conversions topic for that
- * conversion alone; the delivery worker sends them like any other event (docs/ARCHITECTURE.md,
+ * conversion alone; the delivery worker sends them like any other event (docs/architecture/ingest-and-delivery.md,
  * "Conversions from the warehouse").
  *
  * Nothing is lost or sent twice when a worker dies: a read holds a lease on the conversion, and

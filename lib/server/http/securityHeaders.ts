@@ -1,5 +1,5 @@
 /**
- * The Content-Security-Policy and Strict-Transport-Security of every page (docs/ARCHITECTURE.md, "Security
+ * The Content-Security-Policy and Strict-Transport-Security of every page (docs/architecture/overview.md, "Security
  * headers"). Pure: `middleware.ts` builds the configuration per request (APP_URL is known only at run time) and
  * the page's script hashes (`pageScripts.ts`); tests pass their own.
  */

@@ -11,7 +11,8 @@ import {
 import { isOrganizationRole, type OrganizationRole } from '@/lib/shared/permissions';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { notFound } from '@/lib/server/errors';
-import { conversionRef, hourOf, sumHours } from '@/lib/server/repos/conversions';
+import { conversionRef } from '@/lib/server/repos/conversions';
+import { hourOf, sumHours } from '@/lib/server/repos/hourTallies';
 
 /**
  * Alerts in Firestore, under each organization: `incidents/{kind:type:id}` (one per object and kind:

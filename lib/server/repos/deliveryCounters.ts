@@ -2,18 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Timestamp, type DocumentSnapshot, type UpdateData, type WriteBatch } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { errorFields, labels, log } from '@/lib/server/log';
-import {
-  addTally,
-  conversionDeliveryFields,
-  conversionRef,
-  hourDocument,
-  hourOf,
-  RETENTION_MS,
-  type CounterSink,
-  type DeliveryCounts,
-  type HourTally,
-  type ParkReason,
-} from '@/lib/server/repos/conversions';
+import { conversionRef, RETENTION_MS } from '@/lib/server/repos/conversions';
+import { ParkReason } from '@/lib/server/repos/parkedEvents';
+import { HourTally, hourOf, hourDocument, addTally } from '@/lib/server/repos/hourTallies';
+import { DeliveryCounts, CounterSink, conversionDeliveryFields } from '@/lib/server/repos/deliveryLog';
 
 /**
  * The delivery worker's counters, summed in memory and written at most once per `hourEveryMs` (a second)

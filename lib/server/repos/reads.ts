@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { FieldValue, Timestamp } from 'firebase-admin/firestore';
 import { isWarehouseSource, type Conversion, type DeliveryRow, type ReadState } from '@/lib/shared/conversions/conversion';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import { addDelivery, conversionRef, toConversion } from '@/lib/server/repos/conversions';
+import { conversionRef, toConversion } from '@/lib/server/repos/conversions';
+import { addDelivery } from '@/lib/server/repos/deliveryLog';
 
 /**
  * The reads of warehouse conversions (BigQuery, Mixpanel), kept in the conversion's `read` map:

@@ -24,6 +24,9 @@ import { publishConversions } from '@/lib/server/queue/pubsub';
 import { getApp } from '@/lib/server/repos/apps';
 import { noteReveal, type RevealNote } from '@/lib/server/repos/audit';
 import * as repo from '@/lib/server/repos/conversions';
+import * as parkedEvents from '@/lib/server/repos/parkedEvents';
+import * as hourTallies from '@/lib/server/repos/hourTallies';
+import * as deliveryLog from '@/lib/server/repos/deliveryLog';
 import { getIntegration, listIntegrations } from '@/lib/server/repos/integrations';
 import { getPayment } from '@/lib/server/repos/payments';
 import { targetsOf } from '@/lib/server/services/integrations';
@@ -154,7 +157,7 @@ export async function listConversions(orgId: string): Promise<Array<Conversion &
   return Promise.all(
     conversions.map(async (conversion) => ({
       ...withLiveStatus(conversion, byId.get(conversion.destination.destinationId)),
-      last24h: sum(await repo.deliveryHours(orgId, conversion.id, since)),
+      last24h: sum(await hourTallies.deliveryHours(orgId, conversion.id, since)),
     })),
   );
 }
@@ -164,7 +167,7 @@ export async function conversionDetail(orgId: string, id: string) {
   const stored = await repo.getConversion(orgId, id);
   const [destination, hours] = await Promise.all([
     destinationOf(orgId, stored),
-    repo.deliveryHours(orgId, id, new Date(Date.now() - 48 * 3600 * 1000)),
+    hourTallies.deliveryHours(orgId, id, new Date(Date.now() - 48 * 3600 * 1000)),
   ]);
   const conversion = withLiveStatus(stored, destination);
   return {
@@ -184,9 +187,9 @@ export async function deleteConversion(orgId: string, id: string): Promise<void>
 /** The conversion's delivery log: the latest platform calls, or those holding one event. */
 export async function listDeliveries(orgId: string, id: string, options: { eventId?: string; limit?: number }) {
   await repo.getConversion(orgId, id);
-  const deliveries = await repo.listDeliveries(orgId, id, options);
+  const deliveries = await deliveryLog.listDeliveries(orgId, id, options);
   // An event no delivery holds may have been left out by the conversion's event-name filter: say so.
-  const filtered = options.eventId && deliveries.length === 0 ? await repo.findFiltered(orgId, id, options.eventId) : null;
+  const filtered = options.eventId && deliveries.length === 0 ? await deliveryLog.findFiltered(orgId, id, options.eventId) : null;
   return { deliveries, ...(filtered ? { filtered } : {}) };
 }
 
@@ -196,7 +199,7 @@ export async function listDeliveries(orgId: string, id: string, options: { event
  */
 export async function deliveryRow(orgId: string, id: string, deliveryId: string, eventId: string): Promise<DeliveryRowDetail> {
   await repo.getConversion(orgId, id);
-  const detail = await repo.deliveryRow(orgId, id, deliveryId, eventId);
+  const detail = await deliveryLog.deliveryRow(orgId, id, deliveryId, eventId);
   const { value: exchange, hidden } = hidePersonalData(detail.exchange);
   return { ...detail, exchange, hidden };
 }
@@ -210,17 +213,17 @@ export async function revealDeliveryRow(
   by: RevealNote['by'],
 ): Promise<DeliveryRowDetail> {
   await repo.getConversion(orgId, id);
-  const detail = await repo.deliveryRow(orgId, id, deliveryId, eventId);
+  const detail = await deliveryLog.deliveryRow(orgId, id, deliveryId, eventId);
   const { hidden: fields } = hidePersonalData(detail.exchange);
   if (fields.length > 0) await noteReveal(orgId, { by, conversionId: id, deliveryId, eventId, fields });
   return { ...detail, hidden: [] };
 }
 
 /** Publishes a conversion's parked events again, for it alone (Retry, or after Reconnect). */
-export async function retryParked(orgId: string, id: string, reason: repo.ParkReason): Promise<number> {
+export async function retryParked(orgId: string, id: string, reason: parkedEvents.ParkReason): Promise<number> {
   const conversion = await repo.getConversion(orgId, id);
   const source = sourceKeyOf(conversion.source);
-  return repo.retryParked(orgId, id, reason, async (events) => {
+  return parkedEvents.retryParked(orgId, id, reason, async (events) => {
     await publishConversions(events, { org: orgId, source, conversion: id, replay: 'parked' });
   });
 }

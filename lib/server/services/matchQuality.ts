@@ -7,6 +7,7 @@ import { readDatasetQuality } from '@/lib/server/connectors/meta_ads/quality';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/conversions';
+import * as qualityRepo from '@/lib/server/repos/matchQuality';
 
 /**
  * The platform's figure changes daily and each read spends the customer's API quota: it is kept on the
@@ -30,7 +31,7 @@ const reading = new Map<string, Promise<MeasureRead>>();
  */
 export async function conversionQuality(orgId: string, id: string): Promise<ConversionQuality> {
   const conversion = await repo.getConversion(orgId, id);
-  const { day, week, lastRequest } = await repo.matchQualityData(orgId, id);
+  const { day, week, lastRequest } = await qualityRepo.matchQualityData(orgId, id);
   const platform = conversion.destination.platform;
   const { measure, readAt } = await platformMeasureOf(orgId, conversion, lastRequest);
   return {
@@ -66,7 +67,7 @@ async function keptOrRead(orgId: string, conversion: Conversion, lastRequest: La
   const { platform, destinationId, targetId } = conversion.destination;
   // A figure is of one destination's target: a conversion moved to another pixel asks afresh.
   const key = `${platform}:${destinationId}:${targetId}`;
-  const { stored, claimed } = await repo.claimPlatformMeasure(orgId, conversion.id, key, CLAIM_MS);
+  const { stored, claimed } = await qualityRepo.claimPlatformMeasure(orgId, conversion.id, key, CLAIM_MS);
   if (!claimed) {
     return (
       stored ?? {
@@ -78,7 +79,7 @@ async function keptOrRead(orgId: string, conversion: Conversion, lastRequest: La
   const measure = await askPlatform(orgId, conversion, lastRequest);
   const readAt = new Date();
   const cooldown = measure.status === 'unavailable' ? FAILED_MEASURE_COOLDOWN_MS : MEASURE_COOLDOWN_MS;
-  await repo.savePlatformMeasure(orgId, conversion.id, { key, measure, readAt, freshUntil: new Date(readAt.getTime() + cooldown) });
+  await qualityRepo.savePlatformMeasure(orgId, conversion.id, { key, measure, readAt, freshUntil: new Date(readAt.getTime() + cooldown) });
   return { measure, readAt: readAt.toISOString() };
 }
 

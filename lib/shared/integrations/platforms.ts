@@ -1,7 +1,7 @@
 /**
  * The platforms we connect, what each one can be, and how its account is authorized: one record per
  * platform (CATALOGUE), from which every list and map below is derived. Shared by the browser and the
- * server; no secrets and no SDKs here. Adding a platform adds one record here (docs/ARCHITECTURE.md).
+ * server; no secrets and no SDKs here. Adding a platform adds one record here (docs/architecture/recipes.md).
  */
 
 /** A source is an ad account ad data is read from; a destination receives ad data or conversions. */
