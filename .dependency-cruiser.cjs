@@ -12,7 +12,10 @@ module.exports = {
       comment:
         'Firestore is read and written only under lib/server/repos/ (docs/architecture/overview.md, "Layers"): a service asks a repo. ' +
         'firebaseAdmin.ts initialises the SDK and writeTrace.ts instruments its commits for the bench; scripts, tests and the sandbox are not the product.',
-      from: { path: '^(lib|pages|workers|components|store|layouts|middleware\\.ts)', pathNot: '^lib/server/(repos/|firebaseAdmin\\.ts$|writeTrace\\.ts$)' },
+      from: {
+        path: '^(lib|pages|workers|components|store|layouts|middleware\\.ts)',
+        pathNot: '^lib/server/(repos/|firebaseAdmin\\.ts$|writeTrace\\.ts$)',
+      },
       to: { path: '^node_modules/(@google-cloud/firestore|firebase-admin/lib/firestore)' },
     },
     {
@@ -23,7 +26,8 @@ module.exports = {
         '(http/authenticate.ts, http/session.ts, middleware.ts) and the health check (its Auth probe) may import it.',
       from: {
         path: '^(lib|pages|workers|components|store|layouts|middleware\\.ts)',
-        pathNot: '^(lib/server/repos/|lib/server/http/(authenticate|session)\\.ts$|lib/server/health\\.ts$|middleware\\.ts$|lib/server/firebaseAdmin\\.ts$)',
+        pathNot:
+          '^(lib/server/repos/|lib/server/http/(authenticate|session)\\.ts$|lib/server/health\\.ts$|middleware\\.ts$|lib/server/firebaseAdmin\\.ts$)',
       },
       to: { path: '^lib/server/firebaseAdmin\\.ts$' },
     },

@@ -226,13 +226,7 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
         name: member.conversion.name,
         ...(member.createdBy ? { createdBy: member.createdBy } : {}),
       };
-      await evaluateCounted(
-        orgId,
-        subject,
-        week,
-        member.threshold,
-        PLATFORM_LABELS[member.conversion.destination.platform as AdPlatform],
-      );
+      await evaluateCounted(orgId, subject, week, member.threshold, PLATFORM_LABELS[member.conversion.destination.platform as AdPlatform]);
     }
   }
   return { conversions, accounts: groups.size, days: widest, skipped };
