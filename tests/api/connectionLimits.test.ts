@@ -4,13 +4,14 @@ import backfillRoute from '@/pages/api/orgs/[orgId]/connections/[id]/backfill';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { deadLoginMessage } from '@/lib/server/credentials';
 import { getConnection } from '@/lib/server/repos/connections';
-import { abandonRun, getRun, listRuns, settleJob } from '@/lib/server/repos/ledger';
+import { abandonRun, getRun, listRuns } from '@/lib/server/repos/ledger';
 import { deleteConnection } from '@/lib/server/services/connections';
 import { runSyncJob } from '@/lib/server/sync/runner';
 import { startRun } from '@/lib/server/sync/scheduler';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { settleJob } from '@/lib/server/repos/runSettlement';
 
 // A connection's routes against bad input (a clear 400 that changes nothing), Run now's cooldown, and a
 // connection deleted while one of its jobs runs (the job writes nothing more, anywhere).

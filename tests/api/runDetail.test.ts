@@ -1,10 +1,11 @@
 import runRoute from '@/pages/api/orgs/[orgId]/connections/[id]/run';
 import runDetailRoute from '@/pages/api/orgs/[orgId]/connections/[id]/runs/[runId]';
 import runsCsvRoute from '@/pages/api/orgs/[orgId]/connections/[id]/runs.csv';
-import { settleJob } from '@/lib/server/repos/ledger';
+
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
+import { settleJob } from '@/lib/server/repos/runSettlement';
 
 // A run opened (per account rows, calls, time, the error) and the run history as CSV: members only,
 // another organization's member gets 404.

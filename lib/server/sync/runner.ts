@@ -9,7 +9,7 @@ import { DomainError } from '@/lib/server/errors';
 import { errorFields, labels, log } from '@/lib/server/log';
 import type { SyncJob } from '@/lib/server/queue/pubsub';
 import * as repo from '@/lib/server/repos/connections';
-import * as ledger from '@/lib/server/repos/ledger';
+import * as runSettlement from '@/lib/server/repos/runSettlement';
 import { alertRunSettled } from '@/lib/server/alerts/runs';
 
 /**
@@ -86,7 +86,7 @@ function dailySums(rows: AdRow[]) {
 export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () => undefined): Promise<JobVerdict> {
   // The job's ledger entry and its connection are read together: one round trip before the platform's.
   const [begun, connectionRead] = await Promise.all([
-    ledger.beginJob(message.org, message.connection, message.run, message.job),
+    runSettlement.beginJob(message.org, message.connection, message.run, message.job),
     repo.getConnection(message.org, message.connection).then(
       (connection) => ({ connection }),
       (error: unknown) => ({ error }),
@@ -100,10 +100,13 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
   let platform = 'The platform';
   // Which object the job was using when it failed: a dead login is named in the one sentence.
   let step: { kind: 'source' | 'destination'; id: string; platform: Platform } | null = null;
-  const settle = async (result: Omit<ledger.JobResult, 'durationMs' | 'calls' | 'rowsRead'>, days: ledger.WrittenDays | null = null) => {
+  const settle = async (
+    result: Omit<runSettlement.JobResult, 'durationMs' | 'calls' | 'rowsRead'>,
+    days: runSettlement.WrittenDays | null = null,
+  ) => {
     const durationMs = Date.now() - started;
     onWorkDone();
-    const settlement = await ledger.settleJob(
+    const settlement = await runSettlement.settleJob(
       message.org,
       message.connection,
       message.run,
@@ -207,7 +210,7 @@ export async function runSyncJob(message: SyncJob, onWorkDone: () => void = () =
       };
       if (!(error instanceof DomainError)) log.error({ ...fields, ...errorFields(error) }, 'sync job failed; it will be retried');
       else log.warn({ ...fields, code }, 'sync job failed; it will be retried');
-      ledger.noteJobError(message.org, message.connection, message.run, job, words);
+      runSettlement.noteJobError(message.org, message.connection, message.run, job, words);
       return { retryInSeconds: retryDelaySeconds(error, attempts) };
     }
     await settle({ status: 'failed', rowsWritten: 0, error: words });
