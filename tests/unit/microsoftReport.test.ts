@@ -13,7 +13,7 @@ import {
   reportTimeZoneOf,
   unzipReport,
 } from '@/lib/server/connectors/microsoft_ads/report';
-import { REPORT_TIME_ZONES } from '@/sandbox/microsoft_ads';
+import { REPORT_TIME_ZONES } from '@/sandbox/microsoft_ads/reportFormat';
 import type { AdRow } from '@/lib/shared/connections/rows';
 
 // Microsoft Advertising reports, without a network: the request body, the CSV, the zip, the errors.
