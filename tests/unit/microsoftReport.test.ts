@@ -1,20 +1,10 @@
 import { strToU8, zipSync } from 'fflate';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { createMicrosoftCounted } from '@/lib/server/connectors/microsoft_ads/counted';
-import {
-  ACCOUNT_TIME_ZONES,
-  adRowsOf,
-  createMicrosoftReport,
-  ianaTimeZone,
-  parseCsv,
-  REPORT_COLUMNS,
-  reportError,
-  reportRequestBody,
-  reportTimeZoneOf,
-  unzipReport,
-} from '@/lib/server/connectors/microsoft_ads/report';
+import { adRowsOf, createMicrosoftReport, parseCsv, REPORT_COLUMNS, reportError, reportRequestBody, unzipReport } from '@/lib/server/connectors/microsoft_ads/report';
 import { REPORT_TIME_ZONES } from '@/sandbox/microsoft_ads/reportFormat';
 import type { AdRow } from '@/lib/shared/connections/rows';
+import { reportTimeZoneOf, ianaTimeZone, ACCOUNT_TIME_ZONES } from '@/lib/server/connectors/microsoft_ads/timeZones';
 
 // Microsoft Advertising reports, without a network: the request body, the CSV, the zip, the errors.
 const account = { id: '301', name: 'Acme Shoes', currency: 'USD', managerId: '9001' };

@@ -1,8 +1,9 @@
 import { addDays, dayIn, daysInclusive } from '@/lib/shared/connections/windows';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft_ads/config';
-import { ianaTimeZone, parseCsv, reportingClient, dailyReportBody, type ReportOptions } from '@/lib/server/connectors/microsoft_ads/report';
+import { parseCsv, reportingClient, dailyReportBody, type ReportOptions } from '@/lib/server/connectors/microsoft_ads/report';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
+import { ianaTimeZone } from '@/lib/server/connectors/microsoft_ads/timeZones';
 
 /**
  * What Microsoft Advertising counted per goal and day (docs/PLATFORMS.md): one Goals and Funnels report
