@@ -23,7 +23,7 @@ import Spinner from '@/components/ui/Spinner';
 import { Stat, Stats } from '@/components/ui/Stats';
 import SectionTitle from '@/components/ui/SectionTitle';
 import { DELIVERY_STATUS_LABELS, isWarehouseSource, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
-import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS, takesTestEventCode } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import {
   useConversionQuery,
@@ -90,7 +90,7 @@ function Actions({
   const platform = PLATFORM_LABELS[conversion.destination.platform];
   // Meta shows a test event under the code its Test events tool gives; the other platforms have none.
   const [testEventCode, setTestEventCode] = useState('');
-  const takesCode = conversion.destination.platform === 'meta_ads';
+  const takesCode = takesTestEventCode(conversion.destination.platform);
   const codeError = firstError(fieldErrorsOf(test.error), 'testEventCode');
 
   async function setStatus(status: 'active' | 'paused') {

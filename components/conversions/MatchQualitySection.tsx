@@ -52,7 +52,7 @@ function PlatformFigure({ measure, platform }: { measure: PlatformMeasure; platf
         Could not read what {platform} reports now: {measure.message}
       </p>
     );
-  if (measure.platform === 'meta_ads')
+  if (measure.kind === 'event_scores')
     return (
       <div className={styles.quality}>
         <table aria-label="Meta's Event Match Quality">

@@ -71,7 +71,7 @@ test('a test event code that is not one, or for a platform without them → 400 
     body: { testEventCode: 'TEST12345' },
   });
   expect(refused.status).toBe(400);
-  expect(refused.body.fieldErrors).toEqual({ testEventCode: ['Only Meta takes a test event code'] });
+  expect(refused.body.fieldErrors).toEqual({ testEventCode: ['Google Ads takes no test event code'] });
   expect(platforms.conversions.list('meta')).toHaveLength(before);
 });
 

@@ -117,7 +117,7 @@ describe('a Meta conversion', () => {
 
   test("Meta's own measure is beside ours, or the page says it is not reported yet (never a failed page)", () => {
     expect(['reported', 'not_reported', 'unavailable']).toContain(body.platformMeasure.status);
-    if (body.platformMeasure.status === 'reported' && body.platformMeasure.platform === 'meta_ads') {
+    if (body.platformMeasure.status === 'reported' && body.platformMeasure.kind === 'event_scores') {
       expect(body.platformMeasure.events.length).toBeGreaterThan(0);
     }
   });
@@ -166,7 +166,7 @@ test('a Google Ads conversion keeps the id of the request Data Manager took, and
   expect(body.keys).toEqual(['email', 'phone', 'address', 'clickId', 'ipUserAgent', 'consent']);
   expect(body.day).toEqual(expected);
   expect(body.day.events).toBe(10);
-  if (body.platformMeasure.status === 'reported' && body.platformMeasure.platform === 'google_ads') {
+  if (body.platformMeasure.status === 'reported' && body.platformMeasure.kind === 'request_diagnostics') {
     expect(body.platformMeasure.requestId).toBe(conversion.get('last_request.id'));
   } else {
     expect(['not_reported', 'unavailable']).toContain(body.platformMeasure.status);

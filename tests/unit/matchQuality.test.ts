@@ -115,7 +115,7 @@ describe("Meta's Dataset Quality (Event Match Quality)", () => {
       const measure = await readDatasetQuality('token-1', '555000111');
       expect(measure).toEqual({
         status: 'reported',
-        platform: 'meta_ads',
+        kind: 'event_scores',
         events: [
           {
             eventName: 'Lead',
@@ -179,7 +179,7 @@ describe("Google Data Manager's request diagnostics (requestStatus:retrieve)", (
     try {
       expect(await readRequestStatus('token-2', { id: 'req-1', at: '2026-11-25T10:00:00.000Z' })).toEqual({
         status: 'reported',
-        platform: 'google_ads',
+        kind: 'request_diagnostics',
         requestId: 'req-1',
         sentAt: '2026-11-25T10:00:00.000Z',
         requestStatus: 'PARTIAL_SUCCESS',

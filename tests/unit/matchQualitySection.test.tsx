@@ -54,7 +54,7 @@ test("each key's share over the day and the week, the advice, and Meta's Event M
       advice: [{ key: 'phone', missingPercent: 42, text: "42 % of events have no phone; add the form's phone field." }],
       platformMeasure: {
         status: 'reported',
-        platform: 'meta_ads',
+        kind: 'event_scores',
         events: [
           {
             eventName: 'Lead',
@@ -84,7 +84,7 @@ test("Google's diagnostics of the last request, in words", async () => {
       day: counts(3, { email: 3 }),
       platformMeasure: {
         status: 'reported',
-        platform: 'google_ads',
+        kind: 'request_diagnostics',
         requestId: 'req-1',
         sentAt: null,
         requestStatus: 'PARTIAL_SUCCESS',

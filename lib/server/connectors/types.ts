@@ -1,5 +1,6 @@
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 import type { MappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
+import type { PlatformMeasure } from '@/lib/shared/conversions/quality';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import type { WarehouseSource } from '@/lib/shared/conversions/conversion';
 import type { AdAccount, AdPlatform, ConversionTarget, Platform } from '@/lib/shared/integrations/platforms';
@@ -237,6 +238,17 @@ export interface RowSource<S extends WarehouseSource = WarehouseSource> {
   coverage(source: S): unknown[];
 }
 
+/**
+ * The platform's own figure for the quality of what it received (Meta's Event Match Quality per event of a
+ * pixel, Google's diagnostics of the last request), shown beside our counts; throws a PlatformError when it
+ * cannot be read.
+ */
+export interface QualityRead {
+  /** It reports on a request we sent (Google's diagnostics), not on the target: nothing before a first delivery. */
+  needsLastRequest: boolean;
+  read(session: Session, targetId: string, lastRequest: { id: string; at: string | null } | null): Promise<PlatformMeasure>;
+}
+
 // Method syntax on purpose: a Connector<GoogleCredential> is used where a Connector of any credential is.
 export interface Connector<C extends StoredCredential = StoredCredential> {
   id: ConnectorId;
@@ -250,6 +262,10 @@ export interface Connector<C extends StoredCredential = StoredCredential> {
   report?: Report;
   /** What the platform counted of the conversions we sent (reconciliation). */
   counted?: ReadCounted;
+  /** Its counted read reports what it received, so a day it does not list received none (Meta); else unknown. */
+  countsReceived?: true;
+  /** Its own match-quality figure (absent: the platform reports none). */
+  quality?: QualityRead;
   deliver?: Delivery;
   writer?: AdDataWriter;
   /** Read as a conversion source (platforms with the catalogue's `conversionSource`). */

@@ -165,7 +165,7 @@ async function daysOf(
     const day = {
       date,
       ...our,
-      platformReceived: their ? their.received : platform === 'meta_ads' ? 0 : null,
+      platformReceived: their ? their.received : connectorFor(platform).countsReceived ? 0 : null,
       attributed: their?.attributed ?? 0,
       final: isFinal(platform, date, now, timeZone),
     };

@@ -55,8 +55,11 @@ function storedMeasureOf(snap: DocumentSnapshot, key: string): (StoredPlatformMe
   const kept = snap.get('platform_quality') as
     { key?: string; measure_json?: string; read_at?: Timestamp; fresh_until?: Timestamp } | undefined;
   if (!kept?.measure_json || kept.key !== key || !kept.read_at) return null;
+  const measure = JSON.parse(kept.measure_json) as PlatformMeasure;
+  // A figure kept before measures named their kind is read again rather than shown in the wrong shape.
+  if (measure.status === 'reported' && !('kind' in measure)) return null;
   return {
-    measure: JSON.parse(kept.measure_json) as PlatformMeasure,
+    measure,
     readAt: iso(kept.read_at),
     freshUntil: kept.fresh_until?.toMillis() ?? 0,
   };

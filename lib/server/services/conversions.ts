@@ -14,7 +14,13 @@ import {
 import { unmetMappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { AD_PLATFORMS_IN_WORDS, isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import {
+  AD_PLATFORMS_IN_WORDS,
+  isAdPlatform,
+  PLATFORM_LABELS,
+  takesTestEventCode,
+  type Integration,
+} from '@/lib/shared/integrations/platforms';
 import { connectorFor, rowSourceOf } from '@/lib/server/connectors/registry';
 import { deliverBatch } from '@/lib/server/delivery/deliver';
 import { hidePersonalData } from '@/lib/server/delivery/personalData';
@@ -244,8 +250,8 @@ const TEST_EMAIL = 'test@signalbridge.example';
  */
 export async function sendTestEvent(orgId: string, id: string, testEventCode?: string) {
   const stored = await repo.getConversion(orgId, id);
-  if (testEventCode && stored.destination.platform !== 'meta_ads')
-    throw invalidFields({ testEventCode: ['Only Meta takes a test event code'] });
+  if (testEventCode && !takesTestEventCode(stored.destination.platform))
+    throw invalidFields({ testEventCode: [`${PLATFORM_LABELS[stored.destination.platform]} takes no test event code`] });
   const conversion = withLiveStatus(stored, await destinationOf(orgId, stored));
   if (conversion.status === 'needs_reauth')
     throw new DomainError('needs_reauth', conversion.statusReason ?? 'Reconnect the destination first.');

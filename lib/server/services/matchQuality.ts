@@ -1,9 +1,9 @@
 import { matchKeysTakenBy } from '@/lib/shared/conversions/matchKeys';
 import { qualityAdvice, type ConversionQuality, type PlatformMeasure } from '@/lib/shared/conversions/quality';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
-import { readRequestStatus } from '@/lib/server/connectors/google_ads/diagnostics';
+import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { readDatasetQuality } from '@/lib/server/connectors/meta_ads/quality';
+import { connectorFor } from '@/lib/server/connectors/registry';
 import { openSessionOf } from '@/lib/server/credentials';
 import { DomainError } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/conversions';
@@ -48,11 +48,14 @@ export async function conversionQuality(orgId: string, id: string): Promise<Conv
 /** The platform's figure: kept, or read once per cooldown (shared by concurrent page views). */
 async function platformMeasureOf(orgId: string, conversion: Conversion, lastRequest: LastRequest): Promise<MeasureRead> {
   const { platform } = conversion.destination;
-  // Meta and Google Ads report match quality of their own; any other platform is not asked.
-  if (platform !== 'meta_ads' && platform !== 'google_ads')
-    return { measure: { status: 'not_reported', message: 'This platform reports no match quality of its own.' }, readAt: null };
-  if (platform === 'google_ads' && !lastRequest)
-    return { measure: { status: 'not_reported', message: 'Google Ads reports on requests: none has been delivered yet.' }, readAt: null };
+  // Only a platform that reports match quality of its own (its connector's `quality`) is asked.
+  const quality = connectorFor(platform).quality;
+  if (!quality) return { measure: { status: 'not_reported', message: 'This platform reports no match quality of its own.' }, readAt: null };
+  if (quality.needsLastRequest && !lastRequest)
+    return {
+      measure: { status: 'not_reported', message: `${PLATFORM_LABELS[platform]} reports on requests: none has been delivered yet.` },
+      readAt: null,
+    };
   const flight = `${orgId}/${conversion.id}`;
   let pending = reading.get(flight);
   if (!pending) {
@@ -88,9 +91,7 @@ async function askPlatform(orgId: string, conversion: Conversion, lastRequest: L
   const { platform, destinationId, targetId } = conversion.destination;
   try {
     const { session } = await openSessionOf(orgId, 'destination', destinationId);
-    return platform === 'meta_ads'
-      ? await readDatasetQuality(session.accessToken, targetId)
-      : await readRequestStatus(session.accessToken, { id: lastRequest!.id, at: lastRequest!.at || null });
+    return await connectorFor(platform).quality!.read(session, targetId, lastRequest);
   } catch (error) {
     if (error instanceof PlatformError || error instanceof DomainError) return { status: 'unavailable', message: error.message };
     throw error;

@@ -133,8 +133,8 @@ export function qualityAdvice(
 export type PlatformMeasure =
   | {
       status: 'reported';
-      platform: 'meta_ads';
-      /** Meta's Event Match Quality per event name of the pixel (score out of 10, key coverage in %). */
+      /** A score per event name of the target (Meta's Event Match Quality: out of 10, with key coverage in %). */
+      kind: 'event_scores';
       events: Array<{
         eventName: string;
         score: number | null;
@@ -144,8 +144,8 @@ export type PlatformMeasure =
     }
   | {
       status: 'reported';
-      platform: 'google_ads';
-      /** Data Manager's diagnostics of the last request we sent (requestStatus:retrieve). */
+      /** The platform's diagnostics of the last request we sent (Google's Data Manager requestStatus:retrieve). */
+      kind: 'request_diagnostics';
       requestId: string;
       sentAt: string | null;
       requestStatus: string;

@@ -1,5 +1,5 @@
 import { addDays, dayIn, instantOf } from '@/lib/shared/connections/windows';
-import { PLATFORM_LAG_HOURS, SHORT_NAME_OF, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { countedNote, PLATFORM_LAG_HOURS, SHORT_NAME_OF, type AdPlatform } from '@/lib/shared/integrations/platforms';
 
 /**
  * "Did it count?": a conversion's funnel per day, our side (the hour counters the worker writes) beside
@@ -123,14 +123,7 @@ export function explainDay(platform: AdPlatform, day: Omit<ReconcileDay, 'notes'
     notes.push(`${day.received - day.sent} events were not sent (refused before sending, or held for a reconnect): see the delivery log.`);
   if (gap(day.accepted, day.sent)) notes.push(`${name} refused ${day.sent - day.accepted} of the events we sent: see the delivery log.`);
   if (!day.final) {
-    if (day.accepted > 0 || (day.attributed ?? 0) > 0)
-      notes.push(
-        platform === 'microsoft_ads'
-          ? `Microsoft records offline conversions 2–6 hours after upload: ${when} is not final yet.`
-          : platform === 'google_ads'
-            ? `Google reports conversions up to 3 hours after upload: ${when} is not final yet.`
-            : `Meta attributes conversions to ads up to a day later: ${when} is not final yet.`,
-      );
+    if (day.accepted > 0 || (day.attributed ?? 0) > 0) notes.push(countedNote(platform, 'notFinal', { when }));
     return notes;
   }
   if (day.attributed === null) return notes;
@@ -142,15 +135,7 @@ export function explainDay(platform: AdPlatform, day: Omit<ReconcileDay, 'notes'
   const base = day.platformReceived ?? day.accepted;
   if (gap(day.attributed, base)) {
     const missing = percent(base - day.attributed, base);
-    if (platform === 'google_ads') notes.push(`${missing} % of Google uploads matched no click or customer: see match quality.`);
-    else if (platform === 'microsoft_ads')
-      notes.push(
-        `Microsoft counted ${missing} % fewer than it accepted on ${dayLabel(day.date)}: it takes offline conversions without error and never records some (an unknown or expired click id, a goal made less than two hours before the upload).`,
-      );
-    else
-      notes.push(
-        `Meta attributed ${100 - missing} % of what it received on ${dayLabel(day.date)} to an ad: people who saw no ad are received but not attributed.`,
-      );
+    notes.push(countedNote(platform, 'attributionGap', { missing, attributed: 100 - missing, day: dayLabel(day.date) }));
   }
   return notes;
 }

@@ -28,6 +28,17 @@ interface CatalogueEntry {
     lagHours: number;
     /** `utm_source` of its ad-spend events in Mixpanel. */
     utmSource: string;
+    /** It shows a test event under a code its own tool gives (Meta's Events Manager `test_event_code`). */
+    testEventCode?: true;
+    /** Its source login may also be a conversion destination: its consent asks the same scopes for both kinds. */
+    reusableLogin?: true;
+    /** It takes a person's address as one identifier (names, country and postal code together), or none of it. */
+    addressAsOneIdentifier?: true;
+    /**
+     * The counted notes in its own words (docs/PLATFORMS.md): why a recent day is not final (`{when}`), and
+     * what its attributed figure leaves out (`{missing}` % not attributed, `{attributed}` % attributed, `{day}`).
+     */
+    countedNotes: { notFinal: string; attributionGap: string };
   };
   /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel, appended to a BigQuery table). */
   conversionTarget?: string;
@@ -58,6 +69,12 @@ export const CATALOGUE = {
       // Google's conversion data can take up to 3 hours.
       lagHours: 3,
       utmSource: 'google',
+      reusableLogin: true,
+      addressAsOneIdentifier: true,
+      countedNotes: {
+        notFinal: 'Google reports conversions up to 3 hours after upload: {when} is not final yet.',
+        attributionGap: '{missing} % of Google uploads matched no click or customer: see match quality.',
+      },
     },
     oauth: { provider: 'google', startRoute: 'GoogleAds', startLayout: 'empty', consentPath: AD_CONSENT_PATHS },
   },
@@ -73,6 +90,13 @@ export const CATALOGUE = {
       // Meta attributes conversions to ads with a delay of up to a day.
       lagHours: 24,
       utmSource: 'facebook',
+      testEventCode: true,
+      reusableLogin: true,
+      countedNotes: {
+        notFinal: 'Meta attributes conversions to ads up to a day later: {when} is not final yet.',
+        attributionGap:
+          'Meta attributed {attributed} % of what it received on {day} to an ad: people who saw no ad are received but not attributed.',
+      },
     },
     oauth: { provider: 'meta', startRoute: 'MetaAds', startLayout: 'default', consentPath: AD_CONSENT_PATHS },
   },
@@ -88,6 +112,11 @@ export const CATALOGUE = {
       // Microsoft "can take up to six hours" to show offline conversions in reporting.
       lagHours: 6,
       utmSource: 'bing',
+      countedNotes: {
+        notFinal: 'Microsoft records offline conversions 2–6 hours after upload: {when} is not final yet.',
+        attributionGap:
+          'Microsoft counted {missing} % fewer than it accepted on {day}: it takes offline conversions without error and never records some (an unknown or expired click id, a goal made less than two hours before the upload).',
+      },
     },
     oauth: { provider: 'microsoft', startRoute: 'MicrosoftAds', startLayout: 'empty', consentPath: AD_CONSENT_PATHS },
   },
@@ -154,6 +183,22 @@ export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery
 export const AD_PLATFORMS_IN_WORDS = AD_PLATFORMS.map((platform) => PLATFORM_LABELS[platform])
   .join(', ')
   .replace(/, ([^,]*)$/, ' or $1');
+/** Whether a test event to this platform may carry the code its own test tool gives (Meta's test_event_code). */
+export const takesTestEventCode = (platform: Platform): boolean => Boolean((CATALOGUE[platform] as CatalogueEntry).ad?.testEventCode);
+
+/** Whether a source login of this platform may also serve as a conversion destination (no second consent). */
+export const reusesLogin = (platform: Platform): boolean => Boolean((CATALOGUE[platform] as CatalogueEntry).ad?.reusableLogin);
+
+/** The ad platforms that take an address as one identifier (all of its parts, or none). */
+export const ADDRESS_AS_ONE_IDENTIFIER = AD_PLATFORMS.filter(
+  (platform) => (CATALOGUE[platform] as CatalogueEntry).ad?.addressAsOneIdentifier,
+);
+
+/** A platform's counted note with its blanks filled in. */
+export function countedNote(platform: AdPlatform, note: 'notFinal' | 'attributionGap', blanks: Record<string, string | number>): string {
+  return CATALOGUE[platform].ad.countedNotes[note].replace(/\{(\w+)\}/g, (_, name: string) => String(blanks[name] ?? ''));
+}
+
 /** An ad platform: it has ad accounts, and conversions go to one of their targets. */
 export const isAdPlatform = (platform: string): platform is AdPlatform => (AD_PLATFORMS as readonly string[]).includes(platform);
 

@@ -1,10 +1,10 @@
-import type { Integration, Platform } from '@/lib/shared/integrations/platforms';
+import { PLATFORMS, reusesLogin, type Integration, type Platform } from '@/lib/shared/integrations/platforms';
 
 /**
  * The platforms whose source login may also be a conversion destination without a second consent:
  * their consent asks the same scopes for both kinds (checked on the server against the scopes table).
  */
-export const REUSABLE_LOGIN_PLATFORMS: readonly Platform[] = ['google_ads', 'meta_ads'];
+export const REUSABLE_LOGIN_PLATFORMS: readonly Platform[] = PLATFORMS.filter(reusesLogin);
 
 /** The sources whose login may be offered for a new conversion destination: reusable and working. */
 export const reusableSources = (sources: readonly Integration[]) =>

@@ -37,7 +37,7 @@ export function parseRequestStatus(body: Record<string, unknown>, request: { id:
   if (!first) return { status: 'not_reported', message: 'Google Ads has no diagnostics for the last request yet.' };
   return {
     status: 'reported',
-    platform: 'google_ads',
+    kind: 'request_diagnostics',
     requestId: request.id,
     sentAt: request.at,
     requestStatus: typeof first.requestStatus === 'string' ? first.requestStatus : 'REQUEST_STATUS_UNKNOWN',

@@ -2,6 +2,7 @@ import { googleAdsCounted } from '@/lib/server/connectors/google_ads/counted';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { googleAdsConfig } from '@/lib/server/connectors/google_ads/config';
 import { googleAdsDelivery } from '@/lib/server/connectors/google_ads/delivery';
+import { readRequestStatus } from '@/lib/server/connectors/google_ads/diagnostics';
 import { googleAdsReport } from '@/lib/server/connectors/google_ads/report';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
@@ -93,5 +94,9 @@ export const googleAds: Connector<GoogleOAuthCredential> = {
   },
   report: googleAdsReport,
   counted: googleAdsCounted,
+  quality: {
+    needsLastRequest: true,
+    read: (session, _actionId, lastRequest) => readRequestStatus(session.accessToken, { id: lastRequest!.id, at: lastRequest!.at || null }),
+  },
   deliver: googleAdsDelivery,
 };

@@ -2,6 +2,7 @@ import { metaCounted } from '@/lib/server/connectors/meta_ads/counted';
 import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
 import { metaDelivery } from '@/lib/server/connectors/meta_ads/delivery';
 import { graphError } from '@/lib/server/connectors/meta_ads/errors';
+import { readDatasetQuality } from '@/lib/server/connectors/meta_ads/quality';
 import { metaReport } from '@/lib/server/connectors/meta_ads/report';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
@@ -113,5 +114,7 @@ export const meta: Connector<MetaCredential> = {
   },
   report: metaReport,
   counted: metaCounted,
+  countsReceived: true,
+  quality: { needsLastRequest: false, read: (session, pixelId) => readDatasetQuality(session.accessToken, pixelId) },
   deliver: metaDelivery,
 };

@@ -52,7 +52,7 @@ export function parseDatasetQuality(body: Record<string, unknown>): PlatformMeas
     })
     .filter((event) => event.score !== null || event.keys.length > 0 || event.diagnostics.length > 0);
   if (events.length === 0) return { status: 'not_reported', message: 'Meta reports no Event Match Quality for this pixel yet.' };
-  return { status: 'reported', platform: 'meta_ads', events };
+  return { status: 'reported', kind: 'event_scores', events };
 }
 
 /** Reads the pixel's Event Match Quality with the destination's login; Meta's refusals are classified as for deliveries. */
