@@ -22,7 +22,7 @@ const unit = createJestConfig({
 const api = createJestConfig({
   displayName: 'api',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/tests/api/**/*.test.ts'],
+  testMatch: ['<rootDir>/tests/api/**/*.test.ts', '<rootDir>/tests/contract/**/*.test.ts'],
   setupFiles: ['<rootDir>/tests/api/helpers/requireEmulators.ts', '<rootDir>/tests/api/helpers/teenyRequest.ts'],
   setupFilesAfterEnv: ['<rootDir>/tests/api/helpers/deadline.ts'],
   moduleNameMapper,

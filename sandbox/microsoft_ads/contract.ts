@@ -1,37 +1,149 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import type { ContractCase } from '@/sandbox/contract';
+import { createHash } from 'node:crypto';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import type { Answer, ContractCase, Person, SentRequest } from '@/tests/contract/case';
 
-/** Microsoft Advertising's ApplyOfflineConversions, as Microsoft documents it (docs/PLATFORMS.md, docs/MATCH_KEYS.md). */
+/**
+ * Microsoft Advertising's documented facts for the contract suite (tests/contract/connectors.test.ts),
+ * against this folder's fake: offline conversions (Campaign Management) and the Reporting service of
+ * the REST API version we pin.
+ */
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/** "The hashed phone number according to the E.164 standard": with its +. */
+const e164 = (person: Person) =>
+  person.phone ? parsePhoneNumberFromString(person.phone.replace(/^\s*00/, '+'), person.countryCode as CountryCode)?.number : undefined;
+
+const field = (name: string) => (event: unknown) => (event as Record<string, unknown>)[name];
+
+/**
+ * A refusal as the REST API answers it (https://learn.microsoft.com/advertising/guides/handle-service-errors-exceptions):
+ * AdApiFaultDetail with Errors, or ApiFaultDetail with OperationErrors; codes from the operation error code list
+ * (https://learn.microsoft.com/advertising/guides/operation-error-codes).
+ */
+function fault(status: number, type: 'AdApiFaultDetail' | 'ApiFaultDetail', code: number, errorCode: string, message: string): Answer {
+  const error = { Code: code, Details: null, ErrorCode: errorCode, Message: message };
+  const body =
+    type === 'AdApiFaultDetail'
+      ? { TrackingId: 'contract', Type: type, Errors: [{ ...error, Type: 'AdApiError' }] }
+      : { TrackingId: 'contract', Type: type, BatchErrors: [], OperationErrors: [{ ...error, Type: 'OperationError' }] };
+  return { status, body };
+}
+
 export const microsoftAdsContract: ContractCase = {
-  platform: 'microsoft_ads',
-  provider: 'microsoft',
-  received: 'microsoft',
-  version: 'microsoftAds',
-  versionOf: (url) => /^\/microsoft\/\w+\/\w+\/(v\d+)\//.exec(url.pathname)?.[1] ?? null,
-  maxEvents: {
-    count: 1000,
-    source:
-      'https://learn.microsoft.com/en-us/advertising/campaign-management-service/applyofflineconversions (at most 1,000 offline conversions)',
+  id: 'microsoft_ads',
+  login: { consent: true },
+  apis: [
+    // https://campaign.api.bingads.microsoft.com/CampaignManagement/v13/… and …/Reporting/v13/…
+    // (https://learn.microsoft.com/advertising/guides/migrate-to-rest).
+    { api: 'Customer Management', requests: /\/CustomerManagement\//, version: { path: `/${API_VERSIONS.microsoftAds.version}/` } },
+    { api: 'Campaign Management', requests: /\/CampaignManagement\//, version: { path: `/${API_VERSIONS.microsoftAds.version}/` } },
+    { api: 'Reporting', requests: /\/Reporting\//, version: { path: `/${API_VERSIONS.microsoftAds.version}/` } },
+    // The URL PollGenerateReport hands out: a file, not an API call (no version).
+    { api: 'Report download', requests: /^\/microsoft\/reportdownloads\//, version: null },
+  ],
+  deliver: {
+    account: { id: '301', name: 'Acme Shoes (Microsoft)', managerId: '9001' },
+    target: { id: '8001', name: 'Offline purchase' },
+    // ApplyOfflineConversions: "You can upload a maximum of 1,000 offline conversions per service call"
+    // (https://learn.microsoft.com/advertising/campaign-management-service/applyofflineconversions).
+    maxEvents: 1000,
+    event: (n) => ({
+      id: `contract-microsoft-${n}`,
+      name: 'Purchase',
+      time: Math.floor(Date.now() / 1000) - 3600,
+      value: 10 + n,
+      currency: 'USD',
+      clickIds: { msclkid: sha256(`contract-click-${n}`).slice(0, 32) },
+      context: { actionSource: 'system_generated' },
+    }),
+    eventsOf: (request: SentRequest) =>
+      request.path.endsWith('/OfflineConversions/Apply')
+        ? ((request.body as { OfflineConversions?: unknown[] }).OfflineConversions ?? [])
+        : [],
+    // OfflineConversion (https://learn.microsoft.com/advertising/campaign-management-service/offlineconversion):
+    // HashedEmailAddress "the hashed email address using the SHA-256 algorithm" (trimmed, lowercase), HashedPhoneNumber E.164.
+    identifiers: [
+      {
+        name: 'HashedEmailAddress',
+        read: field('HashedEmailAddress'),
+        expected: (person) => (person.email ? sha256(person.email.trim().toLowerCase()) : undefined),
+      },
+      {
+        name: 'HashedPhoneNumber',
+        read: field('HashedPhoneNumber'),
+        expected: (person) => {
+          const phone = e164(person);
+          return phone ? sha256(phone) : undefined;
+        },
+      },
+    ],
   },
-  event: (serial, user) => ({
-    id: `contract-${randomUUID()}`,
-    name: 'Purchase',
-    time: Math.floor(Date.now() / 1000) - 3600,
-    value: 10 + serial,
-    currency: 'USD',
-    user,
-    clickIds: { msclkid: randomBytes(16).toString('hex') },
-    context: { actionSource: 'system_generated' },
-  }),
-  keyPartOf: (event) => event.clickIds.msclkid!,
-  identifiersOf: ({ event }) => ({
-    email: typeof event.HashedEmailAddress === 'string' ? event.HashedEmailAddress : null,
-    phone: typeof event.HashedPhoneNumber === 'string' ? event.HashedPhoneNumber : null,
-  }),
-  form: {
-    email: (raw) => raw.trim().toLowerCase(),
-    phone: (e164) => e164,
-    source:
-      'https://learn.microsoft.com/en-us/advertising/campaign-management-service/offlineconversion (HashedEmailAddress, HashedPhoneNumber)',
+  report: {
+    account: { id: '301', name: 'Acme Shoes (Microsoft)', currency: 'USD', managerId: '9001' },
+    level: 'campaign',
+    window: () => ({ from: daysAgo(10), to: daysAgo(4) }),
   },
+  refusals: [
+    {
+      what: '109 AuthenticationTokenExpired',
+      during: 'deliver',
+      answer: fault(401, 'AdApiFaultDetail', 109, 'AuthenticationTokenExpired', 'Authentication token expired.'),
+      kind: 'needs_reauth',
+    },
+    {
+      what: '117 CallRateExceeded',
+      during: 'deliver',
+      answer: fault(
+        429,
+        'AdApiFaultDetail',
+        117,
+        'CallRateExceeded',
+        'You have exceeded the number of calls that you are allowed to make in a minute.',
+      ),
+      kind: 'rate_limited',
+    },
+    {
+      what: '106 UserIsNotAuthorized',
+      during: 'deliver',
+      answer: fault(400, 'AdApiFaultDetail', 106, 'UserIsNotAuthorized', 'You are not authorized to call this operation.'),
+      kind: 'forbidden',
+    },
+    {
+      what: '0 InternalError',
+      during: 'deliver',
+      answer: fault(500, 'AdApiFaultDetail', 0, 'InternalError', 'An internal error has occurred.'),
+      kind: 'retryable',
+    },
+    {
+      what: '1001 NullParameter',
+      during: 'deliver',
+      answer: fault(400, 'ApiFaultDetail', 1001, 'NullParameter', 'OfflineConversions cannot be null.'),
+      kind: 'invalid',
+    },
+    {
+      what: '105 InvalidCredentials',
+      during: 'report',
+      answer: fault(401, 'AdApiFaultDetail', 105, 'InvalidCredentials', 'Authentication failed.'),
+      kind: 'needs_reauth',
+    },
+    {
+      what: '2003 ReportingServiceAccountNotAuthorized',
+      during: 'report',
+      answer: fault(
+        400,
+        'ApiFaultDetail',
+        2003,
+        'ReportingServiceAccountNotAuthorized',
+        'The user is not authorized to report on the account.',
+      ),
+      kind: 'forbidden',
+    },
+  ],
 };
+
+/** A day `days` before today (UTC), YYYY-MM-DD. */
+function daysAgo(days: number): string {
+  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+}
