@@ -1,7 +1,7 @@
 import { useRouter } from 'next/router';
 import { useCallback, useState, type FormEvent } from 'react';
 import AccountPicker from '@/components/integrations/AccountPicker';
-import DeleteButton from '@/components/integrations/DeleteButton';
+import IntegrationDeleteButton from '@/components/integrations/IntegrationDeleteButton';
 import ReconnectNotice from '@/components/integrations/ReconnectNotice';
 import { formatDate, LoadFailed, messageOf, StatusBadge, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -87,7 +87,7 @@ export function IntegrationConfiguration({ orgId, role, kind, id }: { orgId: str
           <h2 id="danger-title">Delete</h2>
           <p className="muted">Deleting removes the login from SignalBridge. Connections and apps that use it must let go of it first.</p>
           <div>
-            <DeleteButton
+            <IntegrationDeleteButton
               orgId={orgId}
               kind={kind}
               id={id}

@@ -1,6 +1,6 @@
 import { useRouter } from 'next/router';
 import { BigQueryKeyForm, MixpanelForm } from '@/components/integrations/CredentialForms';
-import DeleteButton from '@/components/integrations/DeleteButton';
+import IntegrationDeleteButton from '@/components/integrations/IntegrationDeleteButton';
 import { ReconnectButton } from '@/components/integrations/ReconnectNotice';
 import ReuseLoginOffers from '@/components/integrations/ReuseLoginOffers';
 import { formatDate, messageOf, StatusBadge, Title } from '@/components/integrations/shared';
@@ -82,7 +82,7 @@ export function integrationsPage(kind: IntegrationKind) {
                     {integration.status === 'needs_reauth' && <ReconnectButton orgId={orgId} integration={integration} small />}
                     <ConfigureButton href={configurationPathOf(orgId, kind, integration.id, integration.platform)} />
                     {can(role, kind, 'delete') && (
-                      <DeleteButton
+                      <IntegrationDeleteButton
                         orgId={orgId}
                         kind={kind}
                         id={integration.id}

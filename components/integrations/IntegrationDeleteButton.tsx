@@ -46,7 +46,10 @@ function UsageCheck({
   );
 }
 
-/** A source's or destination's delete button. */
+/**
+ * A source's or destination's delete button: the one DeleteButton (components/ui) with a usage check that says
+ * what still uses the object and blocks the delete until nothing does.
+ */
 export default function IntegrationDeleteButton({ orgId, kind, id, name, onDeleted, small }: Props) {
   const [remove] = useDeleteIntegrationMutation();
   return (
