@@ -6,10 +6,9 @@
  * dedup key: an event sent twice is one entry whose `receipts` is 2.
  */
 import type { ServerResponse } from 'node:http';
-import { json } from '@/sandbox/server';
 import type { OAuthProvider } from '@/lib/shared/integrations/platforms';
 
-/** Who received it: an OAuth provider's fake (sandbox/{provider}.ts) or Mixpanel's. */
+/** Who received it: an OAuth provider's fake (sandbox/<platform>/) or Mixpanel's. */
 export type ConversionPlatform = OAuthProvider | 'mixpanel';
 
 export interface ReceivedConversion {
@@ -136,7 +135,6 @@ export function createConversionLedger() {
   };
 }
 
-/** A transient failure in the platform's own shape (Graph, Google RPC status, Microsoft's, Mixpanel's). */
 /** Requests held unanswered by a hang: their sockets close when the hang ends, the ledger recovers or is reset, or after 60 s. */
 const hung = new Set<ServerResponse>();
 
@@ -154,59 +152,11 @@ function hold(res: ServerResponse) {
   });
 }
 
-export function answerFailure(res: ServerResponse, platform: ConversionPlatform, status: Failure['status']) {
+/** A transient failure in the platform's own shape (Graph, Google RPC status, Microsoft's, Mixpanel's: sandbox/<platform>/delivery.ts). */
+export type FailureAnswer = (res: ServerResponse, status: Exclude<Failure['status'], 'hang'>) => unknown;
+
+/** Answers a switched-on failure: a hang holds the request unanswered, any other status is the platform's `answer`. */
+export function answerFailure(res: ServerResponse, status: Failure['status'], answer: FailureAnswer) {
   if (status === 'hang') return hold(res);
-  if (platform === 'mixpanel') {
-    // Mixpanel documents no Retry-After: clients back off on their own (2 s doubling to 60 s).
-    const body =
-      status === 429
-        ? {
-            code: 429,
-            error: 'Project exceeded rate limits. Please retry the request with exponential backoff.',
-            status: 'Too Many Requests',
-          }
-        : {
-            code: status,
-            error: status === 503 ? 'Service Unavailable' : 'Internal Server Error',
-            status: status === 503 ? 'Service Unavailable' : 'Internal Server Error',
-          };
-    return json(res, status, body);
-  }
-  const headers: Record<string, string> = status === 429 ? { 'Retry-After': '1' } : {};
-  if (platform === 'meta') {
-    const body =
-      status === 429
-        ? {
-            error: {
-              message: '(#80003) There have been too many calls to this ad-account.',
-              type: 'OAuthException',
-              code: 80003,
-              fbtrace_id: 'Asandbox',
-            },
-          }
-        : { error: { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, fbtrace_id: 'Asandbox' } };
-    return json(res, status === 429 ? 400 : 500, body, headers);
-  }
-  if (platform === 'google') {
-    const rpc =
-      status === 429
-        ? { code: 429, message: 'Quota exceeded.', status: 'RESOURCE_EXHAUSTED' }
-        : { code: status, message: 'Internal error encountered.', status: status === 503 ? 'UNAVAILABLE' : 'INTERNAL' };
-    return json(res, status, { error: rpc }, headers);
-  }
-  return json(
-    res,
-    status,
-    {
-      TrackingId: 'sandbox',
-      Errors: [
-        {
-          Code: status === 429 ? 117 : 0,
-          ErrorCode: status === 429 ? 'CallRateExceeded' : 'InternalError',
-          Message: status === 429 ? 'You have exceeded the number of calls allowed.' : 'An internal error has occurred.',
-        },
-      ],
-    },
-    headers,
-  );
+  return answer(res, status);
 }

@@ -4,7 +4,7 @@
  * "+1 (650) 555-1212", "0044 20 7946 0958" or "(650) 555-1212", names like "Mary Ann", "O'Brien",
  * "José"). Each person also carries what is true of them whatever the spelling: the phone in E.164
  * and the country. Each fake derives, from these, the hash of every person in the form its platform
- * documents (sandbox/matching.ts) and matches what it receives against that.
+ * documents (sandbox/<platform>/matching.ts) and matches what it receives against that (sandbox/matching.ts).
  *
  * Deterministic: the same 120 people every run. A phone written without "+" or "00" is in the
  * person's own country (their countryCode), as an app's default country would read it.

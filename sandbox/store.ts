@@ -12,7 +12,7 @@ import { createConversionLedger } from '@/sandbox/conversions';
 import { createMatchLedger } from '@/sandbox/matching';
 import { createReporting } from '@/sandbox/reporting';
 
-/** Each OAuth provider of the catalogue is played by the sandbox module of its name (sandbox/{provider}.ts). */
+/** Each OAuth provider of the catalogue is played by a fake of sandbox/fakes.ts (google, meta_ads, microsoft_ads). */
 export type Provider = OAuthProvider;
 
 export interface Grant {
@@ -135,8 +135,10 @@ export function createStore(appUrls: readonly string[]) {
   };
 }
 
-/** What a platform module adds to the sandbox's one server: the paths it answers, and how. */
+/** What a platform's fake adds to the sandbox's one server: the paths it answers, and how. */
 export interface SandboxPlatform {
   owns: (path: string) => boolean;
   handle: (req: IncomingMessage, res: ServerResponse, url: URL) => unknown;
+  /** A destination's section of /__sandbox/destinations: what the app's syncs wrote to it. */
+  destinations?: () => string;
 }

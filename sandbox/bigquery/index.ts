@@ -14,23 +14,23 @@
  * `acme-analytics.shared_reports`, which is shared with it read-only (writes are refused with 403
  * accessDenied). Everything is kept in memory.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { planMerge } from '@/sandbox/bigquery/merge';
-import { parseStatement, planSelect, unsupported, type Prepared, type Scan } from '@/sandbox/bigquery/select';
+import type { Fake } from '@/sandbox/fake';
+import { newJob, runQueryJob } from '@/sandbox/bigquery/jobs';
 import {
-  BigQueryError,
-  errorBody,
-  invalid,
-  invalidQuery,
-  notFound,
-  parametersOf,
-  plainOf,
-  wireOf,
-  type Field,
-  type Json,
-  type Row,
-} from '@/sandbox/bigquery/values';
+  datasetResource,
+  dryRunResource,
+  int64TimestampsOf,
+  jobError,
+  jobResource,
+  jsonBody,
+  pageOf,
+  queryResponse,
+  rawBody,
+  tableResource,
+  wireRows,
+} from '@/sandbox/bigquery/resources';
+import { BigQueryError, errorBody, invalid, notFound, plainOf, type Json } from '@/sandbox/bigquery/values';
 import {
   BIGQUERY_PROJECTS,
   createWarehouse,
@@ -40,13 +40,9 @@ import {
   newTable,
   runLoad,
   appendRows,
-  tableColumnBytes,
   type Dataset,
-  type Job,
   type SandboxColumn,
   type SandboxQueryJob,
-  type Table,
-  type Warehouse,
 } from '@/sandbox/bigquery/warehouse';
 import { routeTable, type RouteHandler, type RouteParams } from '@/sandbox/routes';
 import { escapeHtml, json } from '@/sandbox/server';
@@ -88,232 +84,8 @@ export interface SandboxBigQuery {
   reset(): void;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Resources as the API returns them
-
-const base = (store: SandboxStore) => `${store.base}/bigquery/bigquery/v2`;
-
-function datasetResource(store: SandboxStore, owner: Dataset) {
-  return {
-    kind: 'bigquery#dataset',
-    etag: String(owner.lastModifiedTime),
-    id: `${owner.projectId}:${owner.datasetId}`,
-    selfLink: `${base(store)}/projects/${owner.projectId}/datasets/${owner.datasetId}`,
-    datasetReference: { datasetId: owner.datasetId, projectId: owner.projectId },
-    ...(owner.description ? { description: owner.description } : {}),
-    ...(owner.labels ? { labels: owner.labels } : {}),
-    access: owner.readOnly
-      ? [{ role: 'READER', specialGroup: 'projectReaders' }]
-      : [
-          { role: 'WRITER', specialGroup: 'projectWriters' },
-          { role: 'OWNER', specialGroup: 'projectOwners' },
-          { role: 'READER', specialGroup: 'projectReaders' },
-        ],
-    creationTime: String(owner.creationTime),
-    lastModifiedTime: String(owner.lastModifiedTime),
-    location: owner.location,
-    type: 'DEFAULT',
-  };
-}
-
-function tableResource(store: SandboxStore, found: Table) {
-  return {
-    kind: 'bigquery#table',
-    etag: String(found.lastModifiedTime),
-    id: `${found.projectId}:${found.datasetId}.${found.tableId}`,
-    selfLink: `${base(store)}/projects/${found.projectId}/datasets/${found.datasetId}/tables/${found.tableId}`,
-    tableReference: { projectId: found.projectId, datasetId: found.datasetId, tableId: found.tableId },
-    schema: { fields: found.fields.map((field) => ({ ...field, mode: field.mode ?? 'NULLABLE' })) },
-    ...(found.timePartitioning ? { timePartitioning: found.timePartitioning } : {}),
-    ...(found.clustering ? { clustering: found.clustering } : {}),
-    ...(found.expirationTime !== undefined ? { expirationTime: String(found.expirationTime) } : {}),
-    ...(found.description ? { description: found.description } : {}),
-    ...(found.labels ? { labels: found.labels } : {}),
-    numBytes: String(found.fields.reduce((total, field) => total + tableColumnBytes(found, field), 0)),
-    numLongTermBytes: '0',
-    numRows: String(found.rows.length),
-    creationTime: String(found.creationTime),
-    lastModifiedTime: String(found.lastModifiedTime),
-    type: 'TABLE',
-    location: LOCATION,
-  };
-}
-
-function jobResource(store: SandboxStore, job: Job) {
-  const reference = { projectId: job.projectId, jobId: job.jobId, location: job.location };
-  const status = job.errors ? { state: 'DONE', errorResult: job.errors[0], errors: job.errors } : { state: 'DONE' };
-  return {
-    kind: 'bigquery#job',
-    etag: String(job.creationTime),
-    id: `${job.projectId}:${job.location}.${job.jobId}`,
-    selfLink: `${base(store)}/projects/${job.projectId}/jobs/${job.jobId}?location=${job.location}`,
-    user_email: 'signalbridge@acme-warehouse.iam.gserviceaccount.com',
-    configuration: job.configuration,
-    jobReference: reference,
-    statistics: {
-      creationTime: String(job.creationTime),
-      startTime: String(job.creationTime),
-      endTime: String(Date.now()),
-      ...job.statistics,
-    },
-    status,
-  };
-}
-
-/** A dry run's answer: validated, not run and not kept (its reference has no job id), DONE. */
-function dryRunResource(job: Job) {
-  return {
-    kind: 'bigquery#job',
-    etag: String(job.creationTime),
-    user_email: 'signalbridge@acme-warehouse.iam.gserviceaccount.com',
-    configuration: job.configuration,
-    jobReference: { projectId: job.projectId, location: job.location },
-    statistics: { creationTime: String(job.creationTime), ...job.statistics },
-    status: { state: 'DONE' },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Query jobs
-
-/** Checks one statement against the warehouse (parse, names, types, access); nothing runs yet. */
-function prepareQuery(warehouse: Warehouse, projectId: string, config: Json): Prepared {
-  if (config.useLegacySql === true) throw invalidQuery('The sandbox runs GoogleSQL only: set useLegacySql to false');
-  const sql = String(config.query ?? '');
-  if (!sql.trim()) throw invalid('Required parameter is missing: query');
-  warehouse.queries.push(sql);
-  const params = parametersOf(config);
-  const defaultDataset = config.defaultDataset as { projectId?: string; datasetId?: string } | undefined;
-  const table = (path: string[]): Table => {
-    if (path.length === 3) return warehouse.table(path[0]!, path[1]!, path[2]!);
-    if (path.length === 2) return warehouse.table(projectId, path[0]!, path[1]!);
-    if (path.length === 1 && defaultDataset?.datasetId)
-      return warehouse.table(defaultDataset.projectId ?? projectId, defaultDataset.datasetId, path[0]!);
-    throw invalidQuery(`Table "${path.join('.')}" must be qualified with a dataset (e.g. dataset.table).`);
-  };
-  if (/^\s*MERGE\b/i.test(sql)) {
-    const writable = (found: Table) =>
-      warehouse.writable(warehouse.dataset(found.projectId, found.datasetId), 'bigquery.tables.updateData');
-    return planMerge(sql, { params, table, writable });
-  }
-  const parsed = parseStatement(sql);
-  if ('statementType' in parsed) {
-    return {
-      statementType: parsed.statementType,
-      scans: [],
-      run: () => {
-        throw unsupported(`${parsed.statementType} statements`);
-      },
-    };
-  }
-  const plan = planSelect(parsed.ast, { sql, params, table, named: new Map() });
-  return {
-    statementType: 'SELECT',
-    fields: plan.fields,
-    scans: plan.scans(null),
-    run: () => ({ statementType: 'SELECT', result: { fields: plan.fields, rows: plan.rows() } }),
-  };
-}
-
-const scannedBytes = (scans: Scan[]) =>
-  scans.reduce(
-    (total, scan) =>
-      total +
-      scan.table.fields
-        .filter((field) => scan.columns.has(field.name))
-        .reduce((sum, field) => sum + tableColumnBytes(scan.table, field), 0),
-    0,
-  );
-
-const MB = 1024 * 1024;
-
-/** On-demand billing: the bytes processed rounded up to a whole MB, at least 10 MB a query (nothing when nothing is read). */
-const billedBytes = (processed: number) => (processed === 0 ? 0 : Math.max(10 * MB, Math.ceil(processed / MB) * MB));
-
-/** configuration.query.maximumBytesBilled as a number, or null when unset. */
-function maximumBytesBilledOf(config: Json): number | null {
-  const raw = config.maximumBytesBilled;
-  if (raw === undefined || raw === null || raw === '') return null;
-  const limit = Number(raw);
-  if (!Number.isSafeInteger(limit) || limit < 0) throw invalid(`Invalid value for maximumBytesBilled: ${String(raw)}`);
-  return limit;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The HTTP surface
-
-async function rawBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
-
-const jsonBody = async (req: IncomingMessage): Promise<Json> => {
-  const text = (await rawBody(req)).toString('utf8');
-  try {
-    return text ? (JSON.parse(text) as Json) : {};
-  } catch {
-    throw invalid('Invalid JSON payload received.');
-  }
-};
-
-/** Rows in BigQuery's `{f: [{v}]}` form. */
-const wireRows = (rows: Row[], fields: Field[], int64Timestamps: boolean) =>
-  rows.map((row) => ({ f: fields.map((field) => ({ v: wireOf(row[field.name] ?? null, int64Timestamps) })) }));
-
-/** A page of rows: `pageToken` is the next offset, `startIndex` a starting row. */
-function pageOf<T>(rows: T[], url: URL, bodyMax?: unknown): { page: T[]; pageToken?: string } {
-  const max = Number(url.searchParams.get('maxResults') ?? bodyMax ?? 100_000);
-  const start = Number(url.searchParams.get('pageToken') ?? url.searchParams.get('startIndex') ?? 0);
-  const size = Number.isFinite(max) && max >= 0 ? Math.min(max, 100_000) : 100_000;
-  const page = rows.slice(start, start + size);
-  return { page, ...(start + size < rows.length ? { pageToken: String(start + size) } : {}) };
-}
-
-const int64TimestampsOf = (url: URL, body?: Json) =>
-  url.searchParams.get('formatOptions.useInt64Timestamp') === 'true' ||
-  (body?.formatOptions as Json | undefined)?.useInt64Timestamp === true;
-
-/** A failed job's error as the API answers jobs.query and getQueryResults of it: 400 with the job's reason. */
-const jobError = (job: Job) => {
-  const error = job.errors![0]!;
-  return new BigQueryError(400, error.reason, error.message, error.location);
-};
-
-function queryResponse(job: Job, url: URL, body?: Json) {
-  const reference = { projectId: job.projectId, jobId: job.jobId, location: job.location };
-  const result = job.result;
-  const rows = result?.rows ?? [];
-  const { page, pageToken } = pageOf(rows, url, body?.maxResults);
-  return {
-    kind: 'bigquery#getQueryResultsResponse',
-    etag: String(job.creationTime),
-    jobReference: reference,
-    jobComplete: true,
-    cacheHit: false,
-    totalBytesProcessed: String(job.statistics.totalBytesProcessed ?? '0'),
-    ...(result
-      ? {
-          schema: { fields: result.fields },
-          totalRows: String(rows.length),
-          rows: wireRows(page, result.fields, int64TimestampsOf(url, body)),
-        }
-      : { totalRows: '0' }),
-    ...(pageToken ? { pageToken } : {}),
-    ...(job.dml
-      ? {
-          numDmlAffectedRows: String(job.dml.inserted + job.dml.updated + job.dml.deleted),
-          dmlStats: {
-            insertedRowCount: String(job.dml.inserted),
-            updatedRowCount: String(job.dml.updated),
-            deletedRowCount: String(job.dml.deleted),
-          },
-        }
-      : {}),
-  };
-}
-
-export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: SandboxBigQuery; page: () => string } {
+/** BigQuery's part of the sandbox, and what it holds (for tests and the destinations page). */
+export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: SandboxBigQuery } {
   const warehouse = createWarehouse();
 
   const unauthenticated = (res: ServerResponse) =>
@@ -333,87 +105,6 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       },
       { 'WWW-Authenticate': 'Bearer realm="https://accounts.google.com/"' },
     );
-
-  function newJob(projectId: string, body: Json): Job {
-    const reference = (body.jobReference as { jobId?: string; location?: string; projectId?: string } | undefined) ?? {};
-    const jobId = reference.jobId ?? `job_${randomUUID().replace(/-/g, '_')}`;
-    if (!/^[\w-]{1,1024}$/.test(jobId)) throw invalid(`Invalid job ID "${jobId}".`);
-    if (warehouse.jobs.has(`${projectId}/${jobId}`))
-      throw new BigQueryError(409, 'duplicate', `Already Exists: Job ${projectId}:${LOCATION}.${jobId}`);
-    return {
-      projectId,
-      jobId,
-      location: reference.location ?? LOCATION,
-      configuration: (body.configuration as Json) ?? {},
-      creationTime: Date.now(),
-      errors: null,
-      statistics: {},
-    };
-  }
-
-  /**
-   * Runs a query job: checked first (a parse, name or type error throws), then refused when it would
-   * bill more than configuration.query.maximumBytesBilled, else run. A dry run stops after the check,
-   * with the bytes the run would process and its result schema, and is not kept.
-   */
-  function runQueryJob(job: Job, config: Json, dryRun: boolean) {
-    job.configuration = { ...job.configuration, jobType: 'QUERY', query: config, ...(dryRun ? { dryRun: true } : {}) };
-    const prepared = prepareQuery(warehouse, job.projectId, config);
-    const limit = maximumBytesBilledOf(config);
-    const processed = scannedBytes(prepared.scans);
-    const needed = billedBytes(processed);
-    job.statementType = prepared.statementType;
-    let billed = 0;
-    if (!dryRun && limit !== null && needed > limit) {
-      job.errors = [
-        { reason: 'bytesBilledLimitExceeded', message: `Query exceeded limit for bytes billed: ${limit}. ${needed} or higher required.` },
-      ];
-    } else if (!dryRun) {
-      const outcome = prepared.run();
-      job.result = outcome.result;
-      job.dml = outcome.dml;
-      if (outcome.runtimeError) job.errors = [{ reason: 'invalidQuery', message: outcome.runtimeError, location: 'query' }];
-      else billed = needed;
-    }
-    const referencedTables = [...new Set(prepared.scans.map((scan) => scan.table))].map(({ projectId, datasetId, tableId }) => ({
-      projectId,
-      datasetId,
-      tableId,
-    }));
-    const dml = job.dml;
-    job.statistics = {
-      totalBytesProcessed: String(processed),
-      query: {
-        statementType: prepared.statementType,
-        totalBytesProcessed: String(processed),
-        totalBytesBilled: String(billed),
-        cacheHit: false,
-        ...(referencedTables.length > 0 ? { referencedTables } : {}),
-        ...(dryRun ? { totalBytesProcessedAccuracy: 'PRECISE', ...(prepared.fields ? { schema: { fields: prepared.fields } } : {}) } : {}),
-        ...(dml
-          ? {
-              numDmlAffectedRows: String(dml.inserted + dml.updated + dml.deleted),
-              dmlStats: {
-                insertedRowCount: String(dml.inserted),
-                updatedRowCount: String(dml.updated),
-                deletedRowCount: String(dml.deleted),
-              },
-            }
-          : {}),
-      },
-    };
-    warehouse.log.push({
-      jobId: job.jobId,
-      sql: String(config.query),
-      dryRun,
-      statementType: prepared.statementType,
-      maximumBytesBilled: limit,
-      totalBytesProcessed: processed,
-      totalBytesBilled: billed,
-      error: job.errors ? { reason: job.errors[0]!.reason, message: job.errors[0]!.message } : null,
-    });
-    if (!dryRun) warehouse.jobs.set(`${job.projectId}/${job.jobId}`, job);
-  }
 
   type ProjectHandler = (req: IncomingMessage, res: ServerResponse, url: URL, projectId: string, params: RouteParams) => unknown;
   /** A route under `projects/{projectId}`: the project id percent-decoded (a malformed one fails the request), the other parameters as sent. */
@@ -556,11 +247,11 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
   /** `jobs.insert`: query jobs run at once; loads come only through the upload endpoint. */
   const insertJob: ProjectHandler = async (req, res, _url, projectId) => {
     const body = await jsonBody(req);
-    const job = newJob(projectId, body);
+    const job = newJob(warehouse, projectId, body);
     const configuration = job.configuration;
     if (configuration.query) {
       const dryRun = configuration.dryRun === true;
-      runQueryJob(job, configuration.query as Json, dryRun);
+      runQueryJob(warehouse, job, configuration.query as Json, dryRun);
       return json(res, 200, dryRun ? dryRunResource(job) : jobResource(store, job));
     }
     if (configuration.load) throw invalid('The sandbox loads data only through the upload endpoint (multipart), not from sourceUris');
@@ -576,10 +267,10 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
   /** `jobs.query`: a query answered in the response (its first page), or its dry run's estimate. */
   const jobsQuery: ProjectHandler = async (req, res, url, projectId) => {
     const body = await jsonBody(req);
-    const job = newJob(projectId, { jobReference: { location: body.location } });
+    const job = newJob(warehouse, projectId, { jobReference: { location: body.location } });
     const dryRun = body.dryRun === true;
     const { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled } = body;
-    runQueryJob(job, { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled }, dryRun);
+    runQueryJob(warehouse, job, { query, useLegacySql, parameterMode, queryParameters, defaultDataset, maximumBytesBilled }, dryRun);
     if (job.errors) throw jobError(job);
     const statistics = job.statistics.query as Json;
     if (dryRun) {
@@ -619,7 +310,7 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       throw invalid('Invalid JSON payload received in the upload metadata.');
     }
     if (!BIGQUERY_PROJECTS.some((project) => project.id === projectId)) throw notFound(`Project ${projectId}`);
-    const job = newJob(projectId, body);
+    const job = newJob(warehouse, projectId, body);
     const load = (job.configuration.load as Json | undefined) ?? null;
     if (!load) throw invalid('An upload must carry a load job configuration');
     job.configuration = { ...job.configuration, jobType: 'LOAD' };
@@ -665,21 +356,26 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
     reset: () => warehouse.seed(),
   };
 
-  /** The sandbox page's section: every table and its latest 200 rows. */
-  function page() {
+  /** The destinations page's section: every table and its latest 200 rows. */
+  function destinations() {
     const tables = warehouse.liveTables();
-    if (tables.length === 0) return '<p class="muted">No BigQuery tables yet.</p>';
-    return tables
-      .map((found) => {
-        const rows = found.rows.slice(-200).reverse();
-        return `<h3><code>${escapeHtml(`${found.projectId}.${found.datasetId}.${found.tableId}`)}</code> — ${found.rows.length} rows${found.timePartitioning ? `, partitioned by ${escapeHtml(found.timePartitioning.field ?? '_PARTITIONTIME')}` : ''}${found.clustering ? `, clustered by ${escapeHtml(found.clustering.fields.join(', '))}` : ''}</h3>
+    const intro =
+      '<h2>BigQuery</h2><p class="muted">Dataset <code>acme-analytics.shared_reports</code> is shared read-only: writes to it are refused.</p>';
+    if (tables.length === 0) return `${intro}<p class="muted">No BigQuery tables yet.</p>`;
+    return (
+      intro +
+      tables
+        .map((found) => {
+          const rows = found.rows.slice(-200).reverse();
+          return `<h3><code>${escapeHtml(`${found.projectId}.${found.datasetId}.${found.tableId}`)}</code> — ${found.rows.length} rows${found.timePartitioning ? `, partitioned by ${escapeHtml(found.timePartitioning.field ?? '_PARTITIONTIME')}` : ''}${found.clustering ? `, clustered by ${escapeHtml(found.clustering.fields.join(', '))}` : ''}</h3>
 <table><tr>${found.fields.map((field) => `<th>${escapeHtml(field.name)}</th>`).join('')}</tr>${rows
-          .map(
-            (row) => `<tr>${found.fields.map((field) => `<td>${escapeHtml(plainOf(row[field.name] ?? null) ?? '')}</td>`).join('')}</tr>`,
-          )
-          .join('')}</table>`;
-      })
-      .join('');
+            .map(
+              (row) => `<tr>${found.fields.map((field) => `<td>${escapeHtml(plainOf(row[field.name] ?? null) ?? '')}</td>`).join('')}</tr>`,
+            )
+            .join('')}</table>`;
+        })
+        .join('')
+    );
   }
 
   const PROJECT = '/bigquery/bigquery/v2/projects/:project';
@@ -720,6 +416,20 @@ export function createBigQuery(store: SandboxStore): SandboxPlatform & { data: S
       }
     },
     data,
-    page,
+    destinations,
   };
 }
+
+/** The environment that points the app's BigQuery client at the sandbox at `url`. */
+export function bigqueryEnv(url: string): Record<string, string> {
+  return { BIGQUERY_API_URL: `${url}/bigquery` };
+}
+
+/** BigQuery in the list of fakes (sandbox/fakes.ts): a warehouse and destination, its service-account key to download. */
+export const BIGQUERY_FAKE = {
+  slug: 'bigquery',
+  create: createBigQuery,
+  env: bigqueryEnv,
+  credentials: (base: string) =>
+    `<li>BigQuery service-account key: <a href="${base}/__sandbox/google/service-account-key.json">download</a></li>`,
+} as const satisfies Fake;

@@ -1,17 +1,20 @@
-import type { IncomingMessage } from 'node:http';
-
-import { readBody } from '@/sandbox/server';
-
-import type { Json } from '@/sandbox/meta_ads/accounts';
-
 /**
- * How the sandbox's Conversions API (`POST /{pixel}/events`) judges a request before it records it: Graph's
- * parameter errors for an event it would refuse (batch size, event time, action source, data processing
- * options, hashed fields), as Meta documents them (docs/SANDBOX.md).
+ * The sandbox's Conversions API (`POST /{pixel}/events`), with Graph's error shapes: one bad event fails
+ * the whole request. Accepted events' hashed contact information is matched against the known people in
+ * Meta's forms (sandbox/meta_ads/matching.ts); the Dataset Quality API reports it (quality.ts).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { answerFailure } from '@/sandbox/conversions';
+import type { ReceivedIdentifier } from '@/sandbox/matching';
+import { invalidToken, META_PIXELS } from '@/sandbox/meta_ads/accounts';
+import { META_KEYS } from '@/sandbox/meta_ads/matching';
+import { json, readBody } from '@/sandbox/server';
+import { token, type AccessToken, type SandboxStore } from '@/sandbox/store';
+
+type Json = Record<string, unknown>;
 
 /** A Graph error: Meta's numeric code, and for the Conversions API its subcode and the words it shows a person. */
-export interface GraphFailure {
+interface GraphFailure {
   code: number;
   message: string;
   subcode?: number;
@@ -27,7 +30,7 @@ export interface GraphFailure {
  * values (an unhashed em, an unknown action_source, a non-numeric value), and the wording of the
  * batch-size and future-time messages.
  */
-export const MAX_EVENTS = 1000;
+const MAX_EVENTS = 1000;
 const MAX_AGE_SECONDS = 7 * 24 * 3600;
 const MAX_AHEAD_SECONDS = 5 * 60;
 const ACTION_SOURCES = [
@@ -48,27 +51,9 @@ const DPO_STATES = [0, ...Array.from({ length: 14 }, (_, index) => 1000 + index)
 const HASHED_FIELDS = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country'];
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** user_data keys that are not hashed contact information: counted for coverage only. */
-export const UNHASHED_KEYS = ['external_id', 'client_ip_address', 'client_user_agent', 'fbc', 'fbp'];
-/** The identifier names the Dataset Quality API reports for user_data keys. */
-export const META_IDENTIFIER_NAMES: Record<string, string> = {
-  em: 'email',
-  ph: 'phone',
-  fn: 'first_name',
-  ln: 'last_name',
-  ct: 'city',
-  st: 'state',
-  zp: 'zip_code',
-  country: 'country',
-  db: 'date_of_birth',
-  ge: 'gender',
-  external_id: 'external_id',
-  client_ip_address: 'ip_address',
-  client_user_agent: 'user_agent',
-  fbc: 'fbc',
-  fbp: 'fbp',
-};
+const UNHASHED_KEYS = ['external_id', 'client_ip_address', 'client_user_agent', 'fbc', 'fbp'];
 
-export const parameterError = (path: string, userMessage: string, subcode = 2804019): GraphFailure => ({
+const parameterError = (path: string, userMessage: string, subcode = 2804019): GraphFailure => ({
   code: 100,
   message: 'Invalid parameter',
   subcode,
@@ -76,11 +61,11 @@ export const parameterError = (path: string, userMessage: string, subcode = 2804
   userMessage: `The parameter ${path} ${userMessage}`,
 });
 
-export const isFilled = (value: unknown) =>
+const isFilled = (value: unknown) =>
   Array.isArray(value) ? value.some((item) => typeof item === 'string' && item !== '') : typeof value === 'string' && value !== '';
 
 /** Why Meta refuses event `index` of a request, or null; the first problem found, as Meta reports one. */
-export function eventProblem(event: unknown, index: number, nowSeconds: number): GraphFailure | null {
+function eventProblem(event: unknown, index: number, nowSeconds: number): GraphFailure | null {
   const at = `$['data'][${index}]`;
   if (typeof event !== 'object' || event === null || Array.isArray(event)) return parameterError(at, 'must be an object.');
   const e = event as Json;
@@ -173,7 +158,7 @@ export function eventProblem(event: unknown, index: number, nowSeconds: number):
 }
 
 /** The request's fields: a JSON body, or a form post (where `data` is a JSON string, as Graph takes it). */
-export async function eventsRequest(req: IncomingMessage): Promise<Json> {
+async function eventsRequest(req: IncomingMessage): Promise<Json> {
   const raw = await readBody(req);
   let fields: Json = {};
   if ((req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded')) {
@@ -194,4 +179,100 @@ export async function eventsRequest(req: IncomingMessage): Promise<Json> {
     }
   }
   return fields;
+}
+
+/** The Conversions API on the shared store: its ledger, its failure switch and the match ledger. */
+export function createConversionsApi(store: SandboxStore) {
+  const refuse = (res: ServerResponse, failure: GraphFailure) =>
+    json(res, 400, {
+      error: {
+        message: failure.message,
+        type: 'OAuthException',
+        code: failure.code,
+        ...(failure.subcode ? { error_subcode: failure.subcode } : {}),
+        is_transient: false,
+        ...(failure.title ? { error_user_title: failure.title, error_user_msg: failure.userMessage } : {}),
+        fbtrace_id: token('A'),
+      },
+    });
+
+  /**
+   * The Conversions API: one bad event fails the whole request, and nothing of it is recorded.
+   * Accepted events go to the ledger under Meta's dedup key (pixel + event_name + event_id, 48 h);
+   * a request with test_event_code is validated the same way and recorded under target
+   * `test:{pixel}` (Events Manager's Test events tab), never mixed with the pixel's real events.
+   */
+  async function events(req: IncomingMessage, res: ServerResponse, url: URL, pixelId: string) {
+    const failing = store.conversions.failing('meta');
+    if (failing) return answerFailure(res, failing, metaFailure);
+    const body = await eventsRequest(req);
+    const bodyToken = typeof body.access_token === 'string' ? store.accessTokens.get(body.access_token) : undefined;
+    const caller: AccessToken | null =
+      store.bearerToken(req, url, 'meta') ??
+      (bodyToken && bodyToken.provider === 'meta' && bodyToken.expiresAt >= Date.now() ? bodyToken : null);
+    if (!caller) return invalidToken(store, res);
+    const reachable = Object.values(META_PIXELS).some((pixels) => pixels.some((pixel) => pixel.id === pixelId));
+    if (!reachable || !caller.scope.includes('ads_management')) {
+      return refuse(res, {
+        code: 100,
+        subcode: 33,
+        message: `Unsupported post request. Object with ID '${pixelId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+      });
+    }
+    const data = body.data;
+    if (data === undefined || data === null || data === '')
+      return refuse(res, { code: 100, message: '(#100) The parameter data is required' });
+    if (!Array.isArray(data)) return refuse(res, { code: 100, message: '(#100) param data must be an array.' });
+    if (data.length === 0) return refuse(res, parameterError("$['data']", 'must contain at least one event.'));
+    if (data.length > MAX_EVENTS)
+      return refuse(res, parameterError("$['data']", `must contain at most ${MAX_EVENTS} events; this request has ${data.length}.`));
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    for (const [index, event] of data.entries()) {
+      const problem = eventProblem(event, index, nowSeconds);
+      if (problem) return refuse(res, problem);
+    }
+    const testCode = typeof body.test_event_code === 'string' && body.test_event_code !== '' ? body.test_event_code : null;
+    const target = testCode ? `test:${pixelId}` : pixelId;
+    for (const event of data as Json[]) {
+      // Without an event_id Meta cannot deduplicate: every copy counts.
+      const eventId = typeof event.event_id === 'string' || typeof event.event_id === 'number' ? String(event.event_id) : token('no-id-');
+      // A test event keeps the code it came with: Events Manager shows it under that code's Test events.
+      const kept = testCode ? { ...event, test_event_code: testCode } : event;
+      store.conversions.record('meta', `${target}|${String(event.event_name)}|${eventId}`, target, kept);
+      judge(target, event);
+    }
+    store.conversions.countCall('meta');
+    return json(res, 200, { events_received: data.length, messages: [], fbtrace_id: token('A') });
+  }
+
+  /** Matches an accepted event's hashed contact information against the known people, in Meta's forms. */
+  function judge(target: string, event: Json) {
+    const user = event.user_data as Json;
+    const identifiers: ReceivedIdentifier[] = [];
+    for (const key of META_KEYS) {
+      const value = user[key];
+      for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) identifiers.push({ key, value: String(item) });
+    }
+    const present = UNHASHED_KEYS.filter((key) => isFilled(user[key]));
+    store.matches.judge('meta', target, String(event.event_name), identifiers, present);
+  }
+
+  return { events };
+}
+
+/** A switched-on transient failure as Graph answers it: too many calls (#80003, with Retry-After) or an unknown error. */
+function metaFailure(res: ServerResponse, status: 500 | 429 | 503) {
+  const headers: Record<string, string> = status === 429 ? { 'Retry-After': '1' } : {};
+  const body =
+    status === 429
+      ? {
+          error: {
+            message: '(#80003) There have been too many calls to this ad-account.',
+            type: 'OAuthException',
+            code: 80003,
+            fbtrace_id: 'Asandbox',
+          },
+        }
+      : { error: { message: 'An unknown error has occurred.', type: 'OAuthException', code: 1, fbtrace_id: 'Asandbox' } };
+  return json(res, status === 429 ? 400 : 500, body, headers);
 }

@@ -1,127 +1,78 @@
+/**
+ * The sandbox's Insights API. Figures come from sandbox/adData.ts (level `adset` is its
+ * `ad_group`); metrics are strings as Meta sends them, and each day's purchases appear under several
+ * action types at once (pixel, website and omni-channel purchase), so a client that sums `actions`
+ * counts them three times. A sync request asking for more than SYNC_MAX_ROWS rows is refused as too
+ * big (code 1, Meta's words); async report runs finish on their second poll. Every call passes Meta's
+ * throttling (sandbox/meta_ads/usage.ts).
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dayIn } from '@/lib/shared/connections/windows';
 import { daysBetween, earliestDay, type AdDataLevel, type AdFacts, type SandboxAdAccount } from '@/sandbox/adData';
-
+import { META_AD_ACCOUNTS, metaSandboxAccount } from '@/sandbox/meta_ads/accounts';
+import { createUsage } from '@/sandbox/meta_ads/usage';
 import { json, readBody } from '@/sandbox/server';
 import { token, type SandboxStore } from '@/sandbox/store';
 
-import { metaSandboxAccount, META_AD_ACCOUNTS, type Json } from '@/sandbox/meta_ads/accounts';
-import {
-  MAX_PAGE,
-  SYNC_MAX_ROWS,
-  offsetOf,
-  InsightsQuery,
-  cursorOf,
-  META_PURCHASE_ACTION_TYPES,
-  money,
-  isDate,
-  INSIGHTS_FIELDS,
-  DEFAULT_INSIGHTS_FIELDS,
-  INSIGHTS_LEVELS,
-  USAGE_CALLS_PER_HOUR,
-  USAGE_WINDOW_MS,
-  ReportRun,
-} from '@/sandbox/meta_ads/insights';
+type Json = Record<string, unknown>;
 
-/**
- * The sandbox's Insights API: the ad account and its `/insights` pages (sync and async report runs), with
- * the business-use-case usage header and its throttling (see insights.ts for the fields and limits).
- */
+const INSIGHTS_LEVELS: Record<string, AdDataLevel> = { campaign: 'campaign', adset: 'ad_group', ad: 'ad' };
+const INSIGHTS_FIELDS = [
+  'account_id',
+  'account_name',
+  'account_currency',
+  'campaign_id',
+  'campaign_name',
+  'adset_id',
+  'adset_name',
+  'ad_id',
+  'ad_name',
+  'impressions',
+  'clicks',
+  'spend',
+  'actions',
+  'action_values',
+  'date_start',
+  'date_stop',
+];
+const DEFAULT_INSIGHTS_FIELDS = ['impressions', 'spend'];
+/** The purchase action types Meta reports for one pixel purchase (each with the same count). */
+export const META_PURCHASE_ACTION_TYPES = ['offsite_conversion.fb_pixel_purchase', 'purchase', 'omni_purchase'];
+const SYNC_MAX_ROWS = 5000;
+const MAX_PAGE = 5000;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+interface InsightsQuery {
+  level: AdDataLevel;
+  fields: string[];
+  since: string;
+  until: string;
+  daily: boolean;
+  limit: number;
+}
+
+interface ReportRun {
+  id: string;
+  accountId: string;
+  query: InsightsQuery;
+  polls: number;
+  createdAt: number;
+}
+
+const isDate = (value: unknown): value is string =>
+  typeof value === 'string' && DATE.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+const money = (micros: number) => (micros / 1_000_000).toFixed(2);
+const cursorOf = (offset: number) => Buffer.from(`sandbox:${offset}`).toString('base64');
+function offsetOf(cursor: string): number | null {
+  const match = /^sandbox:(\d+)$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+  return match ? Number(match[1]) : null;
+}
+
+/** The Insights API on the shared store's ad performance, with its report runs and Meta's throttling. */
 export function createInsights(store: SandboxStore) {
-  const usage = new Map<string, { base: number; setAt: number; calls: number[] }>();
+  const { usageHeader, refused, setUsage } = createUsage(store);
   const runs = new Map<string, ReportRun>();
   let runCounter = 0;
-
-  function usageEntry(accountId: string) {
-    let entry = usage.get(accountId);
-    if (!entry) usage.set(accountId, (entry = { base: 0, setAt: Date.now(), calls: [] }));
-    const now = Date.now();
-    entry.calls = entry.calls.filter((at) => at > now - USAGE_WINDOW_MS);
-    return entry;
-  }
-
-  /** The account's ads_insights usage in percent: the calls of the last hour, plus a knob-set level draining over the hour. */
-  function percentOf(accountId: string) {
-    const entry = usageEntry(accountId);
-    const base = Math.max(0, entry.base - ((Date.now() - entry.setAt) / USAGE_WINDOW_MS) * 100);
-    return base + (entry.calls.length * 100) / USAGE_CALLS_PER_HOUR;
-  }
-
-  /** Minutes until the usage is back under 100 %, or 0 while it is not throttled. */
-  function regainMinutes(percent: number) {
-    return percent < 100 ? 0 : Math.max(1, Math.ceil((percent - 100 + 1) / (100 / 60)));
-  }
-
-  function usageHeader(accountId: string): Record<string, string> {
-    const percent = percentOf(accountId);
-    const rounded = Math.min(Math.round(percent), 999);
-    const entry = {
-      type: 'ads_insights',
-      call_count: rounded,
-      total_cputime: Math.round(rounded * 0.6),
-      total_time: Math.round(rounded * 0.8),
-      estimated_time_to_regain_access: regainMinutes(percent),
-    };
-    return { 'x-business-use-case-usage': JSON.stringify({ [accountId]: [entry] }) };
-  }
-
-  /**
-   * Counts a call against the account, or refuses it (code 80000) once the account is at 100 %;
-   * a refused call is not counted, so the window can drain. True when the call may go on.
-   */
-  function admit(res: ServerResponse, accountId: string): boolean {
-    if (percentOf(accountId) >= 100) {
-      json(
-        res,
-        400,
-        {
-          error: {
-            message:
-              '(#80000) There have been too many calls from this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting.',
-            type: 'OAuthException',
-            code: 80000,
-            error_subcode: 2446079,
-            is_transient: true,
-            fbtrace_id: token('A'),
-          },
-        },
-        usageHeader(accountId),
-      );
-      return false;
-    }
-    usageEntry(accountId).calls.push(Date.now());
-    return true;
-  }
-
-  /** The account's failure switch (sandbox/adData.ts), answered as Graph answers such failures. */
-  function answeredFailure(res: ServerResponse, accountId: string): boolean {
-    const status = store.adData.failureOf(accountId);
-    if (status === null) return false;
-    const error =
-      status === 429
-        ? {
-            message: '(#80000) There have been too many calls from this ad-account. Wait a bit and try again.',
-            type: 'OAuthException',
-            code: 80000,
-            error_subcode: 2446079,
-          }
-        : status === 503
-          ? { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true }
-          : { message: 'An unknown error occurred', type: 'OAuthException', code: 1, is_transient: true };
-    const headers: Record<string, string> =
-      status === 429
-        ? {
-            'x-business-use-case-usage': JSON.stringify({
-              [accountId]: [
-                { type: 'ads_insights', call_count: 100, total_cputime: 60, total_time: 80, estimated_time_to_regain_access: 1 },
-              ],
-            }),
-          }
-        : {};
-    json(res, status, { error: { ...error, fbtrace_id: token('A') } }, headers);
-    return true;
-  }
 
   const invalid = (message: string) => ({
     error: { message: `(#100) ${message}`, type: 'OAuthException', code: 100, fbtrace_id: token('A') },
@@ -306,12 +257,6 @@ export function createInsights(store: SandboxStore) {
     return pageOf(items.slice(offset, offset + limit + 1), offset, limit, url);
   }
 
-  /**
-   * Answers a call to one of the account's reporting edges with its failure switch or its throttling
-   * (counting it otherwise), as the insights handler does; true when answered.
-   */
-  const refused = (res: ServerResponse, accountId: string) => answeredFailure(res, accountId) || !admit(res, accountId);
-
   /** A page of `items` answered with the account's usage header (or a 400 for a bad limit or cursor). */
   function answerList(res: ServerResponse, accountId: string, items: Json[], url: URL) {
     const body = listPage(items, url);
@@ -443,25 +388,6 @@ export function createInsights(store: SandboxStore) {
     const body = page(account, query, url);
     json(res, typeof body === 'string' ? 400 : 200, typeof body === 'string' ? invalid(body) : body, usageHeader(run.accountId));
     return true;
-  }
-
-  /** `POST /__sandbox/meta/usage` {accountId, percent}: sets an account's usage (0 clears it and its counted calls). */
-  async function setUsage(req: IncomingMessage, res: ServerResponse) {
-    const raw = await readBody(req);
-    let fields: Json = {};
-    try {
-      fields = (req.headers['content-type'] ?? '').includes('json')
-        ? (JSON.parse(raw || '{}') as Json)
-        : Object.fromEntries(new URLSearchParams(raw));
-    } catch {
-      fields = {};
-    }
-    const accountId = String(fields.accountId ?? '').replace(/^act_/, '');
-    const percent = Number(fields.percent);
-    if (!accountId || !Number.isFinite(percent) || percent < 0)
-      return json(res, 400, { error: 'Send {accountId, percent} with percent ≥ 0.' });
-    usage.set(accountId, { base: percent, setAt: Date.now(), calls: [] });
-    return json(res, 200, { accountId, percent });
   }
 
   return { adAccount, reportRun, setUsage, refused, answerList };

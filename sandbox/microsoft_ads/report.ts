@@ -1,34 +1,179 @@
-import { dayIn } from '@/lib/shared/connections/windows';
-import { randomBytes } from 'node:crypto';
+/**
+ * The sandbox's Microsoft Advertising Reporting service: SubmitGenerateReport validated as Microsoft
+ * validates it, PollGenerateReport (Pending, then Success with a five-minute download URL), and the
+ * download itself (sandbox/microsoft_ads/reportFile.ts makes the file).
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { strToU8, zipSync } from 'fflate';
-import { type AdFacts } from '@/sandbox/adData';
-
+import { randomBytes } from 'node:crypto';
+import { dayIn } from '@/lib/shared/connections/windows';
+import type { AdDataLevel } from '@/sandbox/adData';
+import { adAccountOf, adApiFault, MICROSOFT_ACCOUNTS, type MicrosoftAccount } from '@/sandbox/microsoft_ads/accounts';
+import { buildReport, type SubmittedReport } from '@/sandbox/microsoft_ads/reportFile';
 import { json, readBody } from '@/sandbox/server';
 import { token, type SandboxStore } from '@/sandbox/store';
-import type { AdApiFault } from '@/sandbox/microsoft_ads/faults';
-import {
-  csvField,
-  headerDate,
-  cellOf,
-  SubmittedReport,
-  DOWNLOAD_TTL_MS,
-  reportDate,
-  REPORT_TIME_ZONES,
-  GOAL_MEASURES,
-  MEASURE_COLUMNS,
-  GOAL_REQUIRED,
-  REPORT_TYPES,
-  REPORT_ERRORS,
-  ReportError,
-} from '@/sandbox/microsoft_ads/reportFormat';
-import { adAccountOf, MICROSOFT_ACCOUNTS, MICROSOFT_GOALS, type MicrosoftAccount } from '@/sandbox/microsoft_ads/accounts';
 
 /**
- * The sandbox's Microsoft Advertising Reporting service: GenerateReport/Submit and Poll, and the zipped CSV
- * a poll's download URL serves (reportFormat.ts holds the report types, columns and cells).
+ * The ReportTimeZone value set of the Reporting service v13, in Microsoft's own order (EnumerationValue
+ * 1–75), from "ReportTimeZone Value Set - Reporting" (learn.microsoft.com/advertising/reporting-service/
+ * reporttimezone). It is not the account's TimeZoneType: Midway is `MidwayIslandandSamoa` here and
+ * `MidwayIslandAndSamoa` in account settings. A value outside it does not deserialize, and the request
+ * is refused.
  */
-export function createReporting(store: SandboxStore, adApiFault: AdApiFault) {
+export const REPORT_TIME_ZONES: readonly string[] = [
+  'Nukualofa',
+  'FijiKamchatkaMarshallIsland',
+  'AucklandWellington',
+  'MagadanSolomonIslandNewCaledonia',
+  'Vladivostok',
+  'Hobart',
+  'GuamPortMoresby',
+  'CanberraMelbourneSydney',
+  'Brisbane',
+  'Darwin',
+  'Adelaide',
+  'Yakutsk',
+  'Seoul',
+  'OsakaSapporoTokyo',
+  'Taipei',
+  'Perth',
+  'KualaLumpurSingapore',
+  'IrkutskUlaanBataar',
+  'BeijingChongqingHongKongUrumqi',
+  'Krasnoyarsk',
+  'BangkokHanoiJakarta',
+  'Rangoon',
+  'SriJayawardenepura',
+  'AstanaDhaka',
+  'AlmatyNovosibirsk',
+  'Kathmandu',
+  'ChennaiKolkataMumbaiNewDelhi',
+  'IslandamabadKarachiTashkent',
+  'Ekaterinburg',
+  'Kabul',
+  'BakuTbilisiYerevan',
+  'AbuDhabiMuscat',
+  'Tehran',
+  'Nairobi',
+  'MoscowStPetersburgVolgograd',
+  'KuwaitRiyadh',
+  'Baghdad',
+  'Jerusalem',
+  'HelsinkiKyivRigaSofiaTallinnVilnius',
+  'HararePretoria',
+  'Cairo',
+  'Bucharest',
+  'AthensIslandanbulMinsk',
+  'WestCentralAfrica',
+  'SarajevoSkopjeWarsawZagreb',
+  'BrusselsCopenhagenMadridParis',
+  'BelgradeBratislavaBudapestLjubljanaPrague',
+  'AmsterdamBerlinBernRomeStockholmVienna',
+  'CasablancaMonrovia',
+  'GreenwichMeanTimeDublinEdinburghLisbonLondon',
+  'Azores',
+  'CapeVerdeIsland',
+  'MidAtlantic',
+  'Brasilia',
+  'BuenosAiresGeorgetown',
+  'Greenland',
+  'Newfoundland',
+  'AtlanticTimeCanada',
+  'CaracasLaPaz',
+  'Santiago',
+  'BogotaLimaQuito',
+  'EasternTimeUSCanada',
+  'IndianaEast',
+  'CentralAmerica',
+  'CentralTimeUSCanada',
+  'GuadalajaraMexicoCityMonterrey',
+  'Saskatchewan',
+  'Arizona',
+  'ChihuahuaLaPazMazatlan',
+  'MountainTimeUSCanada',
+  'PacificTimeUSCanadaTijuana',
+  'Alaska',
+  'Hawaii',
+  'MidwayIslandandSamoa',
+  'InternationalDateLineWest',
+];
+
+/** How the Reporting service answers a report request it refuses: ApiFaultDetail with one OperationError (HTTP 400). */
+const REPORT_ERRORS = {
+  NullRequest: [100, 'The request message is null.'],
+  ReportingServiceNullReportRequest: [2001, 'The report request is null.'],
+  ReportingServiceUnknownReportType: [2002, 'The report request type is not valid.'],
+  ReportingServiceAccountNotAuthorized: [
+    2003,
+    'The specified report request contains at least one account that you do not have privileges to access.',
+  ],
+  ReportingServiceNoCompleteDataAvaliable: [
+    2004,
+    'You requested a report with complete data for all included campaigns. Currently only partial data is available in the respective time zone of one or more campaigns.',
+  ],
+  ReportingServiceInvalidReportAggregation: [2007, 'The report aggregation is not valid for the specified report time period.'],
+  ReportingServiceInvalidReportTimeSelection: [
+    2008,
+    'The report time is null or contains more than one predefined time, custom date, or custom date range start and end.',
+  ],
+  ReportingServiceInvalidCustomDateRangeStart: [2009, 'The report time contains a custom date range start value that is not valid.'],
+  ReportingServiceInvalidCustomDateRangeEnd: [2010, 'The report time contains a custom date range end value that is not valid.'],
+  ReportingServiceEndDateBeforeStartDate: [
+    2011,
+    'The report time contains a custom date range that is not valid; the end date cannot be earlier than the start date.',
+  ],
+  ReportingServiceNullColumns: [2014, 'The list of columns to include in the report cannot be null or empty.'],
+  ReportingServiceRequiredColumnsNotSelected: [2015, 'The list of columns to include in the report must contain all required columns.'],
+  ReportingServiceDuplicateColumns: [2016, 'The list of columns to include in the report contains duplicate.'],
+  ReportingServiceNoMeasureSelected: [2017, 'The report request does not specify at least one measurement column.'],
+  ReportingServiceInvalidAccountReportScope: [2026, 'The account report scope does not contain account identifiers.'],
+  ReportingServiceInvalidAccountIds: [2035, 'The report request contains at least one account identifier that is not valid.'],
+  ReportingServiceInvalidFutureStartDate: [2041, 'The specified report time start date is in the future.'],
+  ReportingServiceInvalidReportId: [2100, 'The report identifier is not valid.'],
+} as const satisfies Record<string, readonly [number, string]>;
+type ReportError = keyof typeof REPORT_ERRORS;
+
+/** Columns every performance report below takes (a subset of Microsoft's value sets: the ones the sandbox can fill). */
+const COMMON_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod', 'CampaignName', 'CampaignId', 'CurrencyCode'];
+/** Performance statistics: a report needs at least one (2017). Conversions is deprecated: Microsoft answers 0 in it, as here. */
+const MEASURE_COLUMNS = ['Impressions', 'Clicks', 'Ctr', 'AverageCpc', 'Spend', 'Conversions', 'ConversionsQualified', 'Revenue'];
+/**
+ * The goals report's statistics (GoalsAndFunnelsReportColumn, learn.microsoft.com/advertising/reporting-service/
+ * goalsandfunnelsreportcolumn): it has no Conversions column. AllConversions and ViewThroughConversions are
+ * deprecated and answer 0; AllConversionsQualified and ViewThroughConversionsQualified are decimals.
+ */
+const GOAL_MEASURES = ['AllConversions', 'AllConversionsQualified', 'Assists', 'ViewThroughConversions', 'ViewThroughConversionsQualified'];
+/** The goals report's columns the sandbox fills (a subset of GoalsAndFunnelsReportColumn); Goal and TimePeriod are required. */
+const GOAL_COLUMNS = ['AccountName', 'AccountNumber', 'AccountId', 'TimePeriod', 'Goal', 'GoalId', 'GoalType', ...GOAL_MEASURES];
+const GOAL_REQUIRED = ['Goal', 'TimePeriod'];
+/** The report types the sandbox serves, their level in sandbox/adData.ts and their columns (Campaign/AdGroup/AdPerformanceReportColumn). */
+const REPORT_TYPES: Record<string, { level: AdDataLevel; columns: ReadonlySet<string>; goals?: true }> = {
+  // Conversions per goal and day (offline conversions included), as sandbox/reporting.ts records them.
+  GoalsAndFunnelsReportRequest: { level: 'campaign', columns: new Set(GOAL_COLUMNS), goals: true },
+  CampaignPerformanceReportRequest: { level: 'campaign', columns: new Set([...COMMON_COLUMNS, ...MEASURE_COLUMNS]) },
+  AdGroupPerformanceReportRequest: {
+    level: 'ad_group',
+    columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', ...MEASURE_COLUMNS]),
+  },
+  AdPerformanceReportRequest: {
+    level: 'ad',
+    columns: new Set([...COMMON_COLUMNS, 'AdGroupName', 'AdGroupId', 'AdId', 'AdTitle', ...MEASURE_COLUMNS]),
+  },
+};
+/** A download URL works for five minutes (ReportRequestStatus.ReportDownloadUrl). */
+const DOWNLOAD_TTL_MS = 5 * 60 * 1000;
+
+/** One day of a Date object ({Day, Month, Year}) as YYYY-MM-DD, or null when it is not a calendar day. */
+function reportDate(value: unknown): string | null {
+  if (!value || typeof value !== 'object') return null;
+  const { Day, Month, Year } = value as Record<string, unknown>;
+  if (![Day, Month, Year].every((part) => Number.isInteger(part))) return null;
+  const date = new Date(Date.UTC(Year as number, (Month as number) - 1, Day as number));
+  if (date.getUTCFullYear() !== Year || date.getUTCMonth() !== (Month as number) - 1 || date.getUTCDate() !== Day) return null;
+  return date.toISOString().slice(0, 10);
+}
+
+/** The Reporting service on the shared store: its submitted reports and their download URLs. */
+export function createReports(store: SandboxStore) {
   const reports = new Map<string, SubmittedReport>();
   const downloads = new Map<string, { zip: Uint8Array; expiresAt: number }>();
 
@@ -180,7 +325,7 @@ export function createReporting(store: SandboxStore, adApiFault: AdApiFault) {
     if (!report) return reportFault(res, 'ReportingServiceInvalidReportId');
     report.polls += 1;
     if (report.polls <= report.pendingPolls) return json(res, 200, { ReportRequestStatus: { ReportDownloadUrl: null, Status: 'Pending' } });
-    if (report.zip === undefined) report.zip = buildReport(report);
+    if (report.zip === undefined) report.zip = buildReport(store, report);
     if (!report.zip) return json(res, 200, { ReportRequestStatus: { ReportDownloadUrl: null, Status: 'Success' } });
     const key = randomBytes(18).toString('base64url');
     downloads.set(key, { zip: report.zip, expiresAt: Date.now() + DOWNLOAD_TTL_MS });
@@ -191,71 +336,6 @@ export function createReporting(store: SandboxStore, adApiFault: AdApiFault) {
         Status: 'Success',
       },
     });
-  }
-
-  /** A goals report's rows: per account, goal and day of its time zone, what Microsoft has recorded by now (sandbox/reporting.ts). */
-  function goalLines(report: SubmittedReport): string[] {
-    const lines: string[] = [];
-    for (const account of report.accounts) {
-      for (const [goalName, days] of store.reporting.microsoftGoals(String(account.Id), adAccountOf(account).timeZone)) {
-        const goal = MICROSOFT_GOALS.find((candidate) => candidate.Name === goalName);
-        for (const [date, count] of [...days].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          if (date < report.from || date > report.to) continue;
-          const cell = (column: string) => {
-            if (column === 'Goal') return goalName;
-            if (column === 'GoalId') return String(goal?.Id ?? '');
-            if (column === 'GoalType') return goal?.Type ?? '';
-            // Deprecated: Microsoft answers 0 in them. The qualified columns are decimals; no assists, no views.
-            if (column === 'AllConversions' || column === 'ViewThroughConversions' || column === 'Assists') return '0';
-            if (column === 'AllConversionsQualified') return count.toFixed(2);
-            if (column === 'ViewThroughConversionsQualified') return '0.00';
-            if (column === 'TimePeriod') return date;
-            return cellOf(column, account, { date } as AdFacts);
-          };
-          lines.push(report.columns.map((column) => csvField(cell(column))).join(','));
-        }
-      }
-    }
-    return lines;
-  }
-
-  /** The report's CSV (header and footer metadata unless excluded), zipped as one file; null when it has no rows. */
-  function buildReport(report: SubmittedReport): Uint8Array | null {
-    const lines: string[] = [];
-    if (report.goals) lines.push(...goalLines(report));
-    for (const account of report.goals ? [] : report.accounts) {
-      for (const row of store.adData.rowsOf('microsoft', adAccountOf(account), report.level, report.from, report.to)) {
-        lines.push(report.columns.map((column) => csvField(cellOf(column, account, row))).join(','));
-      }
-    }
-    if (lines.length === 0) return null;
-    const request = report.request;
-    const out: string[] = [];
-    if (request.ExcludeReportHeader !== true) {
-      const now = new Date();
-      const stamp = `${headerDate(now.toISOString().slice(0, 10))} ${now.toISOString().slice(11, 19)} (GMT)`;
-      const reportTime = report.from === report.to ? headerDate(report.from) : `${headerDate(report.from)},${headerDate(report.to)}`;
-      out.push(
-        csvField(
-          `Report Name: ${typeof request.ReportName === 'string' ? request.ReportName : `${String(request.Type).replace(/Request$/, '')}-${now.toISOString()}`}`,
-        ),
-        csvField(`Report Time: ${reportTime}`),
-        csvField(`Time Zone: ${String((request.Time as Record<string, unknown>).ReportTimeZone ?? 'PacificTimeUSCanadaTijuana')}`),
-        csvField(`Last Completed Available Day: ${stamp}`),
-        csvField(`Last Completed Available Hour: ${stamp}`),
-        csvField('Report Aggregation: Daily'),
-        csvField('Report Filter: '),
-        csvField('Potential Incomplete Data: true'),
-        csvField(`Rows: ${lines.length}`),
-        '',
-      );
-    }
-    if (request.ExcludeColumnHeaders !== true) out.push(report.columns.map(csvField).join(','));
-    out.push(...lines);
-    if (request.ExcludeReportFooter !== true)
-      out.push('', csvField(`©${new Date().getUTCFullYear()} Microsoft Corporation. All rights reserved. `));
-    // Microsoft's CSV files start with a UTF-8 byte order mark.
-    return zipSync({ [`${report.id}.csv`]: strToU8(`\uFEFF${out.join('\r\n')}\r\n`) });
   }
 
   /** The signed download URL: no Authorization; past its five minutes the storage refuses it (Azure's XML errors). */

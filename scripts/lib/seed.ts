@@ -9,7 +9,7 @@ import { countedShare, explainDay, isFinal, windowDays } from '@/lib/shared/conv
 import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
-import { RESTRICTED_KEYS } from '@/sandbox/stripe';
+import { RESTRICTED_KEYS } from '@/sandbox/stripe/charges';
 import { deliveryRecordData } from '@/lib/server/repos/deliveryLog';
 
 async function ensureDemoUser() {

@@ -4,7 +4,9 @@ import { metaReportOptions } from '@/lib/server/connectors/meta_ads/report';
 import type { ReportRequest, Session } from '@/lib/server/connectors/types';
 import { type AdLevel, type AdRow, adRowKey } from '@/lib/shared/connections/rows';
 import type { AdDataLevel } from '@/sandbox/adData';
-import { META_PURCHASE_ACTION_TYPES, metaSandboxAccount, USAGE_CALLS_PER_HOUR } from '@/sandbox/meta_ads';
+import { metaSandboxAccount } from '@/sandbox/meta_ads/accounts';
+import { META_PURCHASE_ACTION_TYPES } from '@/sandbox/meta_ads/report';
+import { USAGE_CALLS_PER_HOUR } from '@/sandbox/meta_ads/usage';
 import { type FakePlatforms, META_DEMO_TOKEN, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
 

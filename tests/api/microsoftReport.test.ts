@@ -7,7 +7,7 @@ import { countedRequestBody } from '@/lib/server/connectors/microsoft_ads/counte
 import { createMicrosoftReport, parseCsv, reportRequestBody, unzipReport } from '@/lib/server/connectors/microsoft_ads/report';
 import type { Report, ReportRequest, Session } from '@/lib/server/connectors/types';
 import type { AdFacts } from '@/sandbox/adData';
-import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft_ads';
+import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft_ads/accounts';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 
 // Ad performance from Microsoft Advertising's Reporting API (Submit → Poll → zipped CSV), through the connector, against the sandbox.

@@ -1,6 +1,7 @@
 import { exportEvents, type ExportedEvent, type ExportInput } from '@/lib/server/connectors/mixpanel/export';
 import type { Session } from '@/lib/server/connectors/types';
-import { MIXPANEL_EXPORT_LIMIT, seedDemoMixpanelEvents } from '@/sandbox/mixpanel';
+import { seedDemoMixpanelEvents } from '@/sandbox/mixpanel';
+import { MIXPANEL_EXPORT_LIMIT } from '@/sandbox/mixpanel/projects';
 import { type FakePlatforms, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { refusal } from '@/tests/api/helpers/delivery';
 import { closeMixpanelSandbox, connectMixpanel, openMixpanelSandbox } from '@/tests/api/helpers/mixpanel';

@@ -21,7 +21,7 @@ import { createTestOrganization, createTestUser, type TestUser } from '@/tests/f
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { metaReportOptions } from '@/lib/server/connectors/meta_ads/report';
 import { addDays, dayIn, instantOf } from '@/lib/shared/connections/windows';
-import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta_ads';
+import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta_ads/accounts';
 import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpers/server';
 import { until } from '@/tests/api/helpers/until';
 import { parkedCounts } from '@/lib/server/repos/parkedEvents';

@@ -1,9 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { googleAds } from '@/lib/server/connectors/google_ads';
 import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
-import { emailGoogle, emailTrimmedLowercase, nameForm, phoneE164, phoneMeta } from '@/sandbox/matching';
-import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta_ads';
-import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft_ads';
+import { emailGoogle } from '@/sandbox/google_ads/matching';
+import { phoneMeta } from '@/sandbox/meta_ads/matching';
+import { emailTrimmedLowercase, nameForm, phoneE164 } from '@/sandbox/normalise';
+import { GRAPH_VERSION, META_DEMO_TOKEN } from '@/sandbox/meta_ads/accounts';
+import { MICROSOFT_DEVELOPER_TOKEN } from '@/sandbox/microsoft_ads/accounts';
 import { KNOWN_PEOPLE } from '@/sandbox/people';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 

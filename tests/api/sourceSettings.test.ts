@@ -5,7 +5,8 @@ import submissions, { config as submissionsConfig } from '@/pages/api/submission
 import { sha256Hex } from '@/lib/server/sha256';
 import { createApp, getApp, rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { getPayment } from '@/lib/server/repos/payments';
-import { RESTRICTED_KEYS, startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
+import { startFakeStripe, stripeEnv, type FakeStripe } from '@/sandbox/stripe';
+import { RESTRICTED_KEYS } from '@/sandbox/stripe/charges';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { tapConversions } from '@/tests/api/helpers/queue';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';

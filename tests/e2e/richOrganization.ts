@@ -8,7 +8,7 @@ import { createInvitation } from '@/lib/server/repos/invitations';
 import { createPayment } from '@/lib/server/repos/payments';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
-import { RESTRICTED_KEYS } from '@/sandbox/stripe';
+import { RESTRICTED_KEYS } from '@/sandbox/stripe/charges';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/e2e/helpers';
 import { recordDelivery } from '@/lib/server/repos/deliveryLog';
 

@@ -1,7 +1,7 @@
 /** @jest-environment node */
 import { dataManagerError, toDataManagerEvent } from '@/lib/server/connectors/google_ads/delivery';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { dataManagerProtos, readProtoJson } from '@/sandbox/google_ads/delivery';
+import { dataManagerProtos, readProtoJson } from '@/sandbox/google_ads/dataManager';
 
 const HASH = 'a'.repeat(64);
 const NOW = new Date('2026-03-01T12:00:00Z');

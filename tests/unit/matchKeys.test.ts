@@ -11,7 +11,7 @@ import { IDENTIFIERS } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { matchKeysOf } from '@/lib/shared/conversions/matchKeys';
 import { submittedEventSchema } from '@/lib/shared/schemas/submissions';
-import { dataManagerProtos, readProtoJson } from '@/sandbox/google_ads/delivery';
+import { dataManagerProtos, readProtoJson } from '@/sandbox/google_ads/dataManager';
 
 // Each platform's own form of each identifier (docs/MATCH_KEYS.md): the vectors, Meta's
 // official business SDK as the oracle for every Meta field, Google's formatting guide for Google.

@@ -1,8 +1,16 @@
 import { strToU8, zipSync } from 'fflate';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { createMicrosoftCounted } from '@/lib/server/connectors/microsoft_ads/counted';
-import { adRowsOf, createMicrosoftReport, parseCsv, REPORT_COLUMNS, reportError, reportRequestBody, unzipReport } from '@/lib/server/connectors/microsoft_ads/report';
-import { REPORT_TIME_ZONES } from '@/sandbox/microsoft_ads/reportFormat';
+import {
+  adRowsOf,
+  createMicrosoftReport,
+  parseCsv,
+  REPORT_COLUMNS,
+  reportError,
+  reportRequestBody,
+  unzipReport,
+} from '@/lib/server/connectors/microsoft_ads/report';
+import { REPORT_TIME_ZONES } from '@/sandbox/microsoft_ads/report';
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { reportTimeZoneOf, ianaTimeZone, ACCOUNT_TIME_ZONES } from '@/lib/server/connectors/microsoft_ads/timeZones';
 

@@ -9,7 +9,8 @@ import {
   type ReconcileDay,
 } from '@/lib/shared/conversions/reconciliation';
 import { createConversionLedger } from '@/sandbox/conversions';
-import { createReporting, droppedAt } from '@/sandbox/reporting';
+import { droppedAt } from '@/sandbox/counted';
+import { createReporting } from '@/sandbox/reporting';
 
 const day = (overrides: Partial<ReconcileDay>): Omit<ReconcileDay, 'notes'> => ({
   date: '2026-11-14',

@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isValidPhoneNumber, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import {
-  createMatchLedger,
-  emailGoogle,
-  emailTrimmedLowercase,
-  googleAddressKey,
-  knownHash,
-  nameForm,
-  personOf,
-  phoneE164,
-  phoneMeta,
-  placeMeta,
-  zipMeta,
-} from '@/sandbox/matching';
+import { emailGoogle, googleAddressKey } from '@/sandbox/google_ads/matching';
+import { createMatchLedger, knownHash, personOf } from '@/sandbox/matching';
+import { phoneMeta, placeMeta, zipMeta } from '@/sandbox/meta_ads/matching';
+import { emailTrimmedLowercase, nameForm, phoneE164 } from '@/sandbox/normalise';
 import { KNOWN_PEOPLE } from '@/sandbox/people';
 
 // The sandbox's judges of normalisation: each platform's documented form of a person, and nothing else, matches.

@@ -6,7 +6,7 @@ import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { stripe } from '@/lib/server/connectors/stripe';
 import type { Connector, ConnectorId, KeyAuth, OAuthAuth, RowSource, StoredCredential } from '@/lib/server/connectors/types';
 
-/** Every connector by platform: the only place that knows which code serves which platform. */
+/** Every connector by platform, one line per folder of lib/server/connectors/ (services reach a platform through it). */
 const CONNECTORS = {
   google_ads: googleAds,
   meta_ads: meta,
