@@ -8,7 +8,7 @@ import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import SelectField from '@/components/ui/SelectField';
 import Spinner from '@/components/ui/Spinner';
 import type { App } from '@/lib/shared/integrations/apps';
-import { isAdPlatform, PLATFORM_LABELS, TARGET_LABEL, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS, TARGET_LABEL, type AdPlatform, writesTables } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useIntegrationsQuery, useRouteAppMutation, useTargetsQuery } from '@/store/integrationsApi';
 
@@ -134,7 +134,7 @@ function WarehouseForm({
           No {PLATFORM_LABELS[platform]} destination yet. <Link href={`/${encodeURIComponent(orgId)}/destination`}>Connect one</Link>
         </p>
       )}
-      {platform === 'bigquery' && (
+      {writesTables(platform) && (
         <p className="muted">
           Each event is appended once to the table <code>signalbridge.conversions</code> of the destination’s project (created if missing,
           partitioned by day on the event time). Personal identifiers arrive as SHA-256 hashes only.

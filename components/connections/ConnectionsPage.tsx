@@ -15,7 +15,7 @@ import { useOrganizationContext } from '@/components/organizations/useOrganizati
 import Alert from '@/components/ui/Alert';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
-import { isAdPlatform, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS, type Integration, isAdDataDestination } from '@/lib/shared/integrations/platforms';
 import { scheduleInWords } from '@/lib/shared/connections/connection';
 import { can } from '@/lib/shared/permissions';
 import { connectionsApi, useConnectionsQuery } from '@/store/connectionsApi';
@@ -26,7 +26,7 @@ import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 /** While a run is in progress or due the list refreshes, so its outcome shows without a reload. */
 const RUNNING_REFRESH_MS = 10_000;
 
-const isDataDestination = (integration: Integration) => integration.platform === 'bigquery' || integration.platform === 'mixpanel';
+const isDataDestination = (integration: Integration) => isAdDataDestination(integration.platform);
 
 /**
  * The first-run guide of an organization without connections (users land here after login): connect a

@@ -25,6 +25,8 @@ import {
   PLATFORM_LABELS,
   type AdPlatform,
   type Integration,
+  isAdDataDestination,
+  writesTables,
 } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useConnectionsQuery, useCreateConnectionMutation } from '@/store/connectionsApi';
@@ -49,11 +51,11 @@ interface Draft {
 }
 
 const isAdSource = (integration: Integration): integration is Integration & { platform: AdPlatform } => isAdPlatform(integration.platform);
-const isDataDestination = (integration: Integration) => integration.platform === 'bigquery' || integration.platform === 'mixpanel';
+const isDataDestination = (integration: Integration) => isAdDataDestination(integration.platform);
 
 /** The BigQuery project a destination suggests: its own (a key's project) when it is one of its projects, else the first. */
 function defaultProject(destination: Integration | undefined): string {
-  if (!destination || destination.platform !== 'bigquery') return '';
+  if (!destination || !writesTables(destination.platform)) return '';
   const own = destination.settings.projectId;
   if (own && (destination.accounts.length === 0 || destination.accounts.some((account) => account.id === own))) return own;
   return destination.accounts[0]?.id ?? own ?? '';
@@ -111,7 +113,7 @@ export function CreateConnectionPage() {
     sourceId: draft.sourceId,
     accountIds: draft.accountIds,
     destinationId: draft.destinationId,
-    ...(destination?.platform === 'bigquery'
+    ...(destination && writesTables(destination.platform)
       ? { projectId: draft.projectId || undefined, dataset: draft.dataset, table: draft.table }
       : {}),
     level: draft.level,
@@ -126,7 +128,8 @@ export function CreateConnectionPage() {
     else if (source && source.accounts.length > 0 && draft.accountIds.length === 0) found.accountIds = ['Pick at least one ad account'];
     else delete found.accountIds;
     if (!draft.destinationId) found.destinationId = ['Choose a destination'];
-    if (destination?.platform === 'bigquery' && !draft.projectId) found.projectId = ['Pick a BigQuery project'];
+    if (destination && writesTables(destination.platform) && !draft.projectId)
+      found.projectId = [`Pick a ${PLATFORM_LABELS[destination.platform]} project`];
     return found;
   }
 
@@ -274,13 +277,13 @@ export function CreateConnectionPage() {
                 until you do.
               </Alert>
             )}
-            {destination?.platform === 'mixpanel' && (
+            {destination && isAdDataDestination(destination.platform) && !writesTables(destination.platform) && (
               <p className="muted" style={{ margin: 0 }}>
-                Each row becomes an event in Mixpanel project {destination.settings.projectId ?? '—'}; a row sent again replaces itself
-                (same insert id).
+                Each row becomes an event in {PLATFORM_LABELS[destination.platform]} project {destination.settings.projectId ?? '—'}; a row
+                sent again replaces itself (same insert id).
               </p>
             )}
-            {destination?.platform === 'bigquery' && (
+            {destination && writesTables(destination.platform) && (
               <>
                 {destination.accounts.length > 0 ? (
                   <SelectField

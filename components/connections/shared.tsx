@@ -7,7 +7,7 @@ import {
   type RunKind,
   type RunOutcome,
 } from '@/lib/shared/connections/connection';
-import { configurationPathOf, PLATFORM_LABELS, type Integration } from '@/lib/shared/integrations/platforms';
+import { configurationPathOf, PLATFORM_LABELS, type Integration, writesTables } from '@/lib/shared/integrations/platforms';
 
 /**
  * What the connection pages share: a connection in words (route, schedule, status), run outcomes,
@@ -23,8 +23,8 @@ export const sourceInWords = (connection: Connection) =>
 /** “BigQuery acme-warehouse.signalbridge.ad_performance” / “Mixpanel project 3002”. */
 export function destinationInWords(connection: Connection): string {
   const { platform, projectId, dataset, table } = connection.destination;
-  if (platform === 'bigquery') return `BigQuery ${[projectId, dataset, table].filter(Boolean).join('.')}`;
-  return `Mixpanel project ${projectId}`;
+  if (writesTables(platform)) return `${PLATFORM_LABELS[platform]} ${[projectId, dataset, table].filter(Boolean).join('.')}`;
+  return `${PLATFORM_LABELS[platform]} project ${projectId}`;
 }
 
 export function ConnectionStatusBadge({ status, pausedByPlan }: { status: ConnectionStatus; pausedByPlan?: string | null }) {

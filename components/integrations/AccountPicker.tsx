@@ -11,6 +11,7 @@ import type { AdAccount, Integration } from '@/lib/shared/integrations/platforms
 import { useAppSelector } from '@/store/hooks';
 import { useAccountsQuery, useIntegrationsQuery, useUpdateIntegrationMutation } from '@/store/integrationsApi';
 import { selectOrganization } from '@/store/organizationSlice';
+import { accountNounOf } from '@/lib/shared/integrations/platforms';
 
 interface Props {
   orgId: string;
@@ -58,7 +59,9 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
   const picked = edited ?? new Set(data?.selected ?? integration.accounts.map((account) => account.id));
   const [save, saving] = useUpdateIntegrationMutation();
   const [notice, setNotice] = useState<NoticeValue | null>(null);
-  const noun = integration.platform === 'bigquery' ? 'project' : 'account';
+  const noun = accountNounOf(integration.platform)?.one ?? 'account';
+  const many = accountNounOf(integration.platform)?.many ?? 'accounts';
+  const heading = noun === 'account' ? 'Ad accounts' : `${many[0]!.toUpperCase()}${many.slice(1)}`;
 
   useEffect(() => {
     if (error && isNeedsReauth(error)) onNeedsReauth();
@@ -93,7 +96,7 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
 
   return (
     <section className="stack" aria-labelledby="accounts-title">
-      <h2 id="accounts-title">{integration.platform === 'bigquery' ? 'Projects' : 'Ad accounts'}</h2>
+      <h2 id="accounts-title">{heading}</h2>
       {isFetching && !data ? (
         <Spinner label={`Loading the ${noun}s this login can reach`} />
       ) : error ? (

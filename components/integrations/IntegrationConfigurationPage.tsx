@@ -9,7 +9,7 @@ import Button from '@/components/ui/Button';
 import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import TextField from '@/components/ui/TextField';
-import { PLATFORM_LABELS, type Integration, type IntegrationKind } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LABELS, type Integration, type IntegrationKind, accountNounOf } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import { useIntegrationQuery, useUpdateIntegrationMutation } from '@/store/integrationsApi';
 
@@ -44,6 +44,8 @@ export function IntegrationConfiguration({ orgId, role, kind, id }: { orgId: str
   if (isLoading) return <Spinner label={`Loading the ${kind}`} />;
   if (error || !integration) return <LoadFailed title={label} error={error} fallback={`${label} not found.`} />;
   const justConnected = router.query.connected === '1';
+  // What its picked accounts are called; none for a platform whose login names its one project (Mixpanel).
+  const nouns = accountNounOf(integration.platform);
   const reconnected = router.query.reconnected === '1';
   return (
     <div className="stack" style={{ gap: '2rem' }}>
@@ -63,15 +65,12 @@ export function IntegrationConfiguration({ orgId, role, kind, id }: { orgId: str
         </div>
       ) : justConnected ? (
         <div role="status" className="alert alert--success">
-          {label} created.{' '}
-          {integration.platform === 'mixpanel'
-            ? ''
-            : `Now pick the ${integration.platform === 'bigquery' ? 'projects' : 'accounts'} it covers.`}
+          {label} created. {nouns ? `Now pick the ${nouns.many} it covers.` : ''}
         </div>
       ) : null}
       <RenameForm key={integration.name} orgId={orgId} integration={integration} role={role} />
-      {integration.platform === 'mixpanel' ? (
-        <section className="stack" aria-label="Mixpanel project">
+      {!nouns ? (
+        <section className="stack" aria-label={`${PLATFORM_LABELS[integration.platform]} project`}>
           <h2>Project</h2>
           <p>
             Project {integration.settings.projectId} in the {integration.settings.residency} data center.

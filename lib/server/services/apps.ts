@@ -1,5 +1,5 @@
 import type { App, AppPlatformTarget } from '@/lib/shared/integrations/apps';
-import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LABELS, type AdPlatform, writesTables } from '@/lib/shared/integrations/platforms';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import { withSession } from '@/lib/server/credentials';
 import { invalidFields } from '@/lib/server/errors';
@@ -91,7 +91,7 @@ async function warehouseDestination(
 ): Promise<ConversionDestination> {
   const destination = await getIntegration(orgId, 'destination', destinationId);
   if (destination.platform !== platform) throw invalidFields({ destinationId: [`Pick a ${PLATFORM_LABELS[platform]} destination`] });
-  if (platform === 'mixpanel') {
+  if (!writesTables(platform)) {
     const project = destination.settings.projectId ?? '';
     return { destinationId, platform, accountId: project, targetId: project, targetName: destination.accountName || project };
   }

@@ -20,6 +20,9 @@ import {
   PLATFORM_LABELS,
   type Integration,
   type IntegrationKind,
+  AD_DATA_DESTINATIONS_IN_WORDS,
+  isAdDataDestination,
+  writesTables,
 } from '@/lib/shared/integrations/platforms';
 import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor } from '@/lib/server/connectors/registry';
@@ -88,20 +91,15 @@ export async function createConnection(orgId: string, plan: unknown, uid: string
   if (!isAdPlatform(source.platform)) throw invalidFields({ sourceId: [`Pick a ${AD_PLATFORMS_IN_WORDS} source`] });
   const accounts = accountsOf(source, input.accountIds);
   const destination = await getIntegration(orgId, 'destination', input.destinationId);
-  if (destination.platform !== 'bigquery' && destination.platform !== 'mixpanel')
-    throw invalidFields({ destinationId: ['Pick a BigQuery or Mixpanel destination'] });
+  if (!isAdDataDestination(destination.platform))
+    throw invalidFields({ destinationId: [`Pick a ${AD_DATA_DESTINATIONS_IN_WORDS} destination`] });
+  const tables = writesTables(destination.platform);
   assertSchedule(plan, input.schedule.every);
   await assertAdAccounts(orgId, plan, [{ sourceId: source.id, accountIds: accounts.map((account) => account.id) }]);
-  const projectId =
-    destination.platform === 'mixpanel'
-      ? destination.settings.projectId
-      : (input.projectId ?? destination.settings.projectId ?? destination.accounts[0]?.id);
-  if (
-    !projectId ||
-    (destination.platform === 'bigquery' &&
-      destination.accounts.length > 0 &&
-      !destination.accounts.some((account) => account.id === projectId))
-  ) {
+  const projectId = tables
+    ? (input.projectId ?? destination.settings.projectId ?? destination.accounts[0]?.id)
+    : destination.settings.projectId;
+  if (!projectId || (tables && destination.accounts.length > 0 && !destination.accounts.some((account) => account.id === projectId))) {
     throw invalidFields({ projectId: ['Pick one of the destination’s BigQuery projects'] });
   }
   const schedule: Schedule = input.schedule;
@@ -112,8 +110,8 @@ export async function createConnection(orgId: string, plan: unknown, uid: string
       destinationId: destination.id,
       platform: destination.platform,
       projectId,
-      dataset: destination.platform === 'bigquery' ? (input.dataset ?? DEFAULT_DATASET) : null,
-      table: destination.platform === 'bigquery' ? (input.table ?? DEFAULT_TABLE) : null,
+      dataset: tables ? (input.dataset ?? DEFAULT_DATASET) : null,
+      table: tables ? (input.table ?? DEFAULT_TABLE) : null,
     },
     level: input.level,
     schedule,

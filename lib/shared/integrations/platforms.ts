@@ -43,6 +43,13 @@ interface CatalogueEntry {
   /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel, appended to a BigQuery table). */
   conversionTarget?: string;
   /**
+   * A destination of ad performance (a connection writes there): into a table of a picked project and dataset
+   * (BigQuery), or into the project its login names (Mixpanel).
+   */
+  adData?: { writesTo: 'table' | 'project' };
+  /** What one of its picked accounts is called, when not an ad account (BigQuery's projects); null: it picks none (Mixpanel). */
+  accountNoun?: { one: string; many: string } | null;
+  /**
    * Its rows or events can be read as a conversion source, with the login of one of its destinations
    * (its connector's `source`: describe, preview, read from a cursor).
    */
@@ -124,6 +131,8 @@ export const CATALOGUE = {
     label: 'BigQuery',
     kinds: ['destination'],
     conversionTarget: 'Table',
+    adData: { writesTo: 'table' },
+    accountNoun: { one: 'project', many: 'projects' },
     conversionSource: true,
     oauth: {
       provider: 'google',
@@ -132,7 +141,14 @@ export const CATALOGUE = {
       consentPath: { source: '/bigquery', destination: '/bigquery' },
     },
   },
-  mixpanel: { label: 'Mixpanel', kinds: ['destination'], conversionTarget: 'Project', conversionSource: true },
+  mixpanel: {
+    label: 'Mixpanel',
+    kinds: ['destination'],
+    conversionTarget: 'Project',
+    conversionSource: true,
+    adData: { writesTo: 'project' },
+    accountNoun: null,
+  },
 } as const satisfies Record<string, CatalogueEntry>;
 
 type Catalogue = typeof CATALOGUE;
@@ -140,6 +156,8 @@ export type Platform = keyof Catalogue;
 export type AdPlatform = { [P in Platform]: Catalogue[P] extends { ad: object } ? P : never }[Platform];
 /** A platform whose rows or events can be read as a conversion source (BigQuery, Mixpanel). */
 export type WarehousePlatform = { [P in Platform]: Catalogue[P] extends { conversionSource: true } ? P : never }[Platform];
+/** A destination of ad performance: a connection writes there (BigQuery, Mixpanel). */
+export type AdDataDestination = { [P in Platform]: Catalogue[P] extends { adData: object } ? P : never }[Platform];
 export type OAuthPlatform = { [P in Platform]: Catalogue[P] extends { oauth: object } ? P : never }[Platform];
 /** Whose consent a platform uses: Google's serves Google Ads and BigQuery. */
 export type OAuthProvider = Catalogue[OAuthPlatform]['oauth']['provider'];
@@ -183,6 +201,24 @@ export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery
 export const AD_PLATFORMS_IN_WORDS = AD_PLATFORMS.map((platform) => PLATFORM_LABELS[platform])
   .join(', ')
   .replace(/, ([^,]*)$/, ' or $1');
+/** The destinations a connection writes ad performance to (BigQuery, Mixpanel), and them in a sentence. */
+export const AD_DATA_DESTINATIONS = PLATFORMS.filter((platform): platform is AdDataDestination =>
+  Boolean((CATALOGUE[platform] as CatalogueEntry).adData),
+);
+export const AD_DATA_DESTINATIONS_IN_WORDS = AD_DATA_DESTINATIONS.map((platform) => PLATFORM_LABELS[platform])
+  .join(', ')
+  .replace(/, ([^,]*)$/, ' or $1');
+export const isAdDataDestination = (platform: Platform): platform is AdDataDestination =>
+  (AD_DATA_DESTINATIONS as readonly Platform[]).includes(platform);
+/** A connection to it writes a table of a picked project and dataset (else the project its login names). */
+export const writesTables = (platform: Platform): boolean => (CATALOGUE[platform] as CatalogueEntry).adData?.writesTo === 'table';
+
+/** What one of a platform's picked accounts is called (`ad account` unless its record says), or null when it picks none. */
+export function accountNounOf(platform: Platform): { one: string; many: string } | null {
+  const noun = (CATALOGUE[platform] as CatalogueEntry).accountNoun;
+  return noun === undefined ? { one: 'account', many: 'accounts' } : noun;
+}
+
 /** Whether a test event to this platform may carry the code its own test tool gives (Meta's test_event_code). */
 export const takesTestEventCode = (platform: Platform): boolean => Boolean((CATALOGUE[platform] as CatalogueEntry).ad?.testEventCode);
 
