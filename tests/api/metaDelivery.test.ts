@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { meta } from '@/lib/server/connectors/meta_ads';
+import { metaAds } from '@/lib/server/connectors/meta_ads';
 import type { Delivery, Session } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { consentTo, type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
@@ -17,7 +17,7 @@ const DAY = 24 * 3600;
 let platforms: FakePlatforms;
 let session: Session;
 let logged: LogSpy;
-const deliver = meta.deliver as Delivery;
+const deliver = metaAds.deliver as Delivery;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -57,10 +57,10 @@ beforeAll(async () => {
   logged = spyOnLog();
   platforms = await startFakePlatforms({ appUrl: APP_URL });
   Object.assign(process.env, platformsEnv(platforms));
-  const oauth = meta.auth.oauth!;
+  const oauth = metaAds.auth.oauth!;
   const returned = await consentTo(oauth.authorizeUrl('state-meta-delivery', REDIRECT_URI));
   const connection = await oauth.exchangeCode(returned.searchParams.get('code')!, REDIRECT_URI);
-  session = await meta.openSession(connection.credential);
+  session = await metaAds.openSession(connection.credential);
 });
 afterAll(async () => {
   logged.mockRestore();

@@ -1,4 +1,4 @@
-import { meta } from '@/lib/server/connectors/meta_ads';
+import { metaAds } from '@/lib/server/connectors/meta_ads';
 import { dayIn } from '@/lib/shared/connections/windows';
 import { metaReportOptions } from '@/lib/server/connectors/meta_ads/report';
 import type { ReportRequest, Session } from '@/lib/server/connectors/types';
@@ -60,7 +60,7 @@ async function read(level: AdLevel, from: string, to: string) {
   const pages: AdRow[][] = [];
   let calls = 0;
   const request: ReportRequest = { account: ACCOUNT, level, from, to, onCall: () => (calls += 1) };
-  for await (const page of meta.report!(session, request)) pages.push(page);
+  for await (const page of metaAds.report!(session, request)) pages.push(page);
   return { pages, rows: pages.flat(), calls };
 }
 

@@ -1,6 +1,6 @@
 import { bigQuery } from '@/lib/server/connectors/bigquery';
 import { googleAds } from '@/lib/server/connectors/google_ads';
-import { meta } from '@/lib/server/connectors/meta_ads';
+import { metaAds } from '@/lib/server/connectors/meta_ads';
 import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
 import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { stripe } from '@/lib/server/connectors/stripe';
@@ -9,7 +9,7 @@ import type { Connector, ConnectorId, KeyAuth, OAuthAuth, RowSource, StoredCrede
 /** Every connector by platform, one line per folder of lib/server/connectors/ (services reach a platform through it). */
 const CONNECTORS = {
   google_ads: googleAds,
-  meta_ads: meta,
+  meta_ads: metaAds,
   microsoft_ads: microsoftAds,
   bigquery: bigQuery,
   mixpanel,

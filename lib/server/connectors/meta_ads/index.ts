@@ -66,7 +66,7 @@ async function allPages<T>(path: string, params: Record<string, string>, accessT
   return items;
 }
 
-export const meta: Connector<MetaCredential> = {
+export const metaAds: Connector<MetaCredential> = {
   id: 'meta_ads',
   auth: {
     oauth: {
