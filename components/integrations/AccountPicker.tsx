@@ -59,8 +59,8 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
   const picked = edited ?? new Set(data?.selected ?? integration.accounts.map((account) => account.id));
   const [save, saving] = useUpdateIntegrationMutation();
   const [notice, setNotice] = useState<NoticeValue | null>(null);
-  const noun = accountNounOf(integration.platform)?.one ?? 'account';
-  const many = accountNounOf(integration.platform)?.many ?? 'accounts';
+  // Mixpanel picks no accounts (no picker is shown for it): the null record never reaches here.
+  const { one: noun, many } = accountNounOf(integration.platform) ?? { one: 'account', many: 'accounts' };
   const heading = noun === 'account' ? 'Ad accounts' : `${many[0]!.toUpperCase()}${many.slice(1)}`;
 
   useEffect(() => {

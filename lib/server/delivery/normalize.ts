@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { Consent, ConversionEvent, Withheld } from '@/lib/shared/conversions/event';
 import type { SubmittedEvent } from '@/lib/shared/schemas/submissions';
-import { ADDRESS_AS_ONE_IDENTIFIER, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { ADDRESS_AS_ONE_IDENTIFIER, inWords } from '@/lib/shared/integrations/platforms';
 import { sha256Hex } from '@/lib/server/sha256';
 
 /**
@@ -178,7 +178,7 @@ export function hashPerson(
   } else if (input.countryCode !== undefined || input.postalCode !== undefined) {
     withheld.push({
       field: 'address',
-      reason: `Address not sent to ${ADDRESS_AS_ONE_IDENTIFIER.map((platform) => PLATFORM_LABELS[platform]).join(' or ')}: it takes the first and last name, the country code and the postal code (in clear) together`,
+      reason: `Address not sent to ${inWords(ADDRESS_AS_ONE_IDENTIFIER)}: it takes the first and last name, the country code and the postal code (in clear) together`,
       platforms: [...ADDRESS_AS_ONE_IDENTIFIER],
     });
   }

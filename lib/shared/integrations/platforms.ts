@@ -197,17 +197,18 @@ export const UTM_SOURCE = mapOf<AdPlatform, string>((entry) => entry.ad?.utmSour
 export const CONVERSION_TARGET_LABEL = mapOf<AdPlatform | 'mixpanel' | 'bigquery', string>(
   (entry) => entry.ad?.targetLabel ?? entry.conversionTarget,
 );
-/** The ad platforms by name in a sentence: "Google Ads, Meta Ads or Microsoft Advertising". */
-export const AD_PLATFORMS_IN_WORDS = AD_PLATFORMS.map((platform) => PLATFORM_LABELS[platform])
-  .join(', ')
-  .replace(/, ([^,]*)$/, ' or $1');
+/** Platforms by name in a sentence: "Google Ads, Meta Ads or Microsoft Advertising". */
+export const inWords = (platforms: readonly Platform[]) =>
+  platforms
+    .map((platform) => PLATFORM_LABELS[platform])
+    .join(', ')
+    .replace(/, ([^,]*)$/, ' or $1');
+export const AD_PLATFORMS_IN_WORDS = inWords(AD_PLATFORMS);
 /** The destinations a connection writes ad performance to (BigQuery, Mixpanel), and them in a sentence. */
 export const AD_DATA_DESTINATIONS = PLATFORMS.filter((platform): platform is AdDataDestination =>
   Boolean((CATALOGUE[platform] as CatalogueEntry).adData),
 );
-export const AD_DATA_DESTINATIONS_IN_WORDS = AD_DATA_DESTINATIONS.map((platform) => PLATFORM_LABELS[platform])
-  .join(', ')
-  .replace(/, ([^,]*)$/, ' or $1');
+export const AD_DATA_DESTINATIONS_IN_WORDS = inWords(AD_DATA_DESTINATIONS);
 export const isAdDataDestination = (platform: Platform): platform is AdDataDestination =>
   (AD_DATA_DESTINATIONS as readonly Platform[]).includes(platform);
 /** A connection to it writes a table of a picked project and dataset (else the project its login names). */
