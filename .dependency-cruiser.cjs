@@ -44,6 +44,22 @@ module.exports = {
       },
     },
     {
+      name: 'browser-takes-only-platform-records',
+      severity: 'error',
+      comment:
+        'What the browser bundles (pages outside pages/api, components, store, layouts, lib/shared, lib/client) reaches into lib/server/ ' +
+        "only for a connector folder's platform.ts: its catalogue record, plain data (docs/architecture/recipes.md).",
+      from: { path: '^(pages/(?!api/)|components/|store/|layouts/|lib/shared/|lib/client/)' },
+      to: { path: '^lib/server/', pathNot: '^lib/server/connectors/[^/]+/platform\\.ts$' },
+    },
+    {
+      name: 'platform-records-are-plain-data',
+      severity: 'error',
+      comment: "A connector folder's platform.ts is shared with the browser: it imports nothing but lib/shared.",
+      from: { path: '^lib/server/connectors/[^/]+/platform\\.ts$' },
+      to: { pathNot: '^lib/shared/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'A module that another imports must not import it back, not even its types: move the shared part into its own module.',

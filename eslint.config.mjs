@@ -3,7 +3,10 @@ import nextTypescript from 'eslint-config-next/typescript';
 import prettier from 'eslint-config-prettier/flat';
 
 const ADMIN = { group: ['firebase-admin', 'firebase-admin/*'], message: 'Server only: use it from lib/server or pages/api.' };
-const SERVER = { group: ['@/lib/server/*'], message: 'Server only: call the API instead.' };
+const SERVER = {
+  regex: '^@/lib/server/(?!connectors/[^/]+/platform$)',
+  message: "Server only: call the API instead (a connector folder's platform.ts, its catalogue record, is the exception).",
+};
 const SANDBOX = { group: ['@/sandbox/*'], message: 'The sandbox is local Node servers (dev, tests, bench): app code never imports it.' };
 const STORE = { group: ['@/store/*'], message: 'lib/ code does not import the store: take a callback or return data instead.' };
 const BROWSER = {

@@ -1,4 +1,24 @@
 import { z } from 'zod';
+import { BIGQUERY_VARIABLES } from '@/lib/server/connectors/bigquery/config';
+import { GOOGLE_VARIABLES } from '@/lib/server/connectors/google/config';
+import { GOOGLE_ADS_VARIABLES } from '@/lib/server/connectors/google_ads/config';
+import { META_ADS_VARIABLES } from '@/lib/server/connectors/meta_ads/config';
+import { MICROSOFT_ADS_VARIABLES } from '@/lib/server/connectors/microsoft_ads/config';
+import { MIXPANEL_VARIABLES } from '@/lib/server/connectors/mixpanel/config';
+import { STRIPE_PAYMENTS_VARIABLES } from '@/lib/server/connectors/stripe/config';
+import {
+  count,
+  link,
+  requiredSecret,
+  requiredText,
+  secret,
+  text,
+  flag,
+  hostPort,
+  base64Key32,
+  url,
+  type Variable,
+} from '@/lib/server/envVariable';
 
 const serverEnvSchema = z.object({
   FIREBASE_PROJECT_ID: z.string().min(1).default('demo-signalbridge'),
@@ -38,29 +58,6 @@ export function serverEnv(): ServerEnv {
  * to run with the full list of what is wrong, so a typo is never a silent default. `.env.example` and
  * docs/DEPLOY.md are checked against it (tests/unit/env.test.ts).
  */
-const url = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
-const positiveInteger = z.string().regex(/^[1-9]\d*$/, 'must be a positive whole number');
-const base64Key32 = z.string().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
-const hostPort = z.string().regex(/^[\w.-]+:\d+$/, 'must be host:port');
-const flag = z.enum(['', '0', '1'], { message: 'must be 1 or empty' });
-const anyText = z.string();
-
-interface Variable {
-  /** The shape a set value must have. */
-  format: z.ZodType<string>;
-  /** A credential: read from Secret Manager in production, never logged. */
-  secret?: true;
-  /** A real deployment fails at its first sign-in, payment or consent without it: refuse to start instead. */
-  required?: true;
-}
-
-const text: Variable = { format: anyText };
-const link: Variable = { format: url };
-const count: Variable = { format: positiveInteger };
-const secret: Variable = { format: anyText, secret: true };
-const requiredSecret: Variable = { format: anyText, secret: true, required: true };
-const requiredText: Variable = { format: anyText, required: true };
-
 export const VARIABLES = {
   // The browser's (inlined into the pages at build time).
   NEXT_PUBLIC_FIREBASE_API_KEY: text,
@@ -116,37 +113,20 @@ export const VARIABLES = {
   STRIPE_PRICE_GROWTH: requiredText,
   STRIPE_PRICE_SCALE: requiredText,
   STRIPE_API_URL: link,
-  STRIPE_PAYMENTS_API_URL: link,
-  // The platforms: credentials, then base URLs (unset = the real services).
-  GOOGLE_OAUTH_CLIENT_ID: requiredText,
-  GOOGLE_OAUTH_CLIENT_SECRET: requiredSecret,
-  META_APP_ID: requiredText,
-  META_APP_SECRET: requiredSecret,
-  MICROSOFT_OAUTH_CLIENT_ID: requiredText,
-  MICROSOFT_OAUTH_CLIENT_SECRET: requiredSecret,
-  MICROSOFT_ADS_DEVELOPER_TOKEN: requiredSecret,
-  GOOGLE_OAUTH_AUTHORIZE_URL: link,
-  GOOGLE_OAUTH_TOKEN_URL: link,
-  GOOGLE_USERINFO_URL: link,
-  GOOGLE_ADS_API_URL: link,
-  GOOGLE_DATA_MANAGER_API_URL: link,
-  BIGQUERY_API_URL: link,
-  META_OAUTH_DIALOG_URL: link,
-  META_GRAPH_API_URL: link,
-  MICROSOFT_LOGIN_URL: link,
-  MICROSOFT_CUSTOMER_MANAGEMENT_URL: link,
-  MICROSOFT_CAMPAIGN_MANAGEMENT_URL: link,
-  MICROSOFT_ADS_REPORTING_URL: link,
-  MIXPANEL_API_URL_US: link,
-  MIXPANEL_API_URL_EU: link,
-  MIXPANEL_API_URL_IN: link,
+  // The platforms: each connector folder declares its credentials and base URLs (unset = the real services).
+  ...GOOGLE_VARIABLES,
+  ...GOOGLE_ADS_VARIABLES,
+  ...BIGQUERY_VARIABLES,
+  ...META_ADS_VARIABLES,
+  ...MICROSOFT_ADS_VARIABLES,
+  ...MIXPANEL_VARIABLES,
+  ...STRIPE_PAYMENTS_VARIABLES,
   // The worker: delivery, polls and syncs.
   WORKER_MAX_EVENTS: count,
   DELIVERY_LINGER_MS: count,
   DELIVERY_RETRY_ATTEMPTS: count,
   DELIVERY_RETRY_BASE_MS: count,
   DELIVERY_LANE_CONCURRENCY: count,
-  DATAMANAGER_REQUESTS_PER_MINUTE: count,
   DELIVERY_COUNTERS_MS: count,
   DELIVERY_CONVERSION_WRITE_MS: count,
   PAYMENTS_POLL_MS: count,

@@ -4,7 +4,7 @@
  * conversion_action. A client is refused without its manager as login-customer-id, and every call needs
  * a live token with the adwords scope.
  */
-import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { GOOGLE_ADS_VERSION } from '@/lib/server/connectors/google_ads/version';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DataManagerWorld } from '@/sandbox/google_ads/dataManager';
 import { googleUnauthenticated } from '@/sandbox/google';
@@ -14,8 +14,8 @@ import { token, type SandboxStore } from '@/sandbox/store';
 
 type Json = Record<string, unknown>;
 
-/** The version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
-export const ADS_VERSION = API_VERSIONS.googleAds.version;
+/** The version the sandbox serves: the one the app pins (its folder's version.ts). */
+export const ADS_VERSION = GOOGLE_ADS_VERSION.version;
 
 /** The sandbox's world: the marketer's manager account, its clients, and their conversion targets. */
 export const GOOGLE_CUSTOMERS: Record<string, { name: string; manager: boolean; currency: string; timeZone: string; clients?: string[] }> =

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { DATA_MANAGER_VERSION, GOOGLE_ADS_VERSION } from '@/lib/server/connectors/google_ads/version';
 import type { Answer, ContractCase, Person, SentRequest } from '@/tests/contract/case';
 
 /**
@@ -55,9 +55,9 @@ export const googleAdsContract: ContractCase = {
   login: { consent: true },
   apis: [
     // https://datamanager.googleapis.com/v1/events:ingest (https://developers.google.com/data-manager/api/reference/rest).
-    { api: 'Data Manager API', requests: /^\/datamanager\//, version: { path: `/${API_VERSIONS.dataManager.version}/` } },
+    { api: 'Data Manager API', requests: /^\/datamanager\//, version: { path: `/${DATA_MANAGER_VERSION.version}/` } },
     // https://googleads.googleapis.com/{version}/customers/… (https://developers.google.com/google-ads/api/rest/overview).
-    { api: 'Google Ads API', requests: /^\/googleads\//, version: { path: `/${API_VERSIONS.googleAds.version}/` } },
+    { api: 'Google Ads API', requests: /^\/googleads\//, version: { path: `/${GOOGLE_ADS_VERSION.version}/` } },
   ],
   deliver: {
     account: { id: '5556667778', name: 'Sandbox Direct Store', managerId: null },

@@ -6,7 +6,7 @@
  * Data Manager API (events:ingest: delivery.ts; requestStatus:retrieve: diagnostics.ts). Its logins are
  * Google's (sandbox/google/).
  */
-import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { DATA_MANAGER_VERSION } from '@/lib/server/connectors/google_ads/version';
 import type { Fake } from '@/sandbox/fake';
 import { ADS_VERSION, adsCall, dataManagerWorld, googleAdsSearch, listAccessibleCustomers } from '@/sandbox/google_ads/accounts';
 import { ingestEvents } from '@/sandbox/google_ads/delivery';
@@ -16,13 +16,10 @@ import { routeTable } from '@/sandbox/routes';
 import { json } from '@/sandbox/server';
 import type { SandboxPlatform, SandboxStore } from '@/sandbox/store';
 
-/** The Data Manager version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
-const DATA_MANAGER_VERSION = API_VERSIONS.dataManager.version;
-
 /** Google Ads' part of the sandbox. */
 export function createGoogleAds(store: SandboxStore): SandboxPlatform {
   const ADS = `/googleads/${ADS_VERSION}`;
-  const DATA_MANAGER = `/datamanager/${DATA_MANAGER_VERSION}`;
+  const DATA_MANAGER = `/datamanager/${DATA_MANAGER_VERSION.version}`;
   const handle = routeTable(
     [
       [`POST ${DATA_MANAGER}/events:ingest`, (req, res, url) => ingestEvents(req, res, url, store, dataManagerWorld)],
@@ -40,7 +37,7 @@ export function createGoogleAds(store: SandboxStore): SandboxPlatform {
 export function googleAdsEnv(url: string): Record<string, string> {
   return {
     GOOGLE_ADS_API_URL: `${url}/googleads`,
-    GOOGLE_DATA_MANAGER_API_URL: `${url}/datamanager/${DATA_MANAGER_VERSION}`,
+    GOOGLE_DATA_MANAGER_API_URL: `${url}/datamanager/${DATA_MANAGER_VERSION.version}`,
   };
 }
 

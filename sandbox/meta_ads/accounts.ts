@@ -4,7 +4,7 @@
  * error shapes for a bad token or an unreachable object.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { META_GRAPH_VERSION } from '@/lib/server/connectors/meta_ads/version';
 import type { SandboxAdAccount } from '@/sandbox/adData';
 import type { Brand } from '@/sandbox/consent';
 import type { RouteParams } from '@/sandbox/routes';
@@ -13,8 +13,8 @@ import { token, type AccessToken, type SandboxStore } from '@/sandbox/store';
 
 type Json = Record<string, unknown>;
 
-/** The Graph API version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
-export const GRAPH_VERSION = API_VERSIONS.meta.version;
+/** The Graph API version the sandbox serves: the one the app pins (its folder's version.ts). */
+export const GRAPH_VERSION = META_GRAPH_VERSION.version;
 /** Where the Graph API answers in the sandbox (`/meta/graph/{version}`). */
 export const GRAPH = `/meta/graph/${GRAPH_VERSION}`;
 

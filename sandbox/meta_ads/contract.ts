@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { META_GRAPH_VERSION } from '@/lib/server/connectors/meta_ads/version';
 import type { ContractCase, Person, SentRequest } from '@/tests/contract/case';
 
 /**
@@ -31,7 +31,7 @@ export const metaContract: ContractCase = {
   login: { consent: true },
   // Every call goes to the Graph API under its version: https://graph.facebook.com/{version}/…
   // (https://developers.facebook.com/docs/graph-api/guides/versioning).
-  apis: [{ api: 'Graph API', requests: /^\/meta\/graph\//, version: { path: `/${API_VERSIONS.meta.version}/` } }],
+  apis: [{ api: 'Graph API', requests: /^\/meta\/graph\//, version: { path: `/${META_GRAPH_VERSION.version}/` } }],
   deliver: {
     account: { id: '101', name: 'Acme Shoes (Meta)' },
     target: { id: '555000111', name: 'Acme Shoes Pixel' },

@@ -5,15 +5,15 @@
  * live token checked first, and the AdApiFaultDetail they refuse with.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { MICROSOFT_ADS_VERSION } from '@/lib/server/connectors/microsoft_ads/version';
 import type { SandboxAdAccount } from '@/sandbox/adData';
 import type { Brand } from '@/sandbox/consent';
 import type { RouteHandler } from '@/sandbox/routes';
 import { json, readBody } from '@/sandbox/server';
 import { token, type SandboxStore } from '@/sandbox/store';
 
-/** The REST version the sandbox serves: the one the app pins (lib/server/connectors/versions.ts). */
-export const REST_VERSION = API_VERSIONS.microsoftAds.version;
+/** The REST version the sandbox serves: the one the app pins (its folder's version.ts). */
+export const REST_VERSION = MICROSOFT_ADS_VERSION.version;
 
 /** The app registered with the fake Microsoft identity platform (microsoftEnv and SANDBOX_CLIENTS carry it). */
 export const MICROSOFT_CLIENT = { id: '00000000-5a4d-4b6f-8e1a-5a4db0c0ffee', secret: 'sandbox-microsoft-secret' };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { API_VERSIONS } from '@/lib/server/connectors/versions';
+import { MICROSOFT_ADS_VERSION } from '@/lib/server/connectors/microsoft_ads/version';
 import type { Answer, ContractCase, Person, SentRequest } from '@/tests/contract/case';
 
 /**
@@ -37,9 +37,9 @@ export const microsoftAdsContract: ContractCase = {
   apis: [
     // https://campaign.api.bingads.microsoft.com/CampaignManagement/v13/… and …/Reporting/v13/…
     // (https://learn.microsoft.com/advertising/guides/migrate-to-rest).
-    { api: 'Customer Management', requests: /\/CustomerManagement\//, version: { path: `/${API_VERSIONS.microsoftAds.version}/` } },
-    { api: 'Campaign Management', requests: /\/CampaignManagement\//, version: { path: `/${API_VERSIONS.microsoftAds.version}/` } },
-    { api: 'Reporting', requests: /\/Reporting\//, version: { path: `/${API_VERSIONS.microsoftAds.version}/` } },
+    { api: 'Customer Management', requests: /\/CustomerManagement\//, version: { path: `/${MICROSOFT_ADS_VERSION.version}/` } },
+    { api: 'Campaign Management', requests: /\/CampaignManagement\//, version: { path: `/${MICROSOFT_ADS_VERSION.version}/` } },
+    { api: 'Reporting', requests: /\/Reporting\//, version: { path: `/${MICROSOFT_ADS_VERSION.version}/` } },
     // The URL PollGenerateReport hands out: a file, not an API call (no version).
     { api: 'Report download', requests: /^\/microsoft\/reportdownloads\//, version: null },
   ],

@@ -42,7 +42,7 @@ export type Capability = 'deliver' | 'report' | 'writer';
 export type Login = { consent: true } | { key: (fake: FakePlatforms) => Record<string, string> };
 
 /**
- * The version an API is pinned to (lib/server/connectors/versions.ts), as it shows on the wire: a
+ * The version an API is pinned to (its connector folder's version.ts), as it shows on the wire: a
  * segment of the path (every platform of the cases versions its URLs). `version` null: the platform
  * documents no version for this API.
  */

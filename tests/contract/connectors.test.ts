@@ -220,7 +220,7 @@ describe.each(CASES)('$id', (contract) => {
     });
   });
 
-  test('every request carries the API version pinned in connectors/versions.ts', () => {
+  test('every request carries the API version its connector folder pins (version.ts)', () => {
     expect(sent.length).toBeGreaterThan(0);
     expect(sent.map((request) => versionProblem(contract, request)).filter(Boolean)).toEqual([]);
   });

@@ -15,7 +15,7 @@ test.each(platforms)('%s: the pinned version is more than 60 days from its sunse
   const daysLeft = Math.floor((Date.parse(`${sunset}T00:00:00Z`) - Date.now()) / DAY_MS);
   if (daysLeft <= WARNING_DAYS) {
     throw new Error(
-      `${API_VERSIONS[platform].api} ${API_VERSIONS[platform].version} stops on ${sunset} (${daysLeft} days left): move to a newer version in lib/server/connectors/versions.ts (${API_VERSIONS[platform].source}).`,
+      `${API_VERSIONS[platform].api} ${API_VERSIONS[platform].version} stops on ${sunset} (${daysLeft} days left): move to a newer version in its connector folder's version.ts (${API_VERSIONS[platform].source}).`,
     );
   }
 });

@@ -1,4 +1,5 @@
 import type { Schedule } from '@/lib/shared/connections/connection';
+import type { Identifier } from '@/lib/shared/conversions/identifiers';
 import type { SourceSettings } from '@/lib/shared/integrations/apps';
 import { isWarehousePlatform, type AdPlatform, type WarehousePlatform } from '@/lib/shared/integrations/platforms';
 
@@ -156,9 +157,7 @@ export interface ConversionDestination {
   targetName: string;
 }
 
-/** Identifiers a conversion may send (each only when the event has it). */
-export const IDENTIFIERS = ['email', 'phone', 'name', 'address', 'dateOfBirth', 'gender', 'externalId', 'clickIds', 'context'] as const;
-export type Identifier = (typeof IDENTIFIERS)[number];
+export { IDENTIFIERS, type Identifier } from '@/lib/shared/conversions/identifiers';
 
 export const IDENTIFIER_LABELS: Record<Identifier, string> = {
   email: 'Email (hashed)',

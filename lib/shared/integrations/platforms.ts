@@ -1,154 +1,27 @@
+import { bigqueryRecord } from '@/lib/server/connectors/bigquery/platform';
+import { googleAdsRecord } from '@/lib/server/connectors/google_ads/platform';
+import { metaAdsRecord } from '@/lib/server/connectors/meta_ads/platform';
+import { microsoftAdsRecord } from '@/lib/server/connectors/microsoft_ads/platform';
+import { mixpanelRecord } from '@/lib/server/connectors/mixpanel/platform';
+import type { CatalogueEntry, IntegrationKind } from '@/lib/shared/integrations/catalogueEntry';
+
 /**
- * The platforms we connect, what each one can be, and how its account is authorized: one record per
- * platform (CATALOGUE), from which every list and map below is derived. Shared by the browser and the
- * server; no secrets and no SDKs here. Adding a platform adds one record here (docs/architecture/recipes.md).
+ * The platforms we connect, what each one can be, and how its account is authorized: the list of the
+ * catalogue records (CATALOGUE), from which every list and map below is derived. Each record lives in its
+ * connector's folder (lib/server/connectors/<platform>/platform.ts, plain data); this module is shared by the
+ * browser and the server, so no secrets and no SDKs here. Adding a platform adds its folder and one line
+ * here (docs/architecture/recipes.md).
  */
 
-/** A source is an ad account ad data is read from; a destination receives ad data or conversions. */
-export const INTEGRATION_KINDS = ['source', 'destination'] as const;
-export type IntegrationKind = (typeof INTEGRATION_KINDS)[number];
+export { INTEGRATION_KINDS, type IntegrationKind } from '@/lib/shared/integrations/catalogueEntry';
 
-interface CatalogueEntry {
-  label: string;
-  /** What it may be: a source of ad data, a destination (of ad data or conversions). */
-  kinds: readonly IntegrationKind[];
-  /** An ad platform: ad accounts, conversion targets, reports; every per-platform fact the pages and workers use. */
-  ad?: {
-    /** What a conversion target is called (Pixel, Conversion action, Conversion goal). */
-    targetLabel: string;
-    /** Its page segment: /{orgId}/source/{id}/{segment}/configuration and /{orgId}/app/{id}/{segment}/configuration. */
-    sourceSegment: string;
-    /** Its short name in sentences ("Meta received 12 % fewer…"). */
-    shortName: string;
-    /** Days each run re-reads by default: how far back the platform restates recent days. */
-    lookbackDays: number;
-    /** How far back it keeps daily performance (a backfill cannot start earlier), and that in words. */
-    history: { months: number; label: string };
-    /** Hours after a day ends until its conversion figures are final (docs/PLATFORMS.md). */
-    lagHours: number;
-    /** `utm_source` of its ad-spend events in Mixpanel. */
-    utmSource: string;
-    /** It shows a test event under a code its own tool gives (Meta's Events Manager `test_event_code`). */
-    testEventCode?: true;
-    /** Its source login may also be a conversion destination: its consent asks the same scopes for both kinds. */
-    reusableLogin?: true;
-    /** It takes a person's address as one identifier (names, country and postal code together), or none of it. */
-    addressAsOneIdentifier?: true;
-    /**
-     * The counted notes in its own words (docs/PLATFORMS.md): why a recent day is not final (`{when}`), and
-     * what its attributed figure leaves out (`{missing}` % not attributed, `{attributed}` % attributed, `{day}`).
-     */
-    countedNotes: { notFinal: string; attributionGap: string };
-  };
-  /** What receives conversions when it is not an ad platform (an app's events imported into Mixpanel, appended to a BigQuery table). */
-  conversionTarget?: string;
-  /**
-   * A destination of ad performance (a connection writes there): into a table of a picked project and dataset
-   * (BigQuery), or into the project its login names (Mixpanel).
-   */
-  adData?: { writesTo: 'table' | 'project' };
-  /** What one of its picked accounts is called, when not an ad account (BigQuery's projects); null: it picks none (Mixpanel). */
-  accountNoun?: { one: string; many: string } | null;
-  /**
-   * Its rows or events can be read as a conversion source, with the login of one of its destinations
-   * (its connector's `source`: describe, preview, read from a cursor).
-   */
-  conversionSource?: true;
-  /**
-   * Connected through an OAuth consent: whose (a provider's reconnect returns to /{provider}Reauth),
-   * started at /{orgId}/{startRoute} (in the page layout `startLayout`), returning to `consentPath`.
-   */
-  oauth?: { provider: string; startRoute: string; startLayout: 'empty' | 'default'; consentPath: Record<IntegrationKind, string> };
-}
-
-const AD_CONSENT_PATHS: Record<IntegrationKind, string> = { source: '/addSource', destination: '/addConversionDestination' };
-
+/** Every platform, in the order the pages list them: each record is its connector folder's platform.ts. */
 export const CATALOGUE = {
-  google_ads: {
-    label: 'Google Ads',
-    kinds: ['source', 'destination'],
-    ad: {
-      targetLabel: 'Conversion action',
-      sourceSegment: 'google',
-      shortName: 'Google',
-      lookbackDays: 14,
-      history: { months: 132, label: 'Google Ads keeps daily figures for 11 years.' },
-      // Google's conversion data can take up to 3 hours.
-      lagHours: 3,
-      utmSource: 'google',
-      reusableLogin: true,
-      addressAsOneIdentifier: true,
-      countedNotes: {
-        notFinal: 'Google reports conversions up to 3 hours after upload: {when} is not final yet.',
-        attributionGap: '{missing} % of Google uploads matched no click or customer: see match quality.',
-      },
-    },
-    oauth: { provider: 'google', startRoute: 'GoogleAds', startLayout: 'empty', consentPath: AD_CONSENT_PATHS },
-  },
-  meta_ads: {
-    label: 'Meta Ads',
-    kinds: ['source', 'destination'],
-    ad: {
-      targetLabel: 'Pixel',
-      sourceSegment: 'meta',
-      shortName: 'Meta',
-      lookbackDays: 28,
-      history: { months: 37, label: 'Meta keeps insights for 37 months.' },
-      // Meta attributes conversions to ads with a delay of up to a day.
-      lagHours: 24,
-      utmSource: 'facebook',
-      testEventCode: true,
-      reusableLogin: true,
-      countedNotes: {
-        notFinal: 'Meta attributes conversions to ads up to a day later: {when} is not final yet.',
-        attributionGap:
-          'Meta attributed {attributed} % of what it received on {day} to an ad: people who saw no ad are received but not attributed.',
-      },
-    },
-    oauth: { provider: 'meta', startRoute: 'MetaAds', startLayout: 'default', consentPath: AD_CONSENT_PATHS },
-  },
-  microsoft_ads: {
-    label: 'Microsoft Advertising',
-    kinds: ['source', 'destination'],
-    ad: {
-      targetLabel: 'Conversion goal',
-      sourceSegment: 'microsoft',
-      shortName: 'Microsoft',
-      lookbackDays: 30,
-      history: { months: 36, label: 'Microsoft Advertising keeps daily reports for 36 months.' },
-      // Microsoft "can take up to six hours" to show offline conversions in reporting.
-      lagHours: 6,
-      utmSource: 'bing',
-      countedNotes: {
-        notFinal: 'Microsoft records offline conversions 2–6 hours after upload: {when} is not final yet.',
-        attributionGap:
-          'Microsoft counted {missing} % fewer than it accepted on {day}: it takes offline conversions without error and never records some (an unknown or expired click id, a goal made less than two hours before the upload).',
-      },
-    },
-    oauth: { provider: 'microsoft', startRoute: 'MicrosoftAds', startLayout: 'empty', consentPath: AD_CONSENT_PATHS },
-  },
-  bigquery: {
-    label: 'BigQuery',
-    kinds: ['destination'],
-    conversionTarget: 'Table',
-    adData: { writesTo: 'table' },
-    accountNoun: { one: 'project', many: 'projects' },
-    conversionSource: true,
-    oauth: {
-      provider: 'google',
-      startRoute: 'GoogleAds',
-      startLayout: 'empty',
-      consentPath: { source: '/bigquery', destination: '/bigquery' },
-    },
-  },
-  mixpanel: {
-    label: 'Mixpanel',
-    kinds: ['destination'],
-    conversionTarget: 'Project',
-    conversionSource: true,
-    adData: { writesTo: 'project' },
-    accountNoun: null,
-  },
+  google_ads: googleAdsRecord,
+  meta_ads: metaAdsRecord,
+  microsoft_ads: microsoftAdsRecord,
+  bigquery: bigqueryRecord,
+  mixpanel: mixpanelRecord,
 } as const satisfies Record<string, CatalogueEntry>;
 
 type Catalogue = typeof CATALOGUE;

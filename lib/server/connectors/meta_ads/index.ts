@@ -8,7 +8,7 @@ import { bearer, requestJson } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Connector } from '@/lib/server/connectors/types';
 
-/** Facebook Login and the Graph API (the version in connectors/versions.ts): long-lived user tokens, ad accounts, pixels, Insights, Conversions API. */
+/** Facebook Login and the Graph API (the version in version.ts): long-lived user tokens, ad accounts, pixels, Insights, Conversions API. */
 
 async function graph(path: string, params: Record<string, string>, accessToken?: string) {
   const url = new URL(`${metaConfig().graphUrl}${path}`);

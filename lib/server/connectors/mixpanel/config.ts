@@ -1,4 +1,5 @@
 import type { MixpanelResidency } from '@/lib/shared/integrations/platforms';
+import { link, type Variable } from '@/lib/server/envVariable';
 
 /** Mixpanel's app API host per data residency. */
 export const mixpanelConfig = () => ({
@@ -41,3 +42,10 @@ export function mixpanelExportUrl(residency: MixpanelResidency): string {
   const appApiUrl = mixpanelConfig().appApiUrl[residency].replace(/\/$/, '');
   return EXPORT_HOST[appApiUrl] ?? appApiUrl;
 }
+
+/** Its configuration variables (lib/server/env.ts lists every folder's; .env.example documents them): where each of Mixpanel's data residencies lives. */
+export const MIXPANEL_VARIABLES = {
+  MIXPANEL_API_URL_US: link,
+  MIXPANEL_API_URL_EU: link,
+  MIXPANEL_API_URL_IN: link,
+} as const satisfies Record<string, Variable>;
