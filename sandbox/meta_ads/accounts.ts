@@ -46,7 +46,7 @@ export const META_PIXELS: Record<string, Array<{ id: string; name: string }>> = 
 export const META: Brand = { provider: 'meta', name: 'Facebook', color: '#0866ff', account: META_USER.name };
 
 /** A Graph error in Meta's shape (OAuthException, its code and subcode, a trace id). */
-export const graphError = (res: ServerResponse, status: number, code: number, message: string, subcode?: number) =>
+export const metaAdsError = (res: ServerResponse, status: number, code: number, message: string, subcode?: number) =>
   json(res, status, {
     error: { message, type: 'OAuthException', code, ...(subcode ? { error_subcode: subcode } : {}), fbtrace_id: token('A') },
   });
@@ -54,14 +54,14 @@ export const graphError = (res: ServerResponse, status: number, code: number, me
 /** A dead or unknown token: 190, with subcode 460 once the user removed the app's access. */
 export const invalidToken = (store: SandboxStore, res: ServerResponse) =>
   store.revokedProviders.has('meta')
-    ? graphError(
+    ? metaAdsError(
         res,
         400,
         190,
         'Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.',
         460,
       )
-    : graphError(res, 400, 190, 'Invalid OAuth access token data.');
+    : metaAdsError(res, 400, 190, 'Invalid OAuth access token data.');
 
 /** The ad account (of the login's: every sandbox login has META_AD_ACCOUNTS) whose pixel this is, or null. */
 export const ownerOfPixel = (pixelId: string) =>
@@ -70,7 +70,7 @@ export const ownerOfPixel = (pixelId: string) =>
 export const readsAds = (caller: AccessToken) => caller.scope.includes('ads_read') || caller.scope.includes('ads_management');
 /** Graph's refusal of an object the login cannot reach (#100, subcode 33). */
 export const unreachable = (res: ServerResponse, id: string) =>
-  graphError(
+  metaAdsError(
     res,
     400,
     100,
@@ -88,7 +88,7 @@ export const picker = (url: URL) => {
 
 /** `GET /me/adaccounts`: the login's ad accounts (ads_read needed). */
 export const adAccounts: GraphHandler = (_req, res, url, _params, caller) => {
-  if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+  if (!readsAds(caller)) return metaAdsError(res, 403, 200, '(#200) Requires ads_read permission');
   return json(res, 200, { data: META_AD_ACCOUNTS.map(picker(url)), paging: { cursors: { before: 'MAZDZD', after: 'MQZDZD' } } });
 };
 

@@ -78,7 +78,7 @@ export const metaContract: ContractCase = {
     {
       what: 'code 190, subcode 463: the access token expired',
       during: 'deliver',
-      answer: graphError(400, {
+      answer: metaAdsError(400, {
         message: 'Error validating access token: Session has expired',
         type: 'OAuthException',
         code: 190,
@@ -89,43 +89,43 @@ export const metaContract: ContractCase = {
     {
       what: 'code 17: user request limit reached',
       during: 'deliver',
-      answer: graphError(400, { message: 'User request limit reached', type: 'OAuthException', code: 17 }),
+      answer: metaAdsError(400, { message: 'User request limit reached', type: 'OAuthException', code: 17 }),
       kind: 'rate_limited',
     },
     {
       what: 'code 2: service temporarily unavailable',
       during: 'deliver',
-      answer: graphError(503, { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true }),
+      answer: metaAdsError(503, { message: 'Service temporarily unavailable', type: 'OAuthException', code: 2, is_transient: true }),
       kind: 'retryable',
     },
     {
       what: 'code 100: invalid parameter',
       during: 'deliver',
-      answer: graphError(400, { message: 'Invalid parameter', type: 'OAuthException', code: 100, error_subcode: 2804003 }),
+      answer: metaAdsError(400, { message: 'Invalid parameter', type: 'OAuthException', code: 100, error_subcode: 2804003 }),
       kind: 'invalid',
     },
     {
       what: 'code 200: a permission the login lacks',
       during: 'deliver',
-      answer: graphError(403, { message: '(#200) Requires ads_management permission', type: 'OAuthException', code: 200 }),
+      answer: metaAdsError(403, { message: '(#200) Requires ads_management permission', type: 'OAuthException', code: 200 }),
       kind: 'forbidden',
     },
     {
       what: 'code 190: the access token was invalidated',
       during: 'report',
-      answer: graphError(400, { message: 'Error validating access token', type: 'OAuthException', code: 190, error_subcode: 460 }),
+      answer: metaAdsError(400, { message: 'Error validating access token', type: 'OAuthException', code: 190, error_subcode: 460 }),
       kind: 'needs_reauth',
     },
     {
       what: 'code 80003: ads insights throttling',
       during: 'report',
-      answer: graphError(400, { message: 'There have been too many calls to this ad-account', type: 'OAuthException', code: 80003 }),
+      answer: metaAdsError(400, { message: 'There have been too many calls to this ad-account', type: 'OAuthException', code: 80003 }),
       kind: 'rate_limited',
     },
   ],
 };
 
-function graphError(status: number, error: Record<string, unknown>) {
+function metaAdsError(status: number, error: Record<string, unknown>) {
   return { status, body: { error: { ...error, fbtrace_id: 'AcontractTrace' } } };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { metaActionType } from '@/lib/shared/conversions/reconciliation';
-import { graphError, META_AD_ACCOUNTS, META_PIXELS, ownerOfPixel, readsAds, unreachable } from '@/sandbox/meta_ads/accounts';
+import { metaAdsError, META_AD_ACCOUNTS, META_PIXELS, ownerOfPixel, readsAds, unreachable } from '@/sandbox/meta_ads/accounts';
 import type { createInsights } from '@/sandbox/meta_ads/report';
 import type { AccessToken, SandboxStore } from '@/sandbox/store';
 
@@ -42,19 +42,19 @@ export function createCounted(store: SandboxStore, insights: Pick<ReturnType<typ
    * accounts' (#100/33); calls count against that account's usage like its insights.
    */
   function pixelStats(res: ServerResponse, url: URL, caller: AccessToken, pixelId: string) {
-    if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+    if (!readsAds(caller)) return metaAdsError(res, 403, 200, '(#200) Requires ads_read permission');
     const accountId = ownerOfPixel(pixelId);
     if (!accountId) return unreachable(res, pixelId);
     if (insights.refused(res, accountId)) return;
     const aggregation = url.searchParams.get('aggregation') ?? 'event';
-    if (aggregation !== 'event') return graphError(res, 400, 100, '(#100) The sandbox serves aggregation=event only.');
+    if (aggregation !== 'event') return metaAdsError(res, 400, 100, '(#100) The sandbox serves aggregation=event only.');
     const events = statsEvents(pixelId, url.searchParams.get('event_source'));
-    if (!events) return graphError(res, 400, 100, '(#100) Param event_source must be one of {WEB_ONLY, SERVER_ONLY}');
+    if (!events) return metaAdsError(res, 400, 100, '(#100) Param event_source must be one of {WEB_ONLY, SERVER_ONLY}');
     // Without a window: the day up to the request's time, by the reports' clock.
     const now = store.reporting.clock.now();
     const start = timeOf(url.searchParams.get('start_time'), now - 24 * 3_600_000);
     const end = timeOf(url.searchParams.get('end_time'), now);
-    if (Number.isNaN(start) || Number.isNaN(end)) return graphError(res, 400, 100, '(#100) start_time and end_time must be times.');
+    if (Number.isNaN(start) || Number.isNaN(end)) return metaAdsError(res, 400, 100, '(#100) start_time and end_time must be times.');
     const buckets = new Map<string, Map<string, number>>();
     for (const { eventName, receivedAt } of events) {
       if (receivedAt < start || receivedAt >= end) continue;
@@ -87,9 +87,9 @@ export function createCounted(store: SandboxStore, insights: Pick<ReturnType<typ
     try {
       range = JSON.parse(url.searchParams.get('time_range') ?? '{}') as typeof range;
     } catch {
-      return graphError(res, 400, 100, '(#100) time_range must be a JSON object with since and until.');
+      return metaAdsError(res, 400, 100, '(#100) time_range must be a JSON object with since and until.');
     }
-    if (!range.since || !range.until) return graphError(res, 400, 100, '(#100) time_range must be a JSON object with since and until.');
+    if (!range.since || !range.until) return metaAdsError(res, 400, 100, '(#100) time_range must be a JSON object with since and until.');
     const days = new Map<string, Map<string, number>>();
     // Insights date by the ad account's day (its timezone_name), not the UTC day.
     for (const [eventName, counts] of store.reporting.metaAttributed(

@@ -13,7 +13,7 @@ import type { Fake } from '@/sandbox/fake';
 import {
   adAccounts,
   adsPixels,
-  graphError,
+  metaAdsError,
   GRAPH,
   GRAPH_VERSION,
   invalidToken,
@@ -56,12 +56,12 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
       const caller = store.bearerToken(req, url, 'meta');
       return caller ? handler(req, res, url, params, caller) : invalidToken(store, res);
     };
-  const unknownPath = (res: ServerResponse) => graphError(res, 400, 2500, 'Unknown path components');
+  const unknownPath = (res: ServerResponse) => metaAdsError(res, 400, 2500, 'Unknown path components');
 
   /** `GET act_{id}/insights`: the attributed pixel actions with `fields=actions`, else the Insights API's sync page. */
   const accountInsights: GraphHandler = async (req, res, url, params, caller) => {
     if (url.searchParams.get('fields') === 'actions') {
-      if (!readsAds(caller)) return graphError(res, 403, 200, '(#200) Requires ads_read permission');
+      if (!readsAds(caller)) return metaAdsError(res, 403, 200, '(#200) Requires ads_read permission');
       return attributedActions(res, url, params.account!);
     }
     return insights.adAccount(req, res, url, params.account!, true, picker(url));
@@ -101,7 +101,7 @@ export function createMeta(store: SandboxStore): SandboxPlatform {
     // Graph refuses any other write as an unsupported post; any other read needs a live token first.
     (req, res, url) =>
       req.method !== 'GET'
-        ? graphError(res, 400, 100, 'Unsupported post request.')
+        ? metaAdsError(res, 400, 100, 'Unsupported post request.')
         : store.bearerToken(req, url, 'meta')
           ? unknownPath(res)
           : invalidToken(store, res),

@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { consent, errorPage } from '@/sandbox/consent';
-import { graphError, META, META_CLIENT } from '@/sandbox/meta_ads/accounts';
+import { metaAdsError, META, META_CLIENT } from '@/sandbox/meta_ads/accounts';
 import { json } from '@/sandbox/server';
 import type { SandboxStore } from '@/sandbox/store';
 
@@ -42,7 +42,7 @@ export function createFacebookLogin(store: SandboxStore) {
 
   /** `DELETE /me/permissions`: the user removes the app, and every Meta token dies with it. */
   function removePermissions(req: IncomingMessage, res: ServerResponse, url: URL) {
-    if (!store.bearerToken(req, url, 'meta')) return graphError(res, 400, 190, 'Invalid OAuth access token data.');
+    if (!store.bearerToken(req, url, 'meta')) return metaAdsError(res, 400, 190, 'Invalid OAuth access token data.');
     for (const [key, grant] of store.accessTokens) if (grant.provider === 'meta') store.accessTokens.delete(key);
     return json(res, 200, { success: true });
   }
@@ -51,18 +51,18 @@ export function createFacebookLogin(store: SandboxStore) {
   function accessToken(_req: IncomingMessage, res: ServerResponse, url: URL) {
     const params = url.searchParams;
     if (params.get('client_id') !== META_CLIENT.id || params.get('client_secret') !== META_CLIENT.secret) {
-      return graphError(res, 400, 1, 'Error validating client secret.');
+      return metaAdsError(res, 400, 1, 'Error validating client secret.');
     }
     if (params.get('grant_type') === 'fb_exchange_token') {
       const short = store.accessTokens.get(params.get('fb_exchange_token') ?? '');
-      if (!short || short.provider !== 'meta') return graphError(res, 400, 190, 'Invalid OAuth access token - Cannot parse access token');
+      if (!short || short.provider !== 'meta') return metaAdsError(res, 400, 190, 'Invalid OAuth access token - Cannot parse access token');
       const longToken = store.issue(short, null, 60 * 24 * 3600);
       return json(res, 200, { access_token: longToken, token_type: 'bearer', expires_in: 5184000 });
     }
     const redeemed = store.redeem(params.get('code') ?? '', 'meta', params.get('client_id')!, params.get('redirect_uri') ?? '');
-    if (redeemed === 'used') return graphError(res, 400, 100, 'This authorization code has been used.', 36009);
+    if (redeemed === 'used') return metaAdsError(res, 400, 100, 'This authorization code has been used.', 36009);
     if (redeemed === 'mismatch') {
-      return graphError(
+      return metaAdsError(
         res,
         400,
         100,
@@ -70,7 +70,7 @@ export function createFacebookLogin(store: SandboxStore) {
         36008,
       );
     }
-    if (!redeemed) return graphError(res, 400, 100, 'Invalid verification code format.', 36007);
+    if (!redeemed) return metaAdsError(res, 400, 100, 'Invalid verification code format.', 36007);
     return json(res, 200, { access_token: store.issue(redeemed, null, 2 * 3600), token_type: 'bearer', expires_in: 7200 });
   }
 

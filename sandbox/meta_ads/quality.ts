@@ -4,7 +4,7 @@
  * each spends the customer's quota.
  */
 import type { ServerResponse } from 'node:http';
-import { graphError, META_PIXELS } from '@/sandbox/meta_ads/accounts';
+import { metaAdsError, META_PIXELS } from '@/sandbox/meta_ads/accounts';
 import { json } from '@/sandbox/server';
 import type { SandboxStore } from '@/sandbox/store';
 
@@ -36,10 +36,10 @@ const META_IDENTIFIER_NAMES: Record<string, string> = {
 export function datasetQuality(store: SandboxStore, res: ServerResponse, url: URL) {
   const datasetId = url.searchParams.get('dataset_id') ?? '';
   store.matches.countRead('meta', datasetId);
-  if (!datasetId) return graphError(res, 400, 100, '(#100) The parameter dataset_id is required');
+  if (!datasetId) return metaAdsError(res, 400, 100, '(#100) The parameter dataset_id is required');
   const known = Object.values(META_PIXELS).some((pixels) => pixels.some((pixel) => pixel.id === datasetId));
   if (!known) {
-    return graphError(
+    return metaAdsError(
       res,
       400,
       100,

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { googleAds } from '@/lib/server/connectors/google_ads';
-import { dataManagerError, toDataManagerEvent } from '@/lib/server/connectors/google_ads/delivery';
+import { toDataManagerEvent } from '@/lib/server/connectors/google_ads/delivery';
+import { googleAdsError } from '@/lib/server/connectors/google_ads/errors';
 import { googleOAuth } from '@/lib/server/connectors/google/oauth';
 import type { Session } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
@@ -174,7 +175,7 @@ test('the request is read against the official protos: unknown fields and wrong 
   const unknownField = await ingest(rawRequest({ ...event, eventTime: '2026-01-01T00:00:00Z' }));
   expect(unknownField.status).toBe(400);
   expect(JSON.stringify(unknownField.body)).toContain('Unknown name \\"eventTime\\" at \'events[0]\': Cannot find field.');
-  expect(dataManagerError(unknownField.status, unknownField.body).code).toBe('invalid');
+  expect(googleAdsError(unknownField.status, unknownField.body).code).toBe('invalid');
 
   const nestedUnknown = await ingest(rawRequest({ ...event, adIdentifiers: { gclid: 'x', clickId: 'y' } }));
   expect(nestedUnknown.status).toBe(400);
@@ -248,8 +249,9 @@ test('while Google fails, sends are retryable; while it throttles, rate limited'
   await expect(deliver().send(session, DIRECT, PURCHASE, batch(2))).resolves.toHaveLength(2);
   expect(logged.entries).toContainEqual({
     level: 'warn',
-    fields: { component: 'platforms', platform: 'google_ads', status: 500, platformError: 'INTERNAL' },
-    message: 'Google Data Manager had a transient error',
+    // Google's codes, never its words (they may quote what was sent).
+    fields: { component: 'platforms', platform: 'google_ads', status: 500, codes: expect.arrayContaining(['INTERNAL']), is: 'retryable' },
+    message: 'A platform refused a request',
   });
   logged.mockRestore();
 });

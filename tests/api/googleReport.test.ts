@@ -211,8 +211,9 @@ test('while Google throttles the account, rate limited until its retry delay; wh
   expect((await refusal(report(CLIENT, 'campaign', lastDays(CLIENT, 3)))).code).toBe('retryable');
   expect(logged.entries).toContainEqual({
     level: 'warn',
-    fields: { component: 'platforms', platform: 'google_ads', status: 500, platformError: 'INTERNAL', detail: expect.any(String) },
-    message: 'Google Ads report error',
+    // Google's codes, never its words (they may quote what was sent).
+    fields: { component: 'platforms', platform: 'google_ads', status: 500, codes: expect.arrayContaining(['INTERNAL']), is: 'retryable' },
+    message: 'A platform refused a request',
   });
   logged.mockRestore();
 

@@ -1,5 +1,6 @@
 /** @jest-environment node */
-import { dataManagerError, toDataManagerEvent } from '@/lib/server/connectors/google_ads/delivery';
+import { toDataManagerEvent } from '@/lib/server/connectors/google_ads/delivery';
+import { googleAdsError } from '@/lib/server/connectors/google_ads/errors';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { dataManagerProtos, readProtoJson } from '@/sandbox/google_ads/dataManager';
 
@@ -62,7 +63,7 @@ describe('toDataManagerEvent', () => {
   });
 });
 
-describe('dataManagerError', () => {
+describe("Google's error table: Data Manager's refusals", () => {
   const rpc = (code: number, status: string, details: unknown[] = [], message = 'Something.') => ({
     error: { code, status, message, details },
   });
@@ -99,12 +100,12 @@ describe('dataManagerError', () => {
     ['400 naming nothing', 400, rpc(400, 'INVALID_ARGUMENT'), 'invalid'],
   ])('%s', (_, status, body, code) => {
     const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    expect(dataManagerError(status, body).code).toBe(code);
+    expect(googleAdsError(status, body).code).toBe(code);
     logged.mockRestore();
   });
 
   test('an invalid request carries Google’s message and the fields it names', () => {
-    const error = dataManagerError(
+    const error = googleAdsError(
       400,
       rpc(
         400,

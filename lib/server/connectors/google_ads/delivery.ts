@@ -1,9 +1,9 @@
 import { googleAdsConfig } from '@/lib/server/connectors/google_ads/config';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
-import { PlatformError, withExchange } from '@/lib/server/connectors/errors';
+import { withExchange } from '@/lib/server/connectors/errors';
 import type { Delivery } from '@/lib/server/connectors/types';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { log } from '@/lib/server/log';
+import { googleAdsError } from '@/lib/server/connectors/google_ads/errors';
 
 /**
  * Conversions to a Google Ads conversion action through the Data Manager API (`POST
@@ -76,73 +76,6 @@ export function toDataManagerEvent(event: ConversionEvent, now: Date): Record<st
   };
 }
 
-interface RpcStatus {
-  code?: number;
-  message?: string;
-  status?: string;
-  details?: Array<{
-    '@type'?: string;
-    reason?: string;
-    fieldViolations?: Array<{ field?: string; description?: string; reason?: string }>;
-  }>;
-}
-
-/** Google's own words: the status message and the first fields it names (google.rpc.BadRequest). */
-function googleSays(error: RpcStatus | undefined) {
-  const violations = (error?.details ?? []).flatMap((detail) =>
-    detail['@type']?.endsWith('google.rpc.BadRequest') ? (detail.fieldViolations ?? []) : [],
-  );
-  const named = violations
-    .slice(0, 5)
-    .map(
-      (violation) =>
-        `${violation.field ? `${violation.field}: ` : ''}${violation.description ?? ''}${violation.reason ? ` (${violation.reason})` : ''}`,
-    );
-  const more = violations.length > named.length ? [`… and ${violations.length - named.length} more`] : [];
-  return { text: [error?.message ?? 'No message.', ...named, ...more].join(' '), violations };
-}
-
-/**
- * Classifies a refused ingest. 401 and a token without the datamanager scope need a new consent; 403
- * is an account the login does not operate (a client sent without its manager as loginAccount); 429
- * slows down; 5xx passes later. A 400 refuses the whole request: `invalid` lets the caller split the
- * batch to find the bad rows, unless Google names only the destination, where splitting cannot help.
- */
-export function dataManagerError(status: number, body: Record<string, unknown>): PlatformError {
-  const error = body.error as RpcStatus | undefined;
-  const reason = error?.details?.find((detail) => detail['@type']?.endsWith('google.rpc.ErrorInfo'))?.reason;
-  const google = googleSays(error);
-  if (status === 401 || error?.status === 'UNAUTHENTICATED') {
-    return new PlatformError('google_ads', 'needs_reauth', 'Google Ads no longer accepts this login: it was revoked or expired.');
-  }
-  if (status === 403 && reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT') {
-    return new PlatformError(
-      'google_ads',
-      'needs_reauth',
-      'This Google login may not send conversions (Data Manager). Connect Google Ads again and allow every permission.',
-    );
-  }
-  if (status === 403)
-    return new PlatformError(
-      'google_ads',
-      'forbidden',
-      `This Google login does not operate that Google Ads account or conversion action. Google: ${google.text}`,
-    );
-  if (status === 429 || error?.status === 'RESOURCE_EXHAUSTED')
-    return new PlatformError('google_ads', 'rate_limited', 'Google Ads asks us to slow down. The conversions will be sent again shortly.');
-  if (status >= 500) {
-    log.warn(
-      { component: 'platforms', platform: 'google_ads', status, platformError: error?.status },
-      'Google Data Manager had a transient error',
-    );
-    return new PlatformError('google_ads', 'retryable', 'Google Ads could not take the conversions. Try again in a minute.');
-  }
-  const destinationOnly =
-    google.violations.length > 0 && google.violations.every((violation) => violation.field?.startsWith('destinations'));
-  if (destinationOnly) return new PlatformError('google_ads', 'forbidden', `Google Ads refused the conversion action: ${google.text}`);
-  return new PlatformError('google_ads', 'invalid', `Google Ads refused the conversions: ${google.text}`);
-}
-
 export const googleAdsDelivery: Delivery = {
   maxBatch: 2000,
   // What `check` matches by: a click id or a user identifier (an address only with the name).
@@ -188,7 +121,7 @@ export const googleAdsDelivery: Delivery = {
         validateOnly: Boolean(options?.testCode),
       }),
     });
-    if (status !== 200) throw withExchange(dataManagerError(status, body), wire, body);
+    if (status !== 200) throw withExchange(googleAdsError(status, body), wire, body);
     if (typeof body.requestId === 'string' && body.requestId) options?.onRequest?.(body.requestId);
     // Data Manager answers for the request (its requestId), kept once per record; a refused row's answer is the
     // error that refused it alone.

@@ -1,5 +1,5 @@
 import { googleAdsConfig } from '@/lib/server/connectors/google_ads/config';
-import { dataManagerError } from '@/lib/server/connectors/google_ads/delivery';
+import { googleAdsError } from '@/lib/server/connectors/google_ads/errors';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import type { PlatformMeasure } from '@/lib/shared/conversions/quality';
 
@@ -53,6 +53,6 @@ export async function readRequestStatus(accessToken: string, request: { id: stri
   const { status, body } = await requestJson('google_ads', url, { headers: bearer(accessToken) });
   // An id Google no longer (or not yet) knows: nothing to report, not a failure.
   if (status === 404) return { status: 'not_reported', message: 'Google Ads has no diagnostics for the last request yet.' };
-  if (status !== 200) throw dataManagerError(status, body);
+  if (status !== 200) throw googleAdsError(status, body);
   return parseRequestStatus(body, request);
 }

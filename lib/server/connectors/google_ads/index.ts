@@ -6,22 +6,10 @@ import { readRequestStatus } from '@/lib/server/connectors/google_ads/diagnostic
 import { googleAdsReport } from '@/lib/server/connectors/google_ads/report';
 import { googleOAuth, googleRefresh, type GoogleOAuthCredential } from '@/lib/server/connectors/google/oauth';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
-import { PlatformError } from '@/lib/server/connectors/errors';
+import { googleAdsError } from '@/lib/server/connectors/google_ads/errors';
 import type { Connector } from '@/lib/server/connectors/types';
-import { log } from '@/lib/server/log';
 
 /** Google Ads: a Google login, its customers (through managers too), their conversion actions, their ad performance (searchStream), and conversions to them (Data Manager). */
-
-function adsError(status: number, body: Record<string, unknown>): PlatformError {
-  const error = body.error as { status?: string; message?: string } | undefined;
-  if (status === 401) return new PlatformError('google_ads', 'needs_reauth', 'Google Ads no longer accepts this login.');
-  if (status === 403) return new PlatformError('google_ads', 'forbidden', 'This Google login has no access to that Google Ads account.');
-  log.warn(
-    { component: 'platforms', platform: 'google_ads', status, platformError: error?.status, detail: error?.message?.slice(0, 200) },
-    'Google Ads answered an error',
-  );
-  return new PlatformError('google_ads', 'retryable', 'Google Ads could not answer. Try again in a minute.');
-}
 
 const apiBase = () => `${googleAdsConfig().apiUrl}/${googleAdsConfig().version}`;
 
@@ -35,7 +23,7 @@ async function adsSearch(accessToken: string, customerId: string, query: string,
     },
     body: JSON.stringify({ query }),
   });
-  if (status !== 200) throw adsError(status, body);
+  if (status !== 200) throw googleAdsError(status, body);
   return (body.results as Array<Record<string, Record<string, unknown>>> | undefined) ?? [];
 }
 
@@ -47,7 +35,7 @@ async function googleAdsAccounts(accessToken: string): Promise<AdAccount[]> {
   const { status, body } = await requestJson('google_ads', `${apiBase()}/customers:listAccessibleCustomers`, {
     headers: bearer(accessToken),
   });
-  if (status !== 200) throw adsError(status, body);
+  if (status !== 200) throw googleAdsError(status, body);
   const direct = ((body.resourceNames as string[] | undefined) ?? []).map((name) => name.replace('customers/', ''));
   const accounts = new Map<string, AdAccount>();
   const hierarchies = await Promise.all(

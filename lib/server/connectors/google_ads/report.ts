@@ -2,6 +2,7 @@ import { type AdLevel, type AdRow, fromMicros } from '@/lib/shared/connections/r
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import { googleAdsConfig } from '@/lib/server/connectors/google_ads/config';
 import { bearer } from '@/lib/server/connectors/http';
+import { googleAdsError } from '@/lib/server/connectors/google_ads/errors';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report } from '@/lib/server/connectors/types';
 import { errorFields, log } from '@/lib/server/log';
@@ -113,48 +114,10 @@ function retryDelayMs(details: Fields[]): number | null {
   return null;
 }
 
-/** Classifies a refused searchStream: dead login, no access, slow down (until when), try again, or a query Google will never take. */
+/** A refused searchStream as Google's error table classifies it; a quota error comes back when Google said. */
 export function reportError(status: number, body: Fields, now = new Date()): PlatformError {
-  const error = (body.error ?? {}) as { status?: string; message?: string; details?: Fields[] };
-  const details = error.details ?? [];
-  const failures = details.flatMap((detail) => (detail.errors as Array<{ errorCode?: Fields; message?: string }> | undefined) ?? []);
-  if (status === 401) return new PlatformError('google_ads', 'needs_reauth', 'Google Ads stopped accepting this login — reconnect.');
-  if (status === 403) {
-    return new PlatformError(
-      'google_ads',
-      'forbidden',
-      `This Google login has no access to that Google Ads account (${failures[0]?.message ?? error.message ?? 'PERMISSION_DENIED'}).`,
-    );
-  }
-  if (status === 429 || error.status === 'RESOURCE_EXHAUSTED') {
-    const delay = retryDelayMs(details);
-    return new PlatformError(
-      'google_ads',
-      'rate_limited',
-      'Google Ads asked us to slow down.',
-      delay === null ? undefined : new Date(now.getTime() + delay),
-    );
-  }
-  if (status === 400) {
-    if (failures.some((failure) => failure.errorCode?.queryError === 'REQUESTED_METRICS_FOR_MANAGER')) {
-      return new PlatformError(
-        'google_ads',
-        'invalid',
-        'A Google Ads manager account has no ads of its own: report on its client accounts instead.',
-      );
-    }
-    const reasons = failures.map((failure) => `${Object.values(failure.errorCode ?? {}).join(' ')}: ${failure.message ?? ''}`.trim());
-    return new PlatformError(
-      'google_ads',
-      'invalid',
-      `Google Ads refused the report query: ${reasons.join('; ') || error.message || 'INVALID_ARGUMENT'}`,
-    );
-  }
-  log.warn(
-    { component: 'platforms', platform: 'google_ads', status, platformError: error.status, detail: error.message?.slice(0, 200) },
-    'Google Ads report error',
-  );
-  return new PlatformError('google_ads', 'retryable', 'Google Ads could not answer. Try again in a minute.');
+  const delay = retryDelayMs(((body.error ?? {}) as { details?: Fields[] }).details ?? []);
+  return googleAdsError(status, body, delay === null ? undefined : new Date(now.getTime() + delay));
 }
 
 /** How long to wait for the answer to start, and then between two pieces of it. */

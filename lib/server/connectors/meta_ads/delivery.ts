@@ -1,5 +1,5 @@
 import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
-import { graphError } from '@/lib/server/connectors/meta_ads/errors';
+import { metaAdsError } from '@/lib/server/connectors/meta_ads/errors';
 import { withExchange } from '@/lib/server/connectors/errors';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import type { Delivery } from '@/lib/server/connectors/types';
@@ -92,7 +92,7 @@ export const metaDelivery: Delivery = {
       headers: bearer(session.accessToken, { 'Content-Type': 'application/json' }),
       body: JSON.stringify({ data, ...(options?.testCode ? { test_event_code: options.testCode } : {}) }),
     });
-    if (status !== 200) throw withExchange(graphError(status, body), data, body);
+    if (status !== 200) throw withExchange(metaAdsError(status, body), data, body);
     // Meta answers for the request (events_received, messages, fbtrace_id), nothing per row: kept once per record.
     return events.map((event, index) => ({
       id: event.id,

@@ -1,7 +1,7 @@
 import { metaCounted } from '@/lib/server/connectors/meta_ads/counted';
 import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
 import { metaDelivery } from '@/lib/server/connectors/meta_ads/delivery';
-import { graphError } from '@/lib/server/connectors/meta_ads/errors';
+import { metaAdsError } from '@/lib/server/connectors/meta_ads/errors';
 import { readDatasetQuality } from '@/lib/server/connectors/meta_ads/quality';
 import { metaReport } from '@/lib/server/connectors/meta_ads/report';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
@@ -14,7 +14,7 @@ async function graph(path: string, params: Record<string, string>, accessToken?:
   const url = new URL(`${metaConfig().graphUrl}${path}`);
   url.search = new URLSearchParams(params).toString();
   const { status, body } = await requestJson('meta_ads', url.toString(), accessToken ? { headers: bearer(accessToken) } : {});
-  if (status !== 200) throw graphError(status, body);
+  if (status !== 200) throw metaAdsError(status, body);
   return body;
 }
 

@@ -1,5 +1,5 @@
 import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
-import { graphError } from '@/lib/server/connectors/meta_ads/errors';
+import { metaAdsError } from '@/lib/server/connectors/meta_ads/errors';
 import { bearer, requestJson } from '@/lib/server/connectors/http';
 import type { PlatformMeasure } from '@/lib/shared/conversions/quality';
 
@@ -61,6 +61,6 @@ export async function readDatasetQuality(accessToken: string, datasetId: string)
   const { status, body } = await requestJson('meta_ads', `${metaConfig().graphUrl}/dataset_quality?${query}`, {
     headers: bearer(accessToken),
   });
-  if (status !== 200) throw graphError(status, body);
+  if (status !== 200) throw metaAdsError(status, body);
   return parseDatasetQuality(body);
 }

@@ -1,5 +1,5 @@
 import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
-import { graphError } from '@/lib/server/connectors/meta_ads/errors';
+import { metaAdsError } from '@/lib/server/connectors/meta_ads/errors';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import type { Report, Session } from '@/lib/server/connectors/types';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
@@ -53,7 +53,6 @@ const MAX_PAGES = 10_000;
 const TIMEOUT_MS = 60_000;
 
 // Meta's throttling codes: 4 app, 17 user, 613 calls, 80000–80014 Business Use Case limits (80000 ads_insights).
-const isRateLimit = (code: number) => code === 4 || code === 17 || code === 613 || (code >= 80000 && code <= 80014);
 
 interface ActionStat {
   action_type: string;
@@ -201,28 +200,10 @@ export function isTooBig(response: Pick<GraphResponse, 'body'>): boolean {
   );
 }
 
-/** A refusal of a report call in our words: throttling with a retry time, a dead login, or errors.ts's classification. */
+/** A refused report call, classified by Meta's table; a throttled one comes back when Meta's usage header says it regains (else in a few minutes). */
 export function reportError(response: GraphResponse, now: number): PlatformError {
-  const error = errorOf(response.body);
-  const code = error.code ?? 0;
-  if (code === 190) return new PlatformError('meta_ads', 'needs_reauth', 'Meta stopped accepting this login — reconnect.');
-  if (isRateLimit(code) || response.status === 429) {
-    const regainMs = (response.usage?.regainMinutes ?? 0) * 60_000;
-    return new PlatformError(
-      'meta_ads',
-      'rate_limited',
-      'Meta is rate limiting this ad account. The report will be read again later.',
-      new Date(now + (regainMs || DEFAULT_RETRY_MS)),
-    );
-  }
-  if (response.status >= 500) {
-    log.warn(
-      { component: 'platforms', platform: 'meta_ads', status: response.status, code, subcode: error.error_subcode },
-      'Meta insights had a transient error',
-    );
-    return new PlatformError('meta_ads', 'retryable', 'Meta had a temporary problem reading the report. Try again in a minute.');
-  }
-  return graphError(response.status, response.body);
+  const regainMs = (response.usage?.regainMinutes ?? 0) * 60_000;
+  return metaAdsError(response.status, response.body, new Date(now + (regainMs || DEFAULT_RETRY_MS)));
 }
 
 /**

@@ -5,9 +5,8 @@ import { microsoftConfig } from '@/lib/server/connectors/microsoft_ads/config';
 import { microsoftDelivery } from '@/lib/server/connectors/microsoft_ads/delivery';
 import { microsoftReport } from '@/lib/server/connectors/microsoft_ads/report';
 import { expiresAtOf, form, requestJson } from '@/lib/server/connectors/http';
-import { PlatformError, retryableIf5xx } from '@/lib/server/connectors/errors';
+import { microsoftAdsError } from '@/lib/server/connectors/microsoft_ads/errors';
 import type { Connector } from '@/lib/server/connectors/types';
-import { log } from '@/lib/server/log';
 
 /** Microsoft identity platform (v2.0) and the Microsoft Advertising REST API (v13). */
 
@@ -31,16 +30,7 @@ async function token(values: Record<string, string>): Promise<MicrosoftTokens> {
     `${config.loginUrl}/token`,
     form({ client_id: config.clientId, client_secret: config.clientSecret, scope: config.scope, ...values }),
   );
-  if (status !== 200) {
-    if (body.error === 'invalid_grant') {
-      throw new PlatformError('microsoft_ads', 'needs_reauth', 'Microsoft no longer accepts this login: it was revoked or expired.');
-    }
-    log.warn(
-      { component: 'platforms', platform: 'microsoft_ads', status, platformError: body.error, codes: body.error_codes },
-      'Microsoft refused a token request',
-    );
-    throw new PlatformError('microsoft_ads', retryableIf5xx(status), 'Microsoft refused the request. Try connecting again.');
-  }
+  if (status !== 200) throw microsoftAdsError(status, body);
   return {
     accessToken: String(body.access_token),
     refreshToken: String(body.refresh_token ?? values.refresh_token ?? ''),

@@ -3,7 +3,8 @@ import { strFromU8, unzipSync } from 'fflate';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
 import { dayIn } from '@/lib/shared/connections/windows';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
-import { accountHeaders, adsError } from '@/lib/server/connectors/microsoft_ads/api';
+import { accountHeaders } from '@/lib/server/connectors/microsoft_ads/api';
+import { microsoftAdsError } from '@/lib/server/connectors/microsoft_ads/errors';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft_ads/config';
 import { bearer } from '@/lib/server/connectors/http';
 import { PlatformError } from '@/lib/server/connectors/errors';
@@ -205,32 +206,9 @@ function retryAtOf(retryAfter: string | null, now = Date.now()): Date | undefine
   return Number.isNaN(at) ? undefined : new Date(at);
 }
 
-/**
- * A refused reporting call as a PlatformError: a dead login (105 InvalidCredentials, 109
- * AuthenticationTokenExpired, 401), throttling (117 CallRateExceeded, 429), an account this login
- * cannot report on (2003 ReportingServiceAccountNotAuthorized, 2035 ReportingServiceInvalidAccountIds),
- * and the rest as Microsoft Advertising's other calls classify them.
- */
+/** A refused reporting call, classified by Microsoft's table; a throttled one comes back after its Retry-After. */
 export function reportError(status: number, body: Record<string, unknown>, retryAfter: string | null = null): PlatformError {
-  const errors = [body.Errors, body.OperationErrors, body.BatchErrors].flatMap((list) =>
-    Array.isArray(list) ? (list as Array<{ Code?: number }>) : [],
-  );
-  const codes = new Set(errors.map((error) => error.Code));
-  if (codes.has(105) || codes.has(109) || status === 401) {
-    return new PlatformError('microsoft_ads', 'needs_reauth', 'Microsoft Advertising stopped accepting this login — reconnect.');
-  }
-  if (codes.has(117) || status === 429) {
-    return new PlatformError(
-      'microsoft_ads',
-      'rate_limited',
-      'Microsoft Advertising is limiting how often we call it. Trying again later.',
-      retryAtOf(retryAfter),
-    );
-  }
-  if (codes.has(2003) || codes.has(2035)) {
-    return new PlatformError('microsoft_ads', 'forbidden', 'This Microsoft Advertising login cannot report on the account any more.');
-  }
-  return adsError(status, body);
+  return microsoftAdsError(status, body, retryAtOf(retryAfter));
 }
 
 type Fetch = typeof fetch;
