@@ -60,6 +60,18 @@ module.exports = {
       to: { pathNot: '^lib/shared/' },
     },
     {
+      name: 'api-handlers-call-services',
+      severity: 'error',
+      comment:
+        'A pages/api handler parses, checks access and calls a service (docs/architecture/recipes.md, "Add an API route"): ' +
+        'what follows a write (an email, analytics, a platform, Stripe, the pipelines) belongs to the service, so no handler can forget it. ' +
+        'Only the analytics endpoints themselves (customerio/*, identifyUserWithOrganization) call analytics.',
+      from: { path: '^pages/api/', pathNot: '^pages/api/(customerio/|identifyUserWithOrganization\\.ts$)' },
+      to: {
+        path: '^lib/server/(vendors|connectors|credentials\\.ts|invitationEmail\\.ts|analytics\\.ts|sync|counted|queue|delivery/(?!snippet\\.ts$)|alerts/(?!settings\\.ts$))',
+      },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       comment: 'A module that another imports must not import it back, not even its types: move the shared part into its own module.',

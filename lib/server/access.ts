@@ -1,4 +1,5 @@
-import { forbidden, organizationNotFound } from '@/lib/server/http/errors';
+import { organizationNotFound } from '@/lib/server/http/errors';
+import { forbidden } from '@/lib/server/errors';
 import { getOrganizationWithMembership } from '@/lib/server/repos/organizations';
 
 /** Checks that an id in the request is the caller's own: no one acts for someone else. */

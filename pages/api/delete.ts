@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { forbidden } from '@/lib/server/errors';
 import { can } from '@/lib/shared/permissions';
 import { documentIdSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { ApiError, forbidden } from '@/lib/server/http/errors';
+import { ApiError } from '@/lib/server/http/errors';
 import { deleteApp } from '@/lib/server/services/apps';
 import { deleteIntegration } from '@/lib/server/services/integrations';
 import { deletePayment } from '@/lib/server/repos/payments';

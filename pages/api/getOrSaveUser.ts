@@ -1,9 +1,7 @@
-import { ANALYTICS_EVENTS } from '@/lib/shared/events';
 import { getOrSaveUserSchema } from '@/lib/shared/schemas/user';
-import { identifyUser, trackEvent } from '@/lib/server/analytics';
+import { forbidden } from '@/lib/server/errors';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { forbidden } from '@/lib/server/http/errors';
-import { getOrCreateUserRecord } from '@/lib/server/repos/users';
+import { getOrSaveUser } from '@/lib/server/services/users';
 
 export default createHandler({
   POST: route({
@@ -12,16 +10,7 @@ export default createHandler({
     async handle({ caller, body }) {
       // A user creates only their own record, with the email their token proves.
       if (body.uid !== caller.uid || body.email.toLowerCase() !== caller.email?.toLowerCase()) throw forbidden();
-      const { user, created } = await getOrCreateUserRecord({
-        email: body.email,
-        fullName: body.fullName,
-        uid: body.uid,
-        photoURL: body.photoURL,
-      });
-      if (created) {
-        await identifyUser(user.uid, { user_id: user.uid, email: user.email, name: user.fullName });
-        await trackEvent(user.uid, ANALYTICS_EVENTS.accountCreated, { email: user.email });
-      }
+      const { user, created } = await getOrSaveUser({ email: body.email, fullName: body.fullName, uid: body.uid, photoURL: body.photoURL });
       return { success: true, user, message: created ? 'User created' : 'User found' };
     },
   }),

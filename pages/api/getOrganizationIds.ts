@@ -1,6 +1,6 @@
 import { organizationIdsQuerySchema } from '@/lib/shared/schemas/organization';
+import { forbidden } from '@/lib/server/errors';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { forbidden } from '@/lib/server/http/errors';
 import { listAllOrganizations, listOrganizationsOfUser } from '@/lib/server/repos/organizations';
 import { isSuperAdmin } from '@/lib/server/repos/users';
 

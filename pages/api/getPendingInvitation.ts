@@ -1,7 +1,7 @@
 import { pendingInvitationQuerySchema } from '@/lib/shared/schemas/team';
+import { forbidden } from '@/lib/server/errors';
 import { INVITATION_MESSAGES } from '@/lib/shared/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { forbidden } from '@/lib/server/http/errors';
 import { listPendingInvitations } from '@/lib/server/repos/invitations';
 
 export default createHandler({

@@ -1,6 +1,7 @@
 import { getUserSchema } from '@/lib/shared/schemas/user';
+import { forbidden } from '@/lib/server/errors';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { ApiError, forbidden } from '@/lib/server/http/errors';
+import { ApiError } from '@/lib/server/http/errors';
 import { getUserRecord, isSuperAdmin } from '@/lib/server/repos/users';
 
 export default createHandler({

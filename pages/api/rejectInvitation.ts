@@ -1,6 +1,6 @@
 import { rejectInvitationSchema } from '@/lib/shared/schemas/team';
+import { forbidden } from '@/lib/server/errors';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { forbidden } from '@/lib/server/http/errors';
 import { rejectInvitation } from '@/lib/server/repos/invitations';
 
 export default createHandler({

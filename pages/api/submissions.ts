@@ -3,6 +3,7 @@ import type { NextApiRequest, PageConfig } from 'next';
 import { createHandler, route } from '@/lib/server/http/createHandler';
 import { ApiError } from '@/lib/server/http/errors';
 import { clientAddress } from '@/lib/server/http/clientAddress';
+import { BodyTooLarge, readRawBody } from '@/lib/server/http/rawBody';
 import { admitSubmissions } from '@/lib/server/limits/submissionLimits';
 import { ingest, originAllowed, resolveSubmissionKey } from '@/lib/server/services/ingest';
 import { MAX_EVENTS_PER_REQUEST, MAX_USER_AGENT } from '@/lib/shared/schemas/submissions';
@@ -34,27 +35,12 @@ function keyOf(req: NextApiRequest): string {
   return key;
 }
 
-/** The raw body, refused as soon as it passes the limit (declared or counted); read by its events, the lightest way. */
-function rawBody(req: NextApiRequest): Promise<string> {
-  if (Number(req.headers['content-length']) > MAX_SUBMISSION_BYTES) return Promise.reject(tooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer | string) => {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-      size += bytes.length;
-      if (size > MAX_SUBMISSION_BYTES) {
-        req.off('data', onData);
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(bytes);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.once('error', reject);
-  });
-}
+/** The raw body as text, refused as soon as it passes the limit (declared or counted). */
+const rawBody = (req: NextApiRequest) =>
+  readRawBody(req, MAX_SUBMISSION_BYTES).then(
+    (bytes) => bytes.toString('utf8'),
+    (error: unknown) => Promise.reject(error instanceof BodyTooLarge ? tooLarge() : error),
+  );
 
 /** The body as JSON, whether sent as application/json or as text/plain (the snippet: no CORS preflight). */
 async function jsonBody(req: NextApiRequest): Promise<object> {

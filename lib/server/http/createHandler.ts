@@ -5,8 +5,8 @@ import { hasActiveSubscription } from '@/lib/shared/billing/gate';
 import { can, SUPER_ADMIN, type Action, type Resource, type Role } from '@/lib/shared/permissions';
 import { authenticate, type Caller } from '@/lib/server/http/authenticate';
 import { isDocumentId } from '@/lib/shared/schemas/ids';
-import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
-import { ApiError, forbidden, notFound, organizationNotFound, toApiError } from '@/lib/server/http/errors';
+import { DomainError, fieldErrorsOf, forbidden, notFound } from '@/lib/server/errors';
+import { ApiError, organizationNotFound, toApiError } from '@/lib/server/http/errors';
 import { errorFields, labels, log, traceFields, withLogContext } from '@/lib/server/log';
 import { getOrganizationWithMembership, type OrganizationData } from '@/lib/server/repos/organizations';
 import { toOrganizationDocument } from '@/lib/server/repos/organizationDocument';
@@ -92,7 +92,7 @@ function assertRouteSegmentsAreIds(req: NextApiRequest): void {
   // Most requests of a route without segments carry no query at all (ingest's): nothing to parse.
   if (Object.keys(req.query).length === 0) return;
   for (const [key, value] of routeSegments(req)) {
-    if (!isDocumentId(value)) throw key === 'orgId' ? organizationNotFound() : notFound();
+    if (!isDocumentId(value)) throw key === 'orgId' ? organizationNotFound() : notFound('Not found.');
   }
 }
 

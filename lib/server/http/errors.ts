@@ -16,11 +16,8 @@ export class ApiError extends Error {
 }
 
 export const unauthorized = () => new ApiError(401, 'unauthenticated', 'Sign in to continue.');
-export const forbidden = () => new ApiError(403, 'forbidden', 'You do not have permission to do this.');
 // Non-members get the same answer as for an organization that does not exist.
 export const organizationNotFound = () => new ApiError(404, 'not_found', 'Organization not found.');
-/** An id in the path that cannot name anything: the answer for something that does not exist. */
-export const notFound = () => new ApiError(404, 'not_found', 'Not found.');
 
 /** The one place a domain error becomes an HTTP status. */
 export const STATUS_OF: Record<DomainErrorCode, number> = {

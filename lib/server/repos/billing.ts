@@ -1,4 +1,5 @@
 import { FieldValue, type DocumentData } from 'firebase-admin/firestore';
+import { textOrNull } from '@/lib/shared/text';
 import type Stripe from 'stripe';
 import { holdsLiveSubscription } from '@/lib/shared/billing/gate';
 import type { PlanId } from '@/lib/shared/billing/plans';
@@ -23,16 +24,15 @@ export interface BillingAccount {
   eventCreated: number | null;
 }
 
-const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
 const number = (value: unknown) => (typeof value === 'number' ? value : null);
 
 /** Reads the server-only document; organizations written before it existed kept the ids on themselves. */
 function accountFrom(billing: DocumentData | undefined, organization: DocumentData | undefined): BillingAccount {
   const legacy = (organization?.subscription ?? {}) as Record<string, unknown>;
   return {
-    customerId: text(billing?.customer_id) ?? text(organization?.stripe_customer_id) ?? text(legacy.customer_id),
-    subscriptionId: text(billing?.subscription_id) ?? text(legacy.subscription_id),
-    checkoutSessionId: text(billing?.checkout_session_id),
+    customerId: textOrNull(billing?.customer_id) ?? textOrNull(organization?.stripe_customer_id) ?? textOrNull(legacy.customer_id),
+    subscriptionId: textOrNull(billing?.subscription_id) ?? textOrNull(legacy.subscription_id),
+    checkoutSessionId: textOrNull(billing?.checkout_session_id),
     eventCreated: number(billing?.event_created) ?? number(legacy.event_created),
   };
 }
@@ -55,7 +55,7 @@ export async function bindCustomer(orgId: string, customerId: string): Promise<v
 export async function swapOpenCheckout(orgId: string, sessionId: string): Promise<string | null> {
   const ref = billingDocument(orgId);
   return adminDb().runTransaction(async (tx) => {
-    const replaced = text((await tx.get(ref)).get('checkout_session_id'));
+    const replaced = textOrNull((await tx.get(ref)).get('checkout_session_id'));
     tx.set(ref, { checkout_session_id: sessionId }, { merge: true });
     return replaced;
   });
@@ -63,7 +63,7 @@ export async function swapOpenCheckout(orgId: string, sessionId: string): Promis
 
 export async function organizationOfCustomer(customerId: string): Promise<string | null> {
   const snap = await customersCollection().doc(customerId).get();
-  return snap.exists ? text(snap.get('organization_id')) : null;
+  return snap.exists ? textOrNull(snap.get('organization_id')) : null;
 }
 
 /** Which ids an event is about, before anything is looked up. */

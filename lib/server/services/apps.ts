@@ -7,9 +7,15 @@ import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import {
   clearAppTarget as clearTarget,
   deleteApp as removeApp,
+  revokePublishableKey,
+  revokeSubmissionKey,
+  rotatePublishableKey,
+  rotateSubmissionKey,
   saveAppTarget,
   setAppWarehouse as saveWarehouse,
+  updateApp,
 } from '@/lib/server/repos/apps';
+import { forgetApp } from '@/lib/server/services/ingest';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { deleteRoutingConversions, ownConversionsOfApp, routingConversionId, saveRoutingConversion } from '@/lib/server/repos/conversions';
 import { assertNoTwin } from '@/lib/server/services/conversions';
@@ -113,4 +119,38 @@ export async function deleteApp(orgId: string, id: string): Promise<void> {
   // Conversions made on their own keep the app (removeApp refuses, naming them); routing goes with it.
   if ((await ownConversionsOfApp(orgId, id)) === 0) await deleteRoutingConversions(orgId, id);
   await removeApp(orgId, id);
+  forgetApp(id);
+}
+
+/*
+ * Whatever changes what ingest trusts or fills in (settings, keys, the app itself) goes through here: ingest
+ * keeps an app's keys and defaults a few seconds per instance, and this instance forgets them at once.
+ */
+
+/** Edits an app's settings (name, default country and consent, thank-you page paths…). */
+export async function editApp(orgId: string, id: string, changes: Parameters<typeof updateApp>[2]): Promise<App> {
+  const app = await updateApp(orgId, id, changes);
+  forgetApp(id);
+  return app;
+}
+
+/** A new server key (shown once); the old one stops working. */
+export async function replaceSubmissionKey(orgId: string, id: string): Promise<Awaited<ReturnType<typeof rotateSubmissionKey>>> {
+  const made = await rotateSubmissionKey(orgId, id);
+  forgetApp(id);
+  return made;
+}
+
+/** A new publishable key for the website snippet; the old one stops working. */
+export async function replacePublishableKey(orgId: string, id: string): Promise<string> {
+  const publishableKey = await rotatePublishableKey(orgId, id);
+  forgetApp(id);
+  return publishableKey;
+}
+
+/** Revokes the app's server key or its publishable key: whatever posts with it is refused from now on. */
+export async function revokeAppKey(orgId: string, id: string, key: 'submission' | 'publishable'): Promise<App> {
+  const app = key === 'submission' ? await revokeSubmissionKey(orgId, id) : await revokePublishableKey(orgId, id);
+  forgetApp(id);
+  return app;
 }

@@ -1,7 +1,8 @@
 import type Stripe from 'stripe';
+import { textOrNull } from '@/lib/shared/text';
 import { ANALYTICS_EVENTS } from '@/lib/shared/events';
 import { holdsLiveSubscription } from '@/lib/shared/billing/gate';
-import { PLAN_IDS, type PlanId } from '@/lib/shared/billing/plans';
+import { PLAN_IDS, PLANS, type PlanId, type PlanWithPrice } from '@/lib/shared/billing/plans';
 import { isStripeId } from '@/lib/shared/schemas/billing';
 import { trackEvent } from '@/lib/server/analytics';
 import { appUrl } from '@/lib/server/appUrl';
@@ -22,8 +23,6 @@ import { labels, log } from '@/lib/server/log';
  * Billing's use cases between Stripe and the organization's billing records (repos/billing.ts): the customer
  * created once, one open checkout, Stripe's own word on a live subscription, and webhook events applied.
  */
-
-const text = (value: unknown) => (typeof value === 'string' && value ? value : null);
 
 /**
  * The organization's Stripe customer: created once (idempotently, even under concurrent calls), reused
@@ -71,7 +70,7 @@ function planOfPrice(priceId: string | undefined): PlanId | null {
   return PLAN_IDS.find((plan) => priceIdOf(plan) === priceId) ?? null;
 }
 
-const idOf = (value: unknown) => (typeof value === 'string' ? value : text((value as { id?: unknown } | null | undefined)?.id));
+const idOf = (value: unknown) => (typeof value === 'string' ? value : textOrNull((value as { id?: unknown } | null | undefined)?.id));
 
 const REPLACING = new Set(['checkout.session.completed', 'customer.subscription.created']);
 const UPDATING = new Set(['customer.subscription.updated', 'customer.subscription.deleted', 'invoice.payment_failed']);
@@ -231,4 +230,48 @@ export async function openPortal(org: { id: string; data: Parameters<typeof bill
     return_url: appUrl(`/${encodeURIComponent(org.id)}/subscription`),
   });
   return { url: session.url };
+}
+
+let pricedCache: { at: number; plans: PlanWithPrice[] } | undefined;
+
+/** The plans on sale with their monthly prices as Stripe has them (read once a minute). */
+export async function pricedPlans(): Promise<PlanWithPrice[]> {
+  if (!pricedCache || Date.now() - pricedCache.at > 60_000) {
+    const priced = await Promise.all(
+      PLANS.map(async (plan): Promise<PlanWithPrice | null> => {
+        const priceId = priceIdOf(plan.id);
+        if (!priceId) return null;
+        const price = await stripe().prices.retrieve(priceId);
+        return { id: plan.id, name: plan.name, features: plan.features, amount: price.unit_amount ?? 0, currency: price.currency };
+      }),
+    );
+    pricedCache = { at: Date.now(), plans: priced.filter((plan): plan is PlanWithPrice => plan !== null) };
+  }
+  return pricedCache.plans;
+}
+
+/** Whether a Checkout Session is this organization's (its reference and its bound customer) and paid; an unknown one is not. */
+export async function isPaidCheckoutOf(
+  org: { id: string; data: Parameters<typeof billingAccountOf>[1] },
+  sessionId: string,
+): Promise<boolean> {
+  try {
+    const [session, account] = await Promise.all([stripe().checkout.sessions.retrieve(sessionId), billingAccountOf(org.id, org.data)]);
+    const ours = session.client_reference_id === org.id && account.customerId !== null && session.customer === account.customerId;
+    return ours && session.status === 'complete' && session.payment_status === 'paid';
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return false;
+    throw error;
+  }
+}
+
+/** A webhook event whose signature over these exact bytes Stripe made with our secret, within 5 minutes; else null. */
+export function verifiedStripeEvent(body: Buffer, signature: unknown): Stripe.Event | null {
+  const secret = process.env.STRIPE_WEBHOOK_SECRET;
+  if (!secret || typeof signature !== 'string') return null;
+  try {
+    return stripe().webhooks.constructEvent(body, signature, secret);
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { ANALYTICS_EVENTS } from '@/lib/shared/events';
 import {
+  inWords,
   PLATFORM_LABELS,
   type AdAccount,
   type Integration,
@@ -78,7 +79,7 @@ export async function reuseSourceLogin(orgId: string, uid: string, fromId: strin
   if (!REUSABLE_LOGIN_PLATFORMS.includes(source.platform)) {
     throw new DomainError('invalid', `The login of a ${label} source cannot be a conversion destination.`, {
       reason: 'invalid_request',
-      fieldErrors: { fromId: ['Pick a Google Ads or Meta Ads source'] },
+      fieldErrors: { fromId: [`Pick a ${inWords(REUSABLE_LOGIN_PLATFORMS)} source`] },
     });
   }
   if (source.status !== 'active') {

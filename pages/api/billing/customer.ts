@@ -1,7 +1,7 @@
 import { billingCustomerSchema } from '@/lib/shared/schemas/billing';
+import { forbidden } from '@/lib/server/errors';
 import { assertSelf } from '@/lib/server/access';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { forbidden } from '@/lib/server/http/errors';
 import { getOrCreateCustomer } from '@/lib/server/services/billing';
 
 /** POST {billing api}/billing/customer: the organization's Stripe customer, created once. Owners and admins. */

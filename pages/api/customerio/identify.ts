@@ -1,8 +1,8 @@
 import { identifySchema } from '@/lib/shared/schemas/analytics';
+import { forbidden } from '@/lib/server/errors';
 import { assertMember, assertSelf } from '@/lib/server/access';
 import { identifyUser } from '@/lib/server/analytics';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { forbidden } from '@/lib/server/http/errors';
 
 export default createHandler({
   POST: route({

@@ -1,7 +1,6 @@
 import { sessionValidityQuerySchema } from '@/lib/shared/schemas/billing';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { stripe } from '@/lib/server/vendors/stripe';
-import { billingAccountOf } from '@/lib/server/repos/billing';
+import { isPaidCheckoutOf } from '@/lib/server/services/billing';
 
 /**
  * GET {billing api}/billing/session-validity/{a}/{b}: a is the organization id, b the Checkout
@@ -13,15 +12,6 @@ export default createHandler({
     query: sessionValidityQuerySchema,
     orgId: ({ query }) => query.a,
     permission: ['billing', 'read'],
-    async handle({ org, query }) {
-      try {
-        const [session, account] = await Promise.all([stripe().checkout.sessions.retrieve(query.b), billingAccountOf(org.id, org.data)]);
-        const ours = session.client_reference_id === org.id && account.customerId !== null && session.customer === account.customerId;
-        return { isValid: ours && session.status === 'complete' && session.payment_status === 'paid' };
-      } catch (error) {
-        if ((error as { statusCode?: number }).statusCode === 404) return { isValid: false };
-        throw error;
-      }
-    },
+    handle: async ({ org, query }) => ({ isValid: await isPaidCheckoutOf(org, query.b) }),
   }),
 });

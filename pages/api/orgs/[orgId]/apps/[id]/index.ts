@@ -1,9 +1,8 @@
 import { updateAppSchema } from '@/lib/shared/schemas/integrations';
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { getApp, updateApp } from '@/lib/server/repos/apps';
-import { deleteApp } from '@/lib/server/services/apps';
-import { forgetApp } from '@/lib/server/services/ingest';
+import { getApp } from '@/lib/server/repos/apps';
+import { deleteApp, editApp } from '@/lib/server/services/apps';
 
 export default createHandler({
   GET: route({
@@ -19,11 +18,7 @@ export default createHandler({
     query: objectRouteSchema,
     body: updateAppSchema,
     permission: ['app', 'update'],
-    handle: async ({ org, query, body }) => {
-      const app = await updateApp(org.id, query.id, body);
-      forgetApp(app.id);
-      return { app };
-    },
+    handle: async ({ org, query, body }) => ({ app: await editApp(org.id, query.id, body) }),
   }),
   DELETE: route({
     access: 'orgMember',
@@ -31,7 +26,6 @@ export default createHandler({
     permission: ['app', 'delete'],
     async handle({ org, query }) {
       await deleteApp(org.id, query.id);
-      forgetApp(query.id);
       return { success: true };
     },
   }),

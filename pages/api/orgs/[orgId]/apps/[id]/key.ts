@@ -1,7 +1,6 @@
 import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { revokeSubmissionKey, rotateSubmissionKey } from '@/lib/server/repos/apps';
-import { forgetApp } from '@/lib/server/services/ingest';
+import { replaceSubmissionKey, revokeAppKey } from '@/lib/server/services/apps';
 
 /**
  * POST makes a new custom-submission key (shown once, the old one stops working); DELETE revokes it.
@@ -13,21 +12,12 @@ export default createHandler({
     subscription: 'required',
     query: objectRouteSchema,
     permission: ['app', 'delete'],
-    handle: async ({ org, query }) => {
-      const made = await rotateSubmissionKey(org.id, query.id);
-      // Ingest keeps keys a few seconds per instance: this one stops trusting the old key now.
-      forgetApp(query.id);
-      return made;
-    },
+    handle: ({ org, query }) => replaceSubmissionKey(org.id, query.id),
   }),
   DELETE: route({
     access: 'orgMember',
     query: objectRouteSchema,
     permission: ['app', 'delete'],
-    handle: async ({ org, query }) => {
-      const app = await revokeSubmissionKey(org.id, query.id);
-      forgetApp(query.id);
-      return { app };
-    },
+    handle: async ({ org, query }) => ({ app: await revokeAppKey(org.id, query.id, 'submission') }),
   }),
 });

@@ -2,8 +2,8 @@ import { objectRouteSchema } from '@/lib/shared/schemas/ids';
 import { appUrl } from '@/lib/server/appUrl';
 import { captureSnippet } from '@/lib/server/delivery/snippet';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { getApp, revokePublishableKey, rotatePublishableKey } from '@/lib/server/repos/apps';
-import { forgetApp } from '@/lib/server/services/ingest';
+import { getApp } from '@/lib/server/repos/apps';
+import { replacePublishableKey, revokeAppKey } from '@/lib/server/services/apps';
 
 /**
  * The website snippet's publishable key. POST makes a new one (the old one stops working; the answer
@@ -17,9 +17,7 @@ export default createHandler({
     query: objectRouteSchema,
     permission: ['app', 'delete'],
     handle: async ({ org, query }) => {
-      const publishableKey = await rotatePublishableKey(org.id, query.id);
-      // Ingest keeps keys a few seconds per instance: this one stops trusting the old key now.
-      forgetApp(query.id);
+      const publishableKey = await replacePublishableKey(org.id, query.id);
       const app = await getApp(org.id, query.id);
       return {
         app,
@@ -32,10 +30,6 @@ export default createHandler({
     access: 'orgMember',
     query: objectRouteSchema,
     permission: ['app', 'delete'],
-    handle: async ({ org, query }) => {
-      const app = await revokePublishableKey(org.id, query.id);
-      forgetApp(query.id);
-      return { app };
-    },
+    handle: async ({ org, query }) => ({ app: await revokeAppKey(org.id, query.id, 'publishable') }),
   }),
 });

@@ -1,8 +1,6 @@
 import { invitationRouteSchema } from '@/lib/shared/schemas/team';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { emailInvitation } from '@/lib/server/invitationEmail';
-import { consumeRateLimits, invitationLimits } from '@/lib/server/limits/rateLimit';
-import { getOrganizationInvitation, renewInvitation } from '@/lib/server/repos/invitations';
+import { resendInvitation } from '@/lib/server/services/team';
 
 /** POST sends a pending invitation again, valid for another 7 days. */
 export default createHandler({
@@ -11,10 +9,7 @@ export default createHandler({
     query: invitationRouteSchema,
     permission: ['invitation', 'update'],
     async handle({ caller, org, query }) {
-      const invitation = await getOrganizationInvitation(org.id, query.invitationId);
-      await consumeRateLimits(invitationLimits(caller.uid, org.id));
-      const emailSent = await emailInvitation(await renewInvitation(invitation));
-      return { success: true, emailSent };
+      return { success: true, ...(await resendInvitation(org.id, caller.uid, query.invitationId)) };
     },
   }),
 });
