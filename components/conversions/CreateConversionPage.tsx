@@ -2,34 +2,40 @@ import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import Choice from '@/components/conversions/Choice';
+import SourceStep from '@/components/conversions/SourceStep';
+import {
+  changedWarehouseFields,
+  EMPTY,
+  FIELD_OF,
+  isWarehouse,
+  isWarehouseKey,
+  sourceOf,
+  stepOf,
+  STEPS,
+  withoutErrorsOf,
+  type Draft,
+  type Step,
+} from '@/components/conversions/createConversionDraft';
 import styles from '@/components/conversions/conversions.module.css';
-import { mappingOf, NEW_MAPPING, type MappingDraft } from '@/components/conversions/mapping';
+import { mappingOf } from '@/components/conversions/mapping';
 import { conversionPath, conversionsPath, isAdDestination } from '@/components/conversions/paths';
 import type { WarehouseDraft } from '@/components/conversions/warehouseDraft';
 import { createErrors, useSchemas } from '@/components/conversions/validation';
-import { CannotCreatePage, messageOf, Title } from '@/components/integrations/shared';
+import { CannotCreatePage, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
-import type { CreateConversionInput } from '@/lib/shared/schemas/conversions';
-import { isWarehousePlatform, TARGET_LABEL, type Integration } from '@/lib/shared/integrations/platforms';
+import { TARGET_LABEL } from '@/lib/shared/integrations/platforms';
 import { can } from '@/lib/shared/permissions';
 import { useAppDispatch } from '@/store/hooks';
 import { useAppsQuery, useIntegrationsQuery, usePaymentsQuery, useTargetsQuery } from '@/store/integrationsApi';
-import FieldError from '@/components/ui/FieldError';
 
-// The first step is in the page; what a BigQuery or Mixpanel source reads and the later steps load beside it.
+// The first step is in the page's first load (SourceStep); the later steps load beside it.
 const loading = () => <Spinner label="Loading the fields" />;
-const WarehouseSourceFields = dynamic(() => import('@/components/conversions/WarehouseSourceFields'), { loading });
 const DestinationStep = dynamic(() => import('@/components/conversions/DestinationStep'), { loading });
 const MappingFields = dynamic(() => import('@/components/conversions/MappingFields'), { loading });
 const ReviewStep = dynamic(() => import('@/components/conversions/ReviewStep'), { loading });
-
-/** The warehouse draft's helpers: loaded with a warehouse source's defaults, before any draft has a warehouse part. */
-type WarehouseHelpers = Pick<typeof import('@/components/conversions/warehouseDraft'), 'changedFields' | 'warehouseSourceOf'>;
-let warehouseHelpers: WarehouseHelpers | null = null;
 
 /** The plans table, loaded after first paint: until then the page does not say the plan lacks conversions (the server refuses anyway). */
 function usePlans() {
@@ -38,200 +44,6 @@ function usePlans() {
     void import('@/lib/shared/billing/entitlements').then(setPlans, () => undefined);
   }, []);
   return plans;
-}
-
-const STEPS = ['Source', 'Destination', 'Mapping', 'Review'] as const;
-type Step = 0 | 1 | 2 | 3;
-
-interface Draft {
-  /** 'app:{id}', 'payments:{id}', or the destination a warehouse read uses: 'bigquery:{id}', 'mixpanel:{id}'. */
-  source: string;
-  /** What a BigQuery or Mixpanel source reads (null for an app or a payment account). */
-  warehouse: WarehouseDraft | null;
-  destinationId: string;
-  accountId: string;
-  targetId: string;
-  mapping: MappingDraft;
-  /** null: the suggested name (source → target) until the user types one. */
-  name: string | null;
-}
-
-const EMPTY: Draft = { source: '', warehouse: null, destinationId: '', accountId: '', targetId: '', mapping: NEW_MAPPING, name: null };
-
-/** Destinations of a warehouse platform (the catalogue's `conversionSource`) are also read from, with the same login. */
-const isWarehouse = (integration: Integration) => isWarehousePlatform(integration.platform);
-const isWarehouseKey = (source: string) => isWarehousePlatform(source.split(':')[0] ?? '');
-
-/** The error key of each part of the draft ('mapping' covers all of the mapping's). */
-const FIELD_OF: Record<keyof Draft, string> = {
-  source: 'source',
-  warehouse: 'source',
-  destinationId: 'destination.destinationId',
-  accountId: 'destination.accountId',
-  targetId: 'destination.targetId',
-  mapping: 'mapping',
-  name: 'name',
-};
-
-/** The errors left once these fields (and what is under them) changed. */
-const withoutErrorsOf = (errors: Record<string, string[]>, fields: string[]) =>
-  Object.fromEntries(Object.entries(errors).filter(([key]) => !fields.some((field) => key === field || key.startsWith(`${field}.`))));
-
-/** Which step holds a field ('destination.targetId' → Destination); what is not one of the first three is on Review. */
-function stepOf(field: string): Step {
-  if (field.startsWith('source')) return 0;
-  if (field.startsWith('destination')) return 1;
-  if (field.startsWith('mapping')) return 2;
-  return 3;
-}
-
-function sourceOf(draft: Draft): CreateConversionInput['source'] {
-  if (draft.warehouse) return warehouseHelpers!.warehouseSourceOf(draft.warehouse);
-  const [type, id = ''] = draft.source.split(/:(.*)/s);
-  return type === 'payments' ? { type: 'payments', paymentId: id } : { type: 'app', appId: id };
-}
-
-interface SourceStepProps {
-  orgId: string;
-  plan: unknown;
-  draft: Draft;
-  onPick: (source: string) => void;
-  /** A warehouse source's new draft, once its fields have loaded. */
-  onWarehouseReady: (source: string, warehouse: WarehouseDraft) => void;
-  onWarehouse: (warehouse: WarehouseDraft) => void;
-  errors: Record<string, string[]>;
-  onErrors: (errors: Record<string, string[]>) => void;
-}
-
-function SourceStep({ orgId, plan, draft, onPick, onWarehouseReady, onWarehouse, errors, onErrors }: SourceStepProps) {
-  const apps = useAppsQuery(orgId);
-  const payments = usePaymentsQuery(orgId);
-  const destinations = useIntegrationsQuery({ orgId, kind: 'destination' });
-  const org = `/${encodeURIComponent(orgId)}`;
-  const error = errors.source?.[0] ?? errors['source.type']?.[0] ?? errors['source.destinationId']?.[0];
-  if (apps.isLoading || payments.isLoading || destinations.isLoading) return <Spinner label="Loading your sources" />;
-  if (apps.error || payments.error || destinations.error)
-    return <Alert>{messageOf(apps.error ?? payments.error ?? destinations.error, 'Could not load your sources.')}</Alert>;
-  const appList = apps.data ?? [];
-  const paymentList = payments.data ?? [];
-  const warehouses = (destinations.data ?? []).filter(isWarehouse);
-  const reading = warehouses.find((candidate) => draft.source === `${candidate.platform}:${candidate.id}`);
-  if (appList.length === 0 && paymentList.length === 0 && warehouses.length === 0) {
-    return (
-      <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
-        <p>
-          No apps or payment accounts yet. Conversions come from your website&apos;s form submissions, your Stripe payments, or rows of
-          BigQuery and events of Mixpanel.
-        </p>
-        <div className="actions" style={{ justifyContent: 'center' }}>
-          <Link className="button" href={`${org}/app/connect`}>
-            Add an app
-          </Link>
-          <Link className="button button--secondary" href={`${org}/payment`}>
-            Connect Stripe
-          </Link>
-          <Link className="button button--secondary" href={`${org}/destination`}>
-            Connect BigQuery or Mixpanel
-          </Link>
-        </div>
-      </div>
-    );
-  }
-  const pick = (value: string) => {
-    const warehouse = warehouses.find((candidate) => value === `${candidate.platform}:${candidate.id}`);
-    onPick(value);
-    // A warehouse source's draft comes with its fields, which load now.
-    if (warehouse)
-      void Promise.all([import('@/components/conversions/warehouseDefaults'), import('@/components/conversions/warehouseDraft')]).then(
-        ([{ newWarehouseDraft }, helpers]) => {
-          warehouseHelpers = helpers;
-          onWarehouseReady(value, newWarehouseDraft(warehouse, plan));
-        },
-      );
-  };
-  return (
-    <div className="stack">
-      <fieldset className={styles.fieldset} aria-describedby={error ? 'source-error' : undefined}>
-        <legend className={styles.legend}>Where do the events come from?</legend>
-        {appList.length > 0 && (
-          <>
-            <h3 className={styles.groupTitle}>Apps</h3>
-            <ul className={styles.choices}>
-              {appList.map((app) => (
-                <Choice
-                  key={app.id}
-                  name="source"
-                  value={`app:${app.id}`}
-                  checked={draft.source === `app:${app.id}`}
-                  onChange={pick}
-                  title={app.name}
-                  detail={`Form submissions on ${app.websiteUrl}`}
-                />
-              ))}
-            </ul>
-          </>
-        )}
-        {paymentList.length > 0 && (
-          <>
-            <h3 className={styles.groupTitle}>Payment accounts</h3>
-            <ul className={styles.choices}>
-              {paymentList.map((payment) => (
-                <Choice
-                  key={payment.id}
-                  name="source"
-                  value={`payments:${payment.id}`}
-                  checked={draft.source === `payments:${payment.id}`}
-                  onChange={pick}
-                  title={payment.name}
-                  detail={`Successful Stripe payments (${payment.livemode ? 'live' : 'test'} mode)`}
-                />
-              ))}
-            </ul>
-          </>
-        )}
-        {warehouses.length > 0 && (
-          <>
-            <h3 className={styles.groupTitle}>Warehouse and analytics</h3>
-            <ul className={styles.choices}>
-              {warehouses.map((warehouse) => (
-                <Choice
-                  key={warehouse.id}
-                  name="source"
-                  value={`${warehouse.platform}:${warehouse.id}`}
-                  checked={draft.source === `${warehouse.platform}:${warehouse.id}`}
-                  onChange={pick}
-                  title={warehouse.name}
-                  detail={
-                    warehouse.platform === 'bigquery'
-                      ? 'Rows of a BigQuery table or of your own SELECT, read on a schedule'
-                      : `Events of Mixpanel project ${warehouse.settings.projectId ?? ''}, read on a schedule`.replace(' ,', ',')
-                  }
-                />
-              ))}
-            </ul>
-          </>
-        )}
-        <FieldError id="source-error" error={error} />
-        <p className="muted">
-          Another source? <Link href={`${org}/app/connect`}>Add an app</Link>, <Link href={`${org}/payment`}>connect Stripe</Link>, or{' '}
-          <Link href={`${org}/destination`}>connect BigQuery or Mixpanel</Link> to read from it.
-        </p>
-      </fieldset>
-      {reading && !draft.warehouse && <Spinner label="Loading the fields" />}
-      {reading && draft.warehouse && (
-        <WarehouseSourceFields
-          orgId={orgId}
-          plan={plan}
-          destination={reading}
-          draft={draft.warehouse}
-          onChange={onWarehouse}
-          errors={errors}
-          onErrors={onErrors}
-          sendsTo={draft.destinationId || undefined}
-        />
-      )}
-    </div>
-  );
 }
 
 /** `/{orgId}/createConversion`: source → destination → mapping → review → Create. */
@@ -283,7 +95,7 @@ export function CreateConversionPage() {
 
   /** A warehouse source's fields changed: only the errors of the fields that changed go. */
   const updateWarehouse = (warehouse: WarehouseDraft) => {
-    const changed = warehouseHelpers?.changedFields(draft.warehouse, warehouse) ?? ['source'];
+    const changed = changedWarehouseFields(draft.warehouse, warehouse);
     setDraft((current) => ({ ...current, warehouse }));
     setErrors((current) => withoutErrorsOf(current, changed));
   };
