@@ -1,11 +1,12 @@
 import { useRouter } from 'next/router';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { UnreadBadge, useUnreadCount } from '@/layouts/shell/NotificationsLink';
 import OrganizationNav from '@/layouts/shell/OrganizationNav';
 import OrganizationSwitcher from '@/layouts/shell/OrganizationSwitcher';
 import UserMenu from '@/layouts/shell/UserMenu';
 import Brand from '@/layouts/Brand';
 import { useAppSelector } from '@/store/hooks';
-import { selectIsAuthenticated } from '@/store/userSlice';
+import { selectIsAuthenticated, selectOrgId } from '@/store/userSlice';
 
 interface AppShellProps {
   layout: 'default' | 'demo';
@@ -15,11 +16,16 @@ interface AppShellProps {
 
 /**
  * The sidebar frame shared by the default and demo layouts. On a narrow screen the sidebar is a bar
- * on top: the brand, the organization, and a Menu button that unfolds the navigation.
+ * on top: the brand, the organization, and a Menu button that unfolds the navigation. The button carries the
+ * unread alerts' count, which the folded Notifications link would otherwise hide.
  */
 export default function AppShell({ layout, banner, children }: AppShellProps) {
   const router = useRouter();
   const isAuthenticated = useAppSelector(selectIsAuthenticated);
+  const selectedOrgId = useAppSelector(selectOrgId);
+  // The organization the navigation links to (OrganizationNav's): the one in the URL, or else the selected one.
+  const orgId = typeof router.query.orgId === 'string' ? router.query.orgId : selectedOrgId;
+  const unread = useUnreadCount(isAuthenticated ? orgId : null);
   const [menuOpen, setMenuOpen] = useState(false);
   const toggle = useRef<HTMLButtonElement>(null);
 
@@ -61,6 +67,7 @@ export default function AppShell({ layout, banner, children }: AppShellProps) {
                 onClick={() => setMenuOpen((open) => !open)}
               >
                 Menu
+                <UnreadBadge count={unread} testId="menu-unread-count" />
               </button>
             )}
           </div>

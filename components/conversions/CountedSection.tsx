@@ -23,27 +23,40 @@ function Step({ value, of }: { value: number | null; of: number | null }) {
   );
 }
 
-function DayRow({ day }: { day: ReconcileDay }) {
+/** The columns after the day; on phones each is written beside its value in the day's card (`.table--cards`). */
+const countedColumns = (platform: string) => [
+  'Received by SignalBridge',
+  'Sent',
+  'Accepted by the API',
+  `Received by ${platform}`,
+  `Attributed by ${platform}`,
+  'What it means',
+];
+
+function DayRow({ day, columns }: { day: ReconcileDay; columns: string[] }) {
+  const [received, sent, accepted, platformReceived, attributed, means] = columns;
   return (
     <tr data-testid="counted-day">
       <th scope="row">
         {dayLabel(day.date)}
         {!day.final && <span className="muted"> (not final)</span>}
       </th>
-      <td>{day.received}</td>
-      <td>
+      <td data-label={received}>{day.received}</td>
+      <td data-label={sent}>
         <Step value={day.sent} of={day.received} />
       </td>
-      <td>
+      <td data-label={accepted}>
         <Step value={day.accepted} of={day.sent} />
       </td>
-      <td>
+      <td data-label={platformReceived}>
         <Step value={day.platformReceived} of={day.accepted} />
       </td>
-      <td>
+      <td data-label={attributed}>
         <Step value={day.attributed} of={day.platformReceived ?? day.accepted} />
       </td>
-      <td>{day.notes.length === 0 ? <span className="muted">—</span> : day.notes.map((note) => <p key={note}>{note}</p>)}</td>
+      <td data-label={means}>
+        {day.notes.length === 0 ? <span className="muted">—</span> : day.notes.map((note) => <p key={note}>{note}</p>)}
+      </td>
     </tr>
   );
 }
@@ -105,22 +118,12 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
             </div>
           ) : (
             <ScrollRegion label={`Counted by ${platform} per day (scrolls sideways)`}>
-              <table className="table" aria-label={`Counted by ${platform}, per day`}>
-                <TableHead
-                  columns={[
-                    accountDays ? 'Day (account time)' : 'Day (UTC)',
-                    'Received by SignalBridge',
-                    'Sent',
-                    'Accepted by the API',
-                    `Received by ${platform}`,
-                    `Attributed by ${platform}`,
-                    'What it means',
-                  ]}
-                  actions={false}
-                />
+              {/* On phones a card per day: "What it means" under the figures, not off the screen in a tall row. */}
+              <table className="table table--cards" aria-label={`Counted by ${platform}, per day`}>
+                <TableHead columns={[accountDays ? 'Day (account time)' : 'Day (UTC)', ...countedColumns(platform)]} actions={false} />
                 <tbody>
                   {days.map((day) => (
-                    <DayRow key={day.date} day={day} />
+                    <DayRow key={day.date} day={day} columns={countedColumns(platform)} />
                   ))}
                 </tbody>
               </table>

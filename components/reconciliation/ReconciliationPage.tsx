@@ -42,17 +42,20 @@ export function ReconciliationPage() {
           <p>No conversion sends to Google Ads, Meta or Microsoft Advertising yet: there is nothing to reconcile.</p>
         </div>
       ) : (
-        <table className="table" aria-label="Counted share per conversion">
+        // A card per conversion on phones (`.table--cards`): its share and when it was last read stay on screen.
+        <table className="table table--cards" aria-label="Counted share per conversion">
           <TableHead columns={['Conversion', 'Platform', 'Counted, last 7 days', 'Last read']} actions={false} />
           <tbody>
             {data.map((row) => (
               <tr key={row.id} data-testid="reconciliation-row">
                 <NameCell href={`${conversionPath(orgId, row.id)}#counted`}>{row.name}</NameCell>
-                <td>{PLATFORM_LABELS[row.platform]}</td>
-                <td>
+                <td data-label="Platform">{PLATFORM_LABELS[row.platform]}</td>
+                <td data-label="Counted, last 7 days">
                   <CountedShare summary={row.summary} threshold={row.threshold} />
                 </td>
-                <td>{row.summary.readAt ? <RelativeTime iso={row.summary.readAt} now={now} /> : <span className="muted">Never</span>}</td>
+                <td data-label="Last read">
+                  {row.summary.readAt ? <RelativeTime iso={row.summary.readAt} now={now} /> : <span className="muted">Never</span>}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -4,8 +4,9 @@ import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
  * Every list at 390 px, in an organization with something in each: one card per row, the columns a
- * marketer looks for (Status, Next run, Role, the actions) on screen without scrolling sideways, and a
- * failed run's message inside its card. A screenshot of each list goes to the test's output folder.
+ * marketer looks for (Status, Next run, Role, Last read, what a counted day means, the actions) on screen
+ * without scrolling sideways, and a failed run's message inside its card. A screenshot of each list goes to
+ * the test's output folder. The shell's unread count shows on the folded menu's button.
  */
 
 const PHONE = { width: 390, height: 844 };
@@ -26,6 +27,18 @@ const LISTS: Array<{ name: string; path: string; table: string; columns: string[
   { name: 'members', path: '/{org}/settings', table: 'Team members', columns: ['Email', 'Role'] },
   { name: 'invitations', path: '/{org}/settings', table: 'Invitations', columns: ['Role', 'Status', 'Expires'], action: 'Revoke' },
   { name: 'run-history', path: '/{org}/connection/c-1/configuration', table: 'Run history', columns: ['Days', 'Outcome'] },
+  {
+    name: 'reconciliation',
+    path: '/{org}/reconciliation',
+    table: 'Counted share per conversion',
+    columns: ['Platform', 'Counted, last 7 days', 'Last read'],
+  },
+  {
+    name: 'counted',
+    path: '/{org}/conversion/cv-1/configuration',
+    table: 'Counted by Meta Ads, per day',
+    columns: ['Received by SignalBridge', 'Sent', 'Accepted by the API', 'Received by Meta Ads', 'Attributed by Meta Ads', 'What it means'],
+  },
 ];
 
 /** Wholly on screen, left to right. */
@@ -84,4 +97,17 @@ test('on a wide screen a list is a table again, its actions on the line of the o
     expect(Math.abs(actions.y - status.y)).toBeLessThanOrEqual(1);
     expect(Math.abs(actions.height - status.height)).toBeLessThanOrEqual(1);
   }
+});
+
+test('at 390 px the unread alerts are counted on the folded Menu button', async ({ page, loginPage }) => {
+  const rich = await richOrganization();
+  await page.setViewportSize(PHONE);
+  await loginPage.logIn(rich.user, { landing: `/${rich.orgId}/connection` });
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await expect(nav).toBeHidden();
+  const menu = page.getByRole('button', { name: 'Menu 1 unread' });
+  await expectOnScreen(menu.getByTestId('menu-unread-count'));
+  await expect(menu.getByTestId('menu-unread-count')).toHaveText('1');
+  await menu.click();
+  await expect(nav.getByTestId('unread-count')).toHaveText('1');
 });

@@ -11,11 +11,15 @@ import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
 import { RESTRICTED_KEYS } from '@/sandbox/stripe/charges';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/e2e/helpers';
 import { recordDelivery } from '@/lib/server/repos/deliveryLog';
+import { saveReconciliation } from '@/lib/server/repos/reconciliation';
+import { raiseAlert } from '@/lib/server/alerts';
+import { explainDay, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
 
 /**
  * An organization with something in every list (sources of each ad platform, destinations, a connection
- * with a succeeded and a failed run and a chart, a conversion with deliveries, an app, a payment account,
- * a second member and two invitations), written straight to Firestore: the pages read it as they would
+ * with a succeeded and a failed run and a chart, a conversion with deliveries and days counted by Meta, an
+ * app, a payment account, a second member, two invitations and an unread alert), written straight to
+ * Firestore: the pages read it as they would
  * anything a user made. `ids` replaces the placeholders of tests/e2e/routes.ts.
  */
 export interface RichOrganization {
@@ -208,6 +212,20 @@ export async function richOrganization(): Promise<RichOrganization> {
     { id: 'evt_3', status: 'not_sent', reason: 'No identifier Meta can match (email, phone, fbc/fbp, or IP with user agent).' },
   ];
   await recordDelivery(orgId, conversion.id, { test: false, latencyMs: 210, rows });
+  // What Meta counted, as the reading job stores it: a final day with a gap and its explanation, and today.
+  const today = new Date().toISOString().slice(0, 10);
+  const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  const counted: ReconcileDay[] = [
+    { date: yesterday, received: 40, sent: 38, accepted: 38, platformReceived: 30, attributed: 24, final: true },
+    { date: today, received: 6, sent: 6, accepted: 6, platformReceived: null, attributed: 2, final: false },
+  ].map((day) => ({ ...day, notes: explainDay('meta_ads', day, today) }));
+  await saveReconciliation(
+    orgId,
+    conversion.id,
+    counted,
+    { state: 'read', message: null, week: { accepted: 38, attributed: 24, share: 24 / 38 }, timeZone: 'America/New_York' },
+    new Date(),
+  );
 
   const stripeKey = Object.keys(RESTRICTED_KEYS).find((key) => RESTRICTED_KEYS[key]!.includes('charges_read'))!;
   const payment = await createPayment(orgId, uid, {
@@ -233,6 +251,14 @@ export async function richOrganization(): Promise<RichOrganization> {
     email: `cfo.${user.uid.slice(5, 11)}@example.test`,
     role: 'admin',
     inviter: { uid, email: user.email },
+  });
+
+  // An unread alert: the shell counts it (beside Notifications, and on the folded menu's button on phones).
+  await raiseAlert({
+    orgId,
+    kind: 'needs_reauth',
+    subject: { type: 'source', id: 'src-google' },
+    message: 'Google Ads has disconnected SignalBridge from this account. Reconnect to keep your data flowing.',
   });
 
   return {

@@ -1,8 +1,14 @@
 import { fireEvent, render, screen } from '@testing-library/react';
 import AppShell from '@/layouts/AppShell';
 
-jest.mock('next/router', () => ({ useRouter: () => ({ events: { on: jest.fn(), off: jest.fn() } }) }));
+jest.mock('next/router', () => ({ useRouter: () => ({ query: { orgId: 'org-1' }, events: { on: jest.fn(), off: jest.fn() } }) }));
 jest.mock('@/store/hooks', () => ({ useAppSelector: () => true }));
+// The unread count as the notifications query would give it (the badge itself is the real one).
+let mockUnread = 0;
+jest.mock('@/layouts/shell/NotificationsLink', () => ({
+  ...jest.requireActual('@/layouts/shell/NotificationsLink'),
+  useUnreadCount: () => mockUnread,
+}));
 jest.mock('@/layouts/shell/OrganizationNav', () => ({
   __esModule: true,
   default: () => (
@@ -15,6 +21,10 @@ jest.mock('@/layouts/shell/OrganizationSwitcher', () => ({ __esModule: true, def
 jest.mock('@/layouts/shell/UserMenu', () => ({ __esModule: true, default: () => null }));
 
 const shell = () => document.querySelector('.shell')!;
+
+beforeEach(() => {
+  mockUnread = 0;
+});
 
 test('Escape folds the open menu, says so on its button, and gives the button focus back', () => {
   render(
@@ -47,4 +57,22 @@ test('Escape with the menu folded changes nothing and takes no focus', () => {
   fireEvent.keyDown(search, { key: 'Escape' });
   expect(screen.getByRole('button', { name: 'Menu' })).toHaveAttribute('aria-expanded', 'false');
   expect(search).toHaveFocus();
+});
+
+test('the folded menu’s button carries the unread alerts: in its name, and "50+" beyond 49', () => {
+  mockUnread = 3;
+  const { unmount } = render(
+    <AppShell layout="default">
+      <h1>Sources</h1>
+    </AppShell>,
+  );
+  expect(screen.getByRole('button', { name: 'Menu 3 unread' })).toHaveTextContent('Menu3');
+  unmount();
+  mockUnread = 64;
+  render(
+    <AppShell layout="default">
+      <h1>Sources</h1>
+    </AppShell>,
+  );
+  expect(screen.getByRole('button', { name: 'Menu 64 unread' })).toHaveTextContent('Menu50+');
 });
