@@ -37,15 +37,19 @@ function LogRow({ orgId, id, record, row }: { orgId: string; id: string; record:
   return (
     <>
       <tr>
-        <td>
+        <td className={styles.logId}>
           <code>{row.id}</code>
         </td>
-        <td>{row.maskedEmail ?? <span className="muted">—</span>}</td>
-        <td>
+        <td data-label="Email" className={styles.logWhole}>
+          {row.maskedEmail ?? <span className="muted">—</span>}
+        </td>
+        <td data-label="Status" className={styles.logWhole}>
           <span className={statusBadge(row.status)}>{DELIVERY_STATUS_LABELS[row.status]}</span>
         </td>
-        <td>{row.reason ?? <span className="muted">—</span>}</td>
-        <td>
+        <td data-label="Reason" className={styles.logReason}>
+          {row.reason ?? <span className="muted">—</span>}
+        </td>
+        <td className="actions">
           <Button
             type="button"
             variant="secondary"
@@ -62,7 +66,7 @@ function LogRow({ orgId, id, record, row }: { orgId: string; id: string; record:
       </tr>
       {open && (
         <tr id={panelId}>
-          <td colSpan={5}>
+          <td colSpan={5} className={styles.logPanel}>
             <RowDebugger orgId={orgId} id={id} deliveryId={record.id} eventId={row.id} />
           </td>
         </tr>
@@ -84,7 +88,8 @@ function LogLine({ orgId, id, record }: { orgId: string; id: string; record: Del
           <span className="muted">{record.latencyMs === null ? 'nothing sent to the platform' : `${record.latencyMs} ms`}</span>
         </summary>
         <div className={styles.logRows}>
-          <table>
+          {/* Cards on phones (globals.css `.table--cards`): the event id is the card's title, each value under its column's name. */}
+          <table className="table--cards">
             <TableHead columns={['Event id', 'Email', 'Status', 'Reason']} />
             <tbody>
               {record.rows.map((row) => (

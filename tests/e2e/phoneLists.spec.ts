@@ -6,7 +6,8 @@ import { expect, test } from '@/tests/e2e/support/fixtures';
  * Every list at 390 px, in an organization with something in each: one card per row, the columns a
  * marketer looks for (Status, Next run, Role, Last read, what a counted day means, the actions) on screen
  * without scrolling sideways, and a failed run's message inside its card. A screenshot of each list goes to
- * the test's output folder. The shell's unread count shows on the folded menu's button.
+ * the test's output folder. The shell's unread count shows on the folded menu's button; the delivery log
+ * keeps its words whole on a wide screen and is a card per event on a phone.
  */
 
 const PHONE = { width: 390, height: 844 };
@@ -99,6 +100,14 @@ test('on a wide screen a list is a table again, its actions on the line of the o
   }
 });
 
+/** How many lines the element's text takes (the distinct tops of its text's boxes). */
+const linesOf = (locator: Locator) =>
+  locator.evaluate((element) => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top))).size;
+  });
+
 test('at 390 px the unread alerts are counted on the folded Menu button', async ({ page, loginPage }) => {
   const rich = await richOrganization();
   await page.setViewportSize(PHONE);
@@ -110,4 +119,29 @@ test('at 390 px the unread alerts are counted on the folded Menu button', async 
   await expect(menu.getByTestId('menu-unread-count')).toHaveText('1');
   await menu.click();
   await expect(nav.getByTestId('unread-count')).toHaveText('1');
+});
+
+test('the delivery log keeps its words whole at 1280 px and is a card per event at 390 px', async ({ page, loginPage }) => {
+  const rich = await richOrganization();
+  await loginPage.logIn(rich.user, { landing: `/${rich.orgId}/connection` });
+  await page.goto(realPath('/{org}/conversion/cv-1/configuration', rich));
+  const log = page.getByRole('list', { name: 'Delivery log' });
+  await log.getByText(/1 delivered/).click();
+  const events = log.getByRole('table');
+  for (const word of ['Delivered', 'Rejected by the platform', 'Not sent', 'a***@store.example', 'g***@store.example', 'Event id']) {
+    expect(await linesOf(events.getByText(word, { exact: true })), word).toBe(1);
+  }
+  await events.screenshot({ path: test.info().outputPath('delivery-log-1280.png') });
+
+  await page.setViewportSize(PHONE);
+  expect(await scrollsSideways(page)).toBe(false);
+  for (const row of await events.locator('tbody tr').all()) {
+    // The event id is the card's title, on one line, not a letter a line.
+    expect(await linesOf(row.locator('td').first().locator('code'))).toBe(1);
+    for (const column of ['Email', 'Status', 'Reason']) await expectOnScreen(row.locator(`td[data-label="${column}"]`));
+    await expectOnScreen(row.getByRole('button', { name: /^Sent \/ answer/ }));
+  }
+  expect(await linesOf(events.getByText('Delivered', { exact: true }))).toBe(1);
+  expect(await linesOf(events.getByText('g***@store.example', { exact: true }))).toBe(1);
+  await events.screenshot({ path: test.info().outputPath('delivery-log-390.png') });
 });
