@@ -16,7 +16,7 @@ export default function OnboardingPage() {
       <section className="card stack">
         <h1>Create your organization</h1>
         <p className="muted">Your organization holds your ad accounts, connections and teammates. You can add a logo later.</p>
-        <CreateOrganizationForm onCreated={(orgId) => void router.replace(`/${encodeURIComponent(orgId)}/connection`)} />
+        <CreateOrganizationForm onCreated={(path) => router.replace(path)} />
       </section>
     </div>
   );

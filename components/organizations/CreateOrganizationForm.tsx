@@ -11,8 +11,12 @@ import { organizationSelected, selectUser } from '@/store/userSlice';
 /** The handler's schema, loaded after the form is shown: zod is not part of the page's first load. */
 const loadSchema = () => import('@/lib/shared/schemas/organization').then((module) => module.createOrganizationSchema);
 
-/** Name and optional logo; on success the new organization is selected and `onCreated` gets its id. */
-export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgId: string) => void }) {
+/**
+ * Name and optional logo. On success the new organization is selected and `onCreated` is given the page it
+ * opens on: its plans, since a new organization has no subscription yet (any other page of it would be
+ * refused, 402, until one is chosen).
+ */
+export default function CreateOrganizationForm({ onCreated }: { onCreated: (path: string) => Promise<unknown> }) {
   const dispatch = useAppDispatch();
   const user = useAppSelector(selectUser);
   const [companyName, setCompanyName] = useState('');
@@ -48,8 +52,10 @@ export default function CreateOrganizationForm({ onCreated }: { onCreated: (orgI
         body: parsed.data,
       });
       dispatch(organizationSelected({ orgId: organizationId, organization: { name: parsed.data.companyName, logo } }));
+      // Leave first, then refresh the list: on /onboarding a list with an organization in it would send the
+      // guard to the organization's connections (PRODUCT.md §3), a page the new organization cannot open yet.
+      await onCreated(`/${encodeURIComponent(organizationId)}/subscription`);
       await dispatch(fetchOrganizations());
-      onCreated(organizationId);
     } catch (caught) {
       if (caught instanceof ApiRequestError) setFieldErrors(caught.fieldErrors);
       setError(caught instanceof Error ? caught.message : 'An unexpected error occurred');

@@ -138,7 +138,7 @@ export default function OrganizationsPage() {
       <dialog ref={dialog} aria-labelledby="new-org-title">
         <div className="stack">
           <h2 id="new-org-title">New organization</h2>
-          {creating && <CreateOrganizationForm onCreated={(orgId) => void router.push(`/${encodeURIComponent(orgId)}/connection`)} />}
+          {creating && <CreateOrganizationForm onCreated={(path) => router.push(path)} />}
           <Button type="button" variant="secondary" onClick={() => dialog.current?.close()}>
             Cancel
           </Button>

@@ -3,6 +3,7 @@ import { type APIRequestContext } from 'playwright/test';
 import { DEMO } from '@/scripts/lib/demo';
 import { createTestUser, persistedState, uniqueEmail } from '@/tests/e2e/helpers';
 import { expect, test } from '@/tests/e2e/support/fixtures';
+import { watchPage } from '@/tests/e2e/support/pageWatch';
 
 interface OobCode {
   email: string;
@@ -35,10 +36,15 @@ test('register → signed in at once → onboarding → create the first organiz
   const [verification] = await oobCodes(request, email, 'VERIFY_EMAIL');
   expect(new URL(verification!.oobLink).searchParams.get('continueUrl')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/organizations$/);
 
+  const watched = watchPage(page);
   await onboardingPage.createOrganization('Nora Rockets');
-  // A new organization has no subscription yet: its pages wait behind the plans.
+  // A new organization has no subscription yet: it opens on its plans, straight away.
   await expect(page).toHaveURL(/\/[^/]+\/subscription$/);
   await expect(page.getByRole('heading', { name: 'Subscription for Nora Rockets' })).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Plans' })).toBeVisible();
+  // No page it cannot open yet flashed on the way, and nothing was refused for want of a plan.
+  expect(watched.refused).toEqual([]);
+  expect(watched.paths.filter((path) => !path.endsWith('/subscription'))).toEqual([]);
 
   await organizationsPage.goto();
   await expect(organizationsPage.list).toContainText('Nora Rockets');

@@ -1,5 +1,6 @@
 import { createTestOrganization, createTestUser, userWithOrganizations } from '@/tests/e2e/helpers';
 import { expect, test } from '@/tests/e2e/support/fixtures';
+import { watchPage } from '@/tests/e2e/support/pageWatch';
 
 test('a second organization is created from the list, and opens', async ({ page, loginPage, organizationsPage }) => {
   const { user } = await userWithOrganizations(2);
@@ -7,8 +8,14 @@ test('a second organization is created from the list, and opens', async ({ page,
   await organizationsPage.newOrganization();
   await organizationsPage.createOrganization();
   await expect(organizationsPage.newOrganizationDialog.getByText('Enter your organization name')).toBeVisible();
+  const watched = watchPage(page);
   await organizationsPage.createOrganization('Third Company');
   await expect(page).toHaveURL(/^http:\/\/[^/]+\/[A-Za-z0-9]{20}\/subscription$/);
+  await expect(page.getByRole('heading', { name: 'Subscription for Third Company' })).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Plans' })).toBeVisible();
+  // Straight to the plans: not through its connections, which would be refused (402) without a plan.
+  expect(watched.refused).toEqual([]);
+  expect(watched.paths.filter((path) => !path.endsWith('/subscription'))).toEqual([]);
   await organizationsPage.goto();
   await expect(organizationsPage.entries).toHaveCount(3);
 });
