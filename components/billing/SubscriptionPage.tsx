@@ -1,6 +1,8 @@
 import Head from 'next/head';
 import Link from 'next/link';
 import { useState } from 'react';
+import PlanCard, { type PlanAction } from '@/components/billing/PlanCard';
+import PlanQuestions from '@/components/billing/PlanQuestions';
 import { useBillingPortal } from '@/components/billing/useBillingPortal';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Alert from '@/components/ui/Alert';
@@ -8,28 +10,50 @@ import Button from '@/components/ui/Button';
 import Spinner from '@/components/ui/Spinner';
 import { createBillingCustomer, startCheckout } from '@/lib/client/billing';
 import { hasActiveSubscription, holdsLiveSubscription, PAST_DUE_GRACE_DAYS } from '@/lib/shared/billing/gate';
-import { planNameOf } from '@/lib/shared/billing/entitlements';
+import { planNameOf, PLAN_IDS } from '@/lib/shared/billing/entitlements';
+import type { PlanWithPrice } from '@/lib/shared/billing/plans';
 import { can } from '@/lib/shared/permissions';
 import { usePlansQuery } from '@/store/api';
 
-const money = (amount: number, currency: string) =>
-  new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(amount / 100);
+/** A plan above the current one is an upgrade; one below, a switch. */
+const rankOf = (plan: string | null | undefined) => PLAN_IDS.indexOf(plan as (typeof PLAN_IDS)[number]);
 
 /**
- * `/{orgId}/subscription`: the plans, the current status; owners and admins subscribe, or — once the
- * organization holds a subscription — change plan, card or cancel in the Stripe customer portal (one
- * subscription per organization: a second checkout would bill twice).
+ * `/{orgId}/subscription`: which plan one needs, the plans, the current status. Owners and admins subscribe
+ * from a plan's card (Stripe Checkout); once the organization holds a subscription, a plan's card opens the
+ * Stripe customer portal to change to it (one subscription per organization: a second checkout would bill
+ * twice), and Manage billing changes the card or cancels.
  */
 export default function SubscriptionPage() {
   const { orgId, user, role, document } = useOrganizationContext();
   const { data: plans, isLoading, isError } = usePlansQuery();
   const [busy, setBusy] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The plan whose card opened the portal: its button shows the wait.
+  const [opening, setOpening] = useState<string | null>(null);
   const portal = useBillingPortal(orgId);
   const manage = role !== null && can(role, 'billing', 'update');
   const subscription = document?.subscription ?? null;
   const active = hasActiveSubscription(subscription);
   const live = holdsLiveSubscription(subscription);
+
+  /** The card's button: Choose (checkout) without a live subscription; Upgrade or Switch (the portal) with one. */
+  function actionOf(plan: PlanWithPrice): PlanAction {
+    if (!manage) return null;
+    if (!live)
+      return { label: `Choose ${plan.name}`, busy: busy === plan.id, disabled: busy !== null, onClick: () => void choose(plan.id) };
+    if (!document?.has_billing_account || subscription?.plan === plan.id) return null;
+    const upgrade = rankOf(plan.id) > rankOf(subscription?.plan);
+    return {
+      label: `${upgrade ? 'Upgrade' : 'Switch'} to ${plan.name}`,
+      busy: portal.busy && opening === plan.id,
+      disabled: portal.busy,
+      onClick: () => {
+        setOpening(plan.id);
+        void portal.open();
+      },
+    };
+  }
 
   async function choose(plan: string) {
     if (!orgId || !user.uid || !user.email) return;
@@ -71,7 +95,7 @@ export default function SubscriptionPage() {
         <div role="status" className="alert alert--info stack" style={{ gap: '0.5rem' }} data-testid="change-plan">
           <span>
             {document?.has_billing_account
-              ? 'To change your plan, update your card or cancel, open Manage billing.'
+              ? 'To change plan, use the plan’s button below: Stripe’s billing portal opens to confirm it. To update your card or cancel, open Manage billing.'
               : 'This organization’s subscription is managed outside SignalBridge.'}
           </span>
           {document?.has_billing_account && (
@@ -89,27 +113,11 @@ export default function SubscriptionPage() {
       ) : (
         <ul className="org-list" aria-label="Plans">
           {plans?.map((plan) => (
-            <li key={plan.id} className="card stack">
-              <h2 style={{ margin: 0 }}>
-                {plan.name} {live && subscription?.plan === plan.id && <span className="badge">Current plan</span>}
-              </h2>
-              <p style={{ margin: 0 }}>
-                <strong style={{ fontSize: '1.5rem' }}>{money(plan.amount, plan.currency)}</strong> <span className="muted">per month</span>
-              </p>
-              <ul className="muted" style={{ paddingLeft: '1.1rem', margin: 0 }}>
-                {plan.features.map((feature) => (
-                  <li key={feature}>{feature}</li>
-                ))}
-              </ul>
-              {manage && !live && (
-                <Button type="button" busy={busy === plan.id} disabled={busy !== null} onClick={() => choose(plan.id)}>
-                  Choose {plan.name}
-                </Button>
-              )}
-            </li>
+            <PlanCard key={plan.id} plan={plan} current={live && subscription?.plan === plan.id} action={actionOf(plan)} />
           ))}
         </ul>
       )}
+      <PlanQuestions />
       <div className="actions" style={{ justifyContent: 'flex-start' }}>
         {manage && !live && document?.has_billing_account && (
           <Button type="button" variant="secondary" busy={portal.busy} onClick={portal.open}>

@@ -14,7 +14,20 @@ test('subscribe → the gate opens; cancel in the portal → the gate closes', a
   await page.goto(`/${orgId}/source`);
   await expect(page).toHaveURL(`/${orgId}/subscription`);
 
-  await page.getByRole('list', { name: 'Plans' }).getByRole('button', { name: 'Choose Growth' }).click();
+  // Which plan: the guide answers in the plans' own names, Starter's card says what it leaves out, and the
+  // three buttons stand level at the cards' feet.
+  const guide = page.getByRole('region', { name: 'Which plan do I need?' });
+  await expect(guide).toContainText('Growth or Scale (Conversions API uploads). Starter copies ad data only.');
+  await expect(guide).toContainText('Up to 2: Starter; up to 10: Growth; more: Scale.');
+  const plans = page.getByRole('list', { name: 'Plans' });
+  const starter = plans.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Starter' }) });
+  await expect(starter).toContainText('Conversions API uploads — not included: ad data only');
+  const buttonTops = await Promise.all(
+    ['Starter', 'Growth', 'Scale'].map(async (plan) => (await plans.getByRole('button', { name: `Choose ${plan}` }).boundingBox())!.y),
+  );
+  expect(Math.max(...buttonTops) - Math.min(...buttonTops)).toBeLessThanOrEqual(1);
+
+  await plans.getByRole('button', { name: 'Choose Growth' }).click();
   await expect(page.getByRole('heading', { name: 'Subscribe to Growth' })).toBeVisible();
   await expect(page.getByText('149.00 USD per month')).toBeVisible();
   await page.getByRole('button', { name: 'Pay' }).click();
@@ -37,7 +50,10 @@ test('subscribe → the gate opens; cancel in the portal → the gate closes', a
   await expect(page.getByRole('link', { name: 'Go to connections' })).toBeVisible();
   await expect(page.getByRole('list', { name: 'Plans' })).toContainText('Current plan');
   await expect(page.getByRole('button', { name: /^Choose/ })).toHaveCount(0);
-  await page.getByTestId('change-plan').getByRole('button', { name: 'Manage billing' }).click();
+  // A plan's own button changes it, through Stripe's portal (not a second checkout).
+  await expect(plans.getByRole('button', { name: 'Upgrade to Scale' })).toBeVisible();
+  await plans.getByRole('button', { name: 'Switch to Starter' }).click();
+  await expect(page.getByRole('heading', { name: 'Billing' })).toBeVisible();
   await page.getByRole('button', { name: 'Switch to Starter' }).click();
   await expect(page).toHaveURL(`/${orgId}/subscription`);
   await expect(page.getByTestId('subscription-status')).toHaveText('Your Starter plan is active.');
