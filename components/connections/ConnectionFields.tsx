@@ -3,7 +3,8 @@ import { useId, useMemo, type ReactNode } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { subscriptionPath } from '@/components/connections/paths';
 import { firstError } from '@/components/ui/failures';
-import { browserTimeZone, timeZones } from '@/components/connections/validation';
+import { browserTimeZone, offsetOf, timeZones } from '@/components/connections/validation';
+import ComboboxField from '@/components/ui/ComboboxField';
 import TextField from '@/components/ui/TextField';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import {
@@ -105,7 +106,8 @@ export function LevelField({
 
 /**
  * How often it runs: schedules the plan does not include are disabled and say which plan has them;
- * daily runs take a time; the time zone defaults to the browser's.
+ * daily runs take a time; the time zone, the browser's at first, is picked from the IANA zones by typing
+ * a city or region.
  */
 export function ScheduleFields({
   idPrefix,
@@ -171,24 +173,18 @@ export function ScheduleFields({
             error={firstError(errors, 'schedule.at')}
           />
         )}
-        <TextField
+        <ComboboxField
           id={`${idPrefix}-zone`}
           label="Time zone"
           value={value.timeZone}
-          list={zones.length ? `${idPrefix}-zones` : undefined}
-          onChange={(event) => update({ timeZone: event.target.value })}
-          autoComplete="off"
-          spellCheck={false}
+          options={zones}
+          describe={offsetOf}
+          noun="time zone"
+          placeholder="Type a city or region: Paris, America…"
+          onChange={(timeZone) => update({ timeZone })}
           required
           error={firstError(errors, 'schedule.timeZone')}
         />
-        {zones.length > 0 && (
-          <datalist id={`${idPrefix}-zones`}>
-            {zones.map((zone) => (
-              <option key={zone} value={zone} />
-            ))}
-          </datalist>
-        )}
       </div>
     </>
   );

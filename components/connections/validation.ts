@@ -25,14 +25,33 @@ const errorsOf = (error: { issues: Parameters<typeof issuesToFieldErrors>[0] } |
 export const createErrors = (body: unknown) => errorsOf(schemas?.createConnectionSchema.safeParse(body).error);
 export const updateErrors = (changes: unknown) => errorsOf(schemas?.updateConnectionSchema.safeParse(changes).error);
 
-/** Every IANA time zone the browser knows, for the time zone field's suggestions. */
+/** Every IANA time zone the browser knows, UTC first (Intl lists the zones of places only), for the time zone list. */
 export function timeZones(): string[] {
   const intl = Intl as typeof Intl & { supportedValuesOf?: (key: 'timeZone') => string[] };
   try {
-    return intl.supportedValuesOf?.('timeZone') ?? [];
+    return ['UTC', ...(intl.supportedValuesOf?.('timeZone') ?? []).filter((zone) => zone !== 'UTC')];
   } catch {
-    return [];
+    return ['UTC'];
   }
+}
+
+const offsets = new Map<string, string>();
+
+/** A time zone's offset from UTC now ("UTC+01:00"), worked out once per zone; empty where Intl cannot say. */
+export function offsetOf(timeZone: string): string {
+  let offset = offsets.get(timeZone);
+  if (offset === undefined) {
+    try {
+      const name = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+        .formatToParts(new Date())
+        .find((part) => part.type === 'timeZoneName')?.value;
+      offset = name ? (name === 'GMT' ? 'UTC+00:00' : name.replace('GMT', 'UTC')) : '';
+    } catch {
+      offset = '';
+    }
+    offsets.set(timeZone, offset);
+  }
+  return offset;
 }
 
 export const browserTimeZone = () => {

@@ -10,8 +10,8 @@ import { expect, test } from '@/tests/e2e/support/fixtures';
 /**
  * The accessibility sweep: axe-core (WCAG 2.1 A and AA) over every page of the route list, signed in to an
  * organization with something in every list, at a desktop and a phone width, plus the states a page
- * only shows after a click (the dry-run table, the snippet, the BigQuery preview, the unfolded menu), the
- * signed-out pages and the demo organization's marker. Every page must have 0 violations and, at 390 px,
+ * only shows after a click (the dry-run table, the snippet, the BigQuery preview, the time zone list, the
+ * unfolded menu), the signed-out pages and the demo organization's marker. Every page must have 0 violations and, at 390 px,
  * must not scroll sideways. A failure lists each violation with the elements it found.
  */
 
@@ -175,6 +175,14 @@ async function sweep(page: Page, browser: Browser, rich: RichOrganization, label
     await reading.getByRole('button', { name: 'Load the columns and preview' }).click();
     await expect(reading.getByRole('table', { name: 'Preview of the first rows' })).toBeVisible({ timeout: 30_000 });
     findings.push(await audit(page, `${label} createConversion with the BigQuery preview`, phone));
+  });
+  await test.step('the time zone list, open', async () => {
+    await page.goto(`/${rich.orgId}/createConnection`);
+    const zone = page.getByRole('combobox', { name: 'Time zone' });
+    await zone.fill('europe');
+    await zone.press('ArrowDown');
+    await expect(page.getByRole('listbox', { name: 'Suggestions' }).getByRole('option', { selected: true })).toBeVisible();
+    findings.push(await audit(page, `${label} createConnection with the time zone list open`, phone));
   });
   if (phone) {
     await test.step('the unfolded menu', async () => {

@@ -1,3 +1,4 @@
+import { realPath, richOrganization } from '@/tests/e2e/richOrganization';
 import { expect, test } from '@/tests/e2e/support/fixtures';
 import { ON_SCALE, signedInOwner } from '@/tests/e2e/support/signedIn';
 
@@ -160,4 +161,55 @@ test('on Growth, a backfill is disabled and names the plan that has it; the 15-m
   await expect(page.getByText('Historical backfills are included in the Scale plan.')).toBeVisible();
   await expect(connectionPage.backfillFrom).toBeDisabled();
   await expect(connectionPage.startBackfillButton).toBeDisabled();
+});
+
+test('the time zone is picked from the IANA zones by typing part of a city, with the keyboard alone', async ({ page, loginPage }) => {
+  const rich = await richOrganization();
+  await loginPage.logIn(rich.user, { landing: `/${rich.orgId}/connection` });
+  await page.goto(realPath('/{org}/connection/c-1/configuration', rich));
+  await page.getByRole('button', { name: 'Edit settings' }).click();
+  const edit = page.getByRole('form', { name: 'Edit the connection' });
+  const zone = edit.getByRole('combobox', { name: 'Time zone' });
+  const list = edit.getByRole('listbox', { name: 'Suggestions' });
+  await expect(zone).toHaveValue('UTC');
+
+  // Typed words narrow the list ("new york" finds America/New_York); ↓ reaches it, Enter picks it.
+  await zone.fill('');
+  await zone.pressSequentially('new york');
+  await expect(zone).toHaveAttribute('aria-expanded', 'true');
+  await expect(list.getByRole('option')).toHaveText([/^America\/New_York UTC-0[45]:00$/]);
+  await zone.press('ArrowDown');
+  await expect(list.getByRole('option', { selected: true })).toHaveText(/^America\/New_York/);
+  await expect(zone).toHaveAttribute('aria-activedescendant', (await list.getByRole('option').first().getAttribute('id'))!);
+  await zone.press('Enter');
+  await expect(zone).toHaveValue('America/New_York');
+  await expect(list).toBeHidden();
+  await expect(edit).toBeVisible();
+
+  // ↓ opens the whole list on the current zone; Escape closes the list, not the form.
+  await zone.press('ArrowDown');
+  expect(await list.getByRole('option').count()).toBeGreaterThan(400);
+  await expect(list.getByRole('option', { selected: true })).toHaveText(/^America\/New_York/);
+  await zone.press('Escape');
+  await expect(list).toBeHidden();
+  await expect(zone).toBeFocused();
+
+  // A zone typed in another case is written as the list spells it once the field is left.
+  await zone.fill('europe/paris');
+  await zone.press('Tab');
+  await expect(zone).toHaveValue('Europe/Paris');
+
+  // What is no time zone finds nothing, and the form says so on the field instead of saving it.
+  await zone.fill('Atlantis');
+  await expect(list).toBeHidden();
+  await expect(edit.getByRole('status').filter({ hasText: '0 time zones' })).toBeAttached();
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(edit.getByText('A time zone such as Europe/Berlin')).toBeVisible();
+  await expect(zone).toHaveAttribute('aria-invalid', 'true');
+
+  await zone.fill('toky');
+  await zone.press('ArrowDown');
+  await zone.press('Enter');
+  await edit.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Daily at 06:00 (Asia/Tokyo)').first()).toBeVisible();
 });
