@@ -4,7 +4,14 @@ import type { ReactNode } from 'react';
 import styles from '@/components/connections/connections.module.css';
 import { connectionPath } from '@/components/connections/paths';
 import { accountName, errorsOf } from '@/components/connections/runErrors';
-import { daysInWords, durationInWords, formatNumber, RUN_KIND_LABELS, RunOutcomeBadge } from '@/components/connections/shared';
+import {
+  accountDaysNote,
+  daysInWords,
+  durationInWords,
+  formatNumber,
+  RUN_KIND_LABELS,
+  RunOutcomeBadge,
+} from '@/components/connections/shared';
 import { LoadFailed, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
 import Spinner from '@/components/ui/Spinner';
@@ -116,6 +123,9 @@ function RunView({ orgId, id, runId }: { orgId: string; id: string; runId: strin
   // The run's own error, unless an account's row already says it (each sentence once).
   const ownError = errorsOf(run, connection).filter((line) => line === run.error);
   const took = run.finishedAt ? Date.parse(run.finishedAt) - Date.parse(run.startedAt) : null;
+  const zone = connection.schedule.timeZone;
+  const days = runDays(run, zone);
+  const accountDays = run.kind === 'backfill' ? null : accountDaysNote(days, run);
   return (
     <div className="stack" style={{ gap: '1.5rem', minWidth: 0 }}>
       <Title>{`Run of ${connection.name}`}</Title>
@@ -132,7 +142,15 @@ function RunView({ orgId, id, runId }: { orgId: string; id: string; runId: strin
       </div>
       <dl className={styles.review} aria-label="Run">
         <dt>Days</dt>
-        <dd>{daysInWords(runDays(run, connection.schedule.timeZone))}</dd>
+        <dd>
+          {/* The days as the connection's time zone counts them, said so: an ad account's own may start a day apart. */}
+          {daysInWords(days)} <span className="muted">in {zone}, the connection&apos;s time zone</span>
+          {accountDays && (
+            <p className="muted" style={{ margin: '0.25rem 0 0' }} data-testid="account-days">
+              {accountDays}
+            </p>
+          )}
+        </dd>
         <dt>Rows read / written</dt>
         <dd>
           {formatNumber(run.rowsRead)} / {formatNumber(run.rowsWritten)}

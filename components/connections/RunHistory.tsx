@@ -48,57 +48,63 @@ export default function RunHistory({ orgId, runs, connection, now }: { orgId: st
           No runs yet. The first one starts within a minute of creating the connection, or use Run now.
         </p>
       ) : (
-        <ScrollRegion label="Run history (scrolls sideways)">
-          <table className="table table--cards" aria-label="Run history">
-            <TableHead columns={['Started', 'Kind', 'Days', 'Rows read / written', 'API calls', 'Duration', 'Outcome']} actions={false} />
-            <tbody>
-              {runs.map((run) => {
-                const errors = errorsOf(run, connection);
-                const took = (run.finishedAt ? new Date(run.finishedAt).getTime() : now) - new Date(run.startedAt).getTime();
-                return (
-                  <tr key={run.id}>
-                    <td className={styles.numeric} title={formatDateTime(run.startedAt)}>
-                      {/* The visible time starts the link's name (WCAG 2.5.3): a voice user says what they see. */}
-                      <Link href={runPath(orgId, connection.id, run.id)}>
-                        <RelativeTime iso={run.startedAt} now={now} />
-                        <span className="sr-only">, open the run of {formatDateTime(run.startedAt)}</span>
-                      </Link>
-                    </td>
-                    <td data-label="Kind">{RUN_KIND_LABELS[run.kind]}</td>
-                    <td data-label="Days" className={styles.numeric}>
-                      {daysInWords(runDays(run, connection.schedule.timeZone))}
-                    </td>
-                    <td data-label="Rows read / written" className={styles.numeric}>
-                      {formatNumber(run.rowsRead)} / {formatNumber(run.rowsWritten)}
-                    </td>
-                    <td data-label="API calls" className={styles.numeric}>
-                      {formatNumber(run.calls)}
-                    </td>
-                    <td data-label="Duration" className={styles.numeric}>
-                      {run.finishedAt ? durationInWords(took) : `${durationInWords(took)} so far`}
-                    </td>
-                    <td data-label="Outcome">
-                      <RunOutcomeBadge outcome={run.outcome} />
-                      {run.kind === 'backfill' && run.outcome === 'running' && run.jobsTotal > 0 && (
-                        <span className="muted">
-                          {' '}
-                          {run.jobsDone} of {run.jobsTotal}
-                        </span>
-                      )}
-                      {errors.length > 0 && (
-                        <ul className={styles.errors} aria-label="Errors">
-                          {errors.map((error) => (
-                            <li key={error}>{error}</li>
-                          ))}
-                        </ul>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <>
+          <p className="muted" style={{ margin: 0 }} data-testid="runs-time-zone">
+            A run&apos;s days are counted in {connection.schedule.timeZone}, the connection&apos;s time zone; each ad account dates its rows
+            in its own, so they can start or end a day apart.
+          </p>
+          <ScrollRegion label="Run history (scrolls sideways)">
+            <table className="table table--cards" aria-label="Run history">
+              <TableHead columns={['Started', 'Kind', 'Days', 'Rows read / written', 'API calls', 'Duration', 'Outcome']} actions={false} />
+              <tbody>
+                {runs.map((run) => {
+                  const errors = errorsOf(run, connection);
+                  const took = (run.finishedAt ? new Date(run.finishedAt).getTime() : now) - new Date(run.startedAt).getTime();
+                  return (
+                    <tr key={run.id}>
+                      <td className={styles.numeric} title={formatDateTime(run.startedAt)}>
+                        {/* The visible time starts the link's name (WCAG 2.5.3): a voice user says what they see. */}
+                        <Link href={runPath(orgId, connection.id, run.id)}>
+                          <RelativeTime iso={run.startedAt} now={now} />
+                          <span className="sr-only">, open the run of {formatDateTime(run.startedAt)}</span>
+                        </Link>
+                      </td>
+                      <td data-label="Kind">{RUN_KIND_LABELS[run.kind]}</td>
+                      <td data-label="Days" className={styles.numeric}>
+                        {daysInWords(runDays(run, connection.schedule.timeZone))}
+                      </td>
+                      <td data-label="Rows read / written" className={styles.numeric}>
+                        {formatNumber(run.rowsRead)} / {formatNumber(run.rowsWritten)}
+                      </td>
+                      <td data-label="API calls" className={styles.numeric}>
+                        {formatNumber(run.calls)}
+                      </td>
+                      <td data-label="Duration" className={styles.numeric}>
+                        {run.finishedAt ? durationInWords(took) : `${durationInWords(took)} so far`}
+                      </td>
+                      <td data-label="Outcome">
+                        <RunOutcomeBadge outcome={run.outcome} />
+                        {run.kind === 'backfill' && run.outcome === 'running' && run.jobsTotal > 0 && (
+                          <span className="muted">
+                            {' '}
+                            {run.jobsDone} of {run.jobsTotal}
+                          </span>
+                        )}
+                        {errors.length > 0 && (
+                          <ul className={styles.errors} aria-label="Errors">
+                            {errors.map((error) => (
+                              <li key={error}>{error}</li>
+                            ))}
+                          </ul>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </ScrollRegion>
+        </>
       )}
     </section>
   );

@@ -67,6 +67,16 @@ export const formatDay = (day: string) =>
 export const daysInWords = ({ from, to }: { from: string; to: string }) =>
   from === to ? formatDay(from) : `${formatDay(from)} – ${formatDay(to)}`;
 
+/**
+ * Why a run's rows may start or end a day apart from its days, or null when they cannot: its days are counted
+ * in the connection's time zone, each ad account dates its rows in its own, and a scheduled or manual run asks
+ * for every day begun anywhere (lookbackWindow), wider than the days shown (runDays).
+ */
+export function accountDaysNote(shown: { from: string; to: string }, read: { from: string; to: string }): string | null {
+  if (shown.from === read.from && shown.to === read.to) return null;
+  return `Each ad account dates its rows in its own time zone: to have all of these days in every account's, the run read ${daysInWords(read)}, so its rows can start or end a day apart.`;
+}
+
 /** Money in the account's currency; an unknown currency code still prints its amount. */
 export function formatMoney(amount: number, currency: string): string {
   try {

@@ -1,4 +1,8 @@
 import { readFile } from 'node:fs/promises';
+import { Timestamp } from 'firebase-admin/firestore';
+import { adminDb } from '@/lib/server/firebaseAdmin';
+import { lookbackWindow } from '@/lib/shared/connections/windows';
+import { realPath, richOrganization } from '@/tests/e2e/richOrganization';
 import { DEMO } from '@/scripts/lib/demo';
 import { demoAppConversion } from '@/tests/e2e/support/demoConversion';
 import { expect, test } from '@/tests/e2e/support/fixtures';
@@ -110,4 +114,41 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
   await expect(line.getByTestId('row-request-answer')).toContainText('"events_received": 1');
   await expect(line.getByRole('region', { name: 'The platform’s answer to the whole call' })).toBeVisible();
   await expect(line.getByTestId('row-answer')).toHaveCount(0);
+});
+
+test("a run's days name the connection's time zone, and say why its rows can start a day earlier", async ({ page, loginPage }) => {
+  const rich = await richOrganization();
+  // A scheduled run started at 01:30 UTC on Nov 29: it asked for every day begun anywhere (Nov 1 – Nov 29),
+  // while in UTC, the connection's time zone, its 28 lookback days are Nov 2 – Nov 29.
+  const startedAt = new Date('2025-11-29T01:30:00Z');
+  const read = lookbackWindow(28, startedAt);
+  expect(read).toEqual({ from: '2025-11-01', to: '2025-11-29' });
+  const runs = adminDb().collection(`organizations/${rich.orgId}/connections/${rich.ids['c-1']}/runs`);
+  const run = runs.doc();
+  await run.set({
+    kind: 'scheduled',
+    outcome: 'succeeded',
+    ...read,
+    started_at: Timestamp.fromDate(startedAt),
+    finished_at: Timestamp.fromMillis(startedAt.getTime() + 40_000),
+    jobs_total: 1,
+    jobs_done: 1,
+    rows_read: 28,
+    rows_written: 28,
+    calls: 1,
+    accounts: {},
+    jobs: {},
+    error: null,
+  });
+  await loginPage.logIn(rich.user, { landing: `/${rich.orgId}/connection` });
+  await page.goto(realPath('/{org}/connection/c-1/configuration', rich));
+  await expect(page.getByTestId('runs-time-zone')).toHaveText(
+    "A run's days are counted in UTC, the connection's time zone; each ad account dates its rows in its own, so they can start or end a day apart.",
+  );
+  await page.goto(`/${rich.orgId}/connection/${rich.ids['c-1']}/runs/${run.id}`);
+  const days = page.getByRole('definition').filter({ hasText: "the connection's time zone" });
+  await expect(days).toContainText("Nov 2, 2025 – Nov 29, 2025 in UTC, the connection's time zone");
+  await expect(page.getByTestId('account-days')).toHaveText(
+    "Each ad account dates its rows in its own time zone: to have all of these days in every account's, the run read Nov 1, 2025 – Nov 29, 2025, so its rows can start or end a day apart.",
+  );
 });
