@@ -7,7 +7,7 @@ import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { canAssignRole, canManageMember, ORGANIZATION_ROLES, type OrganizationRole, type Role } from '@/lib/shared/permissions';
-import { INVITATION_MESSAGES, type TeamMember } from '@/lib/shared/team';
+import { INVITATION_MESSAGES, LAST_OWNER_MESSAGE, type TeamMember } from '@/lib/shared/team';
 import { useChangeRoleMutation, useRemoveMemberMutation, useTeamMembersQuery } from '@/store/api';
 
 type Pending = { kind: 'remove'; member: TeamMember } | { kind: 'role'; member: TeamMember; role: OrganizationRole };
@@ -40,6 +40,10 @@ export default function TeamMembers({ orgId, role, uid }: { orgId: string; role:
   }
 
   const assignable = ORGANIZATION_ROLES.filter((option) => canAssignRole(role, option));
+  // The only owner may not leave (the server refuses it): the dialog says so before, and cannot be confirmed.
+  const onlyOwner = role === 'owner' && members.filter((member) => member.role === 'owner').length === 1;
+  const leaving = pending?.kind === 'remove' && pending.member.uid === uid;
+  const refused = leaving && onlyOwner;
   return (
     <section className="section" aria-labelledby="members-title">
       <h2 id="members-title">Team members</h2>
@@ -95,17 +99,28 @@ export default function TeamMembers({ orgId, role, uid }: { orgId: string; role:
       )}
       <ConfirmDialog
         open={pending !== null}
-        title={pending?.kind === 'role' ? 'Change role?' : pending?.member.uid === uid ? 'Leave this organization?' : 'Remove this member?'}
-        confirmLabel={pending?.kind === 'role' ? 'Change role' : pending?.member.uid === uid ? 'Leave' : 'Remove'}
+        title={
+          pending?.kind === 'role'
+            ? 'Change role?'
+            : refused
+              ? 'You are the only owner'
+              : leaving
+                ? 'Leave this organization?'
+                : 'Remove this member?'
+        }
+        confirmLabel={pending?.kind === 'role' ? 'Change role' : leaving ? 'Leave' : 'Remove'}
+        confirmDisabled={refused}
         busy={removal.isLoading || roleChange.isLoading}
         onConfirm={confirm}
         onCancel={() => setPending(null)}
       >
         {pending?.kind === 'role'
           ? `${pending.member.email} will become ${pending.role}.`
-          : pending?.member.uid === uid
-            ? 'You will lose access to this organization at once.'
-            : `${pending?.member.email} will lose access to this organization at once.`}
+          : refused
+            ? `${LAST_OWNER_MESSAGE} ${members.length > 1 ? 'Give a teammate the owner role in this list' : 'Invite a teammate, then give them the owner role'}, and leave after.`
+            : leaving
+              ? 'You will lose access to this organization at once.'
+              : `${pending?.member.email} will lose access to this organization at once.`}
       </ConfirmDialog>
     </section>
   );

@@ -214,3 +214,36 @@ test('a removed member loses access at once, even with a page open', async ({ br
   await memberPage.goto(`/${orgId}/source`);
   await expect(memberPage).toHaveURL('/organizations');
 });
+
+test('the only owner is told before leaving that it will be refused; once a teammate is owner, leaving works', async ({
+  page,
+  loginPage,
+  teamPage,
+}) => {
+  const owner = await createTestUser();
+  const colleague = await createTestUser();
+  const orgId = await createTestOrganization([
+    [owner, 'owner'],
+    [colleague, 'admin'],
+  ]);
+  await loginPage.logIn(owner, { landing: `/${orgId}/connection` });
+  await teamPage.goto(orgId);
+  await teamPage.member(owner.email).getByRole('button', { name: 'Leave' }).click();
+  const refused = page.getByRole('dialog', { name: 'You are the only owner' });
+  await expect(refused).toContainText(
+    'An organization needs an owner: make someone else owner first. Give a teammate the owner role in this list, and leave after.',
+  );
+  await expect(refused.getByRole('button', { name: 'Leave' })).toBeDisabled();
+  await refused.getByRole('button', { name: 'Cancel' }).click();
+  await expect(refused).toBeHidden();
+
+  const colleagueRole = teamPage.member(colleague.email).getByLabel(`Role of ${colleague.email}`);
+  await colleagueRole.selectOption('owner');
+  await page.getByRole('dialog', { name: 'Change role?' }).getByRole('button', { name: 'Change role' }).click();
+  await expect(colleagueRole).toHaveValue('owner');
+  await teamPage.member(owner.email).getByRole('button', { name: 'Leave' }).click();
+  const leave = page.getByRole('dialog', { name: 'Leave this organization?' });
+  await expect(leave).toContainText('You will lose access to this organization at once.');
+  await leave.getByRole('button', { name: 'Leave' }).click();
+  await expect(page).toHaveURL(/\/(organizations|onboarding)$/);
+});

@@ -3,11 +3,10 @@ import { adminDb } from '@/lib/server/firebaseAdmin';
 import { canAssignRole, canManageMember, isOrganizationRole, type OrganizationRole, type Role } from '@/lib/shared/permissions';
 import { DomainError, forbidden, notFound } from '@/lib/server/errors';
 import { membersCollection } from '@/lib/server/repos/organizations';
-import type { TeamMember } from '@/lib/shared/team';
+import { LAST_OWNER_MESSAGE, type TeamMember } from '@/lib/shared/team';
 
 const memberNotFound = () => notFound('Member not found.');
-const lastOwner = () =>
-  new DomainError('conflict', 'An organization needs an owner: make someone else owner first.', { reason: 'last_owner' });
+const lastOwner = () => new DomainError('conflict', LAST_OWNER_MESSAGE, { reason: 'last_owner' });
 
 export async function listMembers(orgId: string): Promise<TeamMember[]> {
   const snap = await membersCollection(orgId).get();
