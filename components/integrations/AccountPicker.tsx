@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import NextStep from '@/components/integrations/NextStep';
 import { codeOf, fieldErrorOf, isNeedsReauth, messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
@@ -137,6 +138,8 @@ export default function AccountPicker({ orgId, integration, canEdit, onNeedsReau
               ))}
             </ul>
             <Notice notice={notice} />
+            {/* Saved: what these accounts are for, one click away. */}
+            {notice?.ok && <NextStep orgId={orgId} integration={integration} />}
             <ConfirmDialog
               open={inUse !== null}
               title="Take the accounts out of their connections?"

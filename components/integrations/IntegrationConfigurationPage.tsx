@@ -2,6 +2,7 @@ import { useRouter } from 'next/router';
 import { useCallback, useState, type FormEvent } from 'react';
 import AccountPicker from '@/components/integrations/AccountPicker';
 import IntegrationDeleteButton from '@/components/integrations/IntegrationDeleteButton';
+import NextStep from '@/components/integrations/NextStep';
 import ReconnectNotice from '@/components/integrations/ReconnectNotice';
 import { formatDate, LoadFailed, messageOf, StatusBadge, Title } from '@/components/integrations/shared';
 import { useOrganizationContext } from '@/components/organizations/useOrganizationContext';
@@ -68,6 +69,8 @@ export function IntegrationConfiguration({ orgId, role, kind, id }: { orgId: str
           {label} created. {nouns ? `Now pick the ${nouns.many} it covers.` : ''}
         </div>
       ) : null}
+      {/* Nothing to pick (Mixpanel's login names its project): it is ready, so the next step comes at once. */}
+      {justConnected && !nouns && integration.status === 'active' && <NextStep orgId={orgId} integration={integration} />}
       <RenameForm key={integration.name} orgId={orgId} integration={integration} role={role} />
       {!nouns ? (
         <section className="stack" aria-label={`${PLATFORM_LABELS[integration.platform]} project`}>

@@ -44,7 +44,9 @@ export function integrationsPage(kind: IntegrationKind) {
     const connect = useConnect(orgId);
     const { data = [], isLoading, error } = useIntegrationsQuery({ orgId: orgId ?? '', kind }, { skip: !orgId });
     const copy = COPY[kind];
-    const open = (integration: Integration) => void router.push(configurationPathOf(orgId!, kind, integration.id, integration.platform));
+    // Just made with a key or a service account: its page says so, as after a consent (`?connected=1`).
+    const open = (integration: Integration) =>
+      void router.push(`${configurationPathOf(orgId!, kind, integration.id, integration.platform)}?connected=1`);
     const mayCreate = role ? can(role, kind, 'create') : false;
 
     return (

@@ -50,6 +50,11 @@ test.describe.serial('Google logins', () => {
     await page.getByRole('checkbox', { name: /Sandbox Direct Store/ }).check();
     await page.getByRole('button', { name: 'Save accounts' }).click();
     await expect(page.getByText('Saved: 2 accounts.')).toBeVisible();
+    // Saved: what the accounts are for, one click away.
+    await expect(page.getByTestId('next-step')).toHaveText(
+      'Next, copy the spend, clicks and impressions of these accounts into BigQuery or Mixpanel with a connection. Create a connection',
+    );
+    await expect(page.getByRole('link', { name: 'Create a connection' })).toHaveAttribute('href', `/${orgId}/createConnection`);
 
     // /SourceSettings is the same picker as a global route, for the selected organization.
     const sourceId = /\/source\/([^/]+)\//.exec(page.url())![1]!;
@@ -198,6 +203,10 @@ test('Meta as a conversion destination: an app sends to a pixel from the account
   await page.getByRole('checkbox', { name: /Acme Shoes \(Meta\)/ }).check();
   await page.getByRole('button', { name: 'Save accounts' }).click();
   await expect(page.getByText('Saved: 1 account.')).toBeVisible();
+  await expect(page.getByTestId('next-step')).toContainText(
+    'Next, send the conversions your website, payments or warehouse record to these accounts with a conversion.',
+  );
+  await expect(page.getByRole('link', { name: 'Create a conversion' })).toHaveAttribute('href', `/${orgId}/createConversion`);
 
   await page.goto(`/${orgId}/app/connect`);
   await page.getByLabel('Name').fill('Acme store');
@@ -240,6 +249,7 @@ test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ 
   await page.getByRole('checkbox', { name: /Acme Analytics/ }).check();
   await page.getByRole('button', { name: 'Save projects' }).click();
   await expect(page.getByText('Saved: 1 project.')).toBeVisible();
+  await expect(page.getByTestId('next-step')).toContainText('Next, copy your ad data into these projects with a connection.');
 
   await page.goto(`/${orgId}/destination`);
   const mixpanel = page.getByRole('form', { name: 'Mixpanel' });
@@ -252,6 +262,12 @@ test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ 
   await mixpanel.getByLabel('Service account secret').fill(SANDBOX_MIXPANEL.secret);
   await mixpanel.getByRole('button', { name: 'Connect Mixpanel' }).click();
   await expect(page.getByText('Project 3002 in the EU data center.')).toBeVisible();
+  // Connected, with nothing to pick: said so, and the next step at once.
+  await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  await expect(page.getByRole('status').filter({ hasText: 'Destination created.' })).toBeVisible();
+  await expect(page.getByTestId('next-step')).toContainText('Next, copy your ad data into this Mixpanel project with a connection.');
+  await page.getByRole('link', { name: 'Create a connection' }).click();
+  await expect(page).toHaveURL(`/${orgId}/createConnection`);
 
   await page.goto(`/${orgId}/destination`);
   const key = await (await page.request.get(`${sandbox()}/google/service-account-key.json`)).text();
