@@ -28,8 +28,8 @@ export default function AppChecklist({ orgId, app }: { orgId: string; app: App }
       done: app.publishableKey === 'active',
       detail:
         app.publishableKey === 'active'
-          ? 'The snippet has its key: paste it in Google Tag Manager if you have not yet.'
-          : `A Google Tag Manager tag for ${app.gtmContainerId} that sends the forms of ${app.websiteUrl}.`,
+          ? `The snippet has its key: paste it ${app.gtmContainerId ? 'in Google Tag Manager' : 'into your pages'} if you have not yet.`
+          : `${app.gtmContainerId ? `A Google Tag Manager tag for ${app.gtmContainerId}` : 'A script for the pages of your site'} that sends the forms and purchases of ${app.websiteUrl}.`,
       action: { href: `${base}/custom-submission`, label: 'Show the snippet' },
     },
     {

@@ -42,7 +42,8 @@ interface Props {
 /** The same rules as the server (docs/PRODUCT.md §7), checked before sending so the user sees them at once. */
 function validate(fields: AppInput): Record<string, string> {
   const errors: Record<string, string> = {};
-  if (!isGtmContainerId(fields.gtmContainerId.trim())) errors.gtmContainerId = GTM_MESSAGE;
+  // The tag manager is optional: the snippet works pasted into the site's pages too.
+  if (fields.gtmContainerId && !isGtmContainerId(fields.gtmContainerId)) errors.gtmContainerId = GTM_MESSAGE;
   const bad = fields.payloadUrls.find((url) => payloadUrlHasHost(url));
   if (bad) errors.payloadUrls = PAYLOAD_HOST_MESSAGE;
   else if (fields.payloadUrls.some((url) => !url.startsWith('/'))) errors.payloadUrls = 'A payload URL is a path starting with /';
@@ -53,7 +54,7 @@ function validate(fields: AppInput): Record<string, string> {
 export default function AppForm({ initial, submitLabel, busy, serverError, onSubmit }: Props) {
   const [name, setName] = useState(initial.name);
   const [websiteUrl, setWebsiteUrl] = useState(initial.websiteUrl);
-  const [gtmContainerId, setGtm] = useState(initial.gtmContainerId);
+  const [gtmContainerId, setGtm] = useState(initial.gtmContainerId ?? '');
   const [payloadText, setPayloadText] = useState(initial.payloadUrls.join('\n'));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [country, setCountry] = useState(initial.defaultCountry ?? '');
@@ -66,7 +67,7 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
     const fields = {
       name,
       websiteUrl,
-      gtmContainerId: gtmContainerId.trim(),
+      gtmContainerId: gtmContainerId.trim() || null,
       payloadUrls: payloadText
         .split('\n')
         .map((line) => line.trim())
@@ -109,14 +110,19 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
         required
         error={fieldErrorOf(serverError, 'websiteUrl')}
       />
-      <TextField
-        label="Google Tag Manager container id"
-        value={gtmContainerId}
-        onChange={(event) => setGtm(event.target.value)}
-        placeholder="GTM-XXXXXXX"
-        required
-        error={errors.gtmContainerId ?? fieldErrorOf(serverError, 'gtmContainerId')}
-      />
+      <div className="stack" style={{ gap: '0.25rem' }}>
+        <TextField
+          label="Google Tag Manager container id (optional)"
+          value={gtmContainerId}
+          onChange={(event) => setGtm(event.target.value)}
+          placeholder="GTM-XXXXXXX"
+          aria-describedby="gtm-hint"
+          error={errors.gtmContainerId ?? fieldErrorOf(serverError, 'gtmContainerId')}
+        />
+        <span id="gtm-hint" className="muted">
+          Leave it empty if your site has no Tag Manager (most Shopify stores): the snippet is then pasted into your pages.
+        </span>
+      </div>
       <div className="field">
         <label htmlFor="payload-urls">Payload URLs (one path per line)</label>
         <textarea

@@ -89,7 +89,7 @@ export function AppsPage() {
                   <span className="cell-wrap">{app.websiteUrl}</span>
                 </td>
                 <td data-label="Tag manager">
-                  <code>{app.gtmContainerId}</code>
+                  {app.gtmContainerId ? <code>{app.gtmContainerId}</code> : <span className="muted">None</span>}
                 </td>
                 <td data-label="Conversions go to">{routingSummary(app)}</td>
                 <td className="actions">
@@ -116,7 +116,7 @@ export function ConnectAppPage() {
       <Title>Add an app</Title>
       <h1>Add an app</h1>
       <AppForm
-        initial={{ name: '', websiteUrl: '', gtmContainerId: '', payloadUrls: [] }}
+        initial={{ name: '', websiteUrl: '', gtmContainerId: null, payloadUrls: [] }}
         submitLabel="Add app"
         busy={isLoading}
         serverError={error}
@@ -169,7 +169,13 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
             />
           ) : (
             <p>
-              {app.websiteUrl} · <code>{app.gtmContainerId}</code>
+              {app.websiteUrl}
+              {app.gtmContainerId ? (
+                <>
+                  {' '}
+                  · <code>{app.gtmContainerId}</code>
+                </>
+              ) : null}
             </p>
           )}
         </div>

@@ -10,6 +10,7 @@ import Alert from '@/components/ui/Alert';
 import Button from '@/components/ui/Button';
 import ConfirmDialog from '@/components/ui/ConfirmDialog';
 import Spinner from '@/components/ui/Spinner';
+import { PURCHASE_EXAMPLE } from '@/lib/shared/integrations/purchaseExample';
 import { can } from '@/lib/shared/permissions';
 import { useAppDispatch } from '@/store/hooks';
 import { integrationsApi, useLazyAppSnippetQuery, usePublishableKeyMutation, useSubmissionKeyMutation } from '@/store/integrationsApi';
@@ -143,12 +144,16 @@ export default function CustomSubmissionPage() {
       </section>
       {canEdit && (
         <section className="stack" aria-labelledby="capture-title">
-          <h2 id="capture-title">Website capture (Google Tag Manager)</h2>
-          <p className="muted">
-            Paste this as a Custom HTML tag in {app.gtmContainerId} firing on all pages. On the payload URLs it sends form submissions with
-            the email, phone, name, city, state, postal code, country, date of birth and gender it finds, the click ids (gclid, fbclid,
-            msclkid), and the visitor&apos;s ad consent where the page uses Google consent mode; its publishable key only works from{' '}
-            {app.websiteUrl} (with or without www.).
+          <h2 id="capture-title">Website capture</h2>
+          <p className="muted" data-testid="capture-where">
+            {app.gtmContainerId
+              ? `Paste this as a Custom HTML tag in ${app.gtmContainerId} firing on all pages (or straight into every page of your site).`
+              : 'Paste this into every page of your site, just before </body> (in your theme’s layout: on Shopify, theme.liquid); no Tag Manager needed.'}{' '}
+            On the payload URLs it sends form submissions with the email, phone, name, city, state, postal code, country, date of birth and
+            gender it finds; on any page, the purchases your page pushes to the dataLayer (GA4&apos;s e-commerce <code>purchase</code>, as
+            Tag Manager, Elevar or Stape push it, or <code>gtag(&apos;event&apos;, &apos;purchase&apos;, …)</code>), once per transaction
+            id. Each event carries the click ids (gclid, fbclid, msclkid) and the visitor&apos;s ad consent where the page uses Google
+            consent mode; its publishable key only works from {app.websiteUrl} (with or without www.).
           </p>
           <p className="muted" style={{ margin: 0 }}>
             It finds fields by the app&apos;s own field names first (
@@ -193,6 +198,11 @@ export default function CustomSubmissionPage() {
             </div>
           )}
           {snippet.error && <Alert>{messageOf(snippet.error, 'Could not make the snippet.')}</Alert>}
+          <p className="muted" style={{ margin: 0 }}>
+            No dataLayer purchase on your thank-you page yet? Add one like this, with your order&apos;s id, total and currency, above the
+            snippet or anywhere on the page: it is sent as a <code>Purchase</code> whose event id is the transaction id.
+          </p>
+          <CodeBlock title="A thank-you page purchase" code={PURCHASE_EXAMPLE} testId="purchase-example" level={3} />
         </section>
       )}
       <section className="stack" aria-labelledby="contract-title">

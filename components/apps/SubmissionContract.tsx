@@ -2,7 +2,8 @@ import CodeBlock from '@/components/ui/CodeBlock';
 import styles from '@/components/apps/apps.module.css';
 import ScrollRegion from '@/components/ui/ScrollRegion';
 import TableHead from '@/components/ui/TableHead';
-import { contractAnswers, contractFields, EXAMPLE_BATCH, EXAMPLE_EVENT, LIMITS } from '@/lib/shared/schemas/submissionContract';
+import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { contractAnswers, contractFields, EXAMPLE_BATCH, EXAMPLE_EVENT, LIMITS, NOT_TAKEN } from '@/lib/shared/schemas/submissionContract';
 
 const curl = (endpoint: string, body: unknown) =>
   [
@@ -11,6 +12,14 @@ const curl = (endpoint: string, body: unknown) =>
     '  -H "Content-Type: application/json" \\',
     `  -d '${JSON.stringify(body)}'`,
   ].join('\n');
+
+/** NOT_TAKEN by platform, in its order: "Meta Ads" → its reasons. */
+function notTakenByPlatform(): Array<[string, string[]]> {
+  const byPlatform = new Map<string, string[]>();
+  for (const row of NOT_TAKEN)
+    byPlatform.set(PLATFORM_LABELS[row.platform], [...(byPlatform.get(PLATFORM_LABELS[row.platform]) ?? []), row.when]);
+  return [...byPlatform];
+}
 
 /**
  * The contract of POST /api/submissions, read off the schema the route validates with (fields,
@@ -26,6 +35,11 @@ export default function SubmissionContract({ endpoint }: { endpoint: string }) {
           Send one event as a JSON object, or up to {LIMITS.events} events as <code>{'{"events": [ … ]}'}</code>, with your secret key in
           the <code>Authorization: Bearer</code> header (never in the URL). A request is at most {LIMITS.bytes / 1024 / 1024} MB. The
           examples read the key from <code>SIGNALBRIDGE_KEY</code>.
+        </p>
+        <p style={{ margin: 0 }}>
+          The first is a complete website event: the <code>pageUrl</code> it happened on with the visitor&apos;s own <code>userAgent</code>{' '}
+          and <code>ip</code> (from your server, pass the browser&apos;s), and identifiers to match it by. An event without a{' '}
+          <code>pageUrl</code> is a server event, which needs neither.
         </p>
         <CodeBlock title="One event" code={curl(endpoint, EXAMPLE_EVENT)} testId="example-single" />
         <CodeBlock title="A batch" code={curl(endpoint, EXAMPLE_BATCH)} testId="example-batch" />
@@ -48,6 +62,27 @@ export default function SubmissionContract({ endpoint }: { endpoint: string }) {
                   </td>
                   <td>{field.type}</td>
                   <td>{field.meaning}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
+      </section>
+      <section className="stack" aria-labelledby="not-taken-title">
+        <h3 id="not-taken-title">Events a platform will not take</h3>
+        <p className="muted" style={{ margin: 0 }}>
+          Such an event is still accepted (202): the answer&apos;s <code>warnings</code> names each conversion of this app that will not
+          send it, its platform and the reason, and that conversion&apos;s delivery log shows it <em>not sent</em> with the same reason.
+          BigQuery and Mixpanel keep what they are given.
+        </p>
+        <ScrollRegion label="Events a platform will not take (scrolls sideways)">
+          <table className={styles.fields} data-testid="not-taken" aria-labelledby="not-taken-title">
+            <TableHead columns={['Platform', 'Not sent when']} actions={false} />
+            <tbody>
+              {notTakenByPlatform().map(([platform, reasons]) => (
+                <tr key={platform}>
+                  <td>{platform}</td>
+                  <td>{reasons.join('; ')}</td>
                 </tr>
               ))}
             </tbody>

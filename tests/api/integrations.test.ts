@@ -427,6 +427,45 @@ describe('apps', () => {
     expect((await call(s.apps, { token: member.token, query: { orgId } })).body.apps).toHaveLength(before);
   });
 
+  test('an app without a tag manager is added (most shops have none); emptied later, the id is removed; a wrong one is still refused', async () => {
+    const withoutGtm = { name: 'Shopify store', websiteUrl: 'https://store.example', payloadUrls: [] };
+    const created = await call(s.apps, { method: 'POST', token: member.token, query: { orgId }, body: withoutGtm });
+    expect(created.status).toBe(200);
+    expect(created.body.app).toMatchObject({ ...withoutGtm, gtmContainerId: null });
+    const empty = await call(s.apps, {
+      method: 'POST',
+      token: member.token,
+      query: { orgId },
+      body: { ...withoutGtm, gtmContainerId: ' ' },
+    });
+    expect(empty.body.app.gtmContainerId).toBeNull();
+
+    const id = created.body.app.id as string;
+    const given = await call(s.app, { method: 'PATCH', token: member.token, query: { orgId, id }, body: { gtmContainerId: 'GTM-SHOP9' } });
+    expect(given.body.app.gtmContainerId).toBe('GTM-SHOP9');
+    const wrong = await call(s.app, { method: 'PATCH', token: member.token, query: { orgId, id }, body: { gtmContainerId: 'GTM 123' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.fieldErrors).toEqual({
+      gtmContainerId: ['A tag-manager identifier must match GTM- followed by uppercase letters and digits'],
+    });
+    const emptied = await call(s.app, { method: 'PATCH', token: member.token, query: { orgId, id }, body: { gtmContainerId: '' } });
+    expect(emptied.body.app.gtmContainerId).toBeNull();
+    const listed = (await call(s.apps, { token: member.token, query: { orgId } })).body.apps as Array<{
+      id: string;
+      gtmContainerId: unknown;
+    }>;
+    expect(listed.find((app) => app.id === id)?.gtmContainerId).toBeNull();
+    // Someone of another organization finds no such app, and changes nothing.
+    const outsiderEdit = await call(s.app, {
+      method: 'PATCH',
+      token: outsider.token,
+      query: { orgId, id },
+      body: { gtmContainerId: 'GTM-EVIL1' },
+    });
+    expect(outsiderEdit.status).toBe(404);
+    expect((await call(s.app, { token: member.token, query: { orgId, id } })).body.app.gtmContainerId).toBeNull();
+  });
+
   test('conversions routed to a pixel the Meta account really has; a revocable submission key', async () => {
     const created = await call(s.apps, { method: 'POST', token: member.token, query: { orgId }, body: fields });
     expect(created.status).toBe(200);

@@ -122,11 +122,15 @@ test('every new field and consent reach each platform in its form; the log names
     ],
   });
   expect(answer.status).toBe(202);
+  // Ad user data denied: the 202 already says which conversions will not send it (issue 37 §4), in the log's words (below).
+  const deniedBy = (platform: AdPlatform) =>
+    expect.objectContaining({ conversion: { id: conversionIds[platform], name: platform }, platform });
   expect(answer.body.results).toEqual([
     { index: 0, id: 'mk-full', warnings: [{ field: 'favouriteColour', message: 'Unknown field: ignored, not stored' }] },
     { index: 1, id: 'mk-nocountry' },
-    { index: 2, id: 'mk-denied' },
+    { index: 2, id: 'mk-denied', warnings: [deniedBy('meta_ads'), deniedBy('microsoft_ads')] },
   ]);
+  const warned = (answer.body.results as Array<{ warnings?: Array<{ platform?: string; reason?: string }> }>)[2]!.warnings!;
 
   // Meta: its own forms (the SDK's, tests/unit/matchKeys.test.ts), LDU, no email in the page URL.
   expect((await rowOf('meta_ads', 'mk-full')).status).toBe('delivered');
@@ -178,6 +182,9 @@ test('every new field and consent reach each platform in its form; the log names
     reason: expect.stringMatching(/^Consent: the person denied ad user data/),
   });
   expect(await rowOf('microsoft_ads', 'mk-denied')).toMatchObject({ status: 'not_sent', reason: expect.stringMatching(/^Consent: /) });
+  // The 202's warnings and the log's rows are one judgement: the same reason, word for word.
+  for (const platform of ['meta_ads', 'microsoft_ads'] as const)
+    expect(warned.find((warning) => warning.platform === platform)?.reason).toBe((await rowOf(platform, 'mk-denied')).reason);
   expect(received('meta', 'mk-denied')).toBeUndefined();
   expect((await rowOf('google_ads', 'mk-denied')).status).toBe('delivered');
   expect(received('google', 'mk-denied')!.consent).toEqual({ adUserData: 'CONSENT_DENIED' });

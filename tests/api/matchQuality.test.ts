@@ -1,7 +1,7 @@
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
 import quality from '@/pages/api/orgs/[orgId]/conversions/[id]/quality';
 import { countMatchKeys, type ConversionQuality, type MatchCounts } from '@/lib/shared/conversions/quality';
-import { mapEvent } from '@/lib/server/delivery/deliver';
+import { mapEvent } from '@/lib/server/delivery/mapping';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { getConversion } from '@/lib/server/repos/conversions';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createConversion } from '@/lib/server/repos/conversions';
+import { PURCHASE_EXAMPLE } from '@/lib/shared/integrations/purchaseExample';
 import { DEMO } from '@/scripts/lib/demo';
 import { createTestOrganization, createTestUser } from '@/tests/e2e/helpers';
 import { demoAppConversion } from '@/tests/e2e/support/demoConversion';
@@ -176,11 +177,14 @@ test('on Starter, the first step says which plans include conversions, with a li
   await expect(page).toHaveURL(`/${orgId}/subscription`);
 });
 
-/** A website of our own on 127.0.0.1 (another port than the app): a thank-you page with a form and the snippet. */
-async function serveWebsite(snippet: () => string): Promise<{ origin: string; server: Server }> {
+/**
+ * A website of our own on 127.0.0.1 (another port than the app): a thank-you page with a form and the snippet,
+ * and what the page says before it (`head`: a dataLayer purchase).
+ */
+async function serveWebsite(snippet: () => string, head = ''): Promise<{ origin: string; server: Server }> {
   const server = createServer((req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html' });
-    res.end(`<!doctype html><title>Shop</title><h1>Thanks!</h1>
+    res.end(`<!doctype html><title>Shop</title>${head}<h1>Thanks!</h1>
 <form onsubmit="event.preventDefault(); document.querySelector('#sent').hidden = false">
 <label>Email <input type="email" name="email"></label><label>First name <input name="first_name"></label>
 <button>Send</button></form><p id="sent" hidden>Sent</p>${snippet()}`);
@@ -189,6 +193,48 @@ async function serveWebsite(snippet: () => string): Promise<{ origin: string; se
   const address = server.address() as { port: number };
   return { origin: `http://127.0.0.1:${address.port}`, server };
 }
+
+test('a shop without Tag Manager: the purchase its thank-you page pushes to the dataLayer reaches Meta once, the transaction id its event id (issue 37 §12)', async ({
+  page,
+  loginPage,
+}) => {
+  test.setTimeout(120_000);
+  let snippetHtml = '';
+  const orderId = `ORDER-${Date.now().toString(36)}`;
+  // The app page's own example, with this order's id.
+  const website = await serveWebsite(() => snippetHtml, PURCHASE_EXAMPLE.replace('ORDER-1042', orderId));
+  try {
+    const { appId } = await demoAppConversion(
+      { name: `Shop ${Date.now().toString(36)}`, websiteUrl: website.origin, gtmContainerId: null },
+      { name: 'Website purchases', events: ['Purchase'], identifiers: ['email', 'clickIds', 'context'] },
+    );
+    await loginPage.logIn(DEMO, { landing: `/${org}/connection` });
+    await page.goto(`/${org}/app/${appId}/custom-submission`);
+    await expect(page.getByTestId('capture-where')).toContainText('Paste this into every page of your site');
+    await page.getByRole('button', { name: 'Show the snippet' }).click();
+    snippetHtml = (await page.getByTestId('capture-snippet').textContent()) ?? '';
+
+    // A buyer from a Meta ad reaches the thank-you page, and loads it again.
+    await page.goto(`${website.origin}/checkout/thank-you?fbclid=E2Epurchase`);
+    await page.reload();
+
+    const sandbox = process.env.NEXT_PUBLIC_PLATFORM_SANDBOX_URL!;
+    const mine = async () => {
+      const { received } = (await (await fetch(`${sandbox}/conversions.json?platform=meta`)).json()) as {
+        received: Array<{ target: string; event: { event_id?: string; event_name?: string; custom_data?: unknown } }>;
+      };
+      return received.filter((entry) => entry.target === '555000111' && entry.event.event_id === orderId).map((entry) => entry.event);
+    };
+    await expect.poll(async () => (await mine()).length, { timeout: 30_000 }).toBeGreaterThan(0);
+    // A few seconds more: the reload sent nothing (the same transaction is one conversion).
+    await page.waitForTimeout(3000);
+    const events = await mine();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ event_name: 'Purchase', custom_data: { value: 129.9, currency: 'EUR' } });
+  } finally {
+    await new Promise((resolve) => website.server.close(resolve));
+  }
+});
 
 test("a form sent on the app's website through the snippet is delivered to Meta hashed, and logged", async ({
   page,

@@ -240,6 +240,42 @@ test('Meta as a conversion destination: an app sends to a pixel from the account
   await expect(page.getByRole('row', { name: /Meta Ads/ })).toBeVisible();
 });
 
+test('an app without Google Tag Manager (issue 37 §12): the id is optional, and the snippet goes into the pages with a thank-you purchase example', async ({
+  page,
+}) => {
+  const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/app/connect`);
+  const gtm = page.getByLabel('Google Tag Manager container id (optional)');
+  await expect(gtm).not.toHaveAttribute('required');
+  await expect(gtm).toHaveAccessibleDescription(/Leave it empty if your site has no Tag Manager/);
+  await page.getByLabel('Name').fill('Corner shop');
+  await page.getByLabel('Website URL').fill('https://corner.example');
+  await page.getByLabel('Payload URLs (one path per line)').fill('/thank-you');
+  await page.getByRole('button', { name: 'Add app' }).click();
+  await expect(page.getByRole('heading', { name: 'Corner shop', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('app-checklist')).toContainText(
+    'A script for the pages of your site that sends the forms and purchases of https://corner.example.',
+  );
+
+  await page.goto(`/${orgId}/app`);
+  await expect(page.getByRole('row', { name: /Corner shop/ }).getByRole('cell', { name: 'None' })).toBeVisible();
+
+  await page.goto(`/${orgId}/app`);
+  await page.getByRole('link', { name: 'Corner shop' }).click();
+  await page.getByRole('link', { name: 'Endpoint and key' }).click();
+  await expect(page.getByTestId('capture-where')).toContainText('Paste this into every page of your site');
+  await expect(page.getByTestId('purchase-example')).toContainText("event: 'purchase'");
+  await expect(page.getByTestId('purchase-example')).toContainText("transaction_id: 'ORDER-1042'");
+  await expect(page.getByRole('button', { name: 'Copy a thank-you page purchase' })).toBeVisible();
+
+  // A wrong id is still refused, before anything is sent.
+  await page.goto(`/${orgId}/app`);
+  await page.getByRole('link', { name: 'Corner shop' }).click();
+  await page.getByLabel('Google Tag Manager container id (optional)').fill('GTM 12');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('A tag-manager identifier must match GTM- followed by uppercase letters and digits')).toBeVisible();
+});
+
 test('Mixpanel, BigQuery and Stripe: credentials are checked on save', async ({ page }) => {
   const { orgId } = await signedInOwner(page);
   await page.goto(`/${orgId}/destination`);

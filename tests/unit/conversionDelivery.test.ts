@@ -2,7 +2,8 @@
 import type { ConversionMapping } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent, RowOutcome } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
-import { backoffMs, mapEvent, sendIsolating, takesEvent } from '@/lib/server/delivery/deliver';
+import { backoffMs, sendIsolating } from '@/lib/server/delivery/deliver';
+import { mapEvent, takesEvent } from '@/lib/server/delivery/mapping';
 
 const event = (id: string, overrides: Partial<ConversionEvent> = {}): ConversionEvent => ({
   id,

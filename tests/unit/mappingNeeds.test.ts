@@ -1,6 +1,6 @@
 /** @jest-environment node */
 import { connectorFor } from '@/lib/server/connectors/registry';
-import { mapEvent } from '@/lib/server/delivery/deliver';
+import { mapEvent } from '@/lib/server/delivery/mapping';
 import { sha256Hex } from '@/lib/server/sha256';
 import { IDENTIFIERS, type ConversionMapping, type Identifier } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';

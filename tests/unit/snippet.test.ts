@@ -3,6 +3,7 @@
  */
 import { JSDOM } from 'jsdom';
 import { captureSnippet, inlineScriptJson } from '@/lib/server/delivery/snippet';
+import { PURCHASE_EXAMPLE } from '@/lib/shared/integrations/purchaseExample';
 
 // The website snippet run as a browser runs it: a page of the customer's with a form, the GTM tag
 // pasted in, the form sent; what the snippet posts (its fetch, the network boundary) is what we check.
@@ -163,6 +164,56 @@ test('nothing is posted off the payload URLs', () => {
   const { submit, posts } = page({ path: '/contact', form: `<form><input type="email" value="a@example.com"></form>` });
   submit();
   expect(posts).toHaveLength(0);
+});
+
+describe('purchases from the dataLayer (issue 37 §12)', () => {
+  const posted = (posts: Page['posts']) => posts.map((post) => JSON.parse(post.init.body) as Record<string, unknown>);
+
+  test('the thank-you page example the app page shows is sent as a Purchase, its transaction id the event id', () => {
+    const { posts } = page({ head: PURCHASE_EXAMPLE, form: '', path: '/checkout/thank-you' });
+    expect(posted(posts)).toEqual([
+      {
+        event: 'Purchase',
+        eventId: 'ORDER-1042',
+        email: 'ada@example.com',
+        value: 129.9,
+        currency: 'EUR',
+        gclid: 'G-123',
+        pageUrl: 'https://shop.example/checkout/thank-you?gclid=G-123',
+      },
+    ]);
+  });
+
+  test('pushed after the snippet runs, or by gtag; the same order twice is sent once; other pushes are not purchases', () => {
+    const { dom, posts } = page({ form: '', path: '/anywhere' });
+    const window = dom.window as unknown as { dataLayer: unknown[]; eval: (code: string) => void };
+    window.dataLayer.push({ event: 'add_to_cart', ecommerce: { value: 5, currency: 'USD' } });
+    window.dataLayer.push({ ecommerce: null });
+    const order = { event: 'purchase', ecommerce: { transaction_id: ' #1001 ', value: '49.50', currency: 'usd' } };
+    window.dataLayer.push(order);
+    window.dataLayer.push(order);
+    window.eval(`function gtag() { dataLayer.push(arguments); }
+      gtag('event', 'purchase', { transaction_id: 'T-2', value: 12, currency: 'GBP', user_data: { phone_number: '+44 20 7946 0958' } });`);
+    // A value without a currency it could be counted in is left out rather than costing the purchase.
+    window.dataLayer.push({ event: 'purchase', ecommerce: { transaction_id: 'T-3', value: 10 } });
+    expect(posted(posts).map(({ event, eventId, value, currency, phone }) => ({ event, eventId, value, currency, phone }))).toEqual([
+      { event: 'Purchase', eventId: '_1001', value: 49.5, currency: 'USD', phone: undefined },
+      { event: 'Purchase', eventId: 'T-2', value: 12, currency: 'GBP', phone: '+44 20 7946 0958' },
+      { event: 'Purchase', eventId: 'T-3', value: undefined, currency: undefined, phone: undefined },
+    ]);
+    // The page's own push still works.
+    expect(window.dataLayer).toHaveLength(6);
+  });
+
+  test('a thank-you page loaded again in the same session sends the order no more', () => {
+    const first = page({ head: PURCHASE_EXAMPLE, form: '', path: '/thanks' });
+    const storage = first.dom.window.sessionStorage;
+    expect(storage.getItem('sb_order_ORDER-1042')).toBe('1');
+    first.dom.window.eval(
+      `window.dataLayer.push({ event: 'purchase', ecommerce: { transaction_id: 'ORDER-1042', value: 1, currency: 'EUR' } })`,
+    );
+    expect(first.posts).toHaveLength(1);
+  });
 });
 
 describe('script injection through the snippet (issue 23 §3.3)', () => {

@@ -41,17 +41,38 @@ test('the page shows the fields, limits, a batch example and every answer, each 
   const writeText = jest.fn().mockResolvedValue(undefined);
   Object.assign(navigator, { clipboard: { writeText } });
   render(<SubmissionContract endpoint="https://app.example/api/submissions" />);
-  const table = screen.getByRole('table');
+  const table = screen.getByRole('table', { name: 'Event fields' });
+  const notTaken = screen.getByRole('table', { name: 'Events a platform will not take' });
   expect(within(table).getAllByRole('row')).toHaveLength(Object.keys(submittedEventSchema.shape).length + 1);
   expect(within(table).getByText('gclid').closest('tr')).toHaveTextContent('Google click id.');
   expect(screen.getByText(/up to 500 events as/)).toHaveTextContent('A request is at most 1 MB.');
   expect(screen.getByTestId('example-batch')).toHaveTextContent('"events":[{"event":"Lead"');
-  for (const status of ['202 Accepted: one event', '202 Accepted: a batch', '400', '401', '413', '429 Too Many Requests'])
+  // The example is a complete website event, and the reference says which events a platform will not take.
+  expect(screen.getByTestId('example-single')).toHaveTextContent(
+    /"pageUrl":"https:[^"]+","userAgent":"Mozilla[^"]+","ip":"203\.0\.113\.7"/,
+  );
+  expect(within(notTaken).getByRole('row', { name: /^Meta Ads/ })).toHaveTextContent(
+    'a website event (one with a pageUrl) without the visitor’s userAgent',
+  );
+  expect(within(notTaken).getByRole('row', { name: /^Microsoft Advertising/ })).toHaveTextContent('no msclkid');
+  for (const status of [
+    '202 Accepted: one event',
+    '202 Accepted: not sent by a conversion',
+    '202 Accepted: a batch',
+    '400',
+    '401',
+    '413',
+    '429 Too Many Requests',
+  ])
     expect(screen.getByRole('heading', { name: new RegExp(status) })).toBeInTheDocument();
   expect(screen.getByRole('region', { name: '429 Too Many Requests' })).toHaveTextContent('Retry-After: 12');
   // Scrollable code is reachable by keyboard.
-  const scrollable = [table.parentElement!, ...screen.getAllByRole('region').filter((region) => region.tagName === 'PRE')];
-  expect(scrollable).toHaveLength(9);
+  const scrollable = [
+    table.parentElement!,
+    notTaken.parentElement!,
+    ...screen.getAllByRole('region').filter((region) => region.tagName === 'PRE'),
+  ];
+  expect(scrollable).toHaveLength(11);
   for (const region of scrollable) expect(region).toHaveAttribute('tabindex', '0');
 
   await act(async () => fireEvent.click(screen.getByRole('button', { name: 'Copy a batch' })));

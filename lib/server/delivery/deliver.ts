@@ -1,4 +1,4 @@
-import type { Conversion, ConversionMapping, DeliveryRow, Identifier } from '@/lib/shared/conversions/conversion';
+import type { Conversion, DeliveryRow } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent, RowExchange, RowOutcome } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
@@ -6,6 +6,7 @@ import type { Delivery } from '@/lib/server/connectors/types';
 import { isAdPlatform, type AdAccount, type ConversionTarget, type Integration } from '@/lib/shared/integrations/platforms';
 import { countMatchKeys } from '@/lib/shared/conversions/quality';
 import { workWithSession } from '@/lib/server/credentials';
+import { mapEvent } from '@/lib/server/delivery/mapping';
 
 import { noteDeliveries } from '@/lib/server/alerts/delivery';
 import { eventIdsOf, labels, log } from '@/lib/server/log';
@@ -18,56 +19,6 @@ import { recordDelivery, CounterSink, Parked } from '@/lib/server/repos/delivery
  * dead login parks them as held (Reconnect sends them again); a request the platform refuses as a
  * whole is split in halves until the rows it refuses are alone, and those are rejected.
  */
-
-/** The mapping choice a withheld field belongs to. */
-const WITHHELD_IDENTIFIER: Record<string, Identifier> = { phone: 'phone', address: 'address' };
-
-/** Does this conversion take this event? (Its event names, compared without case; none = every event.) */
-export function takesEvent(mapping: ConversionMapping, event: Pick<ConversionEvent, 'name'>): boolean {
-  if (mapping.events.length === 0) return true;
-  const name = event.name.toLowerCase();
-  return mapping.events.some((wanted) => wanted.toLowerCase() === name);
-}
-
-/** The event as this conversion sends it: only the identifiers it chose, its value rule applied. */
-export function mapEvent(mapping: ConversionMapping, event: ConversionEvent): ConversionEvent {
-  const allowed = mapping.identifiers;
-  const user: ConversionEvent['user'] = {};
-  const take = (identifier: Identifier, keys: Array<keyof ConversionEvent['user']>) => {
-    if (!allowed.includes(identifier)) return;
-    for (const key of keys) if (event.user[key]) user[key] = event.user[key];
-  };
-  take('email', ['email', 'emailGoogle']);
-  take('phone', ['phone', 'phoneE164']);
-  take('name', ['firstName', 'lastName']);
-  take('address', ['city', 'state', 'postalCode', 'countryCode']);
-  take('dateOfBirth', ['dateOfBirth']);
-  take('gender', ['gender']);
-  take('externalId', ['externalId']);
-  // Google's address is the names with the country and postal code: both choices are needed.
-  const address = allowed.includes('address') && allowed.includes('name') ? event.address : undefined;
-  // What was withheld matters only for the identifiers this conversion sends.
-  const withheld = event.withheld?.filter((item) => allowed.includes(WITHHELD_IDENTIFIER[item.field] ?? (item.field as Identifier)));
-  const context = allowed.includes('context')
-    ? event.context
-    : event.context.pageUrl
-      ? { actionSource: event.context.actionSource, pageUrl: event.context.pageUrl }
-      : { actionSource: event.context.actionSource };
-  const rule = mapping.value;
-  const mapped: ConversionEvent = {
-    ...event,
-    value: rule.mode === 'fixed' ? rule.amount : event.value,
-    currency: rule.mode === 'fixed' ? rule.currency : event.currency,
-    user,
-    clickIds: allowed.includes('clickIds') ? event.clickIds : {},
-    context,
-  };
-  delete mapped.address;
-  delete mapped.withheld;
-  if (address) mapped.address = address;
-  if (withheld && withheld.length > 0) mapped.withheld = withheld;
-  return mapped;
-}
 
 export interface RetryPolicy {
   attempts: number;
@@ -256,6 +207,7 @@ export async function deliverBatch(
       sending = null;
       const { delivery, account, target } = prepare(integration, conversion);
       const now = new Date();
+      // The check the front door warns by too (mapping.ts whyNotSent): the 202's warnings and these rows agree.
       const checked = unique.map((event) => ({ event, reason: delivery.check(event, now) }));
       const sendable = checked.filter((item) => item.reason === null).map((item) => item.event);
       rows = checked

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
-import { takesEvent } from '@/lib/server/delivery/deliver';
+import { takesEvent } from '@/lib/server/delivery/mapping';
 import type { Settle, Ticket } from '@/lib/server/delivery/tickets';
 import { errorFields, labels, log } from '@/lib/server/log';
 import type { recordFiltered } from '@/lib/server/repos/deliveryLog';

@@ -1,7 +1,8 @@
 import type { Conversion } from '@/lib/shared/conversions/conversion';
 import { connectorFor } from '@/lib/server/connectors/registry';
 import type { Item } from '@/lib/server/delivery/batch';
-import { deliverBatch, takesEvent } from '@/lib/server/delivery/deliver';
+import { deliverBatch } from '@/lib/server/delivery/deliver';
+import { takesEvent } from '@/lib/server/delivery/mapping';
 import { createFilteredNotes } from '@/lib/server/delivery/filteredNotes';
 import { createGathering } from '@/lib/server/delivery/gathering';
 import { createLanes } from '@/lib/server/delivery/lanes';

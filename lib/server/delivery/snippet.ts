@@ -1,11 +1,13 @@
 /**
- * The website capture snippet: a Google Tag Manager Custom HTML tag (ES5, as GTM's older
- * containers require). On the app's payload URLs it captures form submissions (email, phone, name,
- * address, date of birth and gender fields, found by the app's own field names first, then by
- * autocomplete tokens, usual names and input types), reads click ids from the landing URL (kept for
- * the session) and the ad platforms' cookies, reads the visitor's choices from Google consent mode
- * where the page uses it, and posts the event to our ingest endpoint with the app's publishable key
- * — as text/plain, so no CORS preflight is needed. Personal values are hashed by the server on arrival.
+ * The website capture snippet: a script pasted into the site's pages, or a Google Tag Manager Custom HTML
+ * tag (ES5, as GTM's older containers require). On the app's payload URLs it captures form submissions
+ * (email, phone, name, address, date of birth and gender fields, found by the app's own field names first,
+ * then by autocomplete tokens, usual names and input types); on any page, the purchases the page pushes to
+ * the dataLayer in GA4's e-commerce shape (PURCHASE_EXAMPLE), once per transaction id, which is their event
+ * id. It reads click ids from the landing URL (kept for the session) and the ad platforms' cookies, reads
+ * the visitor's choices from Google consent mode where the page uses it, and posts each event to our ingest
+ * endpoint with the app's publishable key — as text/plain, so no CORS preflight is needed. Personal values
+ * are hashed by the server on arrival.
  */
 import type { CustomFields } from '@/lib/shared/integrations/apps';
 
@@ -180,16 +182,33 @@ export function captureSnippet(options: {
     } catch (e) {}
     return state.adUserData && state.adPersonalization ? state : undefined;
   }
+  function emailOf(value) {
+    var email = short(value, 320);
+    return email && email.indexOf('@') > 0 ? email : undefined;
+  }
+  // Every event carries the visitor's consent, the click ids and the page; empty values are left out.
+  function send(body) {
+    var gclAw = cookie('_gcl_aw');
+    body.consent = consentOf();
+    body.gclid = gclid || (gclAw ? gclAw.split('.').slice(2).join('.') : undefined);
+    body.fbclid = cookie('_fbc') ? undefined : fbclid;
+    body.fbc = cookie('_fbc');
+    body.fbp = cookie('_fbp');
+    body.msclkid = msclkid || (cookie('_uetmsclkid') || '').replace(/^_uet/, '') || undefined;
+    body.pageUrl = window.location.href.slice(0, 2000);
+    for (var key in body) if (body[key] === undefined || body[key] === '') delete body[key];
+    try {
+      window.fetch(config.endpoint, { method: 'POST', mode: 'cors', keepalive: true, headers: { 'Content-Type': 'text/plain' }, body: JSON.stringify(body) });
+    } catch (e) {}
+  }
   document.addEventListener('submit', function (event) {
     var form = event.target;
     if (!form || form.tagName !== 'FORM' || !onPayloadPage()) return;
     var list = controls(form);
-    var email = short(find(list, 'email'), 320);
-    var gclAw = cookie('_gcl_aw');
-    var body = {
+    send({
       event: form.getAttribute('data-signalbridge-event') || 'Form Submitted',
       eventId: 'web_' + new Date().getTime().toString(36) + '_' + Math.random().toString(36).slice(2, 10),
-      email: email && email.indexOf('@') > 0 ? email : undefined,
+      email: emailOf(find(list, 'email')),
       phone: short(find(list, 'phone'), 64),
       firstName: short(find(list, 'firstName'), 100),
       lastName: short(find(list, 'lastName'), 100),
@@ -198,20 +217,74 @@ export function captureSnippet(options: {
       postalCode: short(find(list, 'postalCode'), 32),
       countryCode: countryOf(find(list, 'countryCode')),
       dateOfBirth: birthDate(list),
-      gender: genderOf(find(list, 'gender')),
-      consent: consentOf(),
-      gclid: gclid || (gclAw ? gclAw.split('.').slice(2).join('.') : undefined),
-      fbclid: cookie('_fbc') ? undefined : fbclid,
-      fbc: cookie('_fbc'),
-      fbp: cookie('_fbp'),
-      msclkid: msclkid || (cookie('_uetmsclkid') || '').replace(/^_uet/, '') || undefined,
-      pageUrl: window.location.href.slice(0, 2000)
-    };
-    for (var key in body) if (body[key] === undefined || body[key] === '') delete body[key];
-    try {
-      window.fetch(config.endpoint, { method: 'POST', mode: 'cors', keepalive: true, headers: { 'Content-Type': 'text/plain' }, body: JSON.stringify(body) });
-    } catch (e) {}
+      gender: genderOf(find(list, 'gender'))
+    });
   }, true);
+  // A purchase in GA4's e-commerce shape: dataLayer.push({ event: 'purchase', ecommerce: { transaction_id, value,
+  // currency } }) (GTM, Elevar, Stape), or gtag('event', 'purchase', { transaction_id, value, currency }).
+  function orderOf(item) {
+    if (!item || typeof item !== 'object') return undefined;
+    if (item.event === 'purchase') return item.ecommerce && typeof item.ecommerce === 'object' ? item.ecommerce : undefined;
+    return item[0] === 'event' && item[1] === 'purchase' && item[2] && typeof item[2] === 'object' ? item[2] : undefined;
+  }
+  // The buyer as Google's user-provided data names it ({ email, phone_number, address: { first_name, … } }), when the page gives it.
+  function buyerOf(item, order) {
+    var user = item.user_data || order.user_data || {};
+    var address = user.address || {};
+    if (typeof address.length === 'number') address = address[0] || {};
+    return {
+      email: emailOf(user.email || user.email_address),
+      phone: short(user.phone_number, 64),
+      firstName: short(address.first_name, 100),
+      lastName: short(address.last_name, 100),
+      city: short(address.city, 100),
+      state: short(address.region, 100),
+      postalCode: short(address.postal_code, 32),
+      countryCode: countryOf(address.country)
+    };
+  }
+  // Each transaction once per page and per session (a thank-you page loaded again sends nothing more).
+  var orders = {};
+  function firstTime(id) {
+    if (orders[id]) return false;
+    orders[id] = true;
+    try {
+      if (window.sessionStorage.getItem('sb_order_' + id)) return false;
+      window.sessionStorage.setItem('sb_order_' + id, '1');
+    } catch (e) {}
+    return true;
+  }
+  function onLayer(item) {
+    var order = orderOf(item);
+    if (!order || order.transaction_id === undefined || order.transaction_id === null) return;
+    // The transaction id is the event id, so the same order sent again (or by your server) is one conversion.
+    var id = String(order.transaction_id).replace(/^\\s+|\\s+$/g, '').replace(/[^A-Za-z0-9_.:@-]/g, '_').slice(0, 100);
+    if (!id || !firstTime(id)) return;
+    var body = buyerOf(item, order);
+    body.event = 'Purchase';
+    body.eventId = id;
+    var value = typeof order.value === 'number' || (typeof order.value === 'string' && order.value !== '') ? Number(order.value) : NaN;
+    var currency = String(order.currency || '').toUpperCase();
+    if (value >= 0 && value <= 1e9 && /^[A-Z]{3}$/.test(currency)) {
+      body.value = value;
+      body.currency = currency;
+    }
+    send(body);
+  }
+  function watch(item) {
+    try {
+      onLayer(item);
+    } catch (e) {}
+  }
+  // What the page pushed before this ran, then every later push (the page's own push, or Tag Manager's, still runs first).
+  var layer = (window.dataLayer = window.dataLayer || []);
+  for (var i = 0; i < layer.length; i++) watch(layer[i]);
+  var push = layer.push;
+  layer.push = function () {
+    var result = push.apply(layer, arguments);
+    for (var j = 0; j < arguments.length; j++) watch(arguments[j]);
+    return result;
+  };
 })();
 </script>`;
 }

@@ -4,7 +4,7 @@ import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { rowSourceOf } from '@/lib/server/connectors/registry';
 import type { RowSource } from '@/lib/server/connectors/types';
-import { takesEvent } from '@/lib/server/delivery/deliver';
+import { takesEvent } from '@/lib/server/delivery/mapping';
 import { inLanes, startPoller } from '@/lib/server/delivery/poller';
 import { rowToEvent } from '@/lib/server/delivery/warehouseRows';
 import { deadLoginMessage, workWithSession } from '@/lib/server/credentials';

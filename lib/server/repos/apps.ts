@@ -22,7 +22,7 @@ function toApp(snap: DocumentSnapshot): App {
     id: snap.id,
     name: snap.get('name'),
     websiteUrl: snap.get('website_url'),
-    gtmContainerId: snap.get('gtm_container_id'),
+    gtmContainerId: snap.get('gtm_container_id') || null,
     payloadUrls: snap.get('payload_urls') ?? [],
     ...(snap.get('default_country') ? { defaultCountry: snap.get('default_country') as string } : {}),
     ...(snap.get('default_consent') ? { defaultConsent: snap.get('default_consent') as App['defaultConsent'] } : {}),
@@ -70,6 +70,7 @@ export async function getApp(orgId: string, id: string): Promise<App> {
 export async function createApp(orgId: string, uid: string, fields: AppInput): Promise<App> {
   const ref = apps(orgId).doc();
   await ref.set({
+    gtm_container_id: null,
     ...fieldsToDoc(fields),
     targets: {},
     destination_ids: [],

@@ -19,6 +19,7 @@ import { forgetApp } from '@/lib/server/services/ingest';
 import { getIntegration } from '@/lib/server/repos/integrations';
 import { deleteRoutingConversions, ownConversionsOfApp, routingConversionId, saveRoutingConversion } from '@/lib/server/repos/conversions';
 import { assertNoTwin } from '@/lib/server/services/conversions';
+import { forgetRouting } from '@/lib/server/services/ingestRouting';
 import { conversionsPausedByPlan } from '@/lib/server/services/planLimits';
 import { conversionTableTargetId, CONVERSIONS_DATASET, CONVERSIONS_TABLE } from '@/lib/server/connectors/bigquery/delivery';
 import { sourceKeyOf, type ConversionDestination } from '@/lib/shared/conversions/conversion';
@@ -58,6 +59,7 @@ export async function setAppTarget(
     { ...routed, platform: input.platform },
     { uid: options.uid, active: entitlementsOf(options.plan).conversions, pausedByPlan: conversionsPausedByPlan() },
   );
+  forgetRouting(orgId);
   return app;
 }
 
@@ -78,6 +80,7 @@ export async function setAppWarehouse(
   const app = await saveWarehouse(orgId, id, platform, destinationId);
   if (!routed) {
     await deleteRoutingConversions(orgId, id, platform);
+    forgetRouting(orgId);
     return app;
   }
   await saveRoutingConversion(orgId, app, routed, {
@@ -85,6 +88,7 @@ export async function setAppWarehouse(
     active: entitlementsOf(options.plan).conversions,
     pausedByPlan: conversionsPausedByPlan(),
   });
+  forgetRouting(orgId);
   return app;
 }
 
@@ -111,6 +115,7 @@ async function warehouseDestination(
 export async function clearAppTarget(orgId: string, id: string, platform: AdPlatform): Promise<App> {
   const app = await clearTarget(orgId, id, platform);
   await deleteRoutingConversions(orgId, id, platform);
+  forgetRouting(orgId);
   return app;
 }
 
@@ -120,6 +125,7 @@ export async function deleteApp(orgId: string, id: string): Promise<void> {
   if ((await ownConversionsOfApp(orgId, id)) === 0) await deleteRoutingConversions(orgId, id);
   await removeApp(orgId, id);
   forgetApp(id);
+  forgetRouting(orgId);
 }
 
 /*

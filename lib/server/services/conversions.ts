@@ -36,6 +36,7 @@ import * as deliveryLog from '@/lib/server/repos/deliveryLog';
 import { getIntegration, listIntegrations } from '@/lib/server/repos/integrations';
 import { getPayment } from '@/lib/server/repos/payments';
 import { targetsOf } from '@/lib/server/services/integrations';
+import { forgetRouting } from '@/lib/server/services/ingestRouting';
 import { checkWarehouseSource } from '@/lib/server/services/warehouseSources';
 
 /** Conversions beyond storage: the plan allows them, the source and target exist, replays and test events. */
@@ -66,7 +67,7 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
   if (!isWarehouseSource(input.source)) {
     await assertNoTwin(orgId, sourceKeyOf(input.source), { ...input.destination, targetName: target.name }, input.mapping.events);
   }
-  return repo.createConversion(orgId, {
+  const created = await repo.createConversion(orgId, {
     name: input.name,
     source: input.source,
     destination: {
@@ -79,6 +80,8 @@ export async function createConversion(orgId: string, plan: unknown, uid: string
     mapping: input.mapping,
     uid,
   });
+  forgetRouting(orgId);
+  return created;
 }
 
 /**
@@ -120,7 +123,15 @@ function assertMappingDelivers(platform: ConversionPlatform, mapping: Pick<Conve
   if (Object.keys(unmet).length > 0) throw invalidFields(unmet);
 }
 
+/** Saves a conversion's changes; the front door of this instance reads where the source's events go again at once. */
 export async function updateConversion(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
+  const updated = await saveChanges(orgId, plan, id, changes);
+  forgetRouting(orgId);
+  return updated;
+}
+
+/** The checks of an edit (plan, kind of source, mapping, twins, the warehouse source), then the save. */
+async function saveChanges(orgId: string, plan: unknown, id: string, changes: UpdateConversionInput): Promise<Conversion> {
   if (changes.status === 'active') assertConversionsIncluded(plan);
   if (!changes.mapping && !changes.source) return repo.updateConversion(orgId, id, changes);
   const stored = await repo.getConversion(orgId, id);
@@ -187,6 +198,7 @@ export async function conversionDetail(orgId: string, id: string) {
 /** Deletes a conversion with its delivery log, and the alerts about it. */
 export async function deleteConversion(orgId: string, id: string): Promise<void> {
   await repo.deleteConversion(orgId, id);
+  forgetRouting(orgId);
   await forgetAlerts(orgId, { type: 'conversion', id });
 }
 

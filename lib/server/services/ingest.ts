@@ -1,13 +1,14 @@
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
-import { sourceKeyOf } from '@/lib/shared/conversions/conversion';
+import { sourceKeyOf, type Conversion } from '@/lib/shared/conversions/conversion';
 import { entitlementsOf } from '@/lib/shared/billing/entitlements';
 import type { App } from '@/lib/shared/integrations/apps';
 import { submissionBatchSchema, submittedEventSchema, unknownFieldsOf, type SubmissionWarning } from '@/lib/shared/schemas/submissions';
 import { SUBMISSION_MESSAGES } from '@/lib/shared/schemas/submissionFields';
 import { toConversionEvent } from '@/lib/server/delivery/normalize';
 import { DomainError, fieldErrorsOf } from '@/lib/server/errors';
-import { eventIdsOf, labels, log } from '@/lib/server/log';
+import { errorFields, eventIdsOf, labels, log } from '@/lib/server/log';
 import { publishConversions } from '@/lib/server/queue/pubsub';
+import { activeConversionsOf, notSentWarnings } from '@/lib/server/services/ingestRouting';
 import { appOfSubmissionKey, getApp, type SubmissionKeyOwner } from '@/lib/server/repos/apps';
 import { planOfOrganization } from '@/lib/server/repos/planPauses';
 
@@ -146,8 +147,9 @@ interface RequestContext {
 
 /**
  * One event (an object) or a batch (`{events: [...]}`, up to 500): each valid event is hashed and
- * published; the answer says, per event, its id or what is wrong with it. A single invalid event
- * (or a batch with no valid one) is a 400 that names the fields; nothing is published then.
+ * published; the answer says, per event, its id or what is wrong with it, and warns of fields we do not
+ * know and of the source's conversions that take the event but will not send it (and why). A single
+ * invalid event (or a batch with no valid one) is a 400 that names the fields; nothing is published then.
  */
 export async function ingest(
   owner: SubmissionKeyOwner & { defaults?: ResolvedKey['defaults'] },
@@ -197,7 +199,9 @@ export async function ingest(
       : first.error.fieldErrors;
     throw new DomainError('invalid', SUBMISSION_MESSAGES.invalid, { fieldErrors });
   }
-  await publishConversions(events, { org: owner.orgId, source });
+  // Where the events go is read (or found cached) while they are published: a 202 costs no extra round trip.
+  const [, conversions] = await Promise.all([publishConversions(events, { org: owner.orgId, source }), routingOf(owner.orgId, source)]);
+  if (conversions) warnNotSent(results, events, conversions, receivedAt);
   // One line a request, ids only (never the event's content): its events are followed from here to their delivery records.
   log.info(
     {
@@ -209,6 +213,28 @@ export async function ingest(
     'events accepted',
   );
   return { batch, results };
+}
+
+/** The source's active conversions, or null when they cannot be read now: the events are queued all the same, without warnings. */
+function routingOf(orgId: string, source: string): Promise<Conversion[] | null> {
+  return activeConversionsOf(orgId, source).catch((error: unknown) => {
+    log.warn(
+      { component: 'ingest', ...labels({ org: orgId }), ...errorFields(error) },
+      'could not read where the events go; answered without warnings',
+    );
+    return null;
+  });
+}
+
+/** Adds to each accepted event's answer the conversions that take it but will not send it, and why. */
+function warnNotSent(results: IngestResult[], events: ConversionEvent[], conversions: Conversion[], now: Date): void {
+  if (conversions.length === 0) return;
+  let next = 0;
+  for (const result of results) {
+    if (!('id' in result)) continue;
+    const notSent = notSentWarnings(conversions, events[next++]!, now);
+    if (notSent.length > 0) result.warnings = [...(result.warnings ?? []), ...notSent];
+  }
 }
 
 /** Where a queued event's field came from in the submission (user.phone → phone, clickIds.fbc → fbclid/fbc, time → occurredAt). */

@@ -1,7 +1,7 @@
 import type { Consent } from '@/lib/shared/conversions/event';
 import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 
-/** docs/PRODUCT.md §7: a tag-manager identifier is GTM- followed by uppercase letters and digits. */
+/** docs/PRODUCT.md §7: a tag-manager identifier is GTM- followed by uppercase letters and digits (an app may have none). */
 const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;
 export const GTM_MESSAGE = 'A tag-manager identifier must match GTM- followed by uppercase letters and digits';
 export const PAYLOAD_HOST_MESSAGE = 'Payload URLs must not contain a host';
@@ -70,7 +70,8 @@ export interface SourceSettings {
 export interface AppFields extends SourceSettings {
   name: string;
   websiteUrl: string;
-  gtmContainerId: string;
+  /** The site's Google Tag Manager container, or null: the snippet works without one (pasted into the pages). */
+  gtmContainerId: string | null;
   payloadUrls: string[];
   customFields?: CustomFields;
 }
@@ -88,8 +89,11 @@ export interface App extends AppFields {
   createdAt: string;
 }
 
-/** An app's fields as a form sends them: a default country of null means none. */
-export type AppInput = Omit<AppFields, 'defaultCountry'> & { defaultCountry?: string | null };
+/** An app's fields as a form sends them: a default country or tag manager of null (or absent) means none. */
+export type AppInput = Omit<AppFields, 'defaultCountry' | 'gtmContainerId'> & {
+  defaultCountry?: string | null;
+  gtmContainerId?: string | null;
+};
 
 /** A Stripe account whose payments become conversions. */
 export interface Payment {

@@ -122,7 +122,14 @@ export const appFieldsSchema = z.object({
         return false;
       }
     }, 'Enter the website address, like https://example.com'),
-  gtmContainerId: z.string().trim().refine(isGtmContainerId, GTM_MESSAGE),
+  // Optional: most shops have no Tag Manager. Empty or null is none (an edit that empties it removes it).
+  gtmContainerId: z
+    .string()
+    .trim()
+    .refine((value) => value === '' || isGtmContainerId(value), GTM_MESSAGE)
+    .transform((value) => value || null)
+    .nullable()
+    .optional(),
   payloadUrls: z.array(payloadUrlSchema).max(50, 'At most 50 payload URLs').default([]),
   defaultCountry: defaultCountrySchema.optional(),
   defaultConsent: defaultConsentSchema.optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ConversionPlatform } from '@/lib/shared/conversions/conversion';
 import { consentSchema } from '@/lib/shared/conversions/event';
 import { describeField } from '@/lib/shared/schemas/submissionFields';
 
@@ -103,12 +104,27 @@ export type SubmittedEvent = z.infer<typeof submittedEventSchema>;
 export const SUBMITTED_FIELDS: ReadonlySet<string> = new Set(Object.keys(submittedEventSchema.shape));
 
 /** A field of a submitted event we do not know: ignored, never stored, named in the 202 answer. */
-export interface SubmissionWarning {
+export interface UnknownFieldWarning {
   field: string;
   message: string;
 }
 
-export function unknownFieldsOf(item: unknown): SubmissionWarning[] {
+/**
+ * A conversion the event goes to whose platform will not take it (no identifier it matches by, a website event
+ * without the browser's user agent, ad user data denied …): the event is accepted all the same, and that
+ * conversion's delivery log shows it not sent with the same reason.
+ */
+export interface NotSentWarning {
+  conversion: { id: string; name: string };
+  platform: ConversionPlatform;
+  /** The delivery log's words. */
+  reason: string;
+  message: string;
+}
+
+export type SubmissionWarning = UnknownFieldWarning | NotSentWarning;
+
+export function unknownFieldsOf(item: unknown): UnknownFieldWarning[] {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) return [];
   return Object.keys(item)
     .filter((field) => !SUBMITTED_FIELDS.has(field))

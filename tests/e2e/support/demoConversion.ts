@@ -9,7 +9,7 @@ import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
  * is refused, so each test brings its own app.
  */
 export async function demoAppConversion(
-  app: { name: string; websiteUrl: string; gtmContainerId: string },
+  app: { name: string; websiteUrl: string; gtmContainerId: string | null },
   conversion: { name: string } & Pick<ConversionMapping, 'events' | 'identifiers'>,
 ) {
   const created = await createApp(DEMO.orgId, DEMO.uid, { ...app, payloadUrls: ['/thanks'] });
