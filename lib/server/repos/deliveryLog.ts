@@ -63,6 +63,8 @@ export interface NewDeliveryRecord {
   parked?: Parked[];
   /** Match keys of the events this record settles (not those parked to come again): counted in the hour's document. */
   matchCounts?: MatchCounts;
+  /** Delivered events per event name (as sent): counted in the hour's document (`names`). */
+  deliveredNames?: Record<string, number>;
   /** The platform's id of the request that delivered (Data Manager's requestId), kept for its diagnostics. */
   requestId?: string;
   /** Per event id: the row as sent and the platform's answer (the log's per-row debugger), kept beside the record. */
@@ -158,7 +160,7 @@ function countsOf(record: NewDeliveryRecord, counts: ReturnType<typeof deliveryR
   for (const { reason, events } of record.parked ?? []) parked[reason] = (parked[reason] ?? 0) + events.length;
   return {
     hour: hourOf(now),
-    tally: hourTally(counts, record.matchCounts, record.replayed),
+    tally: hourTally(counts, record.matchCounts, record.replayed, record.deliveredNames),
     deliveredAt: counts.delivered > 0 ? now : null,
     requestId: record.requestId,
     parked,
