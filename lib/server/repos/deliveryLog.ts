@@ -278,14 +278,16 @@ function toRecord(snap: DocumentSnapshot): DeliveryRecord {
   };
 }
 
-/** The latest delivery records, or those holding one event id. */
+/** The latest delivery records, those holding one event id, or those made between two instants (`to` excluded). */
 export async function listDeliveries(
   orgId: string,
   id: string,
-  options: { eventId?: string; limit?: number } = {},
+  options: { eventId?: string; limit?: number; between?: { from: Date; to: Date } } = {},
 ): Promise<DeliveryRecord[]> {
   let query = conversionRef(orgId, id).collection('deliveries').orderBy('at', 'desc');
   if (options.eventId) query = query.where('event_ids', 'array-contains', options.eventId);
+  if (options.between)
+    query = query.where('at', '>=', Timestamp.fromDate(options.between.from)).where('at', '<', Timestamp.fromDate(options.between.to));
   const snapshot = await query.limit(options.limit ?? 20).get();
   return snapshot.docs.map(toRecord);
 }
