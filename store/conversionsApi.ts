@@ -61,9 +61,10 @@ export const conversionsApi = api.enhanceEndpoints({ addTagTypes: ['Conversions'
       providesTags: (_result, _error, args) => [itemTag(args)],
     }),
     // With an event id no delivery holds: whether the conversion's event-name filter left it out.
-    deliveries: build.query<DeliveryLogAnswer, ConversionArgs & { eventId?: string; limit?: number }>({
-      query: ({ orgId, id, eventId, limit = 20 }) => {
-        const params = new URLSearchParams({ limit: String(limit), ...(eventId ? { eventId } : {}) });
+    // With a day (YYYY-MM-DD, of the counted days' zone): that day's platform calls.
+    deliveries: build.query<DeliveryLogAnswer, ConversionArgs & { eventId?: string; limit?: number; day?: string }>({
+      query: ({ orgId, id, eventId, limit = 20, day }) => {
+        const params = new URLSearchParams({ limit: String(limit), ...(eventId ? { eventId } : {}), ...(day ? { day } : {}) });
         return { url: `${conversionUrl(orgId, id)}/deliveries?${params}`, method: 'GET' };
       },
       providesTags: (_result, _error, args) => [logTag(args)],

@@ -63,7 +63,7 @@ export function ConversionsPage() {
         </div>
       ) : (
         <table className="table table--cards" aria-label="Conversions">
-          <TableHead columns={['Name', 'Source', 'Sends to', 'Status', 'Last delivery', 'Last 24 h', 'Counted, 7 days']} />
+          <TableHead columns={['Name', 'Source', 'Sends to', 'Status', 'Last delivery', 'Last 24 h', 'Received, 7 days']} />
           <tbody>
             {data.map((conversion) => (
               <tr key={conversion.id}>
@@ -106,7 +106,7 @@ export function ConversionsPage() {
                     <span className="muted"> · 0 failed</span>
                   )}
                 </td>
-                <td data-label="Counted, 7 days">
+                <td data-label="Received, 7 days">
                   {isAdPlatform(conversion.destination.platform) ? (
                     <CountedShare summary={countedOf(conversion.id)?.summary} threshold={countedOf(conversion.id)?.threshold} />
                   ) : (

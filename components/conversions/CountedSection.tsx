@@ -1,3 +1,5 @@
+import Link from 'next/link';
+import { useRouter } from 'next/router';
 import CountedShare from '@/components/conversions/CountedShare';
 import ThresholdForm, { type ThresholdField } from '@/components/conversions/ThresholdForm';
 import { messageOf } from '@/components/integrations/shared';
@@ -7,52 +9,79 @@ import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { formatDateTime } from '@/components/ui/time';
 import SectionTitle from '@/components/ui/SectionTitle';
-import { dayLabel, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
+import { dayLabel, type PlatformFigure, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
 import { useConversionReconciliationQuery, useSaveCountedThresholdMutation } from '@/store/reconciliationApi';
 
-/** "8 (80 %)": a step's count and its share of the step before; "—" where the platform reports none. */
-function Step({ value, of }: { value: number | null; of: number | null }) {
-  if (value === null) return <span className="muted">—</span>;
-  if (of === null || of === 0) return <>{value}</>;
-  const percent = Math.round((value / of) * 100);
+const count = (value: number) => value.toLocaleString('en-US');
+
+/** "490 (98 %)": what the platform received of what we sent that day, and its share. */
+function Received({ day }: { day: ReconcileDay }) {
+  if (day.sent === 0) return <span className="muted">—</span>;
+  const percent = Math.floor((day.received * 100) / day.sent);
   return (
     <>
-      {value} <span className={percent < 95 ? undefined : 'muted'}>({percent} %)</span>
+      {count(day.received)} <span className={day.received < day.sent ? undefined : 'muted'}>({percent} %)</span>
+    </>
+  );
+}
+
+/** The loss of a day, linking to that day's platform calls in the delivery log (the page's address with `?day=`). */
+function NotReceived({ day }: { day: ReconcileDay }) {
+  const router = useRouter();
+  const lost = day.sent - day.received;
+  if (lost === 0) return <span className="muted">0</span>;
+  return (
+    <>
+      <strong style={{ color: 'var(--danger)' }}>{count(lost)}</strong>{' '}
+      <Link href={{ pathname: router.pathname, query: { ...router.query, day: day.date }, hash: 'log' }} shallow scroll={false}>
+        {dayLabel(day.date)} in the delivery log
+      </Link>
+    </>
+  );
+}
+
+/** The platform's own figures, each with whose events it covers: wider than this conversion, so never a ratio. */
+function TheirFigures({ day }: { day: ReconcileDay }) {
+  const figures = [day.platform.received, day.platform.attributed].filter((figure): figure is PlatformFigure => figure !== null);
+  if (figures.length === 0) return <span className="muted">—</span>;
+  return (
+    <>
+      {figures.map((figure) => (
+        <p key={figure.scope} style={{ margin: 0 }}>
+          <strong>{count(figure.count)}</strong> <span className="muted">{figure.scope}</span>
+        </p>
+      ))}
     </>
   );
 }
 
 /** The columns after the day; on phones each is written beside its value in the day's card (`.table--cards`). */
 const countedColumns = (platform: string) => [
-  'Received by SignalBridge',
   'Sent',
-  'Accepted by the API',
   `Received by ${platform}`,
-  `Attributed by ${platform}`,
+  'Not received',
+  `What ${platform} reports (all its senders)`,
   'What it means',
 ];
 
 function DayRow({ day, columns }: { day: ReconcileDay; columns: string[] }) {
-  const [received, sent, accepted, platformReceived, attributed, means] = columns;
+  const [sent, received, notReceived, theirs, means] = columns;
   return (
     <tr data-testid="counted-day">
       <th scope="row">
         {dayLabel(day.date)}
         {!day.final && <span className="muted"> (not final)</span>}
       </th>
-      <td data-label={received}>{day.received}</td>
-      <td data-label={sent}>
-        <Step value={day.sent} of={day.received} />
+      <td data-label={sent}>{count(day.sent)}</td>
+      <td data-label={received}>
+        <Received day={day} />
       </td>
-      <td data-label={accepted}>
-        <Step value={day.accepted} of={day.sent} />
+      <td data-label={notReceived}>
+        <NotReceived day={day} />
       </td>
-      <td data-label={platformReceived}>
-        <Step value={day.platformReceived} of={day.accepted} />
-      </td>
-      <td data-label={attributed}>
-        <Step value={day.attributed} of={day.platformReceived ?? day.accepted} />
+      <td data-label={theirs}>
+        <TheirFigures day={day} />
       </td>
       <td data-label={means}>
         {day.notes.length === 0 ? <span className="muted">—</span> : day.notes.map((note) => <p key={note}>{note}</p>)}
@@ -62,14 +91,15 @@ function DayRow({ day, columns }: { day: ReconcileDay; columns: string[] }) {
 }
 
 const FIELDS: ReadonlyArray<ThresholdField<'threshold'>> = [
-  { name: 'threshold', label: 'Alert when the counted share falls under (%)', min: 1, max: 100 },
+  { name: 'threshold', label: 'Alert when the share received falls under (%)', min: 1, max: 100 },
 ];
 
 /**
- * "Counted by the platform" on a conversion's page: per day (the last 30 days of the ad account, in the time
- * zone its platform's read named), the events we received,
- * sent and had accepted, beside what the platform reports it received and attributed, with the ratio at
- * each step and what each gap means. The reading job fills it (hourly); nothing is read from here.
+ * "Counted by the platform" on a conversion's page: did the platform get what this conversion sent? Per day (the
+ * last 30 days of the ad account, in the time zone its platform's read named), what we sent and what the platform
+ * received of it (the one figure: the rest is a loss, each day's linking to its calls in the delivery log), beside
+ * what the platform reports itself with whose events each figure covers, and what drives its attribution
+ * (information, not a loss). The reading job fills it (hourly); nothing is read from here.
  */
 export default function CountedSection({ orgId, id, canEdit }: { orgId: string; id: string; canEdit: boolean }) {
   const { data, isLoading, error, refetch } = useConversionReconciliationQuery({ orgId, id });
@@ -84,8 +114,8 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
     <section className="stack" id="counted" aria-labelledby="counted-title">
       <SectionTitle id="counted-title">Counted by the platform</SectionTitle>
       <p className="muted" style={{ margin: 0 }}>
-        What we sent beside what {platform} says it received and attributed, per day ({dayZone}). Read from {platform}&apos;s reports about
-        once an hour.
+        Did {platform} get what this conversion sent? Per day ({dayZone}), what we sent and what {platform} received of it, beside what{' '}
+        {platform} reports itself. Read from {platform}&apos;s reports about once an hour.
       </p>
       {isLoading ? (
         <Spinner label="Loading what the platform counted" />
@@ -99,7 +129,7 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
       ) : (
         <>
           <p style={{ margin: 0 }}>
-            Counted over the last 7 final days: <CountedShare summary={data.summary} threshold={data.threshold} />
+            Received by {platform} over the last 7 final days: <CountedShare summary={data.summary} threshold={data.threshold} />
             {data.summary.readAt && <span className="muted"> · read {formatDateTime(data.summary.readAt)}</span>}
           </p>
           {data.summary.state === 'needs_scope' && <Alert>{data.summary.message}</Alert>}
@@ -129,6 +159,15 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
               </table>
             </ScrollRegion>
           )}
+          {data.attribution && (
+            <p className="muted" style={{ margin: 0 }} data-testid="counted-attribution">
+              <strong>Attributed to ads</strong> is information, not a loss, and never alerts: {data.attribution}
+            </p>
+          )}
+          <p className="muted" style={{ margin: 0 }}>
+            The team is alerted when {platform} received less than this share of what the conversion sent over the last 7 final days (at
+            least 10 events).
+          </p>
           {/* Not keyed by the threshold: the refetch after a save must not remount the form and lose its "Saved." */}
           <ThresholdForm
             fields={FIELDS}

@@ -1,3 +1,4 @@
+import { useRouter } from 'next/router';
 import { useState, type FormEvent } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 import { formatDateTime } from '@/components/ui/time';
@@ -10,6 +11,7 @@ import TextField from '@/components/ui/TextField';
 import SectionTitle from '@/components/ui/SectionTitle';
 import RowDebugger from '@/components/conversions/RowDebugger';
 import { DELIVERY_STATUS_LABELS, filteredInWords, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
+import { dayLabel } from '@/lib/shared/conversions/reconciliation';
 import { useDeliveriesQuery } from '@/store/conversionsApi';
 
 const COUNT_WORDS: Record<DeliveryRow['status'], string> = {
@@ -114,8 +116,16 @@ interface Props {
   onRefresh: () => Promise<unknown>;
 }
 
-/** One line per platform call, newest first, each unfolding to its events; or the calls that held one event id. */
+/** `?day=YYYY-MM-DD` of the page's address: the day a gap in "Counted by the platform" links to. */
+const dayOf = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
+
+/**
+ * One line per platform call, newest first, each unfolding to its events; the calls that held one event id; or,
+ * with `?day=` in the address (a gap in "Counted by the platform" links there), the calls of that day.
+ */
 export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, onAutoRefreshChange, onRefresh }: Props) {
+  const router = useRouter();
+  const day = dayOf(router.query.day);
   const [search, setSearch] = useState('');
   const [eventId, setEventId] = useState<string | undefined>(undefined);
   const [refreshing, setRefreshing] = useState(false);
@@ -125,8 +135,17 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
     isFetching,
     error,
     refetch,
-  } = useDeliveriesQuery({ orgId, id, eventId, limit: 20 }, { pollingInterval });
+  } = useDeliveriesQuery({ orgId, id, eventId, limit: day ? 100 : 20, day }, { pollingInterval });
   const data = answer?.deliveries;
+  // Every call again: the address without its day (the page stays where it is).
+  const showEveryDay = () => {
+    const query = { ...router.query };
+    delete query.day;
+    void router.replace({ pathname: router.pathname, query, hash: 'log' }, undefined, { shallow: true, scroll: false });
+  };
+  const dayWords = answer?.day
+    ? `${dayLabel(answer.day.date)} (${answer.day.timeZone === 'UTC' ? 'UTC' : `the ad account's day, ${answer.day.timeZone}`})`
+    : null;
 
   function find(event: FormEvent) {
     event.preventDefault();
@@ -140,7 +159,7 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
   }
 
   return (
-    <section className="stack" aria-labelledby="log-title">
+    <section className="stack" id="log" aria-labelledby="log-title">
       <div className="toolbar">
         <SectionTitle id="log-title">Delivery log</SectionTitle>
         <div className="actions" style={{ alignItems: 'center' }}>
@@ -164,6 +183,11 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
         <Button type="submit" variant="secondary">
           Find
         </Button>
+        {day && (
+          <Button type="button" variant="secondary" onClick={showEveryDay}>
+            Every day
+          </Button>
+        )}
         {eventId && (
           <Button
             type="button"
@@ -187,14 +211,18 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
             ? `“${eventId}” was not sent: ${filteredInWords(answer.filtered)} (${formatDateTime(answer.filtered.at)}).`
             : eventId
               ? `No delivery holds the event id “${eventId}” (the log keeps 30 days).`
-              : 'No deliveries yet. Each call to the platform appears here; send a test event to see one.'}
+              : dayWords
+                ? `No platform call on ${dayWords}.`
+                : 'No deliveries yet. Each call to the platform appears here; send a test event to see one.'}
         </p>
       ) : (
         <>
           <p className="muted" style={{ margin: 0 }}>
             {eventId
               ? `Platform calls that held the event “${eventId}”.`
-              : `The latest ${data.length === 1 ? 'platform call' : `${data.length} platform calls`}, newest first. Open one to see its events.`}
+              : dayWords
+                ? `Platform calls on ${dayWords}${data.length === 100 ? ', the latest 100' : ''}, newest first. Open one to see its events and why any was refused.`
+                : `The latest ${data.length === 1 ? 'platform call' : `${data.length} platform calls`}, newest first. Open one to see its events.`}
           </p>
           <ul className={styles.log} aria-label="Delivery log">
             {data.map((record) => (

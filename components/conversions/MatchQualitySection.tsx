@@ -15,7 +15,7 @@ const REQUEST_STATUS_WORDS: Record<string, string> = {
   PARTIAL_SUCCESS: 'partly processed',
 };
 
-/** PROCESSING_ERROR_REASON_DUPLICATE_TRANSACTION_ID → "duplicate transaction id"; ip_address → "ip address". */
+/** PROCESSING_ERROR_REASON_DUPLICATE_TRANSACTION_ID → "duplicate transaction id". */
 const words = (code: string) =>
   code
     .replace(/^PROCESSING_(ERROR|WARNING)_(REASON_)?/, '')
@@ -54,38 +54,49 @@ function PlatformFigure({ measure, platform }: { measure: PlatformMeasure; platf
     );
   if (measure.kind === 'event_scores')
     return (
-      <div className={styles.quality}>
-        <table aria-label="Meta's Event Match Quality">
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Event Match Quality</th>
-              <th scope="col">Keys Meta received</th>
-            </tr>
-          </thead>
-          <tbody>
-            {measure.events.map((event) => (
-              <tr key={event.eventName}>
-                <td>{event.eventName}</td>
-                <td>{event.score === null ? <span className="muted">—</span> : <strong>{event.score} / 10</strong>}</td>
-                <td>
-                  {event.keys.length === 0 ? (
-                    <span className="muted">—</span>
-                  ) : (
-                    event.keys.map((key) => `${words(key.identifier)} ${key.percentage} %`).join(' · ')
-                  )}
-                  {event.diagnostics.map((diagnostic) => (
-                    <p key={diagnostic.name} className="muted" style={{ margin: '0.25rem 0 0' }}>
-                      {diagnostic.name}
-                      {diagnostic.percentage !== null ? ` (${diagnostic.percentage} % of events)` : ''}
-                      {diagnostic.solution ? `: ${diagnostic.solution}` : ''}
-                    </p>
-                  ))}
-                </td>
+      <div className="stack" style={{ gap: '0.5rem' }}>
+        <p className="muted" style={{ margin: 0 }}>
+          {platform} scores each event name of the pixel for all its senders together: the score of an event below covers this conversion
+          and any other conversion or tool sending that event there. Only the events this conversion sent are listed.
+        </p>
+        <div className={styles.quality}>
+          <table aria-label={`Event Match Quality of this conversion's events, as ${platform} reports it`}>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Event Match Quality</th>
+                <th scope="col">Share of events with each key</th>
+                <th scope="col">What {platform} found</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {measure.events.map((event) => (
+                <tr key={event.eventName} data-testid="platform-event-score">
+                  <th scope="row">{event.eventName}</th>
+                  <td>{event.score === null ? <span className="muted">—</span> : <strong>{event.score} / 10</strong>}</td>
+                  <td>
+                    {event.keys.length === 0 ? (
+                      <span className="muted">—</span>
+                    ) : (
+                      event.keys.map((key) => `${key.label} ${key.percentage} %`).join(' · ')
+                    )}
+                  </td>
+                  <td>
+                    {event.diagnostics.length === 0 ? (
+                      <span className="muted">Nothing to fix</span>
+                    ) : (
+                      event.diagnostics.map((diagnostic) => (
+                        <p key={diagnostic.name} style={{ margin: '0 0 0.25rem' }}>
+                          {diagnostic.text}
+                        </p>
+                      ))
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </div>
     );
   const problems = [

@@ -11,8 +11,8 @@ import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { useReconciliationQuery } from '@/store/reconciliationApi';
 
 /**
- * `/{orgId}/reconciliation`: every ad conversion with the share of its accepted events the platform
- * counted over the last 7 final days, worst first, each linking to its "Counted by the platform" days.
+ * `/{orgId}/reconciliation`: every ad conversion with the share of what it sent that its platform received
+ * over the last 7 final days, worst first, each linking to its "Counted by the platform" days.
  */
 export function ReconciliationPage() {
   const { orgId } = useOrganizationContext();
@@ -24,8 +24,8 @@ export function ReconciliationPage() {
       <div>
         <h1>Reconciliation</h1>
         <p className="muted">
-          Did it count? For each conversion, the share of the events the platform&apos;s API accepted that it reports as attributed
-          conversions, over the last 7 days whose figures are final. The worst first.
+          Did the platform get what was sent? For each conversion, the share of the events it sent that its platform received (not refused,
+          not lost on the way), over the last 7 days whose figures are final. The worst first.
         </p>
       </div>
       {!orgId || isLoading ? (
@@ -43,14 +43,14 @@ export function ReconciliationPage() {
         </div>
       ) : (
         // A card per conversion on phones (`.table--cards`): its share and when it was last read stay on screen.
-        <table className="table table--cards" aria-label="Counted share per conversion">
-          <TableHead columns={['Conversion', 'Platform', 'Counted, last 7 days', 'Last read']} actions={false} />
+        <table className="table table--cards" aria-label="Share received per conversion">
+          <TableHead columns={['Conversion', 'Platform', 'Received, last 7 days', 'Last read']} actions={false} />
           <tbody>
             {data.map((row) => (
               <tr key={row.id} data-testid="reconciliation-row">
                 <NameCell href={`${conversionPath(orgId, row.id)}#counted`}>{row.name}</NameCell>
                 <td data-label="Platform">{PLATFORM_LABELS[row.platform]}</td>
-                <td data-label="Counted, last 7 days">
+                <td data-label="Received, last 7 days">
                   <CountedShare summary={row.summary} threshold={row.threshold} />
                 </td>
                 <td data-label="Last read">

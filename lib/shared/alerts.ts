@@ -26,7 +26,7 @@ export const ALERT_KIND_LABELS: Record<AlertKindName, string> = {
   read_failed: 'A warehouse read failed',
   events_parked: 'Events are held or failed',
   paused_by_plan: 'Something was paused by a plan change',
-  counted_share_low: 'The platform counts fewer conversions than it accepted',
+  counted_share_low: 'The platform did not receive everything sent',
   counted_read_failed: "The platforms' counts could not be read",
 };
 
@@ -38,7 +38,7 @@ export const ALERT_RESOLVED_LABELS: Record<AlertKindName, string> = {
   read_failed: 'Warehouse reads work again',
   events_parked: 'No events are held or failed any more',
   paused_by_plan: 'Running again',
-  counted_share_low: 'The platform counts the conversions again',
+  counted_share_low: 'The platform receives what is sent again',
   counted_read_failed: "The platforms' counts are read again",
 };
 

@@ -5,7 +5,7 @@ import { createConnection } from '@/lib/server/repos/connections';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { createConversion } from '@/lib/server/repos/conversions';
 import { saveReconciliation } from '@/lib/server/repos/reconciliation';
-import { countedShare, explainDay, isFinal, windowDays } from '@/lib/shared/conversions/reconciliation';
+import { countDay, countedShare, figureScope, isFinal, windowDays } from '@/lib/shared/conversions/reconciliation';
 import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
 import { Timestamp } from 'firebase-admin/firestore';
 import { META_DEMO_TOKEN, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
@@ -228,23 +228,28 @@ async function seedDemoConversion() {
 }
 
 /**
- * "Counted by the platform" of the demo conversion, as a read would have stored it: two weeks in which
- * Meta received and attributed what we sent, but for one day four days ago when it received 12 % fewer
- * (the one visible gap), and today, not final yet. The worker's reads refresh the recent days.
+ * "Counted by the platform" of the demo conversion, as a read would have stored it: two weeks in which Meta
+ * received what we sent but for a refused lead every fifth day, and one day four days ago when the pixel counted
+ * 12 % fewer Lead server events than this conversion alone sent (a loss); on the other days the pixel's count is a
+ * little over ours (other senders), and what Meta attributed is the whole ad account's. Today is not final yet.
+ * The worker's reads refresh the recent days.
  */
 async function seedDemoReconciliation() {
   const now = new Date();
   const dates = windowDays(now, 14);
   const today = dates.at(-1)!;
+  const scope = (figure: 'received' | 'attributed') =>
+    figureScope('meta_ads', figure, { events: ['Lead'], target: DEMO_META_PIXEL.targetName })!;
   const days = dates.map((date, index) => {
-    const received = 40 + ((index * 7) % 13);
-    const sent = received - (index % 4 === 0 ? 1 : 0);
+    const sent = 40 + ((index * 7) % 13);
     const accepted = sent - (index % 5 === 0 ? 1 : 0);
-    const gap = index === dates.length - 5;
-    const platformReceived = gap ? Math.round(accepted * 0.88) : accepted;
+    const pixel = index === dates.length - 5 ? Math.round(accepted * 0.88) : accepted + 3 + (index % 4);
     const final = isFinal('meta_ads', date, now);
-    const day = { date, received, sent, accepted, platformReceived, attributed: final ? platformReceived : 0, final };
-    return { ...day, notes: explainDay('meta_ads', day, today) };
+    const platform = {
+      received: { count: pixel, scope: scope('received') },
+      attributed: { count: final ? 120 + ((index * 11) % 40) : 0, scope: scope('attributed') },
+    };
+    return countDay('meta_ads', { date, sent, accepted, platform, final }, today);
   });
   await saveReconciliation(DEMO.orgId, 'demo-leads', days, { state: 'read', message: null, week: countedShare(days, now) }, now);
 }

@@ -1,18 +1,20 @@
 import submissions, { config as submissionsConfig } from '@/pages/api/submissions';
 import quality from '@/pages/api/orgs/[orgId]/conversions/[id]/quality';
 import { countMatchKeys, type ConversionQuality, type MatchCounts } from '@/lib/shared/conversions/quality';
+import { deliverBatch } from '@/lib/server/delivery/deliver';
 import { mapEvent } from '@/lib/server/delivery/mapping';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { getConversion } from '@/lib/server/repos/conversions';
 import { rotateSubmissionKey } from '@/lib/server/repos/apps';
 import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestMember, type TestUser } from '@/tests/fixtures/firebase';
-import { SANDBOX_TARGETS, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
+import { leadEvents, SANDBOX_TARGETS, setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { tapConversions } from '@/tests/api/helpers/queue';
 import { workerProcesses } from '@/tests/api/helpers/workers';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { until } from '@/tests/api/helpers/until';
 import { deliveryHours } from '@/lib/server/repos/hourTallies';
+import { sha256Hex } from '@/lib/server/sha256';
 
 // Match quality counted by the worker from real events (posted to /api/submissions, queued, delivered
 // to the sandbox's platforms), read back through GET …/conversions/{id}/quality.
@@ -115,11 +117,42 @@ describe('a Meta conversion', () => {
     ]);
   });
 
-  test("Meta's own measure is beside ours, or the page says it is not reported yet (never a failed page)", () => {
-    expect(['reported', 'not_reported', 'unavailable']).toContain(body.platformMeasure.status);
-    if (body.platformMeasure.status === 'reported' && body.platformMeasure.kind === 'event_scores') {
-      expect(body.platformMeasure.events.length).toBeGreaterThan(0);
-    }
+  test("Meta's own measure is beside ours, of this conversion's event names only, its diagnostics in words", async () => {
+    // Another sender of the pixel: 3 Purchase events whose emails match no one at Meta.
+    const other = await setUpConversion('meta_ads');
+    const strangers = leadEvents(3, `other${Date.now()}`, (index) => ({
+      name: 'Purchase',
+      user: { email: sha256Hex(`stranger${index}@nowhere.example`) },
+    }));
+    await deliverBatch(other.orgId, await getConversion(other.orgId, other.conversionId), strangers);
+    expect(
+      platforms.matches
+        .list({ platform: 'meta', target: SANDBOX_TARGETS.meta_ads.targetId })
+        .map((entry) => entry.eventName)
+        .sort(),
+    ).toEqual(['Lead', 'Purchase']);
+    // Read afresh (the figure is kept for hours): the pixel's scores hold both names; the answer, ours only.
+    await adminDb()
+      .collection('organizations')
+      .doc(setup.orgId)
+      .collection('conversions')
+      .doc(setup.conversionId)
+      .update({ platform_quality: null });
+    const fresh = (await readQuality(setup)).body as unknown as ConversionQuality;
+    expect(fresh.platformMeasure).toMatchObject({ status: 'reported', kind: 'event_scores' });
+    const measure = fresh.platformMeasure as Extract<ConversionQuality['platformMeasure'], { kind: 'event_scores' }>;
+    expect(measure.events.map((event) => event.eventName)).toEqual(['Lead']);
+    expect(measure.events[0]!.keys.map((key) => key.label)).toContain('Email');
+    for (const diagnostic of measure.events[0]!.diagnostics)
+      expect(diagnostic.text).toMatch(/^\d+(\.\d+)? % of the Lead events Meta received /);
+
+    // The other sender's own page shows its Purchase score, not our Leads.
+    const theirs = (await readQuality(other)).body as unknown as ConversionQuality;
+    const theirMeasure = theirs.platformMeasure as Extract<ConversionQuality['platformMeasure'], { kind: 'event_scores' }>;
+    expect(theirMeasure.events.map((event) => event.eventName)).toEqual(['Purchase']);
+    expect(theirMeasure.events[0]!.diagnostics[0]!.text).toMatch(
+      /^100 % of the Purchase events Meta received had an email it could not use\./,
+    );
   });
 
   test('members may read it; another organization or a missing conversion → 404', async () => {
@@ -153,6 +186,12 @@ test("Meta's figure is read once per cooldown, whoever opens the page and howeve
   const again = await readQuality(setup, member);
   expect((again.body as unknown as ConversionQuality).platformMeasureReadAt).toBe(at);
   expect(platforms.matches.reads('meta', pixel) - before).toBe(1);
+  // It has sent nothing: the pixel's scores (other senders' Leads and Purchases) are none of its own.
+  expect((again.body as unknown as ConversionQuality).platformMeasure).toEqual({
+    status: 'not_reported',
+    message:
+      "Meta Ads scores each event name for all the senders of the target together: the score of this conversion's events shows once it has sent some in the last 7 days.",
+  });
 });
 
 test('a Google Ads conversion keeps the id of the request Data Manager took, and shows its diagnostics or "not reported yet"', async () => {

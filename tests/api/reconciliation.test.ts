@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import conversionReconciliation from '@/pages/api/orgs/[orgId]/conversions/[id]/reconciliation';
 import orgReconciliation from '@/pages/api/orgs/[orgId]/reconciliation';
+import deliveriesRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/deliveries';
+import { Timestamp } from 'firebase-admin/firestore';
+import type { DeliveryLogAnswer } from '@/lib/shared/conversions/conversion';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import type { ConversionReconciliation, ReconciliationRow } from '@/lib/shared/conversions/reconciliation';
 import { deliverBatch } from '@/lib/server/delivery/deliver';
@@ -14,7 +17,7 @@ import { getConversion } from '@/lib/server/repos/conversions';
 import { createConversionRouter } from '@/lib/server/delivery/router';
 import { pull } from '@/lib/server/queue/pull';
 import { SUBSCRIPTIONS } from '@/lib/server/queue/pubsub';
-import { retryParked } from '@/lib/server/services/conversions';
+import { createConversion, retryParked } from '@/lib/server/services/conversions';
 import { customerIoEnv, startFakeCustomerIo, type FakeCustomerIo } from '@/sandbox/customerio';
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
@@ -26,13 +29,14 @@ import { call, closeAll, serveHandler, type TestServer } from '@/tests/api/helpe
 import { until } from '@/tests/api/helpers/until';
 import { parkedCounts } from '@/lib/server/repos/parkedEvents';
 
-// "Counted by the platform": conversions delivered to the sandbox's Microsoft, its goals report read
-// back by the reading job, and what the API answers about each day, the week's share and the alert.
+// "Counted by the platform": conversions delivered to the sandbox's platforms, their reports read back by the
+// reading job, and what the API answers about each day (what we sent, what the platform received of it, its own
+// figures with their scope), the week's received share and the alert on a loss.
 jest.setTimeout(120_000);
 
 let platforms: FakePlatforms;
 let customerIo: FakeCustomerIo;
-let s: Record<'one' | 'all', TestServer>;
+let s: Record<'one' | 'all' | 'deliveries', TestServer>;
 let setup: ConversionSetup;
 let outsider: TestUser;
 let otherOrg: string;
@@ -74,6 +78,22 @@ function purchases(count: number, make: (index: number) => Partial<ConversionEve
   });
 }
 
+/** A second conversion of the same organization, app and destination target as `setup`'s, sending `events`. */
+async function createConversionFor(setup: ConversionSetup, name: string, events: string[]): Promise<string> {
+  const conversion = await getConversion(setup.orgId, setup.conversionId);
+  const created = await createConversion(setup.orgId, 'growth', setup.owner.uid, {
+    name,
+    source: conversion.source,
+    destination: {
+      destinationId: conversion.destination.destinationId,
+      accountId: conversion.destination.accountId,
+      targetId: conversion.destination.targetId,
+    },
+    mapping: { ...conversion.mapping, events },
+  });
+  return created.id;
+}
+
 const path = (orgId: string, conversionId?: string) =>
   conversionId ? `/api/orgs/${orgId}/conversions/${conversionId}/reconciliation` : `/api/orgs/${orgId}/reconciliation`;
 
@@ -107,6 +127,7 @@ beforeAll(async () => {
   s = {
     one: await serveHandler(conversionReconciliation, undefined, '/api/orgs/[orgId]/conversions/[id]/reconciliation'),
     all: await serveHandler(orgReconciliation, undefined, '/api/orgs/[orgId]/reconciliation'),
+    deliveries: await serveHandler(deliveriesRoute),
   };
   setup = await setUpConversion('microsoft_ads');
   outsider = await createTestUser();
@@ -135,11 +156,14 @@ test("within Microsoft's lag, today shows what we sent and says it is not final"
   expect(reconciliation.summary.state).toBe('read');
   expect(todayOf(reconciliation)).toEqual({
     date: sentDay,
-    received: 10,
     sent: 10,
-    accepted: 10,
-    platformReceived: null,
-    attributed: 0,
+    received: 10,
+    refused: 0,
+    // Microsoft reports no received count; its goal's figure is every conversion sent to it, said so.
+    platform: {
+      received: null,
+      attributed: { count: 0, scope: expect.stringMatching(/^recorded in goal “.+”, from every conversion sent to it$/) },
+    },
     final: false,
     notes: ['Microsoft records offline conversions 2–6 hours after upload: today is not final yet.'],
   });
@@ -158,39 +182,36 @@ const readAfterMicrosoftLag = (orgId: string, options: { onCall?: () => void } =
   return reconcileOrganization(orgId, { now, ...options });
 };
 
-test('with nothing dropped, 100 % once the lag has passed', async () => {
+test('with nothing lost, 100 % received once the lag has passed; the goal recorded them all', async () => {
   platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0 } });
   await readAfterMicrosoftLag(setup.orgId);
   const reconciliation = await read();
-  expect(todayOf(reconciliation)).toMatchObject({ accepted: 10, attributed: 10, final: true, notes: [] });
-  expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 10, share: 1 });
+  expect(todayOf(reconciliation)).toMatchObject({ sent: 10, received: 10, final: true, notes: [] });
+  expect(todayOf(reconciliation).platform.attributed?.count).toBe(10);
+  expect(reconciliation.summary.week).toEqual({ sent: 10, received: 10, share: 1 });
 });
 
-test('Microsoft dropping 20 %: the gap on the right day with its explanation, and the alert fires, then resolves', async () => {
-  const saved = await saveThreshold(90);
+test('Microsoft recording 20 % fewer is attribution, not a loss: shown with what drives it, and no alert, whatever the threshold', async () => {
+  const saved = await saveThreshold(100);
   expect(saved.status).toBe(200);
   platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0.2 } });
   await readAfterMicrosoftLag(setup.orgId);
   const reconciliation = await read();
-  expect(reconciliation.threshold).toBe(90);
+  expect(reconciliation.threshold).toBe(100);
   const day = todayOf(reconciliation);
-  expect(day).toMatchObject({ accepted: 10, attributed: 8, final: true });
-  expect(day.notes).toHaveLength(1);
-  expect(day.notes[0]).toMatch(/^Microsoft counted 20 % fewer than it accepted on /);
-  // The days before hold nothing: the gap is on the day the conversions were sent.
+  expect(day).toMatchObject({ sent: 10, received: 10, final: true, notes: [] });
+  expect(day.platform.attributed?.count).toBe(8);
+  expect(reconciliation.attribution).toMatch(/^Microsoft records an offline conversion only for a known, unexpired ad click/);
+  // The days before hold nothing: the day is the one the conversions were sent on.
   expect(reconciliation.days.map((item) => item.date)).toEqual([sentDay]);
-  expect(reconciliation.summary.week).toEqual({ accepted: 10, attributed: 8, share: 0.8 });
-  expect(await openIncident()).toBe(1);
+  expect(reconciliation.summary.week).toEqual({ sent: 10, received: 10, share: 1 });
+  expect(await openIncident()).toBe(0);
 
   const list = await call(s.all, { path: path(setup.orgId), token: setup.owner.token });
   expect(list.status).toBe(200);
   const rows = list.body.conversions as ReconciliationRow[];
-  expect(rows.map((row) => [row.id, row.summary.week.share])).toEqual([[setup.conversionId, 0.8]]);
-
+  expect(rows.map((row) => [row.id, row.summary.week.share])).toEqual([[setup.conversionId, 1]]);
   platforms.reporting.set({ microsoft: { dropShare: 0 } });
-  await readAfterMicrosoftLag(setup.orgId);
-  expect((await read()).summary.week.share).toBe(1);
-  expect(await openIncident()).toBe(0);
 });
 
 test('one goals report per account answers every conversion of it', async () => {
@@ -233,9 +254,10 @@ test("Microsoft's days are its account's: conversions sent at 02:00 UTC count on
   const response = await call(s.one, { path: path(eastern.orgId, eastern.conversionId), token: eastern.owner.token });
   const { days, summary } = response.body.reconciliation as unknown as ConversionReconciliation;
   // The account's day holds both sides; our UTC day is not a day of its own with nothing attributed.
-  expect(days.find((day) => day.date === easternDay)).toMatchObject({ received: 4, accepted: 4, attributed: 4, final: true, notes: [] });
+  expect(days.find((day) => day.date === easternDay)).toMatchObject({ sent: 4, received: 4, final: true, notes: [] });
+  expect(days.find((day) => day.date === easternDay)!.platform.attributed?.count).toBe(4);
   expect(days.find((day) => day.date === utcDay)).toBeUndefined();
-  expect(summary.week).toEqual({ accepted: 4, attributed: 4, share: 1 });
+  expect(summary.week).toEqual({ sent: 4, received: 4, share: 1 });
 });
 
 test('another organization sees neither the conversion nor the list; bad thresholds change nothing', async () => {
@@ -363,7 +385,7 @@ async function reconciliationOf(setup: ConversionSetup) {
 }
 
 describe('Google and Meta', () => {
-  test('Google attributes only uploads that matched a click or customer: the unmatched share points to match quality', async () => {
+  test('Google attributes only uploads that matched a click or customer: information beside what it received, never a loss', async () => {
     const google = await setUpConversion('google_ads');
     const conversion = await getConversion(google.orgId, google.conversionId);
     // Six with a click id; four from strangers (an email no Google customer has, no click id).
@@ -378,11 +400,17 @@ describe('Google and Meta', () => {
     const reconciliation = await reconciliationOf(google);
     expect(reconciliation.summary.timeZone).toBe(BERLIN);
     const day = reconciliation.days.find((item) => item.date === berlinDay)!;
-    expect(day).toMatchObject({ accepted: 10, platformReceived: null, attributed: 6, final: true });
-    expect(day.notes).toEqual(['40 % of Google uploads matched no click or customer: see match quality.']);
+    expect(day).toMatchObject({ sent: 10, received: 10, refused: 0, final: true, notes: [] });
+    // Google's received count is empty on purpose; its conversion action's figure is every upload to it.
+    expect(day.platform).toEqual({
+      received: null,
+      attributed: { count: 6, scope: expect.stringMatching(/^attributed to ads in conversion action “.+”, from every upload to it$/) },
+    });
+    expect(reconciliation.attribution).toMatch(/gclid/);
+    expect(reconciliation.summary.week).toEqual({ sent: 10, received: 10, share: 1 });
   });
 
-  test("Meta's pixel stats short of what we sent: the day says so; its attribution lag keeps today open", async () => {
+  test("Meta's pixel stats short of what we sent: a loss on the right day, said so, and the alert fires under the threshold, then resolves", async () => {
     const meta = await setUpConversion('meta_ads');
     const conversion = await getConversion(meta.orgId, meta.conversionId);
     platforms.reporting.set({ meta: { missingShare: 0.2, attributionLagHours: 0 } });
@@ -396,14 +424,56 @@ describe('Google and Meta', () => {
 
     await reconcileOrganization(meta.orgId);
     let day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
-    expect(day).toMatchObject({ accepted: 10, platformReceived: 8, attributed: 8, final: false });
+    // Not final: the pixel's count is shown with its scope, and nothing is called lost yet.
+    expect(day).toMatchObject({ sent: 10, received: 10, final: false });
+    expect(day.platform.received).toEqual({
+      count: 8,
+      scope: 'Purchase server events at the pixel, from all its server senders (this conversion, other conversions, other tools)',
+    });
     expect(day.notes).toEqual(['Meta attributes conversions to ads up to a day later: today is not final yet.']);
 
-    // A day and an hour after the account's day ended, Meta's figures for it are final: the shortfall is named.
-    await readAt(meta.orgId, new Date(instantOf(addDays(accountDay, 1), '00:00', EASTERN) + 25 * 3_600_000));
-    day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
-    expect(day.final).toBe(true);
-    expect(day.notes[0]).toMatch(/^Meta received 20 % fewer than we sent on .+: look for a dedup or pixel problem\.$/);
+    // A day and an hour after the account's day ended, Meta's figures for it are final: the loss is named.
+    const final = new Date(instantOf(addDays(accountDay, 1), '00:00', EASTERN) + 25 * 3_600_000);
+    await readAt(meta.orgId, final);
+    const reconciliation = await reconciliationOf(meta);
+    day = reconciliation.days.find((item) => item.date === accountDay)!;
+    expect(day).toMatchObject({ sent: 10, received: 8, refused: 0, final: true });
+    expect(day.notes[0]).toMatch(
+      /^At least 2 of the events Meta accepted never arrived: it counted 8 Purchase server events at the pixel, .+ fewer than the 10 this conversion sent alone\./,
+    );
+    expect(reconciliation.summary.week).toEqual({ sent: 10, received: 8, share: 0.8 });
+    expect(reconciliation.threshold).toBe(95);
+    const incident = () =>
+      adminDb()
+        .collection('organizations')
+        .doc(meta.orgId)
+        .collection('incidents')
+        .where('kind', '==', 'counted_share_low')
+        .where('status', '==', 'open')
+        .get();
+    const open = await incident();
+    expect(open.size).toBe(1);
+    expect(open.docs[0]!.get('message')).toMatch(
+      /^Meta Ads received 8 of the 10 events this conversion sent over the last 7 days \(80 %\), under its 95 % threshold: 2 were refused or never arrived\./,
+    );
+
+    // The day's loss links to that day's calls in the delivery log: a day of the account's zone.
+    const log = (token: string, day: string) => call(s.deliveries, { token, query: { orgId: meta.orgId, id: meta.conversionId, day } });
+    const thatDay = await log(meta.owner.token, accountDay);
+    expect(thatDay.status).toBe(200);
+    const answer = thatDay.body as unknown as DeliveryLogAnswer;
+    expect(answer.day).toEqual({ date: accountDay, timeZone: EASTERN });
+    expect(answer.deliveries.flatMap((record) => record.rows)).toHaveLength(10);
+    expect(((await log(meta.owner.token, addDays(accountDay, -2))).body as unknown as DeliveryLogAnswer).deliveries).toEqual([]);
+    const bad = await log(meta.owner.token, '2026-02-30');
+    expect(bad.status).toBe(400);
+    expect(bad.body.fieldErrors).toHaveProperty('day');
+    expect((await log(outsider.token, accountDay)).status).toBe(404);
+
+    // A threshold under the share: the next read resolves it.
+    await call(s.one, { method: 'PUT', path: path(meta.orgId, meta.conversionId), token: meta.owner.token, body: { threshold: 80 } });
+    await readAt(meta.orgId, final);
+    expect((await incident()).size).toBe(0);
     platforms.reporting.reset();
   });
 
@@ -433,13 +503,14 @@ describe('Google and Meta', () => {
 
       await reconcileOrganization(meta.orgId);
       const day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
-      expect(day).toMatchObject({ sent: 10, accepted: 10, platformReceived: 8 });
+      expect(day).toMatchObject({ sent: 10 });
+      expect(day.platform.received?.count).toBe(8);
     } finally {
       platforms.reporting.reset();
     }
   });
 
-  test('an event parked as failed, then retried and delivered, counts once as received and once as accepted', async () => {
+  test('an event parked as failed, then retried and delivered, counts once as sent and once as received', async () => {
     const meta = await setUpConversion('meta_ads');
     const conversion = await getConversion(meta.orgId, meta.conversionId);
     platforms.conversions.fail('meta', { status: 500, seconds: 60 });
@@ -464,7 +535,7 @@ describe('Google and Meta', () => {
 
     await reconcileOrganization(meta.orgId);
     const day = (await reconciliationOf(meta)).days.find((item) => item.date === accountDay)!;
-    expect(day).toMatchObject({ received: 1, sent: 1, accepted: 1 });
+    expect(day).toMatchObject({ sent: 1, received: 1 });
   });
 
   test('a first read of Meta covers all 30 days: its insights (a day a row) and pixel stats (an hour a row) are read page by page', async () => {
@@ -516,7 +587,7 @@ describe('Google and Meta', () => {
     expect(calls).toBe(7);
     const { days } = await reconciliationOf(meta);
     expect(days.map((day) => day.date)).toEqual(Array.from({ length: 30 }, (_, index) => addDays(accountToday, index - 29)));
-    for (const day of days) expect(day).toMatchObject({ platformReceived: 1, attributed: 1 });
+    for (const day of days) expect([day.platform.received?.count, day.platform.attributed?.count]).toEqual([1, 1]);
   });
 
   test("Meta's days are its ad account's: conversions sent at 02:00 UTC count on the Eastern day before, beside what Meta received and attributed", async () => {
@@ -541,16 +612,11 @@ describe('Google and Meta', () => {
       // Noon in New York two days later: past Meta's day of lag, at whatever hour the suite runs.
       await readAt(meta.orgId, new Date(instantOf(addDays(easternDay, 2), '12:00', EASTERN)));
       const { days, summary } = await reconciliationOf(meta);
-      expect(days.find((day) => day.date === easternDay)).toMatchObject({
-        received: 4,
-        accepted: 4,
-        platformReceived: 4,
-        attributed: 4,
-        final: true,
-        notes: [],
-      });
+      const eastern = days.find((day) => day.date === easternDay)!;
+      expect(eastern).toMatchObject({ sent: 4, received: 4, final: true, notes: [] });
+      expect([eastern.platform.received?.count, eastern.platform.attributed?.count]).toEqual([4, 4]);
       expect(days.find((day) => day.date === utcDay)).toBeUndefined();
-      expect(summary.week).toEqual({ accepted: 4, attributed: 4, share: 1 });
+      expect(summary.week).toEqual({ sent: 4, received: 4, share: 1 });
       // The page says which days these are.
       expect(summary.timeZone).toBe(EASTERN);
     } finally {
@@ -575,17 +641,109 @@ describe('Google and Meta', () => {
 
     await readAt(google.orgId, new Date(instantOf(addDays(easternDay, 2), '12:00', EASTERN)));
     const { days, summary } = await reconciliationOf(google);
-    expect(days.find((day) => day.date === easternDay)).toMatchObject({
-      received: 4,
-      accepted: 4,
-      platformReceived: null,
-      attributed: 4,
-      final: true,
-      notes: [],
-    });
+    const eastern = days.find((day) => day.date === easternDay)!;
+    expect(eastern).toMatchObject({ sent: 4, received: 4, final: true, notes: [] });
+    expect([eastern.platform.received, eastern.platform.attributed?.count]).toEqual([null, 4]);
     expect(days.find((day) => day.date === utcDay)).toBeUndefined();
-    expect(summary.week).toEqual({ accepted: 4, attributed: 4, share: 1 });
+    expect(summary.week).toEqual({ sent: 4, received: 4, share: 1 });
     // The page says which days these are.
     expect(summary.timeZone).toBe(EASTERN);
+  });
+  test("the pixel's other senders are never this conversion's: 2 sent beside 30 of others shows the pixel's count with its scope, no ratio, no loss", async () => {
+    platforms.conversions.reset();
+    platforms.reporting.set({ meta: { attributionLagHours: 0, missingShare: 0 } });
+    try {
+      // Another organization's conversion sends 30 Purchase and 5 Lead events to the same pixel the same day.
+      const other = await setUpConversion('meta_ads');
+      const others = [
+        ...purchases(30, () => ({ user: { email: sha256(`other${serial}@example.com`) } })),
+        ...purchases(5, () => ({ name: 'Lead', user: { email: sha256(`lead${serial}@example.com`) } })),
+      ];
+      const otherSent = await deliverBatch(other.orgId, await getConversion(other.orgId, other.conversionId), others);
+      expect(otherSent.rows.filter((row) => row.status === 'delivered')).toHaveLength(35);
+      // Ours names its event without case, and sent 2.
+      const ours = await setUpConversion('meta_ads', { events: ['purchase'] });
+      const sent = await deliverBatch(
+        ours.orgId,
+        await getConversion(ours.orgId, ours.conversionId),
+        purchases(2, () => ({ user: { email: sha256(`ours${serial}@example.com`) } })),
+      );
+      expect(sent.rows.filter((row) => row.status === 'delivered')).toHaveLength(2);
+      // A third sends every event and has sent nothing yet.
+      const silent = await setUpConversion('meta_ads');
+
+      const accountDay = dayIn(EASTERN);
+      const final = new Date(instantOf(addDays(accountDay, 1), '00:00', EASTERN) + 25 * 3_600_000);
+      await readAt(ours.orgId, final);
+      const reconciliation = await reconciliationOf(ours);
+      const day = reconciliation.days.find((item) => item.date === accountDay)!;
+      // What we sent and what Meta received of it; the pixel's 32 Purchase events (not the Leads) with whose they are.
+      expect(day).toMatchObject({ sent: 2, received: 2, refused: 0, final: true, notes: [] });
+      expect(day.platform.received).toEqual({
+        count: 32,
+        scope: 'purchase server events at the pixel, from all its server senders (this conversion, other conversions, other tools)',
+      });
+      expect(day.platform.attributed?.scope).toMatch(/across the ad account \(every pixel, browser and server/);
+      expect(reconciliation.summary.week).toEqual({ sent: 2, received: 2, share: 1 });
+
+      await readAt(silent.orgId, final);
+      const nothing = await reconciliationOf(silent);
+      expect(nothing.summary.state).toBe('read');
+      expect(nothing.days).toEqual([]);
+    } finally {
+      platforms.reporting.reset();
+    }
+  });
+
+  test('two conversions of one organization to one goal: each figure of the goal says it is theirs together', async () => {
+    // One takes the purchases, the other the leads: both land in the same goal.
+    const first = await setUpConversion('microsoft_ads', { events: ['Purchase'] });
+    const second = await createConversionFor(first, 'Leads to the same goal', ['Lead']);
+    platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0 } });
+    const delivered = await deliverBatch(first.orgId, await getConversion(first.orgId, first.conversionId), purchases(3));
+    expect(delivered.rows.filter((row) => row.status === 'delivered')).toHaveLength(3);
+    await readAfterMicrosoftLag(first.orgId);
+    const { days } = await reconciliationOf(first);
+    expect(days.find((day) => day.date === sentDay)?.platform.attributed?.scope).toMatch(
+      /from every conversion sent to it; 1 other conversion of yours sends to this conversion goal too$/,
+    );
+    expect(second).toEqual(expect.any(String));
+  });
+
+  test('a stored threshold keeps working; a week stored when it meant attribution is read again as a first read', async () => {
+    const old = await setUpConversion('microsoft_ads');
+    const delivered = await deliverBatch(old.orgId, await getConversion(old.orgId, old.conversionId), purchases(10));
+    expect(delivered.rows.filter((row) => row.status === 'delivered')).toHaveLength(10);
+    // As stored before: 20 % attributed (which alerted under 80), and the user's 80 % threshold.
+    await adminDb()
+      .collection('organizations')
+      .doc(old.orgId)
+      .collection('conversions')
+      .doc(old.conversionId)
+      .update({
+        reconcile: {
+          state: 'read',
+          message: null,
+          read_at: Timestamp.now(),
+          time_zone: EASTERN,
+          week: { accepted: 10, attributed: 2, share: 0.2 },
+        },
+        reconcile_threshold: 80,
+      });
+    const before = await reconciliationOf(old);
+    expect(before.summary.state).toBe('not_read');
+    expect(before.threshold).toBe(80);
+
+    platforms.reporting.set({ microsoft: { lagHours: 0, dropShare: 0.8 } });
+    let calls = 0;
+    await readAfterMicrosoftLag(old.orgId, { onCall: () => (calls += 1) });
+    const after = await reconciliationOf(old);
+    expect(after.threshold).toBe(80);
+    // Everything sent was received: no loss, whatever Microsoft recorded in the goal, and no alert.
+    expect(after.summary.week).toEqual({ sent: 10, received: 10, share: 1 });
+    const incidents = await adminDb().collection('organizations').doc(old.orgId).collection('incidents').get();
+    expect(incidents.size).toBe(0);
+    platforms.reporting.set({ microsoft: { dropShare: 0 } });
+    expect(calls).toBe(5);
   });
 });

@@ -31,14 +31,14 @@ const LISTS: Array<{ name: string; path: string; table: string; columns: string[
   {
     name: 'reconciliation',
     path: '/{org}/reconciliation',
-    table: 'Counted share per conversion',
-    columns: ['Platform', 'Counted, last 7 days', 'Last read'],
+    table: 'Share received per conversion',
+    columns: ['Platform', 'Received, last 7 days', 'Last read'],
   },
   {
     name: 'counted',
     path: '/{org}/conversion/cv-1/configuration',
     table: 'Counted by Meta Ads, per day',
-    columns: ['Received by SignalBridge', 'Sent', 'Accepted by the API', 'Received by Meta Ads', 'Attributed by Meta Ads', 'What it means'],
+    columns: ['Sent', 'Received by Meta Ads', 'Not received', 'What Meta Ads reports (all its senders)', 'What it means'],
   },
 ];
 

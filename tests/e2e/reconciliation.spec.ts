@@ -1,21 +1,23 @@
 import { createApp } from '@/lib/server/repos/apps';
 import { createConversion } from '@/lib/server/repos/conversions';
+import { recordDelivery } from '@/lib/server/repos/deliveryLog';
 import { saveReconciliation } from '@/lib/server/repos/reconciliation';
-import { explainDay, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
+import { countDay, countedShare, figureScope, type DayFigures } from '@/lib/shared/conversions/reconciliation';
 import { userWithOrganizations } from '@/tests/e2e/helpers';
 import { expect, test } from '@/tests/e2e/support/fixtures';
 
 /**
- * "Counted by the platform" through the pages: a Microsoft conversion whose last read found a day where
- * Microsoft counted 8 of the 10 conversions it accepted (as the reading job stores it; the API tests
- * read it from the sandbox), and another not read yet. The conversion's section shows the day with its
- * ratios and explanation, the Reconciliation page lists the worst first, the conversions list the share.
+ * "Counted by the platform" through the pages, as the reading job stores it (the API tests read it from the
+ * sandbox): a Microsoft conversion that lost 2 of 10 events yesterday (refused) and 1 of 4 today, whose goal
+ * recorded fewer (attribution: information, not a loss); a Meta conversion that sent 2 Purchase events to a pixel
+ * that received 3,456 from all its senders (shown with its scope, never as a ratio); and one not read yet. The
+ * loss links to that day's calls in the delivery log; the Reconciliation page lists the worst first.
  */
 
 const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
 const today = new Date().toISOString().slice(0, 10);
 
-test('the counted section of a conversion, the Reconciliation page and the conversions list show the gap', async ({
+test('the counted section says what the platform received of what was sent, names the scope of its own figures, and links a loss to the log', async ({
   page,
   loginPage,
   appShell,
@@ -34,52 +36,94 @@ test('the counted section of a conversion, the Reconciliation page and the conve
     mapping: { events: [], value: { mode: 'event' as const }, identifiers: ['email' as const, 'clickIds' as const] },
     uid: user.uid,
   };
-  const gap = await createConversion(orgId, {
-    ...base,
-    name: 'Offline purchases',
-    destination: {
-      destinationId: 'ms-dest',
-      platform: 'microsoft_ads',
-      accountId: '301',
-      targetId: '8001',
-      targetName: 'Offline purchase',
-    },
-  });
-  await createConversion(orgId, {
-    ...base,
-    name: 'Leads to Meta',
-    destination: {
-      destinationId: 'meta-dest',
-      platform: 'meta_ads',
-      accountId: '101',
-      targetId: '555000111',
-      targetName: 'Acme Shoes Pixel',
-    },
-  });
-  const days: ReconcileDay[] = [
-    { date: yesterday, received: 10, sent: 10, accepted: 10, platformReceived: null, attributed: 8, final: true },
-    { date: today, received: 4, sent: 4, accepted: 4, platformReceived: null, attributed: 0, final: false },
-  ].map((day) => ({ ...day, notes: explainDay('microsoft_ads', day, today) }));
+  const microsoft = { destinationId: 'ms-dest', platform: 'microsoft_ads' as const, accountId: '301', targetName: 'Offline purchase' };
+  const lossy = await createConversion(orgId, { ...base, name: 'Offline purchases', destination: { ...microsoft, targetId: '8001' } });
+  const meta = {
+    destinationId: 'meta-dest',
+    platform: 'meta_ads' as const,
+    accountId: '101',
+    targetId: '555000111',
+    targetName: 'Acme Shoes Pixel',
+  };
+  const small = await createConversion(orgId, { ...base, name: 'Purchases to Meta', destination: meta });
+  await createConversion(orgId, { ...base, name: 'Leads to Meta', destination: meta });
+
+  const goal = figureScope('microsoft_ads', 'attributed', { events: [], target: 'Offline purchase' })!;
+  const lossDays = (
+    [
+      { date: yesterday, sent: 10, accepted: 8, platform: { received: null, attributed: { count: 5, scope: goal } }, final: true },
+      { date: today, sent: 4, accepted: 3, platform: { received: null, attributed: { count: 0, scope: goal } }, final: false },
+    ] satisfies DayFigures[]
+  ).map((figures) => countDay('microsoft_ads', figures, today));
   await saveReconciliation(
     orgId,
-    gap.id,
-    days,
-    { state: 'read', message: null, week: { accepted: 10, attributed: 8, share: 0.8 } },
+    lossy.id,
+    lossDays,
+    { state: 'read', message: null, week: countedShare(lossDays, new Date()) },
+    new Date(),
+  );
+  // Today's call: 3 delivered, 1 refused (the loss the day links to).
+  await recordDelivery(orgId, lossy.id, {
+    test: false,
+    latencyMs: 120,
+    rows: [
+      { id: 'ev-1', status: 'delivered' },
+      { id: 'ev-2', status: 'delivered' },
+      { id: 'ev-3', status: 'delivered' },
+      { id: 'ev-4', status: 'rejected', reason: 'The click id is not a Microsoft click id.' },
+    ],
+  });
+
+  const scope = (figure: 'received' | 'attributed') =>
+    figureScope('meta_ads', figure, { events: ['Purchase'], target: 'Acme Shoes Pixel' })!;
+  const pixelDays = [
+    countDay(
+      'meta_ads',
+      {
+        date: yesterday,
+        sent: 2,
+        accepted: 2,
+        platform: { received: { count: 3456, scope: scope('received') }, attributed: { count: 3456, scope: scope('attributed') } },
+        final: true,
+      },
+      today,
+    ),
+  ];
+  await saveReconciliation(
+    orgId,
+    small.id,
+    pixelDays,
+    { state: 'read', message: null, week: countedShare(pixelDays, new Date()) },
     new Date(),
   );
 
   await loginPage.logIn(user, { landing: `/${orgId}/connection` });
-  await page.goto(`/${orgId}/conversion/${gap.id}/configuration`);
+  await page.goto(`/${orgId}/conversion/${lossy.id}/configuration`);
   const section = page.getByRole('region', { name: 'Counted by the platform' });
   await expect(section.getByTestId('counted-share')).toContainText('80 %');
+  await expect(section.getByTestId('counted-share')).toContainText('8 of 10 received');
   const table = section.getByRole('table', { name: 'Counted by Microsoft Advertising, per day' });
   await expect(table.getByTestId('counted-day')).toHaveCount(2);
-  const gapRow = table.getByRole('row').filter({ hasText: 'Microsoft counted 20 % fewer than it accepted' });
-  await expect(gapRow).toContainText('8 (80 %)');
-  await expect(table.getByRole('row').filter({ hasText: 'today is not final yet' })).toContainText('(not final)');
+  const yesterdayRow = table.getByRole('row').filter({ hasText: 'Microsoft refused 2 of the 10 events we sent' });
+  await expect(yesterdayRow).toContainText('8 (80 %)');
+  // The goal's figure with whose it is; what drives it said once, as information.
+  await expect(yesterdayRow).toContainText('5 recorded in goal “Offline purchase”, from every conversion sent to it');
+  await expect(section.getByTestId('counted-attribution')).toContainText('information, not a loss, and never alerts');
+  const todayRow = table.getByRole('row').filter({ hasText: 'today is not final yet' });
+  await expect(todayRow).toContainText('(not final)');
+
+  // Today's loss opens today's calls in the delivery log, with the refused row and its reason.
+  await todayRow.getByRole('link', { name: /in the delivery log/ }).click();
+  await expect(page).toHaveURL(new RegExp(`[?&]day=${today}`));
+  const log = page.getByRole('region', { name: 'Delivery log' });
+  await expect(log.getByText(/^Platform calls on .+ \(UTC\)/)).toBeVisible();
+  await log.getByText('3 delivered · 1 rejected').click();
+  await expect(log.getByText('The click id is not a Microsoft click id.')).toBeVisible();
+  await log.getByRole('button', { name: 'Every day' }).click();
+  await expect(page).not.toHaveURL(/[?&]day=/);
 
   // The threshold: a bad value is refused on its field, a good one saved.
-  const threshold = section.getByLabel('Alert when the counted share falls under (%)');
+  const threshold = section.getByLabel('Alert when the share received falls under (%)');
   await threshold.fill('0');
   await section.getByRole('button', { name: 'Save' }).click();
   await expect(section.getByText('At least 1 %')).toBeVisible();
@@ -88,15 +132,25 @@ test('the counted section of a conversion, the Reconciliation page and the conve
   await expect(section.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   await expect(section.getByText('under the threshold')).toBeVisible();
 
+  // 2 sent beside the pixel's 3,456 from all its senders: no ratio across them, no loss.
+  await page.goto(`/${orgId}/conversion/${small.id}/configuration`);
+  const pixel = page.getByRole('region', { name: 'Counted by the platform' });
+  const pixelRow = pixel.getByRole('table', { name: 'Counted by Meta Ads, per day' }).getByTestId('counted-day');
+  await expect(pixelRow).toContainText('2 (100 %)');
+  await expect(pixelRow).toContainText('3,456 Purchase server events at the pixel, from all its server senders');
+  await expect(pixelRow).not.toContainText(/172800|\d{4,} %/);
+  await expect(pixel.getByTestId('counted-share')).toContainText('100 %');
+
   await appShell.open('Reconciliation');
   await expect(page.getByRole('heading', { name: 'Reconciliation', level: 1 })).toBeVisible();
   const rows = page.getByTestId('reconciliation-row');
-  await expect(rows).toHaveCount(2);
+  await expect(rows).toHaveCount(3);
   await expect(rows.first()).toContainText('Offline purchases');
   await expect(rows.first()).toContainText('80 %');
   // Saved at 90 above: the list judges each conversion by its own threshold.
   await expect(rows.first()).toContainText('under the threshold');
-  await expect(rows.nth(1)).toContainText('Not read yet');
+  await expect(rows.nth(1)).toContainText('Purchases to Meta');
+  await expect(rows.nth(2)).toContainText('Not read yet');
 
   await page.goto(`/${orgId}/conversion`);
   const list = page.getByRole('table', { name: 'Conversions' });

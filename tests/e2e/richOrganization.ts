@@ -13,7 +13,7 @@ import { createTestOrganization, createTestUser, type TestUser } from '@/tests/e
 import { recordDelivery } from '@/lib/server/repos/deliveryLog';
 import { saveReconciliation } from '@/lib/server/repos/reconciliation';
 import { raiseAlert } from '@/lib/server/alerts';
-import { explainDay, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
+import { countDay, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
 
 /**
  * An organization with something in every list (sources of each ad platform, destinations, a connection
@@ -215,15 +215,21 @@ export async function richOrganization(): Promise<RichOrganization> {
   // What Meta counted, as the reading job stores it: a final day with a gap and its explanation, and today.
   const today = new Date().toISOString().slice(0, 10);
   const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  const pixel = (count: number) => ({ count, scope: 'every server sender of Purchase to the pixel' });
   const counted: ReconcileDay[] = [
-    { date: yesterday, received: 40, sent: 38, accepted: 38, platformReceived: 30, attributed: 24, final: true },
-    { date: today, received: 6, sent: 6, accepted: 6, platformReceived: null, attributed: 2, final: false },
-  ].map((day) => ({ ...day, notes: explainDay('meta_ads', day, today) }));
+    { date: yesterday, sent: 38, accepted: 38, platform: { received: pixel(30), attributed: null }, final: true },
+    { date: today, sent: 6, accepted: 6, platform: { received: null, attributed: null }, final: false },
+  ].map((figures) => countDay('meta_ads', figures, today));
   await saveReconciliation(
     orgId,
     conversion.id,
     counted,
-    { state: 'read', message: null, week: { accepted: 38, attributed: 24, share: 24 / 38 }, timeZone: 'America/New_York' },
+    {
+      state: 'read',
+      message: null,
+      week: { sent: 38, received: counted[0]!.received, share: counted[0]!.received / 38 },
+      timeZone: 'America/New_York',
+    },
     new Date(),
   );
 

@@ -101,7 +101,10 @@ describe("Meta's Dataset Quality (Event Match Quality)", () => {
             { identifier: 'email', coverage: { percentage: 100 } },
             { identifier: 'ip_address', coverage: { percentage: 99.9 } },
           ],
-          diagnostics: [{ name: 'Server sending mismatched IP addresses', solution: 'Send client_ip_address.', percentage: 61.5 }],
+          diagnostics: [
+            { name: 'Server sending mismatched IP addresses', solution: 'Send client_ip_address.', percentage: 61.5 },
+            { name: 'Invalid email values', solution: 'Normalise em as Meta documents it, then hash it with SHA-256.', percentage: 100 },
+          ],
         },
       },
       { event_name: 'PageView' },
@@ -121,10 +124,24 @@ describe("Meta's Dataset Quality (Event Match Quality)", () => {
             eventName: 'Lead',
             score: 6.2,
             keys: [
-              { identifier: 'email', percentage: 100 },
-              { identifier: 'ip_address', percentage: 99.9 },
+              { identifier: 'email', label: 'Email', percentage: 100 },
+              { identifier: 'ip_address', label: 'IP address', percentage: 99.9 },
             ],
-            diagnostics: [{ name: 'Server sending mismatched IP addresses', solution: 'Send client_ip_address.', percentage: 61.5 }],
+            // Meta's own words kept; beside them, what they mean to a marketer (no "normalise em").
+            diagnostics: [
+              {
+                name: 'Server sending mismatched IP addresses',
+                solution: 'Send client_ip_address.',
+                percentage: 61.5,
+                text: '61.5 % of the Lead events Meta received: Server sending mismatched IP addresses.',
+              },
+              {
+                name: 'Invalid email values',
+                solution: 'Normalise em as Meta documents it, then hash it with SHA-256.',
+                percentage: 100,
+                text: '100 % of the Lead events Meta received had an email it could not use. SignalBridge puts each email in the form Meta asks before sending, so check that the field it reads holds a real email (not a placeholder or a test value), and whether another tool sends Lead to this pixel too.',
+              },
+            ],
           },
         ],
       });

@@ -59,8 +59,15 @@ test("each key's share over the day and the week, the advice, and Meta's Event M
           {
             eventName: 'Lead',
             score: 6.2,
-            keys: [{ identifier: 'ip_address', percentage: 99.9 }],
-            diagnostics: [{ name: 'Invalid phone values', solution: 'Normalise phone.', percentage: 10 }],
+            keys: [{ identifier: 'ip_address', label: 'IP address', percentage: 99.9 }],
+            diagnostics: [
+              {
+                name: 'Invalid phone values',
+                solution: 'Normalise ph as Meta documents it.',
+                percentage: 10,
+                text: '10 % of the Lead events Meta received had a phone it could not use.',
+              },
+            ],
           },
         ],
       },
@@ -70,10 +77,14 @@ test("each key's share over the day and the week, the advice, and Meta's Event M
   const table = await within(section).findByRole('table', { name: 'Share of events carrying each match key' });
   expect(within(table).getByRole('row', { name: /^Phone/ })).toHaveTextContent('40 % (4 of 10)58 % (29 of 50)');
   expect(within(section).getByTestId('quality-advice')).toHaveTextContent("42 % of events have no phone; add the form's phone field.");
-  const meta = within(section).getByRole('table', { name: "Meta's Event Match Quality" });
+  const meta = within(section).getByRole('table', { name: "Event Match Quality of this conversion's events, as Meta Ads reports it" });
   expect(within(meta).getByRole('row', { name: /Lead/ })).toHaveTextContent('6.2 / 10');
-  expect(meta).toHaveTextContent('ip address 99.9 %');
-  expect(meta).toHaveTextContent('Invalid phone values (10 % of events): Normalise phone.');
+  expect(meta).toHaveTextContent('IP address 99.9 %');
+  // Meta's diagnostic in a marketer's words; its developer advice is not shown.
+  expect(meta).toHaveTextContent('10 % of the Lead events Meta received had a phone it could not use.');
+  expect(meta).not.toHaveTextContent('Meta documents it');
+  // Whose events the score covers.
+  expect(section).toHaveTextContent('scores each event name of the pixel for all its senders together');
 });
 
 test("Google's diagnostics of the last request, in words", async () => {

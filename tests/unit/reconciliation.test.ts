@@ -1,26 +1,37 @@
 /** @jest-environment node */
 import {
+  countDay,
   countedShare,
   dayOfHour,
-  explainDay,
+  figureScope,
   isFinal,
   metaActionType,
   windowDays,
+  type DayFigures,
   type ReconcileDay,
 } from '@/lib/shared/conversions/reconciliation';
 import { createConversionLedger } from '@/sandbox/conversions';
 import { droppedAt } from '@/sandbox/counted';
 import { createReporting } from '@/sandbox/reporting';
 
-const day = (overrides: Partial<ReconcileDay>): Omit<ReconcileDay, 'notes'> => ({
+const figures = (overrides: Partial<DayFigures>): DayFigures => ({
   date: '2026-11-14',
-  received: 100,
   sent: 100,
   accepted: 100,
-  platformReceived: null,
-  attributed: 100,
+  platform: { received: null, attributed: null },
   final: true,
   ...overrides,
+});
+
+/** A stored day: what the platform received of what we sent. */
+const day = (date: string, sent: number, received: number, final = true): ReconcileDay => ({
+  date,
+  sent,
+  received,
+  refused: 0,
+  platform: { received: null, attributed: null },
+  final,
+  notes: [],
 });
 
 test('the window: 30 UTC days ending today, oldest first', () => {
@@ -56,39 +67,69 @@ test("an account's days: the window ends on its today, our UTC hours fall on its
   expect(isFinal('microsoft_ads', '2026-11-14', new Date('2026-11-15T10:59:00Z'), 'America/New_York')).toBe(false);
   expect(isFinal('microsoft_ads', '2026-11-14', new Date('2026-11-15T11:00:00Z'), 'America/New_York')).toBe(true);
   // The week of the account's days: New York's Nov 25 is in it at 02:00 UTC on Nov 26, Nov 17 is not.
-  const days = [
-    { ...day({ date: '2026-11-17', accepted: 50, attributed: 0 }), notes: [] },
-    { ...day({ date: '2026-11-25', accepted: 10, attributed: 8 }), notes: [] },
-  ];
-  expect(countedShare(days, now, 'America/New_York')).toEqual({ accepted: 10, attributed: 8, share: 0.8 });
+  expect(countedShare([day('2026-11-17', 50, 0), day('2026-11-25', 10, 8)], now, 'America/New_York')).toEqual({
+    sent: 10,
+    received: 8,
+    share: 0.8,
+  });
 });
 
-test('each gap in plain words, in the order of the funnel', () => {
-  expect(explainDay('meta_ads', day({ platformReceived: 88, attributed: 88 }), '2026-11-25')).toEqual([
-    'Meta received 12 % fewer than we sent on Nov 14: look for a dedup or pixel problem.',
+const pixel = (count: number) => ({ count, scope: figureScope('meta_ads', 'received', { events: ['Purchase'], target: 'Shop pixel' })! });
+
+test('the loss of a day: refused by the API, and what the platform proves never arrived, each said in words', () => {
+  // Meta's pixel counted 88 Purchase server events from all its senders: at least 12 of our 100 never arrived.
+  const lost = countDay('meta_ads', figures({ platform: { received: pixel(88), attributed: null } }), '2026-11-25');
+  expect(lost).toMatchObject({ sent: 100, received: 88, refused: 0 });
+  expect(lost.notes).toEqual([
+    'At least 12 of the events Meta accepted never arrived: it counted 88 Purchase server events at the pixel, from all its server senders (this conversion, other conversions, other tools), fewer than the 100 this conversion sent alone. Look for a deduplication or pixel problem.',
   ]);
-  expect(explainDay('google_ads', day({ attributed: 59 }), '2026-11-25')).toEqual([
-    '41 % of Google uploads matched no click or customer: see match quality.',
-  ]);
-  expect(explainDay('microsoft_ads', day({ date: '2026-11-25', attributed: 0, final: false }), '2026-11-25')).toEqual([
+  const refused = countDay('google_ads', figures({ sent: 90, accepted: 80 }), '2026-11-25');
+  expect(refused).toMatchObject({ sent: 90, received: 80, refused: 10 });
+  expect(refused.notes).toEqual(['Google refused 10 of the 90 events we sent: the delivery log has the reason of each.']);
+  expect(countDay('microsoft_ads', figures({ date: '2026-11-25', final: false }), '2026-11-25').notes).toEqual([
     'Microsoft records offline conversions 2–6 hours after upload: today is not final yet.',
   ]);
-  expect(explainDay('google_ads', day({ sent: 90, accepted: 80, attributed: 80 }), '2026-11-25')).toEqual([
-    '10 events were not sent (refused before sending, or held for a reconnect): see the delivery log.',
-    'Google refused 10 of the events we sent: see the delivery log.',
-  ]);
-  // Under 5 %: noise, no sentence.
-  expect(explainDay('google_ads', day({ attributed: 97 }), '2026-11-25')).toEqual([]);
 });
 
-test('the counted share sums the final days of the last week only', () => {
+test("a platform's wider figure is never divided by ours: more than we sent says nothing, attribution is no loss", () => {
+  // The pixel's 3,456 Purchase events of all its senders, and whatever the account attributed, beside our 2.
+  const wide = countDay(
+    'meta_ads',
+    figures({
+      sent: 2,
+      accepted: 2,
+      platform: {
+        received: pixel(3456),
+        attributed: { count: 3456, scope: figureScope('meta_ads', 'attributed', { events: ['Purchase'], target: 'Shop pixel' })! },
+      },
+    }),
+    '2026-11-25',
+  );
+  expect(wide).toMatchObject({ sent: 2, received: 2, refused: 0, notes: [] });
+  expect(wide.platform.received).toEqual(pixel(3456));
+  // Google attributing 59 of 100 is not a loss: nothing to say about the day.
+  const attributed = countDay('google_ads', figures({ platform: { received: null, attributed: { count: 59, scope: 'x' } } }), '2026-11-25');
+  expect(attributed).toMatchObject({ received: 100, notes: [] });
+  // Before the lag has passed, a pixel count under ours is not yet a loss.
+  expect(countDay('meta_ads', figures({ final: false, platform: { received: pixel(50), attributed: null } }), '2026-11-25').received).toBe(
+    100,
+  );
+});
+
+test('the scope of each figure in the catalogue words; a target other conversions share says so', () => {
+  expect(figureScope('meta_ads', 'received', { events: ['Purchase', 'Lead'], target: 'Shop pixel' })).toBe(
+    'Purchase and Lead server events at the pixel, from all its server senders (this conversion, other conversions, other tools)',
+  );
+  expect(figureScope('google_ads', 'received', { events: [], target: 'Purchase' })).toBeNull();
+  expect(figureScope('microsoft_ads', 'attributed', { events: [], target: 'Offline purchase', others: 2 })).toBe(
+    'recorded in goal “Offline purchase”, from every conversion sent to it; 2 other conversions of yours send to this conversion goal too',
+  );
+});
+
+test('the received share sums the final days of the last week only', () => {
   const now = new Date('2026-11-25T12:00:00Z');
-  const days = [
-    { ...day({ date: '2026-11-10', accepted: 50, attributed: 0 }), notes: [] },
-    { ...day({ date: '2026-11-20', accepted: 10, attributed: 8 }), notes: [] },
-    { ...day({ date: '2026-11-25', accepted: 10, attributed: 0, final: false }), notes: [] },
-  ];
-  expect(countedShare(days, now)).toEqual({ accepted: 10, attributed: 8, share: 0.8 });
+  const days = [day('2026-11-10', 50, 0), day('2026-11-20', 10, 8), day('2026-11-25', 10, 0, false)];
+  expect(countedShare(days, now)).toEqual({ sent: 10, received: 8, share: 0.8 });
 });
 
 test("Meta's action types; the sandbox's drops are spread evenly and the same every time", () => {

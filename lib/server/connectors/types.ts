@@ -78,7 +78,11 @@ export type Report = (session: Session, request: ReportRequest) => AsyncIterable
  */
 export interface CountedRequest {
   account: AdAccount;
-  /** The targets (pixel, conversion action, goal) and the event names each conversion sends there (none: all). */
+  /**
+   * The targets (pixel, conversion action, goal) and the event names each conversion sends there: its named
+   * events, or those it delivered lately. A platform that counts by event name (Meta) reads only these; none: no
+   * figure of its events (never the target's every name, which other senders fill).
+   */
   targets: Array<{ id: string; name: string; events: string[] }>;
   /**
    * First and last day, inclusive, YYYY-MM-DD: UTC days ending on `now`'s. A read that knows its
@@ -92,10 +96,14 @@ export interface CountedRequest {
   onCall?: () => void;
 }
 
-/** One target's day: what the platform received (null where it reports none) and attributed. */
+/**
+ * One target's day: what the platform received (null where it reports none) and attributed. `received` counts
+ * every event of ours those names sent there, and maybe other senders' (Meta's pixel stats): never fewer than ours
+ * unless some of ours never arrived, which is the one thing it is compared for.
+ */
 export interface CountedRow {
   targetId: string;
-  /** The event names the figures are for, when the target has several (Meta), else null. */
+  /** The event names the figures are for (as asked), when the target has several (Meta), else null. */
   events: string[] | null;
   date: string;
   received: number | null;

@@ -2,17 +2,20 @@
  * The reading job of "Counted by the platform" (docs/architecture/counted.md): per organization, its ad
  * conversions are grouped by platform account, and one `counted` read per account answers all of them
  * (the cost floor: one report per account per read, whatever the number of conversions). Each
- * conversion's days are our hour counters beside the platform's figures, explained, stored one document
- * per day, and its counted share of the week decides the alert. Runs in the worker on its own timer:
- * it never holds up a delivery.
+ * conversion's days are what we sent beside what the platform received of it, with the platform's own
+ * figures and whose events they cover, stored one document per day; the share of the week it received
+ * decides the alert. Runs in the worker on its own timer: it never holds up a delivery.
  */
+import { addDays } from '@/lib/shared/connections/windows';
 import {
+  countDay,
   countedShare,
-  explainDay,
+  figureScope,
   isFinal,
   RECONCILE_DAYS,
   SHARE_DAYS,
   windowDays,
+  type PlatformFigure,
   type ReconcileDay,
 } from '@/lib/shared/conversions/reconciliation';
 import { PLATFORM_LABELS, type AdAccount, type AdPlatform, type Integration } from '@/lib/shared/integrations/platforms';
@@ -31,10 +34,12 @@ import {
   finishReconcile,
   organizationIds,
   ourDays,
+  ourHours,
   readTargets,
   renewReconcile,
   saveReconciliation,
   storedDays,
+  type OurHour,
   type ReadTarget,
 } from '@/lib/server/repos/reconciliation';
 
@@ -64,10 +69,31 @@ interface Member {
   firstRead: boolean;
   createdBy: string | null;
   threshold: number;
+  /** The organization's other conversions sending to the same target (they share the platform's per-target figures). */
+  others: number;
+}
+
+/** What a member's read needs of ours: its hour documents over the window, and the event names its figures are read by. */
+interface Ours {
+  hours: OurHour[];
+  /** Its named events, or (sending every event) the names it delivered over the window. */
+  events: string[];
 }
 
 const codeOf = (error: unknown) => (error instanceof PlatformError || error instanceof DomainError ? error.code : null);
 const sameEvents = (a: string[] | null, b: string[]) => (a ?? []).slice().sort().join('\u0000') === b.slice().sort().join('\u0000');
+const targetKey = (destination: ReadTarget['destination']) => `${destination.platform}|${destination.accountId}|${destination.targetId}`;
+
+/**
+ * A member's hours since the day before the asked window (the account's days may start up to a day before
+ * UTC's), and the names the platform's figures of it are read by.
+ */
+async function oursOf(orgId: string, member: Member, firstDay: string): Promise<Ours> {
+  const hours = await ourHours(orgId, member.conversion.id, `${addDays(firstDay, -1)}T00`);
+  const named = member.conversion.mapping.events;
+  const delivered = [...new Set(hours.flatMap((hour) => Object.keys(hour.names)))].sort();
+  return { hours, events: named.length > 0 ? named : delivered };
+}
 
 /** The logins that may read an account's reporting: the organization's sources holding it, then the destination's own. */
 function loginsFor(sources: Integration[], platform: AdPlatform, accountId: string, destinationId: string) {
@@ -82,7 +108,7 @@ function loginsFor(sources: Integration[], platform: AdPlatform, accountId: stri
 async function readAccount(
   orgId: string,
   sources: Integration[],
-  members: Member[],
+  members: Array<Member & { ours: Ours }>,
   from: string,
   to: string,
   now: Date,
@@ -91,11 +117,15 @@ async function readAccount(
   const { platform, accountId, destinationId } = members[0]!.conversion.destination;
   const counted = connectorFor(platform).counted;
   if (!counted) return { state: 'failed', message: 'This platform reports no conversions back.' };
-  const targets = members.map(({ conversion }) => ({
-    id: conversion.destination.targetId,
-    name: conversion.destination.targetName,
-    events: conversion.mapping.events,
-  }));
+  // One target per pixel, action or goal and set of names: two conversions sending the same names there read one figure.
+  const targets = [
+    ...new Map(
+      members.map(({ conversion, ours }) => [
+        `${conversion.destination.targetId}\u0000${ours.events.slice().sort().join('\u0000')}`,
+        { id: conversion.destination.targetId, name: conversion.destination.targetName, events: ours.events },
+      ]),
+    ).values(),
+  ];
   let refused = false;
   for (const login of loginsFor(sources, platform as AdPlatform, accountId, destinationId)) {
     try {
@@ -135,41 +165,43 @@ async function readAccount(
   };
 }
 
-/** One conversion's days over the window (days of `timeZone`, the account's): our counters beside what the platform counted. */
-async function daysOf(
-  orgId: string,
-  member: Member,
-  rows: CountedRow[],
-  window: string[],
-  now: Date,
-  timeZone: string,
-): Promise<ReconcileDay[]> {
-  const { conversion } = member;
+/**
+ * One conversion's days over the window (days of `timeZone`, the account's): what we sent beside what the
+ * platform received of it, and the platform's own figures with whose events they cover.
+ */
+function daysOf(member: Member & { ours: Ours }, rows: CountedRow[], window: string[], now: Date, timeZone: string): ReconcileDay[] {
+  const { conversion, ours } = member;
   const platform = conversion.destination.platform as AdPlatform;
-  const ours = await ourDays(orgId, conversion.id, window[0]!, timeZone);
+  const counts = connectorFor(platform).countsReceived;
+  const scope = (figure: 'received' | 'attributed') =>
+    figureScope(platform, figure, { events: ours.events, target: conversion.destination.targetName, others: member.others });
   const theirs = new Map<string, { received: number | null; attributed: number }>();
   for (const row of rows) {
     if (row.targetId !== conversion.destination.targetId) continue;
-    if (row.events !== null && !sameEvents(row.events, conversion.mapping.events)) continue;
+    if (row.events !== null && !sameEvents(row.events, ours.events)) continue;
     const day = theirs.get(row.date) ?? { received: row.received === null ? null : 0, attributed: 0 };
     if (row.received !== null) day.received = (day.received ?? 0) + row.received;
     day.attributed += row.attributed;
     theirs.set(row.date, day);
   }
+  // A platform that counts by event name has no figure of a conversion whose names are unknown (it sent nothing yet).
+  const read = !(counts && ours.events.length === 0);
+  const figure = (count: number | null, words: string | null): PlatformFigure | null =>
+    read && count !== null && words !== null ? { count, scope: words } : null;
+  const ourByDay = ourDays(ours.hours, window[0]!, timeZone);
   const today = window.at(-1)!;
   const days: ReconcileDay[] = [];
   for (const date of window) {
-    const our = ours.get(date) ?? { received: 0, sent: 0, accepted: 0 };
+    const our = ourByDay.get(date) ?? { sent: 0, accepted: 0 };
     const their = theirs.get(date);
-    if (!their && our.received === 0) continue;
-    const day = {
-      date,
-      ...our,
-      platformReceived: their ? their.received : connectorFor(platform).countsReceived ? 0 : null,
-      attributed: their?.attributed ?? 0,
-      final: isFinal(platform, date, now, timeZone),
+    if (!their && our.sent === 0) continue;
+    // A platform that reports what it received and lists no row for a day received none of those names then.
+    const received = their ? their.received : counts ? 0 : null;
+    const platformFigures = {
+      received: figure(received, scope('received')),
+      attributed: figure(their?.attributed ?? 0, scope('attributed')),
     };
-    days.push({ ...day, notes: explainDay(platform, day, today) });
+    days.push(countDay(platform, { date, ...our, platform: platformFigures, final: isFinal(platform, date, now, timeZone) }, today));
   }
   return days;
 }
@@ -182,7 +214,13 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   const now = options.now ?? new Date();
   const groups = new Map<string, Member[]>();
   const skipped: ReconcileResult['skipped'] = [];
-  for (const { id, target, ...member } of await readTargets(orgId)) {
+  const all = await readTargets(orgId);
+  // How many conversions send to each target: its per-target figures are theirs together.
+  const senders = new Map<string, number>();
+  for (const { target } of all) {
+    if (target && !('skipped' in target)) senders.set(targetKey(target.destination), (senders.get(targetKey(target.destination)) ?? 0) + 1);
+  }
+  for (const { id, target, ...member } of all) {
     if (!target) continue;
     if ('skipped' in target) {
       skipped.push({ id, reason: target.skipped });
@@ -190,7 +228,8 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
     }
     const { platform, destinationId, accountId } = target.destination;
     const key = `${platform}|${destinationId}|${accountId}`;
-    groups.set(key, [...(groups.get(key) ?? []), { conversion: target, ...member }]);
+    const others = (senders.get(targetKey(target.destination)) ?? 1) - 1;
+    groups.set(key, [...(groups.get(key) ?? []), { conversion: target, ...member, others }]);
   }
   for (const { id, reason } of skipped) {
     log.warn({ component: 'reconcile', ...labels({ org: orgId, conversion: id }), reason }, 'a conversion skipped');
@@ -200,11 +239,12 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
   let widest = 0;
   // The organization's sources, read once for all its accounts (a source login may read any of them).
   const sources = groups.size > 0 ? await listIntegrations(orgId, 'source') : [];
-  for (const members of groups.values()) {
+  for (const group of groups.values()) {
     if (options.renew && !(await options.renew())) break;
-    const first = members.some((member) => member.firstRead);
+    const first = group.some((member) => member.firstRead);
     const asked = windowDays(now, first ? RECONCILE_DAYS : SHARE_DAYS + 1);
     widest = Math.max(widest, asked.length);
+    const members = await Promise.all(group.map(async (member) => ({ ...member, ours: await oursOf(orgId, member, asked[0]!) })));
     const read = await readAccount(orgId, sources, members, asked[0]!, asked.at(-1)!, now, options.onCall);
     // The same number of days, ending on the account's today: the days the platform answered in.
     const window = 'rows' in read ? windowDays(now, asked.length, read.timeZone) : asked;
@@ -214,7 +254,7 @@ export async function reconcileOrganization(orgId: string, options: ReconcileOpt
         await saveReconciliation(orgId, member.conversion.id, [], { state: read.state, message: read.message, week: null }, now);
         continue;
       }
-      const days = await daysOf(orgId, member, read.rows, window, now, read.timeZone);
+      const days = daysOf(member, read.rows, window, now, read.timeZone);
       // Days read before and not read again (nothing of ours or theirs this time) still count in the week.
       const fresh = new Set(days.map((day) => day.date));
       const kept = (await storedDays(orgId, member.conversion.id, now, read.timeZone)).filter((day) => !fresh.has(day.date));

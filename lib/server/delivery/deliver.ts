@@ -256,6 +256,7 @@ export async function deliverBatch(
       rows,
       parked,
       matchCounts: settledMatchCounts(conversion, unique, rows),
+      deliveredNames: deliveredNames(unique, rows),
       requestId,
       exchanges,
       replayed: options.replayed?.size ? rows.filter((row) => options.replayed!.has(row.id)).length : 0,
@@ -306,6 +307,14 @@ function settledMatchCounts(conversion: Conversion, events: ConversionEvent[], r
     events.filter((event) => settled.has(event.id)),
     platform,
   );
+}
+
+/** The delivered events per event name: the names the platform's own figures of this conversion are read by. */
+function deliveredNames(events: ConversionEvent[], rows: DeliveryRow[]): Record<string, number> {
+  const delivered = new Set(rows.filter((row) => row.status === 'delivered').map((row) => row.id));
+  const names: Record<string, number> = {};
+  for (const event of events) if (delivered.has(event.id)) names[event.name] = (names[event.name] ?? 0) + 1;
+  return names;
 }
 
 /** What a failure of the whole batch means for its rows. */

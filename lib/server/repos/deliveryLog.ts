@@ -63,6 +63,8 @@ export interface NewDeliveryRecord {
   parked?: Parked[];
   /** Match keys of the events this record settles (not those parked to come again): counted in the hour's document. */
   matchCounts?: MatchCounts;
+  /** Delivered events per event name (as sent): counted in the hour's document (`names`). */
+  deliveredNames?: Record<string, number>;
   /** The platform's id of the request that delivered (Data Manager's requestId), kept for its diagnostics. */
   requestId?: string;
   /** Per event id: the row as sent and the platform's answer (the log's per-row debugger), kept beside the record. */
@@ -158,7 +160,7 @@ function countsOf(record: NewDeliveryRecord, counts: ReturnType<typeof deliveryR
   for (const { reason, events } of record.parked ?? []) parked[reason] = (parked[reason] ?? 0) + events.length;
   return {
     hour: hourOf(now),
-    tally: hourTally(counts, record.matchCounts, record.replayed),
+    tally: hourTally(counts, record.matchCounts, record.replayed, record.deliveredNames),
     deliveredAt: counts.delivered > 0 ? now : null,
     requestId: record.requestId,
     parked,
@@ -276,14 +278,16 @@ function toRecord(snap: DocumentSnapshot): DeliveryRecord {
   };
 }
 
-/** The latest delivery records, or those holding one event id. */
+/** The latest delivery records, those holding one event id, or those made between two instants (`to` excluded). */
 export async function listDeliveries(
   orgId: string,
   id: string,
-  options: { eventId?: string; limit?: number } = {},
+  options: { eventId?: string; limit?: number; between?: { from: Date; to: Date } } = {},
 ): Promise<DeliveryRecord[]> {
   let query = conversionRef(orgId, id).collection('deliveries').orderBy('at', 'desc');
   if (options.eventId) query = query.where('event_ids', 'array-contains', options.eventId);
+  if (options.between)
+    query = query.where('at', '>=', Timestamp.fromDate(options.between.from)).where('at', '<', Timestamp.fromDate(options.between.to));
   const snapshot = await query.limit(options.limit ?? 20).get();
   return snapshot.docs.map(toRecord);
 }

@@ -22,7 +22,26 @@ export type HourTally = Record<string, number>;
 /** A delivery record's rows counted by outcome (repos/deliveryLog.ts `deliveryRecordData`). */
 export type OutcomeCounts = Record<'delivered' | 'rejected' | 'not_sent' | 'failed' | 'held', number>;
 
-export function hourTally(counts: OutcomeCounts, matchCounts?: MatchCounts, replayed = 0): HourTally {
+/**
+ * An event name as a key of the hour document's `names` map: percent-encoded, dots too, so no name can split
+ * a field path ('Form.Sent') or name another field.
+ */
+export const nameKey = (name: string) => encodeURIComponent(name).replace(/\./g, '%2E');
+export const nameOfKey = (key: string) => {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
+};
+
+/**
+ * At most this many event names are counted per record: an app may send any name, and each one is a field of
+ * the hour document. Names past it are left uncounted (a conversion sending that many is scoped by no name).
+ */
+export const MAX_NAMES_PER_RECORD = 20;
+
+export function hourTally(counts: OutcomeCounts, matchCounts?: MatchCounts, replayed = 0, delivered?: Record<string, number>): HourTally {
   const tally: HourTally = {
     delivered: counts.delivered,
     failed: counts.rejected + counts.not_sent + counts.failed,
@@ -37,6 +56,9 @@ export function hourTally(counts: OutcomeCounts, matchCounts?: MatchCounts, repl
     tally['match.events'] = matchCounts.events;
     for (const [key, count] of Object.entries(matchCounts.keys)) if (count > 0) tally[`match.${key}`] = count;
   }
+  // The event names the platform accepted: what scopes its own figures (pixel stats, Event Match Quality) to this conversion.
+  for (const [name, count] of Object.entries(delivered ?? {}).slice(0, MAX_NAMES_PER_RECORD))
+    if (count > 0) tally[`names.${nameKey(name)}`] = count;
   return tally;
 }
 
@@ -55,7 +77,9 @@ export function hourDocument(hour: string, tally: HourTally, expires: Timestamp,
   const data: DocumentData = { hour, expires_at: expires };
   const value = (count: number) => (as === 'increments' ? FieldValue.increment(count) : count);
   for (const [path, count] of Object.entries(tally)) {
-    const [head, tail] = path.split('.') as [string, string | undefined];
+    // Split at the first dot only: a map's key is one segment.
+    const dot = path.indexOf('.');
+    const [head, tail] = dot < 0 ? [path, undefined] : [path.slice(0, dot), path.slice(dot + 1)];
     if (tail === undefined) data[head] = value(count);
     else if (count !== 0) data[head] = { ...(data[head] as object | undefined), [tail]: value(count) };
   }

@@ -4,7 +4,7 @@ import { addMatchCounts, emptyMatchCounts, type MatchCounts, type PlatformMeasur
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { iso, notFound } from '@/lib/server/repos/integrations';
 import { conversionRef } from '@/lib/server/repos/conversions';
-import { sumHours, hourOf } from '@/lib/server/repos/hourTallies';
+import { sumHours, hourOf, nameOfKey } from '@/lib/server/repos/hourTallies';
 
 /**
  * What the match-quality section reads: the match keys counted in the hour documents over a day and a week,
@@ -13,13 +13,14 @@ import { sumHours, hourOf } from '@/lib/server/repos/hourTallies';
 
 /**
  * The match keys counted over the last day and the last week (the hour documents since then, as
- * "last 24 h" reads them), and the last request the platform took (for its own diagnostics).
+ * "last 24 h" reads them), the event names the platform accepted over the week (what scopes its own figure to this
+ * conversion), and the last request the platform took (for its own diagnostics).
  */
 export async function matchQualityData(
   orgId: string,
   id: string,
   now = new Date(),
-): Promise<{ day: MatchCounts; week: MatchCounts; lastRequest: { id: string; at: string } | null }> {
+): Promise<{ day: MatchCounts; week: MatchCounts; names: string[]; lastRequest: { id: string; at: string } | null }> {
   const ref = conversionRef(orgId, id);
   const dayStart = hourOf(new Date(now.getTime() - 24 * 3600 * 1000));
   const [snap, hours] = await Promise.all([
@@ -32,7 +33,9 @@ export async function matchQualityData(
   if (!snap.exists) throw notFound('Conversion');
   const day = emptyMatchCounts();
   const week = emptyMatchCounts();
+  const names = new Set<string>();
   for (const [hour, sum] of sumHours(hours.docs)) {
+    for (const [path, count] of Object.entries(sum)) if (path.startsWith('names.') && count > 0) names.add(nameOfKey(path.slice(6)));
     const keys = Object.fromEntries(
       Object.entries(sum).flatMap(([path, count]) => (path.startsWith('match.') ? [[path.slice(6), count]] : [])),
     ) as Partial<Record<MatchKey | 'events', number>>;
@@ -41,7 +44,7 @@ export async function matchQualityData(
     if (hour >= dayStart) addMatchCounts(day, counts);
   }
   const last = snap.get('last_request') as { id?: string; at?: Timestamp } | undefined;
-  return { day, week, lastRequest: last?.id ? { id: last.id, at: last.at ? iso(last.at) : '' } : null };
+  return { day, week, names: [...names].sort(), lastRequest: last?.id ? { id: last.id, at: last.at ? iso(last.at) : '' } : null };
 }
 
 /** The platform's own match-quality figure as kept on the conversion document (`platform_quality`). */
@@ -56,8 +59,15 @@ function storedMeasureOf(snap: DocumentSnapshot, key: string): (StoredPlatformMe
     { key?: string; measure_json?: string; read_at?: Timestamp; fresh_until?: Timestamp } | undefined;
   if (!kept?.measure_json || kept.key !== key || !kept.read_at) return null;
   const measure = JSON.parse(kept.measure_json) as PlatformMeasure;
-  // A figure kept before measures named their kind is read again rather than shown in the wrong shape.
+  // A figure kept before measures named their kind, or before Meta's diagnostics were put in words, is read again
+  // rather than shown in the wrong shape.
   if (measure.status === 'reported' && !('kind' in measure)) return null;
+  if (
+    measure.status === 'reported' &&
+    measure.kind === 'event_scores' &&
+    measure.events.some((event) => event.diagnostics.some((item) => !item.text))
+  )
+    return null;
   return {
     measure,
     readAt: iso(kept.read_at),

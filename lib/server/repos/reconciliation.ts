@@ -6,72 +6,92 @@ import {
   RECONCILE_DAYS,
   dayOfHour,
   windowDays,
+  type PlatformFigure,
   type ReconcileDay,
   type ReconcileSummary,
   type ReconciliationRow,
 } from '@/lib/shared/conversions/reconciliation';
-import { instantOf } from '@/lib/shared/connections/windows';
 import type { Conversion, ConversionMapping } from '@/lib/shared/conversions/conversion';
-import { isAdPlatform, PLATFORM_LABELS, TARGET_LABEL } from '@/lib/shared/integrations/platforms';
+import { countedNote, isAdPlatform, PLATFORM_LABELS, TARGET_LABEL } from '@/lib/shared/integrations/platforms';
 import { adminDb } from '@/lib/server/firebaseAdmin';
 import { conversionRef } from '@/lib/server/repos/conversions';
 import { iso, notFound } from '@/lib/server/repos/integrations';
+import { nameOfKey } from '@/lib/server/repos/hourTallies';
 
 /**
- * What the reading job found per conversion: one document per conversion and UTC day,
- * `conversions/{id}/reconciliation/{YYYY-MM-DD}` (our side and the platform's, written once per read,
- * expiring after RECONCILE_DAYS + 5 days), and the summary on the conversion (`reconcile`: state, last
- * read, the counted share of the week) beside the user's threshold (`reconcile_threshold`).
+ * What the reading job found per conversion: one document per conversion and day of the account,
+ * `conversions/{id}/reconciliation/{YYYY-MM-DD}` (what we sent, what the platform received of it, its own figures
+ * with their scope; written once per read, expiring after RECONCILE_DAYS + 5 days), and the summary on the
+ * conversion (`reconcile`: state, last read, the received share of the week) beside the user's threshold
+ * (`reconcile_threshold`).
  */
 
 const RETENTION_MS = (RECONCILE_DAYS + 5) * 86_400_000;
 
-/**
- * Our side per day of `timeZone` (the platform account's; UTC unless said) since `from` (YYYY-MM-DD, a
- * day of that zone), from the conversion's hour documents (UTC hours, each summed into its local day).
- */
-export async function ourDays(
-  orgId: string,
-  conversionId: string,
-  from: string,
-  timeZone = 'UTC',
-): Promise<Map<string, { received: number; sent: number; accepted: number }>> {
-  // The UTC hour holding the local day's first minute (a half-hour zone's starts inside one).
-  const firstHour = new Date(instantOf(from, '00:00', timeZone)).toISOString().slice(0, 13);
+/** One hour document of ours: what the platform answered (sent), what its API accepted, and the names it accepted. */
+export interface OurHour {
+  /** 'YYYY-MM-DDTHH', a UTC hour. */
+  hour: string;
+  sent: number;
+  accepted: number;
+  /** Delivered events per event name (hours written before names were counted: none). */
+  names: Record<string, number>;
+}
+
+/** The conversion's hour documents since `sinceHour` (a UTC hour, 'YYYY-MM-DDTHH'), one per document (an hour may have shards). */
+export async function ourHours(orgId: string, conversionId: string, sinceHour: string): Promise<OurHour[]> {
   const snapshot = await conversionRef(orgId, conversionId)
     .collection('hours')
-    .where('hour', '>=', firstHour)
-    .select('hour', 'delivered', 'failed', 'received', 'sent', 'not_sent', 'held')
+    .where('hour', '>=', sinceHour)
+    .select('hour', 'delivered', 'failed', 'received', 'sent', 'not_sent', 'held', 'names')
     .get();
-  const days = new Map<string, { received: number; sent: number; accepted: number }>();
-  for (const doc of snapshot.docs) {
-    const date = dayOfHour(String(doc.get('hour')), timeZone);
-    if (date < from) continue;
+  return snapshot.docs.map((doc) => {
     const delivered = Number(doc.get('delivered') ?? 0);
     const failed = Number(doc.get('failed') ?? 0);
     // Hours written before `received` was counted: every row then was delivered or failed.
     const received = Number(doc.get('received') ?? delivered + failed);
     // Hours written before `sent` was counted: received less what was never attempted.
     const sent = Number(doc.get('sent') ?? received - Number(doc.get('not_sent') ?? 0) - Number(doc.get('held') ?? 0));
-    const day = days.get(date) ?? { received: 0, sent: 0, accepted: 0 };
-    day.received += received;
-    day.sent += sent;
-    day.accepted += delivered;
+    const stored = (doc.get('names') ?? {}) as Record<string, unknown>;
+    const names = Object.fromEntries(
+      Object.entries(stored).flatMap(([key, count]) => (typeof count === 'number' ? [[nameOfKey(key), count]] : [])),
+    );
+    return { hour: String(doc.get('hour')), sent, accepted: delivered, names };
+  });
+}
+
+/** Our hours summed per day of `timeZone` (the platform account's) from `from` (a day of that zone) on. */
+export function ourDays(hours: OurHour[], from: string, timeZone = 'UTC'): Map<string, { sent: number; accepted: number }> {
+  const days = new Map<string, { sent: number; accepted: number }>();
+  for (const hour of hours) {
+    const date = dayOfHour(hour.hour, timeZone);
+    if (date < from) continue;
+    const day = days.get(date) ?? { sent: 0, accepted: 0 };
+    day.sent += hour.sent;
+    day.accepted += hour.accepted;
     days.set(date, day);
   }
   return days;
 }
 
-const toDay = (snap: DocumentSnapshot): ReconcileDay => ({
-  date: snap.id,
-  received: Number(snap.get('received') ?? 0),
-  sent: Number(snap.get('sent') ?? 0),
-  accepted: Number(snap.get('accepted') ?? 0),
-  platformReceived: (snap.get('platform_received') as number | null | undefined) ?? null,
-  attributed: (snap.get('attributed') as number | null | undefined) ?? null,
-  final: Boolean(snap.get('final')),
-  notes: (snap.get('notes') as string[] | undefined) ?? [],
-});
+const figureOf = (value: unknown): PlatformFigure | null => {
+  const figure = value as { count?: unknown; scope?: unknown } | null | undefined;
+  return figure && typeof figure.count === 'number' ? { count: figure.count, scope: String(figure.scope ?? '') } : null;
+};
+
+/** A stored day; null for one stored before days held what the platform received of ours (read again at the next round). */
+const toDay = (snap: DocumentSnapshot): ReconcileDay | null => {
+  if (typeof snap.get('received_by_platform') !== 'number') return null;
+  return {
+    date: snap.id,
+    sent: Number(snap.get('sent') ?? 0),
+    received: Number(snap.get('received_by_platform')),
+    refused: Number(snap.get('refused') ?? 0),
+    platform: { received: figureOf(snap.get('platform.received')), attributed: figureOf(snap.get('platform.attributed')) },
+    final: Boolean(snap.get('final')),
+    notes: (snap.get('notes') as string[] | undefined) ?? [],
+  };
+};
 
 export function summaryOf(snap: DocumentSnapshot): ReconcileSummary {
   const stored = snap.get('reconcile') as
@@ -83,7 +103,9 @@ export function summaryOf(snap: DocumentSnapshot): ReconcileSummary {
         week?: ReconcileSummary['week'];
       }
     | undefined;
-  if (!stored?.state) return NOT_READ;
+  // None, or one stored when the week compared attributed to accepted: not read as it means now (the next round
+  // reads it whole, as a first read).
+  if (!stored?.state || (stored.week && typeof stored.week.sent !== 'number')) return NOT_READ;
   return {
     state: stored.state,
     message: stored.message ?? null,
@@ -92,6 +114,13 @@ export function summaryOf(snap: DocumentSnapshot): ReconcileSummary {
     timeZone: stored.read_at ? (stored.time_zone ?? 'UTC') : null,
     week: stored.week ?? NOT_READ.week,
   };
+}
+
+/** The zone of the conversion's counted days (its ad account's, as the last read named it); UTC before a read. */
+export async function countedTimeZone(orgId: string, conversionId: string): Promise<string> {
+  const snap = await conversionRef(orgId, conversionId).get();
+  if (!snap.exists) throw notFound('Conversion');
+  return summaryOf(snap).timeZone ?? 'UTC';
 }
 
 export const thresholdOf = (snap: DocumentSnapshot): number => Number(snap.get('reconcile_threshold') ?? DEFAULT_COUNTED_THRESHOLD);
@@ -108,11 +137,10 @@ export async function saveReconciliation(
   const batch = adminDb().batch();
   for (const day of days) {
     batch.set(ref.collection('reconciliation').doc(day.date), {
-      received: day.received,
       sent: day.sent,
-      accepted: day.accepted,
-      platform_received: day.platformReceived,
-      attributed: day.attributed,
+      received_by_platform: day.received,
+      refused: day.refused,
+      platform: day.platform,
       final: day.final,
       notes: day.notes,
       read_at: Timestamp.fromDate(now),
@@ -136,7 +164,7 @@ export async function storedDays(orgId: string, conversionId: string, now = new 
     .collection('reconciliation')
     .where('__name__', '>=', conversionRef(orgId, conversionId).collection('reconciliation').doc(from!))
     .get();
-  return snapshot.docs.map(toDay);
+  return snapshot.docs.flatMap((doc) => toDay(doc) ?? []);
 }
 
 /** The conversion's summary, threshold and stored days; not found when the conversion is not the organization's. */
@@ -145,10 +173,12 @@ export async function conversionReconciliation(orgId: string, conversionId: stri
   if (!snap.exists) throw notFound('Conversion');
   const summary = summaryOf(snap);
   const days = await storedDays(orgId, conversionId, now, summary.timeZone ?? 'UTC');
+  const platform = String(snap.get('destination.platform'));
   return {
-    platform: snap.get('destination.platform'),
+    platform,
     summary,
     threshold: thresholdOf(snap),
+    attribution: isAdPlatform(platform) ? (countedNote(platform, 'attribution') ?? '') : '',
     days,
   };
 }

@@ -12,6 +12,7 @@ import {
   type DeliveryRowDetail,
 } from '@/lib/shared/conversions/conversion';
 import { unmetMappingNeeds } from '@/lib/shared/conversions/mappingNeeds';
+import { addDays, instantOf } from '@/lib/shared/connections/windows';
 import type { CreateConversionInput, UpdateConversionInput } from '@/lib/shared/schemas/conversions';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
 import {
@@ -33,6 +34,7 @@ import * as repo from '@/lib/server/repos/conversions';
 import * as parkedEvents from '@/lib/server/repos/parkedEvents';
 import * as hourTallies from '@/lib/server/repos/hourTallies';
 import * as deliveryLog from '@/lib/server/repos/deliveryLog';
+import { countedTimeZone } from '@/lib/server/repos/reconciliation';
 import { getIntegration, listIntegrations } from '@/lib/server/repos/integrations';
 import { getPayment } from '@/lib/server/repos/payments';
 import { targetsOf } from '@/lib/server/services/integrations';
@@ -203,12 +205,17 @@ export async function deleteConversion(orgId: string, id: string): Promise<void>
 }
 
 /** The conversion's delivery log: the latest platform calls, or those holding one event. */
-export async function listDeliveries(orgId: string, id: string, options: { eventId?: string; limit?: number }) {
+export async function listDeliveries(orgId: string, id: string, options: { eventId?: string; limit?: number; day?: string }) {
   await repo.getConversion(orgId, id);
-  const deliveries = await deliveryLog.listDeliveries(orgId, id, options);
+  // A day is one of the counted days (a gap there links here): of the zone the reading job named, the ad account's.
+  const day = options.day ? { date: options.day, timeZone: await countedTimeZone(orgId, id) } : undefined;
+  const between = day
+    ? { from: new Date(instantOf(day.date, '00:00', day.timeZone)), to: new Date(instantOf(addDays(day.date, 1), '00:00', day.timeZone)) }
+    : undefined;
+  const deliveries = await deliveryLog.listDeliveries(orgId, id, { eventId: options.eventId, limit: options.limit, between });
   // An event no delivery holds may have been left out by the conversion's event-name filter: say so.
   const filtered = options.eventId && deliveries.length === 0 ? await deliveryLog.findFiltered(orgId, id, options.eventId) : null;
-  return { deliveries, ...(filtered ? { filtered } : {}) };
+  return { deliveries, ...(filtered ? { filtered } : {}), ...(day ? { day } : {}) };
 }
 
 /**

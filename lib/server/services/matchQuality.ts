@@ -1,6 +1,7 @@
 import { matchKeysTakenBy } from '@/lib/shared/conversions/matchKeys';
 import { qualityAdvice, type ConversionQuality, type PlatformMeasure } from '@/lib/shared/conversions/quality';
 import type { Conversion } from '@/lib/shared/conversions/conversion';
+import { namesInWords } from '@/lib/shared/conversions/reconciliation';
 import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { connectorFor } from '@/lib/server/connectors/registry';
@@ -31,7 +32,7 @@ const reading = new Map<string, Promise<MeasureRead>>();
  */
 export async function conversionQuality(orgId: string, id: string): Promise<ConversionQuality> {
   const conversion = await repo.getConversion(orgId, id);
-  const { day, week, lastRequest } = await qualityRepo.matchQualityData(orgId, id);
+  const { day, week, names, lastRequest } = await qualityRepo.matchQualityData(orgId, id);
   const platform = conversion.destination.platform;
   const { measure, readAt } = await platformMeasureOf(orgId, conversion, lastRequest);
   return {
@@ -40,8 +41,27 @@ export async function conversionQuality(orgId: string, id: string): Promise<Conv
     day,
     week,
     advice: qualityAdvice(week.events > 0 ? week : day, platform, conversion.source.type, conversion.mapping.identifiers),
-    platformMeasure: measure,
+    platformMeasure: scopedToEvents(measure, names, PLATFORM_LABELS[platform]),
     platformMeasureReadAt: readAt,
+  };
+}
+
+/**
+ * The platform's scores of this conversion's event names only: a score per event name (Meta's) covers the
+ * target's every sender, and the target's other names are other senders' alone. `names`: what the platform
+ * accepted from this conversion over the week; none, no score of the target is this conversion's.
+ */
+export function scopedToEvents(measure: PlatformMeasure, names: string[], platformName: string): PlatformMeasure {
+  if (measure.status !== 'reported' || measure.kind !== 'event_scores') return measure;
+  const ours = new Set(names.map((name) => name.toLowerCase()));
+  const events = measure.events.filter((event) => ours.has(event.eventName.toLowerCase()));
+  if (events.length > 0) return { ...measure, events };
+  return {
+    status: 'not_reported',
+    message:
+      names.length === 0
+        ? `${platformName} scores each event name for all the senders of the target together: the score of this conversion's events shows once it has sent some in the last 7 days.`
+        : `${platformName} has no score yet for ${namesInWords(names)}, the events this conversion sent.`,
   };
 }
 

@@ -235,6 +235,8 @@ export interface FilteredEvent {
 export interface DeliveryLogAnswer {
   deliveries: DeliveryRecord[];
   filtered?: FilteredEvent;
+  /** Asked for one day (`?day=`): the day, and the zone it is a day of (the counted days', the ad account's). */
+  day?: { date: string; timeZone: string };
 }
 
 /** One row of a record opened: what was sent for it (hashed, as on the wire) and the platform's answer; null when nothing was kept. */

@@ -133,13 +133,18 @@ export function qualityAdvice(
 export type PlatformMeasure =
   | {
       status: 'reported';
-      /** A score per event name of the target (Meta's Event Match Quality: out of 10, with key coverage in %). */
+      /**
+       * A score per event name of the target (Meta's Event Match Quality: out of 10, with key coverage in %), for
+       * every sender of the target together; the API answers this conversion's event names only.
+       */
       kind: 'event_scores';
       events: Array<{
         eventName: string;
         score: number | null;
-        keys: Array<{ identifier: string; percentage: number }>;
-        diagnostics: Array<{ name: string; solution: string | null; percentage: number | null }>;
+        /** Each key's share of the events, `label` in words ("Email", "IP address"). */
+        keys: Array<{ identifier: string; label: string; percentage: number }>;
+        /** The platform's diagnostics: its own name and advice, and `text`, what it means in a marketer's words. */
+        diagnostics: Array<{ name: string; solution: string | null; percentage: number | null; text: string }>;
       }>;
     }
   | {

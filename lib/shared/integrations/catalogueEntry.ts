@@ -38,10 +38,11 @@ export interface CatalogueEntry {
     /** It takes a person's address as one identifier (names, country and postal code together), or none of it. */
     addressAsOneIdentifier?: true;
     /**
-     * The counted notes in its own words (docs/PLATFORMS.md): why a recent day is not final (`{when}`), and
-     * what its attributed figure leaves out (`{missing}` % not attributed, `{attributed}` % attributed, `{day}`).
+     * The counted notes in its own words (docs/PLATFORMS.md): why a recent day is not final (`{when}`); whose
+     * events each figure it reports covers, said after its count (`received`: absent when it reports none;
+     * `attributed`; blanks `{events}`, the event names read, and `{target}`); and what drives its attribution.
      */
-    countedNotes: { notFinal: string; attributionGap: string };
+    countedNotes: { notFinal: string; received?: string; attributed: string; attribution: string };
     /** Which fields of an event carry each match key in the form its conversion endpoint takes (docs/MATCH_KEYS.md). */
     matchKeys: MatchKeyForms;
     /** What it also matches by beyond the keys counted (Meta: date of birth, gender, external id). */

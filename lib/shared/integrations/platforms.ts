@@ -104,9 +104,12 @@ export const ADDRESS_AS_ONE_IDENTIFIER = AD_PLATFORMS.filter(
   (platform) => (CATALOGUE[platform] as CatalogueEntry).ad?.addressAsOneIdentifier,
 );
 
-/** A platform's counted note with its blanks filled in. */
-export function countedNote(platform: AdPlatform, note: 'notFinal' | 'attributionGap', blanks: Record<string, string | number>): string {
-  return CATALOGUE[platform].ad.countedNotes[note].replace(/\{(\w+)\}/g, (_, name: string) => String(blanks[name] ?? ''));
+type CountedNotes = NonNullable<CatalogueEntry['ad']>['countedNotes'];
+
+/** A platform's counted note with its blanks filled in; null for a note it has none of (`received`: it reports none). */
+export function countedNote(platform: AdPlatform, note: keyof CountedNotes, blanks: Record<string, string | number> = {}): string | null {
+  const text = (CATALOGUE[platform].ad.countedNotes as CountedNotes)[note];
+  return text === undefined ? null : text.replace(/\{(\w+)\}/g, (_, name: string) => String(blanks[name] ?? ''));
 }
 
 /** An ad platform: it has ad accounts, and conversions go to one of their targets. */

@@ -15,9 +15,12 @@ export const googleAdsRecord = {
     utmSource: 'google',
     reusableLogin: true,
     addressAsOneIdentifier: true,
+    // Google reports no received count for Data Manager uploads (docs/PLATFORMS.md): none on purpose.
     countedNotes: {
       notFinal: 'Google reports conversions up to 3 hours after upload: {when} is not final yet.',
-      attributionGap: '{missing} % of Google uploads matched no click or customer: see match quality.',
+      attributed: 'attributed to ads in conversion action “{target}”, from every upload to it',
+      attribution:
+        'Google attributes an upload when it matches an ad click (its gclid) or, by email or phone, a person who clicked an ad: buyers who came without an ad click are never attributed. Match quality shows the keys that raise it.',
     },
     matchKeys: {
       email: { anyOf: ['user.emailGoogle', 'user.email'] },

@@ -8,8 +8,10 @@ import type { CountedRow, ReadCounted } from '@/lib/server/connectors/types';
  * pixel, `GET /{pixel}/stats?aggregation=event&event_source=SERVER_ONLY` (events received per hour and
  * event name, summed per day of the account; server events only, since the site's own browser pixel fires beside
  * ours and, counted in, would let "received" exceed what we sent and hide a loss), and for the account one `GET act_{id}/insights?fields=actions&time_increment=1` (the
- * attributed pixel actions per day, `offsite_conversion.fb_pixel_*`). Insights are per ad account, not
- * per pixel: two pixels of one account sending the same event name share its attributed count.
+ * attributed pixel actions per day, `offsite_conversion.fb_pixel_*`). Only the event names each target asks
+ * for (matched without case): the stats still count every server sender of those names, and insights are
+ * per ad account, not per pixel (two pixels sending the same event name share its attributed count), so
+ * both are wider than one conversion and the page says so.
  * Both are Graph edges read page by page (a day per insights row, an hour per stats bucket: a 30-day
  * window is more than Graph's default page), through the report's client (meta/report.ts), which
  * counts each call and spaces them out by the account's usage.
@@ -62,6 +64,8 @@ export const metaCounted: ReadCounted = async (session, request) => {
   const { account } = request;
   const client = metaGraphClient(session, request);
   const timeZone = await accountZone(client, account.id);
+  // No target names an event: none of Meta's figures could be told from other senders'. Nothing more to ask.
+  if (request.targets.every((target) => target.events.length === 0)) return { timeZone, rows: [] };
   // As many days as asked, ending on the account's own today: the days its insights are dated in.
   const to = dayIn(timeZone, request.now ?? new Date());
   const from = addDays(to, 1 - daysInclusive(request.from, request.to));
@@ -91,6 +95,8 @@ export const metaCounted: ReadCounted = async (session, request) => {
   // One stats read per pixel, however many conversions send to it.
   const statsOf = new Map<string, Map<string, Map<string, number>>>();
   for (const target of request.targets) {
+    // No event names: nothing of this conversion's can be told from the pixel's other senders.
+    if (target.events.length === 0) continue;
     let received = statsOf.get(target.id);
     if (!received) {
       const buckets = await allRows<StatsBucket>(client, `/${target.id}/stats`, {
@@ -101,15 +107,18 @@ export const metaCounted: ReadCounted = async (session, request) => {
       });
       statsOf.set(target.id, (received = receivedByDay(buckets, timeZone)));
     }
-    const names = target.events.length ? target.events : [...received.keys()];
+    // The names the stats hold for the asked ones, without case (as deliveries filter); the action types of those.
+    const asked = new Set(target.events.map((name) => name.toLowerCase()));
+    const names = [...received.keys()].filter((name) => asked.has(name.toLowerCase()));
     const dates = new Set<string>();
     for (const name of names) for (const date of received.get(name)?.keys() ?? []) dates.add(date);
-    const types = [...new Set(names.map(metaActionType))];
+    // Action types by the names as sent (the stats'); before any stat, as asked.
+    const types = [...new Set((names.length ? names : target.events).map(metaActionType))];
     for (const type of types) for (const date of attributed.get(type)?.keys() ?? []) dates.add(date);
     for (const date of dates) {
       rows.push({
         targetId: target.id,
-        events: target.events.length ? target.events : null,
+        events: target.events,
         date,
         received: names.reduce((sum, name) => sum + (received.get(name)?.get(date) ?? 0), 0),
         attributed: types.reduce((sum, type) => sum + (attributed.get(type)?.get(date) ?? 0), 0),

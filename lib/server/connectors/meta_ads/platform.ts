@@ -15,10 +15,13 @@ export const metaAdsRecord = {
     utmSource: 'facebook',
     testEventCode: true,
     reusableLogin: true,
+    // Its pixel stats tell server events by event name, not by sender; its insights are per ad account.
     countedNotes: {
       notFinal: 'Meta attributes conversions to ads up to a day later: {when} is not final yet.',
-      attributionGap:
-        'Meta attributed {attributed} % of what it received on {day} to an ad: people who saw no ad are received but not attributed.',
+      received: '{events} server events at the pixel, from all its server senders (this conversion, other conversions, other tools)',
+      attributed: '{events} events attributed to ads across the ad account (every pixel, browser and server; custom events together)',
+      attribution:
+        'Meta attributes an event to an ad when it matches a person who saw or clicked one: buyers who saw no ad are received but never attributed. Match quality shows the keys that raise it.',
     },
     matchKeys: {
       email: { anyOf: ['user.email'] },

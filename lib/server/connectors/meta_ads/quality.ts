@@ -27,27 +27,85 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 const list = (value: unknown): Record<string, unknown>[] =>
   Array.isArray(value) ? value.filter((item): item is Record<string, unknown> => Boolean(item) && typeof item === 'object') : [];
 
+/** Meta's identifier names (match_key_feedback, diagnostics) in a marketer's words. */
+const IDENTIFIER_WORDS: Record<string, string> = {
+  email: 'Email',
+  phone: 'Phone',
+  first_name: 'First name',
+  last_name: 'Last name',
+  city: 'City',
+  state: 'State',
+  zip_code: 'Postal code',
+  country: 'Country',
+  date_of_birth: 'Date of birth',
+  gender: 'Gender',
+  external_id: 'Your customer id',
+  ip_address: 'IP address',
+  user_agent: 'Browser (user agent)',
+  fbc: 'Ad click id (fbc)',
+  fbp: 'Browser id (fbp)',
+};
+
+/** "zip_code" → "Postal code"; a name we do not know, with its underscores as spaces. */
+export const identifierWords = (identifier: string) =>
+  IDENTIFIER_WORDS[identifier] ?? identifier.replace(/_/g, ' ').replace(/^./, (first) => first.toUpperCase());
+
+/** The identifier a diagnostic is about, by the words of its name ("Invalid email values", "Missing IP address"). */
+function identifierIn(name: string): string | null {
+  const text = name.toLowerCase().replace(/_/g, ' ');
+  const found = Object.keys(IDENTIFIER_WORDS).find(
+    (identifier) => text.includes(identifier.replace(/_/g, ' ')) || text.includes(IDENTIFIER_WORDS[identifier]!.toLowerCase()),
+  );
+  return found ?? null;
+}
+
+/**
+ * A diagnostic in a marketer's words: what share of the event's events had what, and what to look at, without
+ * Meta's developer instructions (we normalise and hash every key as Meta documents it; a value that still matches
+ * no one was not a real one, or came from another sender of the pixel). Meta's own words stay beside it.
+ */
+export function diagnosticInWords(diagnostic: { name: string; percentage: number | null }, eventName: string): string {
+  const share = diagnostic.percentage === null ? 'Some' : `${diagnostic.percentage} %`;
+  const identifier = identifierIn(diagnostic.name);
+  // "email", "postal code"; "IP address" keeps its capitals.
+  const key = identifier ? identifierWords(identifier).replace(/^([A-Z])(?![A-Z])/, (first) => first.toLowerCase()) : null;
+  const a = key && /^[aeiou]/i.test(key) ? 'an' : 'a';
+  if (key && /invalid|format|normali|hash/i.test(diagnostic.name))
+    return `${share} of the ${eventName} events Meta received had ${a} ${key} it could not use. SignalBridge puts each ${key} in the form Meta asks before sending, so check that the field it reads holds a real ${key} (not a placeholder or a test value), and whether another tool sends ${eventName} to this pixel too.`;
+  if (key && /missing|without|no /i.test(diagnostic.name))
+    return `${share} of the ${eventName} events Meta received had no ${key}. “What would raise it” above says where this conversion can take it from.`;
+  return `${share} of the ${eventName} events Meta received: ${diagnostic.name}.`;
+}
+
 /** The Dataset Quality answer as the page shows it. */
 export function parseDatasetQuality(body: Record<string, unknown>): PlatformMeasure {
   const events = list(body.web)
     .map((item) => {
       const emq = (item.event_match_quality ?? {}) as Record<string, unknown>;
+      const eventName = text(item.event_name) ?? 'All events';
       return {
-        eventName: text(item.event_name) ?? 'All events',
+        eventName,
         score: numberOr(emq.composite_score),
         keys: list(emq.match_key_feedback)
-          .map((key) => ({
-            identifier: text(key.identifier) ?? '',
-            percentage: numberOr((key.coverage as Record<string, unknown>)?.percentage),
-          }))
-          .filter((key): key is { identifier: string; percentage: number } => Boolean(key.identifier) && key.percentage !== null),
+          .map((key) => {
+            const identifier = text(key.identifier) ?? '';
+            return {
+              identifier,
+              label: identifierWords(identifier),
+              percentage: numberOr((key.coverage as Record<string, unknown>)?.percentage),
+            };
+          })
+          .filter(
+            (key): key is { identifier: string; label: string; percentage: number } => Boolean(key.identifier) && key.percentage !== null,
+          ),
         diagnostics: list(emq.diagnostics)
           .map((diagnostic) => ({
             name: text(diagnostic.name) ?? '',
             solution: text(diagnostic.solution),
             percentage: numberOr(diagnostic.percentage),
           }))
-          .filter((diagnostic) => diagnostic.name),
+          .filter((diagnostic) => diagnostic.name)
+          .map((diagnostic) => ({ ...diagnostic, text: diagnosticInWords(diagnostic, eventName) })),
       };
     })
     .filter((event) => event.score !== null || event.keys.length > 0 || event.diagnostics.length > 0);

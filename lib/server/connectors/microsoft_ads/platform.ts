@@ -13,10 +13,12 @@ export const microsoftAdsRecord = {
     // Microsoft "can take up to six hours" to show offline conversions in reporting.
     lagHours: 6,
     utmSource: 'bing',
+    // Its goals report is per goal: this conversion's own only when nothing else sends to the goal.
     countedNotes: {
       notFinal: 'Microsoft records offline conversions 2–6 hours after upload: {when} is not final yet.',
-      attributionGap:
-        'Microsoft counted {missing} % fewer than it accepted on {day}: it takes offline conversions without error and never records some (an unknown or expired click id, a goal made less than two hours before the upload).',
+      attributed: 'recorded in goal “{target}”, from every conversion sent to it',
+      attribution:
+        'Microsoft records an offline conversion only for a known, unexpired ad click (its msclkid) on a goal made at least two hours before the upload; it takes the others without error and never records them. Buyers who clicked no ad are never recorded.',
     },
     matchKeys: {
       email: { anyOf: ['user.email'] },

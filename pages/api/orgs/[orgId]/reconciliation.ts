@@ -3,8 +3,8 @@ import { createHandler, route } from '@/lib/server/http/createHandler';
 import { reconciliationRows } from '@/lib/server/repos/reconciliation';
 
 /**
- * GET every ad conversion of the organization with its counted share over the last 7 final days, worst
- * first (not read yet last): `{ conversions: [{ id, name, platform, summary }] }`.
+ * GET every ad conversion of the organization with the share of what it sent that its platform received over
+ * the last 7 final days, worst first (not read yet last): `{ conversions: [{ id, name, platform, summary }] }`.
  */
 export default createHandler({
   GET: route({

@@ -4,8 +4,8 @@ import { createHandler, route } from '@/lib/server/http/createHandler';
 import { conversionReconciliation, saveCountedThreshold } from '@/lib/server/repos/reconciliation';
 
 /**
- * GET "Counted by the platform" of one conversion: `{ reconciliation: { platform, summary, threshold, days } }`
- * (the days read, last 30 UTC days); PUT `{ threshold }` sets the counted share (%) under which it alerts.
+ * GET "Counted by the platform" of one conversion: `{ reconciliation: { platform, summary, threshold, attribution, days } }`
+ * (the days read, the last 30 days of the ad account); PUT `{ threshold }` sets the share received (%) under which it alerts.
  */
 export default createHandler({
   GET: route({
