@@ -11,10 +11,10 @@ module.exports = {
       severity: 'error',
       comment:
         'Firestore is read and written only under lib/server/repos/ (docs/architecture/overview.md, "Layers"): a service asks a repo. ' +
-        'firebaseAdmin.ts initialises the SDK and writeTrace.ts instruments its commits for the bench; scripts, tests and the sandbox are not the product.',
+        'firebaseAdmin.ts initialises the SDK, writeTrace.ts and costTrace.ts instrument it for the bench; scripts, tests and the sandbox are not the product.',
       from: {
         path: '^(lib|pages|workers|components|store|layouts|middleware\\.ts)',
-        pathNot: '^lib/server/(repos/|firebaseAdmin\\.ts$|writeTrace\\.ts$)',
+        pathNot: '^lib/server/(repos/|firebaseAdmin\\.ts$|writeTrace\\.ts$|costTrace\\.ts$)',
       },
       to: { path: '^node_modules/(@google-cloud/firestore|firebase-admin/lib/firestore)' },
     },

@@ -18,11 +18,14 @@
  *    same with nothing hanging (scripts/lib/benchLanes.ts).
  * 10. Counted by the platform: report calls for 100 conversions beside the floor (accounts × days read), and the
  *    read's time beside the connectors' bare reads (scripts/lib/benchReconcile.ts).
+ * 11. What a million events and a two-year backfill cost in Firestore and Pub/Sub: reads, writes, deletes,
+ *    storage and bytes published and delivered, counted in every process, by stage, at docs/cost.md's list
+ *    prices (scripts/lib/benchCost.ts).
  * Every figure stands beside a bare baseline of the same run (machines here are shared and absolute
  * times drift): first-load JS beside a one-page Next + React app, API latency beside a bare
  * authenticated read (verify the ID token + one document get).
- * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse|lanes|reconcile` runs section 1,
- * 2–5, 6, 7, 8, 9 or 10 alone.
+ * `--skip-build` reuses the last bench build; `--only js|api|conversions|sync|warehouse|lanes|reconcile|cost` runs
+ * section 1, 2–5, 6, 7, 8, 9, 10 or 11 alone.
  */
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +33,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import { benchConversions } from '@/scripts/lib/benchConversions';
+import { benchCost } from '@/scripts/lib/benchCost';
 import { benchLanes } from '@/scripts/lib/benchLanes';
 import { benchSync } from '@/scripts/lib/benchSync';
 import { benchWarehouse } from '@/scripts/lib/benchWarehouse';
@@ -281,7 +285,7 @@ async function stackAndApi() {
   }
 }
 
-const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse', 'lanes', 'reconcile'] as const;
+const SECTIONS = ['js', 'api', 'conversions', 'sync', 'warehouse', 'lanes', 'reconcile', 'cost'] as const;
 
 async function main() {
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
@@ -293,6 +297,7 @@ async function main() {
   if (!only || only === 'warehouse') await benchWarehouse();
   if (!only || only === 'lanes') await benchLanes();
   if (!only || only === 'reconcile') await benchReconcile();
+  if (!only || only === 'cost') await benchCost();
 }
 
 main().catch((error) => {

@@ -28,6 +28,8 @@ const serverEnvSchema = z.object({
   FIRESTORE_EMULATOR_HOST: z.string().optional(),
   /** The bench's count of Firestore writes per document (lib/server/writeTrace.ts): a directory; unset anywhere else. */
   FIRESTORE_WRITE_TRACE_DIR: z.string().optional(),
+  /** The bench's count of Firestore reads, writes and Pub/Sub bytes (lib/server/costTrace.ts): a directory; unset anywhere else. */
+  COST_TRACE_DIR: z.string().optional(),
 });
 
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
@@ -144,6 +146,7 @@ export const VARIABLES = {
   SYNC_TICK_MS: { format: z.string().regex(/^\d+$/, 'must be a whole number (0: no tick of its own)') },
   // Measuring only (npm run bench).
   FIRESTORE_WRITE_TRACE_DIR: text,
+  COST_TRACE_DIR: text,
 } as const satisfies Record<string, Variable>;
 
 export type VariableName = keyof typeof VARIABLES;

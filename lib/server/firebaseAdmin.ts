@@ -2,6 +2,7 @@ import { applicationDefault, cert, getApp, getApps, initializeApp, type App } fr
 import { getAuth, type Auth } from 'firebase-admin/auth';
 import { getFirestore, type Firestore } from 'firebase-admin/firestore';
 import { serverEnv } from '@/lib/server/env';
+import { installCostTrace } from '@/lib/server/costTrace';
 import { installWriteTrace } from '@/lib/server/writeTrace';
 
 function adminApp(): App {
@@ -28,5 +29,7 @@ export function adminAuth(): Auth {
 export function adminDb(): Firestore {
   // The bench counts writes per document (lib/server/writeTrace.ts); unset everywhere else.
   if (process.env.FIRESTORE_WRITE_TRACE_DIR) installWriteTrace(process.env.FIRESTORE_WRITE_TRACE_DIR);
+  // The bench's cost section counts reads, writes and Pub/Sub bytes (lib/server/costTrace.ts); unset everywhere else.
+  if (process.env.COST_TRACE_DIR) installCostTrace(process.env.COST_TRACE_DIR);
   return getFirestore(adminApp());
 }

@@ -63,7 +63,7 @@ const DELIVERY_GRACE_MS = 300_000;
 
 // ——— the load generator (runs in a worker thread) ———
 
-interface LoadSpec {
+export interface LoadSpec {
   url: string;
   key: string;
   /** 1: each request is one event object; more: `{events: [...]}` of this many. */
@@ -77,7 +77,7 @@ interface LoadSpec {
   hashed?: boolean;
 }
 
-interface LoadResult {
+export interface LoadResult {
   requests: number;
   events: number;
   elapsedMs: number;
@@ -171,7 +171,7 @@ if (!isMainThread && (workerData as { benchLoad?: LoadSpec } | null)?.benchLoad)
 }
 
 /** Runs the load generator in a worker thread (tsx's require hook loads this file there). */
-function load(spec: LoadSpec): Promise<LoadResult> {
+export function load(spec: LoadSpec): Promise<LoadResult> {
   const worker = new Worker(`require('tsx/cjs'); require(${JSON.stringify(__filename)});`, { eval: true, workerData: { benchLoad: spec } });
   return new Promise((resolve, reject) => {
     worker.once('message', (result: LoadResult) => void worker.terminate().then(() => resolve(result)));

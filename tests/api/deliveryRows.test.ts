@@ -12,7 +12,8 @@ import { platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/
 import { setUpConversion, type ConversionSetup } from '@/tests/api/helpers/conversions';
 import { call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 import { createTestMember } from '@/tests/fixtures/firebase';
-import { PAYLOAD_CHUNK_BYTES, recordDelivery } from '@/lib/server/repos/deliveryLog';
+import { inflateRawSync } from 'node:zlib';
+import { PAYLOAD_CHUNK_BYTES, payloadChunks, recordDelivery } from '@/lib/server/repos/deliveryLog';
 
 // The delivery log's per-row debugger (what was sent for a row, hashed, and the platform's answer), events
 // the event-name filter left out, and Meta's test event code.
@@ -75,7 +76,7 @@ test('a test event code that is not one, or for a platform without them → 400 
   expect(platforms.conversions.list('meta')).toHaveLength(before);
 });
 
-test("a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, the call's answer once, and any row opens", async () => {
+test("a batch of 2,000 rows keeps every row as sent in deflated chunks under 1 MiB, the call's answer once, and any row opens", async () => {
   const rows: DeliveryRow[] = Array.from({ length: 2000 }, (_, index) => ({ id: `big-${index}`, status: 'delivered' }));
   // About 1.2 kB a row as sent, as a Data Manager event with every identifier is.
   const requestAnswer = { requestId: 'r-1', note: 'n'.repeat(500) };
@@ -96,13 +97,19 @@ test("a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, the c
     .collection(`organizations/${setup.orgId}/conversions/${setup.conversionId}/deliveries/${record.id}/payloads`)
     .get();
   expect(payloads.size).toBeGreaterThanOrEqual(3);
+  const inflated = (doc: FirebaseFirestore.DocumentSnapshot, field: string) => {
+    const bytes = doc.get(field) as Uint8Array | undefined;
+    return bytes ? inflateRawSync(bytes).toString('utf8') : '';
+  };
   for (const doc of payloads.docs) {
-    const bytes =
-      Buffer.byteLength(doc.get('rows_json') as string) + Buffer.byteLength((doc.get('requests_json') as string | undefined) ?? '');
-    expect(bytes).toBeLessThanOrEqual(PAYLOAD_CHUNK_BYTES);
+    // Stored deflated (the payloads were a third of what a million events cost: docs/cost.md), each chunk's JSON within the bound.
+    expect(doc.get('rows_json')).toBeUndefined();
+    const json = Buffer.byteLength(inflated(doc, 'rows_deflated')) + Buffer.byteLength(inflated(doc, 'requests_deflated'));
+    expect(json).toBeLessThanOrEqual(PAYLOAD_CHUNK_BYTES);
+    expect((doc.get('rows_deflated') as Uint8Array).length).toBeLessThan(json / 4);
   }
   // The call's answer is stored once for the record, not once per row.
-  const stored = payloads.docs.map((doc) => `${doc.get('rows_json')}${doc.get('requests_json') ?? ''}`).join('');
+  const stored = payloads.docs.map((doc) => `${inflated(doc, 'rows_deflated')}${inflated(doc, 'requests_deflated')}`).join('');
   expect(stored.split('n'.repeat(500)).length - 1).toBe(1);
   for (const eventId of ['big-0', 'big-1000', 'big-1999']) {
     const opened = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId } });
@@ -114,6 +121,21 @@ test("a batch of 2,000 rows keeps every row as sent in chunks under 1 MiB, the c
   }
   const missing = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId: 'no-such-event' } });
   expect(missing.status).toBe(404);
+});
+
+test('a row of a record whose payload was kept as JSON text (before payloads were deflated) still opens with what was sent', async () => {
+  const rows: DeliveryRow[] = [{ id: 'before-1', status: 'delivered' }];
+  const exchanges = new Map([['before-1', { sent: { event_id: 'before-1', event_name: 'Lead' }, requestAnswer: { events_received: 1 } }]]);
+  await recordDelivery(setup.orgId, setup.conversionId, { test: false, latencyMs: 10, rows, parked: [], exchanges });
+  const record = await latestRecord();
+  // As a record logged before this change was stored: its chunk as JSON text.
+  const { chunks, requests } = payloadChunks(rows, exchanges);
+  await adminDb()
+    .doc(`organizations/${setup.orgId}/conversions/${setup.conversionId}/deliveries/${record.id}/payloads/0`)
+    .set({ rows_json: chunks[0], requests_json: requests });
+  const opened = await call(s.row, { token: setup.owner.token, query: { ...ids(), deliveryId: record.id, eventId: 'before-1' } });
+  expect(opened.status).toBe(200);
+  expect(opened.body.exchange).toEqual({ sent: { event_id: 'before-1', event_name: 'Lead' }, requestAnswer: { events_received: 1 } });
 });
 
 test("a visitor's IP address and browser are hidden from members; an owner or admin may reveal them, and the reveal is noted", async () => {

@@ -2,6 +2,7 @@ import { PubSub, v1, type CreateSubscriptionOptions, type Topic } from '@google-
 import { z } from 'zod';
 import { conversionEventSchema, type ConversionEvent } from '@/lib/shared/conversions/event';
 import { AD_PLATFORMS } from '@/lib/shared/integrations/platforms';
+import { installCostTrace } from '@/lib/server/costTrace';
 
 /**
  * The data plane's queue: Google Cloud Pub/Sub (the emulator locally, when PUBSUB_EMULATOR_HOST is
@@ -41,6 +42,8 @@ export const SUBSCRIPTIONS = {
 let client: PubSub | null = null;
 
 export function pubsub(): PubSub {
+  // The bench's cost section counts what is published and pulled (lib/server/costTrace.ts): before the first client.
+  if (process.env.COST_TRACE_DIR) installCostTrace(process.env.COST_TRACE_DIR);
   client ??= new PubSub({ projectId: process.env.PUBSUB_PROJECT_ID || process.env.GCLOUD_PROJECT || process.env.FIREBASE_PROJECT_ID });
   return client;
 }
