@@ -4,7 +4,6 @@ import { sealCredential } from '@/lib/server/credentials';
 import { createConnection } from '@/lib/server/repos/connections';
 import type { DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { createConversion } from '@/lib/server/repos/conversions';
-import { addToDirectory } from '@/lib/server/repos/organizationDirectory';
 import { saveReconciliation } from '@/lib/server/repos/reconciliation';
 import { countDay, countedShare, figureScope, isFinal, windowDays } from '@/lib/shared/conversions/reconciliation';
 import { DEMO, DEMO_META_PIXEL } from '@/scripts/lib/demo';
@@ -64,7 +63,6 @@ export async function seedDemo(): Promise<void> {
     { merge: true },
   );
   await batch.commit();
-  await addToDirectory({ name: DEMO.orgName.toLowerCase(), id: DEMO.orgId });
   if (process.env.CREDENTIALS_ENCRYPTION_KEY) {
     await seedDemoIntegrations();
     await seedDemoConversion();

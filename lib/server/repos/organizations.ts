@@ -1,12 +1,5 @@
-import { FieldValue, type DocumentData, type DocumentSnapshot } from 'firebase-admin/firestore';
+import { FieldPath, FieldValue, type DocumentData, type DocumentSnapshot } from 'firebase-admin/firestore';
 import { adminDb } from '@/lib/server/firebaseAdmin';
-import {
-  addToDirectory,
-  compareKeys,
-  readDirectory,
-  removeFromDirectory,
-  type DirectoryKey,
-} from '@/lib/server/repos/organizationDirectory';
 import { isOrganizationRole, type OrganizationRole } from '@/lib/shared/permissions';
 import type { OrganizationListEntry } from '@/lib/shared/schemas/organization';
 import { isDocumentId } from '@/lib/shared/ids';
@@ -52,11 +45,9 @@ interface NewOrganization {
   owner: { uid: string; email: string; fullName: string };
 }
 
-/** Creates the organization with its creator as owner, in one batch, after entering it in the directory. */
+/** Creates the organization with its creator as owner, in one batch. */
 export async function createOrganization({ name, logo, isDefault, owner }: NewOrganization): Promise<string> {
   const org = organizationsCollection().doc();
-  // First the key: should the batch fail, a key without its organization is skipped by the list's reader.
-  await addToDirectory({ name: name.toLowerCase(), id: org.id });
   const batch = adminDb().batch();
   batch.create(org, {
     name,
@@ -93,63 +84,40 @@ export async function listOrganizationsOfUser(uid: string): Promise<Organization
     .sort((a, b) => a.company_name.localeCompare(b.company_name));
 }
 
-const encodeCursor = (key: DirectoryKey) => Buffer.from(JSON.stringify([key.name, key.id])).toString('base64url');
+function encodeCursor(snap: DocumentSnapshot): string {
+  return Buffer.from(JSON.stringify([snap.get('name_lower') ?? '', snap.id])).toString('base64url');
+}
 
-function decodeCursor(cursor: string): DirectoryKey | null {
+function decodeCursor(cursor: string): [string, string] | null {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    // The second part becomes a document path when the page is read: it must be an id, or Firestore throws.
+    // The second part becomes a document path in startAfter: it must be an id, or Firestore throws.
     return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && isDocumentId(value[1])
-      ? { name: value[0], id: value[1] }
+      ? (value as [string, string])
       : null;
   } catch {
     return null;
   }
 }
 
-/**
- * Where a page of every organization is, by name (and id among equal names), from the directory: after the
- * cursor, within the search's prefix; one key more than a page, to know whether another follows.
- */
-export function findAllOrganizationsPage({ search, cursor }: { search?: string; cursor?: string }): Promise<DirectoryKey[]> {
-  const prefix = search?.toLowerCase() || '';
-  const from: DirectoryKey = { name: prefix, id: '' };
+/** Every organization, for super admins: by name, a page at a time, optionally by name prefix. */
+export async function listAllOrganizations({ search, cursor }: { search?: string; cursor?: string }) {
+  let query = organizationsCollection().orderBy('name_lower').orderBy(FieldPath.documentId());
+  const prefix = search?.toLowerCase();
+  if (prefix) query = query.where('name_lower', '>=', prefix).where('name_lower', '<', `${prefix}\uf8ff`);
   const after = cursor ? decodeCursor(cursor) : null;
-  return readDirectory({
-    start: after && compareKeys(after, from) > 0 ? { after } : { from },
-    below: prefix ? `${prefix}\uf8ff` : undefined,
-    count: ORGANIZATIONS_PAGE_SIZE + 1,
-  });
-}
-
-/** The fields toListEntry reads, and the name the directory's key must still match. */
-const LIST_FIELDS = ['name', 'company_name', 'logo', 'company_logo', 'connections_count', 'name_lower'];
-
-/**
- * The organizations of a page found in the directory, read by id with the fields the list shows. A key
- * whose organization is gone or renamed since (its new key is elsewhere in the directory) is skipped.
- */
-export async function readAllOrganizationsPage(keys: DirectoryKey[]) {
-  const page = keys.slice(0, ORGANIZATIONS_PAGE_SIZE);
-  const refs = page.map((key) => organizationsCollection().doc(key.id));
-  const snaps = refs.length ? await adminDb().getAll(...refs, { fieldMask: LIST_FIELDS }) : [];
+  if (after) query = query.startAfter(...after);
+  const page = await query.limit(ORGANIZATIONS_PAGE_SIZE + 1).get();
+  const docs = page.docs.slice(0, ORGANIZATIONS_PAGE_SIZE);
   return {
-    organizations: snaps.filter((snap, i) => snap.get('name_lower') === page[i]!.name).map(toListEntry),
-    nextCursor: keys.length > ORGANIZATIONS_PAGE_SIZE ? encodeCursor(page.at(-1)!) : null,
+    organizations: docs.map(toListEntry),
+    nextCursor: page.docs.length > ORGANIZATIONS_PAGE_SIZE ? encodeCursor(docs.at(-1)!) : null,
   };
 }
 
-/**
- * Name and logo live under both spellings the spec shows (name/company_name, logo/company_logo). A new name
- * is entered in the directory before the organization takes it, and the old one taken out after: between
- * the two, the list's reader skips whichever key the organization's name does not match.
- */
+/** Name and logo live under both spellings the spec shows (name/company_name, logo/company_logo). */
 export async function updateOrganizationProfile(orgId: string, { name, logo }: { name: string; logo: string | null }) {
-  const ref = organizationsCollection().doc(orgId);
-  const before = (await ref.get()).get('name_lower');
-  const renamed = before !== name.toLowerCase();
-  if (renamed) await addToDirectory({ name: name.toLowerCase(), id: orgId });
-  await ref.update({
+  await organizationsCollection().doc(orgId).update({
     name,
     company_name: name,
     name_lower: name.toLowerCase(),
@@ -157,5 +125,4 @@ export async function updateOrganizationProfile(orgId: string, { name, logo }: {
     company_logo: logo,
     updated_at: FieldValue.serverTimestamp(),
   });
-  if (renamed && typeof before === 'string') await removeFromDirectory({ name: before, id: orgId });
 }
