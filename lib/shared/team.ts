@@ -46,10 +46,10 @@ export interface TeamMember {
   joinedAt: string | null;
 }
 
-/** docs/PRODUCT.md §7: what the user reads when an invitation call fails. */
 /** Why the last owner may neither leave nor be removed or demoted: the server's refusal, and the page's warning before it. */
 export const LAST_OWNER_MESSAGE = 'An organization needs an owner: make someone else owner first.';
 
+/** docs/PRODUCT.md §7: what the user reads when an invitation call fails. */
 export const INVITATION_MESSAGES = {
   send: 'Error sending invitation.',
   pending: 'Error getting pending invitations.',

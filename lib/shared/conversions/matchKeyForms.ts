@@ -20,10 +20,15 @@ export type MatchKeyForm = { anyOf: readonly EventField[] } | { allOf: readonly 
 /** Per key, the fields that carry it in the platform's form; consent is `true` where the platform carries it. */
 export type MatchKeyForms = Partial<Record<Exclude<MatchKey, 'consent'>, MatchKeyForm>> & { consent?: true };
 
+type Part = 'user' | 'clickIds' | 'context';
+/** Each field's part and name, split once: match keys are read for every event delivered. */
+const PATHS = new Map<EventField, [Part, string]>();
+
 function valueOf(event: ConversionEvent, field: EventField): unknown {
   if (field === 'address') return event.address;
-  const [part, name] = field.split('.') as ['user' | 'clickIds' | 'context', string];
-  return (event[part] as Record<string, unknown>)[name];
+  let path = PATHS.get(field);
+  if (!path) PATHS.set(field, (path = field.split('.') as [Part, string]));
+  return (event[path[0]] as Record<string, unknown>)[path[1]];
 }
 
 /** Whether the event carries the key in this form. */
