@@ -32,6 +32,9 @@ const originOf = (page: Page) => new URL(page.url()).origin;
 test('/SourceSettings without parameters renders without a hydration error', async ({ page, loginPage }) => {
   const { user, orgIds } = await userWithOrganizations(1);
   await loginPage.logIn(user, { landing: `/${orgIds[0]}/connection` });
+  await expect(page.getByRole('heading', { name: 'Connections' })).toBeVisible();
+  // The organization is selected once its page renders and survives the reload below once persisted.
+  await expect.poll(() => page.evaluate(() => localStorage.getItem('persist:signalbridge') ?? '')).toContain(orgIds[0]);
   const { errors, settled } = watchForErrors(page, originOf(page));
   await page.goto('/SourceSettings');
   await expect(page.getByText('Open a source or destination to pick the ad accounts it covers.')).toBeVisible();
