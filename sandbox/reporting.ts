@@ -14,7 +14,12 @@ import { MICROSOFT_REPORTING } from '@/sandbox/microsoft_ads/reporting';
 import { LINKEDIN_REPORTING } from '@/sandbox/linkedin_ads/reporting';
 
 /** The platforms that report what they counted, by the ledger's name of each. */
-const REPORTING_PLATFORMS = { microsoft: MICROSOFT_REPORTING, google: GOOGLE_REPORTING, meta: META_REPORTING, linkedin: LINKEDIN_REPORTING };
+const REPORTING_PLATFORMS = {
+  microsoft: MICROSOFT_REPORTING,
+  google: GOOGLE_REPORTING,
+  meta: META_REPORTING,
+  linkedin: LINKEDIN_REPORTING,
+};
 
 export type ReportingSwitches = { [P in keyof typeof REPORTING_PLATFORMS]: (typeof REPORTING_PLATFORMS)[P]['defaults'] };
 type ReportingPlatform = keyof ReportingSwitches;

@@ -18,8 +18,22 @@ export const LINKEDIN_CLIENT = { id: '86sandboxlinkedin', secret: 'sandbox-linke
 
 /** The member's ad accounts (adAccounts' fields); adAnalytics dates by UTC days. */
 export const LINKEDIN_ACCOUNTS = [
-  { id: 510001, name: 'Acme Shoes (LinkedIn)', currency: 'USD', status: 'ACTIVE', type: 'BUSINESS', reference: 'urn:li:organization:2414183' },
-  { id: 510002, name: 'Acme Outlet (LinkedIn)', currency: 'EUR', status: 'ACTIVE', type: 'BUSINESS', reference: 'urn:li:organization:2414183' },
+  {
+    id: 510001,
+    name: 'Acme Shoes (LinkedIn)',
+    currency: 'USD',
+    status: 'ACTIVE',
+    type: 'BUSINESS',
+    reference: 'urn:li:organization:2414183',
+  },
+  {
+    id: 510002,
+    name: 'Acme Outlet (LinkedIn)',
+    currency: 'EUR',
+    status: 'ACTIVE',
+    type: 'BUSINESS',
+    reference: 'urn:li:organization:2414183',
+  },
 ];
 export type LinkedInAccount = (typeof LINKEDIN_ACCOUNTS)[number];
 /** An account as sandbox/adData.ts keeps it: LinkedIn reports UTC days. */
@@ -72,7 +86,12 @@ export const PINNED_VERSION = LINKEDIN_ADS_VERSION.version;
 export function refused(store: SandboxStore, req: IncomingMessage, res: ServerResponse, url: URL): boolean {
   const version = req.headers['linkedin-version'];
   if (typeof version !== 'string' || version === '') {
-    linkedinError(res, 400, 'VERSION_MISSING', 'A version must be present. Please specify a version by adding the LinkedIn-Version header.');
+    linkedinError(
+      res,
+      400,
+      'VERSION_MISSING',
+      'A version must be present. Please specify a version by adding the LinkedIn-Version header.',
+    );
     return true;
   }
   if (!isActiveVersion(version)) {
@@ -138,8 +157,18 @@ export function objectList(store: SandboxStore, kind: 'adCampaignGroups' | 'adCa
       seen.add(id);
       if (kind === 'adCampaignGroups') elements.push({ id: Number(id), name: object.campaignName, status: 'ACTIVE' });
       else if (kind === 'adCampaigns')
-        elements.push({ id: Number(id), name: object.adGroupName, campaignGroup: `urn:li:sponsoredCampaignGroup:${object.campaignId}`, status: 'ACTIVE' });
-      else elements.push({ id: `urn:li:sponsoredCreative:${id}`, name: object.adName, campaign: `urn:li:sponsoredCampaign:${object.adGroupId}` });
+        elements.push({
+          id: Number(id),
+          name: object.adGroupName,
+          campaignGroup: `urn:li:sponsoredCampaignGroup:${object.campaignId}`,
+          status: 'ACTIVE',
+        });
+      else
+        elements.push({
+          id: `urn:li:sponsoredCreative:${id}`,
+          name: object.adName,
+          campaign: `urn:li:sponsoredCampaign:${object.adGroupId}`,
+        });
     }
     return json(res, 200, { elements, metadata: {} });
   };

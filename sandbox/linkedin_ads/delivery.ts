@@ -31,7 +31,8 @@ export function eventError(item: unknown, now: number): string | null {
   if (!urn) return 'conversion must be a urn:lla:llaPartnerConversion URN.';
   const rule = LINKEDIN_RULES.find((candidate) => String(candidate.id) === urn[1]);
   if (!rule) return `Conversion ${row.conversion as string} does not exist.`;
-  if (rule.conversionMethod !== 'CONVERSIONS_API') return `Conversion ${rule.id} does not take Conversions API events (conversionMethod ${rule.conversionMethod}).`;
+  if (rule.conversionMethod !== 'CONVERSIONS_API')
+    return `Conversion ${rule.id} does not take Conversions API events (conversionMethod ${rule.conversionMethod}).`;
   const at = row.conversionHappenedAt;
   if (typeof at !== 'number' || !Number.isInteger(at) || at <= 0) return 'conversionHappenedAt must be epoch milliseconds.';
   if (at > now) return 'conversionHappenedAt cannot be in the future.';
@@ -39,7 +40,8 @@ export function eventError(item: unknown, now: number): string | null {
   if (row.eventId !== undefined && (typeof row.eventId !== 'string' || row.eventId === '')) return 'eventId must be a non-empty string.';
   const value = row.conversionValue as Element | undefined;
   if (value !== undefined) {
-    if (typeof value.currencyCode !== 'string' || !/^[A-Z]{3}$/.test(value.currencyCode)) return 'conversionValue.currencyCode must be an ISO 4217 code.';
+    if (typeof value.currencyCode !== 'string' || !/^[A-Z]{3}$/.test(value.currencyCode))
+      return 'conversionValue.currencyCode must be an ISO 4217 code.';
     if (typeof value.amount !== 'string' || !/^\d+(\.\d+)?$/.test(value.amount)) return 'conversionValue.amount must be a decimal string.';
   }
   const user = row.user as { userIds?: unknown; userInfo?: Element } | undefined;
@@ -70,7 +72,8 @@ export async function createConversionEvents(store: SandboxStore, req: IncomingM
   if (req.headers['x-restli-method'] !== 'BATCH_CREATE')
     return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', 'A batch of elements needs X-RestLi-Method: BATCH_CREATE.', 100);
   const items = body.elements;
-  if (!Array.isArray(items) || items.length === 0) return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', 'elements must hold at least one event.', 100);
+  if (!Array.isArray(items) || items.length === 0)
+    return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', 'elements must hold at least one event.', 100);
   if (items.length > MAX_EVENTS) return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', `A batch holds at most ${MAX_EVENTS} elements.`, 100);
   const now = Date.now();
   const answers = items.map((item) => {
@@ -78,10 +81,16 @@ export async function createConversionEvents(store: SandboxStore, req: IncomingM
     if (error) return { status: 400, error: { status: 400, message: error } };
     const row = item as Element & { conversion: string; conversionHappenedAt: number; eventId?: string };
     const rule = LINKEDIN_RULES.find((candidate) => `urn:lla:llaPartnerConversion:${candidate.id}` === row.conversion)!;
-    const ids = ((row.user as { userIds?: Array<{ idType: string; idValue: string }> }).userIds ?? []);
+    const ids = (row.user as { userIds?: Array<{ idType: string; idValue: string }> }).userIds ?? [];
     const emails = ids.filter((id) => id.idType === 'SHA256_EMAIL').map((id) => ({ key: 'SHA256_EMAIL', value: id.idValue }));
     const clicked = ids.some((id) => id.idType === 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID');
-    const judged = store.matches.judge('linkedin', String(rule.id), rule.name, emails, clicked ? ['LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID'] : []);
+    const judged = store.matches.judge(
+      'linkedin',
+      String(rule.id),
+      rule.name,
+      emails,
+      clicked ? ['LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID'] : [],
+    );
     const member = clicked || (emails.length > 0 && emails.some((email) => personOf('linkedin', email.key, email.value)));
     const key = `${rule.accountId}|${rule.id}|${row.eventId ?? `${row.conversionHappenedAt}|${JSON.stringify(ids)}`}`;
     store.conversions.record('linkedin', key, String(rule.id), row, 'first', { attributable: member && judged !== undefined });
@@ -94,6 +103,12 @@ export async function createConversionEvents(store: SandboxStore, req: IncomingM
 /** A switched-on transient failure as LinkedIn answers it: a throttle (429) or a server error. */
 function linkedinFailure(res: ServerResponse, status: 500 | 429 | 503) {
   return status === 429
-    ? linkedinError(res, 429, 'TOO_MANY_REQUESTS', 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.', 101)
+    ? linkedinError(
+        res,
+        429,
+        'TOO_MANY_REQUESTS',
+        'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
+        101,
+      )
     : linkedinError(res, status, null, status === 503 ? 'Service Unavailable' : 'Internal Server Error');
 }

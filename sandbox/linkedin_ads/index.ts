@@ -5,7 +5,16 @@
  */
 import type { Fake } from '@/sandbox/fake';
 import { decide } from '@/sandbox/consent';
-import { conversionRules, LINKEDIN, LINKEDIN_CLIENT, linkedinError, objectList, refused, restApi, searchAccounts } from '@/sandbox/linkedin_ads/accounts';
+import {
+  conversionRules,
+  LINKEDIN,
+  LINKEDIN_CLIENT,
+  linkedinError,
+  objectList,
+  refused,
+  restApi,
+  searchAccounts,
+} from '@/sandbox/linkedin_ads/accounts';
 import { createConversionEvents } from '@/sandbox/linkedin_ads/delivery';
 import { createLinkedInLogin } from '@/sandbox/linkedin_ads/oauth';
 import { createAnalytics } from '@/sandbox/linkedin_ads/report';

@@ -30,7 +30,8 @@ export function createLinkedInLogin(store: SandboxStore) {
   function authorize(_req: IncomingMessage, res: ServerResponse, url: URL) {
     const params = url.searchParams;
     if (params.get('response_type') !== 'code') return errorPage(res, LINKEDIN, 'invalid_request', 'response_type must be code.');
-    if (params.get('client_id') !== LINKEDIN_CLIENT.id) return errorPage(res, LINKEDIN, 'invalid_client_id', 'The passed in client_id is invalid.');
+    if (params.get('client_id') !== LINKEDIN_CLIENT.id)
+      return errorPage(res, LINKEDIN, 'invalid_client_id', 'The passed in client_id is invalid.');
     if (!store.registered.has(params.get('redirect_uri') ?? ''))
       return errorPage(res, LINKEDIN, 'invalid_redirect_uri', 'The redirect_uri does not match the registered value.');
     const scopes = (params.get('scope') ?? '').split(/[ ,]+/).filter(Boolean);

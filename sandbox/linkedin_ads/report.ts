@@ -31,7 +31,9 @@ const pad = (value: string) => value.padStart(2, '0');
 
 /** `(start:(year:2026,month:1,day:1),end:(year:2026,month:1,day:31))` as two days; null when unreadable. */
 export function parseDateRange(value: string | null): { from: string; to: string } | null {
-  const match = /^\(start:\(year:(\d{4}),month:(\d{1,2}),day:(\d{1,2})\)(?:,end:\(year:(\d{4}),month:(\d{1,2}),day:(\d{1,2})\))?\)$/.exec(value ?? '');
+  const match = /^\(start:\(year:(\d{4}),month:(\d{1,2}),day:(\d{1,2})\)(?:,end:\(year:(\d{4}),month:(\d{1,2}),day:(\d{1,2})\))?\)$/.exec(
+    value ?? '',
+  );
   if (!match) return null;
   const from = `${match[1]}-${pad(match[2]!)}-${pad(match[3]!)}`;
   const to = match[4] ? `${match[4]}-${pad(match[5]!)}-${pad(match[6]!)}` : new Date().toISOString().slice(0, 10);
@@ -49,10 +51,18 @@ export function createAnalytics(store: SandboxStore) {
   return function adAnalytics(_req: IncomingMessage, res: ServerResponse, url: URL) {
     const params = url.searchParams;
     const q = params.get('q');
-    const pivots = q === 'analytics' ? (params.get('pivot') ? [params.get('pivot')!] : null) : q === 'statistics' ? listOf(params.get('pivots')) : null;
-    if (q !== 'analytics' && q !== 'statistics') return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', 'q must be analytics or statistics.', 100);
+    const pivots =
+      q === 'analytics' ? (params.get('pivot') ? [params.get('pivot')!] : null) : q === 'statistics' ? listOf(params.get('pivots')) : null;
+    if (q !== 'analytics' && q !== 'statistics')
+      return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', 'q must be analytics or statistics.', 100);
     if (!pivots || pivots.length === 0 || (q === 'analytics' && pivots.length !== 1) || pivots.length > 3)
-      return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', q === 'analytics' ? 'pivot is required (one).' : 'pivots takes one to three values.', 100);
+      return linkedinError(
+        res,
+        400,
+        'ILLEGAL_ARGUMENT',
+        q === 'analytics' ? 'pivot is required (one).' : 'pivots takes one to three values.',
+        100,
+      );
     if (params.get('timeGranularity') !== 'DAILY')
       return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', 'The sandbox serves timeGranularity=DAILY only.', 100);
     const range = parseDateRange(params.get('dateRange'));
@@ -60,10 +70,12 @@ export function createAnalytics(store: SandboxStore) {
     const accounts = listOf(params.get('accounts'));
     if (!accounts || accounts.length === 0) return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', 'accounts is required.', 100);
     const found = accounts.map(accountOf);
-    if (found.some((account) => !account)) return linkedinError(res, 403, 'ACCESS_DENIED', 'Not enough permissions to access: adAnalytics.FINDER', 100);
+    if (found.some((account) => !account))
+      return linkedinError(res, 403, 'ACCESS_DENIED', 'Not enough permissions to access: adAnalytics.FINDER', 100);
     const fields = (params.get('fields') ?? 'impressions,clicks').split(',').filter(Boolean);
     const metrics = fields.filter((field) => field !== 'dateRange' && field !== 'pivotValues');
-    if (metrics.length > MAX_METRICS) return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', `At most ${MAX_METRICS} metrics may be requested.`, 100);
+    if (metrics.length > MAX_METRICS)
+      return linkedinError(res, 400, 'ILLEGAL_ARGUMENT', `At most ${MAX_METRICS} metrics may be requested.`, 100);
 
     const elements: Array<Record<string, unknown>> = [];
     const days = [...daysBetween(range.from, range.to)].length;
@@ -100,7 +112,14 @@ export function createAnalytics(store: SandboxStore) {
         );
       for (const account of found) {
         const status = store.adData.failureOf(String(account!.id));
-        if (status === 429) return linkedinError(res, 429, 'TOO_MANY_REQUESTS', 'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.', 101);
+        if (status === 429)
+          return linkedinError(
+            res,
+            429,
+            'TOO_MANY_REQUESTS',
+            'Resource level throttle APPLICATION DAY limit for calls to this resource is reached.',
+            101,
+          );
         if (status) return linkedinError(res, status, null, 'Internal Server Error');
         for (const row of store.adData.rowsOf('linkedin', adAccountOf(account!), level, range.from, range.to)) {
           const idOf: Record<ObjectPivot, string | null> = { CAMPAIGN_GROUP: row.campaignId, CAMPAIGN: row.adGroupId, CREATIVE: row.adId };

@@ -78,6 +78,9 @@ describe('every client builds its URLs from the one pinned version', () => {
   test('LinkedIn: the real hosts, and the version as the LinkedIn-Version header of every call', () => {
     expect(linkedinConfig().apiUrl).toBe('https://api.linkedin.com');
     expect(linkedinConfig().oauthUrl).toBe('https://www.linkedin.com/oauth/v2');
-    expect(linkedinConfig().headers).toEqual({ 'LinkedIn-Version': API_VERSIONS.linkedinAds.version, 'X-Restli-Protocol-Version': '2.0.0' });
+    expect(linkedinConfig().headers).toEqual({
+      'LinkedIn-Version': API_VERSIONS.linkedinAds.version,
+      'X-Restli-Protocol-Version': '2.0.0',
+    });
   });
 });

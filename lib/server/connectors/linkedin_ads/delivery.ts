@@ -87,9 +87,15 @@ export const linkedinDelivery: Delivery = {
     return events.map((event, index): RowOutcome => {
       const answer = answers[index]!;
       const exchange = { sent: wire[index], answer };
-      if (answer.status !== undefined && answer.status >= 200 && answer.status < 300) return { id: event.id, status: 'delivered', exchange };
+      if (answer.status !== undefined && answer.status >= 200 && answer.status < 300)
+        return { id: event.id, status: 'delivered', exchange };
       const said = answer.error?.message ?? answer.error?.code;
-      return { id: event.id, status: 'rejected', reason: `LinkedIn refused this conversion${said ? `. LinkedIn said: ${said}` : ''}`, exchange };
+      return {
+        id: event.id,
+        status: 'rejected',
+        reason: `LinkedIn refused this conversion${said ? `. LinkedIn said: ${said}` : ''}`,
+        exchange,
+      };
     });
   },
 };

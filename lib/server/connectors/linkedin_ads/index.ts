@@ -80,7 +80,9 @@ export const linkedinAds: Connector<LinkedInCredential> = {
   async openSession(credential) {
     const tokens = await token({ grant_type: 'refresh_token', refresh_token: credential.refreshToken });
     const rotated =
-      tokens.refreshToken && tokens.refreshToken !== credential.refreshToken ? { type: 'linkedin' as const, refreshToken: tokens.refreshToken } : null;
+      tokens.refreshToken && tokens.refreshToken !== credential.refreshToken
+        ? { type: 'linkedin' as const, refreshToken: tokens.refreshToken }
+        : null;
     return { accessToken: tokens.accessToken, rotated, expiresAt: tokens.expiresAt };
   },
   listAccounts: (session) => accountsOf(session.accessToken),
@@ -89,7 +91,8 @@ export const linkedinAds: Connector<LinkedInCredential> = {
       session.accessToken,
       `conversions?${restliQuery({ q: 'account', account: encodedUrn(accountUrn(account.id)) })}`,
     );
-    const rules = (body.elements as Array<{ id?: number | string; name?: string; conversionMethod?: string; enabled?: boolean }> | undefined) ?? [];
+    const rules =
+      (body.elements as Array<{ id?: number | string; name?: string; conversionMethod?: string; enabled?: boolean }> | undefined) ?? [];
     // Only rules that take Conversions API events can receive ours.
     return rules
       .filter((rule) => rule.id !== undefined && rule.conversionMethod === 'CONVERSIONS_API' && rule.enabled !== false)

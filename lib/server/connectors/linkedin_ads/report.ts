@@ -38,7 +38,12 @@ interface Named {
 }
 
 /** Every element of a search finder, page by page (pageSize / pageToken, metadata.nextPageToken). */
-async function listAll(session: Session, path: string, query: Record<string, string>, onCall?: () => void): Promise<Array<Record<string, unknown>>> {
+async function listAll(
+  session: Session,
+  path: string,
+  query: Record<string, string>,
+  onCall?: () => void,
+): Promise<Array<Record<string, unknown>>> {
   const all: Array<Record<string, unknown>> = [];
   let pageToken: string | null = null;
   do {
@@ -67,8 +72,12 @@ async function objectsOf(session: Session, account: AdAccount, level: AdLevel, o
       }),
     );
   const groups = named(await listAll(session, `${base}/adCampaignGroups`, { q: 'search' }, onCall));
-  const campaigns = level === 'campaign' ? new Map<string, Named>() : named(await listAll(session, `${base}/adCampaigns`, { q: 'search' }, onCall), 'campaignGroup');
-  const creatives = level === 'ad' ? named(await listAll(session, `${base}/creatives`, { q: 'criteria' }, onCall), 'campaign') : new Map<string, Named>();
+  const campaigns =
+    level === 'campaign'
+      ? new Map<string, Named>()
+      : named(await listAll(session, `${base}/adCampaigns`, { q: 'search' }, onCall), 'campaignGroup');
+  const creatives =
+    level === 'ad' ? named(await listAll(session, `${base}/creatives`, { q: 'criteria' }, onCall), 'campaign') : new Map<string, Named>();
   return { groups, campaigns, creatives };
 }
 
@@ -77,7 +86,8 @@ export const objectsPerDay = (counts: { groups: number; campaigns: number; creat
   level === 'campaign' ? counts.groups : level === 'ad_group' ? counts.campaigns : counts.creatives;
 
 /** Days one request may cover so that days × objects stays within the 15,000 elements LinkedIn answers. */
-export const daysPerRequest = (objects: number) => Math.max(1, Math.min(MAX_DAYS_PER_REQUEST, Math.floor(MAX_ELEMENTS / Math.max(1, objects))));
+export const daysPerRequest = (objects: number) =>
+  Math.max(1, Math.min(MAX_DAYS_PER_REQUEST, Math.floor(MAX_ELEMENTS / Math.max(1, objects))));
 
 const restliDate = (day: string) => `(year:${Number(day.slice(0, 4))},month:${Number(day.slice(5, 7))},day:${Number(day.slice(8, 10))})`;
 
