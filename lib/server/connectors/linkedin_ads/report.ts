@@ -65,10 +65,10 @@ async function objectsOf(session: Session, account: AdAccount, level: AdLevel, o
   const named = (elements: Array<Record<string, unknown>>, parentField?: string): Map<string, Named> =>
     new Map(
       elements.map((element) => {
-        const id = String(element.id ?? '');
-        const id2 = id.includes(':') ? idOf(id) : id;
+        // Campaign groups and campaigns are numbered, creatives named by URN (urn:li:sponsoredCreative:…).
+        const id = idOf(String(element.id ?? ''));
         const parent = parentField && typeof element[parentField] === 'string' ? idOf(element[parentField] as string) : undefined;
-        return [id2, { id: id2, name: typeof element.name === 'string' ? element.name : id2, parent }];
+        return [id, { id, name: typeof element.name === 'string' ? element.name : id, parent }];
       }),
     );
   const groups = named(await listAll(session, `${base}/adCampaignGroups`, { q: 'search' }, onCall));
