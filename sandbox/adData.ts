@@ -8,7 +8,7 @@
 import { sha256Hex } from '@/lib/server/sha256';
 import { dayIn } from '@/lib/shared/connections/windows';
 
-export type AdDataPlatform = 'google' | 'meta' | 'microsoft';
+export type AdDataPlatform = 'google' | 'meta' | 'microsoft' | 'linkedin';
 export type AdDataLevel = 'campaign' | 'ad_group' | 'ad';
 
 /** An ad account as the platform keeps it: its day is its own time zone's day. */
@@ -170,6 +170,8 @@ export function createAdData() {
 
   return {
     rowsOf,
+    /** An account's campaigns, ad groups and ads (LinkedIn's lists of campaign groups, campaigns and creatives). */
+    objectsOf,
     /** How many campaigns, ad groups and ads each account has (the bench asks for 50 campaigns). */
     configure(next: Partial<AdDataShape>) {
       shape = { ...shape, ...next };

@@ -9,6 +9,7 @@ import { GOOGLE_FAKE } from '@/sandbox/google';
 import { GOOGLE_ADS_FAKE } from '@/sandbox/google_ads';
 import { META_ADS_FAKE } from '@/sandbox/meta_ads';
 import { MICROSOFT_ADS_FAKE } from '@/sandbox/microsoft_ads';
+import { LINKEDIN_ADS_FAKE } from '@/sandbox/linkedin_ads';
 import { MIXPANEL_FAKE } from '@/sandbox/mixpanel';
 import type { Fake } from '@/sandbox/fake';
 
@@ -17,6 +18,7 @@ export const FAKES = [
   META_ADS_FAKE,
   GOOGLE_ADS_FAKE,
   MICROSOFT_ADS_FAKE,
+  LINKEDIN_ADS_FAKE,
   BIGQUERY_FAKE,
   MIXPANEL_FAKE,
 ] as const satisfies readonly Fake[];

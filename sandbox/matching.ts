@@ -12,10 +12,11 @@
 import { GOOGLE_MATCHING } from '@/sandbox/google_ads/matching';
 import { META_MATCHING } from '@/sandbox/meta_ads/matching';
 import { MICROSOFT_MATCHING } from '@/sandbox/microsoft_ads/matching';
+import { LINKEDIN_MATCHING } from '@/sandbox/linkedin_ads/matching';
 import { KNOWN_PEOPLE } from '@/sandbox/people';
 
 /** The platforms that match identifiers, each by its rules in its own folder. */
-const MATCHERS = [META_MATCHING, GOOGLE_MATCHING, MICROSOFT_MATCHING] as const;
+const MATCHERS = [META_MATCHING, GOOGLE_MATCHING, MICROSOFT_MATCHING, LINKEDIN_MATCHING] as const;
 
 export type MatchPlatform = (typeof MATCHERS)[number]['platform'];
 

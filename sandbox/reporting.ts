@@ -11,9 +11,15 @@ import type { ConversionLedger } from '@/sandbox/conversions';
 import { GOOGLE_REPORTING } from '@/sandbox/google_ads/reporting';
 import { META_REPORTING } from '@/sandbox/meta_ads/reporting';
 import { MICROSOFT_REPORTING } from '@/sandbox/microsoft_ads/reporting';
+import { LINKEDIN_REPORTING } from '@/sandbox/linkedin_ads/reporting';
 
 /** The platforms that report what they counted, by the ledger's name of each. */
-const REPORTING_PLATFORMS = { microsoft: MICROSOFT_REPORTING, google: GOOGLE_REPORTING, meta: META_REPORTING };
+const REPORTING_PLATFORMS = {
+  microsoft: MICROSOFT_REPORTING,
+  google: GOOGLE_REPORTING,
+  meta: META_REPORTING,
+  linkedin: LINKEDIN_REPORTING,
+};
 
 export type ReportingSwitches = { [P in keyof typeof REPORTING_PLATFORMS]: (typeof REPORTING_PLATFORMS)[P]['defaults'] };
 type ReportingPlatform = keyof ReportingSwitches;
@@ -24,6 +30,7 @@ const DEFAULT_SWITCHES: ReportingSwitches = {
   microsoft: MICROSOFT_REPORTING.defaults,
   google: GOOGLE_REPORTING.defaults,
   meta: META_REPORTING.defaults,
+  linkedin: LINKEDIN_REPORTING.defaults,
 };
 
 export type SandboxReporting = ReturnType<typeof createReporting>;
@@ -37,6 +44,7 @@ export const switchesForm = (switches: ReportingSwitches) =>
     REPORTING_PLATFORMS.microsoft.form(switches.microsoft),
     REPORTING_PLATFORMS.google.form(switches.google),
     REPORTING_PLATFORMS.meta.form(switches.meta),
+    REPORTING_PLATFORMS.linkedin.form(switches.linkedin),
   ].join('\n');
 
 /** The switches of every platform, the reports' clock, and what each platform counts of the ledger at that clock. */
@@ -49,6 +57,7 @@ export function createReporting(ledger: ConversionLedger) {
       microsoft: { ...switches.microsoft, ...changes.microsoft },
       google: { ...switches.google, ...changes.google },
       meta: { ...switches.meta, ...changes.meta },
+      linkedin: { ...switches.linkedin, ...changes.linkedin },
     };
     return switches;
   }
@@ -66,5 +75,6 @@ export function createReporting(ledger: ConversionLedger) {
     ...MICROSOFT_REPORTING.counts(ledger, () => switches.microsoft, clock),
     ...GOOGLE_REPORTING.counts(ledger, () => switches.google, clock),
     ...META_REPORTING.counts(ledger, () => switches.meta, clock),
+    ...LINKEDIN_REPORTING.counts(ledger, () => switches.linkedin, clock),
   };
 }

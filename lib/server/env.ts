@@ -4,6 +4,7 @@ import { GOOGLE_VARIABLES } from '@/lib/server/connectors/google/config';
 import { GOOGLE_ADS_VARIABLES } from '@/lib/server/connectors/google_ads/config';
 import { META_ADS_VARIABLES } from '@/lib/server/connectors/meta_ads/config';
 import { MICROSOFT_ADS_VARIABLES } from '@/lib/server/connectors/microsoft_ads/config';
+import { LINKEDIN_ADS_VARIABLES } from '@/lib/server/connectors/linkedin_ads/config';
 import { MIXPANEL_VARIABLES } from '@/lib/server/connectors/mixpanel/config';
 import { STRIPE_PAYMENTS_VARIABLES } from '@/lib/server/connectors/stripe/config';
 import {
@@ -121,6 +122,7 @@ export const VARIABLES = {
   ...BIGQUERY_VARIABLES,
   ...META_ADS_VARIABLES,
   ...MICROSOFT_ADS_VARIABLES,
+  ...LINKEDIN_ADS_VARIABLES,
   ...MIXPANEL_VARIABLES,
   ...STRIPE_PAYMENTS_VARIABLES,
   // The worker: delivery, polls and syncs.

@@ -43,14 +43,14 @@ export type Login = { consent: true } | { key: (fake: FakePlatforms) => Record<s
 
 /**
  * The version an API is pinned to (its connector folder's version.ts), as it shows on the wire: a
- * segment of the path (every platform of the cases versions its URLs). `version` null: the platform
- * documents no version for this API.
+ * segment of the path, or a header's value (LinkedIn's `LinkedIn-Version`; the name lowercased). `version`
+ * null: the platform documents no version for this API.
  */
 export interface PinnedApi {
   api: string;
   /** Which requests are this API's (by their path on the fake). */
   requests: RegExp;
-  version: { path: string } | null;
+  version: { path: string } | { header: string; value: string } | null;
 }
 
 /** A refusal the platform documents (status and body in its error shape), and the PlatformError kind it is. */

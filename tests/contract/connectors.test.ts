@@ -107,7 +107,12 @@ async function exercise(capability: Capability, connector: Connector, session: S
 function versionProblem(contract: ContractCase, request: SentRequest): string | null {
   const api = contract.apis.find((candidate) => candidate.requests.test(request.path));
   if (!api) return `${request.method} ${request.path}: no API of the case covers it`;
-  if (api.version === null || request.path.includes(api.version.path)) return null;
+  if (api.version === null) return null;
+  if ('header' in api.version)
+    return request.headers[api.version.header] === api.version.value
+      ? null
+      : `${request.method} ${request.path}: ${api.api} is pinned to ${api.version.header}: ${api.version.value}`;
+  if (request.path.includes(api.version.path)) return null;
   return `${request.method} ${request.path}: ${api.api} is pinned to ${api.version.path}`;
 }
 

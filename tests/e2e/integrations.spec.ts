@@ -24,7 +24,7 @@ async function signedInOwner(page: Page) {
 }
 
 /** Clicks through the sandbox's consent screen as the marketer would. */
-async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' | 'Microsoft') {
+async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' | 'Microsoft' | 'LinkedIn') {
   await expect(page.getByRole('heading', { name: `SignalBridge wants to access your ${provider} account` })).toBeVisible();
   await page.getByRole('button', { name: 'Allow' }).click();
 }
@@ -170,6 +170,18 @@ test('Microsoft: cancelling the consent creates nothing; allowing it creates a s
   await expect(page).toHaveURL(`/${orgId}/source`);
   await expect(page.getByText('No sources yet.')).toBeVisible();
   await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Source Deleted']));
+});
+
+test('LinkedIn: the consent screen connects a source on its own configuration page, with the ad accounts to pick', async ({ page }) => {
+  const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/source`);
+  await page.getByRole('button', { name: 'Connect LinkedIn Ads' }).click();
+  await expect(page.getByText('Retrieve reporting for your advertising accounts')).toBeVisible();
+  await allowOnConsentScreen(page, 'LinkedIn');
+  await expect(page).toHaveURL(/\/source\/[^/]+\/linkedin\/configuration\?connected=1$/);
+  await page.getByRole('checkbox', { name: /Acme Shoes \(LinkedIn\)/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 1 account.')).toBeVisible();
 });
 
 test('a Meta login connected as a source becomes a conversion destination without a second consent', async ({ page }) => {

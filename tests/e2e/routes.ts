@@ -50,6 +50,7 @@ export const ROUTES: Array<[path: string, layout: ExpectedLayout]> = [
   ['/googleReauth', 'default'],
   ['/metaReauth', 'default'],
   ['/microsoftReauth', 'default'],
+  ['/linkedinReauth', 'default'],
   ['/SourceSettings', 'default'],
   ['/subscription', 'top-navbar'],
   ['/subscription/success', 'default'],

@@ -2,6 +2,7 @@ import { API_VERSIONS, KNOWN_SUNSETS, sunsetOf, type VersionedPlatform } from '@
 import { googleAdsConfig } from '@/lib/server/connectors/google_ads/config';
 import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
 import { microsoftConfig } from '@/lib/server/connectors/microsoft_ads/config';
+import { linkedinConfig } from '@/lib/server/connectors/linkedin_ads/config';
 
 // A pinned platform version must be moved well before the platform stops serving it: this test fails
 // 60 days ahead of any published sunset, on the real date, so the move is planned, not forced overnight.
@@ -47,10 +48,17 @@ test("Microsoft's REST v13 cites Microsoft's migrate-to-REST page (SOAP ends 202
   expect(sunsetOf('microsoftAds')).toBeNull();
 });
 
+test('LinkedIn pins a live monthly version (202511 stopped on 2026-11-16) and records the sunset to move before', () => {
+  expect(API_VERSIONS.linkedinAds.version).toMatch(/^\d{6}$/);
+  expect(KNOWN_SUNSETS).toContainEqual({ platform: 'linkedinAds', version: '202511', sunset: '2026-11-16' });
+  expect(API_VERSIONS.linkedinAds.version).not.toBe('202511');
+  expect(sunsetOf('linkedinAds')).toBe('2027-10-01');
+});
+
 describe('every client builds its URLs from the one pinned version', () => {
   const saved = { ...process.env };
   beforeEach(() => {
-    for (const name of Object.keys(process.env)) if (/^(META|GOOGLE|MICROSOFT)_/.test(name)) delete process.env[name];
+    for (const name of Object.keys(process.env)) if (/^(META|GOOGLE|MICROSOFT|LINKEDIN)_/.test(name)) delete process.env[name];
   });
   afterAll(() => {
     process.env = saved;
@@ -65,5 +73,14 @@ describe('every client builds its URLs from the one pinned version', () => {
     for (const url of [microsoft.customerManagementUrl, microsoft.campaignManagementUrl, microsoft.reportingUrl]) {
       expect(url.endsWith(`/${API_VERSIONS.microsoftAds.version}`)).toBe(true);
     }
+  });
+
+  test('LinkedIn: the real hosts, and the version as the LinkedIn-Version header of every call', () => {
+    expect(linkedinConfig().apiUrl).toBe('https://api.linkedin.com');
+    expect(linkedinConfig().oauthUrl).toBe('https://www.linkedin.com/oauth/v2');
+    expect(linkedinConfig().headers).toEqual({
+      'LinkedIn-Version': API_VERSIONS.linkedinAds.version,
+      'X-Restli-Protocol-Version': '2.0.0',
+    });
   });
 });

@@ -21,6 +21,7 @@ test('the registered return paths are exactly the contract’s', () => {
       '/googleReauth',
       '/metaReauth',
       '/microsoftReauth',
+      '/linkedinReauth',
     ].sort(),
   );
   expect(returnPathOf('destination', 'bigquery', true)).toBe('/googleReauth');
@@ -29,17 +30,19 @@ test('the registered return paths are exactly the contract’s', () => {
 });
 
 test('consent start routes and page segments name the platforms, and nothing else', () => {
-  expect(START_ROUTES).toEqual(['GoogleAds', 'MetaAds', 'MicrosoftAds']);
+  expect(START_ROUTES).toEqual(['GoogleAds', 'MetaAds', 'MicrosoftAds', 'LinkedInAds']);
+  expect(platformOfStartRoute('LinkedInAds')).toBe('linkedin_ads');
   expect(platformOfStartRoute('GoogleAds')).toBe('google_ads');
   expect(platformOfStartRoute('MicrosoftAds')).toBe('microsoft_ads');
   expect(platformOfStartRoute('settings')).toBeNull();
-  expect(['google', 'meta', 'microsoft', 'bigquery', 'x'].map(platformOfSegment)).toEqual([
+  expect(['google', 'meta', 'microsoft', 'linkedin', 'bigquery', 'x'].map(platformOfSegment)).toEqual([
     'google_ads',
     'meta_ads',
     'microsoft_ads',
+    'linkedin_ads',
     null,
     null,
   ]);
   expect(configurationPathOf('acme', 'source', 's1', 'microsoft_ads')).toBe('/acme/source/s1/microsoft/configuration');
-  expect(AD_PLATFORMS_IN_WORDS).toBe('Google Ads, Meta Ads or Microsoft Advertising');
+  expect(AD_PLATFORMS_IN_WORDS).toBe('Google Ads, Meta Ads, Microsoft Advertising or LinkedIn Ads');
 });

@@ -33,7 +33,13 @@ const complete: ConversionEvent = {
   },
   address: { regionCode: 'US', postalCode: '10001' },
   consent: { adUserData: 'granted', adPersonalization: 'granted' },
-  clickIds: { gclid: 'gclid-1', fbc: 'fb.1.1700000000000.abc', fbp: 'fb.1.1700000000000.1', msclkid: 'a'.repeat(32) },
+  clickIds: {
+    gclid: 'gclid-1',
+    fbc: 'fb.1.1700000000000.abc',
+    fbp: 'fb.1.1700000000000.1',
+    msclkid: 'a'.repeat(32),
+    li_fat_id: 'li-fat-1',
+  },
   context: { actionSource: 'system_generated', ip: '203.0.113.7', userAgent: 'Mozilla/5.0' },
 };
 

@@ -55,6 +55,7 @@ const GLOBAL_ROUTES = [
   'googleReauth',
   'metaReauth',
   'microsoftReauth',
+  'linkedinReauth',
   'SourceSettings',
   'subscription',
   'subscription/success',

@@ -160,6 +160,15 @@ test("consent set by a GTM consent template (Google tag's own state) is read whe
   expect(submit().consent).toEqual({ adUserData: 'granted', adPersonalization: 'denied' });
 });
 
+test("LinkedIn's click id (li_fat_id) is taken from the landing URL and sent with the event", () => {
+  // The page helper appends ?gclid=G-123: the landing URL here carries li_fat_id first.
+  const { submit } = page({
+    path: '/thanks?li_fat_id=a1b2c3d4-e5f6&utm_source=linkedin',
+    form: `<form><input type="email" value="a@example.com"></form>`,
+  });
+  expect(submit()).toMatchObject({ li_fat_id: 'a1b2c3d4-e5f6', gclid: 'G-123' });
+});
+
 test('nothing is posted off the payload URLs', () => {
   const { submit, posts } = page({ path: '/contact', form: `<form><input type="email" value="a@example.com"></form>` });
   submit();

@@ -2,6 +2,7 @@ import { bigQuery } from '@/lib/server/connectors/bigquery';
 import { googleAds } from '@/lib/server/connectors/google_ads';
 import { metaAds } from '@/lib/server/connectors/meta_ads';
 import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
+import { linkedinAds } from '@/lib/server/connectors/linkedin_ads';
 import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { stripe } from '@/lib/server/connectors/stripe';
 import type { Connector, ConnectorId, KeyAuth, OAuthAuth, RowSource, StoredCredential } from '@/lib/server/connectors/types';
@@ -11,6 +12,7 @@ const CONNECTORS = {
   google_ads: googleAds,
   meta_ads: metaAds,
   microsoft_ads: microsoftAds,
+  linkedin_ads: linkedinAds,
   bigquery: bigQuery,
   mixpanel,
   stripe,

@@ -1,6 +1,7 @@
 import { DATA_MANAGER_VERSION, GOOGLE_ADS_VERSION } from '@/lib/server/connectors/google_ads/version';
 import { META_GRAPH_VERSION, META_VERSIONS_LEFT } from '@/lib/server/connectors/meta_ads/version';
 import { MICROSOFT_ADS_VERSION } from '@/lib/server/connectors/microsoft_ads/version';
+import { LINKEDIN_ADS_VERSION, LINKEDIN_VERSIONS_LEFT } from '@/lib/server/connectors/linkedin_ads/version';
 import type { PinnedVersion } from '@/lib/server/connectors/pinnedVersion';
 import { STRIPE_VERSION } from '@/lib/server/connectors/stripe/version';
 
@@ -15,6 +16,7 @@ export const API_VERSIONS = {
   googleAds: GOOGLE_ADS_VERSION,
   dataManager: DATA_MANAGER_VERSION,
   microsoftAds: MICROSOFT_ADS_VERSION,
+  linkedinAds: LINKEDIN_ADS_VERSION,
   stripe: STRIPE_VERSION,
 } as const satisfies Record<string, PinnedVersion>;
 
@@ -26,6 +28,7 @@ export type VersionedPlatform = keyof typeof API_VERSIONS;
  */
 export const KNOWN_SUNSETS: ReadonlyArray<{ platform: VersionedPlatform; version: string; sunset: string }> = [
   ...META_VERSIONS_LEFT.map((left) => ({ platform: 'meta' as const, ...left })),
+  ...LINKEDIN_VERSIONS_LEFT.map((left) => ({ platform: 'linkedinAds' as const, ...left })),
 ];
 
 /** A pinned version's sunset: its own, else one known for that version, else null. */

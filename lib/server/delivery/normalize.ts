@@ -299,6 +299,7 @@ export function toConversionEvent(input: SubmittedEvent, context: IngestContext)
     fbc: input.fbc ?? (input.fbclid ? `fb.1.${context.receivedAt.getTime()}.${input.fbclid}` : undefined),
     fbp: input.fbp,
     msclkid: input.msclkid,
+    li_fat_id: input.li_fat_id,
   });
   const value = input.value ?? null;
   const currency = input.currency ?? null;

@@ -55,6 +55,7 @@ export function captureSnippet(options: {
   var gclid = remembered('gclid');
   var fbclid = remembered('fbclid');
   var msclkid = remembered('msclkid');
+  var liFatId = remembered('li_fat_id');
   function onPayloadPage() {
     if (!config.paths.length) return true;
     for (var i = 0; i < config.paths.length; i++) {
@@ -195,6 +196,7 @@ export function captureSnippet(options: {
     body.fbc = cookie('_fbc');
     body.fbp = cookie('_fbp');
     body.msclkid = msclkid || (cookie('_uetmsclkid') || '').replace(/^_uet/, '') || undefined;
+    body.li_fat_id = liFatId;
     body.pageUrl = window.location.href.slice(0, 2000);
     for (var key in body) if (body[key] === undefined || body[key] === '') delete body[key];
     try {

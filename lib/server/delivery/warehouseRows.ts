@@ -102,6 +102,7 @@ export function rowToEvent(
     fbc: text(cell('fbc')) ?? (fbclid && time !== null ? `fb.1.${time * 1000}.${fbclid}` : undefined),
     fbp: text(cell('fbp')),
     msclkid: text(cell('msclkid')),
+    li_fat_id: text(cell('li_fat_id')),
   });
   const given = text(cell('eventId'));
   // Derived from what the row holds (hashed), so reading the row again gives the same event.

@@ -14,6 +14,8 @@
  *   requests-per-second per customer (`RESOURCE_TEMPORARILY_EXHAUSTED`); one searchStream is one request.
  * - Microsoft Advertising: calls per minute per user and account (error 117 `CallRateExceeded`), and a
  *   report is submitted, polled and downloaded (three calls and a wait per chunk).
+ * - LinkedIn: per-application and per-member daily throttles (429); a chunk is three list calls and one
+ *   adAnalytics request per 15,000 elements.
  */
 export const ACCOUNT_CONCURRENCY = 2;
 

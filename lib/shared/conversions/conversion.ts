@@ -36,6 +36,7 @@ export const COLUMN_FIELDS = [
   'fbc',
   'fbp',
   'msclkid',
+  'li_fat_id',
   'value',
   'currency',
 ] as const;
@@ -63,6 +64,7 @@ export const COLUMN_FIELD_LABELS: Record<ColumnField, string> = {
   fbc: 'Meta click cookie (_fbc)',
   fbp: 'Meta browser cookie (_fbp)',
   msclkid: 'Microsoft click id (msclkid)',
+  li_fat_id: 'LinkedIn click id (li_fat_id)',
   value: 'Value',
   currency: 'Currency',
 };

@@ -90,6 +90,8 @@ export const conversionEventSchema = z.object({
     fbc: z.string().max(700).optional(),
     fbp: z.string().max(500).optional(),
     msclkid: z.string().max(200).optional(),
+    /** LinkedIn's first-party ad click id (li_fat_id), sent as LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID. */
+    li_fat_id: z.string().max(200).optional(),
   }),
   context: z.object({
     ip: z.string().max(64).optional(),
@@ -125,6 +127,7 @@ export function identifierFields({ user, clickIds }: ConversionEvent): Record<st
     fbc: clickIds.fbc,
     fbp: clickIds.fbp,
     msclkid: clickIds.msclkid,
+    li_fat_id: clickIds.li_fat_id,
   };
 }
 

@@ -21,6 +21,7 @@ const USUAL_COLUMNS: Record<ColumnField, string[]> = {
   fbc: ['fbc', '_fbc'],
   fbp: ['fbp', '_fbp'],
   msclkid: ['msclkid'],
+  li_fat_id: ['li_fat_id'],
   value: ['value', 'conversion_value', 'amount', 'revenue'],
   currency: ['currency', 'currency_code'],
 };

@@ -2,6 +2,7 @@ import { bigqueryRecord } from '@/lib/server/connectors/bigquery/platform';
 import { googleAdsRecord } from '@/lib/server/connectors/google_ads/platform';
 import { metaAdsRecord } from '@/lib/server/connectors/meta_ads/platform';
 import { microsoftAdsRecord } from '@/lib/server/connectors/microsoft_ads/platform';
+import { linkedinAdsRecord } from '@/lib/server/connectors/linkedin_ads/platform';
 import { mixpanelRecord } from '@/lib/server/connectors/mixpanel/platform';
 import type { CatalogueEntry, IntegrationKind } from '@/lib/shared/integrations/catalogueEntry';
 
@@ -20,6 +21,7 @@ export const CATALOGUE = {
   google_ads: googleAdsRecord,
   meta_ads: metaAdsRecord,
   microsoft_ads: microsoftAdsRecord,
+  linkedin_ads: linkedinAdsRecord,
   bigquery: bigqueryRecord,
   mixpanel: mixpanelRecord,
 } as const satisfies Record<string, CatalogueEntry>;

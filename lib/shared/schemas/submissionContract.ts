@@ -107,6 +107,17 @@ export const NOT_TAKEN: Array<{ platform: AdPlatform; when: string; example: Sub
     when: 'older than 90 days',
     example: { ...EXAMPLE_EVENT, msclkid: 'b0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5', occurredAt: '2026-08-01T10:00:00Z' },
   },
+  {
+    platform: 'linkedin_ads',
+    when: 'no email or li_fat_id (LinkedIn matches a member by one of them)',
+    example: { event: 'Lead', gclid: 'Cj0KCQiA-example' },
+  },
+  {
+    platform: 'linkedin_ads',
+    when: 'consent.adUserData is denied (LinkedIn cannot carry consent)',
+    example: { ...EXAMPLE_EVENT, consent: { adUserData: 'denied' } },
+  },
+  { platform: 'linkedin_ads', when: 'older than 90 days', example: { ...EXAMPLE_EVENT, occurredAt: '2026-08-01T10:00:00Z' } },
 ];
 
 /** The website event of NOT_TAKEN without its user agent, and the warning its 202 carries from a Meta conversion. */

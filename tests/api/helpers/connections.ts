@@ -18,6 +18,7 @@ export const SANDBOX_AD_ACCOUNTS: Record<AdPlatform, string[]> = {
   google_ads: ['1234567890', '5556667778'],
   meta_ads: ['101', '102'],
   microsoft_ads: ['301'],
+  linkedin_ads: ['510001'],
 };
 
 const REDIRECT_URI = 'http://localhost:3999/addSource';

@@ -20,6 +20,7 @@ export const SANDBOX_TARGETS: Record<AdPlatform, { accountId: string; targetId: 
   meta_ads: { accountId: '101', targetId: '555000111' },
   google_ads: { accountId: '5556667778', targetId: '9001' },
   microsoft_ads: { accountId: '301', targetId: '8001' },
+  linkedin_ads: { accountId: '510001', targetId: '17001' },
 };
 
 const REDIRECT_URI = 'http://localhost:3999/addConversionDestination';
