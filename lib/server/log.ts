@@ -27,7 +27,64 @@ export interface LogLabels {
 const LABELS_KEY = 'logging.googleapis.com/labels';
 
 /** Field names under which personal values travel in our code and in the platforms' payloads. */
-const PERSONAL_FIELDS = ['email', 'to', 'phone', 'name', 'firstName', 'lastName', 'ip', 'userAgent', 'em', 'ph', 'fn', 'ln'];
+const PERSONAL_FIELDS: ReadonlySet<string> = new Set([
+  'email',
+  'to',
+  'phone',
+  'name',
+  'firstName',
+  'lastName',
+  'ip',
+  'userAgent',
+  'em',
+  'ph',
+  'fn',
+  'ln',
+]);
+const CENSOR = '[personal]';
+
+/** A copy of an object to censor fields of (an Error keeps its prototype, message and stack). */
+function copyOf(value: object): Record<string, unknown> {
+  if (value instanceof Error) {
+    const copy = Object.assign(Object.create(Object.getPrototypeOf(value) as object) as object, value, {
+      message: value.message,
+      stack: value.stack,
+    });
+    return copy as Record<string, unknown>;
+  }
+  return { ...(value as Record<string, unknown>) };
+}
+
+/**
+ * An entry with every personal field censored: a top-level field, or a field of a top-level object, named as
+ * in PERSONAL_FIELDS (what pino's `redact` paths `field` and `*.field` did, at a tenth of the cost: an entry is
+ * copied only where it has such a field, and the caller's objects are never changed). Exported for its test.
+ */
+export function censorPersonal(entry: Record<string, unknown>): Record<string, unknown> {
+  let out = entry;
+  for (const key of Object.keys(entry)) {
+    const value = entry[key];
+    if (value === undefined) continue;
+    if (PERSONAL_FIELDS.has(key)) {
+      if (out === entry) out = { ...entry };
+      out[key] = CENSOR;
+      continue;
+    }
+    // An array's or a buffer's keys are indexes, never a field's name.
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || ArrayBuffer.isView(value)) continue;
+    let inner: Record<string, unknown> | undefined;
+    for (const field of Object.keys(value)) {
+      if (!PERSONAL_FIELDS.has(field) || (value as Record<string, unknown>)[field] === undefined) continue;
+      inner ??= copyOf(value);
+      inner[field] = CENSOR;
+    }
+    if (inner) {
+      if (out === entry) out = { ...entry };
+      out[key] = inner;
+    }
+  }
+  return out;
+}
 
 function level(): string {
   if (process.env.LOG_LEVEL) return process.env.LOG_LEVEL;
@@ -67,9 +124,13 @@ function createLog(): Logger {
             merged[LABELS_KEY] = { ...(mixed[LABELS_KEY] as object), ...(entry[LABELS_KEY] as object) };
           return merged;
         },
-        redact: { paths: PERSONAL_FIELDS.flatMap((field) => [field, `*.${field}`]), censor: '[personal]' },
+        // Before Google's formatter (which only adds fields of its own): every entry, the mixed-in context too.
+        formatters: { log: censorPersonal },
       },
     ),
+    // Written at once, as Node writes to a file or a pipe on Linux: pino's default queues each line to the thread
+    // pool (about 10 µs of the event loop a line against 1), and a request's line was most of a 202's own cost.
+    pino.destination({ dest: 1, sync: true }),
   );
 }
 

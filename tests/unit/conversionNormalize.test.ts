@@ -1,7 +1,9 @@
 /** @jest-environment node */
 import {
+  cleanPageUrl,
   deriveEventId,
   hashIdentifier,
+  hashPhone,
   maskEmail,
   normalizeEmail,
   normalizeName,
@@ -32,6 +34,24 @@ describe('normalising and hashing identifiers', () => {
     expect(e164('12', 'US')).toBe('unreadable');
     expect(phoneForMeta('+16505551212')).toBe('16505551212');
     expect(sha256Hex(phoneForMeta(e164('+1 234-567-8901')))).toBe('254aa248acb47dd654ca3ea53f48c2c26d641d23d7e2e93a1ec56258df7674c4');
+  });
+
+  test('a phone is parsed once per value and default country: a repeat gives the same hashes, another country its own', () => {
+    const first = hashPhone('(650) 555-1212', 'US');
+    expect(first).toEqual({ phone: sha256Hex('16505551212'), phoneE164: sha256Hex('+16505551212') });
+    expect(hashPhone('(650) 555-1212', 'US')).toEqual(first);
+    // The same digits read in another country are another number; without a country, none.
+    expect(hashPhone('(650) 555-1212', 'GB')).not.toEqual(first);
+    expect(hashPhone('(650) 555-1212')).toEqual({ problem: 'no_country' });
+    expect(hashPhone('(650) 555-1212', 'US')).toEqual(first);
+  });
+
+  test('a page URL is cleaned the same way each time it comes', () => {
+    const url = 'https://shop.example/thanks?email=jane%40example.com&utm_source=ads#top';
+    expect(cleanPageUrl(url)).toBe('https://shop.example/thanks?utm_source=ads');
+    expect(cleanPageUrl(url)).toBe('https://shop.example/thanks?utm_source=ads');
+    expect(cleanPageUrl('not a url')).toBeUndefined();
+    expect(cleanPageUrl('not a url')).toBeUndefined();
   });
 
   test('names: lowercase without punctuation, inner spaces kept (one), other scripts kept', () => {

@@ -52,6 +52,30 @@ export function parsePhone(value: string, defaultCountry?: string): { e164: stri
 /** Phone for Meta: E.164 digits with the country code, without the "+". */
 export const phoneForMeta = (e164: string) => e164.replace(/^\+/, '');
 
+/** A phone's two hashed forms (Meta's digits, E.164 with its +), or why it could not be read. */
+type HashedPhone = { phone: string; phoneE164: string } | { problem: PhoneProblem };
+
+/**
+ * Parsed and hashed phones of this instance, by the SHA-256 of the default country and the value as given:
+ * libphonenumber's parse is most of an event's hashing, and one person's or one form's number recurs. Kept by
+ * hash, never in clear; at most MAX_PARSED_PHONES, all dropped when full (as ingest's key caches are).
+ */
+const parsedPhones = new Map<string, HashedPhone>();
+const MAX_PARSED_PHONES = 10_000;
+
+/** parsePhone then both hashes, once per distinct value and default country (the same answer as doing it each time). */
+export function hashPhone(value: string, defaultCountry?: string): HashedPhone {
+  const key = sha256Hex(`${defaultCountry ?? ''}\n${value}`);
+  const known = parsedPhones.get(key);
+  if (known) return known;
+  const parsed = parsePhone(value, defaultCountry);
+  const hashed: HashedPhone =
+    'e164' in parsed ? { phone: sha256Hex(phoneForMeta(parsed.e164)), phoneE164: sha256Hex(parsed.e164) } : parsed;
+  if (parsedPhones.size >= MAX_PARSED_PHONES) parsedPhones.clear();
+  parsedPhones.set(key, hashed);
+  return hashed;
+}
+
 /**
  * Names (Meta's rule, which Google's protos share): lowercase, without punctuation or symbols, runs of
  * whitespace made one space, trimmed: "Mary  Ann" → "mary ann". Letters of any script kept (UTF-8).
@@ -139,10 +163,9 @@ export function hashPerson(
       phone = phoneE164 = input.phone.trim().toLowerCase();
     } else {
       const country = input.countryCode && !isSha256(input.countryCode) ? input.countryCode.trim().toUpperCase() : defaults.defaultCountry;
-      const parsed = parsePhone(input.phone, country);
-      if ('e164' in parsed) {
-        phone = sha256Hex(phoneForMeta(parsed.e164));
-        phoneE164 = sha256Hex(parsed.e164);
+      const parsed = hashPhone(input.phone, country);
+      if ('phone' in parsed) {
+        ({ phone, phoneE164 } = parsed);
       } else {
         withheld.push({
           field: 'phone',
@@ -216,6 +239,21 @@ function personalValue(value: string): boolean {
  */
 export function cleanPageUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
+  // A site's events come from few pages: each distinct URL is cleaned once (kept by hash, as phones are).
+  const key = sha256Hex(value);
+  const known = cleanedUrls.get(key);
+  if (known !== undefined) return known ?? undefined;
+  const cleaned = cleanUrl(value);
+  if (cleanedUrls.size >= MAX_CLEANED_URLS) cleanedUrls.clear();
+  cleanedUrls.set(key, cleaned ?? null);
+  return cleaned;
+}
+
+/** Cleaned page URLs by the SHA-256 of the URL as given; null: not a URL. */
+const cleanedUrls = new Map<string, string | null>();
+const MAX_CLEANED_URLS = 10_000;
+
+function cleanUrl(value: string): string | undefined {
   let url: URL;
   try {
     url = new URL(value.trim());
