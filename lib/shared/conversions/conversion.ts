@@ -173,7 +173,7 @@ export const IDENTIFIER_LABELS: Record<Identifier, string> = {
   dateOfBirth: 'Date of birth (hashed, Meta)',
   gender: 'Gender (hashed, Meta)',
   externalId: 'External id (hashed)',
-  clickIds: 'Click ids (gclid, fbclid/fbc/fbp, msclkid, ttclid/_ttp)',
+  clickIds: 'Click ids (gclid, fbclid/fbc/fbp, msclkid, li_fat_id, ttclid/_ttp)',
   context: 'IP address and user agent',
 };
 
