@@ -8,7 +8,7 @@
 import { sha256Hex } from '@/lib/server/sha256';
 import { dayIn } from '@/lib/shared/connections/windows';
 
-export type AdDataPlatform = 'google' | 'meta' | 'microsoft' | 'linkedin';
+export type AdDataPlatform = 'google' | 'meta' | 'microsoft' | 'linkedin' | 'tiktok';
 export type AdDataLevel = 'campaign' | 'ad_group' | 'ad';
 
 /** An ad account as the platform keeps it: its day is its own time zone's day. */

@@ -79,6 +79,8 @@ export async function decide(req: IncomingMessage, res: ServerResponse, store: S
     store.revokedProviders.delete(provider);
     target.searchParams.set('code', code);
     if (provider === 'google') target.searchParams.set('scope', form.get('scope') ?? '');
+    // TikTok returns the code as auth_code too (its advertiser authorization's redirect).
+    if (provider === 'tiktok') target.searchParams.set('auth_code', code);
   }
   if (state !== null) target.searchParams.set('state', state);
   res.writeHead(302, { Location: target.toString() });

@@ -11,6 +11,7 @@ import { META_ADS_FAKE } from '@/sandbox/meta_ads';
 import { MICROSOFT_ADS_FAKE } from '@/sandbox/microsoft_ads';
 import { LINKEDIN_ADS_FAKE } from '@/sandbox/linkedin_ads';
 import { MIXPANEL_FAKE } from '@/sandbox/mixpanel';
+import { TIKTOK_ADS_FAKE } from '@/sandbox/tiktok_ads';
 import type { Fake } from '@/sandbox/fake';
 
 export const FAKES = [
@@ -19,6 +20,7 @@ export const FAKES = [
   GOOGLE_ADS_FAKE,
   MICROSOFT_ADS_FAKE,
   LINKEDIN_ADS_FAKE,
+  TIKTOK_ADS_FAKE,
   BIGQUERY_FAKE,
   MIXPANEL_FAKE,
 ] as const satisfies readonly Fake[];

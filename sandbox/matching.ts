@@ -14,9 +14,10 @@ import { META_MATCHING } from '@/sandbox/meta_ads/matching';
 import { MICROSOFT_MATCHING } from '@/sandbox/microsoft_ads/matching';
 import { LINKEDIN_MATCHING } from '@/sandbox/linkedin_ads/matching';
 import { KNOWN_PEOPLE } from '@/sandbox/people';
+import { TIKTOK_MATCHING } from '@/sandbox/tiktok_ads/matching';
 
 /** The platforms that match identifiers, each by its rules in its own folder. */
-const MATCHERS = [META_MATCHING, GOOGLE_MATCHING, MICROSOFT_MATCHING, LINKEDIN_MATCHING] as const;
+const MATCHERS = [META_MATCHING, GOOGLE_MATCHING, MICROSOFT_MATCHING, LINKEDIN_MATCHING, TIKTOK_MATCHING] as const;
 
 export type MatchPlatform = (typeof MATCHERS)[number]['platform'];
 

@@ -54,7 +54,11 @@ const FIELD_GROUPS: Array<{ title: string; hint: string; fields: ColumnField[] }
     hint: 'Hashed the same way. A country code (US, GB …) also reads phones written without one; gender is f or m, a date of birth YYYY-MM-DD.',
     fields: ['city', 'state', 'postalCode', 'countryCode', 'dateOfBirth', 'gender'],
   },
-  { title: 'Click ids', hint: 'Sent as they are, never hashed.', fields: ['gclid', 'fbclid', 'fbc', 'fbp', 'msclkid'] },
+  {
+    title: 'Click ids',
+    hint: 'Sent as they are, never hashed.',
+    fields: ['gclid', 'fbclid', 'fbc', 'fbp', 'msclkid', 'li_fat_id', 'ttclid', 'ttp'],
+  },
   { title: 'Value', hint: 'A number, and a three-letter currency code.', fields: ['value', 'currency'] },
 ];
 

@@ -50,7 +50,9 @@ export function oauthReturnPage(title: string): NextPageWithLayout {
     const [cancelled, setCancelled] = useState<{ message: string; kind: IntegrationKind | null } | null>(null);
     const finished = useRef(false);
     const orgId = user.orgId;
-    const code = typeof router.query.code === 'string' ? router.query.code : null;
+    // TikTok names its code `auth_code` (it sends `code` too).
+    const given = router.query.code ?? router.query.auth_code;
+    const code = typeof given === 'string' ? given : null;
     const state = typeof router.query.state === 'string' ? router.query.state : null;
     const denied = typeof router.query.error === 'string' ? router.query.error : null;
 

@@ -7,6 +7,7 @@ import { MICROSOFT_ADS_VARIABLES } from '@/lib/server/connectors/microsoft_ads/c
 import { LINKEDIN_ADS_VARIABLES } from '@/lib/server/connectors/linkedin_ads/config';
 import { MIXPANEL_VARIABLES } from '@/lib/server/connectors/mixpanel/config';
 import { STRIPE_PAYMENTS_VARIABLES } from '@/lib/server/connectors/stripe/config';
+import { TIKTOK_ADS_VARIABLES } from '@/lib/server/connectors/tiktok_ads/config';
 import {
   count,
   link,
@@ -123,6 +124,7 @@ export const VARIABLES = {
   ...META_ADS_VARIABLES,
   ...MICROSOFT_ADS_VARIABLES,
   ...LINKEDIN_ADS_VARIABLES,
+  ...TIKTOK_ADS_VARIABLES,
   ...MIXPANEL_VARIABLES,
   ...STRIPE_PAYMENTS_VARIABLES,
   // The worker: delivery, polls and syncs.

@@ -113,7 +113,7 @@ describe('a Meta conversion', () => {
     expect(body.advice.map((advice) => advice.text)).toEqual([
       "100 % of events have no full name and address; add the form's first name, last name, postal code and country fields (or set the app's default country).",
       "60 % of events have no phone; add the form's phone field (or name it in the app's custom fields).",
-      '50 % of events have no click id; keep the snippet on every landing page, so the gclid, fbclid or msclkid of the ad click is remembered.',
+      '50 % of events have no click id; keep the snippet on every landing page, so the gclid, fbclid, msclkid, li_fat_id or ttclid of the ad click is remembered.',
     ]);
   });
 

@@ -20,12 +20,19 @@ jest.setTimeout(180_000);
 
 const PEOPLE = KNOWN_PEOPLE.slice(0, 100);
 /** Where each platform's conversions land in the sandbox's match ledger: pixel, conversion action, goal name. */
-const TARGETS: Record<MatchPlatform, string> = { meta: '555000111', google: '9001', microsoft: 'Offline purchase', linkedin: '17001' };
+const TARGETS: Record<MatchPlatform, string> = {
+  meta: '555000111',
+  google: '9001',
+  microsoft: 'Offline purchase',
+  linkedin: '17001',
+  tiktok: 'CSBXSHOES0PIXEL00001',
+};
 const PLATFORMS: ReadonlyArray<[MatchPlatform, AdPlatform]> = [
   ['meta', 'meta_ads'],
   ['google', 'google_ads'],
   ['microsoft', 'microsoft_ads'],
   ['linkedin', 'linkedin_ads'],
+  ['tiktok', 'tiktok_ads'],
 ];
 /** The hashed identifiers each platform must receive, and match, for these people. */
 const EXPECTED_KEYS: Record<MatchPlatform, string[]> = {
@@ -33,6 +40,7 @@ const EXPECTED_KEYS: Record<MatchPlatform, string[]> = {
   google: ['email_address', 'phone_number', 'address'],
   microsoft: ['HashedEmailAddress', 'HashedPhoneNumber'],
   linkedin: ['SHA256_EMAIL'],
+  tiktok: ['email', 'phone'],
 };
 
 /** Every identifier a conversion can pass on. */

@@ -4,6 +4,7 @@ import { metaContract } from '@/sandbox/meta_ads/contract';
 import { microsoftAdsContract } from '@/sandbox/microsoft_ads/contract';
 import { linkedinAdsContract } from '@/sandbox/linkedin_ads/contract';
 import { mixpanelContract } from '@/sandbox/mixpanel/contract';
+import { tiktokContract } from '@/sandbox/tiktok_ads/contract';
 import type { ContractCase } from '@/tests/contract/case';
 
 /**
@@ -15,6 +16,7 @@ export const CASES: ContractCase[] = [
   metaContract,
   microsoftAdsContract,
   linkedinAdsContract,
+  tiktokContract,
   mixpanelContract,
   bigQueryContract,
 ];

@@ -24,7 +24,7 @@ async function signedInOwner(page: Page) {
 }
 
 /** Clicks through the sandbox's consent screen as the marketer would. */
-async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' | 'Microsoft' | 'LinkedIn') {
+async function allowOnConsentScreen(page: Page, provider: 'Google' | 'Facebook' | 'Microsoft' | 'LinkedIn' | 'TikTok For Business') {
   await expect(page.getByRole('heading', { name: `SignalBridge wants to access your ${provider} account` })).toBeVisible();
   await page.getByRole('button', { name: 'Allow' }).click();
 }
@@ -202,6 +202,24 @@ test('a Meta login connected as a source becomes a conversion destination withou
   await page.goto(`/${orgId}/destination`);
   await expect(page.getByRole('row', { name: /Meta Ads · Sandbox Marketer/ })).toBeVisible();
   await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Destination Created']));
+});
+
+test('TikTok: the consent connects a source with its advertisers, and its login becomes a conversion destination', async ({ page }) => {
+  const { orgId } = await signedInOwner(page);
+  await page.goto(`/${orgId}/source`);
+  await page.getByRole('button', { name: 'Connect TikTok Ads' }).click();
+  await allowOnConsentScreen(page, 'TikTok For Business');
+  await expect(page).toHaveURL(/\/source\/[^/]+\/tiktok\/configuration\?connected=1$/);
+  await page.getByRole('checkbox', { name: /Acme Outlet \(TikTok\)/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 1 account.')).toBeVisible();
+
+  await page.goto(`/${orgId}/destination`);
+  await page.getByRole('button', { name: 'Use the login of TikTok Ads · Sandbox Marketer' }).click();
+  await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  await page.getByRole('checkbox', { name: /Acme Shoes \(TikTok\)/ }).check();
+  await page.getByRole('button', { name: 'Save accounts' }).click();
+  await expect(page.getByText('Saved: 1 account.')).toBeVisible();
 });
 
 test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({

@@ -51,6 +51,7 @@ export const ROUTES: Array<[path: string, layout: ExpectedLayout]> = [
   ['/metaReauth', 'default'],
   ['/microsoftReauth', 'default'],
   ['/linkedinReauth', 'default'],
+  ['/tiktokReauth', 'default'],
   ['/SourceSettings', 'default'],
   ['/subscription', 'top-navbar'],
   ['/subscription/success', 'default'],

@@ -22,6 +22,7 @@ test('the registered return paths are exactly the contract’s', () => {
       '/metaReauth',
       '/microsoftReauth',
       '/linkedinReauth',
+      '/tiktokReauth',
     ].sort(),
   );
   expect(returnPathOf('destination', 'bigquery', true)).toBe('/googleReauth');
@@ -30,19 +31,21 @@ test('the registered return paths are exactly the contract’s', () => {
 });
 
 test('consent start routes and page segments name the platforms, and nothing else', () => {
-  expect(START_ROUTES).toEqual(['GoogleAds', 'MetaAds', 'MicrosoftAds', 'LinkedInAds']);
+  expect(START_ROUTES).toEqual(['GoogleAds', 'MetaAds', 'MicrosoftAds', 'LinkedInAds', 'TikTokAds']);
   expect(platformOfStartRoute('LinkedInAds')).toBe('linkedin_ads');
+  expect(platformOfStartRoute('TikTokAds')).toBe('tiktok_ads');
   expect(platformOfStartRoute('GoogleAds')).toBe('google_ads');
   expect(platformOfStartRoute('MicrosoftAds')).toBe('microsoft_ads');
   expect(platformOfStartRoute('settings')).toBeNull();
-  expect(['google', 'meta', 'microsoft', 'linkedin', 'bigquery', 'x'].map(platformOfSegment)).toEqual([
+  expect(['google', 'meta', 'microsoft', 'linkedin', 'tiktok', 'bigquery', 'x'].map(platformOfSegment)).toEqual([
     'google_ads',
     'meta_ads',
     'microsoft_ads',
     'linkedin_ads',
+    'tiktok_ads',
     null,
     null,
   ]);
   expect(configurationPathOf('acme', 'source', 's1', 'microsoft_ads')).toBe('/acme/source/s1/microsoft/configuration');
-  expect(AD_PLATFORMS_IN_WORDS).toBe('Google Ads, Meta Ads, Microsoft Advertising or LinkedIn Ads');
+  expect(AD_PLATFORMS_IN_WORDS).toBe('Google Ads, Meta Ads, Microsoft Advertising, LinkedIn Ads or TikTok Ads');
 });

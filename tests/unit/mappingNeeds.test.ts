@@ -39,6 +39,8 @@ const complete: ConversionEvent = {
     fbp: 'fb.1.1700000000000.1',
     msclkid: 'a'.repeat(32),
     li_fat_id: 'li-fat-1',
+    ttclid: 'E.C.P.1',
+    ttp: 'ttp-1',
   },
   context: { actionSource: 'system_generated', ip: '203.0.113.7', userAgent: 'Mozilla/5.0' },
 };

@@ -59,7 +59,7 @@ describe('what would raise it', () => {
       "100 % of events have no full name and address; add the form's first name, last name, postal code and country fields (or set the app's default country).",
       '100 % of events have no IP address and user agent; post through the snippet, which sends the visitor’s address and browser, or send ip and userAgent.',
       "50 % of events have no phone; add the form's phone field (or name it in the app's custom fields).",
-      '50 % of events have no click id; keep the snippet on every landing page, so the gclid, fbclid or msclkid of the ad click is remembered.',
+      '50 % of events have no click id; keep the snippet on every landing page, so the gclid, fbclid, msclkid, li_fat_id or ttclid of the ad click is remembered.',
       "25 % of events have no email; add the form's email field (or name it in the app's custom fields).",
     ]);
   });

@@ -5,6 +5,7 @@ import { microsoftAds } from '@/lib/server/connectors/microsoft_ads';
 import { linkedinAds } from '@/lib/server/connectors/linkedin_ads';
 import { mixpanel } from '@/lib/server/connectors/mixpanel';
 import { stripe } from '@/lib/server/connectors/stripe';
+import { tiktokAds } from '@/lib/server/connectors/tiktok_ads';
 import type { Connector, ConnectorId, KeyAuth, OAuthAuth, RowSource, StoredCredential } from '@/lib/server/connectors/types';
 
 /** Every connector by platform, one line per folder of lib/server/connectors/ (services reach a platform through it). */
@@ -13,6 +14,7 @@ const CONNECTORS = {
   meta_ads: metaAds,
   microsoft_ads: microsoftAds,
   linkedin_ads: linkedinAds,
+  tiktok_ads: tiktokAds,
   bigquery: bigQuery,
   mixpanel,
   stripe,

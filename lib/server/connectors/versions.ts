@@ -4,6 +4,7 @@ import { MICROSOFT_ADS_VERSION } from '@/lib/server/connectors/microsoft_ads/ver
 import { LINKEDIN_ADS_VERSION, LINKEDIN_VERSIONS_LEFT } from '@/lib/server/connectors/linkedin_ads/version';
 import type { PinnedVersion } from '@/lib/server/connectors/pinnedVersion';
 import { STRIPE_VERSION } from '@/lib/server/connectors/stripe/version';
+import { TIKTOK_ADS_VERSION } from '@/lib/server/connectors/tiktok_ads/version';
 
 /**
  * Every platform API version we pin, listed from the connector folders (each folder's version.ts says
@@ -17,6 +18,7 @@ export const API_VERSIONS = {
   dataManager: DATA_MANAGER_VERSION,
   microsoftAds: MICROSOFT_ADS_VERSION,
   linkedinAds: LINKEDIN_ADS_VERSION,
+  tiktokAds: TIKTOK_ADS_VERSION,
   stripe: STRIPE_VERSION,
 } as const satisfies Record<string, PinnedVersion>;
 

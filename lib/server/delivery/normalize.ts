@@ -338,6 +338,8 @@ export function toConversionEvent(input: SubmittedEvent, context: IngestContext)
     fbp: input.fbp,
     msclkid: input.msclkid,
     li_fat_id: input.li_fat_id,
+    ttclid: input.ttclid,
+    ttp: input.ttp,
   });
   const value = input.value ?? null;
   const currency = input.currency ?? null;

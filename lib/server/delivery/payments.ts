@@ -62,7 +62,17 @@ export function chargeValue(amount: number, currency: string): number {
 }
 
 /** Click ids a shop kept in the payment's metadata, within the lengths the event allows. */
-const CLICK_IDS = { gclid: 200, gbraid: 200, wbraid: 200, fbc: 500, fbp: 500, msclkid: 200, li_fat_id: 200 } as const;
+const CLICK_IDS = {
+  gclid: 200,
+  gbraid: 200,
+  wbraid: 200,
+  fbc: 500,
+  fbp: 500,
+  msclkid: 200,
+  li_fat_id: 200,
+  ttclid: 500,
+  ttp: 500,
+} as const;
 
 function clickIdsOf(charge: StripeCharge): ConversionEvent['clickIds'] {
   const metadata = new Map(Object.entries(charge.metadata ?? {}).map(([key, value]) => [key.toLowerCase(), String(value).trim()]));

@@ -56,6 +56,7 @@ export function captureSnippet(options: {
   var fbclid = remembered('fbclid');
   var msclkid = remembered('msclkid');
   var liFatId = remembered('li_fat_id');
+  var ttclid = remembered('ttclid');
   function onPayloadPage() {
     if (!config.paths.length) return true;
     for (var i = 0; i < config.paths.length; i++) {
@@ -197,6 +198,8 @@ export function captureSnippet(options: {
     body.fbp = cookie('_fbp');
     body.msclkid = msclkid || (cookie('_uetmsclkid') || '').replace(/^_uet/, '') || undefined;
     body.li_fat_id = liFatId;
+    body.ttclid = ttclid;
+    body.ttp = cookie('_ttp');
     body.pageUrl = window.location.href.slice(0, 2000);
     for (var key in body) if (body[key] === undefined || body[key] === '') delete body[key];
     try {

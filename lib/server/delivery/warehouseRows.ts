@@ -103,6 +103,8 @@ export function rowToEvent(
     fbp: text(cell('fbp')),
     msclkid: text(cell('msclkid')),
     li_fat_id: text(cell('li_fat_id')),
+    ttclid: text(cell('ttclid')),
+    ttp: text(cell('ttp')),
   });
   const given = text(cell('eventId'));
   // Derived from what the row holds (hashed), so reading the row again gives the same event.

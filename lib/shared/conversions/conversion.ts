@@ -37,6 +37,8 @@ export const COLUMN_FIELDS = [
   'fbp',
   'msclkid',
   'li_fat_id',
+  'ttclid',
+  'ttp',
   'value',
   'currency',
 ] as const;
@@ -65,6 +67,8 @@ export const COLUMN_FIELD_LABELS: Record<ColumnField, string> = {
   fbp: 'Meta browser cookie (_fbp)',
   msclkid: 'Microsoft click id (msclkid)',
   li_fat_id: 'LinkedIn click id (li_fat_id)',
+  ttclid: 'TikTok click id (ttclid)',
+  ttp: 'TikTok browser cookie (_ttp)',
   value: 'Value',
   currency: 'Currency',
 };
@@ -169,7 +173,7 @@ export const IDENTIFIER_LABELS: Record<Identifier, string> = {
   dateOfBirth: 'Date of birth (hashed, Meta)',
   gender: 'Gender (hashed, Meta)',
   externalId: 'External id (hashed)',
-  clickIds: 'Click ids (gclid, fbclid/fbc/fbp, msclkid)',
+  clickIds: 'Click ids (gclid, fbclid/fbc/fbp, msclkid, li_fat_id, ttclid/_ttp)',
   context: 'IP address and user agent',
 };
 

@@ -92,6 +92,9 @@ export const conversionEventSchema = z.object({
     msclkid: z.string().max(200).optional(),
     /** LinkedIn's first-party ad click id (li_fat_id), sent as LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID. */
     li_fat_id: z.string().max(200).optional(),
+    /** TikTok's click id (ttclid, from the landing URL) and its pixel's browser id (the _ttp cookie). */
+    ttclid: z.string().max(500).optional(),
+    ttp: z.string().max(500).optional(),
   }),
   context: z.object({
     ip: z.string().max(64).optional(),
@@ -128,6 +131,8 @@ export function identifierFields({ user, clickIds }: ConversionEvent): Record<st
     fbp: clickIds.fbp,
     msclkid: clickIds.msclkid,
     li_fat_id: clickIds.li_fat_id,
+    ttclid: clickIds.ttclid,
+    ttp: clickIds.ttp,
   };
 }
 

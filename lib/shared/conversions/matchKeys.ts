@@ -30,7 +30,17 @@ const ANY: MatchKeyForms = {
   email: { anyOf: ['user.email'] },
   phone: { anyOf: ['user.phone', 'user.phoneE164'] },
   address: { anyOf: ['user.city', 'user.state', 'user.postalCode', 'user.countryCode'] },
-  clickId: { anyOf: ['clickIds.gclid', 'clickIds.gbraid', 'clickIds.wbraid', 'clickIds.fbc', 'clickIds.msclkid', 'clickIds.li_fat_id'] },
+  clickId: {
+    anyOf: [
+      'clickIds.gclid',
+      'clickIds.gbraid',
+      'clickIds.wbraid',
+      'clickIds.fbc',
+      'clickIds.msclkid',
+      'clickIds.li_fat_id',
+      'clickIds.ttclid',
+    ],
+  },
   ipUserAgent: { allOf: ['context.ip', 'context.userAgent'] },
 };
 

@@ -86,7 +86,7 @@ function remedy(key: MatchKey, source: ConversionSource['type']): string {
     email: "add the form's email field (or name it in the app's custom fields)",
     phone: "add the form's phone field (or name it in the app's custom fields)",
     address: "add the form's first name, last name, postal code and country fields (or set the app's default country)",
-    clickId: 'keep the snippet on every landing page, so the gclid, fbclid or msclkid of the ad click is remembered',
+    clickId: 'keep the snippet on every landing page, so the gclid, fbclid, msclkid, li_fat_id or ttclid of the ad click is remembered',
     ipUserAgent: 'post through the snippet, which sends the visitor’s address and browser, or send ip and userAgent',
     consent: "use Google consent mode on the site (the snippet reads it) or set the app's default consent",
   };

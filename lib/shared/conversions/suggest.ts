@@ -22,6 +22,8 @@ const USUAL_COLUMNS: Record<ColumnField, string[]> = {
   fbp: ['fbp', '_fbp'],
   msclkid: ['msclkid'],
   li_fat_id: ['li_fat_id'],
+  ttclid: ['ttclid'],
+  ttp: ['ttp', '_ttp'],
   value: ['value', 'conversion_value', 'amount', 'revenue'],
   currency: ['currency', 'currency_code'],
 };

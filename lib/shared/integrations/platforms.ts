@@ -4,6 +4,7 @@ import { metaAdsRecord } from '@/lib/server/connectors/meta_ads/platform';
 import { microsoftAdsRecord } from '@/lib/server/connectors/microsoft_ads/platform';
 import { linkedinAdsRecord } from '@/lib/server/connectors/linkedin_ads/platform';
 import { mixpanelRecord } from '@/lib/server/connectors/mixpanel/platform';
+import { tiktokAdsRecord } from '@/lib/server/connectors/tiktok_ads/platform';
 import type { CatalogueEntry, IntegrationKind } from '@/lib/shared/integrations/catalogueEntry';
 
 /**
@@ -22,6 +23,7 @@ export const CATALOGUE = {
   meta_ads: metaAdsRecord,
   microsoft_ads: microsoftAdsRecord,
   linkedin_ads: linkedinAdsRecord,
+  tiktok_ads: tiktokAdsRecord,
   bigquery: bigqueryRecord,
   mixpanel: mixpanelRecord,
 } as const satisfies Record<string, CatalogueEntry>;

@@ -45,6 +45,8 @@ export const SUBMITTED_FIELD_DOCS = {
   fbp: { type: 'text ≤ 500', meaning: 'Meta browser cookie (_fbp).' },
   msclkid: { type: 'text ≤ 200', meaning: 'Microsoft click id.' },
   li_fat_id: { type: 'text ≤ 200', meaning: 'LinkedIn click id (the li_fat_id of the landing URL).' },
+  ttclid: { type: 'text ≤ 500', meaning: 'TikTok click id from the landing URL.' },
+  ttp: { type: 'text ≤ 500', meaning: 'TikTok browser cookie (_ttp).' },
   pageUrl: {
     type: 'text ≤ 2,000',
     meaning: 'The page of the conversion. Personal-looking query parameters, the fragment and any user:password are dropped.',

@@ -85,6 +85,8 @@ export const submittedEventSchema = z
     fbp: text(500).optional().describe(describeField('fbp')),
     msclkid: text(200).optional().describe(describeField('msclkid')),
     li_fat_id: text(200).optional().describe(describeField('li_fat_id')),
+    ttclid: text(500).optional().describe(describeField('ttclid')),
+    ttp: text(500).optional().describe(describeField('ttp')),
     pageUrl: z.string().trim().max(2000, 'At most 2,000 characters').optional().describe(describeField('pageUrl')),
     ip: z.union([z.ipv4(), z.ipv6()], 'An IP address').optional().describe(describeField('ip')),
     userAgent: z.string().max(MAX_USER_AGENT, 'At most 1,000 characters').optional().describe(describeField('userAgent')),

@@ -19,6 +19,7 @@ export const SANDBOX_AD_ACCOUNTS: Record<AdPlatform, string[]> = {
   meta_ads: ['101', '102'],
   microsoft_ads: ['301'],
   linkedin_ads: ['510001'],
+  tiktok_ads: ['7100000000000000001', '7100000000000000002'],
 };
 
 const REDIRECT_URI = 'http://localhost:3999/addSource';

@@ -21,6 +21,7 @@ export const SANDBOX_TARGETS: Record<AdPlatform, { accountId: string; targetId: 
   google_ads: { accountId: '5556667778', targetId: '9001' },
   microsoft_ads: { accountId: '301', targetId: '8001' },
   linkedin_ads: { accountId: '510001', targetId: '17001' },
+  tiktok_ads: { accountId: '7100000000000000001', targetId: 'CSBXSHOES0PIXEL00001' },
 };
 
 const REDIRECT_URI = 'http://localhost:3999/addConversionDestination';

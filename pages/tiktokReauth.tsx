@@ -1,0 +1,3 @@
+import { oauthReturnPage } from '@/components/integrations/OAuthReturnPage';
+
+export default oauthReturnPage('Reconnecting TikTok');
