@@ -7,14 +7,28 @@ import reuse from '@/pages/api/orgs/[orgId]/integrations/reuse';
 import source from '@/pages/api/orgs/[orgId]/sources/[id]/index';
 import sourceAccounts from '@/pages/api/orgs/[orgId]/sources/[id]/accounts';
 import sourceUsage from '@/pages/api/orgs/[orgId]/sources/[id]/usage';
+import conversionRoute from '@/pages/api/orgs/[orgId]/conversions/[id]/index';
 import { adminDb } from '@/lib/server/firebaseAdmin';
+import { createConversion } from '@/lib/server/services/conversions';
+import { createShopApp } from '@/tests/api/helpers/conversions';
 import { type FakePlatforms, platformsEnv, startFakePlatforms } from '@/sandbox/platforms';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 import { connectThroughConsent } from '@/tests/api/helpers/oauth';
 import { callLoose as call, closeAll, serveHandlers, type TestServer } from '@/tests/api/helpers/server';
 
 const APP_URL = 'http://app.test';
-const handlers = { complete, start, destinationAccounts, destination, targets, reuse, source, sourceAccounts, sourceUsage };
+const handlers = {
+  complete,
+  start,
+  conversionRoute,
+  destinationAccounts,
+  destination,
+  targets,
+  reuse,
+  source,
+  sourceAccounts,
+  sourceUsage,
+};
 let s: Record<keyof typeof handlers, TestServer>;
 let platforms: FakePlatforms;
 let owner: TestUser;
@@ -137,20 +151,34 @@ describe("a source's login reused as a conversion destination", () => {
     expect(await destinationCount(orgId)).toBe(before);
   });
 
-  test('a dead login marks both directions, and reconnecting the source mends the destination too', async () => {
+  test('a dead login marks both directions, and reconnecting the source mends the destination and its conversion too', async () => {
     const fromId = await connectSource(owner, 'meta_ads');
+    await call(s.source, { method: 'PATCH', token: owner.token, query: { orgId, id: fromId }, body: { accountIds: ['101'] } });
     const id = (await reuseLogin(owner, fromId)).body.destination.id as string;
+    const app = await createShopApp(orgId, owner.uid);
+    const conversion = await createConversion(orgId, 'growth', owner.uid, {
+      name: 'Leads on the shared login',
+      source: { type: 'app', appId: app.id },
+      destination: { destinationId: id, accountId: '101', targetId: '555000111' },
+      mapping: { events: ['Lead'], value: { mode: 'event' }, identifiers: ['email'] },
+    });
+    const conversionStatus = async () =>
+      ((await call(s.conversionRoute, { token: owner.token, query: { orgId, id: conversion.id } })).body.conversion as { status: string })
+        .status;
+    expect(await conversionStatus()).toBe('active');
     platforms.revokeAll('meta');
     // Noticed on the destination: the source is on the same login, so it needs reconnecting too.
     expect((await call(s.destinationAccounts, { token: owner.token, query: { orgId, id } })).body.code).toBe('needs_reauth');
     const marked = await call(s.source, { token: owner.token, query: { orgId, id: fromId } });
     expect(marked.body.source.status).toBe('needs_reauth');
+    expect(await conversionStatus()).toBe('needs_reauth');
 
     // One reconnect of the source, through the consent.
     const reconnected = await connectThroughConsent(s, owner, orgId, { platform: 'meta_ads', kind: 'source', objectId: fromId });
     expect(reconnected).toBe(fromId);
     const mended = await call(s.destination, { token: owner.token, query: { orgId, id } });
     expect(mended.body.destination.status).toBe('active');
+    expect(await conversionStatus()).toBe('active');
     const accounts = await call(s.destinationAccounts, { token: owner.token, query: { orgId, id } });
     expect(accounts.status).toBe(200);
     expect(accounts.body.accounts.map((account: { id: string }) => account.id)).toEqual(['101', '102']);

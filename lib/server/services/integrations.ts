@@ -113,14 +113,17 @@ export async function reuseSourceLogin(orgId: string, uid: string, fromId: strin
   return created;
 }
 
-/** Reauth: the same object with a new login; it works again. */
+/**
+ * Reauth: the same object with a new login; it works again, and so does every other object on the same
+ * login (a source and the destination on its login). Returns them all, so the caller resumes each.
+ */
 export async function reconnectIntegration(
   orgId: string,
   kind: IntegrationKind,
   id: string,
   connection: Connection<Credential>,
   uid: string,
-): Promise<void> {
+): Promise<Array<{ kind: IntegrationKind; id: string }>> {
   const { integration, credentialId } = await repo.loadIntegration(orgId, kind, id);
   const mended = await repo.replaceCredential(orgId, kind, id, {
     credentialId,
@@ -143,6 +146,7 @@ export async function reconnectIntegration(
     platform: integration.platform,
     [`${kind}_id`]: id,
   });
+  return mended;
 }
 
 /** Deletes an object nothing uses any more (its login stays while another object is on it), and says so to analytics. */
