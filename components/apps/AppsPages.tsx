@@ -13,12 +13,16 @@ import Spinner from '@/components/ui/Spinner';
 import TableHead from '@/components/ui/TableHead';
 import { ConfigureButton, NameCell } from '@/components/ui/ListRow';
 import type { App } from '@/lib/shared/integrations/apps';
-import { AD_PLATFORMS, PLATFORM_LABELS, SEGMENT_OF } from '@/lib/shared/integrations/platforms';
+import { PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
 import { useAppsQuery, useCreateAppMutation, useDeleteAppMutation, useUpdateAppMutation } from '@/store/integrationsApi';
 
 // The checklist reads the organization's conversions: loaded after the app is shown, not in the first load.
 const AppChecklist = dynamic(() => import('@/components/apps/AppChecklist'));
+// Where its events go reads them too: its routings and the conversions from it, one model.
+const WhereEventsGo = dynamic(() => import('@/components/apps/WhereEventsGo'), {
+  loading: () => <Spinner label="Loading where its events go" />,
+});
 
 const appPath = (orgId: string, id: string, rest = '') => `/${encodeURIComponent(orgId)}/app/${encodeURIComponent(id)}${rest}`;
 
@@ -133,20 +137,6 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
   const router = useRouter();
   const [update, updating] = useUpdateAppMutation();
   const [notice, setNotice] = useState<NoticeValue | null>(null);
-  const platforms = [
-    ...AD_PLATFORMS.map((platform) => ({
-      segment: SEGMENT_OF[platform],
-      label: PLATFORM_LABELS[platform],
-      status: app.targets[platform] ? `${app.targets[platform]!.targetName}` : 'Not set up',
-    })),
-    {
-      segment: 'bigquery',
-      label: 'BigQuery',
-      status: app.bigqueryDestinationId ? 'Sending to table signalbridge.conversions' : 'Not set up',
-    },
-    { segment: 'mixpanel', label: 'Mixpanel', status: app.mixpanelDestinationId ? 'Sending' : 'Not set up' },
-  ];
-
   return (
     <div className="stack" style={{ gap: '2rem' }}>
       <Title>{app.name}</Title>
@@ -183,21 +173,7 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
           <h2 id="where-conversions-go" tabIndex={-1}>
             Where conversions go
           </h2>
-          <table className="table table--cards" aria-label="Where conversions go">
-            <tbody>
-              {platforms.map((platform) => (
-                <tr key={platform.segment}>
-                  <td>{platform.label}</td>
-                  <td data-label="Status">{platform.status}</td>
-                  <td className="actions">
-                    <Link href={appPath(orgId, app.id, `/${platform.segment}/configuration`)} aria-label={`Configure ${platform.label}`}>
-                      Configure
-                    </Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <WhereEventsGo orgId={orgId} app={app} />
           <h2>Custom submissions</h2>
           <p className="muted">
             {app.submissionKey ? `Key ${app.submissionKey.prefix}… is active.` : 'No key yet.'}{' '}

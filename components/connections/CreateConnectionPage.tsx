@@ -221,8 +221,8 @@ export function CreateConnectionPage() {
               value={draft.sourceId}
               onChange={(sourceId) => {
                 const picked = adSources.find((candidate) => candidate.id === sourceId);
-                // One account needs no choice; a new platform has its own lookback default.
-                update({ sourceId, accountIds: picked?.accounts.length === 1 ? [picked.accounts[0]!.id] : [], lookback: null });
+                // The accounts picked on the source are picked here too (untick what this connection skips); a new platform has its own lookback default.
+                update({ sourceId, accountIds: (picked?.accounts ?? []).map((account) => account.id), lookback: null });
               }}
               options={adSources.map((candidate) => ({
                 value: candidate.id,

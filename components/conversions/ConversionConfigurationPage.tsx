@@ -25,8 +25,10 @@ import SectionTitle from '@/components/ui/SectionTitle';
 import { DELIVERY_STATUS_LABELS, isWarehouseSource, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS, takesTestEventCode } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
+import { alsoSendingInWords } from '@/lib/shared/conversions/whereEventsGo';
 import {
   useConversionQuery,
+  useConversionsQuery,
   useDeleteConversionMutation,
   useRetryConversionMutation,
   useSendTestEventMutation,
@@ -305,6 +307,7 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
   const [notice, setNotice] = useState<NoticeValue | null>(null);
   const { data: apps } = useAppsQuery(orgId);
   const { data: payments } = usePaymentsQuery(orgId);
+  const { data: siblings } = useConversionsQuery(orgId);
 
   // A failed refresh keeps what was loaded; only a first load that failed shows the reason instead.
   if (!detail)
@@ -316,6 +319,8 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
   const { conversion, last24h } = detail;
   const canEdit = can(role, 'conversion', 'update');
   const platform = PLATFORM_LABELS[conversion.destination.platform];
+  // One model with the app page: an app's routing (or another conversion) of the same source to the same platform.
+  const alsoSending = siblings ? alsoSendingInWords(conversion, siblings, platform) : null;
 
   return (
     <div className="stack" style={{ gap: '2rem' }}>
@@ -330,6 +335,11 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
           {targetLabel(conversion.destination.platform, conversion.destination.targetName)}{' '}
           <ConversionStatusBadge status={conversion.status} pausedByPlan={conversion.pausedByPlan} />
         </p>
+        {alsoSending && (
+          <p className="alert alert--info" role="note" data-testid="also-sending" style={{ margin: 0 }}>
+            {alsoSending}
+          </p>
+        )}
       </div>
 
       <StateNotices orgId={orgId} detail={detail} canEdit={canEdit} onNotice={setNotice} />

@@ -18,7 +18,8 @@ import { can } from '@/lib/shared/permissions';
 import { useConversionsQuery } from '@/store/conversionsApi';
 import DeadLettersNotice from '@/components/support/DeadLettersNotice';
 import CountedShare from '@/components/conversions/CountedShare';
-import { isAdPlatform } from '@/lib/shared/integrations/platforms';
+import { isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
+import { alsoSendingInWords } from '@/lib/shared/conversions/whereEventsGo';
 import { useReconciliationQuery } from '@/store/reconciliationApi';
 import { useAppsQuery, usePaymentsQuery } from '@/store/integrationsApi';
 
@@ -73,6 +74,11 @@ export function ConversionsPage() {
                 </td>
                 <td data-label="Sends to">
                   <span className="cell-wrap">{targetLabel(conversion.destination.platform, conversion.destination.targetName)}</span>
+                  {alsoSendingInWords(conversion, data, PLATFORM_LABELS[conversion.destination.platform]) && (
+                    <span className="muted cell-wrap" style={{ display: 'block' }} data-testid="also-sending">
+                      {alsoSendingInWords(conversion, data, PLATFORM_LABELS[conversion.destination.platform])}
+                    </span>
+                  )}
                 </td>
                 <td data-label="Status">
                   <ConversionStatusBadge status={conversion.status} pausedByPlan={conversion.pausedByPlan} />

@@ -12,6 +12,8 @@ import { useIntegrationsQuery, useTargetsQuery } from '@/store/integrationsApi';
 import { useConversionsQuery } from '@/store/conversionsApi';
 import type { ConversionSource } from '@/lib/shared/conversions/conversion';
 import FieldError from '@/components/ui/FieldError';
+import ReuseLoginOffers from '@/components/integrations/ReuseLoginOffers';
+import type { Integration } from '@/lib/shared/integrations/platforms';
 
 /** A conversion's source as the wizard names it: 'app:{id}', 'payments:{id}'; null for a warehouse read. */
 const keyOf = (source: ConversionSource) =>
@@ -55,11 +57,16 @@ export default function DestinationStep({
     { orgId, id: draft.destinationId, accountId: draft.accountId },
     { skip: !destination || !draft.accountId },
   );
+  // A login already connected as a source becomes the destination here, without leaving the wizard.
+  const created = (picked: Integration) =>
+    update({ destinationId: picked.id, accountId: picked.accounts.length === 1 ? picked.accounts[0]!.id : '', targetId: '' });
+  const offers = <ReuseLoginOffers orgId={orgId} onCreated={created} title="Send with a login you already connected" />;
   if (destinations.isLoading) return <Spinner label="Loading your destinations" />;
   if (destinations.error) return <Alert>{messageOf(destinations.error, 'Could not load your destinations.')}</Alert>;
   if (candidates.length === 0) {
     return (
       <div className="empty-state stack" data-testid="empty-state" style={{ alignItems: 'center' }}>
+        {offers}
         <p>
           No ad platform to send to yet. Connect Google Ads, Meta or Microsoft Advertising as a destination and pick its ad account, then
           come back.
@@ -111,6 +118,7 @@ export default function DestinationStep({
         </ul>
         <FieldError id="destination-error" error={destinationError} />
       </fieldset>
+      {offers}
       {destination?.status === 'needs_reauth' && (
         <Alert>
           {PLATFORM_LABELS[destination.platform]} has disconnected this destination.{' '}

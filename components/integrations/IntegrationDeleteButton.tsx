@@ -38,6 +38,14 @@ function UsageCheck({
   const blocked = isFetching || !users || users.length > 0;
   useEffect(() => onBlocked(blocked), [blocked, onBlocked]);
   if (isFetching || !users) return <Spinner label="Checking what uses it" />;
+  const sharing = data?.sharedLogin ?? [];
+  if (users.length === 0 && sharing.length > 0)
+    return (
+      <p data-testid="login-kept">
+        Nothing uses it. Its login stays in SignalBridge: {sharing.map((other) => `the ${other.kind} “${other.name}”`).join(', ')}{' '}
+        {sharing.length === 1 ? 'uses' : 'use'} the same login and {sharing.length === 1 ? 'keeps' : 'keep'} working.
+      </p>
+    );
   if (users.length === 0) return <p>Nothing uses it. Its login is removed from SignalBridge.</p>;
   return (
     <Alert>

@@ -193,14 +193,35 @@ test('a Meta login connected as a source becomes a conversion destination withou
 
   await page.goto(`/${orgId}/destination`);
   await expect(page.getByRole('button', { name: 'Connect another Meta Ads account' })).toBeVisible();
-  await page.getByRole('button', { name: 'Use the login of Meta Ads · Sandbox Marketer' }).click();
+  await page.getByRole('button', { name: 'Use your Meta Ads login (Sandbox Marketer)' }).click();
   // No consent screen: straight to the new destination, whose login reaches the ad accounts.
   await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
   await page.getByRole('checkbox', { name: /Acme Shoes \(Meta\)/ }).check();
   await page.getByRole('button', { name: 'Save accounts' }).click();
   await expect(page.getByText('Saved: 1 account.')).toBeVisible();
   await page.goto(`/${orgId}/destination`);
-  await expect(page.getByRole('row', { name: /Meta Ads · Sandbox Marketer/ })).toBeVisible();
+  // Named apart from the source; its login is not offered a second time.
+  await expect(page.getByRole('row', { name: /Meta Ads conversions · Sandbox Marketer/ })).toBeVisible();
+  await expect(page.getByRole('button', { name: /Use your Meta Ads login/ })).toHaveCount(0);
+
+  // Deleting the source says the destination keeps the login, and it does.
+  await page.goto(`/${orgId}/source`);
+  await page
+    .getByRole('row', { name: /Meta Ads · Sandbox Marketer/ })
+    .getByRole('button', { name: 'Delete' })
+    .click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog.getByTestId('login-kept')).toContainText(
+    'Its login stays in SignalBridge: the destination “Meta Ads conversions · Sandbox Marketer” uses the same login and keeps working.',
+  );
+  await dialog.getByRole('button', { name: 'Delete source' }).click();
+  await expect(page.getByText('No sources yet.')).toBeVisible();
+  await page.goto(`/${orgId}/destination`);
+  await page
+    .getByRole('row', { name: /Meta Ads conversions · Sandbox Marketer/ })
+    .getByRole('button', { name: 'Configure' })
+    .click();
+  await expect(page.getByRole('checkbox', { name: /Acme Shoes \(Meta\)/ })).toBeChecked();
   await expect.poll(() => eventsOf(page, user.uid)).toEqual(expect.arrayContaining(['Source Created', 'Destination Created']));
 });
 

@@ -81,6 +81,7 @@ export function toConversion(snap: DocumentSnapshot): Conversion {
     lastDeliveryAt: snap.get('last_delivery_at') ? iso(snap.get('last_delivery_at')) : null,
     createdAt: iso(snap.get('created_at')),
     ...(isWarehouseSource(source) ? { read: readStateOf(snap) } : {}),
+    ...(snap.get('routing') === true ? { routing: true as const } : {}),
   };
 }
 

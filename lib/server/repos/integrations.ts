@@ -58,6 +58,7 @@ export function toIntegration(kind: IntegrationKind, snap: DocumentSnapshot): In
     connectedBy: snap.get('connected_by') ?? null,
     accounts: snap.get('accounts') ?? [],
     settings: snap.get('settings') ?? {},
+    ...(typeof snap.get('login_source_id') === 'string' ? { loginSourceId: snap.get('login_source_id') as string } : {}),
   };
 }
 
@@ -120,6 +121,65 @@ interface NewIntegration {
   uid: string;
 }
 
+/** Every object (source or destination) whose login is this credential: one login may serve both directions. */
+export async function objectsOnLogin(orgId: string, credentialId: string): Promise<DocumentSnapshot[]> {
+  const [sources, destinations] = await Promise.all(
+    (['source', 'destination'] as const).map((kind) =>
+      integrations(orgId, kind).where('credential_id', '==', credentialId).limit(50).get(),
+    ),
+  );
+  return [...sources!.docs, ...destinations!.docs];
+}
+
+/** The other objects on the same login as this one, as the browser may see them (no credential). */
+export async function loginSharersOf(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+): Promise<Array<{ id: string; kind: IntegrationKind; name: string }>> {
+  const { credentialId } = await loadIntegration(orgId, kind, id);
+  if (!credentialId) return [];
+  return (await objectsOnLogin(orgId, credentialId))
+    .filter((snap) => snap.ref.path !== integrations(orgId, kind).doc(id).path)
+    .map((snap) => ({ id: snap.id, kind: kindOfRef(snap.ref), name: String(snap.get('name') ?? snap.id) }));
+}
+
+/**
+ * A destination on the login of a source: no copy of the credential, a reference to the same one, so a
+ * reconnect of either mends both. Read in a transaction with the source: a source deleted or marked
+ * "needs reconnecting" meanwhile is refused. It starts with the accounts picked on the source.
+ */
+export async function createOnSourceLogin(
+  orgId: string,
+  sourceId: string,
+  input: { name: string; uid: string; accounts: (picked: AdAccount[]) => AdAccount[] },
+): Promise<Integration> {
+  const ref = integrations(orgId, 'destination').doc();
+  await adminDb().runTransaction(async (transaction) => {
+    const source = await transaction.get(integrations(orgId, 'source').doc(sourceId));
+    if (!source.exists) throw notFound(LABEL_OF.source);
+    if ((source.get('status') ?? 'active') !== 'active')
+      throw new DomainError('conflict', `The login of "${source.get('name')}" needs reconnecting first: reconnect the source.`, {
+        reason: 'needs_reauth',
+      });
+    transaction.set(ref, {
+      platform: source.get('platform'),
+      name: input.name,
+      account_name: source.get('account_name') ?? '',
+      status: 'active',
+      credential_id: source.get('credential_id'),
+      login_source_id: sourceId,
+      accounts: input.accounts((source.get('accounts') ?? []) as AdAccount[]),
+      settings: {},
+      connected_by: input.uid,
+      // The login's own connection time: sessions are cached per login and this version (credentials.ts).
+      connected_at: source.get('connected_at') ?? FieldValue.serverTimestamp(),
+      created_at: FieldValue.serverTimestamp(),
+    });
+  });
+  return toIntegration('destination', await ref.get());
+}
+
 /** Writes a new object and its credential together. */
 export async function createIntegration(orgId: string, input: NewIntegration): Promise<Integration> {
   const db = adminDb();
@@ -143,31 +203,51 @@ export async function createIntegration(orgId: string, input: NewIntegration): P
   return toIntegration(input.kind, await ref.get());
 }
 
-/** Reauth: the same object with a new login; it works again. */
+/**
+ * Reauth: the same object with a new login; it works again, and so does every other object on the same
+ * login (a destination using a source's login, or the source of a destination reconnected). Returns them all.
+ */
 export async function replaceCredential(
   orgId: string,
   kind: IntegrationKind,
   id: string,
   change: { credentialId: string; sealedCredential: SealedCredential; accountName: string; uid: string },
-): Promise<void> {
+): Promise<Array<{ kind: IntegrationKind; id: string }>> {
   const { credentialId, sealedCredential, accountName, uid } = change;
+  const self = integrations(orgId, kind).doc(id);
+  const others = credentialId ? (await objectsOnLogin(orgId, credentialId)).filter((snap) => snap.ref.path !== self.path) : [];
   const batch = adminDb().batch();
   batch.set(credentials(orgId).doc(credentialId), storedCredential(sealedCredential, `${COLLECTION_OF[kind]}/${id}`));
-  batch.update(integrations(orgId, kind).doc(id), {
+  const mended = {
     status: 'active',
     account_name: accountName,
     connected_by: uid,
+    // One server timestamp for the batch: every object on the login has the same version (credentials.ts caches by it).
     connected_at: FieldValue.serverTimestamp(),
     reauth_reason: FieldValue.delete(),
-  });
+  };
+  batch.update(self, mended);
+  for (const other of others) batch.update(other.ref, mended);
   await batch.commit();
+  return [{ kind, id }, ...others.map((snap) => ({ kind: kindOfRef(snap.ref), id: snap.id }))];
 }
 
-/** The login behind an object is dead: the UI offers a one-click reconnect (credentials.ts alerts the team). */
+const kindOfRef = (ref: DocumentReference): IntegrationKind => (ref.parent.id === 'sources' ? 'source' : 'destination');
+
+/**
+ * The login behind an object is dead: it and every other object on the same login are marked (the UI
+ * offers a one-click reconnect; credentials.ts alerts the team). Rare (a login dies once), so the query is fine.
+ */
 export async function markNeedsReauth(orgId: string, kind: IntegrationKind, id: string, reason: string): Promise<void> {
-  await integrations(orgId, kind)
-    .doc(id)
-    .update({ status: 'needs_reauth', reauth_reason: reason, reauth_at: FieldValue.serverTimestamp() });
+  const self = integrations(orgId, kind).doc(id);
+  const snap = await self.get();
+  const credentialId = snap.get('credential_id') as string | undefined;
+  const others = credentialId ? (await objectsOnLogin(orgId, credentialId)).filter((other) => other.ref.path !== self.path) : [];
+  const dead = { status: 'needs_reauth', reauth_reason: reason, reauth_at: FieldValue.serverTimestamp() };
+  const batch = adminDb().batch();
+  batch.update(self, dead);
+  for (const other of others) if ((other.get('status') ?? 'active') === 'active') batch.update(other.ref, dead);
+  await batch.commit();
 }
 
 const named = (snap: DocumentSnapshot) => ({ id: snap.id, name: String(snap.get('name') ?? snap.id) });
@@ -207,15 +287,27 @@ function describeUsage(label: string, usage: Usage): string {
   return `This ${label.toLowerCase()} is still used by ${parts.join(' and ')}. Remove it from them first.`;
 }
 
-/** Deletes an object unused by anything, with its credential; returns what it was. */
-export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string): Promise<Integration> {
+/**
+ * Deletes an object unused by anything, with its credential unless another object is on the same login
+ * (then the login stays and the other keeps working; a destination no longer names the deleted source).
+ * Returns what it was and the objects that keep the login.
+ */
+export async function deleteIntegration(
+  orgId: string,
+  kind: IntegrationKind,
+  id: string,
+): Promise<{ integration: Integration; keptBy: Array<{ kind: IntegrationKind; id: string }> }> {
   const { integration, credentialId } = await loadIntegration(orgId, kind, id);
   await assertUnused(orgId, usageFieldOf(kind), id, LABEL_OF[kind]);
+  const self = integrations(orgId, kind).doc(id);
+  const others = credentialId ? (await objectsOnLogin(orgId, credentialId)).filter((snap) => snap.ref.path !== self.path) : [];
   const batch = adminDb().batch();
-  batch.delete(integrations(orgId, kind).doc(id));
-  batch.delete(credentials(orgId).doc(credentialId));
+  batch.delete(self);
+  if (others.length === 0) batch.delete(credentials(orgId).doc(credentialId));
+  else batch.update(credentials(orgId).doc(credentialId), { owner: `${others[0]!.ref.parent.id}/${others[0]!.id}` });
+  for (const other of others) if (other.get('login_source_id') === id) batch.update(other.ref, { login_source_id: FieldValue.delete() });
   await batch.commit();
-  return integration;
+  return { integration, keptBy: others.map((snap) => ({ kind: kindOfRef(snap.ref), id: snap.id })) };
 }
 
 /**

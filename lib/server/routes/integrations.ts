@@ -2,7 +2,7 @@ import type { IntegrationKind } from '@/lib/shared/integrations/platforms';
 import { createDestinationSchema, reuseLoginSchema, targetsQuerySchema, updateIntegrationSchema } from '@/lib/shared/schemas/integrations';
 import { objectRouteSchema, orgRouteSchema } from '@/lib/shared/schemas/ids';
 import { createHandler, route } from '@/lib/server/http/createHandler';
-import { COLLECTION_OF, getIntegration, listIntegrations, usageFieldOf, usageOf } from '@/lib/server/repos/integrations';
+import { COLLECTION_OF, getIntegration, listIntegrations, loginSharersOf, usageFieldOf, usageOf } from '@/lib/server/repos/integrations';
 import {
   accountsOf,
   createDestinationFromKey,
@@ -103,8 +103,8 @@ export function usageRoutes(kind: IntegrationKind) {
       query: objectRouteSchema,
       permission: [kind, 'read'],
       async handle({ org, query }) {
-        await getIntegration(org.id, kind, query.id);
-        return { usage: await usageOf(org.id, usageFieldOf(kind), query.id) };
+        const sharedLogin = await loginSharersOf(org.id, kind, query.id);
+        return { usage: { ...(await usageOf(org.id, usageFieldOf(kind), query.id)), sharedLogin } };
       },
     }),
   });

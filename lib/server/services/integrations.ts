@@ -15,7 +15,7 @@ import { trackEvent } from '@/lib/server/analytics';
 import { connectorFor, type Credential } from '@/lib/server/connectors/registry';
 import type { Connection } from '@/lib/server/connectors/types';
 import { missingScopes } from '@/lib/server/connectors/scopes';
-import { connectWithKey, readCredential, sealCredential, withSession } from '@/lib/server/credentials';
+import { connectWithKey, forgetSessionsOf, sealCredential, withSession } from '@/lib/server/credentials';
 import { DomainError, invalidFields } from '@/lib/server/errors';
 import * as repo from '@/lib/server/repos/integrations';
 import { applyPlan } from '@/lib/server/services/planLimits';
@@ -67,14 +67,19 @@ export async function createDestinationFromKey(
   return createIntegration(orgId, { kind: 'destination', platform, name, connection, uid });
 }
 
+/** A reused login's destination is named apart from its source: the two are told apart in every list. */
+export const destinationNameOnLogin = (platform: Platform, accountName: string) =>
+  `${PLATFORM_LABELS[platform]} conversions · ${accountName}`.slice(0, 100);
+
 /**
- * A new destination on the login of one of the organization's sources: its credential is opened and a
- * copy sealed for the new object (a sealed credential opens only under its own path). Refused when the
- * source's login is dead, or when the destination needs a scope the source's consent did not ask for
- * (then a consent is needed, answered as `missing_scope` naming the scopes).
+ * The destination on the login of one of the organization's sources: one login serves both directions.
+ * It refers to the source's credential (no copy), so reconnecting either mends both, and starts with the
+ * accounts picked on the source. Asked again, it is the same destination. Refused when the platform's
+ * catalogue record does not say `reusableLogin`, when the source's login is dead, or when the destination
+ * needs a scope the source's consent did not ask for (then a consent is needed, `missing_scope`).
  */
 export async function reuseSourceLogin(orgId: string, uid: string, fromId: string): Promise<Integration> {
-  const { integration: source, credentialId } = await repo.loadIntegration(orgId, 'source', fromId);
+  const source = await repo.getIntegration(orgId, 'source', fromId);
   const label = PLATFORM_LABELS[source.platform];
   if (!REUSABLE_LOGIN_PLATFORMS.includes(source.platform)) {
     throw new DomainError('invalid', `The login of a ${label} source cannot be a conversion destination.`, {
@@ -97,41 +102,57 @@ export async function reuseSourceLogin(orgId: string, uid: string, fromId: strin
       reason: 'missing_scope',
     });
   }
-  const credential = await readCredential(orgId, credentialId);
-  return createIntegration(orgId, {
-    kind: 'destination',
-    platform: source.platform,
-    connection: { credential, accountName: source.accountName },
+  const existing = (await repo.listIntegrations(orgId, 'destination')).find((destination) => destination.loginSourceId === fromId);
+  if (existing) return existing;
+  const created = await repo.createOnSourceLogin(orgId, fromId, {
+    name: destinationNameOnLogin(source.platform, source.accountName),
     uid,
+    accounts: (picked) => picked.filter((account) => !account.isManager),
   });
+  await trackEvent(uid, ANALYTICS_EVENTS.destinationCreated, { org_id: orgId, platform: source.platform, destination_id: created.id });
+  return created;
 }
 
-/** Reauth: the same object with a new login; it works again. */
+/**
+ * Reauth: the same object with a new login; it works again, and so does every other object on the same
+ * login (a source and the destination on its login). Returns them all, so the caller resumes each.
+ */
 export async function reconnectIntegration(
   orgId: string,
   kind: IntegrationKind,
   id: string,
   connection: Connection<Credential>,
   uid: string,
-): Promise<void> {
+): Promise<Array<{ kind: IntegrationKind; id: string }>> {
   const { integration, credentialId } = await repo.loadIntegration(orgId, kind, id);
-  await repo.replaceCredential(orgId, kind, id, {
+  const mended = await repo.replaceCredential(orgId, kind, id, {
     credentialId,
     sealedCredential: sealCredential(orgId, credentialId, connection.credential),
     accountName: connection.accountName,
     uid,
   });
-  await resolveAlert({ orgId, kind: 'needs_reauth', subject: { type: kind, id }, message: 'Reconnected: its data flows again.' });
+  // Every object on the login works again (a source and the destination on its login): each alert is resolved.
+  for (const object of mended) {
+    forgetSessionsOf(orgId, object.kind, object.id);
+    await resolveAlert({
+      orgId,
+      kind: 'needs_reauth',
+      subject: { type: object.kind, id: object.id },
+      message: 'Reconnected: its data flows again.',
+    });
+  }
   await trackEvent(uid, kind === 'source' ? ANALYTICS_EVENTS.sourceReauthenticated : ANALYTICS_EVENTS.destinationReauthenticated, {
     org_id: orgId,
     platform: integration.platform,
     [`${kind}_id`]: id,
   });
+  return mended;
 }
 
-/** Deletes an object nothing uses any more, and says so to analytics. */
+/** Deletes an object nothing uses any more (its login stays while another object is on it), and says so to analytics. */
 export async function deleteIntegration(orgId: string, kind: IntegrationKind, id: string, uid: string): Promise<void> {
-  const integration = await repo.deleteIntegration(orgId, kind, id);
+  // Another object on the same login keeps it (and keeps working): only this object goes.
+  const { integration } = await repo.deleteIntegration(orgId, kind, id);
   await forgetAlerts(orgId, { type: kind, id });
   // The grant is not revoked at the platform: Google and Meta revoke a person's whole grant to our
   // app, which would also cut off every other source or destination that person connected.

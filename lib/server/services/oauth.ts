@@ -43,10 +43,13 @@ export async function consumeOAuthReturn(orgId: string, uid: string, from: { sta
 export async function completeOAuth(orgId: string, uid: string, flow: OAuthFlow, code: string): Promise<OAuthCompleted> {
   const connection = await exchangeCode(flow.platform, code, flow.redirectUri);
   if (flow.objectId) {
-    await reconnectIntegration(orgId, flow.kind, flow.objectId, connection, uid);
-    // Conversions held while the login was dead go out again; paused connections run again.
-    if (flow.kind === 'destination') await releaseHeld(orgId, flow.objectId);
-    await resumeConnections(orgId, flow.kind, flow.objectId);
+    const mended = await reconnectIntegration(orgId, flow.kind, flow.objectId, connection, uid);
+    // Conversions held while the login was dead go out again; paused connections run again — of every
+    // object on the login (reconnecting a source mends the destination on its login too).
+    for (const object of mended) {
+      if (object.kind === 'destination') await releaseHeld(orgId, object.id);
+      await resumeConnections(orgId, object.kind, object.id);
+    }
     return { kind: flow.kind, id: flow.objectId, platform: flow.platform, reauthenticated: true };
   }
   const created = await createIntegration(orgId, { kind: flow.kind, platform: flow.platform, connection, uid });

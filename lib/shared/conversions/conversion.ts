@@ -207,6 +207,8 @@ export interface Conversion {
   createdAt: string;
   /** Warehouse sources only. */
   read?: ReadState;
+  /** Made by an app's routing to one platform (the app's platform page): every event of the app. */
+  routing?: true;
 }
 
 /** One row of a delivery record, as the log shows it. */

@@ -212,6 +212,8 @@ export interface Integration {
   accounts: AdAccount[];
   /** Mixpanel: project id and data residency; BigQuery: project id. */
   settings: Record<string, string>;
+  /** A destination on the login of this source (one login serves both directions; reconnecting either mends both). */
+  loginSourceId?: string;
 }
 
 /** What still uses an object: it cannot be deleted until these let go of it. */
@@ -219,6 +221,8 @@ export interface Usage {
   connections: Array<{ id: string; name: string }>;
   conversions: Array<{ id: string; name: string }>;
   apps: Array<{ id: string; name: string }>;
+  /** The other sources and destinations on the same login: they do not block a delete, they keep the login. */
+  sharedLogin?: Array<{ id: string; kind: IntegrationKind; name: string }>;
 }
 
 /** A conversion target of a destination account: Meta pixel, Google Ads conversion action, Microsoft goal. */

@@ -9,3 +9,7 @@ export const REUSABLE_LOGIN_PLATFORMS: readonly Platform[] = PLATFORMS.filter(re
 /** The sources whose login may be offered for a new conversion destination: reusable and working. */
 export const reusableSources = (sources: readonly Integration[]) =>
   sources.filter((source) => REUSABLE_LOGIN_PLATFORMS.includes(source.platform) && source.status === 'active');
+
+/** The sources whose login is offered as a new destination: reusable, working, and without a destination on it yet. */
+export const offeredLogins = (sources: readonly Integration[], destinations: readonly Integration[]) =>
+  reusableSources(sources).filter((source) => !destinations.some((destination) => destination.loginSourceId === source.id));
