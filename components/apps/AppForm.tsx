@@ -140,8 +140,8 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
           </span>
         ) : (
           <span id="payload-urls-hint" className="muted">
-            The pages a visitor reaches after a form or a purchase, as paths without the host: the snippet sends the form filled in
-            before them. (Technically, the app&apos;s payload URLs.)
+            The pages a visitor reaches after a form or a purchase, as paths without the host: the snippet sends the form filled in before
+            them. (Technically, the app&apos;s payload URLs.)
           </span>
         )}
       </div>

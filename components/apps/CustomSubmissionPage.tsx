@@ -100,8 +100,8 @@ export default function CustomSubmissionPage() {
       </p>
       <h1>Events from your server</h1>
       <p className="muted">
-        Post form submissions, purchases and other conversion events from your own code, and copy the website snippet. (Technically:
-        the app&apos;s custom submission endpoint and its keys.)
+        Post form submissions, purchases and other conversion events from your own code, and copy the website snippet. (Technically: the
+        app&apos;s custom submission endpoint and its keys.)
       </p>
       <section className="stack" aria-labelledby="endpoint-title">
         <h2 id="endpoint-title">Endpoint</h2>
@@ -152,11 +152,11 @@ export default function CustomSubmissionPage() {
             {app.gtmContainerId
               ? `Paste this as a Custom HTML tag in ${app.gtmContainerId} firing on all pages (or straight into every page of your site).`
               : 'Paste this into every page of your site, just before </body> (in your theme’s layout: on Shopify, theme.liquid); no Tag Manager needed.'}{' '}
-            On the thank-you page paths it sends form submissions with the email, phone, name, city, state, postal code, country, date of birth and
-            gender it finds; on any page, the purchases your page pushes to the dataLayer (GA4&apos;s e-commerce <code>purchase</code>, as
-            Tag Manager, Elevar or Stape push it, or <code>gtag(&apos;event&apos;, &apos;purchase&apos;, …)</code>), once per transaction
-            id. Each event carries the click ids (gclid, fbclid, msclkid) and the visitor&apos;s ad consent where the page uses Google
-            consent mode; its publishable key only works from {app.websiteUrl} (with or without www.).
+            On the thank-you page paths it sends form submissions with the email, phone, name, city, state, postal code, country, date of
+            birth and gender it finds; on any page, the purchases your page pushes to the dataLayer (GA4&apos;s e-commerce{' '}
+            <code>purchase</code>, as Tag Manager, Elevar or Stape push it, or <code>gtag(&apos;event&apos;, &apos;purchase&apos;, …)</code>
+            ), once per transaction id. Each event carries the click ids (gclid, fbclid, msclkid) and the visitor&apos;s ad consent where
+            the page uses Google consent mode; its publishable key only works from {app.websiteUrl} (with or without www.).
           </p>
           <p className="muted" style={{ margin: 0 }}>
             It finds fields by the app&apos;s own field names first (

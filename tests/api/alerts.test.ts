@@ -246,7 +246,9 @@ describe("a conversion's refused share", () => {
     expect(emails).toHaveLength(1);
     expect(String(emails[0]!.messageData.message)).toMatch(/of \d+ events in the last hour \(100 %\)/);
     // Issue 37 §7: the alert says the outcome in the words the log uses (not sent, failed), not "refused".
-    expect(String(emails[0]!.messageData.message)).toMatch(/\(100 %\) were not sent or failed — over this conversion(&#39;|')s 10 % threshold/);
+    expect(String(emails[0]!.messageData.message)).toMatch(
+      /\(100 %\) were not sent or failed — over this conversion(&#39;|')s 10 % threshold/,
+    );
     expect(String(emails[0]!.messageData.title)).toMatch(/^Events are not sent or failed: /);
     const listed = await call(s.notifications, { token: setup.owner.token, query: { orgId: setup.orgId } });
     expect(listed.body.notifications).toHaveLength(1);
