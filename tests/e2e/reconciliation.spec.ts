@@ -166,5 +166,5 @@ test('the counted section says what the platform received of what was sent, name
   const list = page.getByRole('table', { name: 'Conversions' });
   await expect(list.getByRole('row', { name: /Offline purchases/ })).toContainText('80 %');
   await expect(list.getByRole('row', { name: /Offline purchases/ })).toContainText('under the threshold');
-  await expect(list.getByRole('row', { name: /Leads to Meta/ })).toContainText('Not read yet');
+  await expect(list.getByRole('row', { name: /^Leads to Meta/ })).toContainText('Not read yet');
 });
