@@ -74,7 +74,7 @@ export default function NotificationsPage() {
           <div className="empty-state" data-testid="empty-state">
             <p>
               Nothing has stopped. When a login needs reconnecting, a run fails, a warehouse read fails or a conversion&apos;s events are
-              refused, it appears here, and again once it works.
+              not sent or failed, it appears here, and again once it works.
             </p>
           </div>
         ) : (

@@ -46,7 +46,7 @@ function validate(fields: AppInput): Record<string, string> {
   if (fields.gtmContainerId && !isGtmContainerId(fields.gtmContainerId)) errors.gtmContainerId = GTM_MESSAGE;
   const bad = fields.payloadUrls.find((url) => payloadUrlHasHost(url));
   if (bad) errors.payloadUrls = PAYLOAD_HOST_MESSAGE;
-  else if (fields.payloadUrls.some((url) => !url.startsWith('/'))) errors.payloadUrls = 'A payload URL is a path starting with /';
+  else if (fields.payloadUrls.some((url) => !url.startsWith('/'))) errors.payloadUrls = 'A thank-you page path starts with /';
   else if (fields.payloadUrls.some(payloadUrlHasBadCharacters)) errors.payloadUrls = PAYLOAD_CHARACTERS_MESSAGE;
   return errors;
 }
@@ -124,7 +124,7 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
         </span>
       </div>
       <div className="field">
-        <label htmlFor="payload-urls">Payload URLs (one path per line)</label>
+        <label htmlFor="payload-urls">Thank-you page paths (one per line)</label>
         <textarea
           id="payload-urls"
           rows={4}
@@ -140,7 +140,8 @@ export default function AppForm({ initial, submitLabel, busy, serverError, onSub
           </span>
         ) : (
           <span id="payload-urls-hint" className="muted">
-            Paths on your website where a conversion happens, without the host.
+            The pages a visitor reaches after a form or a purchase, as paths without the host: the snippet sends the form filled in before
+            them. (Technically, the app&apos;s payload URLs.)
           </span>
         )}
       </div>

@@ -174,7 +174,7 @@ function AppDetails({ orgId, role, app }: { orgId: string; role: Role; app: App 
             Where conversions go
           </h2>
           <WhereEventsGo orgId={orgId} app={app} />
-          <h2>Custom submissions</h2>
+          <h2>Events from your server and the website snippet</h2>
           <p className="muted">
             {app.submissionKey ? `Key ${app.submissionKey.prefix}… is active.` : 'No key yet.'}{' '}
             <Link href={appPath(orgId, app.id, '/custom-submission')}>Endpoint and key</Link>

@@ -63,7 +63,7 @@ export default function CustomSubmissionPage() {
   // Revoked here, before the app is read again.
   const [revokedNow, setRevokedNow] = useState(false);
   if (!orgId || !role || isLoading) return <Spinner label="Loading the app" />;
-  if (error || !app) return <LoadFailed title="Custom submission" error={error} fallback="App not found." />;
+  if (error || !app) return <LoadFailed title="Events from your server" error={error} fallback="App not found." />;
   const endpoint = `${typeof window === 'undefined' ? '' : window.location.origin}/api/submissions`;
   const canEdit = can(role, 'app', 'update');
   // Replacing or revoking a key stops what posts with it: owners and admins only.
@@ -94,12 +94,15 @@ export default function CustomSubmissionPage() {
 
   return (
     <div className="stack" style={{ gap: '1.5rem', maxWidth: 880, minWidth: 0 }}>
-      <Title>{`${app.name} · Custom submission`}</Title>
+      <Title>{`${app.name} · Events from your server`}</Title>
       <p>
         <Link href={`/${encodeURIComponent(orgId)}/app/${app.id}`}>← {app.name}</Link>
       </p>
-      <h1>Custom submission</h1>
-      <p className="muted">Post form submissions and other conversion events from your own code.</p>
+      <h1>Events from your server</h1>
+      <p className="muted">
+        Post form submissions, purchases and other conversion events from your own code, and copy the website snippet. (Technically: the
+        app&apos;s custom submission endpoint and its keys.)
+      </p>
       <section className="stack" aria-labelledby="endpoint-title">
         <h2 id="endpoint-title">Endpoint</h2>
         <div className="actions" style={{ justifyContent: 'flex-start', alignItems: 'center', flexWrap: 'wrap' }}>
@@ -149,11 +152,11 @@ export default function CustomSubmissionPage() {
             {app.gtmContainerId
               ? `Paste this as a Custom HTML tag in ${app.gtmContainerId} firing on all pages (or straight into every page of your site).`
               : 'Paste this into every page of your site, just before </body> (in your theme’s layout: on Shopify, theme.liquid); no Tag Manager needed.'}{' '}
-            On the payload URLs it sends form submissions with the email, phone, name, city, state, postal code, country, date of birth and
-            gender it finds; on any page, the purchases your page pushes to the dataLayer (GA4&apos;s e-commerce <code>purchase</code>, as
-            Tag Manager, Elevar or Stape push it, or <code>gtag(&apos;event&apos;, &apos;purchase&apos;, …)</code>), once per transaction
-            id. Each event carries the click ids (gclid, fbclid, msclkid) and the visitor&apos;s ad consent where the page uses Google
-            consent mode; its publishable key only works from {app.websiteUrl} (with or without www.).
+            On the thank-you page paths it sends form submissions with the email, phone, name, city, state, postal code, country, date of
+            birth and gender it finds; on any page, the purchases your page pushes to the dataLayer (GA4&apos;s e-commerce{' '}
+            <code>purchase</code>, as Tag Manager, Elevar or Stape push it, or <code>gtag(&apos;event&apos;, &apos;purchase&apos;, …)</code>
+            ), once per transaction id. Each event carries the click ids (gclid, fbclid, msclkid) and the visitor&apos;s ad consent where
+            the page uses Google consent mode; its publishable key only works from {app.websiteUrl} (with or without www.).
           </p>
           <p className="muted" style={{ margin: 0 }}>
             It finds fields by the app&apos;s own field names first (

@@ -280,7 +280,7 @@ export function CreateConnectionPage() {
             {destination && isAdDataDestination(destination.platform) && !writesTables(destination.platform) && (
               <p className="muted" style={{ margin: 0 }}>
                 Each row becomes an event in {PLATFORM_LABELS[destination.platform]} project {destination.settings.projectId ?? '—'}; a row
-                sent again replaces itself (same insert id).
+                sent again replaces itself instead of counting twice (Mixpanel&apos;s insert id).
               </p>
             )}
             {destination && writesTables(destination.platform) && (

@@ -1,7 +1,7 @@
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { useRouter } from 'next/router';
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import styles from '@/components/conversions/conversions.module.css';
 import {
   conversionsPath,
@@ -22,6 +22,9 @@ import Notice, { type NoticeValue } from '@/components/ui/Notice';
 import Spinner from '@/components/ui/Spinner';
 import { Stat, Stats } from '@/components/ui/Stats';
 import SectionTitle from '@/components/ui/SectionTitle';
+import { TabPanel, Tabs, type TabItem } from '@/components/ui/Tabs';
+import { outcomeTextStyle } from '@/components/conversions/Outcomes';
+import { OUTCOME_ORDER, OUTCOMES, outcomeOf, splitUndelivered } from '@/lib/shared/outcomes';
 import { DELIVERY_STATUS_LABELS, isWarehouseSource, type Conversion, type DeliveryRow } from '@/lib/shared/conversions/conversion';
 import { CONVERSION_TARGET_LABEL, isAdPlatform, PLATFORM_LABELS, takesTestEventCode } from '@/lib/shared/integrations/platforms';
 import { can, type Role } from '@/lib/shared/permissions';
@@ -60,19 +63,37 @@ const ReadSection = dynamic(() => import('@/components/conversions/ReadSection')
 
 const REFRESH_MS = 10_000;
 
+/** The delivery log's tab, where the test event's call is listed. */
+function LogLink() {
+  const router = useRouter();
+  const query: Record<string, string | string[] | undefined> = { ...router.query, tab: 'log' };
+  delete query.day;
+  return (
+    <Link href={{ pathname: router.pathname, query }} shallow scroll={false}>
+      See it in the delivery log
+    </Link>
+  );
+}
+
 /** What became of the test event, in words. */
 function TestOutcome({ row, platform }: { row: DeliveryRow; platform: string }) {
   if (row.status === 'delivered') {
     return (
       <div role="status" className="alert alert--success">
         <strong>{DELIVERY_STATUS_LABELS.delivered}.</strong> {platform} accepted the test event
-        {row.maskedEmail ? ` for ${row.maskedEmail}` : ''}. It is marked as a test, so it does not count in your reports.
+        {row.maskedEmail ? ` for ${row.maskedEmail}` : ''}. It is marked as a test, so it does not count in your reports. <LogLink />
       </div>
     );
   }
   return (
     <div role="alert" className="alert alert--error">
-      <strong>{DELIVERY_STATUS_LABELS[row.status]}.</strong> {row.reason ?? ''}
+      <strong>{DELIVERY_STATUS_LABELS[row.status]}.</strong>{' '}
+      {row.reason
+        ? row.status === 'rejected'
+          ? `${platform} refused it: ${row.reason}`
+          : row.reason
+        : OUTCOMES[outcomeOf(row.status)].meaning}{' '}
+      <LogLink />
     </div>
   );
 }
@@ -104,17 +125,7 @@ function Actions({
 
   return (
     <section className="stack" aria-label="Actions" style={{ gap: '0.75rem' }}>
-      {takesCode && conversion.status !== 'needs_reauth' && (
-        <TextField
-          label="Meta test event code (optional)"
-          value={testEventCode}
-          onChange={(event) => setTestEventCode(event.target.value)}
-          maxLength={64}
-          placeholder="TEST12345, from Events Manager → Test events"
-          error={codeError}
-        />
-      )}
-      <div className="actions" style={{ justifyContent: 'flex-start' }}>
+      <div className="actions" style={{ justifyContent: 'flex-start', alignItems: 'center' }}>
         {conversion.status === 'paused' ? (
           <Button type="button" busy={updating.isLoading} onClick={() => void setStatus('active')}>
             Resume
@@ -137,6 +148,20 @@ function Actions({
           </Button>
         )}
       </div>
+      {/* Beside the test event it is for, folded: most tests need no code (Meta's Test events tool gives one). */}
+      {takesCode && conversion.status !== 'needs_reauth' && (
+        <details>
+          <summary className="muted">Send it under a Meta test event code (optional)</summary>
+          <TextField
+            label="Meta test event code (optional)"
+            value={testEventCode}
+            onChange={(event) => setTestEventCode(event.target.value)}
+            maxLength={64}
+            placeholder="TEST12345, from Events Manager → Test events"
+            error={codeError}
+          />
+        </details>
+      )}
       {updating.error && <FailureAlert orgId={orgId} error={updating.error} fallback="Could not change the status." />}
       <div aria-live="polite">
         {test.isLoading ? (
@@ -283,7 +308,11 @@ function StateNotices({
           style={{ display: 'flex', gap: '0.75rem', alignItems: 'center', flexWrap: 'wrap' }}
         >
           <span>
-            {parked.failed} {parked.failed === 1 ? 'event' : 'events'} could not reach {platform} after several tries.
+            <strong>
+              {parked.failed} {OUTCOMES.failed.word}.
+            </strong>{' '}
+            {parked.failed === 1 ? 'This event' : 'These events'} could not reach {platform} after several tries; Retry sends{' '}
+            {parked.failed === 1 ? 'it' : 'them'} again.
           </span>
           {canEdit && (
             <Button type="button" className="button--small" busy={retrying.isLoading} onClick={() => void retryFailed()}>
@@ -293,6 +322,44 @@ function StateNotices({
         </div>
       )}
     </>
+  );
+}
+
+type TabKey = 'overview' | 'log' | 'quality' | 'counted' | 'settings';
+
+/** The page's sections, a tab each, in the order a marketer looks: how it goes, each event, match keys, the platform's count, settings. */
+const TABS: ReadonlyArray<TabItem<TabKey>> = [
+  { key: 'overview', label: 'Overview' },
+  { key: 'log', label: 'Delivery log' },
+  { key: 'quality', label: 'Match quality' },
+  { key: 'counted', label: 'Counted' },
+  { key: 'settings', label: 'Settings' },
+];
+
+/**
+ * The tab the address names: `?tab=`; else a log's day (`?day=`, what a loss in Counted links to) opens the
+ * log; else an older link's anchor (`#log`, `#counted`: alerts sent before the tabs); else the overview.
+ */
+function tabOf(query: Record<string, string | string[] | undefined>, asPath: string, tabs: ReadonlyArray<TabItem<TabKey>>): TabKey {
+  const known = (value: unknown) => tabs.find((candidate) => candidate.key === value)?.key;
+  const hash = asPath.includes('#') ? asPath.slice(asPath.indexOf('#') + 1) : '';
+  return known(query.tab) ?? (typeof query.day === 'string' ? 'log' : undefined) ?? known(hash) ?? 'overview';
+}
+
+/** What the four outcome words mean, said once where the figures are. */
+function OutcomeMeanings() {
+  return (
+    <details>
+      <summary className="muted">What delivered, not sent, failed and held mean</summary>
+      <dl className={styles.review} data-testid="outcome-meanings">
+        {OUTCOME_ORDER.map((outcome) => (
+          <Fragment key={outcome}>
+            <dt>{OUTCOMES[outcome].label}</dt>
+            <dd>{OUTCOMES[outcome].meaning}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </details>
   );
 }
 
@@ -308,6 +375,17 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
   const { data: apps } = useAppsQuery(orgId);
   const { data: payments } = usePaymentsQuery(orgId);
   const { data: siblings } = useConversionsQuery(orgId);
+  const counted = detail ? isAdPlatform(detail.conversion.destination.platform) : false;
+  const tabs = counted ? TABS : TABS.filter((candidate) => candidate.key !== 'counted');
+  const tab = tabOf(router.query, router.asPath, tabs);
+
+  /** A tab is a place in the address (`?tab=log`): pushed, so Back returns to the tab before; a day of the log stays with the log only. */
+  function selectTab(key: TabKey) {
+    const query: Record<string, string | string[] | undefined> = { ...router.query, tab: key };
+    if (key === 'overview') delete query.tab;
+    if (key !== 'log') delete query.day;
+    void router.push({ pathname: router.pathname, query }, undefined, { shallow: true, scroll: false });
+  }
 
   // A failed refresh keeps what was loaded; only a first load that failed shows the reason instead.
   if (!detail)
@@ -321,6 +399,7 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
   const platform = PLATFORM_LABELS[conversion.destination.platform];
   // One model with the app page: an app's routing (or another conversion) of the same source to the same platform.
   const alsoSending = siblings ? alsoSendingInWords(conversion, siblings, platform) : null;
+  const undelivered = splitUndelivered(last24h);
 
   return (
     <div className="stack" style={{ gap: '2rem' }}>
@@ -346,71 +425,87 @@ function ConversionConfiguration({ orgId, role, plan, id }: { orgId: string; rol
       <Notice notice={notice} />
       {canEdit && <Actions orgId={orgId} conversion={conversion} onNotice={setNotice} />}
 
-      <Stats label="Deliveries" large>
-        <Stat label="Delivered, last 24 h">{last24h.delivered}</Stat>
-        <Stat label="Failed, last 24 h" valueStyle={last24h.failed > 0 ? { color: 'var(--danger)' } : undefined}>
-          {last24h.failed}
-        </Stat>
-        <Stat label="Last delivery">
-          {conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}
-        </Stat>
-      </Stats>
-
-      {isWarehouseSource(conversion.source) && (
-        <ReadSection orgId={orgId} plan={plan} conversion={{ ...conversion, source: conversion.source }} canEdit={canEdit} now={now} />
-      )}
-
-      <DeliveryChart hours={detail.hours} now={now} />
-
-      <MatchQualitySection orgId={orgId} id={id} platform={platform} />
-
-      {isAdPlatform(conversion.destination.platform) && <CountedSection orgId={orgId} id={id} canEdit={canEdit} />}
-
-      <Settings
-        key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`}
-        orgId={orgId}
-        conversion={conversion}
-        canEdit={canEdit}
-        onSaved={() => setNotice({ ok: true, text: 'Saved.' })}
-      />
-
-      <AlertThreshold orgId={orgId} id={id} canEdit={canEdit} />
-
-      <DeliveryLog
-        orgId={orgId}
-        id={id}
-        pollingInterval={pollingInterval}
-        autoRefresh={autoRefresh}
-        onAutoRefreshChange={setAutoRefresh}
-        onRefresh={() => refetch()}
-      />
-
-      {can(role, 'conversion', 'delete') && (
-        <section className="stack" aria-labelledby="danger-title">
-          <SectionTitle id="danger-title">Delete</SectionTitle>
-          <p className="muted" style={{ margin: 0 }}>
-            Deleting stops sending to {platform} and removes the delivery log and any held or failed events.
-          </p>
-          <div>
-            <DeleteButton
-              name={conversion.name}
-              confirmLabel="Delete conversion"
-              small
-              explanation={() => (
-                <p>
-                  Events stop going to {platform} at once. The delivery log and the events waiting for Retry or Reconnect are deleted with
-                  it.
-                </p>
-              )}
-              onDelete={async () => {
-                const result = await remove({ orgId, id });
-                return 'error' in result ? messageOf(result.error, 'Could not delete the conversion.') : null;
-              }}
-              onDeleted={() => void router.push(conversionsPath(orgId))}
+      <Tabs label="Conversion sections" idPrefix="conversion" tabs={tabs} selected={tab} onSelect={selectTab} />
+      <TabPanel idPrefix="conversion" tab={tab}>
+        {tab === 'overview' && (
+          <>
+            <Stats label="Deliveries" large>
+              <Stat label={`${OUTCOMES.delivered.label}, last 24 h`}>{last24h.delivered}</Stat>
+              <Stat
+                label={`${OUTCOMES.not_sent.label}, last 24 h`}
+                valueStyle={undelivered.notSent > 0 ? outcomeTextStyle('not_sent') : undefined}
+              >
+                {undelivered.notSent}
+              </Stat>
+              <Stat label={`${OUTCOMES.failed.label}, last 24 h`}>{undelivered.failed}</Stat>
+              <Stat label="Last delivery">
+                {conversion.lastDeliveryAt ? <RelativeTime iso={conversion.lastDeliveryAt} now={now} /> : 'Never'}
+              </Stat>
+            </Stats>
+            <OutcomeMeanings />
+            {isWarehouseSource(conversion.source) && (
+              <ReadSection
+                orgId={orgId}
+                plan={plan}
+                conversion={{ ...conversion, source: conversion.source }}
+                canEdit={canEdit}
+                now={now}
+              />
+            )}
+            <DeliveryChart hours={detail.hours} now={now} />
+          </>
+        )}
+        {tab === 'log' && (
+          <DeliveryLog
+            orgId={orgId}
+            id={id}
+            pollingInterval={pollingInterval}
+            autoRefresh={autoRefresh}
+            onAutoRefreshChange={setAutoRefresh}
+            onRefresh={() => refetch()}
+          />
+        )}
+        {tab === 'quality' && <MatchQualitySection orgId={orgId} id={id} platform={platform} />}
+        {tab === 'counted' && <CountedSection orgId={orgId} id={id} />}
+        {tab === 'settings' && (
+          <>
+            <Settings
+              key={`${conversion.name}|${JSON.stringify(conversion.mapping)}`}
+              orgId={orgId}
+              conversion={conversion}
+              canEdit={canEdit}
+              onSaved={() => setNotice({ ok: true, text: 'Saved.' })}
             />
-          </div>
-        </section>
-      )}
+            <AlertThreshold orgId={orgId} id={id} canEdit={canEdit} counted={counted} />
+            {can(role, 'conversion', 'delete') && (
+              <section className="stack" aria-labelledby="danger-title">
+                <SectionTitle id="danger-title">Delete</SectionTitle>
+                <p className="muted" style={{ margin: 0 }}>
+                  Deleting stops sending to {platform} and removes the delivery log and any held or failed events.
+                </p>
+                <div>
+                  <DeleteButton
+                    name={conversion.name}
+                    confirmLabel="Delete conversion"
+                    small
+                    explanation={() => (
+                      <p>
+                        Events stop going to {platform} at once. The delivery log and the events waiting for Retry or Reconnect are deleted
+                        with it.
+                      </p>
+                    )}
+                    onDelete={async () => {
+                      const result = await remove({ orgId, id });
+                      return 'error' in result ? messageOf(result.error, 'Could not delete the conversion.') : null;
+                    }}
+                    onDeleted={() => void router.push(conversionsPath(orgId))}
+                  />
+                </div>
+              </section>
+            )}
+          </>
+        )}
+      </TabPanel>
     </div>
   );
 }

@@ -20,6 +20,7 @@ import DeadLettersNotice from '@/components/support/DeadLettersNotice';
 import CountedShare from '@/components/conversions/CountedShare';
 import { isAdPlatform, PLATFORM_LABELS } from '@/lib/shared/integrations/platforms';
 import { alsoSendingInWords } from '@/lib/shared/conversions/whereEventsGo';
+import { OutcomeCounts } from '@/components/conversions/Outcomes';
 import { useReconciliationQuery } from '@/store/reconciliationApi';
 import { useAppsQuery, usePaymentsQuery } from '@/store/integrationsApi';
 
@@ -45,7 +46,7 @@ export function ConversionsPage() {
       <div className="toolbar">
         <div>
           <h1>Conversions</h1>
-          <p className="muted">Form submissions and payments sent server-side to Google Ads, Meta and Microsoft Advertising.</p>
+          <p className="muted">Your form submissions and payments, sent from our servers to Google Ads, Meta and Microsoft Advertising.</p>
         </div>
         {data.length > 0 && newConversion}
       </div>
@@ -102,15 +103,7 @@ export function ConversionsPage() {
                   )}
                 </td>
                 <td data-label="Last 24 h">
-                  {conversion.last24h.delivered} delivered
-                  {conversion.last24h.failed > 0 ? (
-                    <>
-                      {' · '}
-                      <span style={{ color: 'var(--danger)' }}>{conversion.last24h.failed} failed</span>
-                    </>
-                  ) : (
-                    <span className="muted"> · 0 failed</span>
-                  )}
+                  <OutcomeCounts counts={conversion.last24h} />
                 </td>
                 <td data-label="Received, 7 days">
                   {isAdPlatform(conversion.destination.platform) ? (

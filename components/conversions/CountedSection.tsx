@@ -1,7 +1,6 @@
 import Link from 'next/link';
 import { useRouter } from 'next/router';
 import CountedShare from '@/components/conversions/CountedShare';
-import ThresholdForm, { type ThresholdField } from '@/components/conversions/ThresholdForm';
 import { messageOf } from '@/components/integrations/shared';
 import Alert from '@/components/ui/Alert';
 import ScrollRegion from '@/components/ui/ScrollRegion';
@@ -11,7 +10,7 @@ import { formatDateTime } from '@/components/ui/time';
 import SectionTitle from '@/components/ui/SectionTitle';
 import { dayLabel, type PlatformFigure, type ReconcileDay } from '@/lib/shared/conversions/reconciliation';
 import { PLATFORM_LABELS, type AdPlatform } from '@/lib/shared/integrations/platforms';
-import { useConversionReconciliationQuery, useSaveCountedThresholdMutation } from '@/store/reconciliationApi';
+import { useConversionReconciliationQuery } from '@/store/reconciliationApi';
 
 const count = (value: number) => value.toLocaleString('en-US');
 
@@ -34,7 +33,7 @@ function NotReceived({ day }: { day: ReconcileDay }) {
   return (
     <>
       <strong style={{ color: 'var(--danger)' }}>{count(lost)}</strong>{' '}
-      <Link href={{ pathname: router.pathname, query: { ...router.query, day: day.date }, hash: 'log' }} shallow scroll={false}>
+      <Link href={{ pathname: router.pathname, query: { ...router.query, tab: 'log', day: day.date } }} shallow scroll={false}>
         {dayLabel(day.date)} in the delivery log
       </Link>
     </>
@@ -90,10 +89,6 @@ function DayRow({ day, columns }: { day: ReconcileDay; columns: string[] }) {
   );
 }
 
-const FIELDS: ReadonlyArray<ThresholdField<'threshold'>> = [
-  { name: 'threshold', label: 'Alert when the share received falls under (%)', min: 1, max: 100 },
-];
-
 /**
  * "Counted by the platform" on a conversion's page: did the platform get what this conversion sent? Per day (the
  * last 30 days of the ad account, in the time zone its platform's read named), what we sent and what the platform
@@ -101,9 +96,9 @@ const FIELDS: ReadonlyArray<ThresholdField<'threshold'>> = [
  * what the platform reports itself with whose events each figure covers, and what drives its attribution
  * (information, not a loss). The reading job fills it (hourly); nothing is read from here.
  */
-export default function CountedSection({ orgId, id, canEdit }: { orgId: string; id: string; canEdit: boolean }) {
+export default function CountedSection({ orgId, id }: { orgId: string; id: string }) {
+  const router = useRouter();
   const { data, isLoading, error, refetch } = useConversionReconciliationQuery({ orgId, id });
-  const [save, saving] = useSaveCountedThresholdMutation();
   const platform = data ? PLATFORM_LABELS[data.platform as AdPlatform] : 'the platform';
   // The read names the account's time zone its days are in (our counts are summed into them): said as the data says, whatever the platform.
   const zone = data?.summary.timeZone ?? null;
@@ -165,17 +160,13 @@ export default function CountedSection({ orgId, id, canEdit }: { orgId: string; 
             </p>
           )}
           <p className="muted" style={{ margin: 0 }}>
-            The team is alerted when {platform} received less than this share of what the conversion sent over the last 7 final days (at
-            least 10 events).
+            The team is alerted when {platform} received less than {data.threshold} % of what the conversion sent over the last 7 final days
+            (at least 10 events). The threshold is set in{' '}
+            <Link href={{ pathname: router.pathname, query: { ...router.query, tab: 'settings' } }} shallow scroll={false}>
+              Settings
+            </Link>
+            , with the other alerts.
           </p>
-          {/* Not keyed by the threshold: the refetch after a save must not remount the form and lose its "Saved." */}
-          <ThresholdForm
-            fields={FIELDS}
-            saved={{ threshold: data.threshold }}
-            canEdit={canEdit}
-            save={({ threshold }) => save({ orgId, id, threshold })}
-            saving={saving}
-          />
         </>
       )}
     </section>

@@ -196,7 +196,8 @@ export function CreateConversionPage() {
       <div>
         <h1>New conversion</h1>
         <p className="muted">
-          Send first-party conversions from your website, your payments or your warehouse to an ad platform, server-side.
+          Send first-party conversions from your website, your payments or your warehouse to an ad platform, from our servers rather than
+          the visitor’s browser.
         </p>
       </div>
       <ol className={styles.steps} aria-label="Steps">

@@ -4,6 +4,7 @@ import chart from '@/components/ui/chart.module.css';
 import type { DeliveryHour } from '@/lib/shared/conversions/conversion';
 import { niceMax, useChartFrame } from '@/components/ui/useSvgScale';
 import { plural } from '@/lib/shared/plural';
+import { OUTCOMES, splitUndelivered } from '@/lib/shared/outcomes';
 
 const HOURS = 48;
 const WIDTH = 720;
@@ -21,7 +22,7 @@ const clock = (hour: string) => startOf(hour).toLocaleTimeString(undefined, { ho
 const dayAndClock = (hour: string) => startOf(hour).toLocaleString(undefined, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
 
 /**
- * Delivered and failed events per hour over the last 48 hours, stacked: drawn as inline SVG, summed
+ * Delivered, not sent and failed events per hour over the last 48 hours, stacked: drawn as inline SVG, summed
  * up in its label, and listed hour by hour in a table only screen readers see.
  */
 export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; now: number }) {
@@ -29,26 +30,25 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
   // Text, margins and height in screen pixels: the viewBox shrinks with the box on a phone, the labels must not.
   const { ref, px, pad, height, text, plotWidth, plotHeight } = useChartFrame(WIDTH, { pad: PAD, minHeight: HEIGHT, axisLabelPx: 32 });
   const byHour = new Map(hours.map((hour) => [hour.hour, hour]));
-  const slots = lastHours(now).map((hour) => ({
-    hour,
-    delivered: byHour.get(hour)?.delivered ?? 0,
-    failed: byHour.get(hour)?.failed ?? 0,
-  }));
-  const delivered = slots.reduce((total, slot) => total + slot.delivered, 0);
-  const failed = slots.reduce((total, slot) => total + slot.failed, 0);
-  const top = niceMax(Math.max(...slots.map((slot) => slot.delivered + slot.failed)));
+  // Each hour's undelivered events in the outcome words: not sent (will not go) below failed (kept for Retry).
+  const slots = lastHours(now).map((hour) => {
+    const { notSent, failed } = splitUndelivered({ failed: byHour.get(hour)?.failed ?? 0, notSent: byHour.get(hour)?.notSent });
+    return { hour, delivered: byHour.get(hour)?.delivered ?? 0, notSent, failed };
+  });
+  const total = (slot: (typeof slots)[number]) => slot.delivered + slot.notSent + slot.failed;
+  const delivered = slots.reduce((sum, slot) => sum + slot.delivered, 0);
+  const notSent = slots.reduce((sum, slot) => sum + slot.notSent, 0);
+  const failed = slots.reduce((sum, slot) => sum + slot.failed, 0);
+  const top = niceMax(Math.max(...slots.map(total)));
   const slotWidth = plotWidth / HOURS;
   const barWidth = Math.max(2, slotWidth - 3);
   const y = (value: number) => pad.top + plotHeight - (value / top) * plotHeight;
-  const active = slots.filter((slot) => slot.delivered + slot.failed > 0);
-  const busiest = active.reduce<(typeof slots)[number] | null>(
-    (best, slot) => (!best || slot.delivered + slot.failed > best.delivered + best.failed ? slot : best),
-    null,
-  );
+  const active = slots.filter((slot) => total(slot) > 0);
+  const busiest = active.reduce<(typeof slots)[number] | null>((best, slot) => (!best || total(slot) > total(best) ? slot : best), null);
   const summary =
-    delivered + failed === 0
+    delivered + notSent + failed === 0
       ? 'No events in the last 48 hours.'
-      : `Last 48 hours: ${delivered} delivered, ${failed} failed.${busiest ? ` Busiest hour: ${dayAndClock(busiest.hour)}, with ${plural(busiest.delivered + busiest.failed, 'event')}.` : ''}`;
+      : `Last 48 hours: ${delivered} ${OUTCOMES.delivered.word}, ${notSent} ${OUTCOMES.not_sent.word}, ${failed} ${OUTCOMES.failed.word}.${busiest ? ` Busiest hour: ${dayAndClock(busiest.hour)}, with ${plural(total(busiest), 'event')}.` : ''}`;
 
   return (
     <figure className={chart.chart}>
@@ -71,13 +71,22 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
               {slot.delivered > 0 && (
                 <rect className={styles.delivered} x={x} width={barWidth} y={y(slot.delivered)} height={y(0) - y(slot.delivered)} />
               )}
+              {slot.notSent > 0 && (
+                <rect
+                  className={styles.notSent}
+                  x={x}
+                  width={barWidth}
+                  y={y(slot.delivered + slot.notSent)}
+                  height={y(slot.delivered) - y(slot.delivered + slot.notSent)}
+                />
+              )}
               {slot.failed > 0 && (
                 <rect
                   className={styles.failed}
                   x={x}
                   width={barWidth}
-                  y={y(slot.delivered + slot.failed)}
-                  height={y(slot.delivered) - y(slot.delivered + slot.failed)}
+                  y={y(total(slot))}
+                  height={y(slot.delivered + slot.notSent) - y(total(slot))}
                 />
               )}
               {index % 12 === 0 && (
@@ -92,11 +101,15 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
       <ul className={styles.chartLegend} aria-hidden="true">
         <li>
           <span className={`${chart.swatch} ${styles.delivered}`} />
-          Delivered
+          {OUTCOMES.delivered.label}
+        </li>
+        <li>
+          <span className={`${chart.swatch} ${styles.notSent}`} />
+          {OUTCOMES.not_sent.label}
         </li>
         <li>
           <span className={`${chart.swatch} ${styles.failed}`} />
-          Failed
+          {OUTCOMES.failed.label}
         </li>
       </ul>
       <p id={`${titleId}-summary`} className="sr-only">
@@ -110,8 +123,9 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
             <thead>
               <tr>
                 <th scope="col">Hour</th>
-                <th scope="col">Delivered</th>
-                <th scope="col">Failed</th>
+                <th scope="col">{OUTCOMES.delivered.label}</th>
+                <th scope="col">{OUTCOMES.not_sent.label}</th>
+                <th scope="col">{OUTCOMES.failed.label}</th>
               </tr>
             </thead>
             <tbody>
@@ -119,6 +133,7 @@ export default function DeliveryChart({ hours, now }: { hours: DeliveryHour[]; n
                 <tr key={slot.hour}>
                   <th scope="row">{dayAndClock(slot.hour)}</th>
                   <td>{slot.delivered}</td>
+                  <td>{slot.notSent}</td>
                   <td>{slot.failed}</td>
                 </tr>
               ))}

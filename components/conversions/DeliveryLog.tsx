@@ -10,29 +10,13 @@ import TableHead from '@/components/ui/TableHead';
 import TextField from '@/components/ui/TextField';
 import SectionTitle from '@/components/ui/SectionTitle';
 import RowDebugger from '@/components/conversions/RowDebugger';
-import { DELIVERY_STATUS_LABELS, filteredInWords, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
+import { OutcomeBadge } from '@/components/conversions/Outcomes';
+import { filteredInWords, type DeliveryRecord, type DeliveryRow } from '@/lib/shared/conversions/conversion';
+import { outcomeCountsInWords } from '@/lib/shared/outcomes';
 import { dayLabel } from '@/lib/shared/conversions/reconciliation';
 import { useDeliveriesQuery } from '@/store/conversionsApi';
 
-const COUNT_WORDS: Record<DeliveryRow['status'], string> = {
-  delivered: 'delivered',
-  rejected: 'rejected',
-  not_sent: 'not sent',
-  failed: 'failed',
-  held: 'held',
-};
-
-export function countsInWords(counts: DeliveryRecord['counts']): string {
-  const parts = (Object.keys(COUNT_WORDS) as Array<DeliveryRow['status']>)
-    .filter((status) => counts[status] > 0)
-    .map((status) => `${counts[status]} ${COUNT_WORDS[status]}`);
-  return parts.length ? parts.join(' · ') : 'No events';
-}
-
-const statusBadge = (status: DeliveryRow['status']) =>
-  status === 'delivered' ? 'badge badge--accepted' : status === 'held' ? 'badge' : 'badge badge--pending';
-
-/** A row of a record, and when opened, the event as sent and the platform's answer below it. */
+/** A row of a record, and when opened, what was sent for the event and the platform's answer below it. */
 function LogRow({ orgId, id, record, row }: { orgId: string; id: string; record: DeliveryRecord; row: DeliveryRow }) {
   const [open, setOpen] = useState(false);
   const panelId = `row-${record.id}-${row.id}`;
@@ -46,10 +30,18 @@ function LogRow({ orgId, id, record, row }: { orgId: string; id: string; record:
           {row.maskedEmail ?? <span className="muted">—</span>}
         </td>
         <td data-label="Status" className={styles.logWhole}>
-          <span className={statusBadge(row.status)}>{DELIVERY_STATUS_LABELS[row.status]}</span>
+          <OutcomeBadge status={row.status} />
         </td>
         <td data-label="Reason" className={styles.logReason}>
-          {row.reason ?? <span className="muted">—</span>}
+          {row.reason ? (
+            row.status === 'rejected' ? (
+              `The platform refused it: ${row.reason}`
+            ) : (
+              row.reason
+            )
+          ) : (
+            <span className="muted">—</span>
+          )}
         </td>
         <td className="actions">
           <Button
@@ -61,7 +53,7 @@ function LogRow({ orgId, id, record, row }: { orgId: string; id: string; record:
             onClick={() => setOpen(!open)}
           >
             {/* The visible words start the button's name (WCAG 2.5.3): a voice user says what they see. */}
-            {open ? 'Hide' : 'Sent / answer'}
+            {open ? 'Hide' : 'What was sent'}
             <span className="sr-only"> for event {row.id}</span>
           </Button>
         </td>
@@ -86,7 +78,7 @@ function LogLine({ orgId, id, record }: { orgId: string; id: string; record: Del
             {formatDateTime(record.at)}
           </time>
           {record.test && <span className="badge">Test</span>}
-          <span>{countsInWords(record.counts)}</span>
+          <span>{outcomeCountsInWords(record.counts)}</span>
           <span className="muted">{record.latencyMs === null ? 'nothing sent to the platform' : `${record.latencyMs} ms`}</span>
         </summary>
         <div className={styles.logRows}>
@@ -116,7 +108,7 @@ interface Props {
   onRefresh: () => Promise<unknown>;
 }
 
-/** `?day=YYYY-MM-DD` of the page's address: the day a gap in "Counted by the platform" links to. */
+/** `?day=YYYY-MM-DD` of the page's address (with `tab=log`): the day a gap in "Counted by the platform" links to. */
 const dayOf = (value: unknown) => (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : undefined);
 
 /**
@@ -141,7 +133,7 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
   const showEveryDay = () => {
     const query = { ...router.query };
     delete query.day;
-    void router.replace({ pathname: router.pathname, query, hash: 'log' }, undefined, { shallow: true, scroll: false });
+    void router.replace({ pathname: router.pathname, query }, undefined, { shallow: true, scroll: false });
   };
   const dayWords = answer?.day
     ? `${dayLabel(answer.day.date)} (${answer.day.timeZone === 'UTC' ? 'UTC' : `the ad account's day, ${answer.day.timeZone}`})`
@@ -221,7 +213,7 @@ export default function DeliveryLog({ orgId, id, pollingInterval, autoRefresh, o
             {eventId
               ? `Platform calls that held the event “${eventId}”.`
               : dayWords
-                ? `Platform calls on ${dayWords}${data.length === 100 ? ', the latest 100' : ''}, newest first. Open one to see its events and why any was refused.`
+                ? `Platform calls on ${dayWords}${data.length === 100 ? ', the latest 100' : ''}, newest first. Open one to see its events and why any was not sent.`
                 : `The latest ${data.length === 1 ? 'platform call' : `${data.length} platform calls`}, newest first. Open one to see its events.`}
           </p>
           <ul className={styles.log} aria-label="Delivery log">

@@ -70,7 +70,11 @@ export default function RowDebugger({
           This event as sent was too large to keep.
         </p>
       ) : (
-        <CodeBlock title={`Sent for ${eventId} (hashed, as on the wire)`} code={pretty(exchange.sent ?? null)} testId="row-sent" />
+        <CodeBlock
+          title={`What was sent for ${eventId} (email and phone hashed, exactly as the platform received it)`}
+          code={pretty(exchange.sent ?? null)}
+          testId="row-sent"
+        />
       )}
       {exchange.answer !== undefined && (
         <CodeBlock title={`The platform’s answer about ${eventId}`} code={pretty(exchange.answer)} testId="row-answer" />

@@ -48,7 +48,7 @@ export function ReconciliationPage() {
           <tbody>
             {data.map((row) => (
               <tr key={row.id} data-testid="reconciliation-row">
-                <NameCell href={`${conversionPath(orgId, row.id)}#counted`}>{row.name}</NameCell>
+                <NameCell href={`${conversionPath(orgId, row.id)}?tab=counted`}>{row.name}</NameCell>
                 <td data-label="Platform">{PLATFORM_LABELS[row.platform]}</td>
                 <td data-label="Received, last 7 days">
                   <CountedShare summary={row.summary} threshold={row.threshold} />

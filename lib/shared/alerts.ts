@@ -22,7 +22,7 @@ export const isAlertKind = (value: unknown): value is AlertKindName =>
 export const ALERT_KIND_LABELS: Record<AlertKindName, string> = {
   needs_reauth: 'A login needs reconnecting',
   run_failed: 'A run or backfill failed',
-  delivery_failures: 'Conversions are being refused',
+  delivery_failures: 'Events are not sent or failed',
   read_failed: 'A warehouse read failed',
   events_parked: 'Events are held or failed',
   paused_by_plan: 'Something was paused by a plan change',
@@ -34,7 +34,7 @@ export const ALERT_KIND_LABELS: Record<AlertKindName, string> = {
 export const ALERT_RESOLVED_LABELS: Record<AlertKindName, string> = {
   needs_reauth: 'Reconnected',
   run_failed: 'Runs succeed again',
-  delivery_failures: 'Conversions are accepted again',
+  delivery_failures: 'Events are delivered again',
   read_failed: 'Warehouse reads work again',
   events_parked: 'No events are held or failed any more',
   paused_by_plan: 'Running again',
@@ -45,7 +45,7 @@ export const ALERT_RESOLVED_LABELS: Record<AlertKindName, string> = {
 export const ALERT_SUBJECT_TYPES = ['connection', 'conversion', 'source', 'destination', 'app', 'organization'] as const;
 export type AlertSubjectTypeName = (typeof ALERT_SUBJECT_TYPES)[number];
 
-/** The conversion's alert threshold when none is set: 10 % refused of at least 20 events over the last hour. */
+/** The conversion's alert threshold when none is set: 10 % not sent or failed of at least 20 events over the last hour. */
 export const DEFAULT_FAILURE_THRESHOLD = { percent: 10, minEvents: 20 } as const;
 
 export interface FailureThreshold {

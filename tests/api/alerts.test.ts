@@ -245,6 +245,11 @@ describe("a conversion's refused share", () => {
     const emails = customerIo.messages.filter((message) => message.to === setup.owner.email && message.transactionalMessageId === 'alert');
     expect(emails).toHaveLength(1);
     expect(String(emails[0]!.messageData.message)).toMatch(/of \d+ events in the last hour \(100 %\)/);
+    // Issue 37 §7: the alert says the outcome in the words the log uses (not sent, failed), not "refused".
+    expect(String(emails[0]!.messageData.message)).toMatch(
+      /\(100 %\) were not sent or failed — over this conversion(&#39;|')s 10 % threshold/,
+    );
+    expect(String(emails[0]!.messageData.title)).toMatch(/^Events are not sent or failed: /);
     const listed = await call(s.notifications, { token: setup.owner.token, query: { orgId: setup.orgId } });
     expect(listed.body.notifications).toHaveLength(1);
     expect(listed.body.notifications[0]).toMatchObject({
@@ -480,7 +485,7 @@ describe('Slack', () => {
         expect(text).not.toMatch(/<!channel>|<https:\/\/evil/);
         expect(text).toContain(`Acme &amp; "Co" ${escaped}`);
       }
-      expect(texts.filter((text) => text.includes(`*Conversions are being refused: ${escaped}*`))).toHaveLength(3);
+      expect(texts.filter((text) => text.includes(`*Events are not sent or failed: ${escaped}*`))).toHaveLength(3);
       expect(texts.find((text) => /2 alerts/.test(text))!.split(escaped)).toHaveLength(4);
 
       const emails = customerIo.messages.filter((message) => message.to === boss.email);
@@ -488,7 +493,7 @@ describe('Slack', () => {
       expect(single).toHaveLength(3);
       expect(single[0]!.messageData).toMatchObject({
         organization_name: `Acme &amp; &quot;Co&quot; ${escaped}`,
-        title: `Conversions are being refused: ${escaped}`,
+        title: `Events are not sent or failed: ${escaped}`,
       });
       const digest = emails.find((message) => message.transactionalMessageId === 'alert_digest')!;
       expect(digest.messageData.organization_name).toBe(`Acme &amp; &quot;Co&quot; ${escaped}`);

@@ -134,7 +134,7 @@ test('a commit that lands but answers with an error is tried again without count
   await counters.add(orgId, id, { ...counts, tally: { delivered: 3 }, parked: {} });
   await counters.flush();
   const hours = await deliveryHours(orgId, id, new Date(Date.now() - 3600_000));
-  expect(hours).toEqual([{ hour, delivered: 8, failed: 1 }]);
+  expect(hours).toEqual([{ hour, delivered: 8, failed: 1, notSent: 0 }]);
   expect((await conversionRef(orgId, id).get()).get('parked.failed')).toBe(2);
   await counters.stop();
 });

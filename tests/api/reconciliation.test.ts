@@ -454,7 +454,7 @@ describe('Google and Meta', () => {
     const open = await incident();
     expect(open.size).toBe(1);
     expect(open.docs[0]!.get('message')).toMatch(
-      /^Meta Ads received 8 of the 10 events this conversion sent over the last 7 days \(80 %\), under its 95 % threshold: 2 were refused or never arrived\./,
+      /^Meta Ads received 8 of the 10 events this conversion sent over the last 7 days \(80 %\), under its 95 % threshold: 2 were not sent \(refused by Meta Ads\) or never arrived\./,
     );
 
     // The day's loss links to that day's calls in the delivery log: a day of the account's zone.

@@ -262,7 +262,7 @@ describe('the website snippet and its publishable key', () => {
     });
     expect(saved.status).toBe(400);
     expect((saved.body.fieldErrors as Record<string, string[]>)['payloadUrls.1']).toEqual([
-      'A payload URL is a path without spaces, quotes or < >',
+      'A thank-you page path has no spaces, quotes or < >',
     ]);
     const stored = (await call(s.app, { token: owner.token, query: { orgId, id: appId } })).body.app as { payloadUrls: string[] };
     expect(stored.payloadUrls).toEqual(['/thanks']);

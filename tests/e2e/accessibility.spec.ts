@@ -167,6 +167,13 @@ async function sweep(page: Page, browser: Browser, rich: RichOrganization, label
     await expect(page.getByTestId('capture-snippet')).toBeVisible();
     findings.push(await audit(page, `${label} custom-submission with the snippet`, phone));
   });
+  await test.step('the conversion page’s other tabs (the sweep above saw its overview)', async () => {
+    for (const tab of ['log', 'quality', 'counted', 'settings']) {
+      await page.goto(`${realPath('/{org}/conversion/cv-1/configuration', rich)}?tab=${tab}`);
+      await settled(page);
+      findings.push(await audit(page, `${label} conversion ?tab=${tab}`, phone));
+    }
+  });
   await test.step('the BigQuery preview', async () => {
     await page.goto(`/${rich.orgId}/createConversion`);
     await page.getByRole('radio', { name: /Rows of a BigQuery table/ }).check();

@@ -71,6 +71,8 @@ test('a conversion from an app to a Meta pixel: created step by step, its test e
   await expect(page).toHaveURL(new RegExp(`/${org}/conversion/[^/]+/configuration$`));
   await expect(page.getByRole('heading', { name, level: 1 })).toBeVisible();
   await expect(page.getByText('Active', { exact: true })).toBeVisible();
+  await conversionsPage.openTab('Delivery log');
+  await expect(page).toHaveURL(/\?tab=log$/);
   await expect(page.getByText('No deliveries yet.', { exact: false })).toBeVisible();
 
   await page.getByRole('button', { name: 'Send test event' }).click();
@@ -284,7 +286,7 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
     expect(everything).not.toContain(email);
 
     // And the conversion's log shows the row as delivered, the email masked.
-    await conversionsPage.open(org, conversionId);
+    await conversionsPage.open(org, conversionId, 'log');
     const masked = `v***@example.com`;
     await expect
       .poll(
@@ -302,6 +304,7 @@ test("a form sent on the app's website through the snippet is delivered to Meta 
     await expect(page.getByText(masked).first()).toBeVisible();
 
     // Match quality: the one event counted for each key Meta matches by, and Meta's own figure or "not reported yet".
+    await conversionsPage.openTab('Match quality');
     const quality = page.getByRole('region', { name: 'Match quality' });
     await quality.getByRole('button', { name: 'Reload figures' }).click();
     const shares = quality.getByRole('table', { name: 'Share of events carrying each match key' });

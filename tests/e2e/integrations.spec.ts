@@ -138,7 +138,7 @@ test.describe.serial('Google logins', () => {
       )
       .toEqual([{ action: '5556667778/9001', receipts: 1, gclid: true }]);
 
-    await page.goto(`/${org}/conversion/${conversion.id}/configuration`);
+    await page.goto(`/${org}/conversion/${conversion.id}/configuration?tab=log`);
     await expect(page.getByRole('list', { name: 'Delivery log' }).getByText(/1 delivered/)).toBeVisible();
   });
 });
@@ -263,12 +263,12 @@ test('Meta as a conversion destination: an app sends to a pixel from the account
   await page.getByLabel('Name').fill('Acme store');
   await page.getByLabel('Website URL').fill('https://acme.example');
   await page.getByLabel('Google Tag Manager container id').fill('gtm-abc');
-  await page.getByLabel('Payload URLs (one path per line)').fill('https://acme.example/thanks');
+  await page.getByLabel('Thank-you page paths (one per line)').fill('https://acme.example/thanks');
   await page.getByRole('button', { name: 'Add app' }).click();
   await expect(page.getByText('A tag-manager identifier must match GTM- followed by uppercase letters and digits')).toBeVisible();
   await expect(page.getByText('Payload URLs must not contain a host')).toBeVisible();
   await page.getByLabel('Google Tag Manager container id').fill('GTM-ABC123');
-  await page.getByLabel('Payload URLs (one path per line)').fill('/thanks');
+  await page.getByLabel('Thank-you page paths (one per line)').fill('/thanks');
   await page.getByRole('button', { name: 'Add app' }).click();
   await expect(page.getByRole('heading', { name: 'Acme store', level: 1 })).toBeVisible();
 
@@ -301,7 +301,7 @@ test('an app without Google Tag Manager (issue 37 §12): the id is optional, and
   await expect(gtm).toHaveAccessibleDescription(/Leave it empty if your site has no Tag Manager/);
   await page.getByLabel('Name').fill('Corner shop');
   await page.getByLabel('Website URL').fill('https://corner.example');
-  await page.getByLabel('Payload URLs (one path per line)').fill('/thank-you');
+  await page.getByLabel('Thank-you page paths (one per line)').fill('/thank-you');
   await page.getByRole('button', { name: 'Add app' }).click();
   await expect(page.getByRole('heading', { name: 'Corner shop', level: 1 })).toBeVisible();
   await expect(page.getByTestId('app-checklist')).toContainText(

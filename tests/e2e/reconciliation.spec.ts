@@ -21,6 +21,7 @@ test('the counted section says what the platform received of what was sent, name
   page,
   loginPage,
   appShell,
+  conversionsPage,
 }) => {
   test.setTimeout(120_000);
   const { user, orgIds } = await userWithOrganizations(1);
@@ -98,7 +99,7 @@ test('the counted section says what the platform received of what was sent, name
   );
 
   await loginPage.logIn(user, { landing: `/${orgId}/connection` });
-  await page.goto(`/${orgId}/conversion/${lossy.id}/configuration`);
+  await page.goto(`/${orgId}/conversion/${lossy.id}/configuration?tab=counted`);
   const section = page.getByRole('region', { name: 'Counted by the platform' });
   await expect(section.getByTestId('counted-share')).toContainText('80 %');
   await expect(section.getByTestId('counted-share')).toContainText('8 of 10 received');
@@ -115,25 +116,34 @@ test('the counted section says what the platform received of what was sent, name
   // Today's loss opens today's calls in the delivery log, with the refused row and its reason.
   await todayRow.getByRole('link', { name: /in the delivery log/ }).click();
   await expect(page).toHaveURL(new RegExp(`[?&]day=${today}`));
+  await expect(page.getByRole('tab', { name: 'Delivery log' })).toHaveAttribute('aria-selected', 'true');
   const log = page.getByRole('region', { name: 'Delivery log' });
   await expect(log.getByText(/^Platform calls on .+ \(UTC\)/)).toBeVisible();
-  await log.getByText('3 delivered · 1 rejected').click();
-  await expect(log.getByText('The click id is not a Microsoft click id.')).toBeVisible();
+  await log.getByText('3 delivered · 1 not sent').click();
+  await expect(log.getByText('The platform refused it: The click id is not a Microsoft click id.')).toBeVisible();
   await log.getByRole('button', { name: 'Every day' }).click();
   await expect(page).not.toHaveURL(/[?&]day=/);
+  // Back returns to the counted tab the link was followed from.
+  await page.goBack();
+  await expect(page.getByRole('tab', { name: 'Counted' })).toHaveAttribute('aria-selected', 'true');
+  await expect(section.getByTestId('counted-share')).toContainText('80 %');
 
-  // The threshold: a bad value is refused on its field, a good one saved.
-  const threshold = section.getByLabel('Alert when the share received falls under (%)');
+  // The threshold, in the one alerts form of Settings: a bad value is refused on its field, a good one saved.
+  await section.getByRole('link', { name: 'Settings' }).click();
+  const alerts = page.getByRole('region', { name: 'Alerts' });
+  await expect(alerts.getByRole('button')).toHaveText(['Save threshold']);
+  const threshold = alerts.getByLabel('Alert when the share received falls under (%)');
   await threshold.fill('0');
-  await section.getByRole('button', { name: 'Save' }).click();
-  await expect(section.getByText('At least 1 %')).toBeVisible();
+  await alerts.getByRole('button', { name: 'Save threshold' }).click();
+  await expect(alerts.getByText('At least 1 %')).toBeVisible();
   await threshold.fill('90');
-  await section.getByRole('button', { name: 'Save' }).click();
-  await expect(section.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  await alerts.getByRole('button', { name: 'Save threshold' }).click();
+  await expect(alerts.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
+  await conversionsPage.openTab('Counted');
   await expect(section.getByText('under the threshold')).toBeVisible();
 
   // 2 sent beside the pixel's 3,456 from all its senders: no ratio across them, no loss.
-  await page.goto(`/${orgId}/conversion/${small.id}/configuration`);
+  await page.goto(`/${orgId}/conversion/${small.id}/configuration?tab=counted`);
   const pixel = page.getByRole('region', { name: 'Counted by the platform' });
   const pixelRow = pixel.getByRole('table', { name: 'Counted by Meta Ads, per day' }).getByTestId('counted-day');
   await expect(pixelRow).toContainText('2 (100 %)');
@@ -156,5 +166,5 @@ test('the counted section says what the platform received of what was sent, name
   const list = page.getByRole('table', { name: 'Conversions' });
   await expect(list.getByRole('row', { name: /Offline purchases/ })).toContainText('80 %');
   await expect(list.getByRole('row', { name: /Offline purchases/ })).toContainText('under the threshold');
-  await expect(list.getByRole('row', { name: /Leads to Meta/ })).toContainText('Not read yet');
+  await expect(list.getByRole('row', { name: /^Leads to Meta/ })).toContainText('Not read yet');
 });

@@ -90,7 +90,8 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
   await conversionsPage.open(org, conversionId);
   await expect(page.getByRole('heading', { name: `Debugger leads ${suffix}`, level: 1 })).toBeVisible();
 
-  // A code Events Manager would never give is refused on its field.
+  // A code Events Manager would never give is refused on its field (the code is folded beside Send test event).
+  await page.getByText('Send it under a Meta test event code (optional)').click();
   const code = page.getByLabel('Meta test event code (optional)');
   await code.fill('TEST 1');
   await page.getByRole('button', { name: 'Send test event' }).click();
@@ -99,9 +100,10 @@ test("a delivery log row opens to the event as sent (hashed) and Meta's answer; 
   await page.getByRole('button', { name: 'Send test event' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Delivered.' })).toBeVisible();
 
+  await page.getByRole('link', { name: 'See it in the delivery log' }).click();
   const line = conversionsPage.deliveryLog.getByRole('listitem').filter({ hasText: 'Test' });
   await line.getByText('1 delivered').click();
-  const open = line.getByRole('button', { name: /^Sent \/ answer for event test_/ });
+  const open = line.getByRole('button', { name: /^What was sent for event test_/ });
   await open.click();
   await expect(line.getByRole('button', { name: /^Hide for event test_/ })).toHaveAttribute('aria-expanded', 'true');
   const sent = line.getByTestId('row-sent');

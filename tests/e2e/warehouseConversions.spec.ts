@@ -87,6 +87,7 @@ test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered,
   await expect(reads).toContainText(/40 rows read, 40 became events, 0 made none/, { timeout: 60_000 });
   await expect(reads).toContainText(/rows with updated_at ≥ \d{4}-\d{2}-\d{2}/);
 
+  await conversionsPage.openTab('Delivery log');
   const log = conversionsPage.deliveryLog;
   await expect
     .poll(
@@ -116,6 +117,7 @@ test('a BigQuery table mapped to a Meta pixel with the preview: read, delivered,
   expect((await received()).some((entry) => entry.event.event_id === 'lead_0001')).toBe(false);
 
   // Read now: the read starts from the cursor and finds the last row again, which it already took.
+  await conversionsPage.openTab('Overview');
   await reads.getByRole('button', { name: 'Read now' }).click();
   await expect(reads.getByText('A read starts within a minute.')).toBeVisible();
   await expect(reads).toContainText(/1 row read, 0 became events, 0 made none/, { timeout: 60_000 });

@@ -42,7 +42,7 @@ test('a relative path without a leading slash is refused with its own message', 
     gtmContainerId: 'GTM-AB12',
     payloadUrls: ['thanks'],
   });
-  expect(result.error?.issues[0]?.message).toBe('A payload URL is a path starting with /');
+  expect(result.error?.issues[0]?.message).toBe('A thank-you page path starts with /');
 });
 
 test('a payload URL holding markup, quotes or whitespace is refused (issue 23 §3.3: it ends up in an inline <script>)', () => {
@@ -54,7 +54,7 @@ test('a payload URL holding markup, quotes or whitespace is refused (issue 23 §
       payloadUrls: [url],
     });
     expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
-      ['payloadUrls.0', 'A payload URL is a path without spaces, quotes or < >'],
+      ['payloadUrls.0', 'A thank-you page path has no spaces, quotes or < >'],
     ]);
   }
   expect(

@@ -26,3 +26,9 @@ test('at most MAX_NAMES_PER_RECORD names per record: an app sending any name can
   const tally = hourTally(outcomes, undefined, 0, many);
   expect(Object.keys(tally).filter((path) => path.startsWith('names.'))).toHaveLength(MAX_NAMES_PER_RECORD);
 });
+
+test('the hour counts the events not sent (refused or unsendable) apart from the failed ones, inside the old total (issue 37 §7)', () => {
+  const tally = hourTally({ delivered: 2, rejected: 1, not_sent: 2, failed: 3, held: 1 });
+  // `failed` stays the API's not-delivered total; `notSent` is the part that will not go (the rest: failed, kept for Retry).
+  expect(tally).toMatchObject({ delivered: 2, failed: 6, notSent: 3 });
+});

@@ -6,6 +6,7 @@
  * once a read finds the share back at or over the threshold. Evaluated once per read (the reading job), never per event.
  */
 import type { ReconcileSummary } from '@/lib/shared/conversions/reconciliation';
+import { OUTCOMES } from '@/lib/shared/outcomes';
 import { raiseAlert, resolveAlert, type AlertSubject } from '@/lib/server/alerts';
 
 /** Fewer events sent over the week than this say nothing about a share. */
@@ -22,14 +23,14 @@ export async function evaluateCounted(
   // Whole numbers compared (no rounding): 199 of 200 is under a 100 % threshold, 19 of 20 is not under 95 %.
   const under = week.received * 100 < threshold * week.sent;
   const percent = Math.floor((week.received * 100) / week.sent);
-  const link = `/${encodeURIComponent(orgId)}/conversion/${encodeURIComponent(subject.id)}/configuration#counted`;
+  const link = `/${encodeURIComponent(orgId)}/conversion/${encodeURIComponent(subject.id)}/configuration?tab=counted`;
   if (under) {
     await raiseAlert({
       orgId,
       kind: 'counted_share_low',
       subject,
       link,
-      message: `${platformName} received ${week.received} of the ${week.sent} events this conversion sent over the last 7 days (${percent} %), under its ${threshold} % threshold: ${week.sent - week.received} were refused or never arrived. "Counted by the platform" on its page says on which days, with a link to each day's deliveries.`,
+      message: `${platformName} received ${week.received} of the ${week.sent} events this conversion sent over the last 7 days (${percent} %), under its ${threshold} % threshold: ${week.sent - week.received} were ${OUTCOMES.not_sent.word} (refused by ${platformName}) or never arrived. "Counted" on its page says on which days, with a link to each day's deliveries.`,
     });
   } else {
     await resolveAlert({

@@ -11,6 +11,7 @@
 import { raiseAlert, resolveAlert } from '@/lib/server/alerts';
 import { deliveryHealthOf } from '@/lib/server/repos/alerts';
 import { plural } from '@/lib/shared/plural';
+import { OUTCOMES } from '@/lib/shared/outcomes';
 import { errorFields, labels, log } from '@/lib/server/log';
 
 const evaluateEveryMs = () => Number(process.env.ALERT_EVALUATE_MS) || 60_000;
@@ -52,7 +53,7 @@ export async function evaluateConversion(orgId: string, conversionId: string, no
       orgId,
       kind: 'delivery_failures',
       subject,
-      message: `${failed} of ${plural(total, 'event')} in the last hour (${Math.round(percent)} %) ${failed === 1 ? 'was' : 'were'} rejected, not sent or failed — over this conversion's ${threshold.percent} % threshold. The delivery log says why.`,
+      message: `${failed} of ${plural(total, 'event')} in the last hour (${Math.round(percent)} %) ${failed === 1 ? 'was' : 'were'} ${OUTCOMES.not_sent.word} or ${OUTCOMES.failed.word} — over this conversion's ${threshold.percent} % threshold. The delivery log says why.`,
     });
   } else if (total > 0) {
     // Events flow and the share (or their number) is under the threshold: the incident is over.
@@ -60,14 +61,14 @@ export async function evaluateConversion(orgId: string, conversionId: string, no
       orgId,
       kind: 'delivery_failures',
       subject,
-      message: `${failed} of ${plural(total, 'event')} in the last hour (${Math.round(percent)} %) ${failed === 1 ? 'was' : 'were'} refused: under the threshold again.`,
+      message: `${failed} of ${plural(total, 'event')} in the last hour (${Math.round(percent)} %) ${failed === 1 ? 'was' : 'were'} ${OUTCOMES.not_sent.word} or ${OUTCOMES.failed.word}: under the threshold again.`,
     });
   }
   const { held, failed: failedParked } = conversion.parked;
   if (held + failedParked > 0) {
     const parts = [
-      held && `${held} held until the destination is reconnected`,
-      failedParked && `${failedParked} failed after retries (Retry sends them again)`,
+      held && `${held} ${OUTCOMES.held.word} until the destination is reconnected`,
+      failedParked && `${failedParked} ${OUTCOMES.failed.word} after retries (Retry sends them again)`,
     ];
     await raiseAlert({ orgId, kind: 'events_parked', subject, message: `Events are waiting: ${parts.filter(Boolean).join(', ')}.` });
   } else {

@@ -45,6 +45,8 @@ export function hourTally(counts: OutcomeCounts, matchCounts?: MatchCounts, repl
   const tally: HourTally = {
     delivered: counts.delivered,
     failed: counts.rejected + counts.not_sent + counts.failed,
+    // Of those, the ones that will not go (refused or unsendable): "not sent" to people, apart from "failed" (Retry).
+    notSent: counts.rejected + counts.not_sent,
     // The reconciliation funnel: each event routed here once (a parked event published again was counted when it
     // first came), and each event the platform answered for good. A failed row is parked to come again (Retry):
     // counted as sent when it is answered, so an event is never sent twice in the funnel, nor sent but not received.
@@ -109,5 +111,10 @@ export function sumHours(docs: DocumentSnapshot[]): Map<string, HourTally> {
 /** Counts per hour since `since` (for the chart and "last 24 h"). */
 export async function deliveryHours(orgId: string, id: string, since: Date): Promise<DeliveryHour[]> {
   const snapshot = await conversionRef(orgId, id).collection('hours').where('hour', '>=', hourOf(since)).orderBy('hour').get();
-  return [...sumHours(snapshot.docs)].map(([hour, sum]) => ({ hour, delivered: sum.delivered ?? 0, failed: sum.failed ?? 0 }));
+  return [...sumHours(snapshot.docs)].map(([hour, sum]) => ({
+    hour,
+    delivered: sum.delivered ?? 0,
+    failed: sum.failed ?? 0,
+    notSent: sum.notSent ?? 0,
+  }));
 }

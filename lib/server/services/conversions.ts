@@ -6,6 +6,7 @@ import {
   type WarehouseSource,
   type Conversion,
   type DeliveryCounts,
+  type DeliveryHour,
   type ConversionMapping,
   type ConversionPlatform,
   type ConversionSource,
@@ -162,11 +163,15 @@ function withLiveStatus(conversion: Conversion, destination: Integration | null 
 const destinationOf = (orgId: string, conversion: Conversion) =>
   getIntegration(orgId, 'destination', conversion.destination.destinationId).catch(() => null);
 
-const sum = (hours: Array<{ delivered: number; failed: number }>): DeliveryCounts =>
-  hours.reduce((total, hour) => ({ delivered: total.delivered + hour.delivered, failed: total.failed + hour.failed }), {
-    delivered: 0,
-    failed: 0,
-  });
+const sum = (hours: DeliveryHour[]): DeliveryCounts =>
+  hours.reduce(
+    (total, hour) => ({
+      delivered: total.delivered + hour.delivered,
+      failed: total.failed + hour.failed,
+      notSent: (total.notSent ?? 0) + (hour.notSent ?? 0),
+    }),
+    { delivered: 0, failed: 0, notSent: 0 },
+  );
 
 /** Every conversion with its live status and its last 24 hours (the destinations read once, not per conversion). */
 export async function listConversions(orgId: string): Promise<Array<Conversion & { last24h: DeliveryCounts }>> {

@@ -2,6 +2,7 @@ import type { Schedule } from '@/lib/shared/connections/connection';
 import type { Identifier } from '@/lib/shared/conversions/identifiers';
 import type { SourceSettings } from '@/lib/shared/integrations/apps';
 import { isWarehousePlatform, type AdPlatform, type WarehousePlatform } from '@/lib/shared/integrations/platforms';
+import { OUTCOMES } from '@/lib/shared/outcomes';
 
 /**
  * A conversion: where events come from (an app's submissions, a payment account's successful
@@ -187,7 +188,10 @@ export interface ConversionMapping {
 
 export interface DeliveryCounts {
   delivered: number;
+  /** Not delivered: not sent (refused or unsendable) and failed (kept for Retry) together. */
   failed: number;
+  /** Of `failed`, the events not sent (refused or unsendable): lib/shared/outcomes.ts splits them for people. */
+  notSent?: number;
 }
 
 export interface Conversion {
@@ -265,13 +269,17 @@ export const filteredInWords = (filtered: Pick<FilteredEvent, 'name' | 'wanted'>
 export interface DeliveryHour {
   hour: string;
   delivered: number;
+  /** Not sent and failed together (as `DeliveryCounts`). */
   failed: number;
+  /** Of `failed`, the events not sent. */
+  notSent?: number;
 }
 
+/** A row's status as people read it: the outcome's word (lib/shared/outcomes.ts); refused and unsendable rows are both "Not sent". */
 export const DELIVERY_STATUS_LABELS: Record<DeliveryRow['status'], string> = {
-  delivered: 'Delivered',
-  rejected: 'Rejected by the platform',
-  not_sent: 'Not sent',
-  failed: 'Failed (Retry)',
-  held: 'Held until Reconnect',
+  delivered: OUTCOMES.delivered.label,
+  rejected: OUTCOMES.not_sent.label,
+  not_sent: OUTCOMES.not_sent.label,
+  failed: OUTCOMES.failed.label,
+  held: OUTCOMES.held.label,
 };

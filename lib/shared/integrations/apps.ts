@@ -5,7 +5,7 @@ import type { AdPlatform } from '@/lib/shared/integrations/platforms';
 const GTM_CONTAINER_ID = /^GTM-[A-Z0-9]+$/;
 export const GTM_MESSAGE = 'A tag-manager identifier must match GTM- followed by uppercase letters and digits';
 export const PAYLOAD_HOST_MESSAGE = 'Payload URLs must not contain a host';
-export const PAYLOAD_CHARACTERS_MESSAGE = 'A payload URL is a path without spaces, quotes or < >';
+export const PAYLOAD_CHARACTERS_MESSAGE = 'A thank-you page path has no spaces, quotes or < >';
 
 export function isGtmContainerId(value: string): boolean {
   return GTM_CONTAINER_ID.test(value);

@@ -86,7 +86,7 @@ const payloadUrlSchema = z
   .min(1, 'Enter a path')
   .max(500, 'At most 500 characters')
   .refine((url) => !payloadUrlHasHost(url), PAYLOAD_HOST_MESSAGE)
-  .refine((url) => payloadUrlHasHost(url) || url.startsWith('/'), 'A payload URL is a path starting with /')
+  .refine((url) => payloadUrlHasHost(url) || url.startsWith('/'), 'A thank-you page path starts with /')
   .refine((url) => !payloadUrlHasBadCharacters(url), PAYLOAD_CHARACTERS_MESSAGE);
 
 /** A source's default consent: each question granted, denied or left out ("not set"). */

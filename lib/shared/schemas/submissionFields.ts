@@ -53,7 +53,11 @@ export const SUBMITTED_FIELD_DOCS = {
   },
   ip: { type: 'IPv4 or IPv6', meaning: 'The person’s IP address (not your server’s).' },
   userAgent: { type: 'text ≤ 1,000', meaning: 'The person’s browser user agent.' },
-  actionSource: { type: "'website' or 'system_generated'", meaning: 'Where the conversion happened.' },
+  actionSource: {
+    type: "'website' or 'system_generated'",
+    meaning:
+      "Where the conversion happened: 'website' for a visitor on your site, 'system_generated' for an event your server makes on its own (a payment, a CRM stage).",
+  },
 } as const satisfies Record<string, SubmittedFieldDoc>;
 
 export type SubmittedFieldName = keyof typeof SUBMITTED_FIELD_DOCS;

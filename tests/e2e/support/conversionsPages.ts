@@ -70,8 +70,14 @@ export class ConversionsPage {
     await this.page.goto(`/${orgId}/conversion`);
   }
 
-  async open(orgId: string, conversionId: string) {
-    await this.page.goto(`/${orgId}/conversion/${conversionId}/configuration`);
+  /** A conversion's page, on one of its tabs (`?tab=`), the overview by default. */
+  async open(orgId: string, conversionId: string, tab?: 'log' | 'quality' | 'counted' | 'settings') {
+    await this.page.goto(`/${orgId}/conversion/${conversionId}/configuration${tab ? `?tab=${tab}` : ''}`);
+  }
+
+  /** Selects a tab of a conversion's page by its name ("Delivery log", "Settings"…). */
+  async openTab(name: string) {
+    await this.page.getByRole('tablist', { name: 'Conversion sections' }).getByRole('tab', { name }).click();
   }
 
   row(name: string): Locator {
