@@ -168,7 +168,7 @@ export function createReport(store: SandboxStore) {
 
     const account = tiktokSandboxAccount(advertiserId)!;
     const advertiserLevel = dataLevel.level === 'advertiser';
-    const byDay = !dimensions.includes('stat_time_day');
+    const overRange = !dimensions.includes('stat_time_day');
     const campaigns = [...store.adData.rowsOf('tiktok', account, advertiserLevel ? 'campaign' : dataLevel.level, from, to)];
     // The advertiser's level: its campaigns summed per day (or over the range).
     const daily = advertiserLevel ? summed(campaigns, (facts) => facts.date) : campaigns;
@@ -199,7 +199,7 @@ export function createReport(store: SandboxStore) {
             ? facts.adGroupId!
             : facts.adId!;
     // Without stat_time_day TikTok sums the range: one row per object.
-    const all = byDay ? summed(daily, idOfFacts) : daily;
+    const all = overRange ? summed(daily, idOfFacts) : daily;
     const eventCount = (metric: string, date: string | null) =>
       PAGE_EVENT_METRICS[metric]!.reduce((sum, name) => {
         const days = attributed.get(name) ?? new Map<string, number>();
@@ -209,12 +209,12 @@ export function createReport(store: SandboxStore) {
     const list = all.slice((page - 1) * pageSize, page * pageSize).map((facts) => ({
       dimensions: {
         [dataLevel.id]: idOfFacts(facts),
-        ...(byDay ? {} : { stat_time_day: `${facts.date} 00:00:00` }),
+        ...(overRange ? {} : { stat_time_day: `${facts.date} 00:00:00` }),
       },
       metrics: Object.fromEntries(
         metrics.map((metric) => [
           metric,
-          METRICS[metric] ? METRICS[metric](facts) : String(eventCount(metric, byDay ? null : facts.date)),
+          METRICS[metric] ? METRICS[metric](facts) : String(eventCount(metric, overRange ? null : facts.date)),
         ]),
       ),
     }));
