@@ -169,7 +169,9 @@ export function createReport(store: SandboxStore) {
     const account = tiktokSandboxAccount(advertiserId)!;
     const advertiserLevel = dataLevel.level === 'advertiser';
     const overRange = !dimensions.includes('stat_time_day');
-    const campaigns = [...store.adData.rowsOf('tiktok', account, advertiserLevel ? 'campaign' : dataLevel.level, from, to)];
+    const campaigns = [
+      ...store.adData.rowsOf('tiktok', account, dataLevel.level === 'advertiser' ? 'campaign' : dataLevel.level, from, to),
+    ];
     // The advertiser's level: its campaigns summed per day (or over the range).
     const daily = advertiserLevel ? summed(campaigns, (facts) => facts.date) : campaigns;
     // What it attributed of the ledger's events, per event name and day of the advertiser (advertiser level only).

@@ -308,12 +308,24 @@ test('counted: the report by event gives what TikTok attributed per day of the a
 test('counted over more than 30 days is read in windows TikTok takes, and asks nothing for names it has no metric of', async () => {
   let calls = 0;
   const onCall = () => (calls += 1);
-  const wide = await tiktokAds.counted!(session, { account, targets: [{ ...PIXEL, events: ['Purchase'] }], from: daysAgo(44), to: today(), onCall });
+  const wide = await tiktokAds.counted!(session, {
+    account,
+    targets: [{ ...PIXEL, events: ['Purchase'] }],
+    from: daysAgo(44),
+    to: today(),
+    onCall,
+  });
   expect(wide).toEqual({ timeZone: 'America/Los_Angeles', rows: [] });
   // advertiser/info, then windows of 30 and 15 days.
   expect(calls).toBe(3);
   calls = 0;
-  const custom = await tiktokAds.counted!(session, { account, targets: [{ ...PIXEL, events: ['QuoteRequested'] }], from: daysAgo(6), to: today(), onCall });
+  const custom = await tiktokAds.counted!(session, {
+    account,
+    targets: [{ ...PIXEL, events: ['QuoteRequested'] }],
+    from: daysAgo(6),
+    to: today(),
+    onCall,
+  });
   expect(custom).toEqual({ timeZone: 'America/Los_Angeles', rows: [] });
   expect(calls).toBe(1);
 });

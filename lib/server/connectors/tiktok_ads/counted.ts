@@ -50,7 +50,10 @@ export const tiktokCounted: ReadCounted = async (session, request) => {
   const advertiser = await advertiserInfo(session, request.account.id, request.onCall);
   const timeZone = isKnownTimeZone(advertiser.timeZone) ? advertiser.timeZone : 'UTC';
   const metricsOf = new Map(
-    request.targets.map((target) => [target, [...new Set(target.events.map(tiktokEventMetric).filter((metric): metric is string => metric !== null))]]),
+    request.targets.map((target) => [
+      target,
+      [...new Set(target.events.map(tiktokEventMetric).filter((metric): metric is string => metric !== null))],
+    ]),
   );
   const metrics = [...new Set([...metricsOf.values()].flat())].sort();
   // No target sends an event TikTok reports by name: nothing to ask.
