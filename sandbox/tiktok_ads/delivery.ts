@@ -2,11 +2,11 @@
  * The sandbox's Events API 2.0 (`POST /event/track/`), with TikTok's answer shape (HTTP 200, `code`): one bad
  * event fails the whole request and nothing of it is recorded. Accepted events go to the ledger under TikTok's
  * dedup key (event_source_id + event + event_id, 48 h); their hashed email and phone are judged in TikTok's
- * forms (matching.ts). A request with test_event_code is recorded under `test:{pixel}`, never with real events.
+ * forms (matching.ts), and whether TikTok's report could attribute it (a ttclid or a known person: reporting.ts). A request with test_event_code is recorded under `test:{pixel}`, never with real events.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerFailure } from '@/sandbox/conversions';
-import type { ReceivedIdentifier } from '@/sandbox/matching';
+import { personOf, type ReceivedIdentifier } from '@/sandbox/matching';
 import { callerOf, ok, ownerOfPixel, parameterError, refuseToken, tiktokAnswer } from '@/sandbox/tiktok_ads/accounts';
 import { TIKTOK_KEYS } from '@/sandbox/tiktok_ads/matching';
 import { json, readBody } from '@/sandbox/server';
@@ -103,11 +103,26 @@ export function createEventsApi(store: SandboxStore) {
     for (const event of data as Json[]) {
       const eventId = typeof event.event_id === 'string' && event.event_id ? event.event_id : token('no-id-');
       const kept = testCode ? { ...event, test_event_code: testCode } : event;
-      store.conversions.record('tiktok', `${target}|${String(event.event)}|${eventId}`, target, kept);
+      store.conversions.record('tiktok', `${target}|${String(event.event)}|${eventId}`, target, kept, 'first', {
+        attributable: attributable(event),
+      });
       judge(target, event);
     }
     store.conversions.countCall('tiktok');
     return ok(res, {});
+  }
+
+  /**
+   * Whether TikTok could tie the event to someone who saw an ad (what its report may attribute, reporting.ts): a
+   * ttclid (the ad click's id), or a hashed email or phone of a known person in TikTok's form.
+   */
+  function attributable(event: Json): boolean {
+    const user = (event.user ?? {}) as Json;
+    if (isFilled(user.ttclid)) return true;
+    return TIKTOK_KEYS.some((key) => {
+      const value = user[key];
+      return (Array.isArray(value) ? value : value === undefined ? [] : [value]).some((item) => personOf('tiktok', key, String(item)));
+    });
   }
 
   /** Matches an accepted event's hashed email and phone against the known people, in TikTok's forms. */

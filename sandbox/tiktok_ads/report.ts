@@ -1,6 +1,7 @@
 /**
  * The sandbox's integrated reports (`GET /report/integrated/get/`): report_type BASIC, one data level, its id
- * dimension with `stat_time_day`, metrics from the documented list; a daily range over 30 days is refused, pages
+ * dimension with `stat_time_day`, metrics from the documented list (the page-event metrics count what the
+ * advertiser's pixels received and could attribute: reporting.ts); a daily range over 30 days is refused, pages
  * of at most 1,000 rows (`page`, `page_size`, `page_info`), filters of at most 100 values. Figures are the
  * sandbox's synthetic ad data (sandbox/adData.ts) in the advertiser's time zone.
  */
@@ -12,13 +13,15 @@ import {
   ok,
   parameterError,
   tiktokAnswer,
+  TIKTOK_PIXELS,
   tiktokSandboxAccount,
   type TikTokHandler,
 } from '@/sandbox/tiktok_ads/accounts';
 import type { SandboxStore } from '@/sandbox/store';
 
-/** Each data level's id dimension and our level. */
-const LEVELS: Record<string, { id: string; level: AdDataLevel }> = {
+/** Each data level's id dimension and our level (the advertiser's: its campaigns summed per day). */
+const LEVELS: Record<string, { id: string; level: AdDataLevel | 'advertiser' }> = {
+  AUCTION_ADVERTISER: { id: 'advertiser_id', level: 'advertiser' },
   AUCTION_CAMPAIGN: { id: 'campaign_id', level: 'campaign' },
   AUCTION_ADGROUP: { id: 'adgroup_id', level: 'ad_group' },
   AUCTION_AD: { id: 'ad_id', level: 'ad' },
@@ -45,6 +48,44 @@ const METRICS: Record<string, (facts: AdFacts) => string> = {
   conversion: (facts) => String(facts.conversions),
   total_complete_payment_rate: (facts) => money(facts.valueMicros),
 };
+
+/**
+ * The page-event metrics (TikTok's "Page event metrics"), one per standard event: what the report attributed of
+ * the ledger's events (reporting.ts). The sandbox attributes them to the advertiser, not to a campaign: at
+ * finer levels they are 0.
+ */
+export const PAGE_EVENT_METRICS: Record<string, string[]> = {
+  complete_payment: ['CompletePayment', 'Purchase'],
+  on_web_order: ['PlaceAnOrder'],
+  web_event_add_to_cart: ['AddToCart'],
+  initiate_checkout: ['InitiateCheckout'],
+  add_billing: ['AddPaymentInfo'],
+  user_registration: ['CompleteRegistration'],
+  form: ['SubmitForm', 'Lead'],
+  online_consult: ['Contact'],
+  button_click: ['ClickButton'],
+  product_details_page_browse: ['ViewContent'],
+  page_event_search: ['Search'],
+  download_start: ['Download'],
+  on_web_add_to_wishlist: ['AddToWishlist'],
+  on_web_subscribe: ['Subscribe'],
+};
+
+/** A day without ad figures. */
+const emptyDay = (date: string): AdFacts => ({
+  date,
+  campaignId: '',
+  campaignName: '',
+  adGroupId: null,
+  adGroupName: null,
+  adId: null,
+  adName: null,
+  impressions: 0,
+  clicks: 0,
+  spendMicros: 0,
+  conversions: 0,
+  valueMicros: 0,
+});
 
 /** How many values a filter names: a JSON array (as a string, as TikTok takes it, or as an array); 0 for anything else. */
 function valuesOf(value: unknown): number {
@@ -95,7 +136,7 @@ export function createReport(store: SandboxStore) {
     if (dimensions.some((dimension) => dimension !== dataLevel.id && dimension !== 'stat_time_day'))
       return parameterError(res, `dimensions: Invalid dimension combination for data_level ${query.get('data_level')}.`);
     const metrics = listParam(url, 'metrics') ?? ['spend', 'impressions'];
-    const unknownMetric = metrics.find((metric) => !METRICS[metric]);
+    const unknownMetric = metrics.find((metric) => !METRICS[metric] && !PAGE_EVENT_METRICS[metric]);
     if (unknownMetric) return parameterError(res, `metrics: Invalid metric ${unknownMetric}.`);
     const from = query.get('start_date') ?? '';
     const to = query.get('end_date') ?? '';
@@ -126,17 +167,58 @@ export function createReport(store: SandboxStore) {
       return parameterError(res, `page_size: Must be between 1 and ${MAX_PAGE_SIZE}.`);
 
     const account = tiktokSandboxAccount(advertiserId)!;
-    const daily = [...store.adData.rowsOf('tiktok', account, dataLevel.level, from, to)];
+    const advertiserLevel = dataLevel.level === 'advertiser';
+    const overRange = !dimensions.includes('stat_time_day');
+    const campaigns = [
+      ...store.adData.rowsOf('tiktok', account, dataLevel.level === 'advertiser' ? 'campaign' : dataLevel.level, from, to),
+    ];
+    // The advertiser's level: its campaigns summed per day (or over the range).
+    const daily = advertiserLevel ? summed(campaigns, (facts) => facts.date) : campaigns;
+    // What it attributed of the ledger's events, per event name and day of the advertiser (advertiser level only).
+    const attributed = advertiserLevel
+      ? store.reporting.tiktokAttributed(
+          (TIKTOK_PIXELS[advertiserId] ?? []).map((pixel) => pixel.pixel_code),
+          account.timeZone,
+        )
+      : new Map<string, Map<string, number>>();
+    if (advertiserLevel) {
+      // A day with attributed events and no ad figures is still a day of the report.
+      const dates = new Set(daily.map((facts) => facts.date));
+      for (const days of attributed.values())
+        for (const date of days.keys()) {
+          if (date < from || date > to || dates.has(date)) continue;
+          dates.add(date);
+          daily.push(emptyDay(date));
+        }
+      daily.sort((x, y) => x.date.localeCompare(y.date));
+    }
     const idOfFacts = (facts: AdFacts) =>
-      dataLevel.level === 'campaign' ? facts.campaignId : dataLevel.level === 'ad_group' ? facts.adGroupId! : facts.adId!;
+      advertiserLevel
+        ? advertiserId
+        : dataLevel.level === 'campaign'
+          ? facts.campaignId
+          : dataLevel.level === 'ad_group'
+            ? facts.adGroupId!
+            : facts.adId!;
     // Without stat_time_day TikTok sums the range: one row per object.
-    const all = dimensions.includes('stat_time_day') ? daily : summed(daily, idOfFacts);
+    const all = overRange ? summed(daily, idOfFacts) : daily;
+    const eventCount = (metric: string, date: string | null) =>
+      PAGE_EVENT_METRICS[metric]!.reduce((sum, name) => {
+        const days = attributed.get(name) ?? new Map<string, number>();
+        if (date !== null) return sum + (days.get(date) ?? 0);
+        return [...days].reduce((total, [day, count]) => (day >= from && day <= to ? total + count : total), sum);
+      }, 0);
     const list = all.slice((page - 1) * pageSize, page * pageSize).map((facts) => ({
       dimensions: {
         [dataLevel.id]: idOfFacts(facts),
-        ...(dimensions.includes('stat_time_day') ? { stat_time_day: `${facts.date} 00:00:00` } : {}),
+        ...(overRange ? {} : { stat_time_day: `${facts.date} 00:00:00` }),
       },
-      metrics: Object.fromEntries(metrics.map((metric) => [metric, METRICS[metric]!(facts)])),
+      metrics: Object.fromEntries(
+        metrics.map((metric) => [
+          metric,
+          METRICS[metric] ? METRICS[metric](facts) : String(eventCount(metric, overRange ? null : facts.date)),
+        ]),
+      ),
     }));
     return ok(res, {
       list,

@@ -747,3 +747,46 @@ describe('Google and Meta', () => {
     expect(calls).toBe(5);
   });
 });
+
+describe('TikTok', () => {
+  /** The sandbox's TikTok advertiser 7100000000000000001 keeps Los Angeles time: its report's days are Pacific days. */
+  const PACIFIC = 'America/Los_Angeles';
+
+  test("TikTok's figure is what it attributed on the advertiser's day, for the names this conversion sent; it reports nothing as received, so no loss is told", async () => {
+    const tiktok = await setUpConversion('tiktok_ads');
+    const conversion = await getConversion(tiktok.orgId, tiktok.conversionId);
+    // Three buyers with an ad click (ttclid); two strangers (an email TikTok knows nobody by, no click).
+    const sent = purchases(5, (index) =>
+      index < 3
+        ? { clickIds: { ttclid: `E.C.P.rec${serial}` }, context: { actionSource: 'website' } }
+        : { user: { email: sha256(`stranger${serial}@example.com`) } },
+    );
+    const result = await deliverBatch(tiktok.orgId, conversion, sent);
+    expect(result.rows.filter((row) => row.status === 'delivered')).toHaveLength(5);
+
+    // Sent, as far as both sides know, at 02:00 UTC three days ago: 18:00 or 19:00 the day before in Los Angeles.
+    const utcDay = addDays(today, -3);
+    const pacificDay = addDays(today, -4);
+    const entries = platforms.conversions.list('tiktok');
+    expect(entries).toHaveLength(5);
+    for (const entry of entries) entry.receivedAt = Date.parse(`${utcDay}T02:00:00Z`);
+    await moveHoursTo(tiktok.orgId, tiktok.conversionId, `${utcDay}T02`);
+
+    // Noon in Los Angeles two days later: past TikTok's 24 hours of lag, at whatever hour the suite runs.
+    let calls = 0;
+    await readAt(tiktok.orgId, new Date(instantOf(addDays(pacificDay, 2), '12:00', PACIFIC)), { onCall: () => (calls += 1) });
+    const { days, summary } = await reconciliationOf(tiktok);
+    const pacific = days.find((day) => day.date === pacificDay)!;
+    expect(pacific).toMatchObject({ sent: 5, received: 5, final: true, notes: [] });
+    expect(pacific.platform.received).toBeNull();
+    // The three with a click, counted under "Purchase" (TikTok's complete_payment), with whose events it covers.
+    expect(pacific.platform.attributed).toEqual({
+      count: 3,
+      scope: 'Purchase events attributed to ads across the advertiser (pixel and Events API together)',
+    });
+    expect(days.find((day) => day.date === utcDay)).toBeUndefined();
+    expect(summary).toMatchObject({ state: 'read', message: null, timeZone: PACIFIC, week: { sent: 5, received: 5, share: 1 } });
+    // One advertiser/info and one report for the whole first read (30 days).
+    expect(calls).toBe(2);
+  });
+});

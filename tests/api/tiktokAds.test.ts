@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { PlatformError } from '@/lib/server/connectors/errors';
 import { tiktokAds, type TikTokCredential } from '@/lib/server/connectors/tiktok_ads';
 import { toTikTokEvent } from '@/lib/server/connectors/tiktok_ads/delivery';
@@ -243,6 +244,90 @@ test('without stat_time_day the fake sums the range: one row per campaign, equal
     clicks.set(facts.campaignId, (clicks.get(facts.campaignId) ?? 0) + facts.clicks);
   const list = body.data.list as Array<{ dimensions: { campaign_id: string }; metrics: { clicks: string } }>;
   expect(list.map((row) => [row.dimensions.campaign_id, Number(row.metrics.clicks)])).toEqual([...clicks.entries()]);
+});
+
+test('counted: the report by event gives what TikTok attributed per day of the advertiser, for the names each target sends; nothing as received', async () => {
+  const stranger = { user: { email: createHash('sha256').update('nobody-at-tiktok@example.com').digest('hex') }, clickIds: {} };
+  await tiktokAds.deliver!.send(session, account, PIXEL, [
+    // Two payments with an ad click, one from a known person without one: all attributable.
+    event(20),
+    event(21),
+    event(22, undefined, { clickIds: {} }),
+    // A stranger's payment with no click: accepted, never attributed.
+    event(23, undefined, stranger),
+    event(24, undefined, { name: 'AddToCart' }),
+    // A custom event: TikTok has no page-event metric for it.
+    event(25, undefined, { name: 'QuoteRequested' }),
+  ]);
+  // A test event is never counted.
+  await tiktokAds.deliver!.send(session, account, PIXEL, [event(26)], { testCode: 'TEST12345' });
+  expect(platforms.conversions.list('tiktok')).toHaveLength(7);
+  const sentDay = today();
+  const targets = [
+    { ...PIXEL, events: ['CompletePayment'] },
+    { ...PIXEL, events: ['AddToCart', 'CompletePayment'] },
+    { ...PIXEL, events: ['QuoteRequested'] },
+  ];
+  const read = async (now: Date) => {
+    let calls = 0;
+    const counted = await tiktokAds.counted!(session, {
+      account,
+      targets,
+      from: daysAgo(29),
+      to: today(),
+      now,
+      onCall: () => (calls += 1),
+    });
+    return { counted, calls };
+  };
+  try {
+    // Within TikTok's lag (3 hours in the sandbox) nothing shows yet.
+    expect((await read(new Date())).counted).toEqual({ timeZone: 'America/Los_Angeles', rows: [] });
+    // After it: per target, the events it names that TikTok could attribute, on the advertiser's day.
+    const later = new Date(Date.now() + 4 * 3600 * 1000);
+    platforms.reporting.clock.set(later);
+    const { counted, calls } = await read(later);
+    expect(counted).toEqual({
+      timeZone: 'America/Los_Angeles',
+      rows: [
+        { targetId: PIXEL.id, events: ['CompletePayment'], date: sentDay, received: null, attributed: 3 },
+        { targetId: PIXEL.id, events: ['AddToCart', 'CompletePayment'], date: sentDay, received: null, attributed: 4 },
+      ],
+    });
+    // advertiser/info, then one report of 30 days (TikTok's longest daily range).
+    expect(calls).toBe(2);
+    // A share TikTok drops is not attributed: at half, the 2nd and 4th attributable events (a payment and the cart).
+    platforms.reporting.set({ tiktok: { dropShare: 0.5 } });
+    const dropped = (await read(later)).counted as { rows: Array<{ attributed: number }> };
+    expect(dropped.rows.map((row) => row.attributed)).toEqual([2, 2]);
+  } finally {
+    platforms.reporting.reset();
+  }
+});
+
+test('counted over more than 30 days is read in windows TikTok takes, and asks nothing for names it has no metric of', async () => {
+  let calls = 0;
+  const onCall = () => (calls += 1);
+  const wide = await tiktokAds.counted!(session, {
+    account,
+    targets: [{ ...PIXEL, events: ['Purchase'] }],
+    from: daysAgo(44),
+    to: today(),
+    onCall,
+  });
+  expect(wide).toEqual({ timeZone: 'America/Los_Angeles', rows: [] });
+  // advertiser/info, then windows of 30 and 15 days.
+  expect(calls).toBe(3);
+  calls = 0;
+  const custom = await tiktokAds.counted!(session, {
+    account,
+    targets: [{ ...PIXEL, events: ['QuoteRequested'] }],
+    from: daysAgo(6),
+    to: today(),
+    onCall,
+  });
+  expect(custom).toEqual({ timeZone: 'America/Los_Angeles', rows: [] });
+  expect(calls).toBe(1);
 });
 
 test('TikTok’s refusals: an old event sinks the batch (invalid), over 1,000 events is refused, a revoked login needs the user', async () => {

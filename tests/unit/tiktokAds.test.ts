@@ -6,10 +6,12 @@ import { rowToEvent } from '@/lib/server/delivery/warehouseRows';
 import { tiktokConfig } from '@/lib/server/connectors/tiktok_ads/config';
 import { TIKTOK_MAX_EVENTS, tiktokDelivery, toTikTokEvent } from '@/lib/server/connectors/tiktok_ads/delivery';
 import { tiktokAdsError } from '@/lib/server/connectors/tiktok_ads/errors';
+import { TIKTOK_EVENT_METRICS, tiktokEventMetric } from '@/lib/server/connectors/tiktok_ads/counted';
 import { TIKTOK_LEVELS, TIKTOK_MAX_DAYS, TIKTOK_MAX_PAGE_SIZE, toAdRow } from '@/lib/server/connectors/tiktok_ads/report';
 import { TIKTOK_ADS_VERSION } from '@/lib/server/connectors/tiktok_ads/version';
 import { tiktokAdsRecord } from '@/lib/server/connectors/tiktok_ads/platform';
 import type { ConversionEvent } from '@/lib/shared/conversions/event';
+import { PAGE_EVENT_METRICS } from '@/sandbox/tiktok_ads/report';
 
 // TikTok's wire facts, each with where TikTok documents it (docs/PLATFORMS.md, "TikTok"): a change to any of
 // them must be a change to this table too.
@@ -157,4 +159,17 @@ test('TikTok’s click id and cookie reach the event from a warehouse row’s co
     metadata: { ttclid: 'E.C.P.paid', TTP: 'ttp-paid' },
   } as unknown as Parameters<typeof chargeToEvent>[0]);
   expect(paid.clickIds).toEqual({ ttclid: 'E.C.P.paid', ttp: 'ttp-paid' });
+});
+
+test('counted: each standard event’s page-event metric (docs/PLATFORMS.md, "Counted by the platform"), the same in the connector and its fake', () => {
+  expect(tiktokEventMetric('CompletePayment')).toBe('complete_payment');
+  expect(tiktokEventMetric('purchase')).toBe('complete_payment');
+  expect(tiktokEventMetric('AddToCart')).toBe('web_event_add_to_cart');
+  expect(tiktokEventMetric('SubmitForm')).toBe('form');
+  // A custom event has no metric: no figure, rather than the ad group's optimisation event (`conversion`).
+  expect(tiktokEventMetric('QuoteRequested')).toBeNull();
+  const fromFake = Object.entries(PAGE_EVENT_METRICS).flatMap(([metric, names]) => names.map((name) => [name, metric]));
+  expect(Object.fromEntries(fromFake.sort(([a], [b]) => a!.localeCompare(b!)))).toEqual(
+    Object.fromEntries(Object.entries(TIKTOK_EVENT_METRICS).sort(([a], [b]) => a.localeCompare(b))),
+  );
 });

@@ -1,12 +1,13 @@
 import { tiktokGet, tiktokPost } from '@/lib/server/connectors/tiktok_ads/api';
 import { tiktokConfig } from '@/lib/server/connectors/tiktok_ads/config';
+import { tiktokCounted } from '@/lib/server/connectors/tiktok_ads/counted';
 import { tiktokDelivery } from '@/lib/server/connectors/tiktok_ads/delivery';
 import { tiktokReport } from '@/lib/server/connectors/tiktok_ads/report';
 import type { Connector } from '@/lib/server/connectors/types';
 
 /**
  * TikTok API for Business (the version in version.ts): its advertiser authorization (an auth code traded for a
- * long-term access token), the advertisers and pixels a login reaches, integrated reports, Events API 2.0.
+ * long-term access token), the advertisers and pixels a login reaches, integrated reports (ad performance, and what it attributed: counted.ts), Events API 2.0.
  * Every call carries the token in the `Access-Token` header (api.ts).
  */
 
@@ -87,5 +88,6 @@ export const tiktokAds: Connector<TikTokCredential> = {
     return targets;
   },
   report: tiktokReport,
+  counted: tiktokCounted,
   deliver: tiktokDelivery,
 };
