@@ -96,7 +96,7 @@ test('a new app: the checklist leads to the key and the snippet, the whole API c
 
   // The contract, read off the schema: every field, the batch shape and limits, every answer.
   const fields = page.getByTestId('contract-fields');
-  await expect(fields.getByRole('row')).toHaveCount(30);
+  await expect(fields.getByRole('row')).toHaveCount(33);
   await expect(fields.getByRole('row', { name: /^eventId/ })).toContainText('a retry with the same id is the same event');
   await expect(page.getByText(/up to 500 events as/)).toContainText('A request is at most 1 MB.');
   for (const answer of ['202 Accepted: a batch', '400 Bad Request', '401 Unauthorized', '413 Content Too Large', '429 Too Many Requests'])

@@ -236,11 +236,15 @@ test('TikTok: the consent connects a source with its advertisers, and its login 
   await expect(page.getByText('Saved: 1 account.')).toBeVisible();
 
   await page.goto(`/${orgId}/destination`);
-  await page.getByRole('button', { name: 'Use the login of TikTok Ads · Sandbox Marketer' }).click();
+  await page.getByRole('button', { name: 'Use your TikTok Ads login (Sandbox Marketer)' }).click();
   await expect(page).toHaveURL(/\/destination\/[^/]+\/configuration\?connected=1$/);
+  // It starts with the advertiser picked on the source; another is one tick away.
+  await expect(page.getByRole('checkbox', { name: /Acme Outlet \(TikTok\)/ })).toBeChecked();
   await page.getByRole('checkbox', { name: /Acme Shoes \(TikTok\)/ }).check();
   await page.getByRole('button', { name: 'Save accounts' }).click();
-  await expect(page.getByText('Saved: 1 account.')).toBeVisible();
+  await expect(page.getByText('Saved: 2 accounts.')).toBeVisible();
+  await page.goto(`/${orgId}/destination`);
+  await expect(page.getByRole('row', { name: /TikTok Ads conversions · Sandbox Marketer/ })).toBeVisible();
 });
 
 test('Meta as a conversion destination: an app sends to a pixel from the account, and the destination says it is in use', async ({
