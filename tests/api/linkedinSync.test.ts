@@ -1,13 +1,11 @@
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { adRowKey } from '@/lib/shared/connections/rows';
 import { addDays, daysInclusive, toDay } from '@/lib/shared/connections/windows';
-import { getRun } from '@/lib/server/repos/ledger';
 import { startBackfill } from '@/lib/server/services/connections';
 import { startRun } from '@/lib/server/sync/scheduler';
 import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
-import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
-import { untilValue } from '@/tests/api/helpers/until';
+import { runFinished, setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 
 // LinkedIn as a source, end to end: a login made through the sandbox's consent, a connection, the sync worker
 // as a process; what it wrote to BigQuery and Mixpanel is compared with the figures the sandbox generated.
@@ -24,13 +22,7 @@ const worker = workerProcesses({ SYNC_JOB_ATTEMPTS: '1' });
 afterEach(() => platforms.adData.reset());
 afterAll(() => platforms.close());
 
-const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 120_000) =>
-  untilValue(
-    () => getRun(setup.orgId, setup.connectionId, runId),
-    (run) => run.outcome !== 'running',
-    timeoutMs,
-    `run ${runId}`,
-  );
+const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 120_000) => runFinished(setup, runId, timeoutMs);
 
 /** The sandbox's own figures for the account, by row key, as the rows of a campaign-level connection. */
 function generated(from: string, to: string) {

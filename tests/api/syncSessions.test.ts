@@ -9,7 +9,7 @@ import { startBackfill } from '@/lib/server/services/connections';
 import { reconnectIntegration } from '@/lib/server/services/integrations';
 import { consentTo, platformsEnv, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
-import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
+import { runFinished, setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 import { untilValue } from '@/tests/api/helpers/until';
 
 // Sessions of a login opened once and shared (lib/server/credentials.ts), and backfills shared fairly
@@ -29,13 +29,7 @@ afterEach(() => {
 });
 afterAll(() => platforms.close());
 
-const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 180_000) =>
-  untilValue(
-    () => getRun(setup.orgId, setup.connectionId, runId),
-    (run) => run.outcome !== 'running',
-    timeoutMs,
-    `run ${runId}`,
-  );
+const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 180_000) => runFinished(setup, runId, timeoutMs);
 
 const everyDay = (from: string, to: string) => Array.from({ length: daysInclusive(from, to) }, (_, index) => addDays(from, index));
 

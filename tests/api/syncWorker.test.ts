@@ -12,7 +12,7 @@ import { startRun, tick } from '@/lib/server/sync/scheduler';
 import { readWindow } from '@/lib/server/sync/runner';
 import { consentTo, platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { workerProcesses } from '@/tests/api/helpers/workers';
-import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
+import { runFinished, setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 import { untilValue } from '@/tests/api/helpers/until';
 
 // The sync worker as a process, against the Pub/Sub emulator, Firestore and the sandbox: what a run
@@ -33,13 +33,7 @@ afterEach(() => {
 });
 afterAll(() => platforms.close());
 
-const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 60_000) =>
-  untilValue(
-    () => getRun(setup.orgId, setup.connectionId, runId),
-    (run) => run.outcome !== 'running',
-    timeoutMs,
-    `run ${runId}`,
-  );
+const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 60_000) => runFinished(setup, runId, timeoutMs);
 
 const GOOGLE_LOGIN_DIED =
   'Google Ads has disconnected SignalBridge from this account (the login expired or access was removed). Reconnect to keep your data flowing.';

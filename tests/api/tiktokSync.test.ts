@@ -1,15 +1,13 @@
 import type { AdRow } from '@/lib/shared/connections/rows';
 import { adRowKey } from '@/lib/shared/connections/rows';
 import { addDays, daysInclusive, toDay } from '@/lib/shared/connections/windows';
-import { getRun } from '@/lib/server/repos/ledger';
 import { startBackfill } from '@/lib/server/services/connections';
 import { startRun } from '@/lib/server/sync/scheduler';
 import type { SandboxAdAccount } from '@/sandbox/adData';
 import { platformsEnv, SANDBOX_MIXPANEL, startFakePlatforms, type FakePlatforms } from '@/sandbox/platforms';
 import { tiktokSandboxAccount } from '@/sandbox/tiktok_ads/accounts';
 import { workerProcesses } from '@/tests/api/helpers/workers';
-import { setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
-import { untilValue } from '@/tests/api/helpers/until';
+import { runFinished, setUpConnection, type ConnectionSetup } from '@/tests/api/helpers/connections';
 
 // TikTok as a source, end to end: a login made through the sandbox's consent, a connection to both of its
 // advertisers (one on Los Angeles time in USD, one on Berlin time in EUR), the sync worker as a process; what it
@@ -28,13 +26,7 @@ const worker = workerProcesses({ SYNC_JOB_ATTEMPTS: '1' });
 afterEach(() => platforms.adData.reset());
 afterAll(() => platforms.close());
 
-const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 120_000) =>
-  untilValue(
-    () => getRun(setup.orgId, setup.connectionId, runId),
-    (run) => run.outcome !== 'running',
-    timeoutMs,
-    `run ${runId}`,
-  );
+const finished = (setup: ConnectionSetup, runId: string, timeoutMs = 120_000) => runFinished(setup, runId, timeoutMs);
 
 /** Money as whole cents: TikTok answers amounts as decimal text with two places. */
 const cents = (value: number) => Math.round(value * 100);

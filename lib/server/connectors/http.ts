@@ -44,3 +44,9 @@ export const bearer = (token: string, extra: Record<string, string> = {}) => ({ 
 /** An OAuth token answer's `expires_in` (seconds) as epoch ms, or undefined when it gives none. */
 export const expiresAtOf = (expiresIn: unknown): number | undefined =>
   typeof expiresIn === 'number' && expiresIn > 0 ? Date.now() + expiresIn * 1000 : undefined;
+
+/** A report figure the platform answers as decimal text ("12.34"; Meta, TikTok): a number, 0 when absent or not one. */
+export const reportedNumber = (value: string | undefined): number => {
+  const parsed = Number(value ?? 0);
+  return Number.isFinite(parsed) ? parsed : 0;
+};

@@ -5,6 +5,8 @@ import { connectWithKey } from '@/lib/server/credentials';
 import { createConnection } from '@/lib/server/services/connections';
 import { createIntegration, updateIntegration } from '@/lib/server/services/integrations';
 import { consentTo, SANDBOX_MIXPANEL } from '@/sandbox/platforms';
+import { getRun } from '@/lib/server/repos/ledger';
+import { untilValue } from '@/tests/api/helpers/until';
 import { createTestOrganization, createTestUser, type TestUser } from '@/tests/fixtures/firebase';
 
 /**
@@ -101,3 +103,12 @@ export async function setUpConnection(options: {
   });
   return { owner, orgId, sourceId, destinationId, connectionId: connection.id, dataset, table };
 }
+
+/** A run of a connection once it is no longer running (its outcome written), or a timeout naming it. */
+export const runFinished = (setup: Pick<ConnectionSetup, 'orgId' | 'connectionId'>, runId: string, timeoutMs: number) =>
+  untilValue(
+    () => getRun(setup.orgId, setup.connectionId, runId),
+    (run) => run.outcome !== 'running',
+    timeoutMs,
+    `run ${runId}`,
+  );

@@ -1,6 +1,7 @@
 import { metaConfig } from '@/lib/server/connectors/meta_ads/config';
 import { metaAdsError } from '@/lib/server/connectors/meta_ads/errors';
 import { PlatformError } from '@/lib/server/connectors/errors';
+import { reportedNumber } from '@/lib/server/connectors/http';
 import type { Report, Session } from '@/lib/server/connectors/types';
 import type { AdAccount } from '@/lib/shared/integrations/platforms';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
@@ -84,11 +85,6 @@ export interface MetaAccountInfo {
   timeZone: string;
 }
 
-const number = (value: string | undefined) => {
-  const parsed = Number(value ?? 0);
-  return Number.isFinite(parsed) ? parsed : 0;
-};
-
 /** The action type whose count and value are the row's conversions: the first of PURCHASE_ACTION_TYPES Meta reported. */
 export function purchaseActionType(row: Pick<InsightsRow, 'actions' | 'action_values'>): string | null {
   const reported = new Set([...(row.actions ?? []), ...(row.action_values ?? [])].map((stat) => stat.action_type));
@@ -99,7 +95,7 @@ export function purchaseActionType(row: Pick<InsightsRow, 'actions' | 'action_va
 export function conversionsOf(row: Pick<InsightsRow, 'actions' | 'action_values'>): { conversions: number; conversion_value: number } {
   const type = purchaseActionType(row);
   if (!type) return { conversions: 0, conversion_value: 0 };
-  const valueOf = (stats: ActionStat[] | undefined) => number(stats?.find((stat) => stat.action_type === type)?.value);
+  const valueOf = (stats: ActionStat[] | undefined) => reportedNumber(stats?.find((stat) => stat.action_type === type)?.value);
   return { conversions: valueOf(row.actions), conversion_value: valueOf(row.action_values) };
 }
 
@@ -118,9 +114,9 @@ export function toAdRow(row: InsightsRow, account: MetaAccountInfo, level: AdLev
     ad_group_name: level === 'campaign' ? null : (row.adset_name ?? null),
     ad_id: level === 'ad' ? (row.ad_id ?? null) : null,
     ad_name: level === 'ad' ? (row.ad_name ?? null) : null,
-    impressions: number(row.impressions),
-    clicks: number(row.clicks),
-    spend: number(row.spend),
+    impressions: reportedNumber(row.impressions),
+    clicks: reportedNumber(row.clicks),
+    spend: reportedNumber(row.spend),
     ...conversionsOf(row),
   };
 }

@@ -1,4 +1,5 @@
 import { tiktokGet } from '@/lib/server/connectors/tiktok_ads/api';
+import { reportedNumber } from '@/lib/server/connectors/http';
 import { chunksOf } from '@/lib/shared/connections/windows';
 import type { Report, Session } from '@/lib/server/connectors/types';
 import type { AdLevel, AdRow } from '@/lib/shared/connections/rows';
@@ -42,11 +43,6 @@ export interface TikTokAdvertiser {
   timeZone: string;
 }
 
-const number = (value: string | undefined) => {
-  const parsed = Number(value ?? 0);
-  return Number.isFinite(parsed) ? parsed : 0;
-};
-
 /** One report row as our AdRow (ids finer than the level are null); `stat_time_day` is "YYYY-MM-DD 00:00:00". */
 export function toAdRow(row: TikTokReportRow, advertiser: TikTokAdvertiser, level: AdLevel): AdRow {
   const { dimensions: d, metrics: m } = row;
@@ -64,11 +60,11 @@ export function toAdRow(row: TikTokReportRow, advertiser: TikTokAdvertiser, leve
     ad_group_name: level === 'campaign' ? null : at('adgroup_name'),
     ad_id: level === 'ad' ? at('ad_id') : null,
     ad_name: level === 'ad' ? at('ad_name') : null,
-    impressions: number(m.impressions),
-    clicks: number(m.clicks),
-    spend: number(m.spend),
-    conversions: number(m.conversion),
-    conversion_value: number(m.total_complete_payment_rate),
+    impressions: reportedNumber(m.impressions),
+    clicks: reportedNumber(m.clicks),
+    spend: reportedNumber(m.spend),
+    conversions: reportedNumber(m.conversion),
+    conversion_value: reportedNumber(m.total_complete_payment_rate),
   };
 }
 
